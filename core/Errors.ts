@@ -1,0 +1,97 @@
+/** Stable snake_case codes of every error the core can raise. Codes never change once published. */
+export type Code =
+  | 'bad_request'
+  | 'validation_failed'
+  | 'malformed_json'
+  | 'payload_too_large'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'not_implemented'
+  | 'upstream_unavailable'
+  | 'payment_required'
+  | 'internal_error'
+
+/** Base of every error raised on purpose by this project. Carries a stable `code` and an optional `cause`. */
+export abstract class BaseError extends Error {
+  /** Stable snake_case code, safe to match on. */
+  abstract readonly code: Code
+  /** Short human title for the code. */
+  abstract readonly title: string
+  /** Structured details safe to show the caller (never request secrets). */
+  readonly details: Record<string, unknown> | undefined
+
+  constructor(message: string, options: BaseError.Options = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.details = options.details
+  }
+}
+
+export declare namespace BaseError {
+  type Options = {
+    /** The underlying error. */
+    cause?: unknown
+    /** Structured details safe to show the caller. */
+    details?: Record<string, unknown>
+  }
+}
+
+/** Input that breaks a rule of the request schema or of the domain. */
+export class ValidationError extends BaseError {
+  override readonly code = 'validation_failed' as const
+  override readonly title = 'Request failed validation'
+  /** Dotted path of the offending field, e.g. `recipients.3.amount`. */
+  readonly field: string
+
+  constructor(parameters: { field: string; message: string }) {
+    super(`${parameters.field}: ${parameters.message}`, { details: { field: parameters.field } })
+    this.field = parameters.field
+  }
+}
+
+/** A well-formed request that the operation cannot accept. */
+export class BadRequestError extends BaseError {
+  override readonly code = 'bad_request' as const
+  override readonly title = 'Bad request'
+}
+
+/** The request body is not valid JSON. */
+export class MalformedJsonError extends BaseError {
+  override readonly code = 'malformed_json' as const
+  override readonly title = 'Malformed JSON body'
+}
+
+/** The request body is larger than the configured limit. */
+export class PayloadTooLargeError extends BaseError {
+  override readonly code = 'payload_too_large' as const
+  override readonly title = 'Request body too large'
+
+  constructor(parameters: { limitBytes: number }) {
+    super(`The request body exceeds the limit of ${parameters.limitBytes} bytes.`, {
+      details: { limitBytes: parameters.limitBytes },
+    })
+  }
+}
+
+/** No route or resource matches. */
+export class NotFoundError extends BaseError {
+  override readonly code = 'not_found' as const
+  override readonly title = 'Not found'
+}
+
+/** The route exists but not for this method. */
+export class MethodNotAllowedError extends BaseError {
+  override readonly code = 'method_not_allowed' as const
+  override readonly title = 'Method not allowed'
+}
+
+/** The operation is in the catalog but its implementation is not built yet. */
+export class NotImplementedError extends BaseError {
+  override readonly code = 'not_implemented' as const
+  override readonly title = 'Not implemented'
+}
+
+/** The operation depends on an upstream (oracle, vendor, network) that is not configured or not reachable. */
+export class UpstreamUnavailableError extends BaseError {
+  override readonly code = 'upstream_unavailable' as const
+  override readonly title = 'Upstream unavailable'
+}
