@@ -1,0 +1,161 @@
+import { formatUnits } from 'viem'
+import { ValidationError } from './Errors.js'
+
+/**
+ * Exact conversion between the native units of one asset (`wei` <-> `ether`, `lamports` <-> `sol`, ...),
+ * as served by `GET /free/convert`. Pure bigint arithmetic: no rounding, no floats, no price source.
+ * Conversion across assets or to fiat needs a price and lives elsewhere.
+ */
+
+/** Asset family a unit measures: EVM ether, Solana SOL, XRP, Stellar lumens. */
+export type Family = 'eth' | 'sol' | 'xrp' | 'xlm'
+
+/** Every native unit, lowercase, with the power of ten of base units it holds (1 ether = 10^18 wei). */
+export const units = {
+  /** EVM base unit. */
+  wei: { family: 'eth', decimals: 0 },
+  /** 10^9 wei; the unit gas prices are quoted in. */
+  gwei: { family: 'eth', decimals: 9 },
+  /** 10^18 wei. */
+  ether: { family: 'eth', decimals: 18 },
+  /** Alias of `ether`. */
+  eth: { family: 'eth', decimals: 18 },
+  /** Solana base unit. */
+  lamports: { family: 'sol', decimals: 0 },
+  /** 10^9 lamports. */
+  sol: { family: 'sol', decimals: 9 },
+  /** XRP Ledger base unit. */
+  drops: { family: 'xrp', decimals: 0 },
+  /** 10^6 drops. */
+  xrp: { family: 'xrp', decimals: 6 },
+  /** Stellar base unit. */
+  stroops: { family: 'xlm', decimals: 0 },
+  /** 10^7 stroops. */
+  xlm: { family: 'xlm', decimals: 7 },
+} as const satisfies Record<string, { family: Family; decimals: number }>
+
+/** Name of a native unit, lowercase. */
+export type Unit = keyof typeof units
+
+/** Per asset family: its ticker symbol (as price sources quote it), whole unit and base unit. */
+export const families = {
+  /** EVM ether. */
+  eth: { symbol: 'ETH', whole: 'ether', base: 'wei' },
+  /** Solana SOL. */
+  sol: { symbol: 'SOL', whole: 'sol', base: 'lamports' },
+  /** XRP Ledger XRP. */
+  xrp: { symbol: 'XRP', whole: 'xrp', base: 'drops' },
+  /** Stellar lumens. */
+  xlm: { symbol: 'XLM', whole: 'xlm', base: 'stroops' },
+} as const satisfies Record<Family, { symbol: string; whole: Unit; base: Unit }>
+
+/** Most integer digits an amount may carry (a uint256 has 78). */
+export const maxIntegerDigits = 78
+
+/** Whether `name` (any case) is a native unit of {@link units}. */
+export function isNativeUnit(name: string): boolean {
+  return Object.hasOwn(units, name.toLowerCase())
+}
+
+/** Asset family of a native unit (any case), or `undefined` when `name` is not a native unit. */
+export function family(name: string): Family | undefined {
+  const key = name.toLowerCase()
+  return Object.hasOwn(units, key) ? units[key as Unit].family : undefined
+}
+
+/**
+ * The whole unit of the asset `name` (any case) measures, e.g. `gwei` -> ether: what prices are quoted per.
+ * Throws {@link ValidationError} (field `unit`) when `name` is not a native unit.
+ */
+export function wholeUnitOf(name: string): wholeUnitOf.ReturnType {
+  const { family } = units[toUnit(name, 'unit')]
+  const { symbol, whole } = families[family]
+  return { name: whole, symbol, decimals: units[whole].decimals, family }
+}
+
+export declare namespace wholeUnitOf {
+  type ReturnType = {
+    /** Whole unit, lowercase, e.g. `ether`. */
+    name: Unit
+    /** Ticker symbol a price source quotes, e.g. `ETH`. */
+    symbol: string
+    /** Base units per whole unit as a power of ten, e.g. 18. */
+    decimals: number
+    /** Asset family. */
+    family: Family
+  }
+}
+
+/**
+ * Converts `amount` from one native unit to another of the same asset, exactly.
+ * Throws {@link ValidationError} naming `amount`, `from` or `to`.
+ *
+ * @example
+ * convert({ amount: '1.5', from: 'ether', to: 'wei' })
+ * // { amount: '1500000000000000000', from: 'ether', to: 'wei', atomic: '1500000000000000000', exact: true }
+ */
+export function convert(parameters: convert.Parameters): convert.ReturnType {
+  const from = toUnit(parameters.from, 'from')
+  const to = toUnit(parameters.to, 'to')
+  if (units[from].family !== units[to].family)
+    throw new ValidationError({
+      field: 'to',
+      message: `${from} -> ${to} crosses assets (${units[from].family} -> ${units[to].family}); that conversion needs a price source, not a unit conversion`,
+    })
+  const atomic = toAtomic(parameters.amount, from)
+  return { amount: formatUnits(atomic, units[to].decimals), from, to, atomic: atomic.toString(), exact: true }
+}
+
+export declare namespace convert {
+  type Parameters = {
+    /** Non-negative decimal in the `from` unit, e.g. `1.5`; no sign, no exponent. */
+    amount: string
+    /** Source unit, any case, e.g. `ether`. */
+    from: string
+    /** Target unit of the same asset, any case, e.g. `wei`. */
+    to: string
+  }
+  type ReturnType = {
+    /** The amount in the `to` unit: exact decimal, no trailing zeros, no exponent. */
+    amount: string
+    /** Source unit, lowercase. */
+    from: Unit
+    /** Target unit, lowercase. */
+    to: Unit
+    /** The amount in the asset's base unit (wei, lamports, drops, stroops) as an integer string. */
+    atomic: string
+    /** Always true: the conversion never rounds. */
+    exact: true
+  }
+}
+
+/**
+ * Parses a decimal `amount` in `unit` into base units. Rejects instead of rounding.
+ * Throws {@link ValidationError} with field `amount`.
+ */
+export function toAtomic(amount: string, unit: Unit): bigint {
+  const { decimals } = units[unit]
+  const fail = (message: string) => new ValidationError({ field: 'amount', message })
+  if (typeof amount !== 'string' || amount === '') throw fail('required: a decimal amount such as 1.5')
+  if (/[eE]/.test(amount)) throw fail(`"${amount}" uses scientific notation; write the digits out, e.g. 0.000001`)
+  if (amount.startsWith('-')) throw fail(`"${amount}" is negative; amounts are non-negative`)
+  const match = /^(\d+)(?:\.(\d+))?$/.exec(amount)
+  if (!match) throw fail(`"${amount}" is not a decimal amount such as 1.5 (digits, optional point and digits)`)
+  const [, integer = '0', rawFraction = ''] = match
+  if (integer.length > maxIntegerDigits) throw fail(`has more than ${maxIntegerDigits} integer digits`)
+  // Trailing zeros carry no value: `1.0 wei` is exactly 1 wei.
+  const fraction = rawFraction.replace(/0+$/, '')
+  if (fraction.length > decimals)
+    throw fail(decimals === 0 ? `${unit} has no fractional part` : `${unit} has at most ${decimals} decimal places`)
+  return BigInt(integer) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0')
+}
+
+function toUnit(name: string, field: 'from' | 'to' | 'unit'): Unit {
+  const key = typeof name === 'string' ? name.toLowerCase() : ''
+  if (!Object.hasOwn(units, key))
+    throw new ValidationError({
+      field,
+      message: `"${name}" is not a native unit; expected one of ${Object.keys(units).join(', ')}`,
+    })
+  return key as Unit
+}
