@@ -4,6 +4,7 @@ export type Code =
   | 'validation_failed'
   | 'malformed_json'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'not_found'
   | 'method_not_allowed'
   | 'not_implemented'
@@ -94,4 +95,10 @@ export class NotImplementedError extends BaseError {
 export class UpstreamUnavailableError extends BaseError {
   override readonly code = 'upstream_unavailable' as const
   override readonly title = 'Upstream unavailable'
+}
+
+/** The request body has a media type the operation does not accept. */
+export class UnsupportedMediaTypeError extends BaseError {
+  override readonly code = 'unsupported_media_type' as const
+  override readonly title = 'Unsupported media type'
 }

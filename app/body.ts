@@ -1,0 +1,42 @@
+import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../core/Errors.js'
+
+/** Whether a declared `content-length` already exceeds the limit (checked before routing). */
+export function exceedsDeclaredLength(request: Request, limitBytes: number): boolean {
+  const declared = Number(request.headers.get('content-length') ?? 0)
+  return Number.isFinite(declared) && declared > limitBytes
+}
+
+/**
+ * Reads a JSON request body, counting bytes as they stream in so a body without `content-length` cannot
+ * exceed the limit either. An empty body reads as `undefined`, which the route schema then judges.
+ */
+export async function readJson(request: Request, limitBytes: number): Promise<unknown> {
+  const text = await readText(request, limitBytes)
+  if (text.trim() === '') return undefined
+  const contentType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
+  if (contentType && contentType !== 'application/json' && !contentType.endsWith('+json'))
+    throw new UnsupportedMediaTypeError(`Request bodies are JSON; "${contentType}" is not accepted.`)
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    throw new MalformedJsonError(`The request body is not valid JSON: ${(error as Error).message}`)
+  }
+}
+
+async function readText(request: Request, limitBytes: number): Promise<string> {
+  if (!request.body) return ''
+  const reader = request.body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limitBytes) {
+      await reader.cancel()
+      throw new PayloadTooLargeError({ limitBytes })
+    }
+    chunks.push(value)
+  }
+  return new TextDecoder().decode(Buffer.concat(chunks))
+}

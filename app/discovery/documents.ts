@@ -1,0 +1,259 @@
+import * as Catalog from '../../core/Catalog.js'
+import * as Price from '../../core/Price.js'
+import * as Schema from './schema.js'
+import { type Availability, type PaymentTerms, protocols, serviceName } from './terms.js'
+
+/** What every discovery document is generated from besides the catalog. */
+export type Context = {
+  /** Absolute base URL without a trailing slash. */
+  baseUrl: string
+  /** Network, asset and payee of every paid offer. */
+  terms: PaymentTerms
+  /** Availability of each entry. */
+  availability: (entry: Catalog.Entry) => Availability
+  /** Current time. */
+  now: Date
+}
+
+/** The public overview object served at `GET /`, with exactly the interface's fields. */
+export function overview(context: Context) {
+  const { baseUrl, terms, now } = context
+  const counts = Catalog.counts()
+  const unavailable = Catalog.entries.filter((entry) => !context.availability(entry).available).length
+  return {
+    gateway: serviceName,
+    version: Catalog.overviewVersion,
+    network: terms.network,
+    status: 'operational',
+    paidEndpoints: Object.fromEntries(
+      Catalog.entries
+        .filter((entry) => !Catalog.isFree(entry))
+        .map((entry) => [Catalog.key(entry), describe(entry, context.availability(entry))]),
+    ),
+    links: { fullManifest: `${baseUrl}/.well-known/x402.json`, openapi: `${baseUrl}/openapi.json` },
+    note:
+      `${counts.paid} paid and ${counts.free} free endpoints in ${counts.categories} categories ` +
+      `(stated: ${Catalog.stated.machineDescriptionPaid} paid in the machine description; ` +
+      `${Catalog.stated.catalogEndpoints} = ${Catalog.stated.catalogPaid} paid + ${Catalog.stated.catalogFree} free ` +
+      `in ${Catalog.stated.catalogCategories} categories in the catalog). ${unavailable} not available on this ` +
+      'gateway yet: they answer 501 or 503 before any payment is asked for. Pay per call in USDC with x402 or MPP; ' +
+      'no API keys.',
+    _gateway: { provider: serviceName, version: Catalog.overviewVersion },
+    timestamp: now.toISOString(),
+  }
+}
+
+/** The OpenAPI 3.1 machine description served at `GET /openapi.json`. */
+export function openapi(context: Context) {
+  const paths: Record<string, Record<string, unknown>> = {}
+  for (const entry of Catalog.entries) {
+    const path = entry.path.replace(/:([A-Za-z]+)/g, '{$1}')
+    paths[path] ??= {}
+    paths[path]![entry.method.toLowerCase()] = operation(entry, context.availability(entry))
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Pay-per-call payments, DeFi, data and AI gateway',
+      version: Catalog.machineDescriptionVersion,
+      description:
+        'Per-call access for autonomous agents. Paid operations carry their payment in USDC through x402 ' +
+        '(PAYMENT-SIGNATURE or X-PAYMENT) or MPP (Authorization: Payment); the paying wallet is the caller.',
+    },
+    servers: [{ url: context.baseUrl }],
+    tags: [...new Set(Catalog.entries.flatMap((entry) => entry.tags))].sort().map((name) => ({ name })),
+    paths,
+    components: {
+      schemas: {
+        Problem: {
+          type: 'object',
+          description: 'RFC 9457 problem details with a stable snake_case code.',
+          properties: {
+            type: { type: 'string' },
+            title: { type: 'string' },
+            status: { type: 'integer' },
+            detail: { type: 'string' },
+            code: { type: 'string' },
+            instance: { type: 'string' },
+          },
+          required: ['type', 'title', 'status', 'detail', 'code'],
+        },
+      },
+    },
+    'x-service-info': serviceInfo(context),
+  }
+}
+
+/** The full payment manifest served at `GET /.well-known/x402.json`. */
+export function manifest(context: Context) {
+  const { baseUrl, terms } = context
+  const resource = (entry: Catalog.Entry) => {
+    const availability = context.availability(entry)
+    const schema = Schema.ofEntry(entry)
+    return {
+      method: entry.method,
+      path: entry.path,
+      url: `${baseUrl}${entry.path}`,
+      description: entry.purpose,
+      category: entry.category,
+      available: availability.available,
+      ...(availability.available ? {} : { unavailable: { code: availability.code, reason: availability.reason } }),
+      input: {
+        ...(schema.query.length > 0 ? { query: Schema.fromFields(schema.query) } : {}),
+        ...(schema.path.length > 0 ? { path: Schema.fromFields(schema.path) } : {}),
+        ...(schema.body ? { body: schema.body } : {}),
+      },
+      output: schema.output,
+    }
+  }
+  const paid = Catalog.entries.filter((entry) => !Catalog.isFree(entry))
+  const free = Catalog.entries.filter(Catalog.isFree)
+  return {
+    x402Version: 2,
+    service: serviceName,
+    version: Catalog.machineDescriptionVersion,
+    network: terms.network,
+    asset: terms.asset,
+    payTo: terms.payTo,
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+    protocols,
+    counts: counts(),
+    resources: paid.map((entry) => ({
+      ...resource(entry),
+      price: priceInfo(entry.price),
+      ...(entry.catalogPrice ? { catalogPrice: priceInfo(entry.catalogPrice) } : {}),
+      network: terms.network,
+      asset: terms.asset.address,
+      payTo: terms.payTo,
+      protocols: protocols.map((protocol) => protocol.name),
+      schemes: ['exact'],
+    })),
+    free: free.map((entry) => ({ ...resource(entry), price: 'free' })),
+  }
+}
+
+/** A plain-text guide for agents served at `GET /llms.txt`. */
+export function llmsText(context: Context): string {
+  const { baseUrl, terms } = context
+  const counts = Catalog.counts()
+  const lines = [
+    `# ${serviceName}`,
+    '',
+    `> Pay-per-call HTTP gateway for autonomous agents: ${counts.paid} paid and ${counts.free} free endpoints.`,
+    '> No API keys. Each paid call carries its own USDC payment; the wallet that signs it is the caller.',
+    '',
+    '## How to pay',
+    `1. Call the endpoint. A paid endpoint answers 402 with every offer at once (network ${terms.network},`,
+    `   asset ${terms.asset.address} "${terms.asset.name}" v${terms.asset.version}, payTo ${terms.payTo}):`,
+    '   - x402 v2: the PAYMENT-REQUIRED header (base64 JSON); retry with PAYMENT-SIGNATURE.',
+    '   - x402 v1: the JSON body (x402Version 1, accepts[]); retry with X-PAYMENT.',
+    '   - MPP: the WWW-Authenticate: Payment challenge; retry with Authorization: Payment.',
+    '2. The gateway verifies the payment, runs the call, settles only if the call succeeded, and answers with',
+    '   PAYMENT-RESPONSE, X-PAYMENT-RESPONSE or Payment-Receipt carrying the transaction hash.',
+    '3. A failed call (4xx/5xx) charges nothing. Bad input is refused with 400 before any payment is asked for.',
+    '4. Errors are application/problem+json (RFC 9457) with a stable `code`.',
+    '',
+    '## Discovery',
+    `- Payment manifest: ${baseUrl}/.well-known/x402.json`,
+    `- OpenAPI 3.1: ${baseUrl}/openapi.json`,
+    `- Overview: ${baseUrl}/`,
+    '',
+  ]
+  for (const category of [...new Set(Catalog.entries.map((entry) => entry.category))]) {
+    lines.push(`## ${category}`)
+    for (const entry of Catalog.entries.filter((candidate) => candidate.category === category))
+      lines.push(`- ${Catalog.key(entry)}: ${describe(entry, context.availability(entry))}`)
+    lines.push('')
+  }
+  return lines.join('\n')
+}
+
+function operation(entry: Catalog.Entry, availability: Availability) {
+  const schema = Schema.ofEntry(entry)
+  const parameter = (location: 'query' | 'path') => (field: Catalog.Field) => ({
+    name: field.name,
+    in: location,
+    required: location === 'path' ? true : field.required,
+    schema: { type: 'string' },
+    ...(field.description ? { description: field.description } : {}),
+  })
+  const paid = !Catalog.isFree(entry)
+  const problem = (description: string) => ({
+    description,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+  })
+  return {
+    operationId: Catalog.operationId(entry),
+    tags: entry.tags,
+    summary: entry.purpose,
+    description: `${Price.toText(entry.price)} per call.${availability.available ? '' : ` Unavailable: ${availability.reason}`}`,
+    parameters: [...schema.path.map(parameter('path')), ...schema.query.map(parameter('query'))],
+    ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } } : {}),
+    responses: {
+      '200': { description: 'Success.', content: { 'application/json': { schema: schema.output } } },
+      '400': problem('Invalid input; nothing was charged.'),
+      ...(paid
+        ? {
+            '402': {
+              description:
+                'Payment required: x402 v2 offer in the PAYMENT-REQUIRED header, x402 v1 offer in the body, ' +
+                'MPP challenge in WWW-Authenticate; or the payment was refused, with the reason.',
+              headers: {
+                'PAYMENT-REQUIRED': { schema: { type: 'string' }, description: 'Base64 JSON x402 v2 offer.' },
+                'WWW-Authenticate': { schema: { type: 'string' }, description: 'MPP Payment challenge.' },
+              },
+              content: { 'application/json': { schema: { type: 'object' } } },
+            },
+          }
+        : {}),
+      ...(availability.available ? {} : { [availability.code === 'not_implemented' ? '501' : '503']: problem(availability.reason) }),
+    },
+    ...(paid
+      ? {
+          'x-payment-info': {
+            price: priceInfo(entry.price),
+            ...(entry.catalogPrice ? { catalogPrice: priceInfo(entry.catalogPrice) } : {}),
+            protocols: ['mpp', 'x402'],
+          },
+        }
+      : {}),
+    'x-available': availability.available,
+  }
+}
+
+function priceInfo(price: Price.Price) {
+  switch (price.type) {
+    case 'fixed':
+      return { mode: 'fixed', amount: price.amount, currency: 'USD' }
+    case 'range':
+      return { mode: 'range', minAmount: price.min, maxAmount: price.max, currency: 'USD' }
+    case 'varies':
+      return { mode: 'varies', currency: 'USD' }
+    case 'free':
+      return { mode: 'free', currency: 'USD' }
+  }
+}
+
+function describe(entry: Catalog.Entry, availability: Availability): string {
+  const catalogPrice = entry.catalogPrice ? ` (catalog: ${Price.toText(entry.catalogPrice)})` : ''
+  const unavailable = availability.available ? '' : ` [unavailable: ${availability.code}]`
+  return `${Price.toText(entry.price)}${catalogPrice} - ${entry.purpose}${unavailable}`
+}
+
+function counts() {
+  return { computed: Catalog.counts(), stated: Catalog.stated }
+}
+
+function serviceInfo(context: Context) {
+  return {
+    name: serviceName,
+    overviewVersion: Catalog.overviewVersion,
+    machineDescriptionVersion: Catalog.machineDescriptionVersion,
+    network: context.terms.network,
+    asset: context.terms.asset,
+    payTo: context.terms.payTo,
+    protocols,
+    counts: counts(),
+    links: { manifest: `${context.baseUrl}/.well-known/x402.json`, llms: `${context.baseUrl}/llms.txt` },
+  }
+}

@@ -1,0 +1,41 @@
+/** What every paid offer carries: where money goes and in which asset. Filled from config and the chain. */
+export type PaymentTerms = {
+  /** CAIP-2 network id, e.g. `eip155:8453`. */
+  network: `eip155:${number}`
+  /** The USDC contract payments are made in. */
+  asset: {
+    /** Token contract address. */
+    address: `0x${string}`
+    /** EIP-712 domain name of the token. */
+    name: string
+    /** EIP-712 domain version of the token. */
+    version: string
+    /** Token decimals (6 for USDC). */
+    decimals: number
+  }
+  /** Address that receives payments. */
+  payTo: `0x${string}`
+  /** How long a signed payment stays valid, in seconds. */
+  maxTimeoutSeconds: number
+}
+
+/** Whether an operation can run here; an unavailable one answers 501/503 before any payment. */
+export type Availability =
+  | { /** It runs. */ available: true }
+  | {
+      /** It cannot run now. */
+      available: false
+      /** Stable code: `not_implemented` (not built) or `upstream_unavailable` (missing or failing upstream). */
+      code: 'not_implemented' | 'upstream_unavailable'
+      /** One sentence for people. */
+      reason: string
+    }
+
+/** The payment protocols every paid operation accepts, as discovery documents name them. */
+export const protocols = [
+  { name: 'x402', versions: [2, 1], schemes: ['exact'], headers: ['PAYMENT-SIGNATURE', 'X-PAYMENT'] },
+  { name: 'mpp', methods: ['evm'], intents: ['charge'], headers: ['Authorization: Payment'] },
+] as const
+
+/** Identifier of this service in discovery documents. */
+export const serviceName = 'agent-pay-gateway'

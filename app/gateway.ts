@@ -1,0 +1,163 @@
+import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
+import * as Catalog from '../core/Catalog.js'
+import {
+  BaseError,
+  MalformedJsonError,
+  MethodNotAllowedError,
+  NotFoundError,
+  NotImplementedError,
+  PayloadTooLargeError,
+  ValidationError,
+} from '../core/Errors.js'
+import type { Oracle } from '../core/Oracle.js'
+import { free } from '../modules/free/index.js'
+import { exceedsDeclaredLength, readJson } from './body.js'
+import type { Config } from './config.js'
+import * as Cors from './cors.js'
+import * as Documents from './discovery/documents.js'
+import type { Availability, PaymentTerms } from './discovery/terms.js'
+import type { Logger } from './log.js'
+import * as Problem from './problem.js'
+
+/** Paths served by the gateway itself rather than by a catalog entry. */
+const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt'] as const
+
+/**
+ * Builds the gateway: every catalog entry mounted, discovery generated from the catalog, errors rendered as
+ * problem+json. Adapters are passed in; nothing here reads the environment. `main.ts` listens on the result.
+ */
+export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
+  const { config, terms, oracle, logger } = parameters
+
+  const app = new Elysia()
+    .onRequest(({ request, set }) => {
+      if (request.method === 'OPTIONS') return Cors.preflight()
+      Object.assign(set.headers, Cors.headers)
+      if (exceedsDeclaredLength(request, config.bodyLimitBytes))
+        return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
+    })
+    .onParse(({ request }) => readJson(request, config.bodyLimitBytes))
+    .onError(({ error, code, request }) => {
+      if (error instanceof BaseError) return render(error, request)
+      // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
+      if (code === 'PARSE')
+        return render(error.cause instanceof BaseError ? error.cause : new MalformedJsonError('The request body could not be read.'), request)
+      if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
+      if (code === 'NOT_FOUND') return render(notFound(request), request)
+      logger.log('error', 'unhandled_error', {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
+      })
+      return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
+    })
+    .use(free({ oracle }))
+
+  const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
+  const availabilityOf = new Map<string, Availability>()
+  for (const entry of Catalog.entries) {
+    const key = Catalog.key(entry)
+    if (implemented.has(key)) {
+      availabilityOf.set(key, { available: true })
+      continue
+    }
+    const reason = `${key} is listed in the catalog but not built on this gateway yet; nothing is charged for it.`
+    availabilityOf.set(key, { available: false, code: 'not_implemented', reason })
+    const refuse = () => {
+      throw new NotImplementedError(reason)
+    }
+    for (const path of pathsOf(entry)) app.route(entry.method, path, refuse)
+  }
+
+  const context = (request: Request): Documents.Context => ({
+    baseUrl: config.publicUrl ?? new URL(request.url).origin,
+    terms,
+    availability: (entry) => availabilityOf.get(Catalog.key(entry))!,
+    now: new Date(),
+  })
+  app
+    .get('/', ({ request }) => Documents.overview(context(request)))
+    .get('/openapi.json', ({ request }) => Documents.openapi(context(request)))
+    .get('/.well-known/x402.json', ({ request }) => Documents.manifest(context(request)))
+    .get('/llms.txt', ({ request }) => new Response(Documents.llmsText(context(request)), {
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    }))
+
+  assertCoverage(app)
+  const routes = app.routes.map((route) => ({ method: route.method, pattern: toPattern(route.path) }))
+
+  function notFound(request: Request): BaseError {
+    const path = new URL(request.url).pathname
+    const allowed = routes.filter((route) => route.pattern.test(path)).map((route) => route.method)
+    if (allowed.length > 0)
+      return new MethodNotAllowedError(`${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+        details: { allow: allowed },
+      })
+    return new NotFoundError(`No operation at ${request.method} ${path}. See /openapi.json for every operation.`)
+  }
+
+  function render(error: BaseError, request: Request): Response {
+    const headers: Record<string, string> = { ...Cors.headers }
+    if (error instanceof MethodNotAllowedError) headers.allow = (error.details?.allow as string[]).join(', ')
+    return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname), headers)
+  }
+
+  return {
+    app,
+    handle: (request) => app.handle(request),
+    availability: (entry) => availabilityOf.get(Catalog.key(entry))!,
+  }
+}
+
+export declare namespace createGateway {
+  type Parameters = {
+    /** Parsed configuration. */
+    config: Config
+    /** Network, asset and payee of every paid offer. */
+    terms: PaymentTerms
+    /** USD price source for fiat and cross-asset conversions; absent until an oracle is configured. */
+    oracle?: Oracle | undefined
+    /** Where events go. */
+    logger: Logger
+  }
+  type ReturnType = {
+    /** The Elysia app (for `listen`). */
+    app: AnyElysia
+    /** Answers one request in process. */
+    handle: (request: Request) => Promise<Response>
+    /** Availability of an entry on this gateway. */
+    availability: (entry: Catalog.Entry) => Availability
+  }
+}
+
+/** The paths an entry is served on: the spec's path, and for `:id` paths also the bare path with `?id=`. */
+function pathsOf(entry: Catalog.Entry): string[] {
+  const parameters = Catalog.pathParameters(entry)
+  if (parameters.length === 0) return [entry.path]
+  return [entry.path, entry.path.slice(0, entry.path.indexOf('/:'))]
+}
+
+/** Fails at boot when a mounted route has no catalog entry or a catalog entry has no route. */
+function assertCoverage(app: AnyElysia): void {
+  const mounted = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
+  const expected = new Set([
+    ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
+    ...discoveryPaths.map((path) => `GET ${path}`),
+  ])
+  const extra = [...mounted].filter((key) => !expected.has(key))
+  const missing = [...expected].filter((key) => !mounted.has(key))
+  if (extra.length > 0 || missing.length > 0)
+    throw new Error(`Routes and catalog disagree. Not in the catalog: ${extra.join(', ') || 'none'}. Not mounted: ${missing.join(', ') || 'none'}.`)
+}
+
+function toPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`)
+}
+
+function fromValidation(error: ElysiaValidationError): ValidationError {
+  const first = error.all[0]
+  const location = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : 'body'
+  const path = first && 'path' in first ? String(first.path).replace(/^\//, '').replaceAll('/', '.') : ''
+  const message = first && 'message' in first ? String(first.message) : 'is invalid'
+  return new ValidationError({ field: path === '' ? location : path, message: `${message} (in ${location})` })
+}

@@ -1,0 +1,8 @@
+export * as Address from './Address.js'
+export * as Batch from './Batch.js'
+export * as Catalog from './Catalog.js'
+export * as Errors from './Errors.js'
+export * as Gas from './Gas.js'
+export type * as Oracle from './Oracle.js'
+export * as Price from './Price.js'
+export * as Units from './Units.js'

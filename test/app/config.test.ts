@@ -1,0 +1,60 @@
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { ConfigError, parse, variables } from '../../app/config.js'
+import { terms } from '../../app/terms.js'
+
+describe('parse', () => {
+  test('default: embedded defaults need no variable', () => {
+    expect(parse({})).toEqual({
+      port: 3402,
+      host: '127.0.0.1',
+      publicUrl: undefined,
+      bodyLimitBytes: 1048576,
+      network: 'eip155:84532',
+      payTo: undefined,
+      logLevel: 'info',
+    })
+  })
+
+  test('behavior: converts and trims what it reads', () => {
+    const config = parse({ PORT: '8080', PUBLIC_URL: 'https://pay.example/', BODY_LIMIT_BYTES: '2048' })
+    expect(config.port).toBe(8080)
+    expect(config.publicUrl).toBe('https://pay.example')
+    expect(config.bodyLimitBytes).toBe(2048)
+  })
+
+  test('error: names every bad variable in one message', () => {
+    expect(() => parse({ PORT: 'abc', NETWORK: 'base', PAY_TO: '0x12' })).toThrow(ConfigError)
+    try {
+      parse({ PORT: 'abc', NETWORK: 'base', PAY_TO: '0x12' })
+    } catch (error) {
+      expect((error as Error).message).toContain('PORT="abc"')
+      expect((error as Error).message).toContain('NETWORK="base"')
+      expect((error as Error).message).toContain('PAY_TO="0x12"')
+    }
+  })
+
+  test('behavior: the README documents every variable', () => {
+    const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+    for (const variable of variables) expect(readme).toContain(`| \`${variable.name}\` |`)
+  })
+})
+
+describe('terms', () => {
+  test('default: the devnet token and the first test account as payee', () => {
+    const devnet = terms(parse({}))
+    expect(devnet.network).toBe('eip155:84532')
+    expect(devnet.payTo).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
+    expect(devnet.asset).toEqual({ address: '0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9', name: 'USD Coin', version: '2', decimals: 6 })
+  })
+
+  test('behavior: Base uses Circle USDC', () => {
+    const base = terms(parse({ NETWORK: 'eip155:8453', PAY_TO: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed' }))
+    expect(base.asset.address).toBe('0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913')
+  })
+
+  test('error: Base without PAY_TO refuses to start', () => {
+    expect(() => terms(parse({ NETWORK: 'eip155:8453' }))).toThrow('PAY_TO is required')
+  })
+})

@@ -1,0 +1,130 @@
+import { describe, expect, test } from 'bun:test'
+import * as Catalog from '../../core/Catalog.js'
+import { testGateway } from '../support/gateway.js'
+
+const gateway = testGateway({ env: { PUBLIC_URL: 'https://pay.example' } })
+const paid = Catalog.entries.filter((entry) => !Catalog.isFree(entry))
+const free = Catalog.entries.filter(Catalog.isFree)
+
+async function json(path: string) {
+  const response = await gateway.fetch(path)
+  expect(response.status).toBe(200)
+  return (await response.json()) as any
+}
+
+describe('GET /', () => {
+  test('default: exactly the overview fields of the interface', async () => {
+    const body = await json('/')
+    expect(Object.keys(body).sort()).toEqual(
+      ['_gateway', 'gateway', 'links', 'network', 'note', 'paidEndpoints', 'status', 'timestamp', 'version'].sort(),
+    )
+    expect(body.version).toBe('3.8.2')
+    expect(body._gateway).toEqual({ provider: body.gateway, version: '3.8.2' })
+    expect(body.network).toBe('eip155:84532')
+    expect(body.links).toEqual({
+      fullManifest: 'https://pay.example/.well-known/x402.json',
+      openapi: 'https://pay.example/openapi.json',
+    })
+    expect(new Date(body.timestamp).toISOString()).toBe(body.timestamp)
+  })
+
+  test('behavior: paidEndpoints maps every paid entry to its price and purpose', async () => {
+    const body = await json('/')
+    expect(Object.keys(body.paidEndpoints).sort()).toEqual(paid.map(Catalog.key).sort())
+    expect(body.paidEndpoints['POST /api/v1/chat/completions']).toStartWith('$0.005000 (catalog: $0.040000) - ')
+    expect(body.note).toContain(`${paid.length} paid and ${free.length} free`)
+    expect(body.note).toContain('153 = 129 paid + 24 free in 27 categories')
+  })
+})
+
+describe('GET /openapi.json', () => {
+  test('behavior: OpenAPI 3.1 with every operation of the catalog', async () => {
+    const body = await json('/openapi.json')
+    expect(body.openapi).toBe('3.1.0')
+    expect(body.info.version).toBe('3.8.3')
+    const operations = Object.entries(body.paths).flatMap(([path, methods]) =>
+      Object.entries(methods as Record<string, any>).map(([method, operation]) => ({ path, method, operation })),
+    )
+    expect(operations.length).toBe(Catalog.entries.length)
+    const ids = new Set(operations.map(({ operation }) => operation.operationId))
+    expect(ids.size).toBe(operations.length)
+    for (const entry of Catalog.entries) {
+      const operation = body.paths[entry.path.replace(/:([A-Za-z]+)/g, '{$1}')][entry.method.toLowerCase()]
+      expect(operation.operationId).toBe(Catalog.operationId(entry))
+      expect(operation.tags.length).toBeGreaterThan(0)
+      expect(operation.summary).toBe(entry.purpose)
+      if (Catalog.isFree(entry)) {
+        expect(operation['x-payment-info']).toBeUndefined()
+        continue
+      }
+      expect(operation.responses['402']).toBeDefined()
+      expect(operation['x-payment-info'].protocols).toEqual(['mpp', 'x402'])
+      if (entry.price.type === 'fixed')
+        expect(operation['x-payment-info'].price).toEqual({ mode: 'fixed', amount: entry.price.amount, currency: 'USD' })
+    }
+  })
+
+  test('behavior: parameters and request bodies come from the catalog', async () => {
+    const body = await json('/openapi.json')
+    const chat = body.paths['/api/v1/chat/completions'].post
+    const schema = chat.requestBody.content['application/json'].schema
+    expect(schema.required).toEqual(['model', 'messages'])
+    expect(Object.keys(schema.properties)).toEqual(['model', 'messages', 'max_tokens', 'temperature'])
+    const quote = body.paths['/api/v1/swap/quote'].get
+    expect(quote.parameters.map((parameter: any) => [parameter.name, parameter.in, parameter.required])).toEqual([
+      ['tokenIn', 'query', true],
+      ['tokenOut', 'query', true],
+      ['amountIn', 'query', true],
+    ])
+    const invoice = body.paths['/api/v1/invoice/{id}'].get
+    expect(invoice.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true })
+  })
+
+  test('behavior: x-service-info reports computed counts beside the stated ones', async () => {
+    const body = await json('/openapi.json')
+    expect(body['x-service-info'].counts.computed).toEqual(Catalog.counts())
+    expect(body['x-service-info'].counts.stated).toEqual(Catalog.stated)
+  })
+
+  test('behavior: an entry that is not built is marked unavailable with its 501', async () => {
+    const body = await json('/openapi.json')
+    const operation = body.paths['/api/v1/chat/completions'].post
+    expect(operation['x-available']).toBe(false)
+    expect(operation.responses['501']).toBeDefined()
+    expect(body.paths['/free/timestamp'].get['x-available']).toBe(true)
+  })
+})
+
+describe('GET /.well-known/x402.json', () => {
+  test('behavior: every paid resource with its payment terms, and the free ones as free', async () => {
+    const body = await json('/.well-known/x402.json')
+    expect(body.resources.length).toBe(paid.length)
+    expect(body.free.length).toBe(free.length)
+    for (const resource of body.resources) {
+      const entry = Catalog.find(resource.method, resource.path)!
+      expect(entry).toBeDefined()
+      expect(resource.url).toBe(`https://pay.example${entry.path}`)
+      expect(resource.network).toBe('eip155:84532')
+      expect(resource.asset).toMatch(/^0x[0-9a-fA-F]{40}$/)
+      expect(resource.payTo).toMatch(/^0x[0-9a-fA-F]{40}$/)
+      expect(resource.protocols).toEqual(['x402', 'mpp'])
+      expect(resource.schemes).toEqual(['exact'])
+      expect(resource.description).toBe(entry.purpose)
+      expect(resource.input).toBeDefined()
+      expect(resource.output).toBeDefined()
+      if (entry.price.type === 'fixed') expect(resource.price.amount).toBe(entry.price.amount)
+    }
+    for (const resource of body.free) expect(resource.price).toBe('free')
+  })
+})
+
+describe('GET /llms.txt', () => {
+  test('behavior: plain text naming every operation and how to pay', async () => {
+    const response = await gateway.fetch('/llms.txt')
+    expect(response.headers.get('content-type')).toStartWith('text/plain')
+    const text = await response.text()
+    for (const entry of Catalog.entries) expect(text).toContain(Catalog.key(entry))
+    expect(text).toContain('PAYMENT-SIGNATURE')
+    expect(text).toContain('Authorization: Payment')
+  })
+})

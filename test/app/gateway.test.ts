@@ -1,0 +1,114 @@
+import { describe, expect, test } from 'bun:test'
+import * as Catalog from '../../core/Catalog.js'
+import { testGateway } from '../support/gateway.js'
+
+const gateway = testGateway()
+
+async function problem(response: Response) {
+  expect(response.headers.get('content-type')).toBe('application/problem+json')
+  return (await response.json()) as Record<string, unknown>
+}
+
+describe('createGateway', () => {
+  test('behavior: every catalog entry is mounted, and every mounted route is in the catalog', () => {
+    const mounted = new Set(gateway.app.routes.map((route) => `${route.method} ${route.path}`))
+    for (const entry of Catalog.entries) expect(mounted.has(Catalog.key(entry))).toBe(true)
+  })
+
+  test('behavior: every paid endpoint that is not built answers 501 without asking for payment', async () => {
+    const unbuilt = Catalog.entries.filter((entry) => !gateway.availability(entry).available)
+    expect(unbuilt.length).toBeGreaterThan(0)
+    for (const entry of unbuilt) {
+      const path = entry.path.replace(/:[A-Za-z]+/g, 'abc')
+      const response = await gateway.fetch(path, {
+        method: entry.method,
+        ...(entry.method === 'GET' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }),
+      })
+      expect(response.status).toBe(501)
+      expect(response.headers.get('payment-required')).toBeNull()
+      expect(response.headers.get('www-authenticate')).toBeNull()
+      expect((await problem(response)).code).toBe('not_implemented')
+    }
+  })
+
+  test('behavior: an :id path also answers on the bare path with the id in the query', async () => {
+    const response = await gateway.fetch('/api/v1/invoice?id=abc')
+    expect(response.status).toBe(501)
+    expect((await problem(response)).code).toBe('not_implemented')
+  })
+
+  test('error: unknown route is 404 problem+json', async () => {
+    const response = await gateway.fetch('/api/v1/nothing-here')
+    expect(response.status).toBe(404)
+    expect((await problem(response)).code).toBe('not_found')
+  })
+
+  test('error: wrong method is 405 with Allow', async () => {
+    const response = await gateway.fetch('/free/timestamp', { method: 'POST' })
+    expect(response.status).toBe(405)
+    expect(response.headers.get('allow')).toBe('GET')
+    expect((await problem(response)).code).toBe('method_not_allowed')
+  })
+
+  test('error: malformed JSON is 400 and does not echo the body', async () => {
+    const response = await gateway.fetch('/free/validate-batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"recipients": [SECRET-VALUE',
+    })
+    expect(response.status).toBe(400)
+    const body = await problem(response)
+    expect(body.code).toBe('malformed_json')
+    expect(JSON.stringify(body)).not.toContain('SECRET-VALUE')
+  })
+
+  test('error: a body that is not JSON is 415', async () => {
+    const response = await gateway.fetch('/free/validate-batch', {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: 'hello',
+    })
+    expect(response.status).toBe(415)
+    expect((await problem(response)).code).toBe('unsupported_media_type')
+  })
+
+  test('error: a body over the limit is 413, by declared length and by streamed length', async () => {
+    const small = testGateway({ env: { BODY_LIMIT_BYTES: '2048' } })
+    const big = JSON.stringify({ recipients: 'x'.repeat(4096) })
+    const declared = await small.post('/free/validate-batch', JSON.parse(big))
+    expect(declared.status).toBe(413)
+    expect((await problem(declared)).code).toBe('payload_too_large')
+    const stream = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode(big))
+        controller.close()
+      },
+    })
+    const streamed = await small.fetch('/free/validate-batch', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: stream,
+    })
+    expect(streamed.status).toBe(413)
+  })
+
+  test('error: a schema violation is 400 naming the field, never 422', async () => {
+    const response = await gateway.fetch('/free/validate-address')
+    expect(response.status).toBe(400)
+    const body = await problem(response)
+    expect(body.code).toBe('validation_failed')
+    expect(body.field).toBe('address')
+  })
+
+  test('behavior: CORS preflight allows and exposes the payment headers', async () => {
+    const preflight = await gateway.fetch('/api/v1/rpc/call', { method: 'OPTIONS' })
+    expect(preflight.status).toBe(204)
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('payment-signature')
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('x-payment')
+    const response = await gateway.fetch('/free/timestamp')
+    expect(response.headers.get('access-control-allow-origin')).toBe('*')
+    expect(response.headers.get('access-control-expose-headers')).toContain('payment-required')
+    const error = await gateway.fetch('/nothing')
+    expect(error.headers.get('access-control-expose-headers')).toContain('payment-receipt')
+  })
+})

@@ -1,0 +1,86 @@
+import { describe, expect, test } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+const root = join(import.meta.dir, '..')
+const layers = ['core', 'adapters', 'modules', 'app'] as const
+type Layer = (typeof layers)[number]
+
+/** Which project layers each layer may import (the design's dependency rule). */
+const allowed: Record<Layer, readonly Layer[]> = {
+  core: ['core'],
+  adapters: ['core', 'adapters'],
+  modules: ['core', 'modules'],
+  app: ['core', 'adapters', 'modules', 'app'],
+}
+
+/** Packages core may use: pure libraries that run unchanged on Node, Deno, Bun and inside other agents. */
+const corePackages = [/^viem(\/|$)/, /^ox(\/|$)/, /^@noble\//, /^@scure\//, /^@sinclair\/typebox(\/|$)/]
+
+function files(directory: string): string[] {
+  return readdirSync(directory).flatMap((name) => {
+    const path = join(directory, name)
+    if (statSync(path).isDirectory()) return files(path)
+    return path.endsWith('.ts') ? [path] : []
+  })
+}
+
+function imports(path: string): string[] {
+  const source = readFileSync(path, 'utf8')
+  const pattern = /(?:^|\n)\s*(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g
+  return [...source.matchAll(pattern)].map((match) => (match[1] ?? match[2] ?? match[3])!)
+}
+
+function layerOf(path: string): Layer | undefined {
+  return layers.find((layer) => relative(root, path).startsWith(`${layer}/`))
+}
+
+const sources = layers.flatMap((layer) => files(join(root, layer)))
+
+describe('architecture', () => {
+  test('behavior: finds the sources it checks', () => {
+    expect(sources.length).toBeGreaterThan(10)
+    expect(imports(join(root, 'app/gateway.ts'))).toContain('../core/Catalog.js')
+  })
+
+  test('behavior: dependencies point inward', () => {
+    const violations: string[] = []
+    for (const path of sources) {
+      const from = layerOf(path)!
+      for (const specifier of imports(path)) {
+        if (!specifier.startsWith('.')) continue
+        const to = layerOf(join(path, '..', specifier))
+        if (to && !allowed[from].includes(to)) violations.push(`${relative(root, path)} -> ${specifier}`)
+      }
+    }
+    expect(violations).toEqual([])
+  })
+
+  test('behavior: core imports only core and pure libraries, and touches no runtime', () => {
+    const violations: string[] = []
+    for (const path of sources.filter((source) => layerOf(source) === 'core')) {
+      for (const specifier of imports(path))
+        if (!specifier.startsWith('.') && !corePackages.some((pattern) => pattern.test(specifier)))
+          violations.push(`${relative(root, path)} imports ${specifier}`)
+      const code = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+      for (const global of ['Bun.', 'process.', 'Deno.', 'require(', 'fetch('])
+        if (code.includes(global)) violations.push(`${relative(root, path)} uses ${global}`)
+    }
+    expect(violations).toEqual([])
+  })
+
+  test('behavior: a module is schema, service, routes and index; only routes know Elysia', () => {
+    const modules = readdirSync(join(root, 'modules'))
+    expect(modules.length).toBeGreaterThan(0)
+    const violations: string[] = []
+    for (const name of modules) {
+      const present = readdirSync(join(root, 'modules', name))
+      for (const file of ['schema.ts', 'service.ts', 'routes.ts', 'index.ts'])
+        if (!present.includes(file)) violations.push(`modules/${name} lacks ${file}`)
+      for (const file of present.filter((file) => file !== 'routes.ts'))
+        if (imports(join(root, 'modules', name, file)).includes('elysia'))
+          violations.push(`modules/${name}/${file} imports elysia`)
+    }
+    expect(violations).toEqual([])
+  })
+})

@@ -1,0 +1,180 @@
+import { describe, expect, test } from 'bun:test'
+import type { Oracle } from '../../core/Oracle.js'
+import { testGateway } from '../support/gateway.js'
+
+const gateway = testGateway()
+
+async function ok(path: string) {
+  const response = await gateway.fetch(path)
+  expect(response.status).toBe(200)
+  return (await response.json()) as any
+}
+
+async function refused(response: Response, status: number, field?: string) {
+  expect(response.status).toBe(status)
+  expect(response.headers.get('content-type')).toBe('application/problem+json')
+  const body = (await response.json()) as any
+  if (field !== undefined) expect(body.field).toBe(field)
+  return body
+}
+
+describe('GET /free/timestamp', () => {
+  test('default: seconds, milliseconds and ISO 8601 of the same instant', async () => {
+    const before = Date.now()
+    const body = await ok('/free/timestamp')
+    expect(body.milliseconds).toBeGreaterThanOrEqual(before)
+    expect(body.seconds).toBe(Math.floor(body.milliseconds / 1000))
+    expect(new Date(body.iso).getTime()).toBe(body.milliseconds)
+  })
+})
+
+describe('GET /free/uuid', () => {
+  test('default: one v4 UUID', async () => {
+    const body = await ok('/free/uuid')
+    expect(body.uuids).toHaveLength(1)
+    expect(body.uuids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+  })
+
+  test('behavior: up to 100 distinct identifiers', async () => {
+    const body = await ok('/free/uuid?count=100')
+    expect(new Set(body.uuids).size).toBe(100)
+  })
+
+  test.each(['0', '101', 'abc', '1.5', '-1', ''])('error: count=%p is 400', async (count) => {
+    await refused(await gateway.fetch(`/free/uuid?count=${count}`), 400, 'count')
+  })
+})
+
+describe('GET /free/convert', () => {
+  test('behavior: native units convert exactly', async () => {
+    expect((await ok('/free/convert?amount=1.5&from=ether&to=wei')).amount).toBe('1500000000000000000')
+    expect((await ok('/free/convert?amount=1&from=wei&to=ether')).amount).toBe('0.000000000000000001')
+    expect((await ok('/free/convert?amount=1&from=SOL&to=lamports')).amount).toBe('1000000000')
+    expect((await ok('/free/convert?amount=123456&from=drops&to=xrp')).amount).toBe('0.123456')
+    expect((await ok('/free/convert?amount=1&from=xlm&to=stroops')).amount).toBe('10000000')
+  })
+
+  test('error: a fraction of a base unit is 400', async () => {
+    await refused(await gateway.fetch('/free/convert?amount=0.5&from=wei&to=ether'), 400, 'amount')
+  })
+
+  test('error: fiat and cross-asset conversion are 503 until an oracle is configured', async () => {
+    const body = await refused(await gateway.fetch('/free/convert?amount=1&from=ether&to=usd'), 503)
+    expect(body.code).toBe('upstream_unavailable')
+  })
+
+  test('behavior: with an oracle, cross-asset conversion uses its prices and says so', async () => {
+    const prices: Record<string, string> = { ETH: '3000', SOL: '150', EUR: '1.08' }
+    const oracle: Oracle = {
+      async usdPrice(symbol) {
+        const usd = prices[symbol]
+        if (!usd) return { ok: false, reason: 'unknown_asset', message: `No price for ${symbol}.` }
+        return { ok: true, usd, source: 'test', observedAt: new Date(0) }
+      },
+    }
+    const priced = testGateway({ oracle })
+    const usd = (await (await priced.fetch('/free/convert?amount=1.5&from=ether&to=usd')).json()) as any
+    expect(usd.amount).toBe('4500')
+    expect(usd.exact).toBe(false)
+    expect(usd.rates.ETH.usd).toBe('3000')
+    const lamports = (await (await priced.fetch('/free/convert?amount=1&from=ether&to=lamports')).json()) as any
+    expect(lamports.amount).toBe('20000000000')
+    await refused(await priced.fetch('/free/convert?amount=1&from=DOGE&to=usd'), 400, 'from')
+  })
+})
+
+describe('GET /free/validate-address', () => {
+  test('behavior: an EIP-55 address matches evm only, and the others say why not', async () => {
+    const body = await ok('/free/validate-address?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed')
+    expect(body.valid).toBe(true)
+    expect(body.matches).toEqual(['evm'])
+    expect(body.results.solana.valid).toBe(false)
+    expect(typeof body.results.solana.reason).toBe('string')
+  })
+
+  test('behavior: a broken checksum is reported', async () => {
+    const body = await ok('/free/validate-address?address=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAeD')
+    expect(body.valid).toBe(false)
+    expect(body.results.evm.reason).toBe('bad_checksum')
+  })
+
+  test('error: an unknown family is 400', async () => {
+    await refused(await gateway.fetch('/free/validate-address?address=x&family=bitcoin'), 400, 'family')
+  })
+})
+
+describe('POST /free/validate-batch', () => {
+  const recipient = (index: number) => `0x${(index + 1).toString(16).padStart(40, '0')}`
+
+  test('behavior: a valid payload is summarised with the 0.3% fee', async () => {
+    const response = await gateway.post('/free/validate-batch', {
+      version: '1.0',
+      chain: 'base',
+      token: 'USDC',
+      recipients: [
+        { address: recipient(0), amount: '1500000' },
+        { address: recipient(1), amount: '500000' },
+      ],
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(body.valid).toBe(true)
+    expect(body.summary.recipientCount).toBe(2)
+    expect(body.summary.totalAmount).toBe('2000000')
+    expect(body.summary.fee).toBe('6000')
+  })
+
+  test('behavior: every problem is reported with its field, duplicates as warnings', async () => {
+    const response = await gateway.post('/free/validate-batch', {
+      chain: 'ethereum',
+      recipients: [
+        { address: recipient(0), amount: '1.5' },
+        { address: recipient(0), amount: '10' },
+        { address: recipient(0), amount: '10' },
+        { address: 'nope', amount: '10' },
+      ],
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(body.valid).toBe(false)
+    const fields = body.errors.map((error: any) => error.field)
+    expect(fields).toContain('chain')
+    expect(fields).toContain('recipients.0.amount')
+    expect(fields).toContain('recipients.3.address')
+    expect(body.warnings.map((warning: any) => warning.code)).toContain('duplicate_recipient')
+  })
+
+  test('error: 201 recipients are refused in the report', async () => {
+    const recipients = Array.from({ length: 201 }, (_, index) => ({ address: recipient(index), amount: '1' }))
+    const body = (await (await gateway.post('/free/validate-batch', { recipients })).json()) as any
+    expect(body.valid).toBe(false)
+    expect(body.errors.map((error: any) => error.field)).toContain('recipients')
+  })
+
+  test('error: a body that is not a JSON object is 400', async () => {
+    await refused(await gateway.post('/free/validate-batch', [1, 2]), 400)
+    await refused(await gateway.fetch('/free/validate-batch', { method: 'POST' }), 400)
+  })
+})
+
+describe('GET /free/estimate-batch', () => {
+  test('behavior: gas grows with recipients and native transfers are priced apart', async () => {
+    const one = await ok('/free/estimate-batch?recipientCount=1')
+    const many = await ok('/free/estimate-batch?recipientCount=200')
+    expect(BigInt(many.estimatedGas)).toBeGreaterThan(BigInt(one.estimatedGas))
+    expect(one.chain).toBe('base')
+    expect(one.token).toBe('USDC')
+    const eth = await ok('/free/estimate-batch?recipientCount=10&token=ETH')
+    expect(eth.token).toBe('ETH')
+  })
+
+  test.each([
+    ['recipientCount=0', 'recipientCount'],
+    ['recipientCount=201', 'recipientCount'],
+    ['recipientCount=abc', 'recipientCount'],
+    ['recipientCount=5&chain=ethereum', 'chain'],
+    ['recipientCount=5&chain=peaq&token=USDT', 'token'],
+  ])('error: %s is 400 naming %s', async (query, field) => {
+    await refused(await gateway.fetch(`/free/estimate-batch?${query}`), 400, field)
+  })
+})
