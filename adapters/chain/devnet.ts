@@ -1,0 +1,353 @@
+import * as edr from '@nomicfoundation/edr'
+import {
+  type Address,
+  type Chain,
+  type CustomTransport,
+  type Hash,
+  type Hex,
+  type PublicClient,
+  createPublicClient,
+  createWalletClient,
+  custom,
+  decodeAbiParameters,
+  defineChain,
+  encodeFunctionData,
+  getContractAddress,
+  hexToBytes,
+  parseEther,
+  toHex,
+} from 'viem'
+import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
+import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
+import type { Artifact } from './contracts/build.js'
+
+/** The standard development mnemonic of Hardhat, Anvil and Foundry. */
+export const mnemonic = 'test test test test test test test test test test test junk'
+
+/** Mnemonic index (m/44'/60'/0'/0/10) of the account that deploys DevUSDC and mints; it sends nothing else. */
+export const deployerIndex = 10
+
+// JSON imports widen ABI literals (`type: string`), so the committed artifact is typed here once.
+const devUsdc = devUsdcJson as unknown as Artifact
+
+const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
+
+/**
+ * Starts Hardhat's EDR in process with auto-mining, funds the mnemonic accounts with ETH (genesis) and devnet
+ * USDC, and deploys DevUSDC from the committed artifact. With the defaults the token lives at
+ * `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9` (the deployer's first contract).
+ */
+export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet.Devnet> {
+  const {
+    accountCount = 10,
+    balance = parseEther('10000'),
+    blockGasLimit = 60_000_000n,
+    blockTime = 2_000,
+    chainId = 84_532,
+    hardfork = 'prague',
+    rpcUrl = 'http://127.0.0.1:8545',
+    tokenBalance = 1_000_000_000_000n,
+  } = parameters
+
+  const accounts = deriveAccounts(accountCount)
+  const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
+
+  const genesisState: edr.AccountOverride[] = [
+    ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
+    ...[...accounts.map(({ account }) => account), deployer].map((account) => ({
+      address: hexToBytes(account.address),
+      balance,
+    })),
+  ]
+
+  const context = await edrContext()
+  let provider: edr.Provider | undefined = await context.createProvider(
+    edr.L1_CHAIN_TYPE,
+    {
+      // Same-second blocks keep block.timestamp on wall-clock time; otherwise every block adds a second and a
+      // burst of transactions pushes the chain into the future, which breaks EIP-3009 validity windows.
+      allowBlocksWithSameTimestamp: true,
+      allowUnlimitedContractSize: false,
+      // A failing eth_call must answer an error, not the revert data as a result.
+      bailOnCallFailure: true,
+      // Like a real node: a reverting transaction is mined with status 0 and its hash is returned.
+      bailOnTransactionFailure: false,
+      chainId: BigInt(chainId),
+      coinbase: hexToBytes(hardhatCoinbase),
+      defaultTransactionGasLimit: 30_000_000n,
+      genesisState,
+      hardfork,
+      minGasPrice: 0n,
+      mining: {
+        autoMine: true,
+        blockGasLimit,
+        // Empty blocks every `blockTime` keep `latest` close to wall-clock time, so an eth_call simulation on an
+        // idle chain does not see an hours-old block.timestamp.
+        ...(blockTime > 0 ? { interval: BigInt(blockTime) } : {}),
+        memPool: { order: edr.MineOrdering.Priority },
+      },
+      network: { genesisBlockGasLimit: blockGasLimit },
+      networkId: BigInt(chainId),
+      observability: {},
+      ownedAccounts: accounts.map(({ privateKey }) => privateKey),
+      precompileOverrides: [],
+    },
+    { enable: false, decodeConsoleLogInputsCallback: () => [], printLineCallback: () => {} },
+    { subscriptionCallback: () => {} },
+    new edr.ContractDecoder(),
+  )
+
+  let nextId = 0
+  async function dispatch(method: string, params: unknown): Promise<JsonRpcOutcome> {
+    if (!provider) return { error: { code: -32603, message: 'The devnet is closed.' } }
+    let data: unknown
+    try {
+      const response = await provider.handleRequest(JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }))
+      data = typeof response.data === 'string' ? JSON.parse(response.data) : response.data
+    } catch (error) {
+      return { error: { code: -32603, message: error instanceof Error ? error.message : String(error) } }
+    }
+    if (isRecord(data) && isRecord(data.error)) return { error: toNodeError(data.error as JsonRpcErrorObject) }
+    return { result: isRecord(data) ? data.result : undefined }
+  }
+
+  async function request(method: string, params: unknown[] = []): Promise<unknown> {
+    const outcome = await dispatch(method, params)
+    // Thrown as an EIP-1193 provider error ({ code, message, data }), which viem maps to its RPC error classes.
+    if ('error' in outcome) throw Object.assign(new Error(outcome.error.message), outcome.error)
+    return outcome.result
+  }
+
+  async function handleJsonRpc(httpRequest: Request): Promise<Response> {
+    if (httpRequest.method === 'OPTIONS') return new Response(null, { status: 204, headers: corsHeaders })
+    if (httpRequest.method !== 'POST')
+      return new Response(null, { status: 405, headers: { ...corsHeaders, allow: 'POST, OPTIONS' } })
+
+    let body: unknown
+    try {
+      body = JSON.parse(await httpRequest.text())
+    } catch {
+      return json({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })
+    }
+    if (!Array.isArray(body)) {
+      const response = await answer(body)
+      return response ? json(response) : new Response(null, { status: 204, headers: corsHeaders })
+    }
+    if (body.length === 0) return json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })
+    // In order: EDR serializes requests anyway, and nonces of one sender must not be reordered.
+    const responses: object[] = []
+    for (const item of body) {
+      const response = await answer(item)
+      if (response) responses.push(response)
+    }
+    return responses.length > 0 ? json(responses) : new Response(null, { status: 204, headers: corsHeaders })
+  }
+
+  /** Answers one JSON-RPC request object; undefined for a notification (no `id`), which gets no response. */
+  async function answer(item: unknown): Promise<object | undefined> {
+    if (!isRecord(item) || typeof item.method !== 'string') {
+      const id = isRecord(item) && isId(item.id) ? item.id : null
+      return { jsonrpc: '2.0', id, error: { code: -32600, message: 'Invalid Request' } }
+    }
+    const outcome = await dispatch(item.method, item.params ?? [])
+    if (!('id' in item)) return undefined
+    return { jsonrpc: '2.0', id: isId(item.id) ? item.id : null, ...outcome }
+  }
+
+  const chain = defineChain({
+    id: chainId,
+    name: 'Devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    testnet: true,
+  })
+  const transport = custom({ request: ({ method, params }) => request(method, params) }, { key: 'devnet', name: 'Devnet', retryCount: 0 })
+  // Blocks are mined on submission, so a short polling interval makes receipt waits return at once.
+  const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 })
+  const deployerClient = createWalletClient({ account: deployer, chain, transport })
+
+  // The deployer's transactions go one at a time, so concurrent `fund` calls never race for a nonce.
+  let deployerQueue: Promise<unknown> = Promise.resolve()
+  function submit(transaction: { to?: Address; data: Hex }): Promise<{ hash: Hash; contractAddress: Address | null | undefined }> {
+    const run = async () => {
+      const hash = await deployerClient.sendTransaction(transaction)
+      // Auto-mining: eth_sendRawTransaction returns once the transaction is in a block.
+      const receipt = await publicClient.getTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`Devnet transaction ${hash} reverted.`)
+      return { hash, contractAddress: receipt.contractAddress }
+    }
+    const result = deployerQueue.then(run, run)
+    deployerQueue = result.catch(() => undefined)
+    return result
+  }
+
+  async function mint(address: Address, amount: bigint): Promise<Hash> {
+    const data = encodeFunctionData({ abi: devUsdc.abi, functionName: 'mint', args: [address, amount] })
+    return (await submit({ to: tokenAddress, data })).hash
+  }
+
+  const tokenAddress = getContractAddress({ from: deployer.address, nonce: 0n })
+  const { contractAddress } = await submit({ data: devUsdc.bytecode })
+  if (contractAddress?.toLowerCase() !== tokenAddress.toLowerCase())
+    throw new Error(`DevUSDC deployed at ${contractAddress}, expected ${tokenAddress}: the deployer had sent before.`)
+  for (const { account } of accounts) await mint(account.address, tokenBalance)
+
+  return {
+    chainId,
+    chain,
+    request,
+    handleJsonRpc,
+    transport,
+    publicClient,
+    token: { address: tokenAddress, name: 'USD Coin', version: '2', decimals: 6 },
+    accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
+    fund: ({ address, amount }) => mint(address, amount),
+    async close() {
+      if (!provider) return
+      // Stops the interval miner, which runs on EDR's own thread until the provider is garbage-collected.
+      await dispatch('evm_setIntervalMining', [0])
+      provider = undefined
+    },
+  }
+}
+
+export declare namespace devnet {
+  type Parameters = {
+    /** Mnemonic accounts (m/44'/60'/0'/0/i) funded with ETH and USDC. @default 10 */
+    accountCount?: number
+    /** ETH per funded account, in wei. @default 10_000 ETH */
+    balance?: bigint
+    /** Block gas limit, in gas. @default 60_000_000n */
+    blockGasLimit?: bigint
+    /** Interval between empty blocks, in ms; 0 mines only on transactions. @default 2_000 */
+    blockTime?: number
+    /** Chain id; a test-network id that every x402 client knows, never a mainnet id. @default 84_532 */
+    chainId?: number
+    /** EVM hardfork of the L1 chain. @default 'prague' */
+    hardfork?: string
+    /** URL advertised in `chain.rpcUrls`, where `app/main.ts` serves `handleJsonRpc`. @default 'http://127.0.0.1:8545' */
+    rpcUrl?: string
+    /** Devnet USDC minted to each funded account, in atomic units (6 decimals). @default 1_000_000_000_000n (1,000,000 USDC) */
+    tokenBalance?: bigint
+  }
+
+  /** A funded account of the test mnemonic. */
+  type Account = {
+    /** Checksummed address. */
+    address: Address
+    /** 32-byte private key, `0x`-prefixed; public knowledge, for the devnet only. */
+    privateKey: Hex
+  }
+
+  /** A running devnet. */
+  type Devnet = {
+    /** Chain id served by eth_chainId. */
+    chainId: number
+    /** viem chain describing the devnet (id, native currency, advertised RPC URL). */
+    chain: Chain
+    /** Sends one JSON-RPC request to EDR; resolves with its result or throws an EIP-1193 error `{ code, message, data }`. */
+    request(method: string, params?: unknown[]): Promise<unknown>
+    /** Fetch-style handler serving JSON-RPC over HTTP (single, batch, notifications, CORS) for `app/main.ts`. */
+    handleJsonRpc(request: Request): Promise<Response>
+    /** viem custom transport bound to the devnet, without retries. */
+    transport: CustomTransport
+    /** viem public client on `transport`. */
+    publicClient: PublicClient<CustomTransport, Chain>
+    /** The deployed DevUSDC and its EIP-712 domain. */
+    token: {
+      /** Token contract address. */
+      address: Address
+      /** ERC-20 name and EIP-712 domain name. */
+      name: 'USD Coin'
+      /** EIP-712 domain version. */
+      version: '2'
+      /** Decimal places of an amount. */
+      decimals: 6
+    }
+    /** The funded mnemonic accounts, index 0 first. */
+    accounts: readonly Account[]
+    /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
+    fund(parameters: {
+      /** Recipient. */
+      address: Address
+      /** Amount in atomic units (6 decimals). */
+      amount: bigint
+    }): Promise<Hash>
+    /** Stops block production and refuses further requests. */
+    close(): Promise<void>
+  }
+}
+
+type JsonRpcErrorObject = { code: number; message: string; data?: unknown }
+type JsonRpcOutcome = { result: unknown } | { error: JsonRpcErrorObject }
+
+const corsHeaders = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type',
+}
+
+function json(body: unknown): Response {
+  return new Response(JSON.stringify(body), { headers: { ...corsHeaders, 'content-type': 'application/json' } })
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+function isId(value: unknown): value is string | number | null {
+  return typeof value === 'string' || typeof value === 'number' || value === null
+}
+
+/**
+ * EDR reports a revert as `-32000 "VM Exception ..."` with `{ reason: { Revert }, data }`; geth and reth answer
+ * `3 "execution reverted: <reason>"` with the revert data as hex. Answering like a node lets viem decode
+ * `ContractFunctionRevertedError` and keeps error mapping identical on the devnet and on Base.
+ */
+function toNodeError(error: JsonRpcErrorObject): JsonRpcErrorObject {
+  const { data } = error
+  if (!isRecord(data) || !isRecord(data.reason) || !('Revert' in data.reason) || typeof data.data !== 'string') return error
+  const revertData = data.data as Hex
+  const reason = decodeErrorString(revertData)
+  return { code: 3, message: reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`, data: revertData }
+}
+
+/** Decodes Solidity's `Error(string)` revert data; undefined for anything else. */
+function decodeErrorString(data: Hex): string | undefined {
+  if (!data.startsWith('0x08c379a0')) return undefined
+  try {
+    return decodeAbiParameters([{ type: 'string' }], `0x${data.slice(10)}`)[0]
+  } catch {
+    return undefined
+  }
+}
+
+// Deriving from the mnemonic runs PBKDF2 (~30 ms); the master key is derived once per process.
+let masterAccount: HDAccount | undefined
+const derivedAccounts: { account: HDAccount; privateKey: Hex }[] = []
+
+/** The first `count` accounts of the test mnemonic. */
+function deriveAccounts(count: number): { account: HDAccount; privateKey: Hex }[] {
+  // Path `m` yields the master key itself; viem's path type only admits BIP-44 paths.
+  masterAccount ??= mnemonicToAccount(mnemonic, { path: 'm' as `m/44'/60'/${string}` })
+  const master = masterAccount.getHdKey()
+  for (let index = derivedAccounts.length; index < count; index++) {
+    const account = hdKeyToAccount(master, { addressIndex: index })
+    derivedAccounts.push({ account, privateKey: toHex(account.getHdKey().privateKey!) })
+  }
+  return derivedAccounts.slice(0, count)
+}
+
+// EDR allows one EdrContext per process ("Should only be called once!"); it is kept on globalThis so that two
+// copies of this module (test runners may load one per file) still share it.
+const edrContextKey = Symbol.for('agent-pay-gateway.edr-context')
+
+function edrContext(): Promise<edr.EdrContext> {
+  const global = globalThis as { [edrContextKey]?: Promise<edr.EdrContext> }
+  global[edrContextKey] ??= (async () => {
+    const context = new edr.EdrContext()
+    await context.registerProviderFactory(edr.L1_CHAIN_TYPE, edr.l1ProviderFactory())
+    return context
+  })()
+  return global[edrContextKey]
+}
