@@ -19,6 +19,7 @@ import {
 } from 'viem'
 import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
+import multicall3Json from './contracts/artifacts/Multicall3.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
@@ -27,8 +28,12 @@ export const mnemonic = 'test test test test test test test test test test test 
 /** Mnemonic index (m/44'/60'/0'/0/10) of the account that deploys DevUSDC and mints; it sends nothing else. */
 export const deployerIndex = 10
 
-// JSON imports widen ABI literals (`type: string`), so the committed artifact is typed here once.
+/** Canonical Multicall3 address, the same on every chain; the devnet has our Multicall3 there from genesis. */
+export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+
+// JSON imports widen ABI literals (`type: string`), so the committed artifacts are typed here once.
 const devUsdc = devUsdcJson as unknown as Artifact
+const multicall3 = multicall3Json as unknown as Artifact
 
 const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
 
@@ -58,6 +63,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       address: hexToBytes(account.address),
       balance,
     })),
+    // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
+    { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
   ]
 
   const context = await edrContext()
@@ -159,6 +166,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     name: 'Devnet',
     nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
     rpcUrls: { default: { http: [rpcUrl] } },
+    contracts: { multicall3: { address: multicall3Address, blockCreated: 0 } },
     testnet: true,
   })
   const transport = custom({ request: ({ method, params }) => request(method, params) }, { key: 'devnet', name: 'Devnet', retryCount: 0 })

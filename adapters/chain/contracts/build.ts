@@ -19,7 +19,7 @@ export const artifactsDirectory = join(import.meta.dir, 'artifacts')
 export const settings = {
   optimizer: { enabled: true, runs: 200 },
   evmVersion: 'cancun',
-  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } },
+  outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object', 'evm.deployedBytecode.object'] } },
 } as const
 
 /** What the build writes per deployable contract. */
@@ -30,6 +30,8 @@ export type Artifact = {
   abi: Abi
   /** Creation bytecode, `0x`-prefixed. */
   bytecode: Hex
+  /** Runtime bytecode, `0x`-prefixed; immutables read as zero, so only constructor-free contracts go into genesis with it. */
+  deployedBytecode: Hex
   /** sha256 over the solc version string, a NUL byte and the source text of the contract's file. */
   sourceHash: Hex
 }
@@ -53,7 +55,13 @@ export function compile(): Artifact[] {
     const sourceHash = `0x${createHash('sha256').update(`${version}\0${sources[file]!.content}`).digest('hex')}` as Hex
     for (const [contractName, contract] of Object.entries(output.contracts?.[file] ?? {})) {
       if (!contract.evm.bytecode.object) continue
-      artifacts.push({ contractName, abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}`, sourceHash })
+      artifacts.push({
+        contractName,
+        abi: contract.abi,
+        bytecode: `0x${contract.evm.bytecode.object}`,
+        deployedBytecode: `0x${contract.evm.deployedBytecode.object}`,
+        sourceHash,
+      })
     }
   }
   return artifacts.sort((a, b) => a.contractName.localeCompare(b.contractName))
@@ -65,7 +73,10 @@ export declare namespace compile {
     /** Diagnostics; any with severity `error` fails the build. */
     errors?: { severity: 'error' | 'warning' | 'info'; formattedMessage: string }[]
     /** Contracts by source file, then by contract name. */
-    contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>
+    contracts?: Record<
+      string,
+      Record<string, { abi: Abi; evm: { bytecode: { object: string }; deployedBytecode: { object: string } } }>
+    >
   }
 }
 

@@ -20,11 +20,12 @@ describe('compile', () => {
     expect(files, rebuild).toEqual(compiled.map(({ contractName }) => `${contractName}.json`).sort())
   })
 
-  test('behavior: committed artifacts match the sources (sourceHash, bytecode, abi)', () => {
+  test('behavior: committed artifacts match the sources (sourceHash, bytecode, runtime bytecode, abi)', () => {
     for (const artifact of compiled) {
       const { text, artifact: stored } = committed(artifact.contractName)
       expect(stored.sourceHash, `${artifact.contractName}: source changed, ${rebuild}`).toBe(artifact.sourceHash)
       expect(stored.bytecode, `${artifact.contractName}: bytecode differs, ${rebuild}`).toBe(artifact.bytecode)
+      expect(stored.deployedBytecode, `${artifact.contractName}: runtime bytecode differs, ${rebuild}`).toBe(artifact.deployedBytecode)
       expect(stored.abi, `${artifact.contractName}: ABI differs, ${rebuild}`).toEqual(artifact.abi)
       expect(text, `${artifact.contractName}: formatting differs, ${rebuild}`).toBe(serialize(artifact))
     }

@@ -6,7 +6,9 @@ import {
   type PrivateKeyAccount,
   createWalletClient,
   domainSeparator,
+  decodeFunctionResult,
   encodeFunctionData,
+  multicall3Abi,
   parseAbi,
   parseEther,
   parseEventLogs,
@@ -14,7 +16,8 @@ import {
   toHex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { devnet } from '../../../adapters/chain/devnet.js'
+import multicall3Artifact from '../../../adapters/chain/contracts/artifacts/Multicall3.json' with { type: 'json' }
+import { devnet, multicall3Address } from '../../../adapters/chain/devnet.js'
 
 // Human-readable signatures on purpose: a call only succeeds if the contract has exactly this function.
 const tokenAbi = parseAbi([
@@ -431,6 +434,73 @@ describe('devnet', () => {
       id: 1,
       error: { code: 3, message: 'execution reverted: DevUSDC: caller is not the owner', data: expect.stringMatching(/^0x08c379a0/) },
     })
+  })
+
+  test('behavior: Multicall3 is at its canonical address from genesis and aggregate3 batches calls', async () => {
+    expect(multicall3Address).toBe('0xcA11bde05977b3631167028862bE2a173976CA11')
+    expect(await chain.publicClient.getCode({ address: multicall3Address })).toBe(multicall3Artifact.deployedBytecode as Hex)
+
+    const holder = chain.accounts[3]!.address
+    const balanceCall = encodeFunctionData({ abi: tokenAbi, functionName: 'balanceOf', args: [holder] })
+    const mintCall = encodeFunctionData({ abi: tokenAbi, functionName: 'mint', args: [holder, 1n] })
+    // viem's Multicall3 ABI declares aggregate3 `view`, so an eth_call reads it.
+    const result = await chain.publicClient.readContract({
+      address: multicall3Address,
+      abi: multicall3Abi,
+      functionName: 'aggregate3',
+      args: [
+        [
+          { target: chain.token.address, allowFailure: false, callData: balanceCall },
+          { target: chain.token.address, allowFailure: true, callData: mintCall },
+        ],
+      ],
+    })
+    expect(result[0]!.success).toBe(true)
+    expect(decodeFunctionResult({ abi: tokenAbi, functionName: 'balanceOf', data: result[0]!.returnData })).toBe(await balanceOf(holder))
+    // Only the token's owner mints; the failure comes back as data, with the token's revert reason.
+    expect(result[1]).toEqual({ success: false, returnData: expect.stringMatching(/^0x08c379a0/) })
+
+    await expect(
+      chain.publicClient.readContract({
+        address: multicall3Address,
+        abi: multicall3Abi,
+        functionName: 'aggregate3',
+        args: [[{ target: chain.token.address, allowFailure: false, callData: mintCall }]],
+      }),
+    ).rejects.toThrow('Multicall3: call failed')
+
+    // viem finds it through `chain.contracts.multicall3`.
+    const [timestamp, ether] = await chain.publicClient.multicall({
+      allowFailure: false,
+      contracts: [
+        { address: multicall3Address, abi: multicall3Abi, functionName: 'getCurrentBlockTimestamp' },
+        { address: multicall3Address, abi: multicall3Abi, functionName: 'getEthBalance', args: [holder] },
+      ],
+    })
+    expect(Number(timestamp)).toBeGreaterThanOrEqual(Number(now()) - 3)
+    expect(ether).toBe(await chain.publicClient.getBalance({ address: holder }))
+  })
+
+  test('behavior: Multicall3 answers tryAggregate and getBlockNumber as @x402/evm reads them', async () => {
+    const abi = parseAbi([
+      'struct Call { address target; bytes callData; }',
+      'struct Result { bool success; bytes returnData; }',
+      // `view` here (the contract's is payable) so that readContract accepts it, as @x402/evm calls it.
+      'function tryAggregate(bool requireSuccess, Call[] calls) view returns (Result[] returnData)',
+      'function getBlockNumber() view returns (uint256 blockNumber)',
+    ])
+    const callData = encodeFunctionData({ abi: tokenAbi, functionName: 'name' })
+    const results = await chain.publicClient.readContract({
+      address: multicall3Address,
+      abi,
+      functionName: 'tryAggregate',
+      args: [false, [{ target: chain.token.address, callData }, { target: chain.token.address, callData: '0xdeadbeef' }]],
+    })
+    expect(decodeFunctionResult({ abi: tokenAbi, functionName: 'name', data: results[0]!.returnData })).toBe('USD Coin')
+    expect(results[1]!.success).toBe(false)
+    expect(await chain.publicClient.readContract({ address: multicall3Address, abi, functionName: 'getBlockNumber' })).toBe(
+      await chain.publicClient.getBlockNumber(),
+    )
   })
 
   test('behavior: fund mints devnet USDC, also concurrently', async () => {

@@ -1,0 +1,344 @@
+import {
+  type Address,
+  BaseError,
+  type Chain,
+  type Hash,
+  type Hex,
+  HttpRequestError,
+  type LocalAccount,
+  NonceTooHighError,
+  NonceTooLowError,
+  type PublicClient,
+  TimeoutError,
+  type Transport,
+  createWalletClient,
+  decodeErrorResult,
+  encodeFunctionData,
+  isHex,
+  multicall3Abi,
+  parseEventLogs,
+  parseSignature,
+  size,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { Domain, Signed } from '../../core/Authorization.js'
+import type { Facilitator, Outcome, Refusal, Status } from '../../core/Facilitator.js'
+import * as Eip3009 from './internal/eip3009.js'
+
+/** Canonical Multicall3 address, the same on every chain (mds1/multicall). */
+export const canonicalMulticall3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+
+/**
+ * A facilitator that settles with its own relayer key: verifies on chain, then submits `transferWithAuthorization`.
+ * Settlements arriving within `batchWindowMs` share one transaction (one direct call, or a Multicall3 `aggregate3`
+ * whose items fail independently); the relayer's nonce is kept in process so concurrent batches never collide.
+ */
+export function local(parameters: local.Parameters): Facilitator {
+  const {
+    client,
+    chain,
+    transport,
+    batchWindowMs = 5,
+    maxBatch = 100,
+    multicall = chain.contracts?.multicall3?.address ?? canonicalMulticall3,
+    confirmations = 1,
+    expiryMarginSeconds = 6,
+    gasMarginPercent = 25,
+    lookbackBlocks = 100_000n,
+  } = parameters
+  const account: LocalAccount = 'privateKey' in parameters.relayer ? privateKeyToAccount(parameters.relayer.privateKey) : parameters.relayer
+  const wallet = createWalletClient({ account, chain, transport })
+
+  /** Runs `calls` through `aggregate3` as an eth_call from the relayer; every call may fail. */
+  function aggregate(calls: readonly { target: Address; callData: Hex }[]) {
+    // viem's Multicall3 ABI declares aggregate3 `view` so that it can be read; the contract's is `payable`.
+    return client.readContract({
+      address: multicall,
+      abi: multicall3Abi,
+      functionName: 'aggregate3',
+      args: [calls.map((call) => ({ ...call, allowFailure: true }))],
+      account: account.address,
+    })
+  }
+
+  async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{}>> {
+    const mismatch = checkNetwork(domain)
+    if (mismatch) return mismatch
+    const transfer = encodeTransfer(authorization)
+    if (!transfer.ok) return transfer
+    const token = domain.verifyingContract
+    const { from, nonce, value, validAfter, validBefore } = authorization
+
+    // One eth_call answers (a), (b) and (d); the block read runs beside it.
+    const [[used, balance, simulation], block] = await Promise.all([
+      aggregate([
+        { target: token, callData: encodeFunctionData({ abi: Eip3009.abi, functionName: 'authorizationState', args: [from, nonce] }) },
+        { target: token, callData: encodeFunctionData({ abi: Eip3009.abi, functionName: 'balanceOf', args: [from] }) },
+        { target: token, callData: transfer.data },
+      ]),
+      client.getBlock({ blockTag: 'latest' }),
+    ])
+    // A call to an address without code succeeds with no data, so the length tells a token from nothing.
+    if (!used!.success || !balance!.success || size(used!.returnData) !== 32 || size(balance!.returnData) !== 32)
+      return refuse('wrong_asset', `${token} does not answer authorizationState and balanceOf: not an EIP-3009 token.`)
+    if (BigInt(used!.returnData) !== 0n) return refuse('replayed', `Nonce ${nonce} of ${from} is already used on chain.`)
+    if (BigInt(balance!.returnData) < value)
+      return refuse('insufficient_funds', `${from} holds ${BigInt(balance!.returnData)}, the authorization moves ${value}.`)
+
+    const wallClock = BigInt(Math.floor(Date.now() / 1000))
+    for (const [clock, time] of [
+      ['wall clock', wallClock],
+      ['latest block', block.timestamp],
+    ] as const) {
+      // The token requires block.timestamp > validAfter, strictly.
+      if (validAfter >= time) return refuse('not_yet_valid', `Valid after ${validAfter}; ${clock} is ${time}.`)
+      if (validBefore <= time + BigInt(expiryMarginSeconds))
+        return refuse('expired', `Valid before ${validBefore}; ${clock} is ${time}, and settling needs ${expiryMarginSeconds} s.`)
+    }
+    if (!simulation!.success) return fromRevert(simulation!.returnData)
+    return { ok: true }
+  }
+
+  // Settlements waiting for the batch window to close.
+  let queue: Pending[] = []
+  let timer: ReturnType<typeof setTimeout> | undefined
+
+  function settle({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ transaction: Hash }>> {
+    const mismatch = checkNetwork(domain)
+    if (mismatch) return Promise.resolve(mismatch)
+    const transfer = encodeTransfer(authorization)
+    if (!transfer.ok) return Promise.resolve(transfer)
+    return new Promise((resolve, reject) => {
+      queue.push({ authorization, token: domain.verifyingContract, callData: transfer.data, resolve, reject })
+      if (queue.length >= maxBatch) flush()
+      else timer ??= setTimeout(flush, batchWindowMs)
+    })
+  }
+
+  function flush() {
+    clearTimeout(timer)
+    timer = undefined
+    // One (payer, nonce) at most once per transaction, so each AuthorizationUsed log names exactly one item;
+    // a copy waits for the next batch, where it fails as `replayed` or succeeds if the first copy failed.
+    const batch: Pending[] = []
+    const rest: Pending[] = []
+    const keys = new Set<string>()
+    for (const item of queue) {
+      const key = keyOf(item)
+      if (batch.length < maxBatch && !keys.has(key)) {
+        batch.push(item)
+        keys.add(key)
+      } else rest.push(item)
+    }
+    queue = rest
+    if (queue.length >= maxBatch) queueMicrotask(flush)
+    else if (queue.length > 0) timer = setTimeout(flush, batchWindowMs)
+    submit(batch).catch((error) => {
+      for (const item of batch) item.reject(error)
+    })
+  }
+
+  async function submit(batch: Pending[]) {
+    let candidates = batch
+    let request = toRequest(candidates)
+    let hash: Hash
+    try {
+      // The estimate requires every item to succeed, so in the usual case (all verified) it is the simulation too.
+      let gas = await estimate(request)
+      if (gas === undefined) {
+        // Some item would revert: one eth_call tells which; those are answered now and cost no gas.
+        const simulated = await aggregate(batch.map(({ token, callData }) => ({ target: token, callData })))
+        candidates = batch.filter((item, index) => {
+          const result = simulated[index]!
+          if (!result.success) item.resolve(fromRevert(result.returnData))
+          return result.success
+        })
+        if (candidates.length === 0) return
+        request = toRequest(candidates)
+        // Still failing means the state moves under us; a generous budget per item lets the others settle.
+        gas = (await estimate(request)) ?? 40_000n + 100_000n * BigInt(candidates.length)
+      }
+      hash = await send({ ...request.transaction, gas })
+    } catch (error) {
+      // A lost connection may have carried the transaction out: the outcome is unknown, which is a fault.
+      if (isTransportFault(error)) throw error
+      for (const item of candidates) item.resolve(refuse('settlement_failed', `Submission failed: ${describe(error)}`))
+      return
+    }
+
+    const receipt = await client.waitForTransactionReceipt({ hash, confirmations })
+    if (receipt.status !== 'success') {
+      for (const item of candidates) item.resolve(refuse('settlement_failed', `Transaction ${hash} reverted.`))
+      return
+    }
+    const used = parseEventLogs({ abi: Eip3009.abi, eventName: 'AuthorizationUsed', logs: receipt.logs })
+    await Promise.all(
+      candidates.map(async (item) => {
+        if (used.some((log) => Eip3009.matches(log, usedBy(item)))) return item.resolve({ ok: true, transaction: hash })
+        // Failed inside the batch although it simulated: something changed in between; ask the chain why.
+        const [again] = await aggregate([{ target: item.token, callData: item.callData }]).catch(() => [undefined])
+        if (again && !again.success) return item.resolve(fromRevert(again.returnData))
+        item.resolve(refuse('settlement_failed', `Transaction ${hash} did not use nonce ${item.authorization.nonce}.`))
+      }),
+    )
+  }
+
+  /** The transaction for a batch: the transfer itself for one item, `aggregate3` for several. */
+  function toRequest(items: Pending[]) {
+    if (items.length === 1) {
+      const [item] = items as [Pending]
+      const transaction = { to: item.token, data: item.callData }
+      return { transaction, estimateWith: transaction }
+    }
+    const calls = (allowFailure: boolean) => items.map(({ token, callData }) => ({ target: token, allowFailure, callData }))
+    return {
+      transaction: { to: multicall, data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(true)] }) },
+      // With allowFailure an inner call that runs out of gas does not revert the batch, so an estimate on it can come
+      // out too low and silently fail items; estimating with allowFailure false makes every item count.
+      estimateWith: { to: multicall, data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(false)] }) },
+    }
+  }
+
+  /** Gas for the request with the margin; undefined when some item reverts (or the node cannot say). */
+  async function estimate(request: ReturnType<typeof toRequest>): Promise<bigint | undefined> {
+    try {
+      const gas = await client.estimateGas({ account: account.address, ...request.estimateWith })
+      return (gas * BigInt(100 + gasMarginPercent)) / 100n
+    } catch {
+      return undefined
+    }
+  }
+
+  // The relayer's next nonce, fetched once from `pending` and then counted here; sends run one at a time.
+  let nextNonce: number | undefined
+  let sending: Promise<unknown> = Promise.resolve()
+
+  function send(transaction: { to: Address; data: Hex; gas: bigint }): Promise<Hash> {
+    const run = async (): Promise<Hash> => {
+      for (let attempt = 0; ; attempt++) {
+        nextNonce ??= await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
+        try {
+          const hash = await wallet.sendTransaction({ ...transaction, nonce: nextNonce })
+          nextNonce++
+          return hash
+        } catch (error) {
+          // Somebody else sent from the relayer, or a transaction was dropped: read the count again.
+          nextNonce = undefined
+          if (attempt < 2 && isNonceError(error)) continue
+          throw error
+        }
+      }
+    }
+    const result = sending.then(run, run)
+    sending = result.catch(() => undefined)
+    return result
+  }
+
+  function status(parameters: Parameters<Facilitator['status']>[0]): Promise<Status> {
+    return Eip3009.status({ ...parameters, client, lookbackBlocks })
+  }
+
+  function checkNetwork(domain: Domain): Refused | undefined {
+    if (domain.chainId === chain.id) return undefined
+    return refuse('wrong_network', `The authorization is for chain ${domain.chainId}; this facilitator settles on chain ${chain.id}.`)
+  }
+
+  return { verify, settle, status }
+}
+
+export declare namespace local {
+  type Parameters = {
+    /** Reads the chain: simulations, balances, receipts, logs. */
+    client: PublicClient
+    /** Key that signs and pays for settlement transactions; it needs native currency for gas. */
+    relayer: { /** 32-byte private key, `0x`-prefixed. */ privateKey: Hex } | LocalAccount
+    /** Chain the relayer sends on; its id must match every authorization's domain. */
+    chain: Chain
+    /** Transport of the relayer's wallet client (eth_sendRawTransaction). */
+    transport: Transport
+    /** How long the first settlement of a batch waits for others, in ms. @default 5 */
+    batchWindowMs?: number
+    /** Most settlements in one transaction; a full batch is sent at once. @default 100 */
+    maxBatch?: number
+    /** Multicall3 contract used to simulate and to batch. @default chain.contracts.multicall3.address, else the canonical `0xcA11bde05977b3631167028862bE2a173976CA11` */
+    multicall?: Address
+    /** Blocks a settlement waits for before it resolves. @default 1 */
+    confirmations?: number
+    /** Time left before `validBefore` that verify requires, in seconds, so a settlement can still land. @default 6 */
+    expiryMarginSeconds?: number
+    /** Added to the estimated gas of a batch, in percent. @default 25 */
+    gasMarginPercent?: number
+    /** How far back `status` searches AuthorizationUsed logs when no transaction hash is given, in blocks. @default 100_000n */
+    lookbackBlocks?: bigint
+  }
+}
+
+/** A settlement waiting for its batch. */
+type Pending = {
+  /** The signed authorization. */
+  authorization: Signed
+  /** Token contract (the domain's verifying contract). */
+  token: Address
+  /** Encoded `transferWithAuthorization`. */
+  callData: Hex
+  /** Answers the caller's `settle`. */
+  resolve: (outcome: Outcome<{ transaction: Hash }>) => void
+  /** Fails the caller's `settle` with a fault. */
+  reject: (error: unknown) => void
+}
+
+/** The refusal branch of an `Outcome`. */
+type Refused = Extract<Outcome<{}>, { ok: false }>
+
+function refuse(reason: Refusal, message: string): Refused {
+  return { ok: false, reason, message }
+}
+
+/** Maps the revert data of a simulated or executed transfer to a refusal. */
+function fromRevert(data: Hex): Refused {
+  let message = `reverted with ${data === '0x' ? 'no data' : data}`
+  try {
+    const { errorName, args } = decodeErrorResult({ abi: [], data })
+    message = errorName === 'Error' ? String(args?.[0]) : `${errorName}(${(args ?? []).join(', ')})`
+  } catch {}
+  return refuse(Eip3009.toRefusal(message), `transferWithAuthorization would revert: ${message}`)
+}
+
+/** Encodes `transferWithAuthorization`: the (v, r, s) form for a 65-byte signature, the `bytes` form otherwise. */
+function encodeTransfer(authorization: Signed): { ok: true; data: Hex } | Refused {
+  const { from, to, value, validAfter, validBefore, nonce, signature } = authorization
+  const args = [from, to, value, validAfter, validBefore, nonce] as const
+  try {
+    if (!isHex(signature, { strict: true })) return refuse('malformed_payment', 'The signature is not hex.')
+    if (size(signature) !== 65)
+      return { ok: true, data: encodeFunctionData({ abi: Eip3009.abi, functionName: 'transferWithAuthorization', args: [...args, signature] }) }
+    const { r, s, yParity } = parseSignature(signature)
+    // Wallets write v as 0/1 or 27/28; the token accepts only 27/28.
+    return { ok: true, data: encodeFunctionData({ abi: Eip3009.abi, functionName: 'transferWithAuthorization', args: [...args, yParity + 27, r, s] }) }
+  } catch (error) {
+    return refuse('malformed_payment', `The authorization cannot be encoded: ${describe(error)}`)
+  }
+}
+
+function usedBy(item: Pending): Eip3009.Used {
+  return { token: item.token, payer: item.authorization.from, nonce: item.authorization.nonce }
+}
+
+function keyOf(item: Pending): string {
+  return `${item.token}:${item.authorization.from}:${item.authorization.nonce}`.toLowerCase()
+}
+
+function isNonceError(error: unknown): boolean {
+  if (!(error instanceof BaseError)) return false
+  if (error.walk((cause) => cause instanceof NonceTooLowError || cause instanceof NonceTooHighError)) return true
+  return /nonce too (low|high)|invalid nonce|already known|replacement transaction underpriced/i.test(error.message)
+}
+
+function isTransportFault(error: unknown): boolean {
+  return error instanceof BaseError && error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null
+}
+
+function describe(error: unknown): string {
+  if (error instanceof BaseError) return error.shortMessage
+  return error instanceof Error ? error.message : String(error)
+}
