@@ -20,11 +20,37 @@ const Environment = Type.Object({
     description: 'CAIP-2 id of the settlement network.',
   }),
   PAY_TO: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Address that receives payments.' })),
+  RPC_URL: Type.Optional(
+    Type.String({ pattern: '^(https?|wss?)://', description: 'JSON-RPC URL of the settlement chain; absent: the embedded devnet.' }),
+  ),
+  DEVNET_RPC_PORT: Type.Integer({
+    minimum: 0,
+    maximum: 65535,
+    default: 8545,
+    description: 'Port on 127.0.0.1 where the embedded devnet serves JSON-RPC; 0 turns it off.',
+  }),
+  RELAYER_PRIVATE_KEY: Type.Optional(
+    Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'Key that submits settlements (local facilitator).' }),
+  ),
+  FACILITATOR_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'Remote x402 facilitator (/verify, /settle, /supported).' }),
+  ),
+  SETTLEMENT_WINDOW_MS: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: 10_000, description: 'Settlements closer than this share one transaction.' }),
+  ),
+  MPP_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key binding MPP challenge ids.' })),
+  DATABASE_URL: Type.Optional(
+    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL for the ledger; absent: the embedded store.' }),
+  ),
+  DATA_DIR: Type.String({ minLength: 1, default: '.data', description: 'Folder of the embedded store.' }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
     description: 'Least severe level written to the log.',
   }),
 })
+
+/** Variables whose values are never printed, even when invalid. */
+const secrets = new Set(['RELAYER_PRIVATE_KEY', 'MPP_SECRET', 'DATABASE_URL', 'RPC_URL', 'FACILITATOR_URL'])
 
 /** The parsed configuration, handed to the composition root. */
 export type Config = {
@@ -42,6 +68,22 @@ export type Config = {
   payTo: `0x${string}` | undefined
   /** Least severe log level. @default 'info' */
   logLevel: 'debug' | 'info' | 'warn' | 'error'
+  /** JSON-RPC URL of the settlement chain; absent: the embedded devnet. */
+  rpcUrl: string | undefined
+  /** Port on 127.0.0.1 of the devnet's JSON-RPC; 0 turns it off. @default 8545 */
+  devnetRpcPort: number
+  /** Key that submits settlements; on the devnet a funded test account by default. Never logged. */
+  relayerPrivateKey: `0x${string}` | undefined
+  /** Remote x402 facilitator; when set, it settles instead of the relayer. */
+  facilitatorUrl: string | undefined
+  /** Settlements closer than this share one transaction, in ms. @default 5 on the devnet, 2000 elsewhere */
+  settlementWindowMs: number | undefined
+  /** HMAC key of MPP challenge ids; random per start on the devnet. Never logged. */
+  mppSecret: string | undefined
+  /** PostgreSQL URL of the ledger; absent: the embedded store in `dataDir`. Never logged. */
+  databaseUrl: string | undefined
+  /** Folder of the embedded store. @default '.data' */
+  dataDir: string
 }
 
 /** Raised at boot when the environment cannot be parsed; the message names every bad variable. */
@@ -68,7 +110,8 @@ export function parse(env: Record<string, string | undefined>): Config {
   if (errors.length > 0) {
     const lines = errors.map((error) => {
       const name = error.path.replace(/^\//, '')
-      return `  ${name}=${JSON.stringify(raw[name] ?? '')}: ${error.message}`
+      const shown = secrets.has(name) ? '<redacted>' : JSON.stringify(raw[name] ?? '')
+      return `  ${name}=${shown}: ${error.message}`
     })
     throw new ConfigError(`Invalid configuration:\n${[...new Set(lines)].join('\n')}`)
   }
@@ -81,5 +124,13 @@ export function parse(env: Record<string, string | undefined>): Config {
     network: parsed.NETWORK as `eip155:${number}`,
     payTo: parsed.PAY_TO as `0x${string}` | undefined,
     logLevel: parsed.LOG_LEVEL,
+    rpcUrl: parsed.RPC_URL,
+    devnetRpcPort: parsed.DEVNET_RPC_PORT,
+    relayerPrivateKey: parsed.RELAYER_PRIVATE_KEY as `0x${string}` | undefined,
+    facilitatorUrl: parsed.FACILITATOR_URL,
+    settlementWindowMs: parsed.SETTLEMENT_WINDOW_MS,
+    mppSecret: parsed.MPP_SECRET,
+    databaseUrl: parsed.DATABASE_URL,
+    dataDir: parsed.DATA_DIR,
   }
 }

@@ -7,10 +7,14 @@ import {
   NotFoundError,
   NotImplementedError,
   PayloadTooLargeError,
+  UpstreamUnavailableError,
   ValidationError,
 } from '../core/Errors.js'
 import type { Oracle } from '../core/Oracle.js'
 import { free } from '../modules/free/index.js'
+import { rpc } from '../modules/rpc/index.js'
+import type * as Rpc from '../core/Rpc.js'
+import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
@@ -27,7 +31,19 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
  * problem+json. Adapters are passed in; nothing here reads the environment. `main.ts` listens on the result.
  */
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
-  const { config, terms, oracle, logger } = parameters
+  const { config, terms, oracle, chains = [], payment, logger } = parameters
+  const payments = payment
+    ? guard({
+        terms,
+        ...payment,
+        logger,
+        resourceUrl: (request) => `${config.publicUrl ?? new URL(request.url).origin}${new URL(request.url).pathname}`,
+      })
+    : undefined
+  const entryOfRoute = new Map<string, Catalog.Entry>(
+    Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => [`${entry.method} ${path}`, entry] as const)),
+  )
+  const availabilityOf = new Map<string, Availability>()
 
   const app = new Elysia()
     .onRequest(({ request, set }) => {
@@ -37,7 +53,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
     })
     .onParse(({ request }) => readJson(request, config.bodyLimitBytes))
-    .onError(({ error, code, request }) => {
+    .onError(async ({ error, code, request }) => {
+      await payments?.release(request, 'handler threw')
       if (error instanceof BaseError) return render(error, request)
       // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
       if (code === 'PARSE')
@@ -51,22 +68,67 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       })
       return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
     })
-    .use(free({ oracle }))
+    // Runs after schema validation, so bad input is refused before any payment is asked for.
+    .onBeforeHandle(async ({ request, route }) => {
+      const entry = entryOfRoute.get(`${request.method} ${route}`)
+      if (!entry) return
+      const availability = availabilityOf.get(Catalog.key(entry))!
+      if (!availability.available)
+        throw availability.code === 'not_implemented'
+          ? new NotImplementedError(availability.reason)
+          : new UpstreamUnavailableError(availability.reason)
+      if (Catalog.isFree(entry)) return
+      return payments!.before(request, entry)
+    })
+    .onAfterHandle(async ({ request, response, set }) => {
+      if (!payments) return
+      const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
+      const outcome = await payments.after(request, status)
+      if ('withheld' in outcome) return outcome.withheld
+      if (response instanceof Response) for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
+      else Object.assign(set.headers, outcome.headers)
+    })
+
+  // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
+  const unconfigured = new Map<string, string>()
+  const modules = [
+    { plugin: free({ oracle }), missing: undefined },
+    { plugin: rpc({ chains }), missing: chains.length === 0 ? 'needs a chain and none is configured' : undefined },
+  ]
+  for (const { plugin, missing } of modules) {
+    if (missing === undefined) app.use(plugin)
+    else for (const route of plugin.routes) unconfigured.set(`${route.method} ${route.path}`, missing)
+  }
 
   const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
-  const availabilityOf = new Map<string, Availability>()
   for (const entry of Catalog.entries) {
     const key = Catalog.key(entry)
-    if (implemented.has(key)) {
-      availabilityOf.set(key, { available: true })
-      continue
-    }
-    const reason = `${key} is listed in the catalog but not built on this gateway yet; nothing is charged for it.`
-    availabilityOf.set(key, { available: false, code: 'not_implemented', reason })
-    const refuse = () => {
-      throw new NotImplementedError(reason)
-    }
-    for (const path of pathsOf(entry)) app.route(entry.method, path, refuse)
+    const availability = availabilityFor(entry, implemented.has(key))
+    availabilityOf.set(key, availability)
+    if (!implemented.has(key))
+      for (const path of pathsOf(entry))
+        app.route(entry.method, path, () => {
+          throw new NotImplementedError(availability.available ? key : availability.reason)
+        })
+  }
+
+  function availabilityFor(entry: Catalog.Entry, mounted: boolean): Availability {
+    const key = Catalog.key(entry)
+    const missing = unconfigured.get(key)
+    if (missing) return { available: false, code: 'upstream_unavailable', reason: `${key} ${missing}.` }
+    if (!mounted)
+      return {
+        available: false,
+        code: 'not_implemented',
+        reason: `${key} is listed in the catalog but not built on this gateway yet; nothing is charged for it.`,
+      }
+    if (!Catalog.isFree(entry) && !payments)
+      return {
+        available: false,
+        code: 'upstream_unavailable',
+        reason: `${key} is paid and this gateway has no payment settlement configured; nothing is charged for it.`,
+      }
+    return { available: true }
   }
 
   const context = (request: Request): Documents.Context => ({
@@ -117,6 +179,10 @@ export declare namespace createGateway {
     terms: PaymentTerms
     /** USD price source for fiat and cross-asset conversions; absent until an oracle is configured. */
     oracle?: Oracle | undefined
+    /** Chains that RPC forwarding reads from; without one the RPC endpoints are unavailable. */
+    chains?: readonly Rpc.Endpoint[] | undefined
+    /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
+    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl'> | undefined
     /** Where events go. */
     logger: Logger
   }

@@ -1,24 +1,86 @@
-import { ConfigError, parse } from './config.js'
-import { createGateway } from './gateway.js'
+import { cron } from '@elysiajs/cron'
+import { formatUnits } from 'viem'
+import { boot } from './boot.js'
+import { ConfigError, type Config, parse } from './config.js'
 import { stdout } from './log.js'
-import { terms } from './terms.js'
+import { reconcile } from './payment/reconcile.js'
+import { domainOf } from './payment/x402.js'
 
-let config: ReturnType<typeof parse>
-try {
-  config = parse(process.env)
-} catch (error) {
+/** Mnemonic indexes of the devnet accounts the banner offers as payers. */
+const payerIndexes = [1, 2]
+
+/** Configuration errors stop the start with a readable message; anything else is a fault. */
+function stop(error: unknown): never {
   if (!(error instanceof ConfigError)) throw error
   process.stderr.write(`${error.message}\n\nSee the README's "Configuration" section.\n`)
   process.exit(1)
 }
 
+const config: Config = (() => {
+  try {
+    return parse(process.env)
+  } catch (error) {
+    return stop(error)
+  }
+})()
 const logger = stdout(config.logLevel)
-const gateway = createGateway({ config, terms: terms(config), logger })
-gateway.app.listen({ port: config.port, hostname: config.host })
-logger.log('info', 'gateway_listening', { url: `http://${config.host}:${config.port}`, network: config.network })
+const booted = await boot({ config, logger }).catch(stop)
+const { gateway, devnet, terms, ledger, facilitator } = booted
+
+gateway.app
+  .use(
+    cron({
+      name: 'reconcile-ledger',
+      pattern: '* * * * *',
+      run: () => reconcile({ ledger, facilitator, domain: domainOf(terms), logger }),
+    }),
+  )
+  .listen({ port: config.port, hostname: config.host })
+
+const rpcServer =
+  devnet && config.devnetRpcPort > 0
+    ? Bun.serve({ hostname: '127.0.0.1', port: config.devnetRpcPort, fetch: (request) => devnet.handleJsonRpc(request) })
+    : undefined
+
+logger.log('info', 'gateway_listening', {
+  url: `http://${config.host}:${config.port}`,
+  network: terms.network,
+  asset: terms.asset.address,
+  payTo: terms.payTo,
+})
+
+if (devnet) {
+  const balance = await devnet.publicClient.readContract({
+    address: devnet.token.address,
+    abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] }],
+    functionName: 'balanceOf',
+    args: [devnet.accounts[payerIndexes[0]!]!.address],
+  })
+  process.stdout.write(
+    [
+      '',
+      `Embedded devnet (chain id ${devnet.chainId}, network ${terms.network})`,
+      `  JSON-RPC:  ${rpcServer ? `http://127.0.0.1:${rpcServer.port}` : 'off (DEVNET_RPC_PORT=0)'}`,
+      `  USDC:      ${devnet.token.address} ("${devnet.token.name}" v${devnet.token.version}, ${devnet.token.decimals} decimals)`,
+      `  payTo:     ${terms.payTo}`,
+      '',
+      'Funded payer accounts (devnet only: these keys are public, never use them elsewhere):',
+      ...payerIndexes.flatMap((index) => [
+        `  Account #${index}: ${devnet.accounts[index]!.address} (10000 ETH, ${formatUnits(balance, 6)} USDC)`,
+        `  Private Key: ${devnet.accounts[index]!.privateKey}`,
+      ]),
+      '',
+      `Fund any address: npm run fund -- <address> <usdc>`,
+      `Pay for calls:    npm run demo`,
+      '',
+    ].join('\n'),
+  )
+}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, async () => {
     await gateway.app.stop()
+    rpcServer?.stop(true)
+    await booted.close()
     process.exit(0)
   })

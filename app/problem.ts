@@ -11,6 +11,7 @@ export const statusOf = {
   method_not_allowed: 405,
   not_implemented: 501,
   upstream_unavailable: 503,
+  upstream_failed: 502,
   payment_required: 402,
   internal_error: 500,
 } as const satisfies Record<Code, number>

@@ -9,6 +9,7 @@ export type Code =
   | 'method_not_allowed'
   | 'not_implemented'
   | 'upstream_unavailable'
+  | 'upstream_failed'
   | 'payment_required'
   | 'internal_error'
 

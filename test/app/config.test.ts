@@ -14,7 +14,24 @@ describe('parse', () => {
       network: 'eip155:84532',
       payTo: undefined,
       logLevel: 'info',
+      rpcUrl: undefined,
+      devnetRpcPort: 8545,
+      relayerPrivateKey: undefined,
+      facilitatorUrl: undefined,
+      settlementWindowMs: undefined,
+      mppSecret: undefined,
+      databaseUrl: undefined,
+      dataDir: '.data',
     })
+  })
+
+  test('error: a bad secret is named but never printed', () => {
+    expect(() => parse({ RELAYER_PRIVATE_KEY: '0xdeadbeef-not-a-key' })).toThrow('RELAYER_PRIVATE_KEY=<redacted>')
+    try {
+      parse({ RELAYER_PRIVATE_KEY: '0xdeadbeef-not-a-key' })
+    } catch (error) {
+      expect((error as Error).message).not.toContain('deadbeef')
+    }
   })
 
   test('behavior: converts and trims what it reads', () => {

@@ -15,20 +15,27 @@ describe('createGateway', () => {
     for (const entry of Catalog.entries) expect(mounted.has(Catalog.key(entry))).toBe(true)
   })
 
-  test('behavior: every paid endpoint that is not built answers 501 without asking for payment', async () => {
-    const unbuilt = Catalog.entries.filter((entry) => !gateway.availability(entry).available)
-    expect(unbuilt.length).toBeGreaterThan(0)
-    for (const entry of unbuilt) {
+  test('behavior: every endpoint that cannot run answers 501/503 without asking for payment', async () => {
+    const unavailable = Catalog.entries.filter((entry) => !gateway.availability(entry).available)
+    expect(unavailable.length).toBeGreaterThan(0)
+    for (const entry of unavailable) {
+      const availability = gateway.availability(entry) as { code: string }
       const path = entry.path.replace(/:[A-Za-z]+/g, 'abc')
       const response = await gateway.fetch(path, {
         method: entry.method,
         ...(entry.method === 'GET' ? {} : { headers: { 'content-type': 'application/json' }, body: '{}' }),
       })
-      expect(response.status).toBe(501)
+      expect(response.status).toBe(availability.code === 'not_implemented' ? 501 : 503)
       expect(response.headers.get('payment-required')).toBeNull()
       expect(response.headers.get('www-authenticate')).toBeNull()
-      expect((await problem(response)).code).toBe('not_implemented')
+      expect((await problem(response)).code).toBe(availability.code)
     }
+  })
+
+  test('behavior: without a chain the RPC endpoints are unavailable (503), not unbuilt', async () => {
+    const response = await gateway.fetch('/api/v1/rpc/chains')
+    expect(response.status).toBe(503)
+    expect((await problem(response)).detail).toContain('needs a chain')
   })
 
   test('behavior: an :id path also answers on the bare path with the id in the query', async () => {

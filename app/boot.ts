@@ -1,0 +1,160 @@
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import postgresJs from 'postgres'
+import { type Chain, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
+import { base } from 'viem/chains'
+import { devnet } from '../adapters/chain/devnet.js'
+import { local } from '../adapters/facilitator/local.js'
+import { remote } from '../adapters/facilitator/remote.js'
+import { postgres } from '../adapters/ledger/postgres.js'
+import { sqlite } from '../adapters/ledger/sqlite.js'
+import { eip1193 } from '../adapters/rpc/eip1193.js'
+import { http } from '../adapters/rpc/http.js'
+import type { Facilitator } from '../core/Facilitator.js'
+import type { Ledger } from '../core/Ledger.js'
+import type * as Rpc from '../core/Rpc.js'
+import { ConfigError, type Config } from './config.js'
+import type { PaymentTerms } from './discovery/terms.js'
+import { createGateway } from './gateway.js'
+import type { Logger } from './log.js'
+import { reconcile } from './payment/reconcile.js'
+import { domainOf } from './payment/x402.js'
+import { terms as termsOf } from './terms.js'
+
+/** Mnemonic index of the devnet account that relays settlements when no relayer key is configured. */
+export const devnetRelayerIndex = 9
+
+/**
+ * Chooses the adapters the configuration names and builds the gateway: the embedded devnet or an RPC chain,
+ * the local or remote facilitator, the embedded or PostgreSQL ledger. Reconciles the ledger before serving.
+ */
+export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType> {
+  const { config, logger } = parameters
+  const closers: (() => Promise<unknown>)[] = []
+
+  const settlement = config.rpcUrl ? await rpcChain(config) : await embeddedDevnet(config)
+  closers.push(settlement.close)
+  const terms = settlement.terms
+
+  const ledger = parameters.ledger ?? openLedger(config, closers)
+  const facilitator = config.facilitatorUrl
+    ? remote({ url: config.facilitatorUrl, client: settlement.client })
+    : relayerFacilitator(config, settlement)
+
+  await reconcile({ ledger, facilitator, domain: domainOf(terms), logger })
+
+  const gateway = createGateway({
+    config,
+    terms,
+    logger,
+    chains: [settlement.endpoint],
+    payment: { ledger, facilitator, secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID() },
+  })
+
+  return {
+    gateway,
+    terms,
+    ledger,
+    facilitator,
+    devnet: settlement.devnet,
+    async close() {
+      for (const close of closers.reverse()) await close()
+    },
+  }
+}
+
+export declare namespace boot {
+  type Parameters = {
+    /** Parsed configuration. */
+    config: Config
+    /** Where events go. */
+    logger: Logger
+    /** A ledger to use instead of the configured one (tests). */
+    ledger?: Ledger
+  }
+  type ReturnType = {
+    /** The gateway. */
+    gateway: createGateway.ReturnType
+    /** Network, asset and payee of every offer. */
+    terms: PaymentTerms
+    /** The payment ledger. */
+    ledger: Ledger
+    /** The facilitator that settles. */
+    facilitator: Facilitator
+    /** The embedded devnet, when no RPC URL is configured. */
+    devnet: devnet.Devnet | undefined
+    /** Stops the devnet and closes the ledger. */
+    close: () => Promise<void>
+  }
+}
+
+type Settlement = {
+  terms: PaymentTerms
+  endpoint: Rpc.Endpoint
+  client: PublicClient
+  chain: Chain
+  transport: Transport
+  devnet: devnet.Devnet | undefined
+  close: () => Promise<void>
+}
+
+async function embeddedDevnet(config: Config): Promise<Settlement> {
+  const chainId = Number(config.network.split(':')[1])
+  const chain = await devnet({ chainId, rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}` })
+  const terms = termsOf(config)
+  if (terms.asset.address !== chain.token.address)
+    throw new Error(`The devnet token is at ${chain.token.address}, discovery expected ${terms.asset.address}.`)
+  return {
+    terms,
+    endpoint: eip1193({ name: 'devnet', chainId, request: (method, params) => chain.request(method, params) }),
+    client: chain.publicClient as PublicClient,
+    chain: chain.chain,
+    transport: chain.transport,
+    devnet: chain,
+    close: () => chain.close(),
+  }
+}
+
+async function rpcChain(config: Config): Promise<Settlement> {
+  const chainId = Number(config.network.split(':')[1])
+  if (chainId !== base.id)
+    throw new ConfigError(`RPC_URL is supported for Base (eip155:${base.id}); ${config.network} runs on the embedded devnet.`)
+  if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
+  const transport = httpTransport(config.rpcUrl, { retryCount: 0 })
+  return {
+    terms: termsOf(config),
+    endpoint: http({ name: 'base', chainId, url: config.rpcUrl! }),
+    client: createPublicClient({ chain: base, transport }) as PublicClient,
+    chain: base,
+    transport,
+    devnet: undefined,
+    close: async () => {},
+  }
+}
+
+function relayerFacilitator(config: Config, settlement: Settlement): Facilitator {
+  const privateKey = config.relayerPrivateKey ?? settlement.devnet?.accounts[devnetRelayerIndex]?.privateKey
+  if (!privateKey)
+    throw new ConfigError('Set RELAYER_PRIVATE_KEY (a key with ETH for gas) or FACILITATOR_URL to settle payments.')
+  return local({
+    client: settlement.client,
+    relayer: { privateKey },
+    chain: settlement.chain,
+    transport: settlement.transport,
+    batchWindowMs: config.settlementWindowMs ?? (settlement.devnet ? 5 : 2_000),
+  })
+}
+
+function openLedger(config: Config, closers: (() => Promise<unknown>)[]): Ledger {
+  if (config.databaseUrl) {
+    const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
+    closers.push(() => sql.end())
+    const ledger = postgres({ sql })
+    closers.push(() => ledger.close())
+    return ledger
+  }
+  mkdirSync(config.dataDir, { recursive: true })
+  const ledger = sqlite({ path: join(config.dataDir, 'ledger.sqlite') })
+  closers.push(() => ledger.close())
+  return ledger
+}

@@ -1,0 +1,60 @@
+import { x402Client } from '@x402/core/client'
+import { registerExactEvmScheme } from '@x402/evm/exact/client'
+import { wrapFetchWithPayment } from '@x402/fetch'
+import { Mppx } from 'mppx/client'
+import { evm } from 'mppx/evm/client'
+import type { LocalAccount } from 'viem'
+import { createPaymentHeader, selectPaymentRequirements } from 'x402/client'
+import { PaymentRequirementsSchema } from 'x402/types'
+import type { PaymentTerms } from './discovery/terms.js'
+
+/**
+ * The three official clients as an agent sets them up to pay this gateway: the same code drives the demo
+ * agent and the end-to-end tests.
+ */
+export function clients(parameters: clients.Parameters) {
+  const { terms, fetch, maxAtomicPerPayment = 1_000_000n } = parameters
+  return {
+    /** `fetch` that pays with @x402/fetch (x402 v2, exact). */
+    x402(payer: LocalAccount): typeof globalThis.fetch {
+      const client = new x402Client()
+      registerExactEvmScheme(client, { signer: payer })
+      // The client only spends assets it knows unless told; the devnet token is not one of them.
+      client.setSpendControls({
+        allowedAssets: [{ network: terms.network, asset: terms.asset.address, maxAmountPerPayment: maxAtomicPerPayment.toString() }],
+      })
+      return wrapFetchWithPayment(fetch, client) as typeof globalThis.fetch
+    },
+    /** The `X-PAYMENT` header the legacy `x402` client builds for an x402 v1 402 body. */
+    async x402v1Header(payer: LocalAccount, unpaid: Response): Promise<string> {
+      const { x402Version, accepts } = (await unpaid.json()) as { x402Version: number; accepts: unknown[] }
+      const network = accepts.length > 0 ? PaymentRequirementsSchema.parse(accepts[0]).network : undefined
+      const selected = selectPaymentRequirements(
+        accepts.map((entry) => PaymentRequirementsSchema.parse(entry)),
+        network,
+        'exact',
+      )
+      return createPaymentHeader(payer as Parameters<typeof createPaymentHeader>[0], x402Version, selected)
+    },
+    /** `fetch` that pays with the mppx client (MPP, evm charge). */
+    mpp(payer: LocalAccount): typeof globalThis.fetch {
+      return Mppx.create({
+        // The 402 names the token but not its EIP-712 domain; the agent knows it from the manifest.
+        methods: [evm({ account: payer, authorization: { name: terms.asset.name, version: terms.asset.version } })],
+        fetch,
+        polyfill: false,
+      }).fetch as typeof globalThis.fetch
+    },
+  }
+}
+
+export declare namespace clients {
+  type Parameters = {
+    /** The gateway's payment terms (from its manifest). */
+    terms: PaymentTerms
+    /** Transport to the gateway. */
+    fetch: typeof globalThis.fetch
+    /** Most a single payment may cost, in atomic USDC. @default 1_000_000n (1 USDC) */
+    maxAtomicPerPayment?: bigint
+  }
+}

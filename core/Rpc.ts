@@ -1,0 +1,40 @@
+/** Read-only JSON-RPC methods a caller may forward through `POST /api/v1/rpc/call`. Nothing here signs or sends. */
+export const allowedMethods = [
+  'eth_blockNumber',
+  'eth_call',
+  'eth_chainId',
+  'eth_estimateGas',
+  'eth_feeHistory',
+  'eth_gasPrice',
+  'eth_getBalance',
+  'eth_getBlockByHash',
+  'eth_getBlockByNumber',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getCode',
+  'eth_getLogs',
+  'eth_getStorageAt',
+  'eth_getTransactionByHash',
+  'eth_getTransactionCount',
+  'eth_getTransactionReceipt',
+  'eth_maxPriorityFeePerGas',
+  'net_version',
+] as const
+
+/** A method from {@link allowedMethods}. */
+export type Method = (typeof allowedMethods)[number]
+
+/** Largest number of positional parameters one forwarded call may carry. */
+export const maxParams = 8
+
+/** Answer of a JSON-RPC endpoint: a result, or the node's own error. */
+export type Answer = { ok: true; result: unknown } | { ok: false; code: number; message: string }
+
+/** A chain the gateway can read from: its name in requests, its id, and a way to send one JSON-RPC call. */
+export type Endpoint = {
+  /** Name callers use in `chain`, e.g. `base` or `devnet`. */
+  name: string
+  /** EIP-155 chain id. */
+  chainId: number
+  /** Sends one JSON-RPC request and returns the node's answer; throws only for transport faults. */
+  request: (method: Method, params: readonly unknown[]) => Promise<Answer>
+}

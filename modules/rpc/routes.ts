@@ -1,0 +1,13 @@
+import { Elysia } from 'elysia'
+import { CallBody } from './schema.js'
+import type { CallBody as CallBodyType } from './schema.js'
+import * as Service from './service.js'
+
+/** Read-only JSON-RPC forwarding to the configured chains. */
+export function routes(deps: Service.Deps) {
+  return new Elysia({ name: 'rpc' })
+    .get('/api/v1/rpc/chains', () => Service.chains(deps))
+    .post('/api/v1/rpc/call', ({ body }) => Service.call(deps, body as CallBodyType), {
+      body: CallBody(deps.chains.map((chain) => chain.name)),
+    })
+}

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Hex, getAddress, toHex } from 'viem'
+import { silent } from '../../../app/log.js'
+import { serialize } from '../../../app/payment/guard.js'
+import { reconcile } from '../../../app/payment/reconcile.js'
+import { domainOf } from '../../../app/payment/x402.js'
+import { type Signed, toTypedData } from '../../../core/Authorization.js'
+import { paidGateway } from '../../support/paid.js'
+
+let gateway: Awaited<ReturnType<typeof paidGateway>>
+const dataDir = mkdtempSync(join(tmpdir(), 'reconcile-'))
+
+beforeAll(async () => {
+  gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
+})
+afterAll(async () => {
+  await gateway.close()
+})
+
+/** A real authorization from a devnet account, signed for the gateway's payee. */
+async function authorize(index: number, window: { validAfter?: bigint; validBefore?: bigint } = {}): Promise<Signed> {
+  const account = gateway.account(index)
+  const now = BigInt(Math.floor(Date.now() / 1000))
+  const authorization = {
+    from: account.address,
+    to: getAddress(gateway.terms.payTo),
+    value: 1000n,
+    validAfter: window.validAfter ?? now - 600n,
+    validBefore: window.validBefore ?? now + 120n,
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) as Hex,
+  }
+  const signature = await account.signTypedData(toTypedData(authorization, domainOf(gateway.terms)))
+  return { ...authorization, signature }
+}
+
+/** Records an authorization as a crashed process would have left it. */
+async function leave(authorization: Signed, state: 'claimed' | 'settling', claimedAt = new Date()) {
+  const key = { payer: authorization.from, nonce: authorization.nonce }
+  await gateway.ledger.claim({
+    ...key,
+    amount: authorization.value,
+    endpoint: 'GET /api/v1/rpc/chains',
+    protocol: 'x402-v2',
+    authorization: serialize(authorization),
+    claimedAt,
+  })
+  if (state === 'settling') await gateway.ledger.apply(key, { type: 'settle' })
+  return key
+}
+
+describe('reconcile', () => {
+  test('behavior: a settlement that reached the chain before the crash is recorded as settled', async () => {
+    const authorization = await authorize(1)
+    const key = await leave(authorization, 'settling')
+    // The transaction went out, then the process died before the ledger heard of it.
+    const settled = await gateway.facilitator.settle({ authorization, domain: domainOf(gateway.terms) })
+    expect(settled.ok).toBe(true)
+    const result = await reconcile({ ledger: gateway.ledger, facilitator: gateway.facilitator, domain: domainOf(gateway.terms), logger: silent() })
+    expect(result.settled).toBeGreaterThanOrEqual(1)
+    const entry = await gateway.ledger.get(key)
+    expect(entry?.state).toBe('settled')
+    expect(entry?.transaction).toBe((settled as { transaction: Hex }).transaction)
+  })
+
+  test('behavior: an unsettled authorization that is still valid stays settling; a stale claim is released', async () => {
+    const pending = await leave(await authorize(2), 'settling')
+    const stale = await leave(await authorize(3), 'claimed', new Date(Date.now() - 3_600_000))
+    const fresh = await leave(await authorize(4), 'claimed')
+    await reconcile({ ledger: gateway.ledger, facilitator: gateway.facilitator, domain: domainOf(gateway.terms), logger: silent() })
+    expect((await gateway.ledger.get(pending))?.state).toBe('settling')
+    expect((await gateway.ledger.get(stale))?.state).toBe('released')
+    expect((await gateway.ledger.get(fresh))?.state).toBe('claimed')
+  })
+
+  test('behavior: a restart on the same embedded store reconciles at boot', async () => {
+    const now = BigInt(Math.floor(Date.now() / 1000))
+    const expired = await leave(await authorize(5, { validAfter: now - 600n, validBefore: now - 1n }), 'settling')
+    const stale = await leave(await authorize(6), 'claimed', new Date(Date.now() - 3_600_000))
+    await gateway.close()
+
+    gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
+    const failed = await gateway.ledger.get(expired)
+    expect(failed?.state).toBe('failed')
+    expect(failed?.reason).toContain('expired')
+    expect((await gateway.ledger.get(stale))?.state).toBe('released')
+  })
+})
