@@ -68,6 +68,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       })
       return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
     })
+    // The verified payer is the caller of a paid handler; read lazily because the claim happens after derive.
+    .derive({ as: 'global' }, ({ request }) => ({
+      caller: () => {
+        if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
+        return payments.payer(request)
+      },
+    }))
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route }) => {
       const entry = entryOfRoute.get(`${request.method} ${route}`)

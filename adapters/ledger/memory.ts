@@ -27,6 +27,8 @@ export function memory(): Ledger {
     async claim(parameters) {
       open()
       const row = toClaimRow(parameters)
+      // The databases' CHECK constraints refuse a negative amount; so does this store.
+      if (row.amount < 0n) throw new Error(`Amount ${row.amount} is negative.`)
       const existing = read(idOf(row))
       if (existing && existing.state !== 'released') return { ok: false, reason: 'replayed', existing }
       return { ok: true, entry: write(fromRow(row)) }

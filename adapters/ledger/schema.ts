@@ -93,7 +93,7 @@ export const sqliteMigration = [
     payer TEXT NOT NULL,
     nonce TEXT NOT NULL,
     state TEXT NOT NULL CHECK (state IN (${states})),
-    amount TEXT NOT NULL,
+    amount TEXT NOT NULL CHECK (amount <> '' AND amount NOT GLOB '*[^0-9]*'),
     endpoint TEXT NOT NULL,
     protocol TEXT NOT NULL,
     "transaction" TEXT,

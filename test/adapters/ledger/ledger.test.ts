@@ -201,6 +201,10 @@ describe.each(backends)('ledger: $name', (backend) => {
       }
     })
 
+    test('error: a negative amount is a fault', async () => {
+      await expect(ledger.claim(claimOf({ amount: -1n }))).rejects.toThrow()
+    })
+
     test('behavior: dates round-trip to the millisecond', async () => {
       const claimedAt = new Date('2001-02-03T04:05:06.789Z')
       const claim = claimOf({ claimedAt })

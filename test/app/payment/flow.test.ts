@@ -99,7 +99,7 @@ describe('paid call', () => {
   })
 
   test('security: a replayed authorization is served once, sequentially', async () => {
-    const header = await gateway.signedHeader({ signer: gateway.account(4) })
+    const header = await gateway.presigned({ signer: gateway.account(4) })
     const first = await gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))
     expect(first.status).toBe(200)
     const second = await gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))
@@ -109,7 +109,7 @@ describe('paid call', () => {
   test('security: 20 concurrent copies of one authorization are served once and charged once', async () => {
     const payer = gateway.account(5)
     const before = await gateway.balance(payer.address)
-    const header = await gateway.signedHeader({ signer: payer })
+    const header = await gateway.presigned({ signer: payer })
     const responses = await Promise.all(
       Array.from({ length: 20 }, () => gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))),
     )
@@ -123,7 +123,7 @@ describe('paid call', () => {
   test('behavior: a failing handler charges nothing and releases the authorization', async () => {
     const payer = gateway.account(6)
     const before = await gateway.balance(payer.address)
-    const header = await gateway.signedHeader({ signer: payer })
+    const header = await gateway.presigned({ signer: payer })
     // eth_call to the token with calldata it rejects: the node answers an error, the handler answers 502.
     const failing = { chain: 'devnet', method: 'eth_call', params: [{ to: gateway.devnet.token.address, data: '0xdeadbeef' }, 'latest'] }
     const response = await gateway.fetch(post(callUrl, failing, { 'PAYMENT-SIGNATURE': header }))
@@ -148,20 +148,20 @@ describe('paid call', () => {
   ])('error: %s is a 402 naming the reason, nothing moves', async (reason, options) => {
     const payer = gateway.account(7)
     const before = await gateway.balance(payer.address)
-    const header = await gateway.signedHeader({ signer: payer, ...options })
+    const header = await gateway.presigned({ signer: payer, ...options })
     const response = await gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))
     expect(await refusal(response)).toBe(reason)
     expect(await gateway.balance(payer.address)).toBe(before)
   })
 
   test('error: a signature by another key is invalid_signature', async () => {
-    const header = await gateway.signedHeader({ signer: gateway.account(8), from: gateway.account(7).address })
+    const header = await gateway.presigned({ signer: gateway.account(8), from: gateway.account(7).address })
     const response = await gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))
     expect(await refusal(response)).toBe('invalid_signature')
   })
 
   test('error: a payer without USDC is insufficient_funds', async () => {
-    const header = await gateway.signedHeader({ signer: privateKeyToAccount(generatePrivateKey()) })
+    const header = await gateway.presigned({ signer: privateKeyToAccount(generatePrivateKey()) })
     const response = await gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))
     expect(await refusal(response)).toBe('insufficient_funds')
   })
@@ -171,5 +171,36 @@ describe('paid call', () => {
       const response = await gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))
       expect(await refusal(response)).toBe('malformed_payment')
     }
+  })
+})
+
+describe('paid call, money edge cases', () => {
+  test('behavior: a settlement that fails withholds the resource with a 402, and charges once', async () => {
+    const payer = privateKeyToAccount(generatePrivateKey())
+    await gateway.devnet.fund({ address: payer.address, amount: price })
+    // Both verify against a balance of one price; the shared settlement can move it only once.
+    const headers = await Promise.all([gateway.presigned({ signer: payer }), gateway.presigned({ signer: payer })])
+    const responses = await Promise.all(
+      headers.map((header) => gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))),
+    )
+    const statuses = responses.map((response) => response.status).sort()
+    expect(statuses).toEqual([200, 402])
+    const withheld = responses.find((response) => response.status === 402)!
+    expect(await refusal(withheld)).toBe('settlement_failed')
+    expect(withheld.headers.get('payment-response')).toBeNull()
+    expect(await gateway.balance(payer.address)).toBe(0n)
+  })
+
+  test('behavior: the verified payer is the caller, checksummed', async () => {
+    const payer = gateway.account(8)
+    const header = await gateway.presigned({ signer: payer })
+    const nonce = JSON.parse(atob(header)).payload.authorization.nonce as `0x${string}`
+    const response = await gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))
+    expect(response.status).toBe(200)
+    const entry = await gateway.ledger.get({ payer: payer.address, nonce })
+    expect(entry?.payer).toBe(payer.address)
+    expect(entry?.state).toBe('settled')
+    expect(entry?.endpoint).toBe('GET /api/v1/rpc/chains')
+    expect(entry?.protocol).toBe('x402-v2')
   })
 })
