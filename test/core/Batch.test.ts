@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { checksumAddress, maxUint256 } from 'viem'
 import * as Batch from '../../core/Batch.js'
-import { ValidationError } from '../../core/Errors.js'
+import { fieldOf } from '../support/errors.js'
 
 const alice = '0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266'
 const bob = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
@@ -16,15 +16,6 @@ function addresses(count: number): string[] {
   return Array.from({ length: count }, (_, index) => checksumAddress(`0x${(index + 1).toString(16).padStart(40, 'a')}`))
 }
 
-function fieldOf(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError)
-    return (error as ValidationError).field
-  }
-  throw new Error('expected a ValidationError')
-}
 
 describe('constants', () => {
   test('default', () => {

@@ -1,16 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { ValidationError } from '../../core/Errors.js'
+import { fieldOf } from '../support/errors.js'
 import * as Gas from '../../core/Gas.js'
 
-function fieldOf(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError)
-    return (error as ValidationError).field
-  }
-  throw new Error('expected a ValidationError')
-}
 
 /** peaq's block gas limit: 75% of a 0.5 s block at 40M gas per second (peaq runtime `BlockGasLimit`). */
 const peaqBlockGasLimit = 15_000_000n

@@ -1,16 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { ValidationError } from '../../core/Errors.js'
+import { fieldOf } from '../support/errors.js'
 import * as Units from '../../core/Units.js'
 
-function fieldOf(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ValidationError)
-    return (error as ValidationError).field
-  }
-  throw new Error('expected a ValidationError')
-}
 
 describe('units', () => {
   test('default', () => {
