@@ -11,9 +11,8 @@ import {
   ValidationError,
 } from '../core/Errors.js'
 import type { Oracle } from '../core/Oracle.js'
-import { free } from '../modules/free/index.js'
-import { rpc } from '../modules/rpc/index.js'
 import type * as Rpc from '../core/Rpc.js'
+import { modules } from './modules.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
 import type { Config } from './config.js'
@@ -68,13 +67,6 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       })
       return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
     })
-    // The verified payer is the caller of a paid handler; read lazily because the claim happens after derive.
-    .derive({ as: 'global' }, ({ request }) => ({
-      caller: () => {
-        if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
-        return payments.payer(request)
-      },
-    }))
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route }) => {
       const entry = entryOfRoute.get(`${request.method} ${route}`)
@@ -98,11 +90,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
 
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
   const unconfigured = new Map<string, string>()
-  const modules = [
-    { plugin: free({ oracle }), missing: undefined },
-    { plugin: rpc({ chains }), missing: chains.length === 0 ? 'needs a chain and none is configured' : undefined },
-  ]
-  for (const { plugin, missing } of modules) {
+  const caller = (request: Request) => {
+    if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
+    return payments.payer(request)
+  }
+  for (const { plugin, missing } of modules({ oracle, chains, caller })) {
     if (missing === undefined) app.use(plugin)
     else for (const route of plugin.routes) unconfigured.set(`${route.method} ${route.path}`, missing)
   }
