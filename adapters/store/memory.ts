@@ -1,0 +1,75 @@
+import { getAddress } from 'viem'
+import * as Store from '../../core/Store.js'
+
+/**
+ * An in-memory store for unit tests. Values round-trip through JSON like the durable adapters, and every
+ * operation finishes within one turn of the event loop, so it is atomic as they are.
+ */
+export function memory(): Store.Store {
+  const records = new Map<string, string>()
+  const chains = new Map<string, string[]>()
+  const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`
+  const revive = <value>(text: string) => {
+    const parsed = JSON.parse(text)
+    return { ...parsed, createdAt: new Date(parsed.createdAt), updatedAt: new Date(parsed.updatedAt) } as Store.Record<value>
+  }
+  const reviveEntry = <value>(text: string) => {
+    const parsed = JSON.parse(text)
+    return { ...parsed, createdAt: new Date(parsed.createdAt) } as Store.LogEntry<value>
+  }
+
+  return {
+    async insert(record) {
+      const key = keyOf(record.collection, record.id)
+      if (records.has(key)) return { ok: false, reason: 'exists' }
+      // Checksummed and each once, as the durable adapters store them.
+      const owners = [...new Set(record.owners.map((owner) => getAddress(owner)))]
+      const text = JSON.stringify({ ...record, owners, version: 1, updatedAt: record.createdAt })
+      records.set(key, text)
+      return { ok: true, record: revive(text) }
+    },
+    async get(collection, id) {
+      const text = records.get(keyOf(collection, id))
+      return text === undefined ? undefined : revive(text)
+    },
+    async list(collection, { owner, limit = 100 }) {
+      const checksummed = getAddress(owner)
+      return [...records.values()]
+        .map((text) => revive<never>(text))
+        .filter((record) => record.collection === collection && record.owners.includes(checksummed))
+        // Ties by id, descending by code unit: the durable adapters' binary ("C") collation orders ids the same way.
+        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+        .slice(0, limit)
+    },
+    async update(collection, id, change) {
+      const text = records.get(keyOf(collection, id))
+      if (text === undefined) return { ok: false, reason: 'not_found' }
+      const current = revive<never>(text)
+      const next = change(current)
+      if (Store.isRefusal(next)) return { ok: false, ...next }
+      const updated = JSON.stringify({ ...current, value: next, version: current.version + 1, updatedAt: new Date() })
+      records.set(keyOf(collection, id), updated)
+      return { ok: true, record: revive(updated) }
+    },
+    async append(chain, make) {
+      const entries = chains.get(chain) ?? []
+      const last = entries.length > 0 ? reviveEntry<never>(entries.at(-1)!) : undefined
+      const made = make(last)
+      const entry = JSON.stringify({
+        chain,
+        sequence: (last?.sequence ?? 0) + 1,
+        value: made.value,
+        previousHash: last?.hash ?? Store.genesisHash,
+        hash: made.hash,
+        createdAt: made.createdAt,
+      })
+      chains.set(chain, [...entries, entry])
+      return reviveEntry(entry)
+    },
+    async entries(chain, { fromSequence = 1, limit = 1000 } = {}) {
+      const start = Math.max(fromSequence, 1) - 1
+      return (chains.get(chain) ?? []).slice(start, start + limit).map((text) => reviveEntry(text))
+    },
+    async close() {},
+  }
+}

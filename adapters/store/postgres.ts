@@ -1,0 +1,234 @@
+import { and, asc, desc, eq, gte, sql as raw } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/postgres-js'
+import type { Sql } from 'postgres'
+import { getAddress } from 'viem'
+import * as Store from '../../core/Store.js'
+import {
+  fromEntryRow,
+  fromRecordRow,
+  pgLogEntries as logEntries,
+  pgMigration,
+  pgRecordOwners as recordOwners,
+  pgRecords as records,
+  toJson,
+  toOwners,
+} from './schema.js'
+
+/** Key of the transaction-level advisory lock that serialises the migration across processes ("store" in ASCII). */
+const migrationLock = 0x73746f7265n
+
+/**
+ * The store on PostgreSQL, for production and for several gateway processes on one database. Creates its tables
+ * at first use (idempotent, under an advisory lock, so processes may start together). `update` locks the row with
+ * `SELECT ... FOR UPDATE`; `append` takes a transaction-level advisory lock on the chain, so two processes never
+ * take the same sequence number (the primary key would refuse the second).
+ *
+ * The caller owns `sql`: `close` does not end it, and its type parsers are left as they were.
+ * Owners are stored checksummed, whatever letter case the caller used.
+ */
+export function postgres(parameters: postgres.Parameters): Store.Store {
+  const db = drizzle({ client: isolate(parameters.sql) })
+  let closed = false
+  let migrated: Promise<void> | undefined
+
+  const ready = async () => {
+    if (closed) throw new Error('The postgres store is closed.')
+    migrated ??= db
+      .transaction(async (tx) => {
+        await tx.execute(raw.raw(`SELECT pg_advisory_xact_lock(${migrationLock})`))
+        for (const statement of pgMigration) await tx.execute(raw.raw(statement))
+      })
+      .catch((error) => {
+        migrated = undefined
+        throw error
+      })
+    await migrated
+  }
+
+  // JSON goes in as text and comes out as text: a json parameter would pass through the client's JSON serializer
+  // on top of drizzle's (stored as a JSON string), and a json result through both parsers (the string "1" would
+  // come back as the number 1).
+  const fromText = (name: string, type: 'json' | 'jsonb') =>
+    raw`cast(${raw.placeholder(name)} as text)::${raw.raw(type)}`
+  const recordFields = {
+    collection: records.collection,
+    id: records.id,
+    owners: raw<string>`${records.owners}::text`,
+    value: raw<string>`${records.value}::text`,
+    version: records.version,
+    createdAt: records.createdAt,
+    updatedAt: records.updatedAt,
+  }
+  const entryFields = {
+    chain: logEntries.chain,
+    sequence: logEntries.sequence,
+    value: raw<string>`${logEntries.value}::text`,
+    previousHash: logEntries.previousHash,
+    hash: logEntries.hash,
+    createdAt: logEntries.createdAt,
+  }
+  const byKey = and(eq(records.collection, raw.placeholder('collection')), eq(records.id, raw.placeholder('id')))
+
+  // Named prepared statements: drizzle sends unnamed ones unprepared, which costs postgres.js a second round trip.
+  const read = db.select(recordFields).from(records).where(byKey).prepare('store_read')
+  const list = db
+    .select(recordFields)
+    .from(recordOwners)
+    .innerJoin(records, and(eq(records.collection, recordOwners.collection), eq(records.id, recordOwners.id)))
+    .where(
+      and(eq(recordOwners.collection, raw.placeholder('collection')), eq(recordOwners.owner, raw.placeholder('owner'))),
+    )
+    .orderBy(desc(recordOwners.createdAt), desc(recordOwners.id))
+    .limit(raw.placeholder('limit'))
+    .prepare('store_list')
+  const entries = db
+    .select(entryFields)
+    .from(logEntries)
+    .where(
+      and(eq(logEntries.chain, raw.placeholder('chain')), gte(logEntries.sequence, raw.placeholder('fromSequence'))),
+    )
+    .orderBy(asc(logEntries.sequence))
+    .limit(raw.placeholder('limit'))
+    .prepare('store_entries')
+
+  return {
+    async insert(record) {
+      await ready()
+      const owners = toOwners(record.owners)
+      const { collection, id, createdAt } = record
+      const inserted = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(records)
+          .values({
+            collection: raw.placeholder('collection'),
+            id: raw.placeholder('id'),
+            owners: fromText('owners', 'jsonb'),
+            value: fromText('value', 'json'),
+            version: 1,
+            createdAt: raw.placeholder('createdAt'),
+            updatedAt: raw.placeholder('createdAt'),
+          })
+          .onConflictDoNothing()
+          .returning(recordFields)
+          .prepare('store_insert')
+          .execute({ collection, id, createdAt, owners: JSON.stringify(owners), value: toJson(record.value) })
+        if (!row || owners.length === 0) return row
+        // In the record's transaction, so `list` never sees one without the other.
+        await tx
+          .insert(recordOwners)
+          .values(owners.map((owner) => ({ collection, id, owner, createdAt })))
+          .prepare('store_insert_owners')
+          .execute()
+        return row
+      })
+      return inserted ? { ok: true, record: fromRecordRow(inserted) } : { ok: false, reason: 'exists' }
+    },
+    async get(collection, id) {
+      await ready()
+      const [row] = await read.execute({ collection, id })
+      return row ? fromRecordRow(row) : undefined
+    },
+    async list(collection, { owner, limit = 100 }) {
+      await ready()
+      return (await list.execute({ collection, owner: getAddress(owner), limit })).map((row) => fromRecordRow(row))
+    },
+    async update(collection, id, change) {
+      await ready()
+      return db.transaction(async (tx) => {
+        const [row] = await tx
+          .select(recordFields)
+          .from(records)
+          .where(byKey)
+          .for('update')
+          .prepare('store_lock')
+          .execute({ collection, id })
+        if (!row) return { ok: false, reason: 'not_found' } as const
+        const current = fromRecordRow<never>(row)
+        const next = change(current)
+        if (Store.isRefusal(next)) return { ok: false, ...next } as const
+        const [updated] = await tx
+          .update(records)
+          .set({ value: fromText('value', 'json'), version: current.version + 1, updatedAt: new Date() })
+          .where(byKey)
+          .returning(recordFields)
+          .prepare('store_update')
+          .execute({ collection, id, value: toJson(next) })
+        return { ok: true, record: fromRecordRow(updated!) } as const
+      })
+    },
+    async append(chain, make) {
+      await ready()
+      return db.transaction(async (tx) => {
+        // A statement of its own: under READ COMMITTED the next statement's snapshot is taken once the lock is held,
+        // so it sees the entry that the previous holder committed. drizzle's select needs a FROM; a one-row VALUES
+        // keeps it a prepared statement.
+        await tx
+          .select({ locked: raw`pg_advisory_xact_lock(hashtext(${raw.placeholder('chain')}))` })
+          .from(raw`(VALUES (1)) AS chain_lock (one)`)
+          .prepare('store_chain_lock')
+          .execute({ chain })
+        const [row] = await tx
+          .select(entryFields)
+          .from(logEntries)
+          .where(eq(logEntries.chain, raw.placeholder('chain')))
+          .orderBy(desc(logEntries.sequence))
+          .limit(1)
+          .prepare('store_last')
+          .execute({ chain })
+        const previous = row ? fromEntryRow<never>(row) : undefined
+        const made = make(previous)
+        const [entry] = await tx
+          .insert(logEntries)
+          .values({
+            chain: raw.placeholder('chain'),
+            sequence: raw.placeholder('sequence'),
+            value: fromText('value', 'json'),
+            previousHash: raw.placeholder('previousHash'),
+            hash: raw.placeholder('hash'),
+            createdAt: raw.placeholder('createdAt'),
+          })
+          .returning(entryFields)
+          .prepare('store_append')
+          .execute({
+            chain,
+            sequence: (previous?.sequence ?? 0) + 1,
+            value: toJson(made.value),
+            previousHash: previous?.hash ?? Store.genesisHash,
+            hash: made.hash,
+            createdAt: made.createdAt,
+          })
+        return fromEntryRow(entry!)
+      })
+    },
+    async entries(chain, { fromSequence = 1, limit = 1000 } = {}) {
+      await ready()
+      return (await entries.execute({ chain, fromSequence, limit })).map((row) => fromEntryRow(row))
+    },
+    async close() {
+      closed = true
+    },
+  }
+}
+
+export declare namespace postgres {
+  type Parameters = {
+    /** A postgres.js client; the caller owns it and ends it after `close`. */
+    sql: Sql
+  }
+}
+
+/**
+ * The client as drizzle should see it. drizzle's postgres-js driver overwrites the client's parsers and
+ * serializers for date, time and JSON types, which would change what every other user of the caller's client
+ * receives; handing it a view with its own copy of the options keeps the caller's client as it was.
+ */
+function isolate(sql: Sql): Sql {
+  const options = {
+    ...sql.options,
+    parsers: { ...sql.options.parsers },
+    serializers: { ...sql.options.serializers },
+  }
+  return new Proxy(sql, {
+    get: (target, property) => (property === 'options' ? options : Reflect.get(target, property)),
+  })
+}

@@ -1,0 +1,204 @@
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { and, asc, desc, eq, gte, sql } from 'drizzle-orm'
+import { drizzle } from 'drizzle-orm/bun-sqlite'
+import { getAddress } from 'viem'
+import * as Store from '../../core/Store.js'
+import {
+  fromEntryRow,
+  fromRecordRow,
+  sqliteLogEntries as logEntries,
+  sqliteMigration,
+  sqliteRecordOwners as recordOwners,
+  sqliteRecords as records,
+  toJson,
+  toOwners,
+} from './schema.js'
+
+/** What an `append` maker returns, whatever its value's type. */
+type Made = Pick<Store.LogEntry, 'value' | 'hash' | 'createdAt'>
+
+/**
+ * The embedded durable store: one SQLite file through `bun:sqlite` in WAL mode, no server needed. Creates the
+ * file's folder and the tables when opened. Several processes may open the same file: every write runs in a
+ * `BEGIN IMMEDIATE` transaction, so `update` and `append` read and write under the write lock, and a writer waits
+ * up to `busyTimeout` for another one.
+ *
+ * Owners are stored checksummed, whatever letter case the caller used.
+ */
+export function sqlite(parameters: sqlite.Parameters): Store.Store {
+  const { busyTimeout = 5_000, path } = parameters
+
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const client = new Database(path, { create: true })
+  // The timeout comes first so that the pragmas and the migration below wait for a process that holds the lock.
+  client.exec(`PRAGMA busy_timeout = ${Math.floor(busyTimeout)}`)
+  client.exec('PRAGMA journal_mode = WAL')
+  // With WAL, NORMAL loses no committed transaction when the process crashes, only the last ones on power loss,
+  // and it saves an fsync per write.
+  client.exec('PRAGMA synchronous = NORMAL')
+  client.transaction(() => {
+    for (const statement of sqliteMigration) client.exec(statement)
+  }).immediate()
+
+  const db = drizzle({ client })
+
+  const byKey = and(eq(records.collection, sql.placeholder('collection')), eq(records.id, sql.placeholder('id')))
+  const insertRecord = db
+    .insert(records)
+    .values({
+      collection: sql.placeholder('collection'),
+      id: sql.placeholder('id'),
+      owners: sql.placeholder('owners'),
+      value: sql.placeholder('value'),
+      version: 1,
+      createdAt: sql.placeholder('createdAt'),
+      updatedAt: sql.placeholder('createdAt'),
+    })
+    .onConflictDoNothing()
+    .returning()
+    .prepare()
+  const insertOwner = db
+    .insert(recordOwners)
+    .values({
+      collection: sql.placeholder('collection'),
+      id: sql.placeholder('id'),
+      owner: sql.placeholder('owner'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .prepare()
+  const read = db.select().from(records).where(byKey).prepare()
+  const write = db
+    .update(records)
+    // drizzle's update types leave out placeholders, which its runtime encodes through the column like values.
+    .set({
+      value: sql.placeholder('value'),
+      version: sql.placeholder('version'),
+      updatedAt: sql.placeholder('updatedAt'),
+    } as unknown as Partial<typeof records.$inferInsert>)
+    .where(byKey)
+    .returning()
+    .prepare()
+  const list = db
+    .select({
+      collection: records.collection,
+      id: records.id,
+      owners: records.owners,
+      value: records.value,
+      version: records.version,
+      createdAt: records.createdAt,
+      updatedAt: records.updatedAt,
+    })
+    .from(recordOwners)
+    .innerJoin(records, and(eq(records.collection, recordOwners.collection), eq(records.id, recordOwners.id)))
+    .where(
+      and(eq(recordOwners.collection, sql.placeholder('collection')), eq(recordOwners.owner, sql.placeholder('owner'))),
+    )
+    .orderBy(desc(recordOwners.createdAt), desc(recordOwners.id))
+    .limit(sql.placeholder('limit'))
+    .prepare()
+  const last = db
+    .select()
+    .from(logEntries)
+    .where(eq(logEntries.chain, sql.placeholder('chain')))
+    .orderBy(desc(logEntries.sequence))
+    .limit(1)
+    .prepare()
+  const insertEntry = db
+    .insert(logEntries)
+    .values({
+      chain: sql.placeholder('chain'),
+      sequence: sql.placeholder('sequence'),
+      value: sql.placeholder('value'),
+      previousHash: sql.placeholder('previousHash'),
+      hash: sql.placeholder('hash'),
+      createdAt: sql.placeholder('createdAt'),
+    })
+    .returning()
+    .prepare()
+  const entries = db
+    .select()
+    .from(logEntries)
+    .where(
+      and(eq(logEntries.chain, sql.placeholder('chain')), gte(logEntries.sequence, sql.placeholder('fromSequence'))),
+    )
+    .orderBy(asc(logEntries.sequence))
+    .limit(sql.placeholder('limit'))
+    .prepare()
+
+  // The record and its owner rows commit together, so `list` never sees one without the other.
+  const insertAtomically = client.transaction((record: Parameters<Store.Store['insert']>[0]) => {
+    const owners = toOwners(record.owners)
+    const key = { collection: record.collection, id: record.id, createdAt: record.createdAt }
+    const inserted = insertRecord.get({ ...key, owners: JSON.stringify(owners), value: toJson(record.value) })
+    if (!inserted) return undefined
+    for (const owner of owners) insertOwner.run({ ...key, owner })
+    return inserted
+  })
+  // Reads, calls `change` and writes under the write lock, so no other process changes the record in between.
+  const updateAtomically = client.transaction(
+    (collection: string, id: string, change: (current: Store.Record<never>) => unknown) => {
+      const row = read.get({ collection, id })
+      if (!row) return { ok: false, reason: 'not_found' } as const
+      const current = fromRecordRow<never>(row)
+      const next = change(current)
+      if (Store.isRefusal(next)) return { ok: false, ...next } as const
+      const values = { collection, id, value: toJson(next), version: current.version + 1, updatedAt: new Date() }
+      return { ok: true, record: fromRecordRow<never>(write.get(values)!) } as const
+    },
+  )
+  // Reads the last entry, calls `make` and inserts under the write lock, so no other process takes the sequence.
+  const appendAtomically = client.transaction(
+    (chain: string, make: (last: Store.LogEntry<never> | undefined) => Made) => {
+      const row = last.get({ chain })
+      const previous = row ? fromEntryRow<never>(row) : undefined
+      const made = make(previous)
+      const entry = insertEntry.get({
+        chain,
+        sequence: (previous?.sequence ?? 0) + 1,
+        value: toJson(made.value),
+        previousHash: previous?.hash ?? Store.genesisHash,
+        hash: made.hash,
+        createdAt: made.createdAt,
+      })
+      return fromEntryRow<never>(entry!)
+    },
+  )
+
+  return {
+    async insert(record) {
+      const inserted = insertAtomically.immediate(record)
+      return inserted ? { ok: true, record: fromRecordRow(inserted) } : { ok: false, reason: 'exists' }
+    },
+    async get(collection, id) {
+      const row = read.get({ collection, id })
+      return row ? fromRecordRow(row) : undefined
+    },
+    async list(collection, { owner, limit = 100 }) {
+      return list.all({ collection, owner: getAddress(owner), limit }).map((row) => fromRecordRow(row))
+    },
+    async update(collection, id, change) {
+      return updateAtomically.immediate(collection, id, change)
+    },
+    async append(chain, make) {
+      return appendAtomically.immediate(chain, make)
+    },
+    async entries(chain, { fromSequence = 1, limit = 1000 } = {}) {
+      return entries.all({ chain, fromSequence, limit }).map((row) => fromEntryRow(row))
+    },
+    async close() {
+      // `true` finalizes the prepared statements too; otherwise SQLite keeps the connection alive for them.
+      client.close(true)
+    },
+  }
+}
+
+export declare namespace sqlite {
+  type Parameters = {
+    /** Path of the database file (its folder is created), or `':memory:'` for a private in-memory database. */
+    path: string
+    /** How long (in ms) a write waits for another connection's write lock before failing. @default 5_000 */
+    busyTimeout?: number
+  }
+}

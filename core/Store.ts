@@ -1,0 +1,80 @@
+import type { Address } from 'viem'
+
+/** A stored record: a JSON value in a collection, visible to its owners only. */
+export type Record<value = unknown> = {
+  /** Collection, e.g. `invoices`. */
+  collection: string
+  /** Id, unique within the collection. */
+  id: string
+  /** Checksummed addresses that may see and act on it (creator, recipient, parties). */
+  owners: readonly Address[]
+  /** The JSON value; bigints travel as decimal strings. */
+  value: value
+  /** Increases by one with every update; the first version is 1. */
+  version: number
+  /** When it was inserted. */
+  createdAt: Date
+  /** When it last changed. */
+  updatedAt: Date
+}
+
+/** One entry of an append-only, hash-chained log (audit). */
+export type LogEntry<value = unknown> = {
+  /** Chain name, e.g. `audit:0xabc…`. */
+  chain: string
+  /** Position in the chain, from 1, without gaps. */
+  sequence: number
+  /** The JSON value. */
+  value: value
+  /** Hash of the previous entry; all zeros for the first. */
+  previousHash: `0x${string}`
+  /** Hash of this entry, computed by the caller over `previousHash`, `sequence` and `value`. */
+  hash: `0x${string}`
+  /** When it was appended. */
+  createdAt: Date
+}
+
+/** Raised by an `update` function to refuse a change; the store leaves the record as it was. */
+export type Refusal = { refused: true; reason: string }
+
+/**
+ * Durable records for the stateful modules. Every write is atomic across all processes sharing the store.
+ * Values round-trip through JSON in every adapter, so the memory adapter behaves like the durable ones.
+ */
+export type Store = {
+  /** Inserts a record; `exists` when the id is taken in that collection. */
+  insert: <value>(record: Omit<Record<value>, 'version' | 'updatedAt'>) => Promise<{ ok: true; record: Record<value> } | { ok: false; reason: 'exists' }>
+  /** Reads a record. */
+  get: <value>(collection: string, id: string) => Promise<Record<value> | undefined>
+  /** Records of a collection that `owner` owns, newest first, at most `limit` (@default 100). */
+  list: <value>(collection: string, parameters: { owner: Address; limit?: number }) => Promise<Record<value>[]>
+  /**
+   * Replaces a record's value with `change(value)`, atomically. `change` must be pure: adapters may run it again
+   * after a lost race. Returning a {@link Refusal} leaves the record unchanged and is passed back.
+   */
+  update: <value>(
+    collection: string,
+    id: string,
+    change: (current: Record<value>) => value | Refusal,
+  ) => Promise<{ ok: true; record: Record<value> } | { ok: false; reason: 'not_found' } | ({ ok: false } & Refusal)>
+  /**
+   * Appends to a hash chain, atomically: `make` receives the last entry (or undefined) and returns the new
+   * entry's value and hash; concurrent appends never share a sequence number.
+   */
+  append: <value>(
+    chain: string,
+    make: (last: LogEntry<value> | undefined) => { value: value; hash: `0x${string}`; createdAt: Date },
+  ) => Promise<LogEntry<value>>
+  /** The entries of a chain in order, from `fromSequence` (@default 1), at most `limit` (@default 1000). */
+  entries: <value>(chain: string, parameters?: { fromSequence?: number; limit?: number }) => Promise<LogEntry<value>[]>
+  /** Releases connections and file handles. */
+  close: () => Promise<void>
+}
+
+/** Whether an `update` change function refused. */
+export function isRefusal(value: unknown): value is Refusal {
+  return typeof value === 'object' && value !== null && (value as Refusal).refused === true
+}
+
+/** The previous hash of the first entry of every chain. */
+export const genesisHash = `0x${'0'.repeat(64)}` as const
