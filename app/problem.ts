@@ -8,6 +8,8 @@ export const statusOf = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   not_found: 404,
+  forbidden: 403,
+  conflict: 409,
   method_not_allowed: 405,
   not_implemented: 501,
   upstream_unavailable: 503,
@@ -36,14 +38,15 @@ export type Problem = {
 
 /** Builds the problem object of an error raised on purpose. */
 export function fromError(error: BaseError, instance?: string): Problem {
+  // Details come first so that no detail key can overwrite a standard member such as `status`.
   return {
+    ...error.details,
     type: `https://errors.agent-gateway.dev/${error.code}`,
     title: error.title,
     status: statusOf[error.code],
     detail: error.message,
     code: error.code,
     ...(instance === undefined ? {} : { instance }),
-    ...error.details,
   }
 }
 

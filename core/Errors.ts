@@ -6,6 +6,8 @@ export type Code =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'not_found'
+  | 'forbidden'
+  | 'conflict'
   | 'method_not_allowed'
   | 'not_implemented'
   | 'upstream_unavailable'
@@ -78,6 +80,18 @@ export class PayloadTooLargeError extends BaseError {
 export class NotFoundError extends BaseError {
   override readonly code = 'not_found' as const
   override readonly title = 'Not found'
+}
+
+/** The caller is known but may not do this: it acts for another address or lacks the role. */
+export class ForbiddenError extends BaseError {
+  override readonly code = 'forbidden' as const
+  override readonly title = 'Forbidden'
+}
+
+/** The request is valid but the resource's current state does not allow it (wrong order, not on chain yet). */
+export class ConflictError extends BaseError {
+  override readonly code = 'conflict' as const
+  override readonly title = 'Conflict with the current state'
 }
 
 /** The route exists but not for this method. */

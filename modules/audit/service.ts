@@ -1,0 +1,152 @@
+import { type Address, getAddress } from 'viem'
+import * as AuditChain from '../../core/AuditChain.js'
+import { ForbiddenError, ValidationError } from '../../core/Errors.js'
+import { genesisHash, type LogEntry, type Store } from '../../core/Store.js'
+import { type LogBody, maxDetailsBytes, type QueryQuery } from './schema.js'
+
+/** What the audit module needs from outside. */
+export type Deps = {
+  /** Where the chains are appended. */
+  store: Store
+  /** The verified payer of a request. */
+  caller: (request: Request) => Address
+  /** The clock. @default () => new Date() */
+  now?: () => Date
+}
+
+/** What one audit entry records (the chain adds sequence, hashes and time). */
+export type Entry = {
+  /** Unique id of the entry. */
+  id: string
+  /** What was done. */
+  action: string
+  /** Checksummed address that did it: always the payer who recorded it. */
+  actor: Address
+  /** What it was done to. */
+  resource: string
+  /** Further JSON facts, when given. */
+  details?: Details
+}
+
+/** Entries read from the store per page while a chain is verified. */
+const pageSize = 1000
+
+/** Default number of entries `query` returns. */
+const defaultLimit = 100
+
+/** The chain of an address: one per payer, so a trail is private to it and cannot be interleaved. */
+export function chainOf(address: Address): string {
+  return `audit:${getAddress(address)}`
+}
+
+/** Further JSON facts of an entry. */
+export type Details = { [key: string]: unknown }
+
+/**
+ * Refuses `details` that are not a JSON object or whose JSON is larger than {@link maxDetailsBytes}. Pure; the
+ * routes run it before validation and payment.
+ */
+export function assertDetails(details: unknown): asserts details is Details | undefined {
+  if (details === undefined) return
+  if (typeof details !== 'object' || details === null || Array.isArray(details))
+    throw new ValidationError({ field: 'details', message: 'must be a JSON object' })
+  const size = new TextEncoder().encode(JSON.stringify(details)).length
+  if (size > maxDetailsBytes)
+    throw new ValidationError({ field: 'details', message: `must be at most ${maxDetailsBytes} bytes as JSON (got ${size})` })
+}
+
+/**
+ * Appends an entry to the caller's chain. The actor is the payer: `actor` must name the caller, so no one can
+ * write into another's trail or record actions in another's name.
+ */
+export async function log(deps: Deps, input: log.Input) {
+  const { caller, action, actor, resource, details } = input
+  if (actor.toLowerCase() !== caller.toLowerCase())
+    throw new ForbiddenError('The actor of an audit entry must be the address that pays for it.', { details: { field: 'actor' } })
+  assertDetails(details)
+  const createdAt = (deps.now ?? (() => new Date()))()
+  // Hash what the store will give back: JSON drops undefined fields, so round-trip before hashing.
+  const value: Entry = JSON.parse(
+    JSON.stringify({ id: crypto.randomUUID(), action, actor: getAddress(caller), resource, details } satisfies Entry),
+  )
+  const entry = await deps.store.append<Entry>(chainOf(caller), (last) => {
+    const linked = { sequence: (last?.sequence ?? 0) + 1, previousHash: last?.hash ?? genesisHash, value, createdAt }
+    return { value, createdAt, hash: AuditChain.hash(linked) }
+  })
+  return { id: value.id, recorded: true, sequence: entry.sequence, hash: entry.hash, recordedAt: entry.createdAt.toISOString() }
+}
+
+export declare namespace log {
+  type Input = LogBody & {
+    /** The verified payer. */
+    caller: Address
+  }
+}
+
+/**
+ * The caller's own entries, most recent first, filtered by action and time, with a verification of the whole
+ * chain. Reads the chain page by page: linear in the caller's own entry count. `actor`, when given, must be the
+ * caller (a trail is readable by its actor only).
+ */
+export async function query(deps: Deps, input: query.Input) {
+  const { caller, actor, action, since, limit = String(defaultLimit) } = input
+  if (actor !== undefined && actor.toLowerCase() !== caller.toLowerCase())
+    throw new ForbiddenError('An audit trail can only be read by its actor, the address that pays for the query.', {
+      details: { field: 'actor' },
+    })
+  const from = since === undefined ? undefined : parseTime(since, 'since')
+  const count = Number(limit)
+  const chain = chainOf(caller)
+
+  const matches: LogEntry<Entry>[] = []
+  let total = 0
+  let verification: AuditChain.verify.ReturnType = { valid: true, length: 0, head: genesisHash }
+  let last: LogEntry<Entry> | undefined
+  for (let fromSequence = 1; ; fromSequence += pageSize) {
+    const page = await deps.store.entries<Entry>(chain, { fromSequence, limit: pageSize })
+    if (verification.valid) verification = AuditChain.verify(page, { after: last })
+    for (const entry of page) {
+      if (action !== undefined && entry.value.action !== action) continue
+      if (from !== undefined && entry.createdAt < from) continue
+      total += 1
+      matches.push(entry)
+      if (matches.length > count) matches.shift()
+    }
+    last = page.at(-1) ?? last
+    if (page.length < pageSize) break
+  }
+
+  return { entries: matches.reverse().map(toView), total, verification }
+}
+
+export declare namespace query {
+  type Input = QueryQuery & {
+    /** The verified payer. */
+    caller: Address
+  }
+}
+
+function toView(entry: LogEntry<Entry>) {
+  const { id, action, actor, resource, details } = entry.value
+  return {
+    id,
+    sequence: entry.sequence,
+    action,
+    actor,
+    resource,
+    ...(details === undefined ? {} : { details }),
+    recordedAt: entry.createdAt.toISOString(),
+    previousHash: entry.previousHash,
+    hash: entry.hash,
+  }
+}
+
+/** Parses a time the schema's pattern admitted; refuses impossible ones (Feb 30, 25:00) rather than rolling over. */
+function parseTime(text: string, field: string): Date {
+  const time = new Date(text)
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number]
+  const calendar = new Date(Date.UTC(year, month - 1, day))
+  if (Number.isNaN(time.getTime()) || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
+    throw new ValidationError({ field, message: 'must be a real ISO 8601 date or time' })
+  return time
+}

@@ -1,0 +1,124 @@
+import { type Address, getAddress } from 'viem'
+import { ValidationError } from '../../core/Errors.js'
+import type { Store } from '../../core/Store.js'
+import { type IngestBody, type Level, maxFields, maxQueryScan, type QueryQuery } from './schema.js'
+
+/** What the logs module needs from outside. */
+export type Deps = {
+  /** Where log records are kept. */
+  store: Store
+  /** The verified payer of a request. */
+  caller: (request: Request) => Address
+  /** The clock. @default () => new Date() */
+  now?: () => Date
+}
+
+/** Collection of log records; each is owned by the payer that ingested it. */
+export const collection = 'logs'
+
+/** A stored log record's value. */
+export type Log = {
+  /** Name of the emitting service. */
+  service: string
+  /** Severity. */
+  level: Level
+  /** The message. */
+  message: string
+  /** When it happened, ISO 8601 (the ingest time when the entry named none). */
+  timestamp: string
+  /** Structured fields, when given. */
+  fields?: Fields
+}
+
+/** Structured fields of a log entry. */
+export type Fields = { [key: string]: unknown }
+
+/** Default number of logs `query` returns. */
+const defaultLimit = 100
+
+/**
+ * Refuses entries whose `fields` are not a JSON object of at most {@link maxFields} fields. Pure; the routes run it
+ * before validation and payment, and leave everything else about `entries` to the schema.
+ */
+export function assertFields(entries: unknown): void {
+  if (!Array.isArray(entries)) return
+  entries.forEach((entry: { fields?: unknown } | null, index) => {
+    const fields = typeof entry === 'object' && entry !== null ? entry.fields : undefined
+    if (fields === undefined) return
+    if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
+      throw new ValidationError({ field: `entries.${index}.fields`, message: 'must be a JSON object' })
+    if (Object.keys(fields).length > maxFields)
+      throw new ValidationError({ field: `entries.${index}.fields`, message: `must have at most ${maxFields} fields` })
+  })
+}
+
+/**
+ * Stores each entry as a record owned by the caller. Every record is written atomically, the batch is not: a
+ * fault part-way leaves the earlier entries stored (their ids are lost with the failed response).
+ */
+export async function ingest(deps: Deps, input: ingest.Input) {
+  assertFields(input.entries)
+  const owner = getAddress(input.caller)
+  const now = (deps.now ?? (() => new Date()))()
+  // Check every timestamp first, so a bad entry stores nothing.
+  const logs = input.entries.map((entry, index): Log => ({
+    service: entry.service,
+    level: entry.level,
+    message: entry.message,
+    timestamp: entry.timestamp === undefined ? now.toISOString() : parseTime(entry.timestamp, `entries.${index}.timestamp`).toISOString(),
+    ...(entry.fields === undefined ? {} : { fields: entry.fields as Fields }),
+  }))
+  const ids: string[] = []
+  for (const value of logs) {
+    const id = crypto.randomUUID()
+    const inserted = await deps.store.insert<Log>({ collection, id, owners: [owner], value, createdAt: now })
+    if (!inserted.ok) throw new Error(`A random log id collided: ${id}.`)
+    ids.push(id)
+  }
+  return { ingested: ids.length, ids }
+}
+
+export declare namespace ingest {
+  type Input = IngestBody & {
+    /** The verified payer. */
+    caller: Address
+  }
+}
+
+/**
+ * The caller's own logs, newest first by timestamp, filtered by service, exact level and time. Scans the
+ * caller's {@link maxQueryScan} most recently ingested records and filters them, so it is linear in that bound,
+ * never in other callers' logs; `total` counts the matches among them.
+ */
+export async function query(deps: Deps, input: query.Input) {
+  const { caller, service, level, since, limit = String(defaultLimit) } = input
+  const from = since === undefined ? undefined : parseTime(since, 'since').getTime()
+  const records = await deps.store.list<Log>(collection, { owner: getAddress(caller), limit: maxQueryScan })
+  const matches = records
+    .filter(({ value }) =>
+      (service === undefined || value.service === service) &&
+      (level === undefined || value.level === level) &&
+      (from === undefined || Date.parse(value.timestamp) >= from))
+    .sort((a, b) => Date.parse(b.value.timestamp) - Date.parse(a.value.timestamp))
+  return {
+    logs: matches.slice(0, Number(limit)).map(({ id, value, createdAt }) => ({ id, ...value, ingestedAt: createdAt.toISOString() })),
+    total: matches.length,
+  }
+}
+
+export declare namespace query {
+  type Input = QueryQuery & {
+    /** The verified payer. */
+    caller: Address
+  }
+}
+
+/** Parses a time the schema's pattern admitted; refuses impossible ones (Feb 30, 25:00) rather than rolling over. */
+function parseTime(text: string, field: string): Date {
+  const time = new Date(text)
+  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number]
+  const calendar = new Date(Date.UTC(year, month - 1, day))
+  if (Number.isNaN(time.getTime()) || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
+    throw new ValidationError({ field, message: 'must be a real ISO 8601 date or time' })
+  return time
+}
