@@ -1,0 +1,13 @@
+import { routes } from './routes.js'
+
+export { scan } from './service.js'
+
+/** The invoicing module, mounted by the gateway; `scan` is its scheduled payment detection. */
+export function invoice(deps: invoice.Deps) {
+  return routes(deps)
+}
+
+export declare namespace invoice {
+  /** What the module needs: the service's dependencies and the verified caller. */
+  type Deps = routes.Deps
+}

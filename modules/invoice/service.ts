@@ -1,0 +1,336 @@
+import { type Address, checksumAddress, formatUnits } from 'viem'
+import * as AddressRules from '../../core/Address.js'
+import * as AuditChain from '../../core/AuditChain.js'
+import { BadRequestError, ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import * as Invoice from '../../core/Invoice.js'
+import { type Store, genesisHash } from '../../core/Store.js'
+import type { Transfers } from '../../core/Transfers.js'
+import type { CreateBody } from './schema.js'
+
+/** What the invoice module needs from outside. */
+export type Deps = {
+  /** Where invoices and payment claims are kept. */
+  store: Store
+  /** Reads ERC-20 transfers on the chain invoices are paid on. */
+  transfers: Transfers
+  /** Chain invoices are paid on. */
+  chainId: number
+  /** The only tokens invoices may be paid in, e.g. the configured USDC. */
+  tokens: readonly Invoice.Token[]
+  /** Current time. @default () => new Date() */
+  now?: (() => Date) | undefined
+}
+
+/** Store collection of invoices, serialized with {@link Invoice.serialize}, owned by creator and recipient. */
+export const collection = 'invoices'
+
+/** Store collection of claimed transfers, keyed `txHash:logIndex`: a transfer pays at most one invoice. */
+export const paymentsCollection = 'invoice_payments'
+
+/** Store log of every invoice id in creation order; {@link scan} walks it. */
+export const queue = 'invoices'
+
+/** Most invoices one list answers, newest first. */
+export const maxListed = 100
+
+/** Most open invoices one list refreshes from the chain; the rest are refreshed when read or scanned. */
+export const maxRefreshedPerList = 20
+
+/** Most blocks one refresh of one invoice searches; a long-unread invoice catches up over several refreshes. */
+export const maxBlocksPerRefresh = 100_000n
+
+/** A claim of one transfer by one invoice. */
+type Claim = { invoiceId: string }
+
+/** An entry of {@link queue}. */
+type Queued = { invoiceId: string }
+
+/** Where {@link scan} resumes in {@link queue}. */
+type Cursor = { next: number }
+
+/** Creates an open invoice for the caller, with the unsigned transaction that pays it. */
+export async function create(deps: Deps, input: create.Input) {
+  const { creator, token, amount, recipient, memo, dueDate, reference } = input
+  const caller = checksumAddress(input.caller)
+  const createdBy = toAddress(creator, 'creator')
+  if (createdBy !== caller)
+    throw new ForbiddenError(`creator must be the paying address ${caller}: invoices are created by their own creator.`)
+  const now = nowOf(deps)
+  const invoice = Invoice.from({
+    id: `inv_${randomHex(16)}`,
+    creator: createdBy,
+    recipient: recipient === undefined ? undefined : toAddress(recipient, 'recipient'),
+    token: toToken(deps.tokens, token),
+    amount: toAmount(amount),
+    memo,
+    reference,
+    dueDate: dueDate === undefined ? undefined : toDueDate(dueDate),
+    chainId: deps.chainId,
+    createdAt: now,
+    createdAtBlock: await fromChain(() => deps.transfers.blockNumber()),
+  })
+  // Queued first: a crash between the two writes leaves a queue entry without an invoice, never the reverse.
+  await deps.store.append<Queued>(queue, (last) => {
+    const entry = {
+      previousHash: last?.hash ?? genesisHash,
+      sequence: (last?.sequence ?? 0) + 1,
+      value: { invoiceId: invoice.id },
+      createdAt: now,
+    }
+    return { value: entry.value, hash: AuditChain.hash(entry), createdAt: now }
+  })
+  const inserted = await deps.store.insert({
+    collection,
+    id: invoice.id,
+    owners: ownersOf(invoice),
+    value: Invoice.serialize(invoice),
+    createdAt: now,
+  })
+  if (!inserted.ok) throw new Error(`Invoice id ${invoice.id} is taken; 128 random bits should never collide.`)
+  return { status: 'created', invoice: present(invoice) }
+}
+
+export declare namespace create {
+  type Input = CreateBody & {
+    /** The verified payer. */
+    caller: Address
+  }
+}
+
+/** The invoices where `address` (the caller) is creator or recipient, newest first, open ones refreshed. */
+export async function list(deps: Deps, input: list.Input) {
+  const caller = checksumAddress(input.caller)
+  const address = toAddress(input.address, 'address')
+  if (address !== caller) throw new ForbiddenError(`address must be the paying address ${caller}: only your own invoices can be listed.`)
+  const records = await deps.store.list<Invoice.Serialized>(collection, { owner: address, limit: maxListed })
+  const invoices = records.map((record) => Invoice.deserialize(record.value))
+  const open = invoices.filter((invoice) => invoice.status === 'open').slice(0, maxRefreshedPerList)
+  const head = open.length > 0 ? await fromChain(() => deps.transfers.blockNumber()) : undefined
+  const refreshed = new Map(
+    (await Promise.all(open.map((invoice) => refresh(deps, invoice, head)))).map((invoice) => [invoice.id, invoice] as const),
+  )
+  return { invoices: invoices.map((invoice) => present(refreshed.get(invoice.id) ?? invoice)), count: invoices.length }
+}
+
+export declare namespace list {
+  type Input = {
+    /** The verified payer. */
+    caller: Address
+    /** Creator or recipient to list for; must be the caller. */
+    address: string
+  }
+}
+
+/**
+ * One invoice, refreshed from the chain when open. The id comes from the path or from `?id=`; both given and
+ * different is a bad request. Someone else's invoice and a missing one are the same 404.
+ */
+export async function get(deps: Deps, input: get.Input) {
+  const { pathId, queryId } = input
+  if (pathId !== undefined && queryId !== undefined && pathId !== queryId)
+    throw new BadRequestError(`The path names invoice ${pathId} and the query names ${queryId}; give one id.`)
+  const id = pathId ?? queryId
+  if (id === undefined) throw new ValidationError({ field: 'id', message: 'required: the invoice id, in the path or as ?id=' })
+  const record = await deps.store.get<Invoice.Serialized>(collection, id)
+  if (!record || !record.owners.includes(checksumAddress(input.caller))) throw new NotFoundError(`No invoice ${id}.`)
+  return { invoice: present(await refresh(deps, Invoice.deserialize(record.value))) }
+}
+
+export declare namespace get {
+  type Input = {
+    /** The verified payer. */
+    caller: Address
+    /** Id from the path, when the path has one. */
+    pathId?: string | undefined
+    /** Id from `?id=`. */
+    queryId?: string | undefined
+  }
+}
+
+/**
+ * Refreshes a window of open invoices from the chain, for a scheduled job. Walks the creation log from where the
+ * last run stopped and starts over at its end. The window is claimed in the store first, so processes sharing the
+ * store scan different windows and never the same one twice at once.
+ */
+export async function scan(deps: Deps, parameters: scan.Parameters = {}): Promise<scan.ReturnType> {
+  const { limit = 100 } = parameters
+  const { store } = deps
+  const cursorCollection = 'invoice_scan'
+  const cursorId = 'cursor'
+  await store.insert<Cursor>({ collection: cursorCollection, id: cursorId, owners: [], value: { next: 1 }, createdAt: nowOf(deps) })
+  const cursor = (await store.get<Cursor>(cursorCollection, cursorId))!
+  let fromSequence = cursor.value.next
+  let entries = await store.entries<Queued>(queue, { fromSequence, limit })
+  if (entries.length === 0 && fromSequence > 1) {
+    fromSequence = 1
+    entries = await store.entries<Queued>(queue, { fromSequence, limit })
+  }
+  const next = entries.length < limit ? 1 : fromSequence + entries.length
+  const claimed = await store.update<Cursor>(cursorCollection, cursorId, (current) =>
+    current.version === cursor.version ? { next } : { refused: true, reason: 'another process took this window' },
+  )
+  const result: scan.ReturnType = { checked: 0, paid: 0, expired: 0 }
+  if (!claimed.ok || entries.length === 0) return result
+
+  const head = await deps.transfers.blockNumber()
+  for (const entry of entries) {
+    const record = await store.get<Invoice.Serialized>(collection, entry.value.invoiceId)
+    if (!record || record.value.status !== 'open') continue
+    const invoice = await refresh(deps, Invoice.deserialize(record.value), head)
+    result.checked += 1
+    if (invoice.status === 'paid') result.paid += 1
+    if (invoice.status === 'expired') result.expired += 1
+  }
+  return result
+}
+
+export declare namespace scan {
+  type Parameters = {
+    /** Most invoices looked at in one run. @default 100 */
+    limit?: number
+  }
+  type ReturnType = {
+    /** Open invoices refreshed. */
+    checked: number
+    /** Of those, how many turned paid. */
+    paid: number
+    /** Of those, how many turned expired. */
+    expired: number
+  }
+}
+
+/**
+ * Searches the blocks after the invoice's cursor (at most {@link maxBlocksPerRefresh}) for a transfer that pays it,
+ * claims the first one no other invoice has, and records the outcome: paid, the cursor moved on, or expired once
+ * the whole chain up to `head` is searched and the due date has passed.
+ */
+async function refresh(deps: Deps, invoice: Invoice.Invoice, knownHead?: bigint): Promise<Invoice.Invoice> {
+  if (invoice.status !== 'open') return invoice
+  const now = nowOf(deps)
+  const head = knownHead ?? (await fromChain(() => deps.transfers.blockNumber()))
+  let current: Invoice.Invoice = invoice
+  const fromBlock = invoice.scannedThroughBlock + 1n
+  const toBlock = head < invoice.scannedThroughBlock + maxBlocksPerRefresh ? head : invoice.scannedThroughBlock + maxBlocksPerRefresh
+  if (fromBlock <= toBlock) {
+    const transfers = await fromChain(() =>
+      deps.transfers.find({ token: invoice.token.address, to: invoice.recipient, amount: invoice.amount, fromBlock, toBlock }),
+    )
+    for (const transfer of transfers) {
+      const payment: Invoice.Payment = {
+        txHash: transfer.hash,
+        from: transfer.from,
+        blockNumber: transfer.blockNumber,
+        logIndex: transfer.logIndex,
+        paidAt: new Date(Number(transfer.blockTimestamp) * 1000),
+      }
+      if (!Invoice.canPay(invoice, payment) || !(await claim(deps.store, invoice, payment, now))) continue
+      return apply(deps.store, invoice, { type: 'payment_observed', payment }, now)
+    }
+    current = await apply(deps.store, invoice, { type: 'scanned', throughBlock: toBlock }, now)
+  }
+  if (current.status === 'open' && current.scannedThroughBlock >= head && Invoice.isPastDue(current, now))
+    return apply(deps.store, current, { type: 'expire' }, now)
+  return current
+}
+
+/**
+ * Claims a transfer for an invoice. True when it is this invoice's: newly claimed, or claimed by it before (a
+ * process that stopped between claiming and recording the payment).
+ */
+async function claim(store: Store, invoice: Invoice.Invoice, payment: Invoice.Payment, now: Date): Promise<boolean> {
+  const id = `${payment.txHash.toLowerCase()}:${payment.logIndex}`
+  const owners = ownersOf(invoice)
+  const inserted = await store.insert<Claim>({ collection: paymentsCollection, id, owners, value: { invoiceId: invoice.id }, createdAt: now })
+  if (inserted.ok) return true
+  return (await store.get<Claim>(paymentsCollection, id))?.value.invoiceId === invoice.id
+}
+
+/** Applies an event to an open invoice in the store; when another process closed it first, answers what it stored. */
+async function apply(store: Store, invoice: Invoice.Invoice, event: Invoice.Event, now: Date): Promise<Invoice.Invoice> {
+  const updated = await store.update<Invoice.Serialized>(collection, invoice.id, (record) => {
+    const current = Invoice.deserialize(record.value)
+    if (current.status !== 'open') return { refused: true, reason: `already ${current.status}` }
+    return Invoice.serialize(Invoice.transition(current, event, now))
+  })
+  if (updated.ok) return Invoice.deserialize(updated.record.value)
+  if (updated.reason === 'not_found') throw new Error(`Invoice ${invoice.id} vanished from the store.`)
+  return Invoice.deserialize((await store.get<Invoice.Serialized>(collection, invoice.id))!.value)
+}
+
+/** The response form of an invoice: its JSON with the CAIP-2 network and the amount in whole tokens. */
+function present(invoice: Invoice.Invoice) {
+  return {
+    ...Invoice.serialize(invoice),
+    network: `eip155:${invoice.chainId}`,
+    amountFormatted: formatUnits(invoice.amount, invoice.token.decimals),
+  }
+}
+
+/** Runs a chain read; a node that fails becomes a 503, so the call is not charged for an answer it could not check. */
+async function fromChain<value>(read: () => Promise<value>): Promise<value> {
+  try {
+    return await read()
+  } catch (error) {
+    throw new UpstreamUnavailableError('The chain invoices are paid on could not be read to check for payments; try again shortly.', {
+      cause: error,
+    })
+  }
+}
+
+function ownersOf(invoice: Invoice.Invoice): Address[] {
+  return invoice.creator === invoice.recipient ? [invoice.creator] : [invoice.creator, invoice.recipient]
+}
+
+function nowOf(deps: Deps): Date {
+  return deps.now?.() ?? new Date()
+}
+
+function toAddress(value: string, field: string): Address {
+  const result = AddressRules.validateEvm(value)
+  if (!result.valid) throw new ValidationError({ field, message: result.message })
+  // validateEvm answers only the EVM formats, which carry the checksummed form.
+  return checksumAddress(value as Address)
+}
+
+/** A configured token by symbol (any case) or by address; anything else is refused, naming what is accepted. */
+function toToken(tokens: readonly Invoice.Token[], value: string): Invoice.Token {
+  const address = value.startsWith('0x') ? toAddress(value, 'token') : undefined
+  const found = tokens.find((token) =>
+    address === undefined ? token.symbol.toUpperCase() === value.toUpperCase() : checksumAddress(token.address) === address,
+  )
+  if (found) return found
+  const accepted = tokens.map((token) => `${token.symbol} (${token.address})`).join(', ')
+  throw new ValidationError({ field: 'token', message: `is not a token invoices are paid in here; use ${accepted || 'none configured'}` })
+}
+
+/** A raw base-unit integer string as a bigint; the range (> 0, uint256) is checked by {@link Invoice.from}. */
+function toAmount(value: string): bigint {
+  if (/^\d{1,78}$/.test(value)) return BigInt(value)
+  const hint = /^\d*\.\d*$/.test(value)
+    ? 'has a decimal point; amounts are raw base units (1.5 USDC is "1500000")'
+    : /^\d+$/.test(value)
+      ? 'has more than 78 digits'
+      : 'is not a base-unit integer string such as "1500000"'
+  throw new ValidationError({ field: 'amount', message: hint })
+}
+
+/** An ISO 8601 date-time with seconds optional and an explicit offset (`Z` or `±hh:mm`); local times are ambiguous. */
+function toDueDate(value: string): Date {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(value)
+  const date = new Date(value)
+  if (match && !Number.isNaN(date.getTime())) {
+    const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = match
+      .slice(1)
+      .map((part) => (part === undefined ? undefined : Number(part)))
+    // Engines roll 2030-02-30 over to March 2 instead of refusing it.
+    const calendarDay = new Date(Date.UTC(year!, month! - 1, 1))
+    calendarDay.setUTCDate(day!)
+    const real = month! >= 1 && month! <= 12 && calendarDay.getUTCMonth() === month! - 1
+    if (real && hour! < 24 && minute! < 60 && second < 60 && offsetHours < 24 && offsetMinutes < 60) return date
+  }
+  throw new ValidationError({ field: 'dueDate', message: 'must be an ISO 8601 date-time with an offset, e.g. 2030-01-31T17:00:00Z' })
+}
+
+function randomHex(bytes: number): string {
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('')
+}

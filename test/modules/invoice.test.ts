@@ -1,0 +1,393 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Elysia, ValidationError as ElysiaValidationError } from 'elysia'
+import { type Address, type Hex, createWalletClient, decodeFunctionData, encodeFunctionData, erc20Abi } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { devnet } from '../../adapters/chain/devnet.js'
+import { transfers } from '../../adapters/chain/transfers.js'
+import { memory } from '../../adapters/store/memory.js'
+import * as Problem from '../../app/problem.js'
+import { BaseError, ValidationError } from '../../core/Errors.js'
+import { invoice, scan } from '../../modules/invoice/index.js'
+
+let chain: devnet.Devnet
+let alice: Address
+let bob: Address
+let carol: Address
+
+beforeAll(async () => {
+  // Blocks only on transactions: every payment below has a block of its own.
+  chain = await devnet({ blockTime: 0 })
+  ;[alice, bob, carol] = [chain.accounts[1]!.address, chain.accounts[2]!.address, chain.accounts[3]!.address]
+})
+
+afterAll(async () => {
+  await chain.close()
+})
+
+/** The invoice routes in a bare app on a fresh memory store; the caller is whoever `x-test-caller` names. */
+function setup() {
+  const clock: { now: Date | undefined } = { now: undefined }
+  const deps: invoice.Deps = {
+    store: memory(),
+    transfers: transfers({ client: chain.publicClient }),
+    chainId: chain.chainId,
+    tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: chain.token.decimals }],
+    now: () => clock.now ?? new Date(),
+    caller: (request) => request.headers.get('x-test-caller') as Address,
+  }
+  const app = new Elysia()
+    .onError(({ error, request }) => {
+      const instance = new URL(request.url).pathname
+      if (error instanceof BaseError) return Problem.toResponse(Problem.fromError(error, instance))
+      if (error instanceof ElysiaValidationError)
+        return Problem.toResponse(Problem.fromError(new ValidationError({ field: error.type, message: error.message }), instance))
+    })
+    .use(invoice(deps))
+  const request = (caller: Address, path: string, body?: unknown) =>
+    app.handle(
+      new Request(`http://gateway.test${path}`, {
+        method: body === undefined ? 'GET' : 'POST',
+        headers: { 'x-test-caller': caller, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      }),
+    )
+  return {
+    deps,
+    clock,
+    request,
+    async create(caller: Address, body: Record<string, unknown>) {
+      const response = await request(caller, '/api/v1/invoice/create', body)
+      expect(response.status).toBe(200)
+      return ((await response.json()) as { invoice: Invoice }).invoice
+    },
+    async read(caller: Address, id: string) {
+      const response = await request(caller, `/api/v1/invoice/${id}`)
+      expect(response.status).toBe(200)
+      return ((await response.json()) as { invoice: Invoice }).invoice
+    },
+  }
+}
+
+type Invoice = {
+  id: string
+  status: string
+  recipient: Address
+  transaction: { to: Address; data: Hex; value: string; chainId: number }
+  payment?: { txHash: Hex; from: Address; blockNumber: string; logIndex: number; paidAt: string }
+  [field: string]: unknown
+}
+
+function wallet(index: number) {
+  return createWalletClient({ account: privateKeyToAccount(chain.accounts[index]!.privateKey), chain: chain.chain, transport: chain.transport })
+}
+
+/** Sends the invoice's unsigned transaction from account `index`, as a payer's wallet would; resolves with its hash. */
+async function pay(index: number, transaction: Invoice['transaction']): Promise<Hex> {
+  expect(transaction.chainId).toBe(chain.chainId)
+  const hash = await wallet(index).sendTransaction({ to: transaction.to, data: transaction.data, value: BigInt(transaction.value) })
+  expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
+  return hash
+}
+
+/** Sends `amount` devnet USDC from account `index` to `to`. */
+async function transfer(index: number, to: Address, amount: bigint): Promise<Hex> {
+  const hash = await wallet(index).sendTransaction({
+    to: chain.token.address,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, amount] }),
+  })
+  await chain.publicClient.waitForTransactionReceipt({ hash })
+  return hash
+}
+
+async function problem(response: Response, status: number) {
+  expect(response.status).toBe(status)
+  expect(response.headers.get('content-type')).toBe('application/problem+json')
+  return (await response.json()) as { code: string; detail: string; field?: string }
+}
+
+/** A recipient no other test pays, so transfers of one test never match another's invoices. */
+function freshRecipient(): Address {
+  return privateKeyToAccount(generatePrivateKey()).address
+}
+
+describe('POST /api/v1/invoice/create', () => {
+  test('default: an open invoice with the unsigned transfer that pays it', async () => {
+    const { create } = setup()
+    const before = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '1500000', memo: 'March', reference: 'PO-7' })
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^inv_[0-9a-f]{32}$/),
+      status: 'open',
+      creator: alice,
+      recipient: alice,
+      token: { symbol: 'USDC', address: chain.token.address, decimals: 6 },
+      amount: '1500000',
+      amountFormatted: '1.5',
+      memo: 'March',
+      reference: 'PO-7',
+      dueDate: null,
+      chainId: chain.chainId,
+      network: `eip155:${chain.chainId}`,
+      createdAtBlock: before.toString(),
+      scannedThroughBlock: before.toString(),
+      transaction: { to: chain.token.address, value: '0', chainId: chain.chainId },
+    })
+    expect(decodeFunctionData({ abi: erc20Abi, data: created.transaction.data })).toEqual({ functionName: 'transfer', args: [alice, 1_500_000n] })
+  })
+
+  test('behavior: the token by address in any case, the symbol in any case, a recipient and a due date', async () => {
+    const { create } = setup()
+    const dueDate = new Date(Date.now() + 86_400_000).toISOString()
+    const byAddress = await create(alice, { creator: alice.toLowerCase(), token: chain.token.address.toLowerCase(), amount: '1', recipient: bob, dueDate })
+    expect(byAddress).toMatchObject({ creator: alice, recipient: bob, token: { symbol: 'USDC' }, dueDate })
+    expect((await create(alice, { creator: alice, token: 'usdc', amount: '1' })).token).toMatchObject({ address: chain.token.address })
+  })
+
+  test('security: creator must be the caller', async () => {
+    const { request } = setup()
+    const body = await problem(await request(bob, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1' }), 403)
+    expect(body.code).toBe('forbidden')
+  })
+
+  test.each([
+    ['token', 'a symbol not configured', { token: 'DAI' }],
+    ['token', 'an address not configured', { token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }],
+    ['token', 'a malformed address', { token: '0x1234' }],
+    ['amount', 'zero', { amount: '0' }],
+    ['amount', 'a decimal', { amount: '1.5' }],
+    ['amount', 'negative', { amount: '-1' }],
+    ['amount', 'of 79 digits', { amount: '1'.repeat(79) }],
+    ['recipient', 'the zero address', { recipient: '0x0000000000000000000000000000000000000000' }],
+    ['recipient', 'a bad checksum', { recipient: '0x70997970c51812dc3A010C7d01b50e0d17dc79C8' }],
+    ['creator', 'not an address', { creator: 'alice' }],
+    ['memo', 'of 281 characters', { memo: 'm'.repeat(281) }],
+    ['reference', 'of 65 characters', { reference: 'r'.repeat(65) }],
+    ['dueDate', 'in the past', { dueDate: '2020-01-01T00:00:00Z' }],
+    ['dueDate', 'not in the calendar', { dueDate: '2099-02-30T00:00:00Z' }],
+    ['dueDate', 'without a time', { dueDate: '2099-01-01' }],
+    ['dueDate', 'without an offset', { dueDate: '2099-01-01T10:00:00' }],
+    ['dueDate', 'not a date', { dueDate: 'tomorrow' }],
+  ] as const)('error: %s %s is 400', async (field, _, change) => {
+    const { request } = setup()
+    const body = await problem(await request(alice, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1', ...change }), 400)
+    expect(body.code).toBe('validation_failed')
+    expect(body.field).toBe(field)
+  })
+
+  test('behavior: a due date with an offset and without seconds', async () => {
+    const { create } = setup()
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '1', dueDate: '2099-01-01T10:00+02:00' })
+    expect(created.dueDate).toBe('2099-01-01T08:00:00.000Z')
+  })
+})
+
+describe('payment detection', () => {
+  test('behavior: the unsigned transaction, sent by any wallet, turns the invoice paid on the next read', async () => {
+    const { create, read } = setup()
+    const recipient = freshRecipient()
+    const created = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '2500000' })
+    expect((await read(alice, created.id)).status).toBe('open')
+
+    const hash = await pay(3, created.transaction)
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash })
+    const block = await chain.publicClient.getBlock({ blockNumber: receipt.blockNumber })
+    const paid = await read(alice, created.id)
+    expect(paid).toMatchObject({
+      status: 'paid',
+      payment: {
+        txHash: hash,
+        from: carol,
+        blockNumber: receipt.blockNumber.toString(),
+        logIndex: receipt.logs[0]!.logIndex,
+        paidAt: new Date(Number(block.timestamp) * 1000).toISOString(),
+      },
+      observedAt: expect.any(String),
+    })
+    expect(paid.scannedThroughBlock).toBeUndefined()
+    // Paid is final: reading again changes nothing.
+    expect(await read(alice, created.id)).toEqual(paid)
+  })
+
+  test('behavior: two identical invoices need two transfers, one each', async () => {
+    const { create, read } = setup()
+    const recipient = freshRecipient()
+    const body = { creator: alice, recipient, token: 'USDC', amount: '700000' }
+    const first = await create(alice, body)
+    const second = await create(alice, body)
+
+    const firstHash = await pay(2, first.transaction)
+    expect((await read(alice, second.id)).payment?.txHash).toBe(firstHash)
+    expect((await read(alice, first.id)).status).toBe('open')
+
+    const secondHash = await pay(3, first.transaction)
+    expect((await read(alice, first.id)).payment?.txHash).toBe(secondHash)
+    expect((await read(alice, second.id)).payment?.txHash).toBe(firstHash)
+  })
+
+  test('behavior: a wrong amount, another recipient or another token does not pay it', async () => {
+    const { create, read } = setup()
+    const recipient = freshRecipient()
+    const created = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '1000000' })
+    await transfer(2, recipient, 999_999n)
+    await transfer(2, recipient, 1_000_001n)
+    await transfer(2, freshRecipient(), 1_000_000n)
+    await wallet(2).sendTransaction({ to: recipient, value: 1_000_000n })
+    const stillOpen = await read(alice, created.id)
+    expect(stillOpen.status).toBe('open')
+    expect(BigInt(stillOpen.scannedThroughBlock as string)).toBe(await chain.publicClient.getBlockNumber({ cacheTime: 0 }))
+
+    const hash = await transfer(2, recipient, 1_000_000n)
+    expect((await read(alice, created.id)).payment?.txHash).toBe(hash)
+  })
+
+  test('behavior: a transfer mined before the invoice was created does not pay it', async () => {
+    const { create, read } = setup()
+    const recipient = freshRecipient()
+    await transfer(4, recipient, 42n)
+    const created = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '42' })
+    expect((await read(alice, created.id)).status).toBe('open')
+  })
+
+  test('behavior: the bare path reads the id from ?id=', async () => {
+    const { create, request } = setup()
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '5' })
+    const response = await request(alice, `/api/v1/invoice?id=${created.id}`)
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { invoice: Invoice }).invoice.id).toBe(created.id)
+    expect((await request(alice, `/api/v1/invoice/${created.id}?id=${created.id}`)).status).toBe(200)
+  })
+
+  test('error: path and query naming different ids, or no id at all, are 400', async () => {
+    const { create, request } = setup()
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '5' })
+    expect((await problem(await request(alice, `/api/v1/invoice/${created.id}?id=inv_other`), 400)).code).toBe('bad_request')
+    expect((await problem(await request(alice, '/api/v1/invoice'), 400)).field).toBe('id')
+  })
+})
+
+describe('expiry', () => {
+  test('behavior: open past its due date turns expired', async () => {
+    const { create, read, clock } = setup()
+    const dueDate = new Date(Date.now() + 3_600_000)
+    const created = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '9', dueDate: dueDate.toISOString() })
+    expect((await read(alice, created.id)).status).toBe('open')
+    clock.now = new Date(dueDate.getTime() + 1000)
+    expect(await read(alice, created.id)).toMatchObject({ status: 'expired', expiredAt: clock.now.toISOString() })
+  })
+
+  test('behavior: paid before the due date stays paid when read after it', async () => {
+    const { create, read, clock } = setup()
+    const dueDate = new Date(Date.now() + 3_600_000)
+    const created = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '11', dueDate: dueDate.toISOString() })
+    const hash = await pay(2, created.transaction)
+    clock.now = new Date(dueDate.getTime() + 1000)
+    expect(await read(alice, created.id)).toMatchObject({ status: 'paid', payment: { txHash: hash } })
+  })
+
+  test('behavior: a transfer mined after the due date does not pay it, and stays free for another invoice', async () => {
+    const { create, read, clock } = setup()
+    const recipient = freshRecipient()
+    // Created two hours ago, due one hour ago: any transfer mined now is late.
+    clock.now = new Date(Date.now() - 7_200_000)
+    const late = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '13', dueDate: new Date(Date.now() - 3_600_000).toISOString() })
+    const open = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '13' })
+    clock.now = undefined
+    const hash = await pay(2, late.transaction)
+    expect((await read(alice, late.id)).status).toBe('expired')
+    expect((await read(alice, open.id)).payment?.txHash).toBe(hash)
+  })
+})
+
+describe('GET /api/v1/invoice/list', () => {
+  test('security: lists only invoices where the caller is creator or recipient', async () => {
+    const { create, request } = setup()
+    const toBob = await create(alice, { creator: alice, recipient: bob, token: 'USDC', amount: '1' })
+    const own = await create(alice, { creator: alice, token: 'USDC', amount: '2' })
+    const carols = await create(carol, { creator: carol, token: 'USDC', amount: '3' })
+    const ids = async (caller: Address) => {
+      const response = await request(caller, `/api/v1/invoice/list?address=${caller}`)
+      expect(response.status).toBe(200)
+      const body = (await response.json()) as { invoices: Invoice[]; count: number }
+      expect(body.count).toBe(body.invoices.length)
+      return body.invoices.map(({ id }) => id)
+    }
+    expect(await ids(alice)).toEqual([own.id, toBob.id])
+    expect(await ids(bob)).toEqual([toBob.id])
+    expect(await ids(carol)).toEqual([carols.id])
+  })
+
+  test('behavior: open invoices are refreshed', async () => {
+    const { create, request } = setup()
+    const created = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '17' })
+    const hash = await pay(2, created.transaction)
+    const response = await request(alice, `/api/v1/invoice/list?address=${alice.toLowerCase()}`)
+    const body = (await response.json()) as { invoices: Invoice[] }
+    expect(body.invoices[0]).toMatchObject({ id: created.id, status: 'paid', payment: { txHash: hash } })
+  })
+
+  test("security: another address's list is 403", async () => {
+    const { request } = setup()
+    expect((await problem(await request(carol, `/api/v1/invoice/list?address=${alice}`), 403)).code).toBe('forbidden')
+  })
+
+  test('error: an address that is not one is 400', async () => {
+    const { request } = setup()
+    expect((await problem(await request(alice, '/api/v1/invoice/list?address=alice'), 400)).field).toBe('address')
+  })
+})
+
+describe('GET /api/v1/invoice/:id', () => {
+  test('security: the recipient reads it; anyone else gets the same 404 as for no invoice at all', async () => {
+    const { create, read, request } = setup()
+    const created = await create(alice, { creator: alice, recipient: bob, token: 'USDC', amount: '1' })
+    expect((await read(bob, created.id)).id).toBe(created.id)
+
+    const hidden = await problem(await request(carol, `/api/v1/invoice/${created.id}`), 404)
+    const missing = await problem(await request(carol, '/api/v1/invoice/inv_00000000000000000000000000000000'), 404)
+    expect(hidden.code).toBe('not_found')
+    expect(hidden.detail.replace(created.id, '<id>')).toBe(missing.detail.replace('inv_00000000000000000000000000000000', '<id>'))
+    expect((await problem(await request(carol, `/api/v1/invoice?id=${created.id}`), 404)).code).toBe('not_found')
+  })
+})
+
+describe('scan', () => {
+  test('behavior: finds payments and expiries without a read', async () => {
+    const { create, read, deps, clock } = setup()
+    const dueDate = new Date(Date.now() + 3_600_000).toISOString()
+    const toPay = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '19', dueDate })
+    const toExpire = await create(bob, { creator: bob, recipient: freshRecipient(), token: 'USDC', amount: '19', dueDate })
+    const hash = await pay(2, toPay.transaction)
+    clock.now = new Date(Date.now() + 7_200_000)
+
+    expect(await scan(deps)).toEqual({ checked: 2, paid: 1, expired: 1 })
+    const record = await deps.store.get<{ status: string; payment: { txHash: Hex } }>('invoices', toPay.id)
+    expect(record?.value).toMatchObject({ status: 'paid', payment: { txHash: hash } })
+    expect((await deps.store.get<{ status: string }>('invoices', toExpire.id))?.value.status).toBe('expired')
+    expect((await read(bob, toExpire.id)).status).toBe('expired')
+    expect(await scan(deps)).toEqual({ checked: 0, paid: 0, expired: 0 })
+  })
+
+  test('behavior: walks the invoices in windows and starts over at the end', async () => {
+    const { create, deps } = setup()
+    for (let index = 0; index < 5; index++) await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '23' })
+    const checked = []
+    for (let run = 0; run < 4; run++) checked.push((await scan(deps, { limit: 2 })).checked)
+    expect(checked).toEqual([2, 2, 1, 2])
+  })
+})
+
+describe('chain unavailable', () => {
+  test('error: a node that fails makes create and reads 503, and nothing changes', async () => {
+    const { create, deps, request } = setup()
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '29' })
+    const down = async () => {
+      throw new Error('connection refused')
+    }
+    deps.transfers = { find: down, blockNumber: down }
+    const body = { creator: alice, token: 'USDC', amount: '29' }
+    expect((await problem(await request(alice, '/api/v1/invoice/create', body), 503)).code).toBe('upstream_unavailable')
+    expect((await problem(await request(alice, `/api/v1/invoice/${created.id}`), 503)).code).toBe('upstream_unavailable')
+    expect((await problem(await request(alice, `/api/v1/invoice/list?address=${alice}`), 503)).code).toBe('upstream_unavailable')
+    expect((await deps.store.get<{ status: string }>('invoices', created.id))?.value.status).toBe('open')
+  })
+})
