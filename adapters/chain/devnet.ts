@@ -19,13 +19,14 @@ import {
 } from 'viem'
 import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
+import escrowJson from './contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Json from './contracts/artifacts/Multicall3.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
 export const mnemonic = 'test test test test test test test test test test test junk'
 
-/** Mnemonic index (m/44'/60'/0'/0/10) of the account that deploys DevUSDC and mints; it sends nothing else. */
+/** Mnemonic index (m/44'/60'/0'/0/10) of the account that deploys DevUSDC and Escrow and mints; it sends nothing else. */
 export const deployerIndex = 10
 
 /** Canonical Multicall3 address, the same on every chain; the devnet has our Multicall3 there from genesis. */
@@ -33,14 +34,16 @@ export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a17397
 
 // JSON imports widen ABI literals (`type: string`), so the committed artifacts are typed here once.
 const devUsdc = devUsdcJson as unknown as Artifact
+const escrow = escrowJson as unknown as Artifact
 const multicall3 = multicall3Json as unknown as Artifact
 
 const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
 
 /**
  * Starts Hardhat's EDR in process with auto-mining, funds the mnemonic accounts with ETH (genesis) and devnet
- * USDC, and deploys DevUSDC from the committed artifact. With the defaults the token lives at
- * `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9` (the deployer's first contract).
+ * USDC, and deploys DevUSDC and Escrow from the committed artifacts. The deployer's first two transactions are
+ * the two deployments, so the token lives at `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9` (nonce 0) and the
+ * escrow at `0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404` (nonce 1) on every devnet.
  */
 export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet.Devnet> {
   const {
@@ -194,10 +197,17 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     return (await submit({ to: tokenAddress, data })).hash
   }
 
-  const tokenAddress = getContractAddress({ from: deployer.address, nonce: 0n })
-  const { contractAddress } = await submit({ data: devUsdc.bytecode })
-  if (contractAddress?.toLowerCase() !== tokenAddress.toLowerCase())
-    throw new Error(`DevUSDC deployed at ${contractAddress}, expected ${tokenAddress}: the deployer had sent before.`)
+  async function deploy(artifact: Artifact, nonce: bigint): Promise<Address> {
+    const expected = getContractAddress({ from: deployer.address, nonce })
+    const { contractAddress } = await submit({ data: artifact.bytecode })
+    if (contractAddress?.toLowerCase() !== expected.toLowerCase())
+      throw new Error(`${artifact.contractName} deployed at ${contractAddress}, expected ${expected}: the deployer's nonce moved.`)
+    return expected
+  }
+
+  // Deployments first and in this order: each address follows from the deployer's nonce, and mints come after.
+  const tokenAddress = await deploy(devUsdc, 0n)
+  const escrowAddress = await deploy(escrow, 1n)
   for (const { account } of accounts) await mint(account.address, tokenBalance)
 
   return {
@@ -208,6 +218,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     transport,
     publicClient,
     token: { address: tokenAddress, name: 'USD Coin', version: '2', decimals: 6 },
+    escrow: { address: escrowAddress },
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -271,6 +282,11 @@ export declare namespace devnet {
       version: '2'
       /** Decimal places of an amount. */
       decimals: 6
+    }
+    /** The deployed Escrow contract (`adapters/chain/contracts/Escrow.sol`). */
+    escrow: {
+      /** Contract address: the deployer's second contract. */
+      address: Address
     }
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]

@@ -8,6 +8,7 @@ import {
   domainSeparator,
   decodeFunctionResult,
   encodeFunctionData,
+  getContractAddress,
   multicall3Abi,
   parseAbi,
   parseEther,
@@ -15,9 +16,10 @@ import {
   parseSignature,
   toHex,
 } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import escrowArtifact from '../../../adapters/chain/contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Artifact from '../../../adapters/chain/contracts/artifacts/Multicall3.json' with { type: 'json' }
-import { devnet, multicall3Address } from '../../../adapters/chain/devnet.js'
+import { deployerIndex, devnet, mnemonic, multicall3Address } from '../../../adapters/chain/devnet.js'
 
 // Human-readable signatures on purpose: a call only succeeds if the contract has exactly this function.
 const tokenAbi = parseAbi([
@@ -59,6 +61,11 @@ beforeAll(async () => {
 afterAll(async () => {
   await chain.close()
 })
+
+/** The account that deploys the devnet's contracts. */
+function deriveDeployer(): Address {
+  return mnemonicToAccount(mnemonic, { addressIndex: deployerIndex }).address
+}
 
 function now(): bigint {
   return BigInt(Math.floor(Date.now() / 1000))
@@ -125,6 +132,14 @@ describe('devnet', () => {
         privateKey: '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d',
       },
     ])
+  })
+
+  test('behavior: Escrow is deployed at the deployer\'s second address, after the token', async () => {
+    expect(chain.escrow).toEqual({ address: '0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404' })
+    const deployer = deriveDeployer()
+    expect(chain.escrow.address).toBe(getContractAddress({ from: deployer, nonce: 1n }))
+    expect(chain.token.address).toBe(getContractAddress({ from: deployer, nonce: 0n }))
+    expect(await chain.publicClient.getCode({ address: chain.escrow.address })).toBe(escrowArtifact.deployedBytecode as Hex)
   })
 
   test('behavior: the token reads like USDC', async () => {

@@ -1,0 +1,247 @@
+import { type Address, type Hex, formatUnits, getAddress, isAddress, isAddressEqual, toHex } from 'viem'
+import * as Escrow from '../../core/Escrow.js'
+import type { EscrowChain } from '../../core/EscrowChain.js'
+import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import type { Store } from '../../core/Store.js'
+import type { CreateBody, FundBody, ListQuery, SettleBody } from './schema.js'
+
+/** What the escrow module needs from outside. */
+export type Deps = {
+  /** Where escrow records live (collection {@link collection}), visible to their parties only. */
+  store: Store
+  /** The verified payer of a paid request: the caller. */
+  caller: (request: Request) => Address
+  /** The escrow contract the gateway builds transactions for and reads deposits from. */
+  chain: EscrowChain
+  /** Tokens an escrow may hold, found by symbol (any case) or address. */
+  tokens: readonly Escrow.Token[]
+  /** Clock. @default () => new Date() */
+  now?: () => Date
+}
+
+/** Store collection of escrow records; values are {@link Escrow.Serialized}. */
+export const collection = 'escrows'
+
+/** The verified payer of the call, which every operation acts for. */
+export type Payer = {
+  /** Checksummed address of the wallet that paid for the call. */
+  payer: Address
+}
+
+/**
+ * Records a new escrow from the paying wallet and returns it with the two transactions that fund it (approve, then
+ * deposit). Nothing is on chain until the depositor sends them; `fund` then verifies the deposit.
+ */
+export async function create(deps: Deps, input: CreateBody & Payer) {
+  const depositor = toAddress(input.depositor, 'depositor')
+  const beneficiary = toAddress(input.beneficiary, 'beneficiary')
+  const arbiter = input.arbiter === undefined ? undefined : toAddress(input.arbiter, 'arbiter')
+  const token = toToken(deps.tokens, input.token)
+  const amount = toAmount(input.amount)
+  const expiry = input.expiry === undefined ? undefined : toExpiry(input.expiry)
+  if (!isAddressEqual(depositor, input.payer))
+    throw new ForbiddenError(`depositor ${depositor} is not the wallet that paid for this call; an escrow is created by its depositor.`, {
+      details: { field: 'depositor' },
+    })
+
+  const now = clock(deps)
+  const escrow = Escrow.from({
+    id: toHex(crypto.getRandomValues(new Uint8Array(32))),
+    chainId: deps.chain.chainId,
+    contract: deps.chain.address,
+    depositor,
+    beneficiary,
+    arbiter,
+    token,
+    amount,
+    expiry,
+    createdAt: now,
+  })
+  const owners = [depositor, beneficiary, ...(arbiter === undefined ? [] : [arbiter])].filter(
+    (owner, index, all) => all.findIndex((other) => isAddressEqual(other, owner)) === index,
+  )
+  const inserted = await deps.store.insert({ collection, id: escrow.id, owners, value: Escrow.serialize(escrow), createdAt: now })
+  // 32 random bytes never collide in practice; a collision is a fault, not a case to handle.
+  if (!inserted.ok) throw new Error(`Escrow id ${escrow.id} is already taken.`)
+  return { status: escrow.status, escrow: view(escrow) }
+}
+
+/**
+ * Verifies the deposit on chain, never trusting the request: the escrow turns `active` when the contract holds a
+ * deposit under its id with exactly its terms (and on to `released` or `cancelled` if the contract already settled
+ * it). Answers 409 when nothing is deposited yet or the terms differ. Any party may ask; it is idempotent.
+ */
+export async function fund(deps: Deps, input: FundBody & Payer) {
+  const escrow = await load(deps, input.escrowId, 'escrowId', input.payer)
+  if (escrow.status === 'released' || escrow.status === 'cancelled') return { status: escrow.status, escrow: view(escrow) }
+  const funded = await save(deps, escrow, Escrow.reconcile(escrow, await read(deps, escrow), clock(deps)))
+  return { status: funded.status, escrow: view(funded) }
+}
+
+/** The unsigned `release` transaction for an active escrow; `caller` must be the paying wallet and the depositor or arbiter. */
+export function release(deps: Deps, input: SettleBody & Payer) {
+  return settle(deps, 'release', input)
+}
+
+/**
+ * The unsigned `cancel` transaction for an active escrow, which refunds the depositor; `caller` must be the paying
+ * wallet and the depositor or arbiter, or, once the expiry is reached, any party.
+ */
+export function cancel(deps: Deps, input: SettleBody & Payer) {
+  return settle(deps, 'cancel', input)
+}
+
+/** The escrows the paying wallet is a party of, newest first, brought in line with the chain. */
+export async function list(deps: Deps, input: ListQuery & Payer) {
+  const address = toAddress(input.address, 'address')
+  if (!isAddressEqual(address, input.payer))
+    throw new ForbiddenError(`address ${address} is not the wallet that paid for this call; only your own escrows are listed.`, {
+      details: { field: 'address' },
+    })
+  const records = await deps.store.list<Escrow.Serialized>(collection, { owner: getAddress(input.payer) })
+  const escrows = await Promise.all(records.map((record) => refresh(deps, Escrow.deserialize(record.value))))
+  return { escrows: escrows.map(view), count: escrows.length }
+}
+
+/** One escrow of the paying wallet, brought in line with the chain. The id comes from the path or the query. */
+export async function get(deps: Deps, input: get.Input) {
+  const { pathId, queryId } = input
+  if (pathId !== undefined && queryId !== undefined && pathId.toLowerCase() !== queryId.toLowerCase())
+    throw new ValidationError({ field: 'id', message: 'the path and the query name different escrows; give one' })
+  const id = pathId ?? queryId
+  if (id === undefined) throw new ValidationError({ field: 'id', message: 'is required, in the path or as ?id=' })
+  return { escrow: view(await refresh(deps, await load(deps, id, 'id', input.payer))) }
+}
+
+export declare namespace get {
+  type Input = Payer & {
+    /** Id from the path (`/api/v1/escrow/:id`). */
+    pathId?: string | undefined
+    /** Id from the query (`?id=`). */
+    queryId?: string | undefined
+  }
+}
+
+/** Release or cancel: who may, in which order, and the transaction that does it. */
+async function settle(deps: Deps, action: Escrow.Action, input: SettleBody & Payer) {
+  const caller = toAddress(input.caller, 'caller')
+  if (!isAddressEqual(caller, input.payer))
+    throw new ForbiddenError(`caller ${caller} is not the wallet that paid for this call.`, { details: { field: 'caller' } })
+  let escrow = await load(deps, input.escrowId, 'escrowId', input.payer)
+  const now = clock(deps)
+  if (!Escrow.isAllowed({ escrow, action, caller, now }))
+    throw new ForbiddenError(
+      action === 'release'
+        ? `Only the depositor or the arbiter can release escrow ${escrow.id}.`
+        : `Only the depositor or the arbiter can cancel escrow ${escrow.id}${escrow.expiry === undefined ? '' : ` before its expiry (${escrow.expiry.toISOString()})`}.`,
+      { details: { escrowId: escrow.id, action } },
+    )
+  // The chain may have settled it since the last read; a transaction that would revert is not handed out.
+  if (escrow.status === 'active') escrow = await refresh(deps, escrow)
+  // The state machine decides the order (funded first, settled once); the record itself changes when the chain does.
+  Escrow.transition(escrow, { type: action === 'release' ? 'released' : 'cancelled' }, now)
+  return { status: escrow.status, escrowId: escrow.id, transaction: Escrow.toSettlementTransaction(escrow, action) }
+}
+
+/** The escrow if the payer is one of its parties; otherwise 404, exactly as if it did not exist. */
+async function load(deps: Deps, id: string, field: string, payer: Address): Promise<Escrow.Escrow> {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(id)) throw new ValidationError({ field, message: 'must be 32 bytes as 0x-prefixed hex' })
+  const key = id.toLowerCase() as Hex
+  const record = await deps.store.get<Escrow.Serialized>(collection, key)
+  if (record === undefined || !record.owners.some((owner) => isAddressEqual(owner, payer)))
+    throw new NotFoundError(`No escrow ${key}.`)
+  return Escrow.deserialize(record.value)
+}
+
+/** An active escrow moved on to `released` or `cancelled` when the contract says so; anything else as stored. */
+async function refresh(deps: Deps, escrow: Escrow.Escrow): Promise<Escrow.Escrow> {
+  if (escrow.status !== 'active') return escrow
+  const deposit = await read(deps, escrow)
+  // A deposit that no longer matches (a devnet restarted under a durable store) leaves the record as it was.
+  if (!Escrow.verify(escrow, deposit).ok) return escrow
+  return save(deps, escrow, Escrow.reconcile(escrow, deposit, clock(deps)))
+}
+
+/** Stores `next` if it moved on from `escrow`; another request may have stored the same move first. */
+async function save(deps: Deps, escrow: Escrow.Escrow, next: Escrow.Escrow): Promise<Escrow.Escrow> {
+  if (next.status === escrow.status) return escrow
+  const updated = await deps.store.update<Escrow.Serialized>(collection, escrow.id, (current) => {
+    const stored = Escrow.deserialize(current.value)
+    // Only moves forward from what is stored now, so a concurrent request's move is never undone.
+    if (stored.status !== escrow.status) return { refused: true, reason: `already ${stored.status}` }
+    return Escrow.serialize(next)
+  })
+  if (updated.ok) return Escrow.deserialize(updated.record.value)
+  const current = await deps.store.get<Escrow.Serialized>(collection, escrow.id)
+  return current === undefined ? next : Escrow.deserialize(current.value)
+}
+
+/** The deposit under the escrow's id, from the contract the escrow was created on. */
+async function read(deps: Deps, escrow: Escrow.Escrow) {
+  const { chain } = deps
+  if (escrow.chainId !== chain.chainId || !isAddressEqual(escrow.contract, chain.address))
+    throw new UpstreamUnavailableError(
+      `Escrow ${escrow.id} lives on contract ${escrow.contract} of chain ${escrow.chainId}, which this gateway does not read.`,
+    )
+  try {
+    return await chain.read(escrow.id)
+  } catch (error) {
+    throw new UpstreamUnavailableError(`The escrow contract could not be read: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    })
+  }
+}
+
+/** An escrow as answered: its JSON, the amount also in whole tokens, and while `created` the transactions that fund it. */
+function view(escrow: Escrow.Escrow) {
+  return {
+    ...Escrow.serialize(escrow),
+    amountFormatted: formatUnits(escrow.amount, escrow.token.decimals),
+    ...(escrow.status === 'created' ? { transactions: Escrow.toFundingTransactions(escrow) } : {}),
+  }
+}
+
+/** The current time from `deps.now`, or the wall clock. */
+function clock(deps: Deps): Date {
+  return deps.now?.() ?? new Date()
+}
+
+/** A checksummed EVM address; mixed case must carry a valid EIP-55 checksum. */
+function toAddress(value: string, field: string): Address {
+  if (!isAddress(value, { strict: true })) throw new ValidationError({ field, message: 'must be an EVM address (0x and 40 hex digits, valid checksum)' })
+  return getAddress(value)
+}
+
+/** A supported token by symbol (any case) or address. */
+function toToken(tokens: readonly Escrow.Token[], value: string): Escrow.Token {
+  const token = isAddress(value, { strict: false })
+    ? tokens.find((candidate) => isAddressEqual(candidate.address, value))
+    : tokens.find((candidate) => candidate.symbol.toLowerCase() === value.toLowerCase())
+  if (token === undefined)
+    throw new ValidationError({
+      field: 'token',
+      message: `is not a supported token; use one of ${tokens.map(({ symbol, address }) => `${symbol} (${address})`).join(', ') || 'none configured'}`,
+    })
+  return token
+}
+
+/** A raw base-unit integer string as a bigint, as batch and invoice amounts; the range is checked by {@link Escrow.from}. */
+function toAmount(value: string): bigint {
+  if (/^\d{1,78}$/.test(value)) return BigInt(value)
+  const hint = /^\d*\.\d*$/.test(value)
+    ? 'has a decimal point; amounts are raw base units (1.5 USDC is "1500000")'
+    : /^\d+$/.test(value)
+      ? 'has more than 78 digits'
+      : 'is not a base-unit integer string such as "1500000"'
+  throw new ValidationError({ field: 'amount', message: hint })
+}
+
+/** ISO 8601 with a time zone, or Unix seconds (number or digits), to a date. */
+function toExpiry(value: string | number): Date {
+  const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
+  const seconds = typeof value === 'number' ? value : /^\d{1,16}$/.test(value) ? Number(value) : undefined
+  const date = seconds !== undefined ? new Date(seconds * 1000) : iso.test(value as string) ? new Date(value) : undefined
+  if (date === undefined || Number.isNaN(date.getTime()))
+    throw new ValidationError({ field: 'expiry', message: 'must be ISO 8601 with a time zone (2030-01-01T00:00:00Z) or Unix time in seconds' })
+  return date
+}

@@ -1,0 +1,426 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Elysia } from 'elysia'
+import { type Address, type Hex, type PrivateKeyAccount, createWalletClient, encodeFunctionData, erc20Abi, getAddress, toHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { devnet } from '../../adapters/chain/devnet.js'
+import { escrowChain } from '../../adapters/chain/escrow.js'
+import { memory } from '../../adapters/store/memory.js'
+import * as Problem from '../../app/problem.js'
+import * as Escrow from '../../core/Escrow.js'
+import { BaseError } from '../../core/Errors.js'
+import { escrow } from '../../modules/escrow/index.js'
+
+let chain: devnet.Devnet
+let app: { handle: (request: Request) => Promise<Response> }
+
+const payerHeader = 'x-test-payer'
+
+beforeAll(async () => {
+  chain = await devnet()
+  app = new Elysia()
+    .onError(({ error, code }) => {
+      if (error instanceof BaseError) return Problem.toResponse(Problem.fromError(error))
+      if (code === 'VALIDATION') return new Response(JSON.stringify({ code: 'validation_failed' }), { status: 400 })
+    })
+    .use(
+      escrow({
+        store: memory(),
+        // The gateway's payment guard names the verified payer; here a test header stands in for it.
+        caller: (request) => getAddress(request.headers.get(payerHeader)!),
+        chain: escrowChain({ client: chain.publicClient, address: chain.escrow.address, chainId: chain.chainId }),
+        tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: 6 }],
+      }),
+    )
+})
+
+afterAll(async () => {
+  await chain.close()
+})
+
+const depositor = () => signer(1)
+const beneficiary = () => signer(2)
+const arbiter = () => signer(3)
+const outsider = () => signer(4)
+
+function signer(index: number): PrivateKeyAccount {
+  return privateKeyToAccount(chain.accounts[index]!.privateKey)
+}
+
+/** A request paid by `payer`. */
+async function call(payer: PrivateKeyAccount, method: 'GET' | 'POST', path: string, body?: unknown) {
+  const response = await app.handle(
+    new Request(`http://gateway.test${path}`, {
+      method,
+      headers: { [payerHeader]: payer.address, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    }),
+  )
+  return { status: response.status, body: (await response.json()) as any }
+}
+
+/** Signs and sends an unsigned transaction the gateway returned, from `account`. */
+async function send(account: PrivateKeyAccount, transaction: { to: Address; data: Hex; value: string; chainId: number }) {
+  expect(transaction.chainId).toBe(chain.chainId)
+  const wallet = createWalletClient({ account, chain: chain.chain, transport: chain.transport })
+  const hash = await wallet.sendTransaction({ to: transaction.to, data: transaction.data, value: BigInt(transaction.value) })
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
+  expect(receipt.status).toBe('success')
+}
+
+function balanceOf(address: Address): Promise<bigint> {
+  return chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+}
+
+/** Creates an escrow from the depositor to the beneficiary, with the arbiter unless overridden. */
+async function create(overrides: Record<string, unknown> = {}) {
+  const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/create', {
+    depositor: depositor().address,
+    beneficiary: beneficiary().address,
+    token: 'USDC',
+    amount: '25500000',
+    arbiter: arbiter().address,
+    ...overrides,
+  })
+  expect(status).toBe(200)
+  return body.escrow as { id: Hex; transactions: { approve: any; deposit: any } } & Record<string, any>
+}
+
+/** Creates an escrow, sends its approve and deposit from the depositor, and funds it through the gateway. */
+async function funded(overrides: Record<string, unknown> = {}) {
+  const created = await create(overrides)
+  await send(depositor(), created.transactions.approve)
+  await send(depositor(), created.transactions.deposit)
+  const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
+  expect(status).toBe(200)
+  expect(body.status).toBe('active')
+  return created
+}
+
+describe('POST /api/v1/escrow/create', () => {
+  test('default: records the escrow and returns the approve and deposit transactions', async () => {
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/create', {
+      depositor: depositor().address,
+      beneficiary: beneficiary().address,
+      token: 'usdc',
+      amount: '25500000',
+    })
+    expect(status).toBe(200)
+    expect(body.status).toBe('created')
+    const { id, createdAt, transactions, ...rest } = body.escrow
+    expect(id).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(new Date(createdAt).getTime()).toBeGreaterThan(Date.now() - 60_000)
+    expect(rest).toEqual({
+      status: 'created',
+      chainId: chain.chainId,
+      contract: chain.escrow.address,
+      depositor: depositor().address,
+      beneficiary: beneficiary().address,
+      arbiter: null,
+      token: { symbol: 'USDC', address: chain.token.address, decimals: 6 },
+      amount: '25500000',
+      amountFormatted: '25.5',
+      expiry: null,
+      fundedAt: null,
+      settledAt: null,
+    })
+    expect(transactions).toEqual({
+      approve: {
+        to: chain.token.address,
+        data: Escrow.approve({ spender: chain.escrow.address, amount: 25_500_000n }),
+        value: '0',
+        chainId: chain.chainId,
+      },
+      deposit: { to: chain.escrow.address, data: expect.stringMatching(/^0x35dd0576/), value: '0', chainId: chain.chainId },
+    })
+  })
+
+  test('behavior: the token by address, an arbiter, and an expiry in ISO 8601 or Unix seconds', async () => {
+    const seconds = Math.floor(Date.now() / 1000) + 86_400
+    const iso = await create({ token: chain.token.address.toLowerCase(), expiry: new Date(seconds * 1000).toISOString() })
+    const unix = await create({ expiry: String(seconds) })
+    const number = await create({ expiry: seconds })
+    for (const escrow of [iso, unix, number]) {
+      expect(escrow.arbiter).toBe(arbiter().address)
+      expect(escrow.expiry).toBe(new Date(seconds * 1000).toISOString())
+    }
+  })
+
+  test('behavior: the ids are random and distinct', async () => {
+    const ids = await Promise.all([create(), create(), create()].map(async (escrow) => (await escrow).id))
+    expect(new Set(ids).size).toBe(3)
+  })
+
+  test.each([
+    ['amount', { amount: '1.5' }],
+    ['amount', { amount: '0' }],
+    ['amount', { amount: '-1' }],
+    ['amount', { amount: '1e6' }],
+    ['amount', { amount: '1'.repeat(79) }],
+    ['token', { token: 'DOGE' }],
+    ['beneficiary', { beneficiary: '0x1234' }],
+    ['beneficiary', { beneficiary: '0x0000000000000000000000000000000000000000' }],
+    ['expiry', { expiry: '2001-01-01T00:00:00Z' }],
+    ['expiry', { expiry: 'tomorrow' }],
+    ['expiry', { expiry: '2031-01-01T00:00:00' }],
+  ])('error: a bad %s is 400 (%o)', async (field, overrides) => {
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/create', {
+      depositor: depositor().address,
+      beneficiary: beneficiary().address,
+      token: 'USDC',
+      amount: '1000000',
+      ...overrides,
+    })
+    expect(status).toBe(400)
+    expect(body.field).toBe(field)
+  })
+
+  test('security: the depositor must be the paying wallet (403)', async () => {
+    const { status, body } = await call(outsider(), 'POST', '/api/v1/escrow/create', {
+      depositor: depositor().address,
+      beneficiary: outsider().address,
+      token: 'USDC',
+      amount: '1000000',
+    })
+    expect(status).toBe(403)
+    expect(body).toMatchObject({ code: 'forbidden', field: 'depositor' })
+  })
+})
+
+describe('POST /api/v1/escrow/fund', () => {
+  test('default: verifies the deposit on chain and turns the escrow active', async () => {
+    const created = await create()
+    await send(depositor(), created.transactions.approve)
+    await send(depositor(), created.transactions.deposit)
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
+    expect(status).toBe(200)
+    expect(body.status).toBe('active')
+    expect(body.escrow.fundedAt).toEqual(expect.any(String))
+    expect(body.escrow.transactions).toBeUndefined()
+  })
+
+  test('behavior: idempotent, and any party may ask', async () => {
+    const created = await funded()
+    for (const party of [depositor(), beneficiary(), arbiter()]) {
+      const { status, body } = await call(party, 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
+      expect(status).toBe(200)
+      expect(body.status).toBe('active')
+    }
+  })
+
+  test('error: before the deposit is on chain, 409 not_deposited', async () => {
+    const created = await create()
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
+    expect(status).toBe(409)
+    expect(body).toMatchObject({ code: 'conflict', reason: 'not_deposited', escrowId: created.id })
+    expect((await call(depositor(), 'GET', `/api/v1/escrow/${created.id}`)).body.escrow.status).toBe('created')
+  })
+
+  test('error: other terms deposited under the id are 409 mismatch; the record stays created', async () => {
+    const created = await create()
+    // The depositor deposits under the gateway's id but for less than the escrow says.
+    await send(depositor(), created.transactions.approve)
+    const short = encodeFunctionData({
+      abi: Escrow.abi,
+      functionName: 'deposit',
+      args: [created.id, chain.token.address, 1n, beneficiary().address, arbiter().address, 0n],
+    })
+    await send(depositor(), { ...created.transactions.deposit, data: short })
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
+    expect(status).toBe(409)
+    expect(body).toMatchObject({ code: 'conflict', reason: 'mismatch', fields: ['amount'] })
+    expect((await call(depositor(), 'GET', `/api/v1/escrow/${created.id}`)).body.escrow.status).toBe('created')
+  })
+
+  test('error: the escrowId must be 32 bytes of hex (400)', async () => {
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: 'abc' })
+    expect(status).toBe(400)
+    expect(body.field).toBe('escrowId')
+  })
+
+  test('security: an outsider gets 404', async () => {
+    const created = await create()
+    await send(depositor(), created.transactions.approve)
+    await send(depositor(), created.transactions.deposit)
+    const { status, body } = await call(outsider(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
+    expect(status).toBe(404)
+    expect(body.code).toBe('not_found')
+  })
+})
+
+describe('POST /api/v1/escrow/release', () => {
+  test('default: the depositor signs the returned transaction and the beneficiary receives exactly the amount', async () => {
+    const created = await funded({ amount: '25500000' })
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/release', {
+      escrowId: created.id,
+      caller: depositor().address,
+    })
+    expect(status).toBe(200)
+    expect(body).toEqual({
+      status: 'active',
+      escrowId: created.id,
+      transaction: { to: chain.escrow.address, data: Escrow.release({ id: created.id }), value: '0', chainId: chain.chainId },
+    })
+
+    const before = await balanceOf(beneficiary().address)
+    await send(depositor(), body.transaction)
+    expect(await balanceOf(beneficiary().address)).toBe(before + 25_500_000n)
+
+    // A later read reconciles the record with the chain.
+    const read = await call(beneficiary(), 'GET', `/api/v1/escrow/${created.id}`)
+    expect(read.body.escrow).toMatchObject({ status: 'released', settledAt: expect.any(String) })
+    const listed = await call(beneficiary(), 'GET', `/api/v1/escrow/list?address=${beneficiary().address}`)
+    expect(listed.body.escrows.find((escrow: { id: Hex }) => escrow.id === created.id).status).toBe('released')
+  })
+
+  test('behavior: the arbiter may release', async () => {
+    const created = await funded({ amount: '1000000' })
+    const { status, body } = await call(arbiter(), 'POST', '/api/v1/escrow/release', { escrowId: created.id, caller: arbiter().address })
+    expect(status).toBe(200)
+    const before = await balanceOf(beneficiary().address)
+    await send(arbiter(), body.transaction)
+    expect(await balanceOf(beneficiary().address)).toBe(before + 1_000_000n)
+  })
+
+  test('error: before it is funded, 409 not_funded', async () => {
+    const created = await create()
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/release', {
+      escrowId: created.id,
+      caller: depositor().address,
+    })
+    expect(status).toBe(409)
+    expect(body).toMatchObject({ code: 'conflict', reason: 'not_funded' })
+  })
+
+  test('error: once released on chain, another release is 409 settled', async () => {
+    const created = await funded({ amount: '1000000' })
+    const release = { escrowId: created.id, caller: depositor().address }
+    await send(depositor(), (await call(depositor(), 'POST', '/api/v1/escrow/release', release)).body.transaction)
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/release', release)
+    expect(status).toBe(409)
+    expect(body).toMatchObject({ status: 409, reason: 'settled', escrowStatus: 'released' })
+    expect((await call(depositor(), 'POST', '/api/v1/escrow/cancel', release)).status).toBe(409)
+  })
+
+  test('security: caller must be the paying wallet (403)', async () => {
+    const created = await funded({ amount: '1000000' })
+    const { status, body } = await call(beneficiary(), 'POST', '/api/v1/escrow/release', {
+      escrowId: created.id,
+      caller: depositor().address,
+    })
+    expect(status).toBe(403)
+    expect(body).toMatchObject({ code: 'forbidden', field: 'caller' })
+  })
+
+  test('security: the beneficiary cannot release (403)', async () => {
+    const created = await funded({ amount: '1000000' })
+    const { status, body } = await call(beneficiary(), 'POST', '/api/v1/escrow/release', {
+      escrowId: created.id,
+      caller: beneficiary().address,
+    })
+    expect(status).toBe(403)
+    expect(body).toMatchObject({ code: 'forbidden', action: 'release' })
+  })
+
+  test('security: an outsider gets 404, the same as for an escrow that does not exist', async () => {
+    const created = await funded({ amount: '1000000' })
+    const missing = toHex(crypto.getRandomValues(new Uint8Array(32)))
+    const theirs = await call(outsider(), 'POST', '/api/v1/escrow/release', { escrowId: created.id, caller: outsider().address })
+    const none = await call(outsider(), 'POST', '/api/v1/escrow/release', { escrowId: missing, caller: outsider().address })
+    expect(theirs.status).toBe(404)
+    expect({ ...theirs.body, detail: theirs.body.detail.replace(created.id, '<id>') }).toEqual({
+      ...none.body,
+      detail: none.body.detail.replace(missing, '<id>'),
+    })
+  })
+})
+
+describe('POST /api/v1/escrow/cancel', () => {
+  test('default: cancelling an active escrow returns exactly the amount to the depositor', async () => {
+    const before = await balanceOf(depositor().address)
+    const created = await funded({ amount: '7250000' })
+    expect(await balanceOf(depositor().address)).toBe(before - 7_250_000n)
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/cancel', { escrowId: created.id, caller: depositor().address })
+    expect(status).toBe(200)
+    expect(body.transaction).toEqual({ to: chain.escrow.address, data: Escrow.cancel({ id: created.id }), value: '0', chainId: chain.chainId })
+    await send(depositor(), body.transaction)
+    expect(await balanceOf(depositor().address)).toBe(before)
+    expect((await call(depositor(), 'GET', `/api/v1/escrow?id=${created.id}`)).body.escrow.status).toBe('cancelled')
+  })
+
+  test('error: before it is funded, 409 not_funded', async () => {
+    const created = await create()
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/cancel', { escrowId: created.id, caller: depositor().address })
+    expect(status).toBe(409)
+    expect(body.reason).toBe('not_funded')
+  })
+
+  test('security: the beneficiary cancels only from the expiry on', async () => {
+    const expiry = new Date((Math.floor(Date.now() / 1000) + 3) * 1000)
+    const created = await funded({ amount: '2000000', expiry: expiry.toISOString() })
+    const cancel = { escrowId: created.id, caller: beneficiary().address }
+    const early = await call(beneficiary(), 'POST', '/api/v1/escrow/cancel', cancel)
+    expect(early.status).toBe(403)
+    expect(early.body.detail).toContain(expiry.toISOString())
+    while (Date.now() < expiry.getTime() || (await chain.publicClient.getBlock()).timestamp * 1000n < BigInt(expiry.getTime()))
+      await Bun.sleep(250)
+    const { status, body } = await call(beneficiary(), 'POST', '/api/v1/escrow/cancel', cancel)
+    expect(status).toBe(200)
+    const before = await balanceOf(depositor().address)
+    await send(beneficiary(), body.transaction)
+    expect(await balanceOf(depositor().address)).toBe(before + 2_000_000n)
+  })
+})
+
+describe('GET /api/v1/escrow/:id', () => {
+  test('default: any party reads it; the path and ?id= on the bare path agree', async () => {
+    const created = await create()
+    for (const party of [depositor(), beneficiary(), arbiter()]) {
+      const byPath = await call(party, 'GET', `/api/v1/escrow/${created.id}`)
+      expect(byPath.status).toBe(200)
+      expect(byPath.body.escrow).toEqual(created)
+    }
+    expect((await call(depositor(), 'GET', `/api/v1/escrow?id=${created.id}`)).body.escrow).toEqual(created)
+    expect((await call(depositor(), 'GET', `/api/v1/escrow/${created.id}?id=${created.id.toUpperCase().replace('0X', '0x')}`)).status).toBe(200)
+  })
+
+  test('error: the path and the query naming different escrows is 400; neither is 400', async () => {
+    const [a, b] = [await create(), await create()]
+    const both = await call(depositor(), 'GET', `/api/v1/escrow/${a.id}?id=${b.id}`)
+    expect(both.status).toBe(400)
+    expect(both.body.field).toBe('id')
+    const neither = await call(depositor(), 'GET', '/api/v1/escrow')
+    expect(neither.status).toBe(400)
+  })
+
+  test('security: an outsider gets 404', async () => {
+    const created = await create()
+    const { status, body } = await call(outsider(), 'GET', `/api/v1/escrow/${created.id}`)
+    expect(status).toBe(404)
+    expect(JSON.stringify(body)).not.toContain(depositor().address)
+  })
+})
+
+describe('GET /api/v1/escrow/list', () => {
+  test('default: the escrows the payer is a party of, newest first', async () => {
+    const first = await create()
+    const second = await create()
+    const { status, body } = await call(arbiter(), 'GET', `/api/v1/escrow/list?address=${arbiter().address}`)
+    expect(status).toBe(200)
+    expect(body.count).toBe(body.escrows.length)
+    const ids = body.escrows.map((escrow: { id: Hex }) => escrow.id)
+    expect(ids.indexOf(second.id)).toBeLessThan(ids.indexOf(first.id))
+  })
+
+  test('security: an outsider sees none of them', async () => {
+    await create()
+    const { status, body } = await call(outsider(), 'GET', `/api/v1/escrow/list?address=${outsider().address}`)
+    expect(status).toBe(200)
+    expect(body).toEqual({ escrows: [], count: 0 })
+  })
+
+  test('security: listing another address is 403', async () => {
+    const { status, body } = await call(outsider(), 'GET', `/api/v1/escrow/list?address=${depositor().address}`)
+    expect(status).toBe(403)
+    expect(body.field).toBe('address')
+  })
+})
