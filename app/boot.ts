@@ -1,13 +1,18 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import postgresJs from 'postgres'
-import { type Chain, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
+import { type Address, type Chain, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
 import { base } from 'viem/chains'
 import { devnet } from '../adapters/chain/devnet.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
-import { postgres } from '../adapters/ledger/postgres.js'
-import { sqlite } from '../adapters/ledger/sqlite.js'
+import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
+import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
+import { postgres as postgresStore } from '../adapters/store/postgres.js'
+import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
+import { escrowChain } from '../adapters/chain/escrow.js'
+import { transfers } from '../adapters/chain/transfers.js'
+import type { Store } from '../core/Store.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
 import type { Facilitator } from '../core/Facilitator.js'
@@ -16,6 +21,8 @@ import type * as Rpc from '../core/Rpc.js'
 import { ConfigError, type Config } from './config.js'
 import type { PaymentTerms } from './discovery/terms.js'
 import { createGateway } from './gateway.js'
+import type { Onchain } from './modules.js'
+import { scan } from '../modules/invoice/index.js'
 import type { Logger } from './log.js'
 import { reconcile } from './payment/reconcile.js'
 import { domainOf } from './payment/x402.js'
@@ -36,18 +43,28 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
   closers.push(settlement.close)
   const terms = settlement.terms
 
-  const ledger = parameters.ledger ?? openLedger(config, closers)
+  const storage = openStorage(config, closers)
+  const ledger = parameters.ledger ?? storage.ledger
   const facilitator = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
     : relayerFacilitator(config, settlement)
 
   await reconcile({ ledger, facilitator, domain: domainOf(terms), logger })
 
+  const onchain: Onchain = {
+    chainId: settlement.chain.id,
+    transfers: transfers({ client: settlement.client }),
+    escrow: settlement.escrow ? escrowChain({ client: settlement.client, address: settlement.escrow, chainId: settlement.chain.id }) : undefined,
+    tokens: [{ symbol: 'USDC', address: terms.asset.address, decimals: terms.asset.decimals }],
+  }
   const gateway = createGateway({
     config,
     terms,
     logger,
     chains: [settlement.endpoint],
+    store: storage.store,
+    onchain,
+    sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
     payment: { ledger, facilitator, secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID() },
   })
 
@@ -55,8 +72,13 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
     gateway,
     terms,
     ledger,
+    store: storage.store,
     facilitator,
     devnet: settlement.devnet,
+    jobs: [
+      { name: 'reconcile-ledger', run: () => reconcile({ ledger, facilitator, domain: domainOf(terms), logger }) },
+      { name: 'scan-invoices', run: () => scan({ store: storage.store, ...onchain }) },
+    ],
     async close() {
       for (const close of closers.reverse()) await close()
     },
@@ -79,10 +101,14 @@ export declare namespace boot {
     terms: PaymentTerms
     /** The payment ledger. */
     ledger: Ledger
+    /** Durable records of the stateful modules. */
+    store: Store
     /** The facilitator that settles. */
     facilitator: Facilitator
     /** The embedded devnet, when no RPC URL is configured. */
     devnet: devnet.Devnet | undefined
+    /** Work to run every minute; each job is safe to run on several processes at once. */
+    jobs: { name: string; run: () => Promise<unknown> }[]
     /** Stops the devnet and closes the ledger. */
     close: () => Promise<void>
   }
@@ -95,6 +121,7 @@ type Settlement = {
   chain: Chain
   transport: Transport
   devnet: devnet.Devnet | undefined
+  escrow: Address | undefined
   close: () => Promise<void>
 }
 
@@ -111,6 +138,7 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
     chain: chain.chain,
     transport: chain.transport,
     devnet: chain,
+    escrow: chain.escrow.address,
     close: () => chain.close(),
   }
 }
@@ -120,6 +148,7 @@ async function rpcChain(config: Config): Promise<Settlement> {
   if (chainId !== base.id)
     throw new ConfigError(`RPC_URL is supported for Base (eip155:${base.id}); ${config.network} runs on the embedded devnet.`)
   if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
+  if (!config.sessionSecret) throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
   const transport = httpTransport(config.rpcUrl, { retryCount: 0 })
   return {
     terms: termsOf(config),
@@ -128,6 +157,7 @@ async function rpcChain(config: Config): Promise<Settlement> {
     chain: base,
     transport,
     devnet: undefined,
+    escrow: undefined,
     close: async () => {},
   }
 }
@@ -145,16 +175,19 @@ function relayerFacilitator(config: Config, settlement: Settlement): Facilitator
   })
 }
 
-function openLedger(config: Config, closers: (() => Promise<unknown>)[]): Ledger {
+function openStorage(config: Config, closers: (() => Promise<unknown>)[]): { ledger: Ledger; store: Store } {
   if (config.databaseUrl) {
     const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
     closers.push(() => sql.end())
-    const ledger = postgres({ sql })
-    closers.push(() => ledger.close())
-    return ledger
+    const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }) }
+    closers.push(() => storage.ledger.close(), () => storage.store.close())
+    return storage
   }
   mkdirSync(config.dataDir, { recursive: true })
-  const ledger = sqlite({ path: join(config.dataDir, 'ledger.sqlite') })
-  closers.push(() => ledger.close())
-  return ledger
+  const storage = {
+    ledger: sqliteLedger({ path: join(config.dataDir, 'ledger.sqlite') }),
+    store: sqliteStore({ path: join(config.dataDir, 'store.sqlite') }),
+  }
+  closers.push(() => storage.ledger.close(), () => storage.store.close())
+  return storage
 }

@@ -39,6 +39,7 @@ const Environment = Type.Object({
     Type.Integer({ minimum: 0, maximum: 10_000, description: 'Settlements closer than this share one transaction.' }),
   ),
   MPP_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key binding MPP challenge ids.' })),
+  SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key signing session tokens.' })),
   DATABASE_URL: Type.Optional(
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL for the ledger; absent: the embedded store.' }),
   ),
@@ -50,7 +51,7 @@ const Environment = Type.Object({
 })
 
 /** Variables whose values are never printed, even when invalid. */
-const secrets = new Set(['RELAYER_PRIVATE_KEY', 'MPP_SECRET', 'DATABASE_URL', 'RPC_URL', 'FACILITATOR_URL'])
+const secrets = new Set(['RELAYER_PRIVATE_KEY', 'MPP_SECRET', 'SESSION_SECRET', 'DATABASE_URL', 'RPC_URL', 'FACILITATOR_URL'])
 
 /** The parsed configuration, handed to the composition root. */
 export type Config = {
@@ -80,6 +81,8 @@ export type Config = {
   settlementWindowMs: number | undefined
   /** HMAC key of MPP challenge ids; random per start on the devnet. Never logged. */
   mppSecret: string | undefined
+  /** HMAC key of session tokens; random per start on the devnet. Never logged. */
+  sessionSecret: string | undefined
   /** PostgreSQL URL of the ledger; absent: the embedded store in `dataDir`. Never logged. */
   databaseUrl: string | undefined
   /** Folder of the embedded store. @default '.data' */
@@ -130,6 +133,7 @@ export function parse(env: Record<string, string | undefined>): Config {
     facilitatorUrl: parsed.FACILITATOR_URL,
     settlementWindowMs: parsed.SETTLEMENT_WINDOW_MS,
     mppSecret: parsed.MPP_SECRET,
+    sessionSecret: parsed.SESSION_SECRET,
     databaseUrl: parsed.DATABASE_URL,
     dataDir: parsed.DATA_DIR,
   }

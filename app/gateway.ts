@@ -12,7 +12,8 @@ import {
 } from '../core/Errors.js'
 import type { Oracle } from '../core/Oracle.js'
 import type * as Rpc from '../core/Rpc.js'
-import { modules } from './modules.js'
+import { type Onchain, modules } from './modules.js'
+import type { Store } from '../core/Store.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
 import type { Config } from './config.js'
@@ -30,7 +31,7 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
  * problem+json. Adapters are passed in; nothing here reads the environment. `main.ts` listens on the result.
  */
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
-  const { config, terms, oracle, chains = [], payment, logger } = parameters
+  const { config, terms, oracle, chains = [], store, onchain, sessionSecret = crypto.randomUUID() + crypto.randomUUID(), payment, logger } = parameters
   const payments = payment
     ? guard({
         terms,
@@ -94,9 +95,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
     return payments.payer(request)
   }
-  for (const { plugin, missing } of modules({ oracle, chains, caller })) {
-    if (missing === undefined) app.use(plugin)
-    else for (const route of plugin.routes) unconfigured.set(`${route.method} ${route.path}`, missing)
+  for (const mount of modules({ oracle, chains, caller, store, onchain, sessionSecret })) {
+    if ('plugin' in mount) app.use(mount.plugin())
+    else
+      for (const entry of Catalog.entries.filter((candidate) => candidate.path.startsWith(mount.prefix)))
+        unconfigured.set(Catalog.key(entry), mount.missing)
   }
 
   const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
@@ -180,6 +183,12 @@ export declare namespace createGateway {
     oracle?: Oracle | undefined
     /** Chains that RPC forwarding reads from; without one the RPC endpoints are unavailable. */
     chains?: readonly Rpc.Endpoint[] | undefined
+    /** Durable records of the stateful modules; without it they are unavailable. */
+    store?: Store | undefined
+    /** The settlement chain's contracts and logs; without it invoices and escrows are unavailable. */
+    onchain?: Onchain | undefined
+    /** Key that signs session tokens. @default random per start */
+    sessionSecret?: string | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl'> | undefined
     /** Where events go. */

@@ -3,8 +3,6 @@ import { formatUnits } from 'viem'
 import { boot } from './boot.js'
 import { ConfigError, type Config, parse } from './config.js'
 import { stdout } from './log.js'
-import { reconcile } from './payment/reconcile.js'
-import { domainOf } from './payment/x402.js'
 
 /** Mnemonic indexes of the devnet accounts the banner offers as payers. */
 const payerIndexes = [1, 2]
@@ -25,17 +23,17 @@ const config: Config = (() => {
 })()
 const logger = stdout(config.logLevel)
 const booted = await boot({ config, logger }).catch(stop)
-const { gateway, devnet, terms, ledger, facilitator } = booted
+const { gateway, devnet, terms } = booted
 
-gateway.app
-  .use(
+for (const job of booted.jobs)
+  gateway.app.use(
     cron({
-      name: 'reconcile-ledger',
+      name: job.name,
       pattern: '* * * * *',
-      run: () => reconcile({ ledger, facilitator, domain: domainOf(terms), logger }),
+      run: () => job.run().catch((error) => logger.log('error', 'job_failed', { job: job.name, error: String(error) })),
     }),
   )
-  .listen({ port: config.port, hostname: config.host })
+gateway.app.listen({ port: config.port, hostname: config.host })
 
 const rpcServer =
   devnet && config.devnetRpcPort > 0

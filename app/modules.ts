@@ -1,9 +1,32 @@
 import type { AnyElysia } from 'elysia'
 import type { Address } from 'viem'
+import type { EscrowChain } from '../core/EscrowChain.js'
 import type { Oracle } from '../core/Oracle.js'
 import type * as Rpc from '../core/Rpc.js'
+import type { Store } from '../core/Store.js'
+import type { Transfers } from '../core/Transfers.js'
+import { audit } from '../modules/audit/index.js'
+import { auth } from '../modules/auth/index.js'
+import { escrow } from '../modules/escrow/index.js'
 import { free } from '../modules/free/index.js'
+import { invoice } from '../modules/invoice/index.js'
+import { logs } from '../modules/logs/index.js'
 import { rpc } from '../modules/rpc/index.js'
+
+/** A token the stateful modules accept (invoices, escrows). */
+export type Token = { symbol: string; address: Address; decimals: number }
+
+/** What the settlement chain offers the stateful modules. */
+export type Onchain = {
+  /** EIP-155 chain id. */
+  chainId: number
+  /** Finds ERC-20 transfers (invoice payment detection). */
+  transfers: Transfers
+  /** Our escrow contract; absent where none is deployed. */
+  escrow: EscrowChain | undefined
+  /** Tokens invoices and escrows may be in. */
+  tokens: readonly Token[]
+}
 
 /** Everything a module may need, chosen by the composition root. */
 export type Deps = {
@@ -13,15 +36,42 @@ export type Deps = {
   chains: readonly Rpc.Endpoint[]
   /** The verified payer of a paid request: the caller. */
   caller: (request: Request) => Address
+  /** Durable records; absent, the stateful modules are unavailable. */
+  store: Store | undefined
+  /** The settlement chain's contracts and logs; absent, invoices and escrows are unavailable. */
+  onchain: Onchain | undefined
+  /** Key that signs session tokens. */
+  sessionSecret: string
 }
 
-/** A module to mount, or the reason it cannot run here (its routes then answer 503 before any payment). */
-export type Mount = { plugin: AnyElysia; missing: string | undefined }
+/**
+ * A module to mount, or the reason it cannot run here. `prefix` names the catalog paths it serves, so the routes
+ * of a module that is not mounted still answer 503 with the reason, before any payment.
+ */
+export type Mount = { prefix: string } & ({ plugin: () => AnyElysia } | { missing: string })
 
 /** Every module of the gateway with what it needs. */
 export function modules(deps: Deps): Mount[] {
+  const { store, onchain, caller } = deps
+  const needs = <value>(value: value | undefined, what: string, plugin: (value: value) => AnyElysia) =>
+    value === undefined ? { missing: `needs ${what} and none is configured` } : { plugin: () => plugin(value) }
   return [
-    { plugin: free({ oracle: deps.oracle }), missing: undefined },
-    { plugin: rpc({ chains: deps.chains }), missing: deps.chains.length === 0 ? 'needs a chain and none is configured' : undefined },
+    { prefix: '/free/', plugin: () => free({ oracle: deps.oracle }) },
+    { prefix: '/api/v1/rpc/', ...needs(deps.chains.length > 0 ? deps.chains : undefined, 'a chain', (chains) => rpc({ chains })) },
+    { prefix: '/api/v1/auth/', ...needs(store, 'a store', (store) => auth({ store, caller, secret: deps.sessionSecret })) },
+    { prefix: '/api/v1/audit/', ...needs(store, 'a store', (store) => audit({ store, caller })) },
+    { prefix: '/api/v1/logs/', ...needs(store, 'a store', (store) => logs({ store, caller })) },
+    {
+      prefix: '/api/v1/invoice/',
+      ...needs(store && onchain, 'a store and a chain', () =>
+        invoice({ store: store!, caller, transfers: onchain!.transfers, chainId: onchain!.chainId, tokens: onchain!.tokens }),
+      ),
+    },
+    {
+      prefix: '/api/v1/escrow/',
+      ...needs(store && onchain?.escrow, 'a store and an escrow contract', (chain) =>
+        escrow({ store: store!, caller, chain, tokens: onchain!.tokens }),
+      ),
+    },
   ]
 }

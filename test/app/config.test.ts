@@ -20,6 +20,7 @@ describe('parse', () => {
       facilitatorUrl: undefined,
       settlementWindowMs: undefined,
       mppSecret: undefined,
+      sessionSecret: undefined,
       databaseUrl: undefined,
       dataDir: '.data',
     })

@@ -1,12 +1,14 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Address, erc20Abi } from 'viem'
+import { type Address, type LocalAccount, erc20Abi } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { boot } from '../../app/boot.js'
 import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { silent } from '../../app/log.js'
+import { amountOf } from '../../app/payment/guard.js'
+import * as Catalog from '../../core/Catalog.js'
 import type { Ledger } from '../../core/Ledger.js'
 
 /** Origin the in-process gateway answers on. */
@@ -20,6 +22,7 @@ export async function paidGateway(parameters: { ledger?: Ledger; env?: Record<st
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
     booted.gateway.handle(new Request(input, init))) as typeof globalThis.fetch
   const account = (index: number) => privateKeyToAccount(devnet.accounts[index]!.privateKey)
+  const pay = clients({ terms: booted.terms, fetch })
 
   return {
     ...booted,
@@ -29,6 +32,23 @@ export async function paidGateway(parameters: { ledger?: Ledger; env?: Record<st
     /** USDC balance in atomic units. */
     balance: (address: Address) =>
       devnet.publicClient.readContract({ address: devnet.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
-    ...clients({ terms: booted.terms, fetch }),
+    ...pay,
+    /** Sends `method path` with a JSON body (or none), paid by `payer` at the endpoint's catalog price. */
+    async paid(payer: LocalAccount, method: string, path: string, body?: unknown): Promise<Response> {
+      const route = new URL(path, origin).pathname
+      const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
+      if (!entry) throw new Error(`No catalog entry for ${method} ${route}`)
+      const header = await pay.presigned({ signer: payer, value: amountOf(entry) })
+      return fetch(`${origin}${path}`, {
+        method,
+        headers: { 'PAYMENT-SIGNATURE': header, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      })
+    },
   }
+}
+
+/** A regular expression matching the concrete paths of a catalog path with `:parameters`. */
+function toPattern(path: string): RegExp {
+  return new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}$`)
 }
