@@ -48,7 +48,8 @@ export async function paidGateway(parameters: { ledger?: Ledger; env?: Record<st
   }
 }
 
-/** A regular expression matching the concrete paths of a catalog path with `:parameters`. */
+/** Matches the concrete paths of a catalog path: `/x/:id` as `/x/abc`, and as the bare `/x` that takes `?id=`. */
 function toPattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/:[A-Za-z]+/g, '[^/]+')}$`)
+  const bare = path.includes('/:') ? `|${path.slice(0, path.indexOf('/:'))}` : ''
+  return new RegExp(`^(?:${path.replace(/:[A-Za-z]+/g, '[^/]+')}${bare})$`)
 }
