@@ -3,6 +3,7 @@ import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
 import { excluded, fromRow, pgMigration, pgPayments as payments, toClaimRow, toKey, toRow } from './schema.js'
+import { isolate } from '../internal/postgres.js'
 
 /** Key of the transaction-level advisory lock that serialises the migration across processes ("ledger" in ASCII). */
 const migrationLock = 0x6c6564676572n
@@ -126,18 +127,3 @@ export declare namespace postgres {
   }
 }
 
-/**
- * The client as drizzle should see it. drizzle's postgres-js driver overwrites the client's parsers and
- * serializers for date, time and JSON types, which would change what every other user of the caller's client
- * receives; handing it a view with its own copy of the options keeps the caller's client as it was.
- */
-function isolate(sql: Sql): Sql {
-  const options = {
-    ...sql.options,
-    parsers: { ...sql.options.parsers },
-    serializers: { ...sql.options.serializers },
-  }
-  return new Proxy(sql, {
-    get: (target, property) => (property === 'options' ? options : Reflect.get(target, property)),
-  })
-}

@@ -1,10 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { isoPattern } from '../../core/Time.js'
 
 /** Largest `details` of one entry, in bytes of its JSON in UTF-8 (8 KiB). */
 export const maxDetailsBytes = 8192
 
-/** An ISO 8601 date or date-time; a time needs a zone (`Z` or `+hh:mm`) so the instant is unambiguous. */
-export const isoPattern = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$'
 
 /** Body of `POST /api/v1/audit/log`. */
 export const LogBody = Type.Object(

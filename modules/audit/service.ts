@@ -3,6 +3,7 @@ import * as AuditChain from '../../core/AuditChain.js'
 import { ForbiddenError, ValidationError } from '../../core/Errors.js'
 import { genesisHash, type LogEntry, type Store } from '../../core/Store.js'
 import { type LogBody, maxDetailsBytes, type QueryQuery } from './schema.js'
+import * as Time from '../../core/Time.js'
 
 /** What the audit module needs from outside. */
 export type Deps = {
@@ -94,7 +95,7 @@ export async function query(deps: Deps, input: query.Input) {
     throw new ForbiddenError('An audit trail can only be read by its actor, the address that pays for the query.', {
       details: { field: 'actor' },
     })
-  const from = since === undefined ? undefined : parseTime(since, 'since')
+  const from = since === undefined ? undefined : Time.fromIso(since, 'since')
   const count = Number(limit)
   const chain = chainOf(caller)
 
@@ -139,14 +140,4 @@ function toView(entry: LogEntry<Entry>) {
     previousHash: entry.previousHash,
     hash: entry.hash,
   }
-}
-
-/** Parses a time the schema's pattern admitted; refuses impossible ones (Feb 30, 25:00) rather than rolling over. */
-function parseTime(text: string, field: string): Date {
-  const time = new Date(text)
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number]
-  const calendar = new Date(Date.UTC(year, month - 1, day))
-  if (Number.isNaN(time.getTime()) || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
-    throw new ValidationError({ field, message: 'must be a real ISO 8601 date or time' })
-  return time
 }

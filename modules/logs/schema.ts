@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { isoPattern } from '../../core/Time.js'
 
 /** Most entries one ingest call takes. */
 export const maxEntries = 500
@@ -18,8 +19,6 @@ export const levels = ['debug', 'info', 'warn', 'error'] as const
 /** One severity level. */
 export type Level = (typeof levels)[number]
 
-/** An ISO 8601 date or date-time; a time needs a zone (`Z` or `+hh:mm`) so the instant is unambiguous. */
-export const isoPattern = '^\\d{4}-\\d{2}-\\d{2}(T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2}))?$'
 
 const Level = Type.Union(levels.map((level) => Type.Literal(level)), { description: `One of: ${levels.join(', ')}.` })
 

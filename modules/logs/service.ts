@@ -2,6 +2,7 @@ import { type Address, getAddress } from 'viem'
 import { ValidationError } from '../../core/Errors.js'
 import type { Store } from '../../core/Store.js'
 import { type IngestBody, type Level, maxFields, maxQueryScan, type QueryQuery } from './schema.js'
+import * as Time from '../../core/Time.js'
 
 /** What the logs module needs from outside. */
 export type Deps = {
@@ -65,7 +66,7 @@ export async function ingest(deps: Deps, input: ingest.Input) {
     service: entry.service,
     level: entry.level,
     message: entry.message,
-    timestamp: entry.timestamp === undefined ? now.toISOString() : parseTime(entry.timestamp, `entries.${index}.timestamp`).toISOString(),
+    timestamp: entry.timestamp === undefined ? now.toISOString() : Time.fromIso(entry.timestamp, `entries.${index}.timestamp`).toISOString(),
     ...(entry.fields === undefined ? {} : { fields: entry.fields as Fields }),
   }))
   const ids: string[] = []
@@ -92,7 +93,7 @@ export declare namespace ingest {
  */
 export async function query(deps: Deps, input: query.Input) {
   const { caller, service, level, since, limit = String(defaultLimit) } = input
-  const from = since === undefined ? undefined : parseTime(since, 'since').getTime()
+  const from = since === undefined ? undefined : Time.fromIso(since, 'since').getTime()
   const records = await deps.store.list<Log>(collection, { owner: getAddress(caller), limit: maxQueryScan })
   const matches = records
     .filter(({ value }) =>
@@ -111,14 +112,4 @@ export declare namespace query {
     /** The verified payer. */
     caller: Address
   }
-}
-
-/** Parses a time the schema's pattern admitted; refuses impossible ones (Feb 30, 25:00) rather than rolling over. */
-function parseTime(text: string, field: string): Date {
-  const time = new Date(text)
-  const [year, month, day] = text.slice(0, 10).split('-').map(Number) as [number, number, number]
-  const calendar = new Date(Date.UTC(year, month - 1, day))
-  if (Number.isNaN(time.getTime()) || calendar.getUTCMonth() !== month - 1 || calendar.getUTCDate() !== day)
-    throw new ValidationError({ field, message: 'must be a real ISO 8601 date or time' })
-  return time
 }
