@@ -18,8 +18,9 @@ export async function readJson(request: Request, limitBytes: number): Promise<un
     throw new UnsupportedMediaTypeError(`Request bodies are JSON; "${contentType}" is not accepted.`)
   try {
     return JSON.parse(text)
-  } catch (error) {
-    throw new MalformedJsonError(`The request body is not valid JSON: ${(error as Error).message}`)
+  } catch {
+    // The parser's own message quotes the offending text, which may be a secret sent without quotes.
+    throw new MalformedJsonError('The request body is not valid JSON.')
   }
 }
 

@@ -61,12 +61,12 @@ describe('createGateway', () => {
     const response = await gateway.fetch('/free/validate-batch', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: '{"recipients": [SECRET-VALUE',
+      body: '{"sourceSecret": SBSECRETVALUE}',
     })
     expect(response.status).toBe(400)
     const body = await problem(response)
     expect(body.code).toBe('malformed_json')
-    expect(JSON.stringify(body)).not.toContain('SECRET-VALUE')
+    expect(JSON.stringify(body)).not.toContain('SBSECRETVALUE')
   })
 
   test('error: a body that is not JSON is 415', async () => {
