@@ -14,6 +14,8 @@ export const statusOf = {
   not_implemented: 501,
   upstream_unavailable: 503,
   upstream_failed: 502,
+  upstream_rejected: 400,
+  upstream_timeout: 504,
   payment_required: 402,
   internal_error: 500,
 } as const satisfies Record<Code, number>

@@ -12,6 +12,8 @@ export type Code =
   | 'not_implemented'
   | 'upstream_unavailable'
   | 'upstream_failed'
+  | 'upstream_rejected'
+  | 'upstream_timeout'
   | 'payment_required'
   | 'internal_error'
 
@@ -110,6 +112,24 @@ export class NotImplementedError extends BaseError {
 export class UpstreamUnavailableError extends BaseError {
   override readonly code = 'upstream_unavailable' as const
   override readonly title = 'Upstream unavailable'
+}
+
+/** The upstream answered with an error, or with something that is not a valid answer; nothing is charged. */
+export class UpstreamFailedError extends BaseError {
+  override readonly code = 'upstream_failed' as const
+  override readonly title = 'The upstream failed'
+}
+
+/** The upstream judged the caller's input invalid (HTTP 400 or 422); nothing is charged. */
+export class UpstreamRejectedError extends BaseError {
+  override readonly code = 'upstream_rejected' as const
+  override readonly title = 'The upstream refused the request'
+}
+
+/** The upstream did not answer within the time limit; nothing is charged. */
+export class UpstreamTimeoutError extends BaseError {
+  override readonly code = 'upstream_timeout' as const
+  override readonly title = 'The upstream timed out'
 }
 
 /** The request body has a media type the operation does not accept. */

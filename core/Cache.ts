@@ -1,0 +1,47 @@
+/**
+ * A small in-memory cache whose entries expire a fixed time after they are set. The clock is passed in, so the
+ * cache does no I/O and tests control time. When full, the entry set longest ago makes room.
+ */
+export function create<value>(parameters: create.Parameters): Cache<value> {
+  const { ttlMs, maxEntries = 100, now = Date.now } = parameters
+  const entries = new Map<string, { value: value; expiresAt: number }>()
+  return {
+    get(key) {
+      const entry = entries.get(key)
+      if (!entry) return undefined
+      if (now() < entry.expiresAt) return entry.value
+      entries.delete(key)
+      return undefined
+    },
+    set(key, value) {
+      // Re-inserting moves the key to the end of the Map's order, which is the eviction order.
+      entries.delete(key)
+      if (entries.size >= maxEntries) entries.delete(entries.keys().next().value!)
+      entries.set(key, { value, expiresAt: now() + ttlMs })
+    },
+    delete(key) {
+      entries.delete(key)
+    },
+  }
+}
+
+export declare namespace create {
+  type Parameters = {
+    /** How long an entry is served after it is set, in ms. */
+    ttlMs: number
+    /** Most entries kept at once. @default 100 */
+    maxEntries?: number
+    /** Current time, epoch ms. @default Date.now */
+    now?: () => number
+  }
+}
+
+/** Values by key, each for a limited time. */
+export type Cache<value> = {
+  /** The value set under `key`, unless it has expired or was evicted. */
+  get: (key: string) => value | undefined
+  /** Sets `key` to `value` for the cache's time to live. */
+  set: (key: string, value: value) => void
+  /** Forgets `key`. */
+  delete: (key: string) => void
+}

@@ -1,0 +1,78 @@
+import {
+  type BaseError,
+  UpstreamFailedError,
+  UpstreamRejectedError,
+  UpstreamTimeoutError,
+  UpstreamUnavailableError,
+} from './Errors.js'
+
+/**
+ * What every vendor port has in common: a call's outcome comes back as data, and the port says whether calls may
+ * start at all, so the gateway refuses an unhealthy upstream's endpoints before any payment.
+ */
+
+/** Why an upstream call produced no answer. */
+export type Reason =
+  /** The upstream judged the caller's input invalid (HTTP 400 or 422). */
+  | 'rejected'
+  /** The upstream asks us to slow down (HTTP 429). */
+  | 'rate_limited'
+  /** Any other error status, a network fault, or an answer that is not what the API documents. */
+  | 'failed'
+  /** No answer within the time limit. */
+  | 'timeout'
+  /** The answer is larger than the adapter accepts. */
+  | 'too_large'
+  /** The circuit breaker refuses calls for now. */
+  | 'unavailable'
+
+/** A call that produced no answer. */
+export type Failure = {
+  /** No answer. */
+  ok: false
+  /** Why. */
+  reason: Reason
+  /** HTTP status the upstream answered, when it answered one. */
+  status: number | undefined
+  /** One sentence, safe to show the caller (never a key). */
+  message: string
+}
+
+/** The outcome of an upstream call: a value, or a {@link Failure}. */
+export type Outcome<value> = ({ ok: true } & value) | Failure
+
+/** Whether an upstream's calls may start now. */
+export type Availability = { /** Calls may start. */ ok: true } | { /** Calls are refused. */ ok: false; /** One sentence. */ reason: string }
+
+/** The reason an HTTP error status stands for. */
+export function reasonOf(status: number): Exclude<Reason, 'timeout' | 'too_large' | 'unavailable'> {
+  if (status === 400 || status === 422) return 'rejected'
+  if (status === 429) return 'rate_limited'
+  return 'failed'
+}
+
+/**
+ * Whether a failure says the upstream is unhealthy, and so counts toward its circuit breaker. Input the upstream
+ * rejected says nothing about its health; an answer that is too large is one call's problem.
+ */
+export function isUnhealthy(failure: Failure): boolean {
+  return failure.reason === 'failed' || failure.reason === 'timeout' || failure.reason === 'rate_limited'
+}
+
+/** The error a handler throws for an upstream's failure; a handler that throws charges nothing. */
+export function toError(failure: Failure): BaseError {
+  const details = { upstream: { status: failure.status ?? null, reason: failure.reason, message: failure.message } }
+  const status = failure.status === undefined ? '' : ` (HTTP ${failure.status})`
+  switch (failure.reason) {
+    case 'rejected':
+      return new UpstreamRejectedError(`The upstream refused the request${status}: ${failure.message}`, { details })
+    case 'timeout':
+      return new UpstreamTimeoutError(`The upstream did not answer in time: ${failure.message}`, { details })
+    case 'rate_limited':
+    case 'unavailable':
+      return new UpstreamUnavailableError(`The upstream is unavailable for now${status}: ${failure.message}`, { details })
+    case 'failed':
+    case 'too_large':
+      return new UpstreamFailedError(`The upstream failed${status}: ${failure.message}`, { details })
+  }
+}
