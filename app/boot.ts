@@ -12,9 +12,12 @@ import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
 import { transfers } from '../adapters/chain/transfers.js'
+import { horizon } from '../adapters/stellar/horizon.js'
+import { rippled } from '../adapters/xrp/rippled.js'
 import type { Store } from '../core/Store.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
+import { openai } from '../adapters/upstream/openai.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
 import type * as Rpc from '../core/Rpc.js'
@@ -66,6 +69,12 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
     onchain,
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
     payment: { ledger, facilitator, secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID() },
+    stellar: config.stellar ? horizon(config.stellar) : undefined,
+    xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
+    inference: {
+      chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
+      decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
+    },
   })
 
   return {
@@ -111,6 +120,16 @@ export declare namespace boot {
     jobs: { name: string; run: () => Promise<unknown> }[]
     /** Stops the devnet and closes the ledger. */
     close: () => Promise<void>
+  }
+}
+
+/** The OpenAI-compatible adapter and limits of a configured upstream. */
+function inferenceOf(upstream: Config['chatUpstream'], name: string) {
+  if (!upstream) return undefined
+  return {
+    upstream: openai({ name, baseUrl: upstream.url, apiKey: upstream.key }),
+    models: upstream.models,
+    maxTokens: upstream.maxTokens,
   }
 }
 

@@ -44,6 +44,25 @@ const Environment = Type.Object({
     Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL for the ledger; absent: the embedded store.' }),
   ),
   DATA_DIR: Type.String({ minLength: 1, default: '.data', description: 'Folder of the embedded store.' }),
+  CHAT_UPSTREAM_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /api/v1/chat/completions and /api/v1/models.' }),
+  ),
+  CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of CHAT_UPSTREAM_URL.' })),
+  CHAT_ALLOWED_MODELS: Type.Optional(Type.String({ description: 'Comma-separated model ids callers may use; required with CHAT_UPSTREAM_URL.' })),
+  CHAT_MAX_TOKENS: Type.Integer({ minimum: 1, default: 1024, description: 'Ceiling of max_tokens per chat completion; also sent when a caller gives none.' }),
+  DECENTRALIZED_UPSTREAM_URL: Type.Optional(
+    Type.String({ pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /decentralized/v1/*.' }),
+  ),
+  DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of DECENTRALIZED_UPSTREAM_URL.' })),
+  DECENTRALIZED_ALLOWED_MODELS: Type.Optional(
+    Type.String({ description: 'Comma-separated model ids callers may use; required with DECENTRALIZED_UPSTREAM_URL.' }),
+  ),
+  DECENTRALIZED_MAX_TOKENS: Type.Integer({ minimum: 1, default: 1024, description: 'Ceiling of max_tokens per decentralized chat completion.' }),
+  HORIZON_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Horizon server behind /api/v1/stellar/*.' })),
+  STELLAR_NETWORK_PASSPHRASE: Type.Optional(
+    Type.String({ minLength: 1, description: 'Network passphrase of HORIZON_URL; required with it.' }),
+  ),
+  RIPPLED_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'rippled JSON-RPC behind /api/v1/xrp/*.' })),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
     description: 'Least severe level written to the log.',
@@ -51,7 +70,32 @@ const Environment = Type.Object({
 })
 
 /** Variables whose values are never printed, even when invalid. */
-const secrets = new Set(['RELAYER_PRIVATE_KEY', 'MPP_SECRET', 'SESSION_SECRET', 'DATABASE_URL', 'RPC_URL', 'FACILITATOR_URL'])
+const secrets = new Set([
+  'RELAYER_PRIVATE_KEY',
+  'MPP_SECRET',
+  'SESSION_SECRET',
+  'DATABASE_URL',
+  'RPC_URL',
+  'FACILITATOR_URL',
+  'CHAT_UPSTREAM_URL',
+  'CHAT_UPSTREAM_KEY',
+  'DECENTRALIZED_UPSTREAM_URL',
+  'DECENTRALIZED_UPSTREAM_KEY',
+  'HORIZON_URL',
+  'RIPPLED_URL',
+])
+
+/** An OpenAI-compatible upstream and what the operator allows on it for a fixed price. */
+export type InferenceUpstream = {
+  /** Base URL of the API. Never logged. */
+  url: string
+  /** Bearer key. Never logged. */
+  key: string | undefined
+  /** Model ids callers may use; at least one. */
+  models: string[]
+  /** Ceiling of max_tokens per completion. */
+  maxTokens: number
+}
 
 /** The parsed configuration, handed to the composition root. */
 export type Config = {
@@ -87,6 +131,14 @@ export type Config = {
   databaseUrl: string | undefined
   /** Folder of the embedded store. @default '.data' */
   dataDir: string
+  /** Upstream of the AI endpoints; absent: they are unavailable. */
+  chatUpstream: InferenceUpstream | undefined
+  /** Upstream of the decentralized-inference endpoints; absent: they are unavailable. */
+  decentralizedUpstream: InferenceUpstream | undefined
+  /** Horizon server and its network passphrase; absent: the Stellar endpoints are unavailable. Never logged. */
+  stellar: { url: string; networkPassphrase: string } | undefined
+  /** rippled JSON-RPC URL; absent: the XRP endpoints are unavailable. Never logged. */
+  rippledUrl: string | undefined
 }
 
 /** Raised at boot when the environment cannot be parsed; the message names every bad variable. */
@@ -119,6 +171,16 @@ export function parse(env: Record<string, string | undefined>): Config {
     throw new ConfigError(`Invalid configuration:\n${[...new Set(lines)].join('\n')}`)
   }
   const parsed = value as Static<typeof Environment>
+  const upstream = (prefix: 'CHAT' | 'DECENTRALIZED'): InferenceUpstream | undefined => {
+    const url = parsed[`${prefix}_UPSTREAM_URL`]
+    if (url === undefined) return undefined
+    const models = (parsed[`${prefix}_ALLOWED_MODELS`] ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')
+    if (models.length === 0)
+      throw new ConfigError(
+        `${prefix}_ALLOWED_MODELS is required with ${prefix}_UPSTREAM_URL: the comma-separated model ids callers may use for the fixed price.`,
+      )
+    return { url, key: parsed[`${prefix}_UPSTREAM_KEY`], models, maxTokens: parsed[`${prefix}_MAX_TOKENS`] }
+  }
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -136,5 +198,16 @@ export function parse(env: Record<string, string | undefined>): Config {
     sessionSecret: parsed.SESSION_SECRET,
     databaseUrl: parsed.DATABASE_URL,
     dataDir: parsed.DATA_DIR,
+    chatUpstream: upstream('CHAT'),
+    decentralizedUpstream: upstream('DECENTRALIZED'),
+    stellar: stellarOf(parsed.HORIZON_URL, parsed.STELLAR_NETWORK_PASSPHRASE),
+    rippledUrl: parsed.RIPPLED_URL,
   }
+}
+
+function stellarOf(url: string | undefined, networkPassphrase: string | undefined): Config['stellar'] {
+  if (url === undefined) return undefined
+  if (networkPassphrase === undefined)
+    throw new ConfigError('STELLAR_NETWORK_PASSPHRASE is required with HORIZON_URL (e.g. "Public Global Stellar Network ; September 2015").')
+  return { url, networkPassphrase }
 }

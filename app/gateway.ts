@@ -12,7 +12,7 @@ import {
 } from '../core/Errors.js'
 import type { Oracle } from '../core/Oracle.js'
 import type * as Rpc from '../core/Rpc.js'
-import { type Onchain, modules } from './modules.js'
+import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
 import type { Store } from '../core/Store.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
@@ -32,6 +32,7 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
  */
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
   const { config, terms, oracle, chains = [], store, onchain, sessionSecret = crypto.randomUUID() + crypto.randomUUID(), payment, logger } = parameters
+  const inference = { chat: parameters.inference?.chat, decentralized: parameters.inference?.decentralized }
   const payments = payment
     ? guard({
         terms,
@@ -44,6 +45,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => [`${entry.method} ${path}`, entry] as const)),
   )
   const availabilityOf = new Map<string, Availability>()
+  // Availability that changes at run time (an upstream's circuit breaker), asked on every call before payment.
+  const readinessOf = new Map<string, () => string | undefined>()
 
   const app = new Elysia()
     .onRequest(({ request, set }) => {
@@ -72,7 +75,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     .onBeforeHandle(async ({ request, route }) => {
       const entry = entryOfRoute.get(`${request.method} ${route}`)
       if (!entry) return
-      const availability = availabilityOf.get(Catalog.key(entry))!
+      const availability = availabilityNow(entry)
       if (!availability.available)
         throw availability.code === 'not_implemented'
           ? new NotImplementedError(availability.reason)
@@ -84,7 +87,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (!payments) return
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
       const outcome = await payments.after(request, status)
-      if ('withheld' in outcome) return outcome.withheld
+      if ('withheld' in outcome) {
+        // A withheld stream is never read: release its upstream now rather than at the upstream's idle timeout.
+        if (response instanceof Response) await response.body?.cancel().catch(() => {})
+        return outcome.withheld
+      }
       if (response instanceof Response) for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
       else Object.assign(set.headers, outcome.headers)
     })
@@ -95,11 +102,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
     return payments.payer(request)
   }
-  for (const mount of modules({ oracle, chains, caller, store, onchain, sessionSecret })) {
-    if ('plugin' in mount) app.use(mount.plugin())
-    else
-      for (const entry of Catalog.entries.filter((candidate) => candidate.path.startsWith(mount.prefix)))
-        unconfigured.set(Catalog.key(entry), mount.missing)
+  for (const mount of modules({ oracle, chains, caller, store, onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp })) {
+    const prefixes: readonly string[] = typeof mount.prefix === 'string' ? [mount.prefix] : mount.prefix
+    const served = Catalog.entries.filter((candidate) => prefixes.some((prefix) => candidate.path.startsWith(prefix)))
+    if ('plugin' in mount) {
+      app.use(mount.plugin())
+      if (mount.ready) for (const entry of served) readinessOf.set(Catalog.key(entry), mount.ready)
+    } else for (const entry of served) unconfigured.set(Catalog.key(entry), mount.missing)
   }
 
   const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
@@ -133,10 +142,21 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     return { available: true }
   }
 
+  /** Availability at boot, narrowed by the module's readiness now. */
+  function availabilityNow(entry: Catalog.Entry): Availability {
+    const key = Catalog.key(entry)
+    const availability = availabilityOf.get(key)!
+    if (!availability.available) return availability
+    const notReady = readinessOf.get(key)?.()
+    return notReady === undefined
+      ? availability
+      : { available: false, code: 'upstream_unavailable', reason: `${key} is unavailable for now: ${notReady} Nothing is charged for it.` }
+  }
+
   const context = (request: Request): Documents.Context => ({
     baseUrl: config.publicUrl ?? new URL(request.url).origin,
     terms,
-    availability: (entry) => availabilityOf.get(Catalog.key(entry))!,
+    availability: availabilityNow,
     now: new Date(),
   })
   app
@@ -169,7 +189,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   return {
     app,
     handle: (request) => app.handle(request),
-    availability: (entry) => availabilityOf.get(Catalog.key(entry))!,
+    availability: availabilityNow,
   }
 }
 
@@ -191,6 +211,12 @@ export declare namespace createGateway {
     sessionSecret?: string | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl'> | undefined
+    /** The Stellar network; without it the Stellar endpoints are unavailable. */
+    stellar?: ModuleDeps['stellar']
+    /** The XRP Ledger; without it the XRP endpoints are unavailable. */
+    xrp?: ModuleDeps['xrp']
+    /** OpenAI-compatible upstreams with the operator's limits; an absent one makes its endpoints unavailable. */
+    inference?: { chat?: ModuleDeps['inference']['chat']; decentralized?: ModuleDeps['inference']['decentralized'] } | undefined
     /** Where events go. */
     logger: Logger
   }

@@ -5,6 +5,8 @@ import type { Oracle } from '../core/Oracle.js'
 import type * as Rpc from '../core/Rpc.js'
 import type { Store } from '../core/Store.js'
 import type { Transfers } from '../core/Transfers.js'
+import type * as Upstream from '../core/Upstream.js'
+import { ai, decentralized } from '../modules/ai/index.js'
 import { audit } from '../modules/audit/index.js'
 import { auth } from '../modules/auth/index.js'
 import { escrow } from '../modules/escrow/index.js'
@@ -12,6 +14,10 @@ import { free } from '../modules/free/index.js'
 import { invoice } from '../modules/invoice/index.js'
 import { logs } from '../modules/logs/index.js'
 import { rpc } from '../modules/rpc/index.js'
+import { stellar } from '../modules/stellar/index.js'
+import { xrp } from '../modules/xrp/index.js'
+import type { StellarNetwork } from '../core/StellarNetwork.js'
+import type { XrpNetwork } from '../core/XrpNetwork.js'
 
 /** A token the stateful modules accept (invoices, escrows). */
 export type Token = { symbol: string; address: Address; decimals: number }
@@ -42,21 +48,60 @@ export type Deps = {
   onchain: Onchain | undefined
   /** Key that signs session tokens. */
   sessionSecret: string
+  /** The Stellar network (Horizon); absent, the Stellar endpoints are unavailable. */
+  stellar: StellarNetwork | undefined
+  /** The XRP Ledger (rippled); absent, the XRP endpoints are unavailable. */
+  xrp: XrpNetwork | undefined
+  /** OpenAI-compatible upstreams with the operator's limits; an absent one makes its endpoints unavailable. */
+  inference: { chat: ai.Deps | undefined; decentralized: decentralized.Deps | undefined }
 }
 
 /**
  * A module to mount, or the reason it cannot run here. `prefix` names the catalog paths it serves, so the routes
  * of a module that is not mounted still answer 503 with the reason, before any payment.
  */
-export type Mount = { prefix: string } & ({ plugin: () => AnyElysia } | { missing: string })
+export type Mount = {
+  /** Start of every catalog path the module serves. */
+  prefix: string | readonly string[]
+} & (
+  | {
+      /** The module's routes. */
+      plugin: () => AnyElysia
+      /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
+      ready?: () => string | undefined
+    }
+  | { /** Why the module cannot run here. */ missing: string }
+)
 
 /** Every module of the gateway with what it needs. */
 export function modules(deps: Deps): Mount[] {
   const { store, onchain, caller } = deps
   const needs = <value>(value: value | undefined, what: string, plugin: (value: value) => AnyElysia) =>
     value === undefined ? { missing: `needs ${what} and none is configured` } : { plugin: () => plugin(value) }
+  const upstream = <value extends { upstream: { available: () => Upstream.Availability } }>(
+    value: value | undefined,
+    what: string,
+    plugin: (value: value) => AnyElysia,
+  ) =>
+    value === undefined
+      ? { missing: `needs ${what} and none is configured` }
+      : {
+          plugin: () => plugin(value),
+          ready: () => {
+            const availability = value.upstream.available()
+            return availability.ok ? undefined : availability.reason
+          },
+        }
   return [
     { prefix: '/free/', plugin: () => free({ oracle: deps.oracle }) },
+    {
+      prefix: ['/api/v1/chat/', '/api/v1/models'],
+      ...upstream(deps.inference.chat, 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)', ai),
+    },
+    {
+      prefix: '/decentralized/v1/',
+      ...upstream(deps.inference.decentralized, 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)', decentralized),
+    },
     { prefix: '/api/v1/rpc/', ...needs(deps.chains.length > 0 ? deps.chains : undefined, 'a chain', (chains) => rpc({ chains })) },
     { prefix: '/api/v1/auth/', ...needs(store, 'a store', (store) => auth({ store, caller, secret: deps.sessionSecret })) },
     { prefix: '/api/v1/audit/', ...needs(store, 'a store', (store) => audit({ store, caller })) },
@@ -73,5 +118,7 @@ export function modules(deps: Deps): Mount[] {
         escrow({ store: store!, caller, chain, tokens: onchain!.tokens }),
       ),
     },
+    { prefix: '/api/v1/stellar/', ...needs(deps.stellar, 'a Horizon server (HORIZON_URL)', (network) => stellar({ network })) },
+    { prefix: '/api/v1/xrp/', ...needs(deps.xrp, 'a rippled server (RIPPLED_URL)', (network) => xrp({ network })) },
   ]
 }

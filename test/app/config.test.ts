@@ -23,7 +23,15 @@ describe('parse', () => {
       sessionSecret: undefined,
       databaseUrl: undefined,
       dataDir: '.data',
+      chatUpstream: undefined,
+      decentralizedUpstream: undefined,
+      stellar: undefined,
+      rippledUrl: undefined,
     })
+  })
+
+  test('error: a Horizon URL needs its network passphrase', () => {
+    expect(() => parse({ HORIZON_URL: 'https://horizon.example' })).toThrow('STELLAR_NETWORK_PASSPHRASE is required')
   })
 
   test('error: a bad secret is named but never printed', () => {
