@@ -147,6 +147,26 @@ export declare namespace resolveToken {
 }
 
 /**
+ * Reads one EVM address input (a batch's sender) by the recipient rules: `0x` and 40 hex digits, EIP-55 checked when
+ * mixed case, not the zero address. Throws {@link ValidationError} naming `field`.
+ */
+export function resolveAddress(parameters: resolveAddress.Parameters): Address {
+  const { value, field } = parameters
+  const result = value === undefined ? missing('an EVM address') : checkAddress(value)
+  if ('code' in result) throw new ValidationError({ field, message: result.message })
+  return result.address
+}
+
+export declare namespace resolveAddress {
+  type Parameters = {
+    /** The input. */
+    value: unknown
+    /** Name of the field, for the error. */
+    field: string
+  }
+}
+
+/**
  * Checks the parallel `recipients` and `amounts` arrays of batch execute and estimate.
  * Throws {@link ValidationError} on the first problem, naming its path (`recipients.3`, `amounts.7`, `amounts`).
  */
@@ -170,9 +190,9 @@ export function validateRecipients(parameters: validateRecipients.Parameters): v
 
   const entries: validateRecipients.Entry[] = []
   for (const [index, value] of recipients.entries()) {
-    const address = checkAddress(value)
+    const address = value === undefined ? missing('an EVM address') : checkAddress(value)
     if ('code' in address) throw new ValidationError({ field: `recipients.${index}`, message: address.message })
-    const amount = checkAmount(amounts[index])
+    const amount = amounts[index] === undefined ? missing('a base-unit integer string') : checkAmount(amounts[index])
     if ('code' in amount) throw new ValidationError({ field: `amounts.${index}`, message: amount.message })
     entries.push({ address: address.address, amount: amount.amount })
   }

@@ -3,9 +3,9 @@ import { ValidationError } from './Errors.js'
 
 /**
  * Gas model of the batch-payment contract, shared by `GET /free/estimate-batch` (count only) and batch
- * estimate. It gives a conservative ceiling, never a measurement: with a live chain, batch estimate should
- * prefer `eth_estimateGas` and use this as its floor and fallback. The price of the gas (gas price, Base's
- * L1 data fee) needs live data and is not here.
+ * estimate. It gives a conservative ceiling, never a measurement: with a live chain, batch estimate prefers
+ * `eth_estimateGas`, falls back to this, and keeps `proofFloor` as a floor (`core/BatchPayment.ts` `gasLimit`).
+ * The price of the gas (gas price, Base's L1 data fee) needs live data and is not here.
  *
  * The contract modelled: one call pays every recipient, then the fee recipient, from the sender.
  * - ERC-20: `transferFrom(sender, recipient, amount)` per recipient through the token (USDC-like: a proxy

@@ -11,6 +11,7 @@ import {
   custom,
   decodeAbiParameters,
   defineChain,
+  encodeDeployData,
   encodeFunctionData,
   getContractAddress,
   hexToBytes,
@@ -18,6 +19,8 @@ import {
   toHex,
 } from 'viem'
 import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
+import batchPaymentsJson from './contracts/artifacts/BatchPayments.json' with { type: 'json' }
+import devTokenJson from './contracts/artifacts/DevToken.json' with { type: 'json' }
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
 import escrowJson from './contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Json from './contracts/artifacts/Multicall3.json' with { type: 'json' }
@@ -26,24 +29,41 @@ import type { Artifact } from './contracts/build.js'
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
 export const mnemonic = 'test test test test test test test test test test test junk'
 
-/** Mnemonic index (m/44'/60'/0'/0/10) of the account that deploys DevUSDC and Escrow and mints; it sends nothing else. */
+/** Mnemonic index (m/44'/60'/0'/0/10) of the account that deploys the contracts and mints; it sends nothing else. */
 export const deployerIndex = 10
+
+/** Mnemonic index (m/44'/60'/0'/0/11) of the batch contract's fee recipient; it starts without ether or tokens. */
+export const feeRecipientIndex = 11
+
+/** Protocol fee of the devnet's batch contract, in basis points (0.3%), as on Base. */
+export const batchFeeBps = 30n
+
+/** The ERC-20 look-alikes deployed besides DevUSDC, in deployment order (deployer nonces 3 to 6). */
+export const devTokens = [
+  { symbol: 'USDT', name: 'Tether USD', decimals: 6 },
+  { symbol: 'EURC', name: 'EURC', decimals: 6 },
+  { symbol: 'DAI', name: 'Dai Stablecoin', decimals: 18 },
+  { symbol: 'WETH', name: 'Wrapped Ether', decimals: 18 },
+] as const
 
 /** Canonical Multicall3 address, the same on every chain; the devnet has our Multicall3 there from genesis. */
 export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 
 // JSON imports widen ABI literals (`type: string`), so the committed artifacts are typed here once.
 const devUsdc = devUsdcJson as unknown as Artifact
+const devToken = devTokenJson as unknown as Artifact
+const batchPayments = batchPaymentsJson as unknown as Artifact
 const escrow = escrowJson as unknown as Artifact
 const multicall3 = multicall3Json as unknown as Artifact
 
 const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
 
 /**
- * Starts Hardhat's EDR in process with auto-mining, funds the mnemonic accounts with ETH (genesis) and devnet
- * USDC, and deploys DevUSDC and Escrow from the committed artifacts. The deployer's first two transactions are
- * the two deployments, so the token lives at `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9` (nonce 0) and the
- * escrow at `0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404` (nonce 1) on every devnet.
+ * Starts Hardhat's EDR in process with auto-mining, funds the mnemonic accounts with ETH (genesis) and every devnet
+ * token, and deploys the contracts from the committed artifacts. The deployer's first transactions are the
+ * deployments, so each address is the same on every devnet: DevUSDC `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9`
+ * (nonce 0), Escrow `0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404` (nonce 1), BatchPayments (nonce 2), then the
+ * {@link devTokens} (nonces 3 to 6).
  */
 export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet.Devnet> {
   const {
@@ -59,6 +79,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
 
   const accounts = deriveAccounts(accountCount)
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
+  const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
@@ -192,14 +213,16 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     return result
   }
 
-  async function mint(address: Address, amount: bigint): Promise<Hash> {
+  async function mint(address: Address, amount: bigint, token: Address = tokenAddress): Promise<Hash> {
+    // DevUSDC and DevToken share the signature `mint(address,uint256)`.
     const data = encodeFunctionData({ abi: devUsdc.abi, functionName: 'mint', args: [address, amount] })
-    return (await submit({ to: tokenAddress, data })).hash
+    return (await submit({ to: token, data })).hash
   }
 
-  async function deploy(artifact: Artifact, nonce: bigint): Promise<Address> {
+  async function deploy(artifact: Artifact, nonce: bigint, args: readonly unknown[] = []): Promise<Address> {
     const expected = getContractAddress({ from: deployer.address, nonce })
-    const { contractAddress } = await submit({ data: artifact.bytecode })
+    const data = args.length === 0 ? artifact.bytecode : encodeDeployData({ abi: artifact.abi, bytecode: artifact.bytecode, args })
+    const { contractAddress } = await submit({ data })
     if (contractAddress?.toLowerCase() !== expected.toLowerCase())
       throw new Error(`${artifact.contractName} deployed at ${contractAddress}, expected ${expected}: the deployer's nonce moved.`)
     return expected
@@ -208,7 +231,14 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   // Deployments first and in this order: each address follows from the deployer's nonce, and mints come after.
   const tokenAddress = await deploy(devUsdc, 0n)
   const escrowAddress = await deploy(escrow, 1n)
-  for (const { account } of accounts) await mint(account.address, tokenBalance)
+  const batchAddress = await deploy(batchPayments, 2n, [feeRecipient, batchFeeBps])
+  const tokens: Record<string, devnet.Token> = { USDC: { address: tokenAddress, decimals: 6 } }
+  for (const [index, { symbol, name, decimals }] of devTokens.entries())
+    tokens[symbol] = { address: await deploy(devToken, BigInt(3 + index), [name, symbol, decimals]), decimals }
+  for (const { account } of accounts)
+    for (const { address, decimals } of Object.values(tokens))
+      // The same number of whole tokens as of USDC: `tokenBalance` has 6 decimals.
+      await mint(account.address, (tokenBalance * 10n ** BigInt(decimals)) / 10n ** 6n, address)
 
   return {
     chainId,
@@ -219,6 +249,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     publicClient,
     token: { address: tokenAddress, name: 'USD Coin', version: '2', decimals: 6 },
     escrow: { address: escrowAddress },
+    batch: { address: batchAddress, feeRecipient, feeBps: batchFeeBps },
+    tokens,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -246,8 +278,19 @@ export declare namespace devnet {
     hardfork?: string
     /** URL advertised in `chain.rpcUrls`, where `app/main.ts` serves `handleJsonRpc`. @default 'http://127.0.0.1:8545' */
     rpcUrl?: string
-    /** Devnet USDC minted to each funded account, in atomic units (6 decimals). @default 1_000_000_000_000n (1,000,000 USDC) */
+    /**
+     * Devnet USDC minted to each funded account, in atomic units (6 decimals); every other devnet token gets the same
+     * number of whole tokens. @default 1_000_000_000_000n (1,000,000 USDC)
+     */
     tokenBalance?: bigint
+  }
+
+  /** An ERC-20 deployed on the devnet. */
+  type Token = {
+    /** Checksummed contract address. */
+    address: Address
+    /** Decimal places of an amount. */
+    decimals: number
   }
 
   /** A funded account of the test mnemonic. */
@@ -288,6 +331,17 @@ export declare namespace devnet {
       /** Contract address: the deployer's second contract. */
       address: Address
     }
+    /** The deployed BatchPayments contract (`adapters/chain/contracts/BatchPayments.sol`), the ABI of the one on Base. */
+    batch: {
+      /** Contract address: the deployer's third contract. */
+      address: Address
+      /** Receives the protocol fee: mnemonic account {@link feeRecipientIndex}, which holds nothing at start. */
+      feeRecipient: Address
+      /** Fee rate the contract was deployed with, in basis points. */
+      feeBps: bigint
+    }
+    /** Every ERC-20 on the devnet by symbol: USDC (DevUSDC) and the {@link devTokens}, each funded to every account. */
+    tokens: Readonly<Record<string, Token>>
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */

@@ -1,5 +1,6 @@
 import * as Address from '../../core/Address.js'
 import * as Batch from '../../core/Batch.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Gas from '../../core/Gas.js'
 import type { Oracle } from '../../core/Oracle.js'
@@ -85,7 +86,8 @@ export function estimateBatch(input: EstimateBatchQuery) {
     estimatedGas: estimate.gas.toString(),
     baseGas: estimate.base.toString(),
     perRecipientGas: estimate.perRecipient.toString(),
-    feePercent: '0.3',
+    // No chain is read here, so the rate is the protocol's default; batch estimate reads it from the contract.
+    feePercent: BatchPayment.feePercent(Batch.defaultFeeBps),
     note:
       'Worst-case gas ceiling with every recipient cold, from the same model batch estimate uses. The cost in ' +
       'native currency is this gas times the live gas price; the 0.3% protocol fee is charged on the batch total.',

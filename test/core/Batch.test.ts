@@ -167,6 +167,17 @@ describe('resolveToken', () => {
   })
 })
 
+describe('resolveAddress', () => {
+  test('default: comes back checksummed', () => {
+    expect(Batch.resolveAddress({ value: bob.toLowerCase(), field: 'sender' })).toBe(bob)
+    expect(Batch.resolveAddress({ value: bob, field: 'sender' })).toBe(bob)
+  })
+
+  test.each([undefined, 42, 'bob', bobBadChecksum, zero])('error: %p is refused, naming the field', (value) => {
+    expect(fieldOf(() => Batch.resolveAddress({ value, field: 'sender' }))).toBe('sender')
+  })
+})
+
 describe('validateRecipients', () => {
   test('default', () => {
     expect(Batch.validateRecipients({ recipients: [alice, bob.toLowerCase()], amounts: ['1500000', '1'] })).toEqual({

@@ -1,0 +1,201 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  type Abi,
+  type Address,
+  type Hex,
+  type PrivateKeyAccount,
+  type PublicClient,
+  createWalletClient,
+  decodeFunctionData,
+  encodeDeployData,
+  erc20Abi,
+  getAddress,
+  hexToBigInt,
+  zeroAddress,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { batchChain } from '../../adapters/chain/batch.js'
+import batchArtifact from '../../adapters/chain/contracts/artifacts/BatchPayments.json' with { type: 'json' }
+import { devnet } from '../../adapters/chain/devnet.js'
+import type { BatchChain } from '../../core/BatchChain.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
+import * as Gas from '../../core/Gas.js'
+import { payroll } from '../../modules/payroll/index.js'
+import { mount, ok, refused } from '../support/module.js'
+import { withEstimateOverrides } from '../support/overrides.js'
+
+let chain: devnet.Devnet
+let base: BatchChain
+let api: ReturnType<typeof mount>
+
+beforeAll(async () => {
+  chain = await devnet()
+  base = port(withEstimateOverrides(chain), chain.batch.address)
+  api = mount(payroll({ chains: { base } }))
+})
+
+afterAll(async () => {
+  await chain.close()
+})
+
+function port(client: PublicClient, address: Address, tokens?: Record<string, Address>): BatchChain {
+  const configured = tokens ?? Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
+  return batchChain({ client, address, chainId: chain.chainId, tokens: configured })
+}
+
+function signer(index: number): PrivateKeyAccount {
+  return privateKeyToAccount(chain.accounts[index]!.privateKey)
+}
+
+let counter = 0
+function fresh(count: number): Address[] {
+  return Array.from({ length: count }, () => getAddress(`0x${(++counter).toString(16).padStart(6, '0')}${'9a7011'.repeat(6).slice(0, 34)}`))
+}
+
+async function send(account: PrivateKeyAccount, transaction: { to?: Address; data: Hex; value?: string | bigint; gasLimit?: Hex }) {
+  const wallet = createWalletClient({ account, chain: chain.chain, transport: chain.transport })
+  const hash = await wallet.sendTransaction({
+    to: transaction.to,
+    data: transaction.data,
+    value: BigInt(transaction.value ?? 0n),
+    ...(transaction.gasLimit ? { gas: hexToBigInt(transaction.gasLimit) } : {}),
+  })
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
+  expect(receipt.status).toBe('success')
+  return receipt
+}
+
+function balanceOf(token: Address, address: Address): Promise<bigint> {
+  return chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+}
+
+const staff = (amounts: string[]) => fresh(amounts.length).map((address, index) => ({ address, amount: amounts[index]!, name: `Employee ${index}` }))
+
+describe('POST /api/v1/payroll/execute', () => {
+  test('default: awaiting the sender\'s signature, no hash; the approval and the batch it returns pay every employee exactly', async () => {
+    const employer = signer(1)
+    const employees = staff(['2500000000', '3100000000', '1999999999'])
+    const run = await ok(await api.post('/api/v1/payroll/execute', { token: 'USDC', sender: employer.address, employees }))
+    const total = 7_599_999_999n
+    const fee = (total * 30n) / 10_000n
+    expect(run).toMatchObject({
+      status: 'awaiting_signature',
+      txHash: null,
+      employeeCount: 3,
+      success: true,
+      contract: chain.batch.address,
+      batch: { recipientCount: 3, totalAmount: '7599.999999', feePercent: '0.3%' },
+      approvalRequired: { token: chain.token.address, spender: chain.batch.address, amount: String(total + fee) },
+      approvalTransaction: { to: chain.token.address, value: '0', chainId: chain.chainId },
+      transaction: { to: chain.batch.address, value: '0', chainId: chain.chainId },
+    })
+    expect(decodeFunctionData({ abi: erc20Abi, data: run.approvalTransaction.data })).toEqual({
+      functionName: 'approve',
+      args: [chain.batch.address, total + fee],
+    })
+    expect(decodeFunctionData({ abi: BatchPayment.abi, data: run.transaction.data }).functionName).toBe('sprayToken')
+
+    const feeBefore = await balanceOf(chain.token.address, chain.batch.feeRecipient)
+    await send(employer, run.approvalTransaction)
+    await send(employer, run.transaction)
+    for (const { address, amount } of employees) expect(await balanceOf(chain.token.address, address)).toBe(BigInt(amount))
+    expect(await balanceOf(chain.token.address, chain.batch.feeRecipient)).toBe(feeBefore + fee)
+  })
+
+  test('behavior: in ether, one sprayETH transaction and no approval', async () => {
+    const employees = staff(['1000000000000000', '2000000000000000'])
+    const run = await ok(await api.post('/api/v1/payroll/execute', { token: 'ETH', sender: signer(2).address, employees }))
+    expect(run).toMatchObject({ status: 'awaiting_signature', txHash: null, token: { symbol: 'ETH', address: zeroAddress, isETH: true } })
+    expect(run.approvalRequired).toBeUndefined()
+    expect(run.approvalTransaction).toBeUndefined()
+    expect(run.transaction.value).toBe('3009000000000000')
+    await send(signer(2), run.transaction)
+    for (const { address, amount } of employees) expect(await chain.publicClient.getBalance({ address })).toBe(BigInt(amount))
+  })
+
+  test('error: a bad employee names the employee and the field', async () => {
+    const sender = signer(1).address
+    const [good] = staff(['1'])
+    const cases = [
+      [[good, { address: good!.address, amount: '1.5' }], 'employees.1.amount', 'decimal point'],
+      [[{ address: '0x1234', amount: '1' }], 'employees.0.address', 'not an EVM address'],
+      [[], 'employees', 'must not be empty'],
+      [staff(Array(201).fill('1')), 'employees', 'at most 200'],
+      [[{ address: good!.address }], 'employees.0.amount', 'required'],
+      [['not an object'], 'employees.0', 'must be an object'],
+    ] as const
+    for (const [employees, field, detail] of cases) {
+      const problem = await refused(await api.post('/api/v1/payroll/execute', { token: 'USDC', sender, employees }), 400)
+      expect(problem.field).toBe(field)
+      expect(problem.detail).toContain(detail)
+    }
+  })
+
+  test('error: a chain outside the allowlist is 400; peaq unconfigured is 503', async () => {
+    const body = { token: 'USDC', sender: signer(1).address, employees: staff(['1']) }
+    expect(await refused(await api.post('/api/v1/payroll/execute', { ...body, chain: 'solana' }), 400)).toMatchObject({ field: 'chain' })
+    expect(await refused(await api.post('/api/v1/payroll/execute', { ...body, chain: 'peaq' }), 503)).toMatchObject({ reason: 'not_configured' })
+  })
+})
+
+describe('POST /api/v1/payroll/estimate', () => {
+  test('default: the gas model\'s ceiling by employee count and the contract\'s fee rate', async () => {
+    const { estimate } = await ok(await api.post('/api/v1/payroll/estimate', { employeeCount: 50 }))
+    const model = Gas.estimate({ recipientCount: 50, isETH: false })
+    expect(estimate).toMatchObject({
+      employeeCount: 50,
+      chain: 'base',
+      token: { symbol: 'USDC', address: chain.token.address, decimals: 6, isETH: false },
+      estimatedGas: model.gas.toString(),
+      suggestedGasLimit: model.gas.toString(),
+      baseGas: model.base.toString(),
+      gasPerEmployee: model.perRecipient.toString(),
+      feePercent: '0.3%',
+    })
+    expect(estimate.note).toContain('Worst-case gas ceiling')
+    expect(estimate.note).toContain('0.3% protocol fee')
+  })
+
+  test('error: an employee count outside 1..200 or missing', async () => {
+    for (const body of [{ employeeCount: 0 }, { employeeCount: 201 }, { employeeCount: 2.5 }, {}])
+      expect((await refused(await api.post('/api/v1/payroll/estimate', body), 400)).field).toBe('employeeCount')
+  })
+})
+
+describe('GET /api/v1/payroll/tokens', () => {
+  test('default: every base symbol with its devnet address; peaq unconfigured says so', async () => {
+    const { tokens, chains } = await ok(await api.get('/api/v1/payroll/tokens'))
+    expect(tokens).toEqual([
+      ...Object.entries(chain.tokens).map(([symbol, { address, decimals }]) => ({
+        chain: 'base',
+        chainId: chain.chainId,
+        symbol,
+        address,
+        decimals,
+        isETH: false,
+      })),
+      { chain: 'base', chainId: chain.chainId, symbol: 'ETH', address: zeroAddress, decimals: 18, isETH: true },
+    ])
+    expect(chains).toEqual([
+      { chain: 'base', chainId: chain.chainId, contract: chain.batch.address, available: true },
+      { chain: 'peaq', chainId: null, contract: null, available: false, reason: 'peaq is not configured on this gateway' },
+    ])
+  })
+
+  test('behavior: peaq lists its tokens once its contract code is verified; a mismatched peaq lists none and says why', async () => {
+    const deployed = await send(signer(9), {
+      data: encodeDeployData({ abi: batchArtifact.abi as unknown as Abi, bytecode: batchArtifact.bytecode as Hex, args: [signer(9).address, 30n] }),
+    })
+    const twin = getAddress(deployed.contractAddress!)
+    const verified = mount(payroll({ chains: { base, peaq: port(chain.publicClient, twin, { USDC: chain.token.address }) } }))
+    const listed = await ok(await verified.get('/api/v1/payroll/tokens'))
+    expect(listed.tokens.filter((token: { chain: string }) => token.chain === 'peaq')).toEqual([
+      { chain: 'peaq', chainId: chain.chainId, symbol: 'USDC', address: chain.token.address, decimals: 6, isETH: false },
+    ])
+
+    const mismatched = mount(payroll({ chains: { base, peaq: port(chain.publicClient, chain.escrow.address, { USDC: chain.token.address }) } }))
+    const refusedPeaq = await ok(await mismatched.get('/api/v1/payroll/tokens'))
+    expect(refusedPeaq.tokens.some((token: { chain: string }) => token.chain === 'peaq')).toBe(false)
+    expect(refusedPeaq.chains[1]).toMatchObject({ chain: 'peaq', available: false, reason: expect.stringContaining('runs different code') })
+  })
+})
