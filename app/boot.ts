@@ -12,6 +12,8 @@ import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
 import { transfers } from '../adapters/chain/transfers.js'
+import { batchChain } from '../adapters/chain/batch.js'
+import type { BatchChain } from '../core/BatchChain.js'
 import { horizon } from '../adapters/stellar/horizon.js'
 import { rippled } from '../adapters/xrp/rippled.js'
 import type { Store } from '../core/Store.js'
@@ -69,6 +71,7 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
     onchain,
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
     payment: { ledger, facilitator, secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID() },
+    batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
     stellar: config.stellar ? horizon(config.stellar) : undefined,
     xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
     inference: {
@@ -141,6 +144,7 @@ type Settlement = {
   transport: Transport
   devnet: devnet.Devnet | undefined
   escrow: Address | undefined
+  batch: BatchChain
   close: () => Promise<void>
 }
 
@@ -158,6 +162,12 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
     transport: chain.transport,
     devnet: chain,
     escrow: chain.escrow.address,
+    batch: batchChain({
+      client: chain.publicClient as PublicClient,
+      address: chain.batch.address,
+      chainId,
+      tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
+    }),
     close: () => chain.close(),
   }
 }
@@ -169,16 +179,38 @@ async function rpcChain(config: Config): Promise<Settlement> {
   if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
   if (!config.sessionSecret) throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
   const transport = httpTransport(config.rpcUrl, { retryCount: 0 })
+  const client = createPublicClient({ chain: base, transport }) as PublicClient
   return {
     terms: termsOf(config),
     endpoint: http({ name: 'base', chainId, url: config.rpcUrl! }),
-    client: createPublicClient({ chain: base, transport }) as PublicClient,
+    client,
     chain: base,
     transport,
     devnet: undefined,
     escrow: undefined,
+    batch: batchChain({ client, address: baseBatchContract, chainId, tokens: baseTokens }),
     close: async () => {},
   }
+}
+
+/** The batch-payment contract deployed on Base; ours on the devnet has the same ABI. */
+const baseBatchContract = '0x1646452F98E36A3c9Cfc3eDD8868221E207B5eEC'
+
+/** The ERC-20s batch payments accept on Base by symbol. */
+const baseTokens = {
+  USDC: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  USDT: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2',
+  EURC: '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42',
+  DAI: '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb',
+  WETH: '0x4200000000000000000000000000000000000006',
+} as const
+
+/** EIP-155 chain id of peaq. */
+const peaqChainId = 3338
+
+function peaqBatch(peaq: NonNullable<Config['peaq']>): BatchChain {
+  const client = createPublicClient({ transport: httpTransport(peaq.rpcUrl, { retryCount: 0 }) }) as PublicClient
+  return batchChain({ client, address: peaq.batchContract, chainId: peaqChainId, tokens: { USDC: peaq.usdc } })
 }
 
 function relayerFacilitator(config: Config, settlement: Settlement): Facilitator {

@@ -58,6 +58,11 @@ const Environment = Type.Object({
     Type.String({ description: 'Comma-separated model ids callers may use; required with DECENTRALIZED_UPSTREAM_URL.' }),
   ),
   DECENTRALIZED_MAX_TOKENS: Type.Integer({ minimum: 1, default: 1024, description: 'Ceiling of max_tokens per decentralized chat completion.' }),
+  PEAQ_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'peaq JSON-RPC for batches with chain=peaq.' })),
+  PEAQ_BATCH_CONTRACT: Type.Optional(
+    Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Batch contract on peaq; accepted only with the same code as on Base.' }),
+  ),
+  PEAQ_USDC: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDC on peaq.' })),
   HORIZON_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Horizon server behind /api/v1/stellar/*.' })),
   STELLAR_NETWORK_PASSPHRASE: Type.Optional(
     Type.String({ minLength: 1, description: 'Network passphrase of HORIZON_URL; required with it.' }),
@@ -82,6 +87,7 @@ const secrets = new Set([
   'DECENTRALIZED_UPSTREAM_URL',
   'DECENTRALIZED_UPSTREAM_KEY',
   'HORIZON_URL',
+  'PEAQ_RPC_URL',
   'RIPPLED_URL',
 ])
 
@@ -135,6 +141,8 @@ export type Config = {
   chatUpstream: InferenceUpstream | undefined
   /** Upstream of the decentralized-inference endpoints; absent: they are unavailable. */
   decentralizedUpstream: InferenceUpstream | undefined
+  /** peaq's RPC, batch contract and USDC; absent: batches with chain=peaq are refused before payment. */
+  peaq: { rpcUrl: string; batchContract: `0x${string}`; usdc: `0x${string}` } | undefined
   /** Horizon server and its network passphrase; absent: the Stellar endpoints are unavailable. Never logged. */
   stellar: { url: string; networkPassphrase: string } | undefined
   /** rippled JSON-RPC URL; absent: the XRP endpoints are unavailable. Never logged. */
@@ -200,9 +208,17 @@ export function parse(env: Record<string, string | undefined>): Config {
     dataDir: parsed.DATA_DIR,
     chatUpstream: upstream('CHAT'),
     decentralizedUpstream: upstream('DECENTRALIZED'),
+    peaq: peaqOf(parsed.PEAQ_RPC_URL, parsed.PEAQ_BATCH_CONTRACT, parsed.PEAQ_USDC),
     stellar: stellarOf(parsed.HORIZON_URL, parsed.STELLAR_NETWORK_PASSPHRASE),
     rippledUrl: parsed.RIPPLED_URL,
   }
+}
+
+function peaqOf(rpcUrl: string | undefined, batchContract: string | undefined, usdc: string | undefined): Config['peaq'] {
+  if (rpcUrl === undefined && batchContract === undefined && usdc === undefined) return undefined
+  if (rpcUrl === undefined || batchContract === undefined || usdc === undefined)
+    throw new ConfigError('PEAQ_RPC_URL, PEAQ_BATCH_CONTRACT and PEAQ_USDC go together: set all three or none.')
+  return { rpcUrl, batchContract: batchContract as `0x${string}`, usdc: usdc as `0x${string}` }
 }
 
 function stellarOf(url: string | undefined, networkPassphrase: string | undefined): Config['stellar'] {

@@ -102,7 +102,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
     return payments.payer(request)
   }
-  for (const mount of modules({ oracle, chains, caller, store, onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp })) {
+  for (const mount of modules({ oracle, chains, caller, store, onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
     const prefixes: readonly string[] = typeof mount.prefix === 'string' ? [mount.prefix] : mount.prefix
     const served = Catalog.entries.filter((candidate) => prefixes.some((prefix) => candidate.path.startsWith(prefix)))
     if ('plugin' in mount) {
@@ -211,6 +211,8 @@ export declare namespace createGateway {
     sessionSecret?: string | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl'> | undefined
+    /** The batch-payment contract per chain; without it batch and payroll are unavailable. */
+    batch?: ModuleDeps['batch']
     /** The Stellar network; without it the Stellar endpoints are unavailable. */
     stellar?: ModuleDeps['stellar']
     /** The XRP Ledger; without it the XRP endpoints are unavailable. */

@@ -14,6 +14,9 @@ import { free } from '../modules/free/index.js'
 import { invoice } from '../modules/invoice/index.js'
 import { logs } from '../modules/logs/index.js'
 import { rpc } from '../modules/rpc/index.js'
+import { batch } from '../modules/batch/index.js'
+import { payroll } from '../modules/payroll/index.js'
+import type { Chains as BatchChains } from '../modules/batch/service.js'
 import { stellar } from '../modules/stellar/index.js'
 import { xrp } from '../modules/xrp/index.js'
 import type { StellarNetwork } from '../core/StellarNetwork.js'
@@ -48,6 +51,8 @@ export type Deps = {
   onchain: Onchain | undefined
   /** Key that signs session tokens. */
   sessionSecret: string
+  /** The batch-payment contract on each accepted chain; absent, batch and payroll are unavailable. */
+  batch: BatchChains | undefined
   /** The Stellar network (Horizon); absent, the Stellar endpoints are unavailable. */
   stellar: StellarNetwork | undefined
   /** The XRP Ledger (rippled); absent, the XRP endpoints are unavailable. */
@@ -118,6 +123,8 @@ export function modules(deps: Deps): Mount[] {
         escrow({ store: store!, caller, chain, tokens: onchain!.tokens }),
       ),
     },
+    { prefix: '/api/v1/batch/', ...needs(deps.batch, 'a batch contract', (chains) => batch({ chains })) },
+    { prefix: '/api/v1/payroll/', ...needs(deps.batch, 'a batch contract', (chains) => payroll({ chains })) },
     { prefix: '/api/v1/stellar/', ...needs(deps.stellar, 'a Horizon server (HORIZON_URL)', (network) => stellar({ network })) },
     { prefix: '/api/v1/xrp/', ...needs(deps.xrp, 'a rippled server (RIPPLED_URL)', (network) => xrp({ network })) },
   ]

@@ -25,6 +25,7 @@ describe('parse', () => {
       dataDir: '.data',
       chatUpstream: undefined,
       decentralizedUpstream: undefined,
+      peaq: undefined,
       stellar: undefined,
       rippledUrl: undefined,
     })
