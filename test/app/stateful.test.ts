@@ -2,8 +2,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Hex, type LocalAccount, createWalletClient } from 'viem'
-import { paidGateway } from '../support/paid.js'
+import { type Hex, type LocalAccount, createWalletClient, erc20Abi } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { origin, paidGateway } from '../support/paid.js'
 
 // The stateful modules through the real paid flow on the devnet: the verified payer is the caller, another payer
 // learns nothing and pays nothing, and the embedded store keeps everything across a restart.
@@ -121,5 +122,54 @@ describe('sessions, audit and logs through the paid flow', () => {
     expect(audit.body.verification.valid).toBe(true)
     const logs = await json(await gateway.paid(actor, 'GET', '/api/v1/logs/query?service=service-a'))
     expect(logs.body.logs.map((log: { message: string }) => log.message)).toEqual(['started'])
+  })
+})
+
+describe('batch payments through the paid flow', () => {
+  test('behavior: 200 recipients paid in one transaction built from the answer, every amount and the fee exact', async () => {
+    const sender = gateway.account(9)
+    const recipients = Array.from({ length: 200 }, () => privateKeyToAccount(generatePrivateKey()).address)
+    const amounts = recipients.map((_, index) => BigInt(1_000 + index))
+    const answer = await json(
+      await gateway.paid(sender, 'POST', '/api/v1/batch/execute', {
+        token: 'USDC',
+        recipients,
+        amounts: amounts.map(String),
+        sender: sender.address,
+      }),
+    )
+    expect(answer.status).toBe(200)
+    const { transaction, approvalRequired } = answer.body
+    const total = amounts.reduce((sum, amount) => sum + amount, 0n)
+    const fee = (total * 30n) / 10_000n
+    expect(BigInt(approvalRequired.amount)).toBe(total + fee)
+    const feeRecipient = gateway.devnet.batch.feeRecipient
+    const feeBefore = await gateway.balance(feeRecipient)
+
+    const wallet = createWalletClient({ account: sender, chain: gateway.devnet.chain, transport: gateway.devnet.transport })
+    await gateway.devnet.publicClient.waitForTransactionReceipt({
+      hash: await wallet.writeContract({
+        address: approvalRequired.token,
+        abi: erc20Abi,
+        functionName: 'approve',
+        args: [approvalRequired.spender, BigInt(approvalRequired.amount)],
+      }),
+    })
+    const hash = await wallet.sendTransaction({ to: transaction.to, data: transaction.data, value: BigInt(transaction.value), gas: BigInt(transaction.gasLimit) })
+    expect((await gateway.devnet.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
+
+    const balances = await Promise.all(recipients.map((recipient) => gateway.balance(recipient)))
+    expect(balances).toEqual(amounts)
+    expect(await gateway.balance(feeRecipient)).toBe(feeBefore + fee)
+  })
+
+  test('error: 201 recipients and an unknown chain are 400 before any payment', async () => {
+    const recipients = Array.from({ length: 201 }, () => privateKeyToAccount(generatePrivateKey()).address)
+    const body = { token: 'USDC', recipients, amounts: recipients.map(() => '1'), sender: gateway.account(9).address }
+    const tooMany = await gateway.fetch(new Request(`${origin}/api/v1/batch/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+    expect(tooMany.status).toBe(400)
+    const chain = await gateway.fetch(new Request(`${origin}/api/v1/batch/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, recipients: recipients.slice(0, 2), amounts: ['1', '1'], chain: 'ethereum' }) }))
+    expect(chain.status).toBe(400)
+    expect(chain.headers.get('payment-required')).toBeNull()
   })
 })
