@@ -13,6 +13,7 @@ import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { batchChain } from '../adapters/chain/batch.js'
+import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import { horizon } from '../adapters/stellar/horizon.js'
 import { rippled } from '../adapters/xrp/rippled.js'
@@ -55,6 +56,8 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
     : relayerFacilitator(config, settlement)
 
   await reconcile({ ledger, facilitator, domain: domainOf(terms), logger })
+  const recoverPublicKey = await libsecp256k1()
+  logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
 
   const onchain: Onchain = {
     chainId: settlement.chain.id,
@@ -70,7 +73,7 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
     store: storage.store,
     onchain,
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
-    payment: { ledger, facilitator, secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID() },
+    payment: { ledger, facilitator, secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID(), recoverPublicKey },
     batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
     stellar: config.stellar ? horizon(config.stellar) : undefined,
     xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,

@@ -2,7 +2,7 @@ import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from '@x402/core/schemas'
 import { Challenge, Credential, PaymentRequest, evm, x402 } from 'mppx'
 import { type Hex, getAddress, isAddress, size } from 'viem'
-import { recover, type Signed } from '../../core/Authorization.js'
+import { type RecoverPublicKey, recover, type Signed } from '../../core/Authorization.js'
 import type { Refusal } from '../../core/Facilitator.js'
 import type { Protocol } from '../../core/Ledger.js'
 import type { PaymentTerms } from '../discovery/terms.js'
@@ -46,6 +46,8 @@ export declare namespace decode {
     secret: string
     /** Current time. */
     now: Date
+    /** secp256k1 public-key recovery (native where installed). @default the pure-JS one */
+    recoverPublicKey?: RecoverPublicKey | undefined
   }
   /** A payment that passed every check made without the chain. */
   type Payment = {
@@ -99,7 +101,7 @@ async function check(
     return refuse('expired', `The authorization expired at ${authorization.validBefore} (unix seconds).`)
   // A 65-byte signature is an EOA's and recovers here; anything else (EIP-1271, EIP-6492) is for the chain to judge.
   if (size(authorization.signature) !== 65) return { ok: true, payment: { ...payment, authorization, signatureChecked: false } }
-  const signer = await recover(authorization, domainOf(terms))
+  const signer = await recover(authorization, domainOf(terms), { recoverPublicKey: parameters.recoverPublicKey })
   if (signer === undefined || !sameAddress(signer, authorization.from))
     return refuse('invalid_signature', `The signature does not recover to ${authorization.from} under the token's EIP-712 domain.`)
   return { ok: true, payment: { ...payment, authorization, signatureChecked: true } }

@@ -1,5 +1,5 @@
 import { type Address, getAddress } from 'viem'
-import type { Signed } from '../../core/Authorization.js'
+import type { RecoverPublicKey, Signed } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import type { Facilitator, Refusal } from '../../core/Facilitator.js'
 import type { Ledger, Protocol } from '../../core/Ledger.js'
@@ -80,6 +80,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         method: entry.method,
         secret,
         now,
+        recoverPublicKey: parameters.recoverPublicKey,
       })
       if (!decoded.ok) return refuse(request, entry, decoded)
       if (!decoded.payment) return refuse(request, entry)
@@ -172,6 +173,8 @@ export declare namespace guard {
     facilitator: Facilitator
     /** Key that binds MPP challenge ids (HMAC). */
     secret: string
+    /** secp256k1 public-key recovery for payment signatures (native where installed). @default the pure-JS one */
+    recoverPublicKey?: RecoverPublicKey | undefined
     /** Absolute URL of the requested resource, as offers name it. */
     resourceUrl: (request: Request) => string
     /** Where events go. */

@@ -1,0 +1,357 @@
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import { Receipt } from 'mppx'
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir, totalmem } from 'node:os'
+import { join } from 'node:path'
+import { type Hash, type PublicClient, createPublicClient, http } from 'viem'
+import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
+import type { PaymentTerms } from '../app/discovery/terms.js'
+import * as Authorization from '../core/Authorization.js'
+import { gasPerPayment } from './gas.js'
+import { run } from './load.js'
+import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
+import { type Server, freePort, root, start } from './processes.js'
+import * as Signatures from './signatures.js'
+
+// `bun run bench`: every figure of the performance table, each against a baseline measured in the same run, as
+// the median of several rounds with its spread. It starts what it needs (the gateway on embedded defaults in its
+// own process, which serves the devnet's JSON-RPC; a bare Elysia app; the reference x402 stack), drives them with
+// our own load generator (bench/load.ts), prints the table and writes the raw figures to bench/results/latest.json.
+
+/** What one run does; sized to finish in a few minutes on two cores. */
+const plan = {
+  /** Rounds of the paid-call rows (and memory samples); each figure is the median of its rounds. */
+  rounds: 3,
+  /** Rounds of the cheap rows: free endpoint, 402 challenges, signature recovery. */
+  quickRounds: 5,
+  /** Requests in flight for the HTTP rows; for paid calls, one payer per worker. */
+  concurrency: 50,
+  /** Length of a free-endpoint or 402 round, in ms. */
+  httpRoundMs: 3_000,
+  /** Length of a paid round, in ms. */
+  paidRoundMs: 6_000,
+  /** Length of a signature-verification round, per implementation, in ms. */
+  signatureRoundMs: 1_000,
+  /** Paid calls the gateway has served when its memory is read. */
+  rssAfterCalls: 10_000,
+  /** Most MPP credentials per payer in a round (collecting them takes this many seconds). */
+  mppPerPayer: 20,
+  /** Devnet USDC minted to each payer. */
+  usdcPerPayer: '20',
+} as const
+
+/** One row of the table: a figure, its baseline, and the target of their ratio. */
+type Row = {
+  /** What is measured. */
+  figure: string
+  /** What it is compared with. */
+  baseline: string
+  /** Unit of both. */
+  unit: string
+  /** The figure in every round. */
+  figures: number[]
+  /** The baseline in every round (paired with `figures`). */
+  baselines: number[]
+  /** Ratio the figure must reach: at least (`>=`) or at most (`<=`). */
+  target: { relation: '>=' | '<='; ratio: number }
+  /** What the reader should know about this row. */
+  note?: string
+}
+
+const rows: Row[] = []
+const raw: Record<string, unknown> = {}
+const servers: Server[] = []
+const startedAt = new Date()
+
+process.on('SIGINT', async () => {
+  await Promise.all(servers.map((server) => server.stop()))
+  process.exit(130)
+})
+
+try {
+  await measure()
+} finally {
+  await Promise.all(servers.map((server) => server.stop()))
+}
+report()
+
+async function measure() {
+  // Signatures first, while nothing else runs on the machine.
+  log('signature verification (one core)')
+  const native = await libsecp256k1()
+  const vectors = await Signatures.vectors(256)
+  const ours = (signed: Authorization.Signed, domain: Authorization.Domain) => Authorization.recover(signed, domain, { recoverPublicKey: native })
+  await Signatures.rate({ recover: ours, vectors, durationMs: 300 })
+  await Signatures.rate({ recover: Signatures.viaViem, vectors, durationMs: 300 })
+  const signatureRounds = await rounds(plan.quickRounds, async () => ({
+    ours: await Signatures.rate({ recover: ours, vectors, durationMs: plan.signatureRoundMs }),
+    viem: await Signatures.rate({ recover: Signatures.viaViem, vectors, durationMs: plan.signatureRoundMs }),
+    pureJs: native ? await Signatures.rate({ recover: Authorization.recover, vectors, durationMs: plan.signatureRoundMs }) : undefined,
+  }))
+  raw.signatures = { implementation: native ? 'libsecp256k1 (native)' : 'pure JS (@noble/curves)', rounds: signatureRounds }
+
+  log('starting the gateway (embedded devnet), a bare Elysia app and the reference x402 stack')
+  const gatewayPort = freePort()
+  const rpcPort = freePort()
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'))
+  const gateway = await start({
+    name: 'gateway',
+    script: 'app/main.ts',
+    port: gatewayPort,
+    env: { DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+    readyPath: '/free/timestamp',
+  })
+  servers.push(gateway)
+  await Bun.sleep(1_000)
+  const idleRss: number[] = []
+  for (let sample = 0; sample < plan.rounds; sample++, await Bun.sleep(300)) idleRss.push(gateway.rss())
+
+  const terms = (await (await fetch(`${gateway.origin}/.well-known/x402.json`)).json()) as PaymentTerms
+  const rpcUrl = `http://127.0.0.1:${rpcPort}`
+  const elysia = await start({ name: 'bare Elysia', script: 'bench/reference/elysia.ts', port: freePort(), readyPath: '/free/timestamp' })
+  servers.push(elysia)
+  const reference = await start({
+    name: 'reference x402 stack',
+    script: 'bench/reference/x402-hono.ts',
+    port: freePort(),
+    env: { RPC_URL: rpcUrl, ASSET: terms.asset.address, PAY_TO: terms.payTo },
+    readyPath: '/api/v1/rpc/chains',
+    ready: (response) => response.status === 402,
+  })
+  servers.push(reference)
+
+  log('free endpoint and 402 challenges')
+  const free = `${gateway.origin}/free/timestamp`
+  const bare = `${elysia.origin}/free/timestamp`
+  const paid = `${gateway.origin}/api/v1/rpc/chains`
+  const challenged = (response: Response) => response.status === 402 && response.headers.has('payment-required') && response.headers.has('www-authenticate')
+  for (const url of [free, bare]) await run({ url, concurrency: plan.concurrency, durationMs: 1_000 })
+  await run({ url: paid, concurrency: plan.concurrency, durationMs: 1_000, check: challenged })
+  const httpRounds = await rounds(plan.quickRounds, async () => ({
+    gatewayFree: await run({ url: free, concurrency: plan.concurrency, durationMs: plan.httpRoundMs }),
+    elysiaFree: await run({ url: bare, concurrency: plan.concurrency, durationMs: plan.httpRoundMs }),
+    gatewayChallenge: await run({ url: paid, concurrency: plan.concurrency, durationMs: plan.httpRoundMs, check: challenged }),
+  }))
+  raw.http = httpRounds
+
+  log(`funding ${plan.concurrency} payers on the devnet`)
+  const payers = await fundedPayers({ rpcUrl, terms, count: plan.concurrency, usdc: plan.usdcPerPayer })
+  const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) }) as PublicClient
+  const referenceUrl = `${reference.origin}/api/v1/rpc/chains`
+  const gatewayRequirements = await requirementsOf(paid)
+  const referenceRequirements = await requirementsOf(referenceUrl)
+  let gatewayPaidCalls = 0
+
+  /** One paid round against `url` with headers pre-signed for `perPayer` calls per payer. */
+  async function paidRound(kind: 'gateway x402' | 'gateway MPP' | 'reference x402', perPayer: number, durationMs: number) {
+    const supply =
+      kind === 'gateway MPP'
+        ? await presignMpp({ url: paid, terms, payers, perPayer })
+        : await presignX402({ requirements: kind === 'gateway x402' ? gatewayRequirements : referenceRequirements, payers, perPayer })
+    const header = kind === 'gateway MPP' ? 'authorization' : 'payment-signature'
+    const receiptHeader = kind === 'gateway MPP' ? 'payment-receipt' : 'payment-response'
+    const transactions = new Set<Hash>()
+    const result = await run({
+      url: kind === 'reference x402' ? referenceUrl : paid,
+      concurrency: payers.length,
+      durationMs,
+      request: (worker, call) => {
+        const value = supply[worker]![call]
+        return value === undefined ? undefined : { headers: { [header]: value } }
+      },
+      check: (response) => response.status === 200 && response.headers.has(receiptHeader),
+      onSuccess: (response) => {
+        const value = response.headers.get(receiptHeader)!
+        transactions.add((kind === 'gateway MPP' ? Receipt.deserialize(value).reference : decodePaymentResponseHeader(value).transaction) as Hash)
+      },
+    })
+    if (kind !== 'reference x402') gatewayPaidCalls += result.requests - result.failures
+    if (result.failures > 0) log(`  ${kind}: ${result.failures} of ${result.requests} calls failed, e.g. ${result.firstFailures[0]}`)
+    return { result, transactions: [...transactions] }
+  }
+
+  log('paid calls: warm-up')
+  const warmUp = {
+    gateway: await paidRound('gateway x402', 4, 60_000),
+    mpp: await paidRound('gateway MPP', 4, 60_000),
+    reference: await paidRound('reference x402', 4, 60_000),
+  }
+  /** Calls per payer that last a round at the warm-up's pace, with room to spare. */
+  const supplyFor = (perSecond: number) => Math.ceil((perSecond * (plan.paidRoundMs / 1000) * 1.5) / payers.length) + 2
+
+  /** The gateway's RSS after each batch of paid calls: growth with calls served, or a plateau. */
+  const trajectory: { paidCalls: number; rssBytes: number }[] = [{ paidCalls: gatewayPaidCalls, rssBytes: gateway.rss() }]
+
+  log('paid calls: rounds')
+  const paidRounds = await rounds(plan.rounds, async () => {
+    const gatewayX402 = await paidRound('gateway x402', supplyFor(warmUp.gateway.result.perSecond), plan.paidRoundMs)
+    // MPP credentials take a second each to collect (see presignMpp), so their supply is capped; a round that uses
+    // it up before the deadline ends early, which its rate accounts for.
+    const gatewayMpp = await paidRound('gateway MPP', Math.min(plan.mppPerPayer, supplyFor(warmUp.mpp.result.perSecond)), plan.paidRoundMs)
+    const referenceX402 = await paidRound('reference x402', supplyFor(warmUp.reference.result.perSecond), plan.paidRoundMs)
+    trajectory.push({ paidCalls: gatewayPaidCalls, rssBytes: gateway.rss() })
+    return {
+      gatewayX402: gatewayX402.result,
+      gatewayMpp: gatewayMpp.result,
+      referenceX402: referenceX402.result,
+      gas: {
+        shared: await gasPerPayment({ client, token: terms.asset.address, transactions: sample([...gatewayX402.transactions, ...gatewayMpp.transactions], 400) }),
+        single: await gasPerPayment({ client, token: terms.asset.address, transactions: sample(referenceX402.transactions, 400) }),
+      },
+    }
+  })
+  raw.paid = { warmUp: { gateway: warmUp.gateway.result, mpp: warmUp.mpp.result, reference: warmUp.reference.result }, rounds: paidRounds }
+
+  log(`memory: paid calls until the gateway has served ${plan.rssAfterCalls}`)
+  while (gatewayPaidCalls < plan.rssAfterCalls) {
+    const perPayer = Math.min(60, Math.ceil((plan.rssAfterCalls - gatewayPaidCalls) / payers.length))
+    const before = gatewayPaidCalls
+    await paidRound('gateway x402', perPayer, 120_000)
+    if (gatewayPaidCalls === before) throw new Error('The gateway settles no paid call any more.')
+    trajectory.push({ paidCalls: gatewayPaidCalls, rssBytes: gateway.rss() })
+  }
+  await Bun.sleep(2_000)
+  const afterRss: number[] = []
+  for (let sample = 0; sample < plan.rounds; sample++, await Bun.sleep(300)) afterRss.push(gateway.rss())
+  raw.memory = { paidCalls: gatewayPaidCalls, idleRssBytes: idleRss, afterRssBytes: afterRss, trajectory }
+  rmSync(dataDir, { recursive: true, force: true })
+
+  const implementation = native ? 'libsecp256k1' : 'pure JS: the native binding is not installed'
+  rows.push(
+    {
+      figure: 'free endpoint requests/s (GET /free/timestamp)',
+      baseline: 'bare Elysia app, same JSON',
+      unit: 'req/s',
+      figures: httpRounds.map((round) => round.gatewayFree.perSecond),
+      baselines: httpRounds.map((round) => round.elysiaFree.perSecond),
+      target: { relation: '>=', ratio: 0.8 },
+    },
+    {
+      figure: 'unpaid call to a paid endpoint: 402 challenges/s',
+      baseline: 'the free endpoint above',
+      unit: 'req/s',
+      figures: httpRounds.map((round) => round.gatewayChallenge.perSecond),
+      baselines: httpRounds.map((round) => round.gatewayFree.perSecond),
+      target: { relation: '>=', ratio: 0.5 },
+    },
+    {
+      figure: `paid calls/s, x402 v2 exact, settled before the response, ${payers.length} payers`,
+      baseline: 'reference: @x402/hono + x402ResourceServer + in-process x402Facilitator',
+      unit: 'calls/s',
+      figures: paidRounds.map((round) => round.gatewayX402.perSecond),
+      baselines: paidRounds.map((round) => round.referenceX402.perSecond),
+      target: { relation: '>=', ratio: 3 },
+    },
+    {
+      figure: 'paid calls/s over MPP, same conditions',
+      baseline: 'the reference over x402 (it does not speak MPP)',
+      unit: 'calls/s',
+      figures: paidRounds.map((round) => round.gatewayMpp.perSecond),
+      baselines: paidRounds.map((round) => round.referenceX402.perSecond),
+      target: { relation: '>=', ratio: 3 },
+    },
+    {
+      figure: 'p99 latency of paid calls (x402), same load',
+      baseline: 'the reference stack',
+      unit: 'ms',
+      figures: paidRounds.map((round) => round.gatewayX402.latency.p99),
+      baselines: paidRounds.map((round) => round.referenceX402.latency.p99),
+      target: { relation: '<=', ratio: 1 },
+    },
+    {
+      figure: `signature recoveries/s, one core (${implementation})`,
+      baseline: "viem's recoverTypedDataAddress",
+      unit: 'ops/s',
+      figures: signatureRounds.map((round) => round.ours),
+      baselines: signatureRounds.map((round) => round.viem),
+      target: { relation: '>=', ratio: 4 },
+    },
+    {
+      figure: 'gas per settled payment, shared settlement transactions',
+      baseline: 'one transferWithAuthorization per payment (the reference)',
+      unit: 'gas',
+      figures: paidRounds.map((round) => round.gas.shared.gasPerPayment),
+      baselines: paidRounds.map((round) => round.gas.single.gasPerPayment),
+      target: { relation: '<=', ratio: 0.7 },
+    },
+    {
+      figure: `gateway RSS after ${gatewayPaidCalls} paid calls`,
+      baseline: 'idle RSS after start',
+      unit: 'MiB',
+      figures: afterRss.map((bytes) => bytes / 2 ** 20),
+      baselines: idleRss.map((bytes) => bytes / 2 ** 20),
+      target: { relation: '<=', ratio: 1.5 },
+    },
+  )
+}
+
+function report() {
+  const lines = rows.map((row) => {
+    const ratios = row.figures.map((figure, index) => figure / row.baselines[index]!)
+    const ratio = median(row.figures) / median(row.baselines)
+    const met = row.target.relation === '>=' ? ratio >= row.target.ratio : ratio <= row.target.ratio
+    return { row, ratio, ratios, met }
+  })
+  const table = [
+    ['figure', 'value (min-max)', 'baseline', 'baseline value (min-max)', 'ratio (min-max)', 'target', ''],
+    ...lines.map(({ row, ratio, ratios, met }) => [
+      row.figure,
+      `${format(median(row.figures))} (${format(Math.min(...row.figures))}-${format(Math.max(...row.figures))}) ${row.unit}`,
+      row.baseline,
+      `${format(median(row.baselines))} (${format(Math.min(...row.baselines))}-${format(Math.max(...row.baselines))}) ${row.unit}`,
+      `${ratio.toFixed(2)} (${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)})`,
+      `${row.target.relation} ${row.target.ratio}`,
+      met ? 'met' : 'MISSED',
+    ]),
+  ]
+  process.stdout.write(`\n${toMarkdown(table)}\n`)
+  process.stdout.write(
+    `\nMedians of ${plan.quickRounds} rounds (free, 402, signatures) or ${plan.rounds} (paid calls, gas, memory samples); ` +
+      'the ratio is median/median, its spread the range of the per-round ratios.\n',
+  )
+  const results = {
+    startedAt: startedAt.toISOString(),
+    seconds: (Date.now() - startedAt.getTime()) / 1000,
+    machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryBytes: totalmem(), bun: Bun.version, platform: process.platform },
+    plan,
+    rows: lines.map(({ row, ratio, ratios, met }) => ({ ...row, median: median(row.figures), baselineMedian: median(row.baselines), ratio, ratios, met })),
+    raw,
+  }
+  mkdirSync(join(root, 'bench/results'), { recursive: true })
+  writeFileSync(join(root, 'bench/results/latest.json'), `${JSON.stringify(results, null, 2)}\n`)
+  process.stdout.write(`Raw figures: bench/results/latest.json (${results.seconds.toFixed(0)} s)\n`)
+}
+
+/** Runs `round` `count` times in a row. */
+async function rounds<T>(count: number, round: () => Promise<T>): Promise<T[]> {
+  const results: T[] = []
+  for (let index = 0; index < count; index++) results.push(await round())
+  return results
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b)
+  const middle = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2
+}
+
+/** Up to `count` items of `items`, spread evenly. */
+function sample<T>(items: T[], count: number): T[] {
+  if (items.length <= count) return items
+  return Array.from({ length: count }, (_, index) => items[Math.floor((index * items.length) / count)]!)
+}
+
+function format(value: number): string {
+  if (value >= 100) return Math.round(value).toLocaleString('en-US')
+  return value.toFixed(1)
+}
+
+function toMarkdown(table: string[][]): string {
+  const [head, ...body] = table
+  return [`| ${head!.join(' | ')} |`, `|${head!.map(() => '---').join('|')}|`, ...body.map((cells) => `| ${cells.join(' | ')} |`)].join('\n')
+}
+
+function log(message: string) {
+  process.stdout.write(`[${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(3)} s] ${message}\n`)
+}
+

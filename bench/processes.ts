@@ -1,0 +1,100 @@
+import { type Subprocess, spawn } from 'bun'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+
+/** Root of the repository. */
+export const root = join(import.meta.dir, '..')
+
+/** The Bun binary the project ships (`node_modules/.bin/bun`). */
+export const bun = join(root, 'node_modules/.bin/bun')
+
+/** A server the benchmark started in its own process. */
+export type Server = {
+  /** What it is, for messages. */
+  name: string
+  /** Its origin, e.g. `http://127.0.0.1:3500`. */
+  origin: string
+  /** The process. */
+  process: Subprocess
+  /** Resident set size of the process now, in bytes. */
+  rss: () => number
+  /** Stops it (SIGTERM, then SIGKILL after 3 s). */
+  stop: () => Promise<void>
+}
+
+/**
+ * Starts `bun <script>` with `env` on top of this environment and waits until `readyPath` answers on `port`.
+ * Its stderr is kept and shown if it never gets ready.
+ */
+export async function start(parameters: start.Parameters): Promise<Server> {
+  const { name, script, port, env = {}, readyPath, ready = (response) => response.ok, timeoutMs = 60_000 } = parameters
+  const child = spawn([bun, script], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdout: 'ignore',
+    stderr: 'pipe',
+  })
+  let stderr = ''
+  void (async () => {
+    const reader = (child.stderr as ReadableStream<Uint8Array>).getReader()
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
+      stderr = (stderr + new TextDecoder().decode(chunk.value)).slice(-4_000)
+  })()
+  const origin = `http://127.0.0.1:${port}`
+  const server: Server = {
+    name,
+    origin,
+    process: child,
+    rss: () => rssOf(child.pid),
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return
+      child.kill('SIGTERM')
+      const killed = setTimeout(() => child.kill('SIGKILL'), 3_000)
+      await child.exited
+      clearTimeout(killed)
+    },
+  }
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${stderr}`)
+    if (await fetch(`${origin}${readyPath}`).then(ready, () => false)) return server
+    await Bun.sleep(100)
+  }
+  await server.stop()
+  throw new Error(`${name} did not answer ${readyPath} within ${timeoutMs} ms:\n${stderr}`)
+}
+
+export declare namespace start {
+  type Parameters = {
+    /** What it is, for messages. */
+    name: string
+    /** Script path relative to the repository root. */
+    script: string
+    /** TCP port it listens on (passed as PORT). */
+    port: number
+    /** Environment on top of this process's. */
+    env?: Record<string, string>
+    /** Path that answers once it serves. */
+    readyPath: string
+    /** Whether the answer of `readyPath` means it serves. @default status 2xx */
+    ready?: (response: Response) => boolean
+    /** How long to wait for it, in ms. @default 60_000 */
+    timeoutMs?: number
+  }
+}
+
+/** Resident set size of a process, in bytes (Linux `/proc/<pid>/status`). */
+export function rssOf(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
+  const kilobytes = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1]
+  if (kilobytes === undefined) throw new Error(`No VmRSS for process ${pid}.`)
+  return Number(kilobytes) * 1024
+}
+
+/** A TCP port on 127.0.0.1 that nothing listens on right now. */
+export function freePort(): number {
+  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
+  const port = probe.port!
+  probe.stop(true)
+  return port
+}
