@@ -184,7 +184,7 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
   if (challenge.method !== evm.charge.name || challenge.intent !== evm.charge.intent)
     return refuse('challenge_mismatch', `The challenge is for ${challenge.method}/${challenge.intent}; this offer is evm/charge.`)
   if (challenge.realm !== Mpp.realmOf(resource)) return refuse('challenge_mismatch', `The challenge is for realm ${challenge.realm}.`)
-  if (challenge.opaque !== Mpp.opaqueOf({ method, resource }))
+  if (Mpp.scopeFromOpaque(challenge.opaque) !== Mpp.scopeOf({ method, resource }))
     return refuse('challenge_mismatch', `The challenge was issued for another route than ${Mpp.scopeOf({ method, resource })}.`)
   const mismatch = requestMismatch(challenge.request, Mpp.request({ terms, amount }))
   if (mismatch !== undefined) return refuse('challenge_mismatch', mismatch)

@@ -32,9 +32,21 @@ export declare namespace scopeOf {
   }
 }
 
-/** The `opaque` auth-param a challenge for this route carries (its serialized `meta`). */
-export function opaqueOf(parameters: scopeOf.Parameters): string {
-  return PaymentRequest.serialize({ [scopeKey]: scopeOf(parameters) })
+/** Key of a challenge's random salt in its `meta`. */
+export const saltKey = 'salt'
+
+/**
+ * The route scope an echoed challenge's `opaque` names, or `undefined` when it names none. The HMAC of the
+ * challenge id covers `opaque`, so a verified challenge's scope is the one this gateway issued.
+ */
+export function scopeFromOpaque(opaque: string | undefined): string | undefined {
+  if (opaque === undefined) return undefined
+  try {
+    const meta = PaymentRequest.deserialize(opaque) as Record<string, unknown>
+    return typeof meta[scopeKey] === 'string' ? meta[scopeKey] : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /** The `evm` charge request of one offer, in the input form mppx's method schema takes. */
@@ -78,7 +90,9 @@ export function challenge(parameters: challenge.Parameters): ChargeChallenge {
     realm: realmOf(resource),
     request: input({ terms, amount }),
     expires,
-    meta: { [scopeKey]: scopeOf({ method, resource }) },
+    // The evm method derives the authorization's nonce from the challenge, so every challenge must be new: without
+    // the salt, two offers of one route within one second would be the same challenge and the second payment a replay.
+    meta: { [scopeKey]: scopeOf({ method, resource }), [saltKey]: crypto.randomUUID() },
     // A quoted auth-param cannot hold a line break (mppx throws on one).
     ...(description ? { description: description.replace(/[\r\n]+/g, ' ') } : {}),
   }) as ChargeChallenge

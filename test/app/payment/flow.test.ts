@@ -204,3 +204,14 @@ describe('paid call, money edge cases', () => {
     expect(entry?.protocol).toBe('x402-v2')
   })
 })
+
+describe('paid call, MPP', () => {
+  test('behavior: one payer pays the same route twice within a second, each with its own challenge', async () => {
+    const payer = gateway.account(9)
+    const before = await gateway.balance(payer.address)
+    const pay = gateway.mpp(payer)
+    const responses = await Promise.all([pay(chainsUrl), pay(chainsUrl)])
+    expect(responses.map((response) => response.status)).toEqual([200, 200])
+    expect(await gateway.balance(payer.address)).toBe(before - 2n * price)
+  })
+})
