@@ -30,7 +30,7 @@ export const canonicalMulticall3: Address = '0xcA11bde05977b3631167028862bE2a173
 
 /**
  * A facilitator that settles with its own relayer key: verifies on chain, then submits `transferWithAuthorization`.
- * Settlements arriving within `batchWindowMs` share one transaction (one direct call, or a Multicall3 `aggregate3`
+ * Settlements arriving within `batchWindowMs`, or while the previous batch is in flight, share one transaction (one direct call, or a Multicall3 `aggregate3`
  * whose items fail independently); the relayer's nonce is kept in process so concurrent batches never collide.
  */
 export function local(parameters: local.Parameters): Facilitator {
@@ -99,9 +99,11 @@ export function local(parameters: local.Parameters): Facilitator {
     return { ok: true }
   }
 
-  // Settlements waiting for the batch window to close.
+  // Settlements waiting for the batch window to close, or for the batch in flight to finish.
   let queue: Pending[] = []
   let timer: ReturnType<typeof setTimeout> | undefined
+  // At most one batch is being estimated, sent and mined at a time; the next one gathers everything that came meanwhile.
+  let inFlight = false
 
   function settle({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ transaction: Hash }>> {
     const mismatch = checkNetwork(domain)
@@ -110,6 +112,8 @@ export function local(parameters: local.Parameters): Facilitator {
     if (!transfer.ok) return Promise.resolve(transfer)
     return new Promise((resolve, reject) => {
       queue.push({ authorization, token: domain.verifyingContract, callData: transfer.data, resolve, reject })
+      // While a batch is in flight, arrivals wait for it and then go out together (group commit).
+      if (inFlight) return
       if (queue.length >= maxBatch) flush()
       else timer ??= setTimeout(flush, batchWindowMs)
     })
@@ -118,6 +122,7 @@ export function local(parameters: local.Parameters): Facilitator {
   function flush() {
     clearTimeout(timer)
     timer = undefined
+    if (inFlight || queue.length === 0) return
     // One (payer, nonce) at most once per transaction, so each AuthorizationUsed log names exactly one item;
     // a copy waits for the next batch, where it fails as `replayed` or succeeds if the first copy failed.
     const batch: Pending[] = []
@@ -131,11 +136,15 @@ export function local(parameters: local.Parameters): Facilitator {
       } else rest.push(item)
     }
     queue = rest
-    if (queue.length >= maxBatch) queueMicrotask(flush)
-    else if (queue.length > 0) timer = setTimeout(flush, batchWindowMs)
-    submit(batch).catch((error) => {
-      for (const item of batch) item.reject(error)
-    })
+    inFlight = true
+    submit(batch)
+      .catch((error) => {
+        for (const item of batch) item.reject(error)
+      })
+      .finally(() => {
+        inFlight = false
+        flush()
+      })
   }
 
   async function submit(batch: Pending[]) {
