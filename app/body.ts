@@ -1,3 +1,4 @@
+import { readBounded } from '../core/internal/stream.js'
 import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../core/Errors.js'
 
 /** Whether a declared `content-length` already exceeds the limit (checked before routing). */
@@ -26,18 +27,7 @@ export async function readJson(request: Request, limitBytes: number): Promise<un
 
 async function readText(request: Request, limitBytes: number): Promise<string> {
   if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limitBytes) {
-      await reader.cancel()
-      throw new PayloadTooLargeError({ limitBytes })
-    }
-    chunks.push(value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  const bytes = await readBounded(request.body, limitBytes)
+  if (bytes === undefined) throw new PayloadTooLargeError({ limitBytes })
+  return new TextDecoder().decode(bytes)
 }

@@ -1,10 +1,8 @@
-import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { and, asc, eq, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { type Event, InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
 import { excluded, fromRow, sqliteMigration, sqlitePayments as payments, toClaimRow, toKey, toRow } from './schema.js'
+import { open } from '../internal/sqlite.js'
 
 /**
  * The embedded durable payment ledger: one SQLite file through `bun:sqlite` in WAL mode, no server needed.
@@ -17,17 +15,7 @@ import { excluded, fromRow, sqliteMigration, sqlitePayments as payments, toClaim
 export function sqlite(parameters: sqlite.Parameters): Ledger {
   const { busyTimeout = 5_000, path } = parameters
 
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const client = new Database(path, { create: true })
-  // The timeout comes first so that the pragmas and the migration below wait for a process that holds the lock.
-  client.exec(`PRAGMA busy_timeout = ${Math.floor(busyTimeout)}`)
-  client.exec('PRAGMA journal_mode = WAL')
-  // With WAL, NORMAL loses no committed transaction when the process crashes, only the last ones on power loss,
-  // and it saves an fsync per claim.
-  client.exec('PRAGMA synchronous = NORMAL')
-  client.transaction(() => {
-    for (const statement of sqliteMigration) client.exec(statement)
-  }).immediate()
+  const client = open({ path, busyTimeout, migration: sqliteMigration })
 
   const db = drizzle({ client })
 

@@ -1,6 +1,3 @@
-import { Database } from 'bun:sqlite'
-import { mkdirSync } from 'node:fs'
-import { dirname } from 'node:path'
 import { and, asc, desc, eq, gte, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { getAddress } from 'viem'
@@ -15,6 +12,7 @@ import {
   toJson,
   toOwners,
 } from './schema.js'
+import { open } from '../internal/sqlite.js'
 
 /** What an `append` maker returns, whatever its value's type. */
 type Made = Pick<Store.LogEntry, 'value' | 'hash' | 'createdAt'>
@@ -30,17 +28,7 @@ type Made = Pick<Store.LogEntry, 'value' | 'hash' | 'createdAt'>
 export function sqlite(parameters: sqlite.Parameters): Store.Store {
   const { busyTimeout = 5_000, path } = parameters
 
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const client = new Database(path, { create: true })
-  // The timeout comes first so that the pragmas and the migration below wait for a process that holds the lock.
-  client.exec(`PRAGMA busy_timeout = ${Math.floor(busyTimeout)}`)
-  client.exec('PRAGMA journal_mode = WAL')
-  // With WAL, NORMAL loses no committed transaction when the process crashes, only the last ones on power loss,
-  // and it saves an fsync per write.
-  client.exec('PRAGMA synchronous = NORMAL')
-  client.transaction(() => {
-    for (const statement of sqliteMigration) client.exec(statement)
-  }).immediate()
+  const client = open({ path, busyTimeout, migration: sqliteMigration })
 
   const db = drizzle({ client })
 

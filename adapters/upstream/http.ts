@@ -1,6 +1,7 @@
 import * as Breaker from '../../core/Breaker.js'
 import * as Upstream from '../../core/Upstream.js'
 import { firstEvent, relay } from './internal/sse.js'
+import { readBounded } from '../../core/internal/stream.js'
 
 /** Most bytes of an error body read to find its message. */
 const errorBodyLimit = 64 * 1024
@@ -247,20 +248,8 @@ async function readText(response: Response, limitBytes: number): Promise<string 
     await response.body.cancel()
     return undefined
   }
-  const reader = response.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limitBytes) {
-      await reader.cancel()
-      return undefined
-    }
-    chunks.push(value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
+  const bytes = await readBounded(response.body, limitBytes)
+  return bytes === undefined ? undefined : new TextDecoder().decode(bytes)
 }
 
 /** The message of an error body in the shapes vendors use (`{ error: { message } }`, `{ error }`, `{ message }`), or its text. */
