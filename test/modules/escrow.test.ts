@@ -403,6 +403,8 @@ describe('GET /api/v1/escrow/:id', () => {
 describe('GET /api/v1/escrow/list', () => {
   test('default: the escrows the payer is a party of, newest first', async () => {
     const first = await create()
+    // Newest first is by creation time in milliseconds; two escrows in the same millisecond have no order.
+    await Bun.sleep(2)
     const second = await create()
     const { status, body } = await call(arbiter(), 'GET', `/api/v1/escrow/list?address=${arbiter().address}`)
     expect(status).toBe(200)
