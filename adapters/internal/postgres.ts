@@ -1,3 +1,5 @@
+import { sql } from 'drizzle-orm'
+import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 
 /**
@@ -14,4 +16,25 @@ export function isolate(sql: Sql): Sql {
   return new Proxy(sql, {
     get: (target, property) => (property === 'options' ? options : Reflect.get(target, property)),
   })
+}
+
+/**
+ * Runs a migration once, on first use, inside a transaction holding the advisory lock `lock`, so processes that
+ * start together never create the same table twice; a failed run is tried again on the next use.
+ */
+export function migrateOnce(parameters: { db: PostgresJsDatabase; lock: bigint; statements: readonly string[] }): () => Promise<void> {
+  const { db, lock, statements } = parameters
+  let migrated: Promise<void> | undefined
+  return () => {
+    migrated ??= db
+      .transaction(async (tx) => {
+        await tx.execute(sql.raw(`SELECT pg_advisory_xact_lock(${lock})`))
+        for (const statement of statements) await tx.execute(sql.raw(statement))
+      })
+      .catch((error) => {
+        migrated = undefined
+        throw error
+      })
+    return migrated
+  }
 }

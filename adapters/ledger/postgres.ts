@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
 import { excluded, fromRow, pgMigration, pgPayments as payments, toClaimRow, toKey, toRow } from './schema.js'
-import { isolate } from '../internal/postgres.js'
+import { isolate, migrateOnce } from '../internal/postgres.js'
 
 /** Key of the transaction-level advisory lock that serialises the migration across processes ("ledger" in ASCII). */
 const migrationLock = 0x6c6564676572n
@@ -19,20 +19,11 @@ const migrationLock = 0x6c6564676572n
 export function postgres(parameters: postgres.Parameters): Ledger {
   const db = drizzle({ client: isolate(parameters.sql) })
   let closed = false
-  let migrated: Promise<void> | undefined
+  const migrate = migrateOnce({ db, lock: migrationLock, statements: pgMigration })
 
   const ready = async () => {
     if (closed) throw new Error('The postgres ledger is closed.')
-    migrated ??= db
-      .transaction(async (tx) => {
-        await tx.execute(raw.raw(`SELECT pg_advisory_xact_lock(${migrationLock})`))
-        for (const statement of pgMigration) await tx.execute(raw.raw(statement))
-      })
-      .catch((error) => {
-        migrated = undefined
-        throw error
-      })
-    await migrated
+    await migrate()
   }
   // Named prepared statements: drizzle sends unnamed ones unprepared, which costs postgres.js a second round trip.
   const byKey = and(eq(payments.payer, raw.placeholder('payer')), eq(payments.nonce, raw.placeholder('nonce')))

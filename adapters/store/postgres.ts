@@ -3,7 +3,7 @@ import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { getAddress } from 'viem'
 import * as Store from '../../core/Store.js'
-import { isolate } from '../internal/postgres.js'
+import { isolate, migrateOnce } from '../internal/postgres.js'
 import {
   fromEntryRow,
   fromRecordRow,
@@ -30,20 +30,11 @@ const migrationLock = 0x73746f7265n
 export function postgres(parameters: postgres.Parameters): Store.Store {
   const db = drizzle({ client: isolate(parameters.sql) })
   let closed = false
-  let migrated: Promise<void> | undefined
+  const migrate = migrateOnce({ db, lock: migrationLock, statements: pgMigration })
 
   const ready = async () => {
     if (closed) throw new Error('The postgres store is closed.')
-    migrated ??= db
-      .transaction(async (tx) => {
-        await tx.execute(raw.raw(`SELECT pg_advisory_xact_lock(${migrationLock})`))
-        for (const statement of pgMigration) await tx.execute(raw.raw(statement))
-      })
-      .catch((error) => {
-        migrated = undefined
-        throw error
-      })
-    await migrated
+    await migrate()
   }
 
   // JSON goes in as text and comes out as text: a json parameter would pass through the client's JSON serializer
