@@ -1,7 +1,5 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getTableConfig as getPgTableConfig } from 'drizzle-orm/pg-core'
 import { getTableConfig as getSqliteTableConfig } from 'drizzle-orm/sqlite-core'
@@ -12,6 +10,7 @@ import { postgres } from '../../../adapters/ledger/postgres.js'
 import { pgPayments, sqlitePayments } from '../../../adapters/ledger/schema.js'
 import { sqlite } from '../../../adapters/ledger/sqlite.js'
 import { type Event, InvalidTransitionError, type Ledger, type State } from '../../../core/Ledger.js'
+import { type Fixture, postgresFixture, sqliteFixture } from '../../support/backends.js'
 
 const root = join(import.meta.dir, '../../..')
 const databaseUrl = process.env.DATABASE_URL
@@ -35,43 +34,10 @@ function claimOf(parameters: Partial<Parameters<Ledger['claim']>[0]> = {}): Para
 }
 
 /** A store that a backend opens ledgers on; every `open` of one store shares its data. */
-type Store = {
-  /** A new ledger instance (for sqlite and postgres, with its own connection) on this store. */
-  open: () => Ledger
-  /** Removes what the store created. */
-  teardown: () => Promise<void>
-}
+type Store = Fixture<Ledger>
 
-/** A schema of its own per run, so runs never see each other's rows and nothing global is truncated. */
-async function postgresStore(url: string): Promise<Store & { schema: string }> {
-  const schema = `ledger_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = postgresJs(url, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`CREATE SCHEMA ${schema}`)
-  const clients: postgresJs.Sql[] = []
-  return {
-    schema,
-    open: () => {
-      const sql = postgresJs(url, { max: 10, onnotice: () => {}, connection: { search_path: schema } })
-      clients.push(sql)
-      return postgres({ sql })
-    },
-    teardown: async () => {
-      await Promise.all(clients.map((sql) => sql.end()))
-      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
-      await admin.end()
-    },
-  }
-}
-
-function sqliteStore(): Store & { path: string } {
-  const folder = mkdtempSync(join(tmpdir(), 'ledger-'))
-  const path = join(folder, 'nested', 'ledger.db')
-  return {
-    path,
-    open: () => sqlite({ path }),
-    teardown: async () => rmSync(folder, { recursive: true, force: true }),
-  }
-}
+const postgresStore = (url: string) => postgresFixture(url, 'ledger', (sql) => postgres({ sql }))
+const sqliteStore = () => sqliteFixture('ledger', (path) => sqlite({ path }))
 
 /** The backends under the contract; `shared` when two instances see one store (memory instances do not). */
 const backends: { name: string; shared: boolean; store: () => Promise<Store> }[] = [

@@ -1,7 +1,5 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getTableConfig as getPgTableConfig } from 'drizzle-orm/pg-core'
 import { getTableConfig as getSqliteTableConfig } from 'drizzle-orm/sqlite-core'
@@ -19,6 +17,7 @@ import {
 } from '../../../adapters/store/schema.js'
 import { sqlite } from '../../../adapters/store/sqlite.js'
 import * as Store from '../../../core/Store.js'
+import { type Fixture as SharedFixture, postgresFixture as postgresSchema, sqliteFixture as sqliteFile } from '../../support/backends.js'
 import { appendTo, type Counter, increment, isChained } from './writes.js'
 
 const root = join(import.meta.dir, '../../..')
@@ -37,46 +36,10 @@ function recordOf<value>(value: value, parameters: Partial<Omit<Store.Record<val
 }
 
 /** A database that a backend opens stores on; every `open` of one fixture shares its data. */
-type Fixture = {
-  /** A new store instance (for sqlite and postgres, with its own connection) on this database. */
-  open: () => Store.Store
-  /** Removes what the fixture created. */
-  teardown: () => Promise<void>
-}
+type Fixture = SharedFixture<Store.Store>
 
-/** A schema of its own per run, so runs never see each other's rows and nothing global is truncated. */
-async function postgresFixture(url: string): Promise<Fixture & { schema: string }> {
-  const schema = `store_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
-  const admin = postgresJs(url, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`CREATE SCHEMA ${schema}`)
-  const clients: postgresJs.Sql[] = []
-  return {
-    schema,
-    open: () => {
-      // The tests check behavior, not durability on power loss: not waiting for the WAL flush halves their time.
-      const connection = { search_path: schema, synchronous_commit: 'off' }
-      const sql = postgresJs(url, { max: 10, onnotice: () => {}, connection })
-      clients.push(sql)
-      return postgres({ sql })
-    },
-    teardown: async () => {
-      await Promise.all(clients.map((sql) => sql.end()))
-      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
-      await admin.end()
-    },
-  }
-}
-
-/** A file of its own in a new temporary folder, under a folder that the store must create. */
-function sqliteFixture(): Fixture & { path: string } {
-  const folder = mkdtempSync(join(tmpdir(), 'store-'))
-  const path = join(folder, 'nested', 'store.db')
-  return {
-    path,
-    open: () => sqlite({ path }),
-    teardown: async () => rmSync(folder, { recursive: true, force: true }),
-  }
-}
+const postgresFixture = (url: string) => postgresSchema(url, 'store', (sql) => postgres({ sql }))
+const sqliteFixture = () => sqliteFile('store', (path) => sqlite({ path }))
 
 /** The backends under the contract; `shared` when two instances see one database (memory instances do not). */
 const backends: { name: string; shared: boolean; fixture: () => Promise<Fixture> }[] = [
