@@ -1,11 +1,22 @@
 import type { Address, Hash, Hex } from 'viem'
 import { BaseError } from './Errors.js'
+import type { Effect } from './Store.js'
 
 /** Payment protocols the gateway accepts. */
 export type Protocol = 'x402-v2' | 'x402-v1' | 'mpp'
 
 /** The life of one payment authorization in the ledger. */
 export type State = 'claimed' | 'settling' | 'settled' | 'failed' | 'released'
+
+/** A handler's response as the ledger keeps it, so that a retry of the same paid call gets it again. */
+export type StoredResponse = {
+  /** HTTP status. */
+  status: number
+  /** Content type of the body. */
+  contentType: string
+  /** The body, base64-encoded. */
+  body: string
+}
 
 /** One payment as the ledger records it. Keyed by (payer, nonce): one authorization is served at most once. */
 export type Entry = {
@@ -27,6 +38,16 @@ export type Entry = {
   reason: string | undefined
   /** The signed authorization, kept so a crash mid-settlement can be finished or reconciled. */
   authorization: string
+  /** Hash of the request paid for (method, path, query, body); a retry must carry the same request. */
+  fingerprint: string
+  /** The caller's idempotency key (x402 `payment-identifier` or MPP `Idempotency-Key`), unique per payer while live. */
+  idempotencyKey: string | undefined
+  /** Lease of the process that holds the claim; a claim whose process is dead is released at once. */
+  lease: string | undefined
+  /** The handler's response, kept (size-bounded) until it is no longer needed; absent when not retained. */
+  response: StoredResponse | undefined
+  /** Writes the paid call made, in order, undone when it is never paid. */
+  effects: Effect[]
   /** When it was claimed. */
   claimedAt: Date
   /** When it last changed state. */
@@ -35,7 +56,8 @@ export type Entry = {
 
 /** What moves an entry from one state to the next. */
 export type Event =
-  | { /** Settlement starts. */ type: 'settle' }
+  | { /** The handler wrote something; kept so it can be undone. */ type: 'effect'; effect: Effect }
+  | { /** Settlement starts; the response is kept for retries. */ type: 'settle'; response: StoredResponse | undefined }
   | { /** The settlement transaction is known. */ type: 'submitted'; transaction: Hash }
   | { /** Confirmed on chain. */ type: 'confirmed'; transaction: Hash }
   | { /** Settlement failed; nothing moved. */ type: 'fail'; reason: string }
@@ -45,48 +67,105 @@ export type Event =
 export class InvalidTransitionError extends BaseError {
   override readonly code = 'internal_error' as const
   override readonly title = 'Invalid ledger transition'
+  override readonly name = 'InvalidTransitionError'
 }
 
 /**
  * The next state of an entry. Pure: store implementations may retry it, so it has no side effects.
  *
- * claimed -> settling -> settled | failed; claimed -> released. `submitted` records the hash while settling.
+ * claimed -> settling -> settled | failed; claimed -> released | failed. `effect` adds to a claim's undo list;
+ * `submitted` records the hash while settling.
  */
 export function transition(entry: Entry, event: Event, now: Date): Entry {
   const next = (changes: Partial<Entry>): Entry => ({ ...entry, ...changes, updatedAt: now })
-  switch (`${entry.state}:${event.type}`) {
-    case 'claimed:settle':
-      return next({ state: 'settling' })
-    case 'settling:submitted':
-      return next({ transaction: (event as { transaction: Hash }).transaction })
-    case 'settling:confirmed':
-      return next({ state: 'settled', transaction: (event as { transaction: Hash }).transaction })
-    case 'settling:fail':
-    case 'claimed:fail':
-      return next({ state: 'failed', reason: (event as { reason: string }).reason })
-    case 'claimed:release':
-      return next({ state: 'released', reason: (event as { reason: string }).reason })
-    default:
-      throw new InvalidTransitionError(`A payment in state ${entry.state} cannot take event ${event.type}.`)
+  const invalid = () => new InvalidTransitionError(`A payment in state ${entry.state} cannot take event ${event.type}.`)
+  switch (event.type) {
+    case 'effect':
+      if (entry.state !== 'claimed') throw invalid()
+      return next({ effects: [...entry.effects, event.effect] })
+    case 'settle':
+      if (entry.state !== 'claimed') throw invalid()
+      return next({ state: 'settling', response: event.response })
+    case 'submitted':
+      if (entry.state !== 'settling') throw invalid()
+      return next({ transaction: event.transaction })
+    case 'confirmed':
+      if (entry.state !== 'settling') throw invalid()
+      return next({ state: 'settled', transaction: event.transaction, lease: undefined, effects: [] })
+    case 'fail':
+      if (entry.state !== 'claimed' && entry.state !== 'settling') throw invalid()
+      return next({ state: 'failed', reason: event.reason, lease: undefined, response: undefined })
+    case 'release':
+      if (entry.state !== 'claimed') throw invalid()
+      return next({ state: 'released', reason: event.reason, lease: undefined, response: undefined })
   }
 }
 
-/** Result of a claim: the new entry, or the entry that already holds this authorization. */
-export type ClaimResult = { ok: true; entry: Entry } | { ok: false; reason: 'replayed'; existing: Entry }
+/** What a claim records; the rest of the entry starts empty. */
+export type Claim = Pick<
+  Entry,
+  'payer' | 'nonce' | 'amount' | 'endpoint' | 'protocol' | 'authorization' | 'fingerprint' | 'claimedAt'
+> & {
+  /** The caller's idempotency key, if any. */
+  idempotencyKey?: string | undefined
+  /** Lease of the claiming process. */
+  lease: string
+  /**
+   * The payer's balance on chain, in atomic units. When given, the claim succeeds only if it and the payer's
+   * outstanding claims (`claimed` and `settling`) fit in it, so a payer cannot be served beyond what it can pay.
+   */
+  balance?: bigint | undefined
+}
+
+/** Result of a claim: the new entry, or why not. */
+export type ClaimResult =
+  | { ok: true; entry: Entry }
+  | { /** This authorization is already held. */ ok: false; reason: 'replayed'; existing: Entry }
+  | { /** Another live entry of the payer holds the idempotency key. */ ok: false; reason: 'duplicate'; existing: Entry }
+  | { /** Outstanding claims plus this one exceed the balance. */ ok: false; reason: 'insufficient_funds'; outstanding: bigint }
+
+/** A gateway process that holds claims, kept alive by its heartbeat. */
+export type Lease = {
+  /** Random id, new at every start. */
+  id: string
+  /** Host name of the process. */
+  host: string
+  /** OS process id. */
+  pid: number
+  /** Small number unique among live leases, from 0; picks the process's relayer key. */
+  slot: number
+  /** Last heartbeat. */
+  heartbeatAt: Date
+}
 
 /** The durable payment ledger. Every method is atomic across all processes that share the store. */
 export type Ledger = {
   /**
    * Claims (payer, nonce) for one use. Succeeds when no entry exists or the existing one is `released` (the
-   * handler failed, nothing was charged); otherwise answers `replayed`.
+   * handler failed, nothing was charged), the idempotency key is free and the balance covers it.
    */
-  claim: (entry: Omit<Entry, 'state' | 'transaction' | 'reason' | 'updatedAt'>) => Promise<ClaimResult>
+  claim: (claim: Claim) => Promise<ClaimResult>
   /** Applies an event with {@link transition}, atomically; returns the updated entry. */
   apply: (key: { payer: Address; nonce: Hex }, event: Event) => Promise<Entry>
   /** Reads one entry. */
   get: (key: { payer: Address; nonce: Hex }) => Promise<Entry | undefined>
-  /** Entries in a state, oldest first (reconciliation at boot reads `settling` and stale `claimed`). */
+  /** The live entry (`claimed`, `settling` or `settled`) of a payer that holds an idempotency key. */
+  find: (key: { payer: Address; idempotencyKey: string }) => Promise<Entry | undefined>
+  /** Entries in a state, oldest first (reconciliation reads `settling` and `claimed`). */
   list: (parameters: { state: State; limit?: number }) => Promise<Entry[]>
+  /** Drops the stored responses of decided entries (settled, failed, released) last changed before `before`. */
+  forget: (parameters: { before: Date }) => Promise<number>
+  /**
+   * Registers a process: removes leases whose heartbeat is older than `staleBefore`, then inserts this one with
+   * the lowest slot no other lease holds.
+   */
+  acquire: (lease: Omit<Lease, 'slot'> & { staleBefore: Date }) => Promise<Lease>
+  /** Renews a lease's heartbeat; `false` when it is gone (another process took it for dead). */
+  renew: (parameters: { id: string; now: Date }) => Promise<boolean>
+  /** Every registered lease, live or not. */
+  leases: () => Promise<Lease[]>
+  /** Removes a lease (its process stopped, or is dead). */
+  drop: (id: string) => Promise<void>
   /** Releases resources (connections, file handles). */
   close: () => Promise<void>
 }

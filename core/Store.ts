@@ -67,9 +67,33 @@ export type Store = {
   ) => Promise<LogEntry<value>>
   /** The entries of a chain in order, from `fromSequence` (@default 1), at most `limit` (@default 1000). */
   entries: <value>(chain: string, parameters?: { fromSequence?: number; limit?: number }) => Promise<LogEntry<value>[]>
+  /** Deletes a record; `false` when there was none. Undoes an insert of a call that was never paid. */
+  remove: (collection: string, id: string) => Promise<boolean>
+  /**
+   * Deletes the entry at `sequence` of a chain, atomically, only while it is the chain's last: a chain never
+   * gets a gap. `false` when it is not the last (or absent). Undoes an append of a call that was never paid.
+   */
+  truncate: (chain: string, sequence: number) => Promise<boolean>
   /** Releases connections and file handles. */
   close: () => Promise<void>
 }
+
+/**
+ * One write a paid call made, recorded so that it can be undone when the call is never paid: an insert is
+ * removed, an update is put back while nobody changed the record since, an append is truncated while it is last.
+ */
+export type Effect =
+  | { /** A record was inserted. */ type: 'insert'; collection: string; id: string }
+  | {
+      /** A record was updated. */ type: 'update'
+      collection: string
+      id: string
+      /** The value before the update. */
+      before: unknown
+      /** The version the update wrote; the undo applies only while the record is still at it. */
+      version: number
+    }
+  | { /** An entry was appended to a chain. */ type: 'append'; chain: string; sequence: number }
 
 /** Whether an `update` change function refused. */
 export function isRefusal(value: unknown): value is Refusal {
