@@ -1,4 +1,5 @@
 import { sql } from 'drizzle-orm'
+import { customType } from 'drizzle-orm/pg-core'
 import type { PostgresJsDatabase } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 
@@ -36,5 +37,33 @@ export function migrateOnce(parameters: { db: PostgresJsDatabase; lock: bigint; 
         throw error
       })
     return migrated
+  }
+}
+
+/** A PostgreSQL `json` column carried as its text: `json` keeps the text as written (key order, `\u0000`). */
+export const jsonText = customType<{ data: string; driverData: string }>({ dataType: () => 'json' })
+
+/** A PostgreSQL `jsonb` column carried as its text. */
+export const jsonbText = customType<{ data: string; driverData: string }>({ dataType: () => 'jsonb' })
+
+/**
+ * The server's error behind `error`, which drizzle wraps in its own (`cause`): its SQLSTATE `code` (`23505` for a
+ * unique violation, `40P01` for a deadlock) and, for a constraint, its name. `undefined` for any other error.
+ */
+export function serverError(error: unknown): serverError.ReturnType | undefined {
+  for (let current = error; current instanceof Error; current = current.cause) {
+    const { code, constraint_name } = current as Error & { code?: unknown; constraint_name?: unknown }
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code))
+      return { code, constraint: typeof constraint_name === 'string' ? constraint_name : undefined }
+  }
+  return undefined
+}
+
+export declare namespace serverError {
+  type ReturnType = {
+    /** SQLSTATE, e.g. `23505`. */
+    code: string
+    /** Name of the violated constraint or index, when there is one. */
+    constraint: string | undefined
   }
 }

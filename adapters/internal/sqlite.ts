@@ -16,8 +16,12 @@ export function open(parameters: open.Parameters): Database {
   // With WAL, NORMAL loses no committed transaction when the process crashes, only the last ones on power loss,
   // and it saves an fsync per write.
   client.exec('PRAGMA synchronous = NORMAL')
+  // Under the write lock, so a column check and its `ALTER TABLE` see no other process's migration in between.
   client.transaction(() => {
-    for (const statement of migration) client.exec(statement)
+    for (const step of migration) {
+      if (typeof step === 'string') client.exec(step)
+      else addColumn(client, step)
+    }
   }).immediate()
   return client
 }
@@ -28,7 +32,26 @@ export declare namespace open {
     path: string
     /** How long a write waits for another process's lock, in ms. @default 5_000 */
     busyTimeout?: number
-    /** Idempotent statements that create the tables and indexes. */
-    migration: readonly string[]
+    /** Idempotent steps that create the tables and indexes and bring an older file up to date, in order. */
+    migration: readonly Step[]
   }
+
+  /** An idempotent statement, or a column that a table of an earlier version lacks. */
+  type Step = string | Column
+
+  /** A column to add to `table` unless it has it: SQLite's `ADD COLUMN` has no `IF NOT EXISTS`. */
+  type Column = {
+    /** Table name. */
+    table: string
+    /** Column name. */
+    column: string
+    /** Type and constraints, as in `ALTER TABLE ... ADD COLUMN <column> <definition>`; NOT NULL needs a default. */
+    definition: string
+  }
+}
+
+function addColumn(client: Database, step: open.Column): void {
+  const columns = client.query(`PRAGMA table_info("${step.table}")`).all() as { name: string }[]
+  if (columns.some(({ name }) => name === step.column)) return
+  client.exec(`ALTER TABLE "${step.table}" ADD COLUMN "${step.column}" ${step.definition}`)
 }

@@ -1,5 +1,4 @@
 import {
-  customType as pgCustomType,
   index as pgIndex,
   integer as pgInteger,
   primaryKey as pgPrimaryKey,
@@ -16,16 +15,11 @@ import {
 } from 'drizzle-orm/sqlite-core'
 import { type Address, getAddress } from 'viem'
 import type { LogEntry, Record } from '../../core/Store.js'
+import { jsonText as pgJson, jsonbText as pgJsonb } from '../internal/postgres.js'
 
 // The DDL below and the drizzle tables describe the same tables; drizzle-kit is not used, so change both together.
 // Owners and values travel as JSON text in both dialects: the adapters serialize and parse them themselves, so a
 // value comes back exactly as `JSON.stringify` wrote it, key order included, whatever the client's JSON parsers.
-
-/** A PostgreSQL `json` column carried as its text: `json` keeps the text as written (key order, `\u0000`). */
-const pgJson = pgCustomType<{ data: string; driverData: string }>({ dataType: () => 'json' })
-
-/** A PostgreSQL `jsonb` column carried as its text. */
-const pgJsonb = pgCustomType<{ data: string; driverData: string }>({ dataType: () => 'jsonb' })
 
 /** The `records` table on SQLite: JSON as text, times as epoch milliseconds. */
 export const sqliteRecords = sqliteTable(
