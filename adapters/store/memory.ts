@@ -70,6 +70,15 @@ export function memory(): Store.Store {
       const start = Math.max(fromSequence, 1) - 1
       return (chains.get(chain) ?? []).slice(start, start + limit).map((text) => reviveEntry(text))
     },
+    async remove(collection, id) {
+      return records.delete(keyOf(collection, id))
+    },
+    async truncate(chain, sequence) {
+      const entries = chains.get(chain) ?? []
+      if (entries.length === 0 || reviveEntry(entries.at(-1)!).sequence !== sequence) return false
+      chains.set(chain, entries.slice(0, -1))
+      return true
+    },
     async close() {},
   }
 }

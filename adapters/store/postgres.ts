@@ -22,7 +22,8 @@ const migrationLock = 0x73746f7265n
  * The store on PostgreSQL, for production and for several gateway processes on one database. Creates its tables
  * at first use (idempotent, under an advisory lock, so processes may start together). `update` locks the row with
  * `SELECT ... FOR UPDATE`; `append` takes a transaction-level advisory lock on the chain, so two processes never
- * take the same sequence number (the primary key would refuse the second).
+ * take the same sequence number (the primary key would refuse the second), and `truncate` takes it too, so it never
+ * deletes an entry that another process is linking to.
  *
  * The caller owns `sql`: `close` does not end it, and its type parsers are left as they were.
  * Owners are stored checksummed, whatever letter case the caller used.
@@ -82,6 +83,18 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
     .orderBy(asc(logEntries.sequence))
     .limit(raw.placeholder('limit'))
     .prepare('store_entries')
+
+  /**
+   * Takes the transaction-level advisory lock of a chain, which `append` and `truncate` hold. A statement of its
+   * own: under READ COMMITTED the next statement's snapshot is taken once the lock is held, so it sees the entry
+   * that the previous holder committed. drizzle's select needs a FROM; a one-row VALUES keeps it prepared.
+   */
+  const lockChain = (tx: Pick<typeof db, 'select'>, chain: string) =>
+    tx
+      .select({ locked: raw`pg_advisory_xact_lock(hashtext(${raw.placeholder('chain')}))` })
+      .from(raw`(VALUES (1)) AS chain_lock (one)`)
+      .prepare('store_chain_lock')
+      .execute({ chain })
 
   return {
     async insert(record) {
@@ -151,14 +164,7 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
     async append(chain, make) {
       await ready()
       return db.transaction(async (tx) => {
-        // A statement of its own: under READ COMMITTED the next statement's snapshot is taken once the lock is held,
-        // so it sees the entry that the previous holder committed. drizzle's select needs a FROM; a one-row VALUES
-        // keeps it a prepared statement.
-        await tx
-          .select({ locked: raw`pg_advisory_xact_lock(hashtext(${raw.placeholder('chain')}))` })
-          .from(raw`(VALUES (1)) AS chain_lock (one)`)
-          .prepare('store_chain_lock')
-          .execute({ chain })
+        await lockChain(tx, chain)
         const [row] = await tx
           .select(entryFields)
           .from(logEntries)
@@ -190,6 +196,47 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
             createdAt: made.createdAt,
           })
         return fromEntryRow(entry!)
+      })
+    },
+    async remove(collection, id) {
+      await ready()
+      return db.transaction(async (tx) => {
+        // In the record's transaction, so `list` never sees one without the other.
+        await tx
+          .delete(recordOwners)
+          .where(
+            and(eq(recordOwners.collection, raw.placeholder('collection')), eq(recordOwners.id, raw.placeholder('id'))),
+          )
+          .prepare('store_remove_owners')
+          .execute({ collection, id })
+        const removed = await tx
+          .delete(records)
+          .where(byKey)
+          .returning({ id: records.id })
+          .prepare('store_remove')
+          .execute({ collection, id })
+        return removed.length > 0
+      })
+    },
+    async truncate(chain, sequence) {
+      await ready()
+      return db.transaction(async (tx) => {
+        // The lock of `append`: no append reads the last entry, or links to it, while it is deleted.
+        await lockChain(tx, chain)
+        const removed = await tx
+          .delete(logEntries)
+          .where(
+            and(
+              eq(logEntries.chain, raw.placeholder('chain')),
+              eq(logEntries.sequence, raw.placeholder('sequence')),
+              raw`NOT EXISTS (SELECT 1 FROM log_entries AS later WHERE later.chain = ${raw.placeholder('chain')}
+                AND later.sequence > ${raw.placeholder('sequence')})`,
+            ),
+          )
+          .returning({ sequence: logEntries.sequence })
+          .prepare('store_truncate')
+          .execute({ chain, sequence })
+        return removed.length > 0
       })
     },
     async entries(chain, { fromSequence = 1, limit = 1000 } = {}) {

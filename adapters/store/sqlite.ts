@@ -21,7 +21,7 @@ type Made = Pick<Store.LogEntry, 'value' | 'hash' | 'createdAt'>
  * The embedded durable store: one SQLite file through `bun:sqlite` in WAL mode, no server needed. Creates the
  * file's folder and the tables when opened. Several processes may open the same file: every write runs in a
  * `BEGIN IMMEDIATE` transaction, so `update` and `append` read and write under the write lock, and a writer waits
- * up to `busyTimeout` for another one.
+ * up to `busyTimeout` for another one; `truncate` deletes the last entry under it too.
  *
  * Owners are stored checksummed, whatever letter case the caller used.
  */
@@ -105,6 +105,15 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
     })
     .returning()
     .prepare()
+  const removeRecord = db.delete(records).where(byKey).returning({ id: records.id }).prepare()
+  const removeOwners = db
+    .delete(recordOwners)
+    .where(and(eq(recordOwners.collection, sql.placeholder('collection')), eq(recordOwners.id, sql.placeholder('id'))))
+    .prepare()
+  const removeEntry = db
+    .delete(logEntries)
+    .where(and(eq(logEntries.chain, sql.placeholder('chain')), eq(logEntries.sequence, sql.placeholder('sequence'))))
+    .prepare()
   const entries = db
     .select()
     .from(logEntries)
@@ -154,6 +163,18 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
     },
   )
 
+  // The record and its owner rows go together, so `list` never sees one without the other.
+  const removeAtomically = client.transaction((collection: string, id: string) => {
+    removeOwners.run({ collection, id })
+    return removeRecord.all({ collection, id }).length > 0
+  })
+  // Reads the last entry and deletes it under the write lock, so no other process appends after it in between.
+  const truncateAtomically = client.transaction((chain: string, sequence: number) => {
+    if (last.get({ chain })?.sequence !== sequence) return false
+    removeEntry.run({ chain, sequence })
+    return true
+  })
+
   return {
     async insert(record) {
       const inserted = insertAtomically.immediate(record)
@@ -174,6 +195,12 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
     },
     async entries(chain, { fromSequence = 1, limit = 1000 } = {}) {
       return entries.all({ chain, fromSequence, limit }).map((row) => fromEntryRow(row))
+    },
+    async remove(collection, id) {
+      return removeAtomically.immediate(collection, id)
+    },
+    async truncate(chain, sequence) {
+      return truncateAtomically.immediate(chain, sequence)
     },
     async close() {
       // `true` finalizes the prepared statements too; otherwise SQLite keeps the connection alive for them.

@@ -348,6 +348,126 @@ describe.each(backends)('store: $name', (backend) => {
     })
   })
 
+  describe('remove', () => {
+    test('default', async () => {
+      const record = recordOf({ n: 1 }, { owners: [alice, bob] })
+      await store.insert(record)
+      expect(await store.remove(record.collection, record.id)).toBe(true)
+      expect(await store.get(record.collection, record.id)).toBeUndefined()
+      expect(await store.list(record.collection, { owner: bob })).toEqual([])
+    })
+
+    test('behavior: the id is free again, and a new record starts at version 1', async () => {
+      const record = recordOf({ n: 1 })
+      await store.insert(record)
+      await store.update<{ n: number }>(record.collection, record.id, (current) => ({ n: current.value.n + 1 }))
+      await store.remove(record.collection, record.id)
+      const again = { ...record, value: { n: 5 }, owners: [bob] }
+      expect(await store.insert(again)).toEqual({ ok: true, record: { ...again, version: 1, updatedAt: record.createdAt } })
+      expect(await store.list(record.collection, { owner: alice })).toEqual([])
+      expect((await store.list(record.collection, { owner: bob })).map(({ id }) => id)).toEqual([record.id])
+    })
+
+    test('behavior: only that record: the same id in another collection stays', async () => {
+      const first = recordOf('first')
+      const second = { ...first, collection: unique('escrows'), value: 'second' }
+      await store.insert(first)
+      await store.insert(second)
+      expect(await store.remove(first.collection, first.id)).toBe(true)
+      expect((await store.get(second.collection, second.id))?.value).toBe('second')
+      expect((await store.list(second.collection, { owner: alice })).map(({ id }) => id)).toEqual([second.id])
+    })
+
+    test('behavior: an unknown id is false', async () => {
+      expect(await store.remove(unique('invoices'), 'missing')).toBe(false)
+    })
+
+    test('behavior: 20 concurrent removes of one record, exactly one is true', async () => {
+      const record = recordOf({})
+      await store.insert(record)
+      const results = await Promise.all(Array.from({ length: 20 }, () => store.remove(record.collection, record.id)))
+      expect(results.filter(Boolean)).toHaveLength(1)
+    })
+  })
+
+  describe('truncate', () => {
+    test('default', async () => {
+      const chain = unique('audit')
+      for (let index = 1; index <= 3; index++) await store.append(chain, appendTo({ index }))
+      const before = await store.entries(chain)
+      expect(await store.truncate(chain, 3)).toBe(true)
+      expect(await store.entries(chain)).toEqual(before.slice(0, 2))
+    })
+
+    test('error: refuses an entry that is not the last, and leaves the chain as it was', async () => {
+      const chain = unique('audit')
+      for (let index = 1; index <= 3; index++) await store.append(chain, appendTo({ index }))
+      const before = await store.entries(chain)
+      expect(await store.truncate(chain, 2)).toBe(false)
+      expect(await store.truncate(chain, 1)).toBe(false)
+      expect(await store.entries(chain)).toEqual(before)
+    })
+
+    test('error: a sequence past the end, or an unknown chain, is false', async () => {
+      const chain = unique('audit')
+      await store.append(chain, appendTo(1))
+      expect(await store.truncate(chain, 2)).toBe(false)
+      expect(await store.truncate(chain, 0)).toBe(false)
+      expect(await store.truncate(unique('audit'), 1)).toBe(false)
+      expect(await store.entries(chain)).toHaveLength(1)
+    })
+
+    test('behavior: an append after a truncate continues the chain from the new last', async () => {
+      const chain = unique('audit')
+      const first = await store.append(chain, appendTo('first'))
+      await store.append(chain, appendTo('undone'))
+      expect(await store.truncate(chain, 2)).toBe(true)
+      let seen: Store.LogEntry | undefined
+      const next = await store.append(chain, (last) => {
+        seen = last
+        return appendTo('next')(last)
+      })
+      expect(seen).toEqual(first)
+      expect(next).toMatchObject({ sequence: 2, previousHash: first.hash, value: 'next' })
+      expect(isChained(await store.entries(chain))).toBe(true)
+    })
+
+    test('behavior: truncating every entry leaves an empty chain that starts again at 1', async () => {
+      const chain = unique('audit')
+      await store.append(chain, appendTo(1))
+      await store.append(chain, appendTo(2))
+      expect(await store.truncate(chain, 2)).toBe(true)
+      expect(await store.truncate(chain, 1)).toBe(true)
+      expect(await store.entries(chain)).toEqual([])
+      expect(await store.append(chain, appendTo(3))).toMatchObject({ sequence: 1, previousHash: Store.genesisHash })
+    })
+
+    test('behavior: truncates racing appends never leave a gap', async () => {
+      const other = backend.shared ? fixture.open() : store
+      /** One chain's race: 20 appends and 20 truncates, each naming a sequence that is last at some moment. */
+      const race = async () => {
+        const chain = unique('audit')
+        await store.append(chain, appendTo('first'))
+        const writes = Array.from({ length: 40 }, (_, index) => {
+          const instance = index % 4 < 2 ? store : other
+          return index % 2 === 0
+            ? instance.append(chain, appendTo({ index })).then(() => false)
+            : instance.truncate(chain, 1 + (index >> 1))
+        })
+        const truncated = (await Promise.all(writes)).filter(Boolean).length
+        return { truncated, entries: await store.entries(chain) }
+      }
+      try {
+        for (const { truncated, entries } of await Promise.all(Array.from({ length: 5 }, race))) {
+          expect(entries).toHaveLength(21 - truncated)
+          expect(isChained(entries)).toBe(true)
+        }
+      } finally {
+        if (other !== store) await other.close()
+      }
+    })
+  })
+
   describe('entries', () => {
     test('behavior: pages by fromSequence and limit, in order', async () => {
       const chain = unique('audit')
