@@ -50,6 +50,7 @@ export declare namespace open {
   }
 }
 
+/** Adds `step.column` to `step.table` unless the table has it; run under the write lock by {@link open}. */
 function addColumn(client: Database, step: open.Column): void {
   const columns = client.query(`PRAGMA table_info("${step.table}")`).all() as { name: string }[]
   if (columns.some(({ name }) => name === step.column)) return
