@@ -1,12 +1,16 @@
-import { type Entry, InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
-import { fromRow, toClaimRow, toKey } from './schema.js'
+import { getAddress } from 'viem'
+import { type Entry, InvalidTransitionError, type Lease, type Ledger, transition } from '../../core/Ledger.js'
+import { decided, fromClaim, fromRow, live, outstanding, toKey, toRow } from './schema.js'
 
 /**
- * A payment ledger in process memory, for tests. Behaves like the durable ones: every entry is stored as JSON
- * (bigint amounts and dates round-trip, no object is shared with the caller) and (payer, nonce) is unique.
+ * A payment ledger in process memory, for tests. Behaves like the durable ones: every entry and lease is stored as
+ * JSON (bigint amounts, dates and effects round-trip, no object is shared with the caller), (payer, nonce), a live
+ * idempotency key per payer, a lease id and a slot are unique. Every method finishes within one turn of the event
+ * loop, so it is atomic as theirs are.
  */
 export function memory(): Ledger {
   const rows = new Map<string, string>()
+  const leases = new Map<string, string>()
   let closed = false
 
   const idOf = (key: { payer: string; nonce: string }) => `${key.payer}:${key.nonce}`
@@ -19,19 +23,37 @@ export function memory(): Ledger {
     rows.set(id, serialize(entry))
     return read(id)!
   }
+  const entries = () => [...rows.values()].map(deserialize)
+  const allLeases = () => [...leases.values()].map(deserializeLease).sort((a, b) => a.slot - b.slot)
+  const holder = (payer: string, idempotencyKey: string) =>
+    entries().find(
+      (entry) =>
+        entry.payer === payer &&
+        entry.idempotencyKey === idempotencyKey &&
+        (live as readonly string[]).includes(entry.state),
+    )
   const open = () => {
     if (closed) throw new Error('The memory ledger is closed.')
   }
 
   return {
-    async claim(parameters) {
+    async claim(claim) {
       open()
-      const row = toClaimRow(parameters)
+      const entry = fromClaim(claim)
       // The databases' CHECK constraints refuse a negative amount; so does this store.
-      if (row.amount < 0n) throw new Error(`Amount ${row.amount} is negative.`)
-      const existing = read(idOf(row))
+      if (entry.amount < 0n) throw new Error(`Amount ${entry.amount} is negative.`)
+      const existing = read(idOf(entry))
       if (existing && existing.state !== 'released') return { ok: false, reason: 'replayed', existing }
-      return { ok: true, entry: write(fromRow(row)) }
+      const duplicate = entry.idempotencyKey === undefined ? undefined : holder(entry.payer, entry.idempotencyKey)
+      if (duplicate) return { ok: false, reason: 'duplicate', existing: duplicate }
+      if (claim.balance !== undefined) {
+        const reserved = entries()
+          .filter((other) => other.payer === entry.payer && (outstanding as readonly string[]).includes(other.state))
+          .reduce((sum, other) => sum + other.amount, 0n)
+        if (reserved + entry.amount > claim.balance)
+          return { ok: false, reason: 'insufficient_funds', outstanding: reserved }
+      }
+      return { ok: true, entry: write(entry) }
     },
     async apply(key, event) {
       open()
@@ -44,10 +66,13 @@ export function memory(): Ledger {
       open()
       return read(idOf(toKey(key)))
     },
+    async find({ payer, idempotencyKey }) {
+      open()
+      return holder(getAddress(payer), idempotencyKey)
+    },
     async list({ state, limit = 100 }) {
       open()
-      return [...rows.values()]
-        .map(deserialize)
+      return entries()
         .filter((entry) => entry.state === state)
         .sort(
           (a, b) =>
@@ -57,9 +82,51 @@ export function memory(): Ledger {
         )
         .slice(0, limit)
     },
+    async forget({ before }) {
+      open()
+      let count = 0
+      for (const entry of entries())
+        if (
+          (decided as readonly string[]).includes(entry.state) &&
+          entry.response !== undefined &&
+          entry.updatedAt.getTime() < before.getTime()
+        ) {
+          write({ ...entry, response: undefined })
+          count++
+        }
+      return count
+    },
+    async acquire({ id, host, pid, heartbeatAt, staleBefore }) {
+      open()
+      for (const lease of allLeases())
+        if (lease.heartbeatAt.getTime() < staleBefore.getTime()) leases.delete(lease.id)
+      // The databases' primary key refuses a second lease with one id; so does this store.
+      if (leases.has(id)) throw new Error(`Lease ${id} is already registered.`)
+      const taken = new Set(allLeases().map((lease) => lease.slot))
+      let slot = 0
+      while (taken.has(slot)) slot++
+      leases.set(id, serializeLease({ id, host, pid, slot, heartbeatAt }))
+      return deserializeLease(leases.get(id)!)
+    },
+    async renew({ id, now }) {
+      open()
+      const json = leases.get(id)
+      if (json === undefined) return false
+      leases.set(id, serializeLease({ ...deserializeLease(json), heartbeatAt: now }))
+      return true
+    },
+    async leases() {
+      open()
+      return allLeases()
+    },
+    async drop(id) {
+      open()
+      leases.delete(id)
+    },
     async close() {
       closed = true
       rows.clear()
+      leases.clear()
     },
   }
 }
@@ -69,17 +136,25 @@ function compare(a: string, b: string): number {
 }
 
 function serialize(entry: Entry): string {
+  const row = toRow(entry)
   return JSON.stringify({
-    ...entry,
-    amount: entry.amount.toString(),
-    transaction: entry.transaction ?? null,
-    reason: entry.reason ?? null,
-    claimedAt: entry.claimedAt.getTime(),
-    updatedAt: entry.updatedAt.getTime(),
+    ...row,
+    amount: row.amount.toString(),
+    claimedAt: row.claimedAt.getTime(),
+    updatedAt: row.updatedAt.getTime(),
   })
 }
 
 function deserialize(json: string): Entry {
   const row = JSON.parse(json)
   return fromRow({ ...row, claimedAt: new Date(row.claimedAt), updatedAt: new Date(row.updatedAt) })
+}
+
+function serializeLease(lease: Lease): string {
+  return JSON.stringify({ ...lease, heartbeatAt: lease.heartbeatAt.getTime() })
+}
+
+function deserializeLease(json: string): Lease {
+  const { id, host, pid, slot, heartbeatAt } = JSON.parse(json)
+  return { id, host, pid, slot, heartbeatAt: new Date(heartbeatAt) }
 }

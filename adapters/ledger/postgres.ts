@@ -1,17 +1,43 @@
-import { and, asc, eq, sql as raw } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNotNull, lt, sql as raw } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
-import { InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
-import { excluded, fromRow, pgMigration, pgPayments as payments, toClaimRow, toKey, toRow } from './schema.js'
-import { isolate, migrateOnce } from '../internal/postgres.js'
+import { getAddress } from 'viem'
+import { type Claim, type ClaimResult, InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
+import { isolate, migrateOnce, serverError } from '../internal/postgres.js'
+import {
+  decided,
+  excluded,
+  fromClaim,
+  fromRow,
+  idempotencyIndex,
+  inStates,
+  live,
+  outstanding,
+  pgLeases as leases,
+  pgMigration,
+  pgPayments as payments,
+  toKey,
+  toRow,
+} from './schema.js'
 
 /** Key of the transaction-level advisory lock that serialises the migration across processes ("ledger" in ASCII). */
 const migrationLock = 0x6c6564676572n
 
 /**
+ * First half of the two-key advisory lock that serialises the balance-bounded claims of one payer ("ledg" in ASCII);
+ * the second half is `hashtext(payer)`. Two-key locks never meet the one-key locks of the migration and the store.
+ */
+const payerLock = 0x6c656467
+
+/** Name of the unique constraint on a lease's slot, as a violation reports it. */
+const slotConstraint = 'leases_slot_unique'
+
+/**
  * The payment ledger on PostgreSQL, for production and for several gateway processes on one database. Creates
- * its table at first use (idempotent, under an advisory lock, so processes may start together). A claim is one
- * `INSERT ... ON CONFLICT` statement; `apply` locks the row with `SELECT ... FOR UPDATE`.
+ * its tables at first use and brings a database of an earlier version up to date (idempotent, under an advisory
+ * lock, so processes may start together). A claim without a balance is one `INSERT ... ON CONFLICT` statement; a
+ * claim with one runs in a transaction holding an advisory lock on its payer; `apply` locks the row with
+ * `SELECT ... FOR UPDATE`; `acquire` takes the lowest free slot and looks again when another process took it first.
  *
  * The caller owns `sql`: `close` does not end it, and its type parsers are left as they were.
  * Payer addresses are stored checksummed and nonces in lowercase, whatever letter case the caller used.
@@ -25,52 +51,151 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     if (closed) throw new Error('The postgres ledger is closed.')
     await migrate()
   }
+
+  // JSON comes out as text and goes in as text, parsed and serialized by the schema: a json result would pass
+  // through the client's JSON parser, and a json parameter through its serializer on top of ours.
+  const fields = {
+    ...getTableColumns(payments),
+    response: raw<string | null>`${payments.response}::text`,
+    effects: raw<string>`${payments.effects}::text`,
+  }
+  const fromText = (text: string | null, type: 'json' | 'jsonb') =>
+    text === null ? null : raw`cast(${text} as text)::${raw.raw(type)}`
+
   // Named prepared statements: drizzle sends unnamed ones unprepared, which costs postgres.js a second round trip.
   const byKey = and(eq(payments.payer, raw.placeholder('payer')), eq(payments.nonce, raw.placeholder('nonce')))
-  const claim = db
-    .insert(payments)
-    .values({
-      payer: raw.placeholder('payer'),
-      nonce: raw.placeholder('nonce'),
-      state: 'claimed',
-      amount: raw.placeholder('amount'),
-      endpoint: raw.placeholder('endpoint'),
-      protocol: raw.placeholder('protocol'),
-      transaction: null,
-      reason: null,
-      authorization: raw.placeholder('authorization'),
-      claimedAt: raw.placeholder('claimedAt'),
-      updatedAt: raw.placeholder('claimedAt'),
-    })
-    // One statement: a row comes back only when it was inserted or taken over from a `released` entry.
-    .onConflictDoUpdate({
-      target: [payments.payer, payments.nonce],
-      set: excluded,
-      setWhere: eq(payments.state, 'released'),
-    })
-    .returning()
-    .prepare('ledger_claim')
-  const read = db.select().from(payments).where(byKey).prepare('ledger_read')
+  const byIdempotencyKey = and(
+    eq(payments.payer, raw.placeholder('payer')),
+    eq(payments.idempotencyKey, raw.placeholder('idempotencyKey')),
+    inStates(payments.state, live),
+  )
+  /** The claim statement, on the pool or inside a transaction. */
+  const claimOn = (executor: Executor) =>
+    executor
+      .insert(payments)
+      .values({
+        payer: raw.placeholder('payer'),
+        nonce: raw.placeholder('nonce'),
+        state: 'claimed',
+        amount: raw.placeholder('amount'),
+        endpoint: raw.placeholder('endpoint'),
+        protocol: raw.placeholder('protocol'),
+        transaction: null,
+        reason: null,
+        authorization: raw.placeholder('authorization'),
+        claimedAt: raw.placeholder('claimedAt'),
+        updatedAt: raw.placeholder('claimedAt'),
+        fingerprint: raw.placeholder('fingerprint'),
+        idempotencyKey: raw.placeholder('idempotencyKey'),
+        lease: raw.placeholder('lease'),
+        response: null,
+        effects: raw`'[]'::json`,
+      })
+      // One statement: a row comes back only when it was inserted or taken over from a `released` entry.
+      .onConflictDoUpdate({
+        target: [payments.payer, payments.nonce],
+        set: excluded,
+        setWhere: eq(payments.state, 'released'),
+      })
+      .returning(fields)
+      .prepare('ledger_claim')
+  const readOn = (executor: Executor) => executor.select(fields).from(payments).where(byKey).prepare('ledger_read')
+  const findOn = (executor: Executor) =>
+    executor.select(fields).from(payments).where(byIdempotencyKey).prepare('ledger_find')
+
+  const claim = claimOn(db)
+  const read = readOn(db)
+  const find = findOn(db)
   const list = db
-    .select()
+    .select(fields)
     .from(payments)
     .where(eq(payments.state, raw.placeholder('state')))
     .orderBy(asc(payments.claimedAt), asc(payments.payer), asc(payments.nonce))
     .limit(raw.placeholder('limit'))
     .prepare('ledger_list')
+  // Times in conditions go as ISO text: a placeholder in a condition is not encoded through its column.
+  const forget = db
+    .update(payments)
+    .set({ response: null })
+    .where(
+      and(
+        isNotNull(payments.response),
+        lt(payments.updatedAt, raw.placeholder('before')),
+        inStates(payments.state, decided),
+      ),
+    )
+    .returning({ nonce: payments.nonce })
+    .prepare('ledger_forget')
+  const renew = db
+    .update(leases)
+    .set({ heartbeatAt: raw.placeholder('now') } as unknown as Partial<typeof leases.$inferInsert>)
+    .where(eq(leases.id, raw.placeholder('id')))
+    .returning({ id: leases.id })
+    .prepare('ledger_renew')
+  const allLeases = db.select().from(leases).orderBy(asc(leases.slot)).prepare('ledger_leases')
+  const drop = db.delete(leases).where(eq(leases.id, raw.placeholder('id'))).prepare('ledger_drop')
+
+  /**
+   * A balance-bounded claim: under the payer's advisory lock, checks the key, the idempotency key and the
+   * outstanding sum, then inserts. `undefined` when the entry was released under it, to be tried again.
+   */
+  const claimWithin = (values: toRow.ReturnType, balance: bigint) =>
+    db.transaction(async (tx): Promise<ClaimResult | undefined> => {
+      // A statement of its own: under READ COMMITTED the next statements' snapshots are taken once the lock is held,
+      // so they see the claims that the previous holder committed.
+      await tx
+        .select({
+          locked: raw`pg_advisory_xact_lock(${raw.raw(`${payerLock}`)}, hashtext(${raw.placeholder('payer')}))`,
+        })
+        .from(raw`(VALUES (1)) AS payer_lock (one)`)
+        .prepare('ledger_payer_lock')
+        .execute(values)
+      const [existing] = await readOn(tx).execute(values)
+      if (existing && existing.state !== 'released')
+        return { ok: false, reason: 'replayed', existing: fromRow(existing) }
+      const [holder] = values.idempotencyKey === null ? [] : await findOn(tx).execute(values)
+      if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
+      const [reserved] = await tx
+        .select({ sum: raw<string>`coalesce(sum(${payments.amount}), 0)::text` })
+        .from(payments)
+        .where(and(eq(payments.payer, raw.placeholder('payer')), inStates(payments.state, outstanding)))
+        .prepare('ledger_outstanding')
+        .execute(values)
+      const sum = BigInt(reserved!.sum)
+      if (sum + values.amount > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
+      const [claimed] = await claimOn(tx).execute(values)
+      if (claimed) return { ok: true, entry: fromRow(claimed) }
+      // A claim without a balance, which takes no lock, took the key in between.
+      const [taken] = await readOn(tx).execute(values)
+      if (!taken || taken.state === 'released') return undefined
+      return { ok: false, reason: 'replayed', existing: fromRow(taken) }
+    })
 
   return {
     async claim(parameters) {
       await ready()
-      const row = toClaimRow(parameters)
+      const values = toValues(parameters)
       for (let attempt = 1; ; attempt++) {
-        const [claimed] = await claim.execute(row)
-        if (claimed) return { ok: true, entry: fromRow(claimed) }
-        const [existing] = await read.execute(row)
+        try {
+          if (parameters.balance !== undefined) {
+            const result = await claimWithin(values, parameters.balance)
+            if (result || attempt >= 3) return result ?? replayedOrVanished(await read.execute(values), values)
+            continue
+          }
+          const [claimed] = await claim.execute(values)
+          if (claimed) return { ok: true, entry: fromRow(claimed) }
+        } catch (error) {
+          if (serverError(error)?.constraint !== idempotencyIndex) throw error
+          const [holder] = await find.execute(values)
+          if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
+          // The holder was released between the refused insert and this read: the key is free again.
+          if (attempt < 3) continue
+          throw error
+        }
+        const [existing] = await read.execute(values)
         // Released between the lost insert and this read: the authorization may be claimed again.
         if (existing?.state === 'released' && attempt < 3) continue
-        if (!existing) throw new Error(`The payment of ${row.payer} with nonce ${row.nonce} vanished during its claim.`)
-        return { ok: false, reason: 'replayed', existing: fromRow(existing) }
+        return replayedOrVanished([existing], values)
       }
     },
     async apply(key, event) {
@@ -78,19 +203,19 @@ export function postgres(parameters: postgres.Parameters): Ledger {
       const { payer, nonce } = toKey(key)
       return db.transaction(async (tx) => {
         const [row] = await tx
-          .select()
+          .select(fields)
           .from(payments)
           .where(byKey)
           .for('update')
           .prepare('ledger_lock')
           .execute({ payer, nonce })
         if (!row) throw new InvalidTransitionError(`No payment of ${payer} with nonce ${nonce} is in the ledger.`)
-        const next = transition(fromRow(row), event, new Date())
+        const next = toRow(transition(fromRow(row), event, new Date()))
         const [updated] = await tx
           .update(payments)
-          .set(toRow(next))
+          .set({ ...next, response: fromText(next.response, 'jsonb'), effects: fromText(next.effects, 'json')! })
           .where(byKey)
-          .returning()
+          .returning(fields)
           .prepare('ledger_update')
           .execute({ payer, nonce })
         return fromRow(updated!)
@@ -101,9 +226,71 @@ export function postgres(parameters: postgres.Parameters): Ledger {
       const [row] = await read.execute(toKey(key))
       return row ? fromRow(row) : undefined
     },
+    async find({ payer, idempotencyKey }) {
+      await ready()
+      const [row] = await find.execute({ payer: getAddress(payer), idempotencyKey })
+      return row ? fromRow(row) : undefined
+    },
     async list({ limit = 100, state }) {
       await ready()
       return (await list.execute({ state, limit })).map(fromRow)
+    },
+    async forget({ before }) {
+      await ready()
+      return (await forget.execute({ before: before.toISOString() })).length
+    },
+    async acquire({ staleBefore, ...lease }) {
+      await ready()
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await db.transaction(async (tx) => {
+            await tx
+              .delete(leases)
+              .where(lt(leases.heartbeatAt, raw.placeholder('staleBefore')))
+              .prepare('ledger_leases_stale')
+              .execute({ staleBefore: staleBefore.toISOString() })
+            const taken = await tx
+              .select({ slot: leases.slot })
+              .from(leases)
+              .orderBy(asc(leases.slot))
+              .prepare('ledger_slots')
+              .execute()
+            let slot = 0
+            for (const row of taken) if (row.slot === slot) slot++
+            const [acquired] = await tx
+              .insert(leases)
+              .values({
+                id: raw.placeholder('id'),
+                host: raw.placeholder('host'),
+                pid: raw.placeholder('pid'),
+                slot: raw.placeholder('slot'),
+                heartbeatAt: raw.placeholder('heartbeatAt'),
+              })
+              .returning()
+              .prepare('ledger_acquire')
+              .execute({ ...lease, slot })
+            return acquired!
+          })
+        } catch (error) {
+          const server = serverError(error)
+          // Another process took the same slot first, or two acquires deadlocked removing the same stale leases:
+          // either way the other one committed, so the next look finds another free slot.
+          if ((server?.constraint === slotConstraint || server?.code === '40P01') && attempt < 100) continue
+          throw error
+        }
+      }
+    },
+    async renew({ id, now }) {
+      await ready()
+      return (await renew.execute({ id, now })).length > 0
+    },
+    async leases() {
+      await ready()
+      return allLeases.execute()
+    },
+    async drop(id) {
+      await ready()
+      await drop.execute({ id })
     },
     async close() {
       closed = true
@@ -118,3 +305,17 @@ export declare namespace postgres {
   }
 }
 
+/** The pool, or a transaction on it: what a statement runs on. */
+type Executor = Pick<ReturnType<typeof drizzle>, 'select' | 'insert'>
+
+/** The placeholder values of a claim's statements: the fresh entry's row. */
+function toValues(claim: Claim): toRow.ReturnType {
+  return toRow(fromClaim(claim))
+}
+
+/** `replayed` with the entry that holds the key; a fault when there is none, since a claim never deletes. */
+function replayedOrVanished(rows: (fromRow.Row | undefined)[], values: toRow.ReturnType): ClaimResult {
+  const [existing] = rows
+  if (!existing) throw new Error(`The payment of ${values.payer} with nonce ${values.nonce} vanished during its claim.`)
+  return { ok: false, reason: 'replayed', existing: fromRow(existing) }
+}

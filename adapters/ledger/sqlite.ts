@@ -1,14 +1,37 @@
-import { and, asc, eq, sql } from 'drizzle-orm'
+import { and, asc, eq, isNotNull, lt, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
-import { type Event, InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
-import { excluded, fromRow, sqliteMigration, sqlitePayments as payments, toClaimRow, toKey, toRow } from './schema.js'
+import { getAddress } from 'viem'
+import {
+  type Claim,
+  type ClaimResult,
+  type Event,
+  InvalidTransitionError,
+  type Lease,
+  type Ledger,
+  transition,
+} from '../../core/Ledger.js'
 import { open } from '../internal/sqlite.js'
+import {
+  decided,
+  excluded,
+  fromClaim,
+  fromRow,
+  inStates,
+  live,
+  outstanding,
+  sqliteLeases as leases,
+  sqliteMigration,
+  sqlitePayments as payments,
+  toKey,
+  toRow,
+} from './schema.js'
 
 /**
  * The embedded durable payment ledger: one SQLite file through `bun:sqlite` in WAL mode, no server needed.
- * Creates the file's folder and the table when opened. Several processes may open the same file: every
- * method is atomic across them (a claim is one `INSERT ... ON CONFLICT` statement; `apply` runs in a
- * `BEGIN IMMEDIATE` transaction), and a writer waits up to `busyTimeout` for another one.
+ * Creates the file's folder and the tables when opened, and brings a file of an earlier version up to date.
+ * Several processes may open the same file: every method is atomic across them (a claim without a balance is one
+ * `INSERT ... ON CONFLICT` statement; a claim with one, `apply` and `acquire` run in `BEGIN IMMEDIATE`
+ * transactions), and a writer waits up to `busyTimeout` for another one.
  *
  * Payer addresses are stored checksummed and nonces in lowercase, whatever letter case the caller used.
  */
@@ -34,6 +57,11 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
       authorization: sql.placeholder('authorization'),
       claimedAt: sql.placeholder('claimedAt'),
       updatedAt: sql.placeholder('claimedAt'),
+      fingerprint: sql.placeholder('fingerprint'),
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      lease: sql.placeholder('lease'),
+      response: null,
+      effects: '[]',
     })
     .onConflictDoUpdate({
       target: [payments.payer, payments.nonce],
@@ -44,6 +72,27 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     .prepare()
   const byKey = and(eq(payments.payer, sql.placeholder('payer')), eq(payments.nonce, sql.placeholder('nonce')))
   const read = db.select().from(payments).where(byKey).prepare()
+  const find = db
+    .select()
+    .from(payments)
+    .where(
+      and(
+        eq(payments.payer, sql.placeholder('payer')),
+        eq(payments.idempotencyKey, sql.placeholder('idempotencyKey')),
+        inStates(payments.state, live),
+      ),
+    )
+    .prepare()
+  const reserved = db
+    .select({ amount: payments.amount })
+    .from(payments)
+    .where(
+      and(
+        eq(payments.payer, sql.placeholder('payer')),
+        inStates(payments.state, outstanding),
+      ),
+    )
+    .prepare()
   const update = db
     .update(payments)
     // drizzle's update types leave out placeholders, which its runtime encodes through the column like values.
@@ -57,6 +106,11 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
       authorization: sql.placeholder('authorization'),
       claimedAt: sql.placeholder('claimedAt'),
       updatedAt: sql.placeholder('updatedAt'),
+      fingerprint: sql.placeholder('fingerprint'),
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      lease: sql.placeholder('lease'),
+      response: sql.placeholder('response'),
+      effects: sql.placeholder('effects'),
     } as unknown as Partial<typeof payments.$inferInsert>)
     .where(byKey)
     .returning()
@@ -68,6 +122,41 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     .orderBy(asc(payments.claimedAt), asc(payments.payer), asc(payments.nonce))
     .limit(sql.placeholder('limit'))
     .prepare()
+  // `updated_at` is compared with epoch milliseconds: a placeholder in a condition is not encoded through the column.
+  const forget = db
+    .update(payments)
+    .set({ response: null })
+    .where(
+      and(
+        isNotNull(payments.response),
+        lt(payments.updatedAt, sql.placeholder('before')),
+        inStates(payments.state, decided),
+      ),
+    )
+    .returning({ nonce: payments.nonce })
+    .prepare()
+  const removeStale = db.delete(leases).where(lt(leases.heartbeatAt, sql.placeholder('staleBefore'))).prepare()
+  const slots = db.select({ slot: leases.slot }).from(leases).orderBy(asc(leases.slot)).prepare()
+  const insertLease = db
+    .insert(leases)
+    .values({
+      id: sql.placeholder('id'),
+      host: sql.placeholder('host'),
+      pid: sql.placeholder('pid'),
+      slot: sql.placeholder('slot'),
+      heartbeatAt: sql.placeholder('heartbeatAt'),
+    })
+    .returning()
+    .prepare()
+  const renew = db
+    .update(leases)
+    .set({ heartbeatAt: sql.placeholder('now') } as unknown as Partial<typeof leases.$inferInsert>)
+    .where(eq(leases.id, sql.placeholder('id')))
+    .returning({ id: leases.id })
+    .prepare()
+  const allLeases = db.select().from(leases).orderBy(asc(leases.slot)).prepare()
+  const drop = db.delete(leases).where(eq(leases.id, sql.placeholder('id'))).prepare()
+
   // Reads, applies `transition` and writes under the write lock, so no other process moves the entry in between.
   const applyAtomically = client.transaction((key: { payer: string; nonce: string }, event: Event) => {
     const row = read.get(key)
@@ -75,18 +164,47 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     const next = transition(fromRow(row), event, new Date())
     return fromRow(update.get({ ...toRow(next), amount: next.amount.toString() })!)
   })
+  // Checks the key, the idempotency key and the outstanding sum, then inserts, all under the write lock: no other
+  // process claims for the payer in between.
+  const claimWithin = client.transaction((values: ReturnType<typeof toValues>, balance: bigint): ClaimResult => {
+    const existing = read.get(values)
+    if (existing && existing.state !== 'released') return { ok: false, reason: 'replayed', existing: fromRow(existing) }
+    const holder = values.idempotencyKey === null ? undefined : find.get(values)
+    if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
+    const sum = reserved.all(values).reduce((total, { amount }) => total + BigInt(amount), 0n)
+    if (sum + BigInt(values.amount) > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
+    return { ok: true, entry: fromRow(claim.get(values)!) }
+  })
+  // Removes the stale leases and takes the lowest free slot under the write lock, so no other process takes it.
+  const acquireAtomically = client.transaction((lease: Omit<Lease, 'slot'>, staleBefore: Date): Lease => {
+    removeStale.run({ staleBefore: staleBefore.getTime() })
+    let slot = 0
+    for (const { slot: taken } of slots.all()) if (taken === slot) slot++
+    return insertLease.get({ ...lease, slot })!
+  })
 
   return {
     async claim(parameters) {
-      const row = toClaimRow(parameters)
-      const values = { ...row, amount: row.amount.toString() }
+      const values = toValues(parameters)
+      if (parameters.balance !== undefined) return claimWithin.immediate(values, parameters.balance)
       for (let attempt = 1; ; attempt++) {
-        const claimed = claim.get(values)
+        let claimed: typeof payments.$inferSelect | undefined
+        try {
+          claimed = claim.get(values)
+        } catch (error) {
+          if (!isKeyViolation(error)) throw error
+          const holder = find.get(values)
+          if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
+          // The holder was released between the refused insert and this read: the key is free again.
+          if (attempt < 3) continue
+          throw error
+        }
         if (claimed) return { ok: true, entry: fromRow(claimed) }
         const existing = read.get(values)
         // Released between the lost insert and this read: the authorization may be claimed again.
         if (existing?.state === 'released' && attempt < 3) continue
-        if (!existing) throw new Error(`The payment of ${row.payer} with nonce ${row.nonce} vanished during its claim.`)
+        if (!existing)
+          throw new Error(`The payment of ${values.payer} with nonce ${values.nonce} vanished during its claim.`)
         return { ok: false, reason: 'replayed', existing: fromRow(existing) }
       }
     },
@@ -97,8 +215,27 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
       const row = read.get(toKey(key))
       return row ? fromRow(row) : undefined
     },
+    async find({ payer, idempotencyKey }) {
+      const row = find.get({ payer: getAddress(payer), idempotencyKey })
+      return row ? fromRow(row) : undefined
+    },
     async list({ limit = 100, state }) {
       return list.all({ state, limit }).map(fromRow)
+    },
+    async forget({ before }) {
+      return forget.all({ before: before.getTime() }).length
+    },
+    async acquire({ staleBefore, ...lease }) {
+      return acquireAtomically.immediate(lease, staleBefore)
+    },
+    async renew({ id, now }) {
+      return renew.get({ id, now }) !== undefined
+    },
+    async leases() {
+      return allLeases.all()
+    },
+    async drop(id) {
+      drop.run({ id })
     },
     async close() {
       // `true` finalizes the prepared statements too; otherwise SQLite keeps the connection alive for them.
@@ -114,4 +251,18 @@ export declare namespace sqlite {
     /** How long (in ms) a write waits for another connection's write lock before failing. @default 5_000 */
     busyTimeout?: number
   }
+}
+
+/** The placeholder values of a claim's statements: the fresh entry's row, the amount as decimal text. */
+function toValues(claim: Claim) {
+  const row = toRow(fromClaim(claim))
+  return { ...row, amount: row.amount.toString() }
+}
+
+/** Whether SQLite refused a write for the unique index on (payer, idempotency_key). */
+function isKeyViolation(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown }
+  return (
+    code === 'SQLITE_CONSTRAINT_UNIQUE' && typeof message === 'string' && message.includes('payments.idempotency_key')
+  )
 }

@@ -1,15 +1,27 @@
 import { Database } from 'bun:sqlite'
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { getTableConfig as getPgTableConfig } from 'drizzle-orm/pg-core'
-import { getTableConfig as getSqliteTableConfig } from 'drizzle-orm/sqlite-core'
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
+import { mkdirSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { dirname, join } from 'node:path'
+import { getTableConfig as getPgTableConfig, type PgTable } from 'drizzle-orm/pg-core'
+import { getTableConfig as getSqliteTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import postgresJs from 'postgres'
-import { type Address, type Hash, type Hex, toHex } from 'viem'
+import { type Address, type Hash, type Hex, getAddress, toHex } from 'viem'
 import { memory } from '../../../adapters/ledger/memory.js'
 import { postgres } from '../../../adapters/ledger/postgres.js'
-import { pgPayments, sqlitePayments } from '../../../adapters/ledger/schema.js'
+import { pgLeases, pgPayments, sqliteLeases, sqlitePayments } from '../../../adapters/ledger/schema.js'
 import { sqlite } from '../../../adapters/ledger/sqlite.js'
-import { type Event, InvalidTransitionError, type Ledger, type State } from '../../../core/Ledger.js'
+import {
+  type Claim,
+  type ClaimResult,
+  type Entry,
+  type Event,
+  InvalidTransitionError,
+  type Ledger,
+  type State,
+  type StoredResponse,
+} from '../../../core/Ledger.js'
+import type { Effect } from '../../../core/Store.js'
 import { type Fixture, postgresFixture, sqliteFixture } from '../../support/backends.js'
 
 const root = join(import.meta.dir, '../../..')
@@ -19,8 +31,11 @@ const payer: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const random32 = () => toHex(crypto.getRandomValues(new Uint8Array(32)))
 const nonce = (): Hex => random32()
 const hash = (): Hash => random32()
+/** A payer no other test uses, so that its outstanding claims and idempotency keys are its test's alone. */
+const freshPayer = (): Address => getAddress(toHex(crypto.getRandomValues(new Uint8Array(20))))
+const idempotencyKey = () => `key-${crypto.randomUUID()}`
 
-function claimOf(parameters: Partial<Parameters<Ledger['claim']>[0]> = {}): Parameters<Ledger['claim']>[0] {
+function claimOf(parameters: Partial<Claim> = {}): Claim {
   return {
     payer,
     nonce: nonce(),
@@ -28,9 +43,32 @@ function claimOf(parameters: Partial<Parameters<Ledger['claim']>[0]> = {}): Para
     endpoint: 'POST /api/v1/rpc/call',
     protocol: 'x402-v2',
     authorization: '{"signature":"0x01"}',
+    fingerprint: `0x${'ab'.repeat(32)}`,
+    lease: 'lease-of-the-test',
     claimedAt: new Date(),
     ...parameters,
   }
+}
+
+/** The entry that a claim creates. */
+function entryOf(claim: Claim): Entry {
+  const { balance: _balance, ...recorded } = claim
+  return {
+    ...recorded,
+    idempotencyKey: claim.idempotencyKey,
+    state: 'claimed',
+    transaction: undefined,
+    reason: undefined,
+    response: undefined,
+    effects: [],
+    updatedAt: claim.claimedAt,
+  }
+}
+
+/** The entry of a claim result that must have succeeded. */
+function claimed(result: ClaimResult): Entry {
+  if (!result.ok) throw new Error(`The claim was refused: ${result.reason}.`)
+  return result.entry
 }
 
 /** A store that a backend opens ledgers on; every `open` of one store shares its data. */
@@ -46,17 +84,30 @@ const backends: { name: string; shared: boolean; store: () => Promise<Store> }[]
   ...(databaseUrl ? [{ name: 'postgres', shared: true, store: () => postgresStore(databaseUrl) }] : []),
 ]
 
+/** A response as a handler's would be kept; its body is base64. */
+const response: StoredResponse = { status: 200, contentType: 'application/json', body: btoa('{"ok":true}') }
+
+/** An update effect whose `before` value must come back exactly: key order, `\u0000`, a large amount as text. */
+const effect: Effect = {
+  type: 'update',
+  collection: 'invoices',
+  id: 'invoice-1',
+  before: { z: 1, a: { status: 'open', memo: 'é \u0000 🦊' }, '10': [null, true], amount: (2n ** 200n).toString() },
+  version: 3,
+}
+
 /** Events that lead from `claimed` to each state. */
 const pathTo: Record<State, Event[]> = {
   claimed: [],
-  settling: [{ type: 'settle' }],
-  settled: [{ type: 'settle' }, { type: 'confirmed', transaction: `0x${'11'.repeat(32)}` }],
+  settling: [{ type: 'settle', response }],
+  settled: [{ type: 'settle', response }, { type: 'confirmed', transaction: `0x${'11'.repeat(32)}` }],
   failed: [{ type: 'fail', reason: 'reverted' }],
   released: [{ type: 'release', reason: 'handler failed' }],
 }
 
 const events: Event[] = [
-  { type: 'settle' },
+  { type: 'effect', effect },
+  { type: 'settle', response },
   { type: 'submitted', transaction: `0x${'22'.repeat(32)}` },
   { type: 'confirmed', transaction: `0x${'33'.repeat(32)}` },
   { type: 'fail', reason: 'reverted' },
@@ -65,6 +116,7 @@ const events: Event[] = [
 
 /** Every legal move: from, event, resulting state. */
 const legal: [State, Event['type'], State][] = [
+  ['claimed', 'effect', 'claimed'],
   ['claimed', 'settle', 'settling'],
   ['claimed', 'fail', 'failed'],
   ['claimed', 'release', 'released'],
@@ -92,12 +144,22 @@ describe.each(backends)('ledger: $name', (backend) => {
     await store.teardown()
   })
 
-  async function entryIn(state: State, parameters: Partial<Parameters<Ledger['claim']>[0]> = {}) {
+  async function entryIn(state: State, parameters: Partial<Claim> = {}, on: Ledger = ledger) {
     const claim = claimOf(parameters)
-    const result = await ledger.claim(claim)
+    const result = await on.claim(claim)
     expect(result.ok).toBe(true)
-    for (const event of pathTo[state]) await ledger.apply(claim, event)
+    for (const event of pathTo[state]) await on.apply(claim, event)
     return claim
+  }
+
+  /** A second instance on the same store where the backend shares one, else the suite's instance. */
+  async function withOther(run: (other: Ledger) => Promise<void>) {
+    const other = backend.shared ? store.open() : ledger
+    try {
+      await run(other)
+    } finally {
+      if (other !== ledger) await other.close()
+    }
   }
 
   describe('claim', () => {
@@ -108,13 +170,30 @@ describe.each(backends)('ledger: $name', (backend) => {
         ok: true,
         entry: {
           ...claim,
+          idempotencyKey: undefined,
           state: 'claimed',
           transaction: undefined,
           reason: undefined,
+          response: undefined,
+          effects: [],
           updatedAt: claim.claimedAt,
         },
       })
       expect(await ledger.get(claim)).toEqual(result.ok ? result.entry : undefined)
+    })
+
+    test('behavior: records the fingerprint, the idempotency key and the lease, not the balance', async () => {
+      const claim = claimOf({
+        payer: freshPayer(),
+        fingerprint: 'GET /x?y=1 #body',
+        idempotencyKey: idempotencyKey(),
+        lease: 'lease-42',
+        balance: 10n ** 18n,
+      })
+      const entry = claimed(await ledger.claim(claim))
+      expect(entry).toEqual(entryOf(claim))
+      expect(entry).not.toHaveProperty('balance')
+      expect(await ledger.get(claim)).toEqual(entry)
     })
 
     test('behavior: a second claim is refused as replayed, with the entry that holds the key', async () => {
@@ -128,22 +207,36 @@ describe.each(backends)('ledger: $name', (backend) => {
       const claim = await entryIn(state)
       const result = await ledger.claim({ ...claim, claimedAt: new Date() })
       expect(result.ok).toBe(false)
-      if (!result.ok) expect(result.existing.state).toBe(state)
+      expect(result).toMatchObject({ reason: 'replayed', existing: { state } })
     })
 
     test('behavior: a released entry is claimed afresh', async () => {
-      const claim = await entryIn('released')
+      // Its idempotency key, lease and effects go with it: the new claim is another request.
+      const claim = await entryIn('claimed', { idempotencyKey: idempotencyKey() })
+      await ledger.apply(claim, { type: 'effect', effect })
+      await ledger.apply(claim, { type: 'release', reason: 'handler failed' })
       const again = claimOf({
         nonce: claim.nonce,
         amount: 5n,
         endpoint: 'GET /again',
         protocol: 'mpp',
         authorization: '{"signature":"0x02"}',
+        fingerprint: 'another request',
+        lease: 'another lease',
       })
       const result = await ledger.claim(again)
       expect(result).toEqual({
         ok: true,
-        entry: { ...again, state: 'claimed', transaction: undefined, reason: undefined, updatedAt: again.claimedAt },
+        entry: {
+          ...again,
+          idempotencyKey: undefined,
+          state: 'claimed',
+          transaction: undefined,
+          reason: undefined,
+          response: undefined,
+          effects: [],
+          updatedAt: again.claimedAt,
+        },
       })
       expect((await ledger.claim(again)).ok).toBe(false)
     })
@@ -169,6 +262,7 @@ describe.each(backends)('ledger: $name', (backend) => {
 
     test('error: a negative amount is a fault', async () => {
       await expect(ledger.claim(claimOf({ amount: -1n }))).rejects.toThrow()
+      await expect(ledger.claim(claimOf({ payer: freshPayer(), amount: -1n, balance: 10n }))).rejects.toThrow()
     })
 
     test('behavior: dates round-trip to the millisecond', async () => {
@@ -187,7 +281,8 @@ describe.each(backends)('ledger: $name', (backend) => {
       const winners = results.filter((result) => result.ok)
       expect(winners).toHaveLength(1)
       for (const result of results)
-        if (!result.ok) expect(result.existing).toEqual(winners[0]!.ok ? winners[0]!.entry : (undefined as never))
+        if (!result.ok)
+          expect(result).toEqual({ ok: false, reason: 'replayed', existing: claimed(winners[0]!) })
     })
 
     test.skipIf(!backend.shared)(
@@ -208,6 +303,172 @@ describe.each(backends)('ledger: $name', (backend) => {
     )
   })
 
+  describe('claim: idempotency key', () => {
+    test.each(['claimed', 'settling', 'settled'] as const)(
+      'error: a key the payer holds in a %s entry is duplicate, with that entry',
+      async (state) => {
+        const key = idempotencyKey()
+        const first = await entryIn(state, { idempotencyKey: key })
+        const holder = await ledger.get(first)
+        const result = await ledger.claim(claimOf({ idempotencyKey: key }))
+        expect(result).toEqual({ ok: false, reason: 'duplicate', existing: holder! })
+      },
+    )
+
+    test.each(['released', 'failed'] as const)('behavior: a %s entry frees its key', async (state) => {
+      const key = idempotencyKey()
+      await entryIn(state, { idempotencyKey: key })
+      const again = claimOf({ idempotencyKey: key })
+      expect(claimed(await ledger.claim(again))).toEqual(entryOf(again))
+      expect((await ledger.claim(claimOf({ idempotencyKey: key }))).ok).toBe(false)
+    })
+
+    test('behavior: a released entry claimed afresh takes its key back, unless another entry took it', async () => {
+      const key = idempotencyKey()
+      const first = await entryIn('released', { idempotencyKey: key })
+      const taker = claimOf({ idempotencyKey: key })
+      await ledger.claim(taker)
+      const result = await ledger.claim({ ...first, claimedAt: new Date() })
+      expect(result).toEqual({ ok: false, reason: 'duplicate', existing: (await ledger.get(taker))! })
+      expect((await ledger.get(first))?.state).toBe('released')
+    })
+
+    test('behavior: another payer may hold the same key, and claims without a key never meet', async () => {
+      const key = idempotencyKey()
+      expect((await ledger.claim(claimOf({ idempotencyKey: key }))).ok).toBe(true)
+      expect((await ledger.claim(claimOf({ payer: freshPayer(), idempotencyKey: key }))).ok).toBe(true)
+      expect((await ledger.claim(claimOf())).ok).toBe(true)
+      expect((await ledger.claim(claimOf())).ok).toBe(true)
+    })
+
+    test('behavior: a replay of the same authorization with its key is replayed, not duplicate', async () => {
+      const claim = claimOf({ idempotencyKey: idempotencyKey() })
+      const entry = claimed(await ledger.claim(claim))
+      expect(await ledger.claim(claim)).toEqual({ ok: false, reason: 'replayed', existing: entry })
+    })
+
+    test('behavior: 20 concurrent claims with one key, exactly one wins, the others are duplicate', async () => {
+      const key = idempotencyKey()
+      await withOther(async (other) => {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, index) =>
+            (index % 2 === 0 ? ledger : other).claim(claimOf({ idempotencyKey: key })),
+          ),
+        )
+        const winners = results.filter((result) => result.ok)
+        expect(winners).toHaveLength(1)
+        for (const result of results)
+          if (!result.ok) expect(result).toEqual({ ok: false, reason: 'duplicate', existing: claimed(winners[0]!) })
+      })
+    })
+  })
+
+  describe('claim: balance', () => {
+    test('behavior: outstanding claims (claimed and settling) plus this one must fit in the balance', async () => {
+      const owner = freshPayer()
+      const bounded = (parameters: Partial<Claim> = {}) =>
+        claimOf({ payer: owner, amount: 10n, balance: 30n, ...parameters })
+      const [first, second, third] = [bounded(), bounded(), bounded()]
+      for (const claim of [first, second, third]) expect(claimed(await ledger.claim(claim))).toEqual(entryOf(claim))
+      const refused = bounded()
+      expect(await ledger.claim(refused)).toEqual({ ok: false, reason: 'insufficient_funds', outstanding: 30n })
+      expect(await ledger.get(refused)).toBeUndefined()
+
+      // Settling still counts; settled, failed and released do not.
+      await ledger.apply(first, { type: 'settle', response })
+      expect(await ledger.claim(bounded())).toMatchObject({ reason: 'insufficient_funds', outstanding: 30n })
+      await ledger.apply(first, { type: 'confirmed', transaction: hash() })
+      expect((await ledger.claim(refused)).ok).toBe(true)
+      await ledger.apply(second, { type: 'fail', reason: 'reverted' })
+      await ledger.apply(third, { type: 'release', reason: 'handler failed' })
+      expect(await ledger.claim(bounded({ amount: 21n }))).toMatchObject({
+        reason: 'insufficient_funds',
+        outstanding: 10n,
+      })
+      expect((await ledger.claim(bounded({ amount: 20n }))).ok).toBe(true)
+    })
+
+    test('behavior: a claim filling the balance exactly succeeds; a zero balance takes only zero amounts', async () => {
+      const owner = freshPayer()
+      expect((await ledger.claim(claimOf({ payer: owner, amount: 7n, balance: 7n }))).ok).toBe(true)
+      const other = freshPayer()
+      expect(await ledger.claim(claimOf({ payer: other, amount: 1n, balance: 0n }))).toEqual({
+        ok: false,
+        reason: 'insufficient_funds',
+        outstanding: 0n,
+      })
+      expect((await ledger.claim(claimOf({ payer: other, amount: 0n, balance: 0n }))).ok).toBe(true)
+    })
+
+    test('behavior: claims without a balance are not bounded, but count against those with one', async () => {
+      const owner = freshPayer()
+      for (let index = 0; index < 3; index++)
+        expect((await ledger.claim(claimOf({ payer: owner, amount: 10n }))).ok).toBe(true)
+      expect(await ledger.claim(claimOf({ payer: owner, amount: 1n, balance: 30n }))).toMatchObject({
+        reason: 'insufficient_funds',
+        outstanding: 30n,
+      })
+      expect((await ledger.claim(claimOf({ payer: owner, amount: 1n, balance: 31n }))).ok).toBe(true)
+    })
+
+    test('behavior: the balance counts only its payer, whatever the letter case', async () => {
+      const owner = freshPayer()
+      await ledger.claim(claimOf({ payer: freshPayer(), amount: 100n }))
+      await ledger.claim(claimOf({ payer: owner.toLowerCase() as Address, amount: 5n }))
+      expect(await ledger.claim(claimOf({ payer: owner, amount: 6n, balance: 10n }))).toMatchObject({
+        reason: 'insufficient_funds',
+        outstanding: 5n,
+      })
+      const lowercase = claimOf({ payer: owner.toLowerCase() as Address, amount: 5n, balance: 10n })
+      expect((await ledger.claim(lowercase)).ok).toBe(true)
+    })
+
+    test('behavior: amounts beyond 2^64 are summed exactly', async () => {
+      const owner = freshPayer()
+      const big = 2n ** 200n + 1n
+      expect((await ledger.claim(claimOf({ payer: owner, amount: big, balance: 2n * big }))).ok).toBe(true)
+      expect((await ledger.claim(claimOf({ payer: owner, amount: big + 1n, balance: 2n * big }))).ok).toBe(false)
+      const result = await ledger.claim(claimOf({ payer: owner, amount: big, balance: 2n * big }))
+      expect(result.ok).toBe(true)
+      expect(await ledger.claim(claimOf({ payer: owner, amount: 1n, balance: 2n * big }))).toMatchObject({
+        outstanding: 2n * big,
+      })
+    })
+
+    test('behavior: a replay is replayed and a held key duplicate, before the balance is looked at', async () => {
+      const owner = freshPayer()
+      const key = idempotencyKey()
+      const claim = claimOf({ payer: owner, amount: 10n, balance: 10n, idempotencyKey: key })
+      const entry = claimed(await ledger.claim(claim))
+      expect(await ledger.claim(claim)).toEqual({ ok: false, reason: 'replayed', existing: entry })
+      const another = { ...claim, nonce: nonce() }
+      expect(await ledger.claim(another)).toEqual({ ok: false, reason: 'duplicate', existing: entry })
+    })
+
+    test('behavior: a released entry is claimed afresh within the balance', async () => {
+      const owner = freshPayer()
+      const claim = await entryIn('released', { payer: owner, amount: 10n, balance: 10n })
+      expect((await ledger.claim({ ...claim, claimedAt: new Date() })).ok).toBe(true)
+      expect((await ledger.claim(claimOf({ payer: owner, amount: 1n, balance: 10n }))).ok).toBe(false)
+    })
+
+    test('behavior: 20 concurrent claims with a balance covering exactly 3, exactly 3 win', async () => {
+      const owner = freshPayer()
+      await withOther(async (other) => {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, index) =>
+            (index % 2 === 0 ? ledger : other).claim(claimOf({ payer: owner, amount: 10n, balance: 30n })),
+          ),
+        )
+        expect(results.filter((result) => result.ok)).toHaveLength(3)
+        for (const result of results)
+          if (!result.ok) expect(result).toEqual({ ok: false, reason: 'insufficient_funds', outstanding: 30n })
+        const held = await ledger.list({ state: 'claimed', limit: 10_000 })
+        expect(held.filter((entry) => entry.payer === owner)).toHaveLength(3)
+      })
+    })
+  })
+
   describe('apply', () => {
     test.each(legal)('behavior: %s + %s -> %s', async (from, type, to) => {
       const claim = await entryIn(from)
@@ -218,6 +479,8 @@ describe.each(backends)('ledger: $name', (backend) => {
       expect(entry.updatedAt.getTime()).toBeGreaterThanOrEqual(before.updatedAt.getTime())
       if ('transaction' in event) expect(entry.transaction).toBe(event.transaction)
       if ('reason' in event) expect(entry.reason).toBe(event.reason)
+      if (event.type === 'effect') expect(entry.effects).toEqual([...before.effects, event.effect])
+      if (event.type === 'settle') expect(entry.response).toEqual(event.response)
       expect(await ledger.get(claim)).toEqual(entry)
     })
 
@@ -237,17 +500,79 @@ describe.each(backends)('ledger: $name', (backend) => {
       expect(settled).toMatchObject({ state: 'settled', transaction, reason: undefined })
     })
 
+    test('behavior: effects accumulate in order and round-trip exactly, key order included', async () => {
+      const claim = await entryIn('claimed')
+      const effects: Effect[] = [
+        { type: 'insert', collection: 'invoices', id: 'invoice-2' },
+        effect,
+        { type: 'update', collection: 'escrows', id: 'e', before: null, version: 2 },
+        { type: 'append', chain: `audit:${payer}`, sequence: 7 },
+      ]
+      for (const next of effects) await ledger.apply(claim, { type: 'effect', effect: next })
+      const entry = await ledger.get(claim)
+      expect(entry?.effects).toEqual(effects)
+      expect(JSON.stringify(entry?.effects)).toBe(JSON.stringify(effects))
+      expect(entry?.state).toBe('claimed')
+    })
+
+    test('behavior: settle keeps the response; confirmed keeps it and drops the lease and the effects', async () => {
+      const claim = await entryIn('claimed', { lease: 'lease-a' })
+      await ledger.apply(claim, { type: 'effect', effect })
+      const settling = await ledger.apply(claim, { type: 'settle', response })
+      expect(settling).toMatchObject({ state: 'settling', response, lease: 'lease-a', effects: [effect] })
+      const settled = await ledger.apply(claim, { type: 'confirmed', transaction: hash() })
+      expect(settled).toMatchObject({ state: 'settled', response, lease: undefined, effects: [] })
+      expect(await ledger.get(claim)).toEqual(settled)
+    })
+
+    test('behavior: settle without a response keeps none', async () => {
+      const claim = await entryIn('claimed')
+      expect((await ledger.apply(claim, { type: 'settle', response: undefined })).response).toBeUndefined()
+      expect((await ledger.get(claim))?.response).toBeUndefined()
+    })
+
+    test.each([
+      ['claimed', { type: 'release', reason: 'handler failed' }],
+      ['claimed', { type: 'fail', reason: 'reverted' }],
+      ['settling', { type: 'fail', reason: 'reverted' }],
+    ] as const)('behavior: %s + %o drops the lease and the response, keeps the effects', async (from, event) => {
+      const claim = await entryIn('claimed', { lease: 'lease-b' })
+      await ledger.apply(claim, { type: 'effect', effect })
+      for (const step of pathTo[from]) await ledger.apply(claim, step)
+      const entry = await ledger.apply(claim, event)
+      expect(entry).toMatchObject({ lease: undefined, response: undefined, effects: [effect] })
+      expect(await ledger.get(claim)).toEqual(entry)
+    })
+
     test('behavior: concurrent events on one entry apply one at a time', async () => {
       const claim = await entryIn('claimed')
-      const settle = () => ledger.apply(claim, { type: 'settle' })
+      const settle = () => ledger.apply(claim, { type: 'settle', response })
       const results = await Promise.allSettled(Array.from({ length: 10 }, settle))
       expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1)
       for (const result of results)
         if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(InvalidTransitionError)
     })
 
+    test('behavior: 20 concurrent effects on one entry are all kept', async () => {
+      const claim = await entryIn('claimed')
+      await withOther(async (other) => {
+        await Promise.all(
+          Array.from({ length: 20 }, (_, sequence) =>
+            (sequence % 2 === 0 ? ledger : other).apply(claim, {
+              type: 'effect',
+              effect: { type: 'append', chain: 'audit', sequence },
+            }),
+          ),
+        )
+      })
+      const effects = (await ledger.get(claim))!.effects as { sequence: number }[]
+      expect(effects.map(({ sequence }) => sequence).sort((a, b) => a - b)).toEqual(
+        Array.from({ length: 20 }, (_, index) => index),
+      )
+    })
+
     test('error: an unknown key is a fault', async () => {
-      await expect(ledger.apply({ payer, nonce: nonce() }, { type: 'settle' })).rejects.toBeInstanceOf(
+      await expect(ledger.apply({ payer, nonce: nonce() }, { type: 'settle', response })).rejects.toBeInstanceOf(
         InvalidTransitionError,
       )
     })
@@ -259,6 +584,8 @@ describe.each(backends)('ledger: $name', (backend) => {
       await other.close()
       await expect(other.claim(claimOf())).rejects.toThrow()
       await expect(other.get({ payer, nonce: nonce() })).rejects.toThrow()
+      await expect(other.find({ payer, idempotencyKey: 'k' })).rejects.toThrow()
+      await expect(other.leases()).rejects.toThrow()
     })
   })
 
@@ -268,13 +595,43 @@ describe.each(backends)('ledger: $name', (backend) => {
     })
   })
 
+  describe('find', () => {
+    test('default', async () => {
+      const key = idempotencyKey()
+      const claim = claimOf({ idempotencyKey: key })
+      const entry = claimed(await ledger.claim(claim))
+      expect(await ledger.find({ payer, idempotencyKey: key })).toEqual(entry)
+      expect(await ledger.find({ payer: payer.toLowerCase() as Address, idempotencyKey: key })).toEqual(entry)
+    })
+
+    test.each(['settling', 'settled'] as const)('behavior: finds a %s entry, with its response', async (state) => {
+      const key = idempotencyKey()
+      const claim = await entryIn(state, { idempotencyKey: key })
+      expect(await ledger.find({ payer, idempotencyKey: key })).toEqual((await ledger.get(claim))!)
+      expect((await ledger.find({ payer, idempotencyKey: key }))?.response).toEqual(response)
+    })
+
+    test.each(['released', 'failed'] as const)('behavior: a %s entry is not found', async (state) => {
+      const key = idempotencyKey()
+      await entryIn(state, { idempotencyKey: key })
+      expect(await ledger.find({ payer, idempotencyKey: key })).toBeUndefined()
+    })
+
+    test("behavior: an unknown key, or another payer's, is undefined", async () => {
+      const key = idempotencyKey()
+      await ledger.claim(claimOf({ idempotencyKey: key }))
+      expect(await ledger.find({ payer, idempotencyKey: idempotencyKey() })).toBeUndefined()
+      expect(await ledger.find({ payer: freshPayer(), idempotencyKey: key })).toBeUndefined()
+    })
+  })
+
   describe('list', () => {
     test('behavior: entries in a state, oldest first, up to the limit', async () => {
       // Older than any other entry of the suite, so these come first whatever else the store holds.
       const at = (minute: number) => new Date(Date.UTC(1990, 0, 1, 0, minute))
       const claims = [3, 1, 4, 2].map((minute) => claimOf({ claimedAt: at(minute) }))
       for (const claim of claims) await ledger.claim(claim)
-      await ledger.apply(claims[3]!, { type: 'settle' })
+      await ledger.apply(claims[3]!, { type: 'settle', response })
 
       const claimed = await ledger.list({ state: 'claimed', limit: 2 })
       expect(claimed.map((entry) => entry.claimedAt.getTime())).toEqual([at(1).getTime(), at(3).getTime()])
@@ -291,7 +648,375 @@ describe.each(backends)('ledger: $name', (backend) => {
       expect(await ledger.list({ state: 'claimed' })).toHaveLength(100)
     })
   })
+
+  // A store of their own: `forget` and the leases are counted over the whole store.
+  describe('on a store of its own', () => {
+    let own: Store
+    let mine: Ledger
+    beforeEach(async () => {
+      own = await backend.store()
+      mine = own.open()
+    })
+    afterEach(async () => {
+      await mine.close()
+      await own.teardown()
+    })
+
+    describe('forget', () => {
+      test('default', async () => {
+        const settled = await entryIn('settled', {}, mine)
+        const settling = await entryIn('settling', {}, mine)
+        const failed = await entryIn('failed', {}, mine)
+        const before = await mine.get(settled)
+        expect(await mine.forget({ before: new Date(Date.now() + 60_000) })).toBe(1)
+        expect(await mine.get(settled)).toEqual({ ...before!, response: undefined })
+        expect((await mine.get(settling))?.response).toEqual(response)
+        expect((await mine.get(failed))?.response).toBeUndefined()
+        expect(await mine.forget({ before: new Date(Date.now() + 60_000) })).toBe(0)
+      })
+
+      test('behavior: keeps the responses of entries changed at or after `before`', async () => {
+        const settled = await entryIn('settled', {}, mine)
+        const { updatedAt } = (await mine.get(settled))!
+        expect(await mine.forget({ before: updatedAt })).toBe(0)
+        expect((await mine.get(settled))?.response).toEqual(response)
+        expect(await mine.forget({ before: new Date(updatedAt.getTime() + 1) })).toBe(1)
+      })
+    })
+
+    describe('leases', () => {
+      const leaseOf = (heartbeatAt = new Date()) => ({
+        id: crypto.randomUUID(),
+        host: 'gateway-1',
+        pid: 4242,
+        heartbeatAt,
+        staleBefore: new Date(0),
+      })
+
+      test('default', async () => {
+        const { staleBefore: _, ...lease } = leaseOf(new Date('2001-02-03T04:05:06.789Z'))
+        const acquired = await mine.acquire({ ...lease, staleBefore: new Date(0) })
+        expect(acquired).toEqual({ ...lease, slot: 0 })
+        expect(await mine.leases()).toEqual([acquired])
+      })
+
+      test('behavior: each lease takes the lowest free slot, from 0', async () => {
+        const [a, b, c] = [await mine.acquire(leaseOf()), await mine.acquire(leaseOf()), await mine.acquire(leaseOf())]
+        expect([a.slot, b.slot, c.slot]).toEqual([0, 1, 2])
+        await mine.drop(b.id)
+        expect((await mine.acquire(leaseOf())).slot).toBe(1)
+        await mine.drop(a.id)
+        expect((await mine.acquire(leaseOf())).slot).toBe(0)
+        expect((await mine.acquire(leaseOf())).slot).toBe(3)
+        expect((await mine.leases()).map(({ slot }) => slot)).toEqual([0, 1, 2, 3])
+      })
+
+      test('behavior: a stale lease is removed and its slot reused; renewing it is false', async () => {
+        const now = Date.now()
+        const stale = await mine.acquire(leaseOf(new Date(now - 600_000)))
+        const live = await mine.acquire(leaseOf(new Date(now - 10_000)))
+        const fresh = await mine.acquire({ ...leaseOf(new Date(now)), staleBefore: new Date(now - 60_000) })
+        expect(fresh.slot).toBe(stale.slot)
+        expect(await mine.leases()).toEqual([fresh, live].sort((x, y) => x.slot - y.slot))
+        expect(await mine.renew({ id: stale.id, now: new Date() })).toBe(false)
+        expect(await mine.renew({ id: live.id, now: new Date() })).toBe(true)
+      })
+
+      test('behavior: renew moves the heartbeat; after drop it is false', async () => {
+        const lease = await mine.acquire(leaseOf(new Date(Date.now() - 5_000)))
+        const now = new Date()
+        expect(await mine.renew({ id: lease.id, now })).toBe(true)
+        expect(await mine.leases()).toEqual([{ ...lease, heartbeatAt: now }])
+        await mine.drop(lease.id)
+        expect(await mine.renew({ id: lease.id, now: new Date() })).toBe(false)
+        expect(await mine.leases()).toEqual([])
+        await mine.drop(lease.id)
+      })
+
+      test('behavior: 10 concurrent acquires take distinct slots 0..9', async () => {
+        const other = backend.shared ? own.open() : mine
+        try {
+          const acquired = await Promise.all(
+            Array.from({ length: 10 }, (_, index) => (index % 2 === 0 ? mine : other).acquire(leaseOf())),
+          )
+          expect(acquired.map(({ slot }) => slot).sort((a, b) => a - b)).toEqual(
+            Array.from({ length: 10 }, (_, index) => index),
+          )
+          expect(await other.leases()).toHaveLength(10)
+        } finally {
+          if (other !== mine) await other.close()
+        }
+      })
+
+      test('error: acquiring one id twice is a fault', async () => {
+        const lease = leaseOf()
+        await mine.acquire(lease)
+        await expect(mine.acquire(lease)).rejects.toThrow()
+        expect(await mine.leases()).toHaveLength(1)
+      })
+    })
+  })
 })
+
+/** A ledger in another process, started by {@link claimer}: it claims the nonces of an order file in turn. */
+type Claimer = {
+  /** Lets it claim. */
+  start: () => Promise<void>
+  /** The nonces it won, once it has exited. */
+  won: () => Promise<Hex[]>
+}
+
+/** Starts `claim-fixture.ts` on `backend` (`sqlite:<file>` or `postgres:<schema>`) and waits until it is ready. */
+async function claimer(parameters: {
+  backend: string
+  owner: Address
+  nonces: Hex[]
+  balance?: bigint
+}): Promise<Claimer> {
+  const { backend, owner, nonces, balance } = parameters
+  const order = join(tmpdir(), `ledger-order-${crypto.randomUUID()}.json`)
+  await Bun.write(order, JSON.stringify(shuffle(nonces)))
+  const fixture = join(import.meta.dir, 'claim-fixture.ts')
+  const bounded = balance === undefined ? [] : [`${balance}`]
+  const child = Bun.spawn([join(root, 'node_modules/.bin/bun'), fixture, backend, owner, order, ...bounded], {
+    stdin: 'pipe',
+    stdout: 'pipe',
+    stderr: 'inherit',
+  })
+  const reader = child.stdout.getReader()
+  let output = ''
+  try {
+    while (!output.includes('ready\n')) {
+      const { done, value } = await reader.read()
+      if (done) throw new Error('The claim fixture exited before it was ready.')
+      output += new TextDecoder().decode(value)
+    }
+  } finally {
+    // Read before it said ready, or never needed again.
+    await Bun.file(order).delete()
+  }
+  output = output.slice(output.indexOf('ready\n') + 'ready\n'.length)
+  return {
+    start: async () => {
+      await child.stdin.end()
+    },
+    won: async () => {
+      for (;;) {
+        const { done, value } = await reader.read()
+        if (done) break
+        output += new TextDecoder().decode(value)
+      }
+      expect(await child.exited).toBe(0)
+      return JSON.parse(output) as Hex[]
+    },
+  }
+}
+
+/** Each process walks the keys in its own random order: while they overlap, both write and meet on held keys. */
+function shuffle(values: Hex[]): Hex[] {
+  return values
+    .map((value) => ({ value, key: Math.random() }))
+    .sort((a, b) => a.key - b.key)
+    .map(({ value }) => value)
+}
+
+/** The shared backends, each with the argument that names its store to the claim fixture. */
+const processBackends: { name: string; store: () => Promise<Store & { backend: string }> }[] = [
+  {
+    name: 'sqlite',
+    store: async () => {
+      const store = sqliteStore()
+      return { ...store, backend: `sqlite:${store.path}` }
+    },
+  },
+  ...(databaseUrl
+    ? [
+        {
+          name: 'postgres',
+          store: async () => {
+            const store = await postgresStore(databaseUrl)
+            return { ...store, backend: `postgres:${store.schema}` }
+          },
+        },
+      ]
+    : []),
+]
+
+describe.each(processBackends)('ledger: $name, another process', ({ store: open }) => {
+  let store: Store & { backend: string }
+  beforeAll(async () => {
+    store = await open()
+  })
+  afterAll(() => store.teardown())
+
+  test('behavior: another process claiming the same keys at the same time, exactly one winner per key', async () => {
+    const ledger = store.open()
+    const nonces = Array.from({ length: 1_000 }, nonce)
+    const other = await claimer({ backend: store.backend, owner: payer, nonces })
+    await other.start()
+
+    const wonHere: Hex[] = []
+    for (const nonce of shuffle(nonces)) if ((await ledger.claim(claimOf({ nonce }))).ok) wonHere.push(nonce)
+    await ledger.close()
+    const wonThere = await other.won()
+
+    // Only the count is asserted, not the split: SQLite's busy handler is not fair, so now and then one process
+    // takes every key while the other sleeps on the lock.
+    expect(wonHere.length + wonThere.length).toBe(nonces.length)
+    expect(new Set([...wonHere, ...wonThere]).size).toBe(nonces.length)
+  })
+
+  test('behavior: another process claiming against the same balance at the same time, never beyond it', async () => {
+    const ledger = store.open()
+    const owner = freshPayer()
+    const nonces = Array.from({ length: 300 }, nonce)
+    const other = await claimer({ backend: store.backend, owner, nonces, balance: 50n })
+    await other.start()
+
+    const wonHere: Hex[] = []
+    for (const nonce of shuffle(nonces))
+      if ((await ledger.claim(claimOf({ payer: owner, nonce, amount: 1n, balance: 50n }))).ok) wonHere.push(nonce)
+    await ledger.close()
+    const wonThere = await other.won()
+
+    expect(wonHere.length + wonThere.length).toBe(50)
+    expect(new Set([...wonHere, ...wonThere]).size).toBe(50)
+  })
+})
+
+/** The `payments` DDL of the previous version, as databases in the field have it. */
+const previous = {
+  sqlite: [
+    `CREATE TABLE payments (
+      payer TEXT NOT NULL,
+      nonce TEXT NOT NULL,
+      state TEXT NOT NULL CHECK (state IN ('claimed', 'settling', 'settled', 'failed', 'released')),
+      amount TEXT NOT NULL CHECK (amount <> '' AND amount NOT GLOB '*[^0-9]*'),
+      endpoint TEXT NOT NULL,
+      protocol TEXT NOT NULL,
+      "transaction" TEXT,
+      reason TEXT,
+      "authorization" TEXT NOT NULL,
+      claimed_at INTEGER NOT NULL,
+      updated_at INTEGER NOT NULL,
+      PRIMARY KEY (payer, nonce)
+    ) WITHOUT ROWID`,
+    'CREATE INDEX payments_state_claimed_at ON payments (state, claimed_at)',
+  ],
+  postgres: [
+    `CREATE TABLE payments (
+      payer text NOT NULL,
+      nonce text NOT NULL,
+      state text NOT NULL CHECK (state IN ('claimed', 'settling', 'settled', 'failed', 'released')),
+      amount numeric(78, 0) NOT NULL CHECK (amount >= 0),
+      endpoint text NOT NULL,
+      protocol text NOT NULL,
+      "transaction" text,
+      reason text,
+      "authorization" text NOT NULL,
+      claimed_at timestamptz NOT NULL,
+      updated_at timestamptz NOT NULL,
+      PRIMARY KEY (payer, nonce)
+    )`,
+    'CREATE INDEX payments_state_claimed_at ON payments (state, claimed_at)',
+  ],
+}
+
+/** A row as the previous version wrote it: settled, and one still claimed. */
+const previousRows = [
+  { nonce: `0x${'0a'.repeat(32)}`, state: 'settled', transaction: `0x${'0b'.repeat(32)}`, amount: 2n ** 100n },
+  { nonce: `0x${'0c'.repeat(32)}`, state: 'claimed', transaction: null, amount: 5n },
+] as const
+const previousAt = new Date('2020-01-02T03:04:05.678Z')
+
+/** The entry that a row of the previous version reads as. */
+function previousEntry(row: (typeof previousRows)[number]): Entry {
+  return {
+    payer,
+    nonce: row.nonce,
+    state: row.state,
+    amount: row.amount,
+    endpoint: 'GET /old',
+    protocol: 'x402-v2',
+    transaction: row.transaction ?? undefined,
+    reason: undefined,
+    authorization: '{"old":true}',
+    fingerprint: '',
+    idempotencyKey: undefined,
+    lease: undefined,
+    response: undefined,
+    effects: [],
+    claimedAt: previousAt,
+    updatedAt: previousAt,
+  }
+}
+
+/** Asserts that an upgraded ledger reads the old rows and works on them like on new ones. */
+async function expectUpgraded(ledger: Ledger) {
+  for (const row of previousRows) expect(await ledger.get({ payer, nonce: row.nonce })).toEqual(previousEntry(row))
+  const held = previousRows[1]
+  expect(await ledger.claim(claimOf({ nonce: held.nonce }))).toMatchObject({ ok: false, reason: 'replayed' })
+  await ledger.apply({ payer, nonce: held.nonce }, { type: 'effect', effect })
+  const settling = await ledger.apply({ payer, nonce: held.nonce }, { type: 'settle', response })
+  expect(settling).toMatchObject({ state: 'settling', effects: [effect], response, fingerprint: '' })
+  const key = idempotencyKey()
+  expect((await ledger.claim(claimOf({ idempotencyKey: key, balance: 10_005n }))).ok).toBe(true)
+  expect(await ledger.claim(claimOf({ idempotencyKey: key }))).toMatchObject({ ok: false, reason: 'duplicate' })
+  expect(await ledger.claim(claimOf({ balance: 10_004n }))).toMatchObject({
+    reason: 'insufficient_funds',
+    outstanding: 10_005n,
+  })
+  const lease = { id: 'lease', host: 'h', pid: 1, heartbeatAt: new Date(), staleBefore: new Date(0) }
+  expect((await ledger.acquire(lease)).slot).toBe(0)
+}
+
+/** The column list of a table as `PRAGMA table_info` reports it, and as its drizzle table describes it. */
+function sqliteColumns(database: Database, table: SQLiteTable) {
+  type Column = { name: string; type: string; notnull: number; pk: number }
+  const config = getSqliteTableConfig(table)
+  const columns = database.query(`PRAGMA table_info(${config.name})`).all() as Column[]
+  const key =
+    config.primaryKeys[0]?.columns.map((column) => column.name) ??
+    config.columns.filter((column) => column.primary).map((column) => column.name)
+  return {
+    found: columns.map(({ name, type, notnull, pk }) => ({
+      name,
+      type: type.toLowerCase(),
+      notNull: notnull === 1,
+      pk: pk > 0,
+    })),
+    described: config.columns.map((column) => ({
+      name: column.name,
+      type: column.getSQLType(),
+      notNull: column.notNull || key.includes(column.name),
+      pk: key.includes(column.name),
+    })),
+  }
+}
+
+/** Asserts that the file's tables are the ones the drizzle schema describes, indexes included. */
+function expectSqliteSchema(path: string) {
+  const database = new Database(path, { readonly: true })
+  try {
+    for (const table of [sqlitePayments, sqliteLeases]) {
+      const { found, described } = sqliteColumns(database, table)
+      expect(found).toEqual(described)
+      const config = getSqliteTableConfig(table)
+      const indexes = database.query(`PRAGMA index_list(${config.name})`).all() as {
+        name: string
+        unique: number
+        partial: number
+      }[]
+      for (const index of config.indexes)
+        expect(indexes.find(({ name }) => name === index.config.name)).toMatchObject({
+          unique: index.config.unique ? 1 : 0,
+          partial: index.config.where ? 1 : 0,
+        })
+    }
+  } finally {
+    database.close()
+  }
+}
 
 describe('ledger: sqlite file', () => {
   let store: ReturnType<typeof sqliteStore>
@@ -302,9 +1027,10 @@ describe('ledger: sqlite file', () => {
 
   test('behavior: creates its folder, uses WAL, and keeps every entry across close and reopen', async () => {
     const first = store.open()
-    const claim = claimOf({ amount: 2n ** 100n })
+    const claim = claimOf({ amount: 2n ** 100n, idempotencyKey: idempotencyKey() })
     await first.claim(claim)
-    await first.apply(claim, { type: 'settle' })
+    await first.apply(claim, { type: 'effect', effect })
+    await first.apply(claim, { type: 'settle', response })
     const before = await first.get(claim)
     await first.close()
 
@@ -318,31 +1044,28 @@ describe('ledger: sqlite file', () => {
     database.close()
   })
 
-  test('behavior: the migration creates the table the drizzle schema describes', async () => {
+  test('behavior: the migration creates the tables the drizzle schema describes', async () => {
+    await store.open().close()
+    expectSqliteSchema(store.path)
+  })
+
+  test('behavior: the queries use the partial indexes', async () => {
     await store.open().close()
     const database = new Database(store.path, { readonly: true })
-    type Column = { name: string; type: string; notnull: number; pk: number }
-    const columns = database.query('PRAGMA table_info(payments)').all() as Column[]
-    const indexes = database.query('PRAGMA index_list(payments)').all() as { name: string }[]
-    database.close()
-
-    const config = getSqliteTableConfig(sqlitePayments)
-    const key = config.primaryKeys[0]!.columns.map((column) => column.name)
-    const found = columns.map(({ name, type, notnull, pk }) => ({
-      name,
-      type: type.toLowerCase(),
-      notNull: notnull === 1,
-      pk: pk > 0,
-    }))
-    expect(found).toEqual(
-      config.columns.map((column) => ({
-        name: column.name,
-        type: column.getSQLType(),
-        notNull: column.notNull || key.includes(column.name),
-        pk: key.includes(column.name),
-      })),
-    )
-    expect(indexes.map(({ name }) => name)).toContain(config.indexes[0]!.config.name)
+    const plan = (query: string) =>
+      (database.query(`EXPLAIN QUERY PLAN ${query}`).all() as { detail: string }[]).map(({ detail }) => detail)
+    try {
+      expect(
+        plan(`SELECT * FROM payments WHERE "payments"."payer" = 'p' AND "payments"."idempotency_key" = 'k'
+          AND "payments"."state" IN ('claimed', 'settling', 'settled')`),
+      ).toEqual(['SEARCH payments USING INDEX payments_payer_idempotency_key (payer=? AND idempotency_key=?)'])
+      expect(
+        plan(`SELECT amount FROM payments WHERE "payments"."payer" = 'p'
+          AND "payments"."state" IN ('claimed', 'settling')`),
+      ).toEqual(['SEARCH payments USING COVERING INDEX payments_payer_outstanding (payer=? AND state=?)'])
+    } finally {
+      database.close()
+    }
   })
 
   test('behavior: opens a private database in memory', async () => {
@@ -353,54 +1076,91 @@ describe('ledger: sqlite file', () => {
     await ledger.close()
   })
 
-  test('behavior: another process claiming the same keys at the same time, exactly one winner per key', async () => {
-    const ledger = store.open()
-    const nonces = Array.from({ length: 1_000 }, nonce)
-    // Each process walks the keys in its own random order: while they overlap, both write and meet on held keys.
-    const shuffle = (values: Hex[]) =>
-      values
-        .map((value) => ({ value, key: Math.random() }))
-        .sort((a, b) => a.key - b.key)
-        .map(({ value }) => value)
-    const order = join(store.path, '..', 'order.json')
-    await Bun.write(order, JSON.stringify(shuffle(nonces)))
+  test('behavior: upgrades a file of the previous version in place, keeping its rows', async () => {
+    const upgraded = sqliteFixture('ledger-upgrade', (path) => sqlite({ path }))
+    try {
+      mkdirSync(dirname(upgraded.path), { recursive: true })
+      const database = new Database(upgraded.path, { create: true })
+      for (const statement of previous.sqlite) database.exec(statement)
+      const insert = database.query(
+        `INSERT INTO payments VALUES (?, ?, ?, ?, 'GET /old', 'x402-v2', ?, NULL, '{"old":true}', ?, ?)`,
+      )
+      const at = previousAt.getTime()
+      for (const row of previousRows)
+        insert.run(payer, row.nonce, row.state, row.amount.toString(), row.transaction, at, at)
+      database.close()
 
-    const fixture = join(import.meta.dir, 'claim-fixture.ts')
-    const child = Bun.spawn([join(root, 'node_modules/.bin/bun'), fixture, store.path, payer, order], {
-      stdin: 'pipe',
-      stdout: 'pipe',
-      stderr: 'inherit',
-    })
-    const reader = child.stdout.getReader()
-    let output = ''
-    while (!output.includes('ready\n')) {
-      const { done, value } = await reader.read()
-      if (done) throw new Error('The claim fixture exited before it was ready.')
-      output += new TextDecoder().decode(value)
+      const ledger = upgraded.open()
+      await expectUpgraded(ledger)
+      await ledger.close()
+      expectSqliteSchema(upgraded.path)
+      // Opening it again changes nothing.
+      const again = upgraded.open()
+      expect((await again.get({ payer, nonce: previousRows[0].nonce }))?.fingerprint).toBe('')
+      await again.close()
+      expectSqliteSchema(upgraded.path)
+    } finally {
+      await upgraded.teardown()
     }
-    output = output.slice(output.indexOf('ready\n') + 'ready\n'.length)
-    await child.stdin.end()
+  })
 
-    const wonHere: Hex[] = []
-    for (const nonce of shuffle(nonces)) if ((await ledger.claim(claimOf({ nonce }))).ok) wonHere.push(nonce)
-    await ledger.close()
+  test('behavior: several processes opening a file of the previous version at once upgrade it and claim', async () => {
+    const upgraded = sqliteFixture('ledger-upgrade', (path) => sqlite({ path }))
+    try {
+      mkdirSync(dirname(upgraded.path), { recursive: true })
+      const database = new Database(upgraded.path, { create: true })
+      database.exec('PRAGMA journal_mode = WAL')
+      for (const statement of previous.sqlite) database.exec(statement)
+      database.close()
 
-    for (;;) {
-      const { done, value } = await reader.read()
-      if (done) break
-      output += new TextDecoder().decode(value)
+      const nonces = Array.from({ length: 200 }, nonce)
+      const claimers = await Promise.all(
+        Array.from({ length: 6 }, () => claimer({ backend: `sqlite:${upgraded.path}`, owner: payer, nonces })),
+      )
+      await Promise.all(claimers.map((other) => other.start()))
+      const won = (await Promise.all(claimers.map((other) => other.won()))).flat()
+      expect(won).toHaveLength(nonces.length)
+      expect(new Set(won).size).toBe(nonces.length)
+      expectSqliteSchema(upgraded.path)
+    } finally {
+      await upgraded.teardown()
     }
-    expect(await child.exited).toBe(0)
-    const wonThere = JSON.parse(output) as Hex[]
-
-    // Only the count is asserted, not the split: SQLite's busy handler is not fair, so now and then one process
-    // takes every key while the other sleeps on the lock.
-    expect(wonHere.length + wonThere.length).toBe(nonces.length)
-    expect(new Set([...wonHere, ...wonThere]).size).toBe(nonces.length)
   })
 })
 
 describe.skipIf(!databaseUrl)('ledger: postgres database', () => {
+  /** Asserts that the schema's tables are the ones the drizzle schema describes, indexes included. */
+  async function expectPgSchema(sql: postgresJs.Sql, schema: string) {
+    for (const table of [pgPayments, pgLeases] as PgTable[]) {
+      const config = getPgTableConfig(table)
+      const columns = await sql<{ name: string; type: string; notNull: boolean }[]>`
+        SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS "notNull"
+        FROM pg_attribute WHERE attrelid = ${config.name}::regclass AND attnum > 0 AND NOT attisdropped
+        ORDER BY attnum`
+      const indexes = await sql<{ name: string; definition: string }[]>`
+        SELECT indexname AS name, indexdef AS definition FROM pg_indexes
+        WHERE tablename = ${config.name} AND schemaname = ${schema}`
+      const key =
+        config.primaryKeys[0]?.columns.map((column) => column.name) ??
+        config.columns.filter((column) => column.primary).map((column) => column.name)
+      expect(columns.map((column) => ({ ...column }))).toEqual(
+        config.columns.map((column) => ({
+          name: column.name,
+          type: column.getSQLType().replaceAll(', ', ','),
+          notNull: column.notNull || key.includes(column.name),
+        })),
+      )
+      for (const index of config.indexes) {
+        const found = indexes.find(({ name }) => name === index.config.name)
+        expect(found).toBeDefined()
+        expect(found!.definition.startsWith('CREATE UNIQUE INDEX')).toBe(index.config.unique)
+        expect(found!.definition.includes(' WHERE ')).toBe(index.config.where !== undefined)
+      }
+      for (const column of config.columns.filter((column) => column.isUnique))
+        expect(indexes.map(({ name }) => name)).toContain(column.uniqueName!)
+    }
+  }
+
   test('behavior: several processes creating the table at once, exactly one claim wins', async () => {
     const store = await postgresStore(databaseUrl!)
     try {
@@ -413,27 +1173,51 @@ describe.skipIf(!databaseUrl)('ledger: postgres database', () => {
     }
   })
 
-  test('behavior: the migration creates the table the drizzle schema describes', async () => {
+  test('behavior: the migration creates the tables the drizzle schema describes', async () => {
     const store = await postgresStore(databaseUrl!)
     const sql = postgresJs(databaseUrl!, { max: 1, onnotice: () => {}, connection: { search_path: store.schema } })
     try {
       await store.open().get({ payer, nonce: nonce() })
-      const columns = await sql<{ name: string; type: string; notNull: boolean }[]>`
-        SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS "notNull"
-        FROM pg_attribute WHERE attrelid = 'payments'::regclass AND attnum > 0 AND NOT attisdropped ORDER BY attnum`
-      const indexes = await sql<{ name: string }[]>`
-        SELECT indexname AS name FROM pg_indexes WHERE tablename = 'payments' AND schemaname = ${store.schema}`
+      await expectPgSchema(sql, store.schema)
+    } finally {
+      await sql.end()
+      await store.teardown()
+    }
+  })
 
-      const config = getPgTableConfig(pgPayments)
-      const key = config.primaryKeys[0]!.columns.map((column) => column.name)
-      expect(columns.map((column) => ({ ...column }))).toEqual(
-        config.columns.map((column) => ({
-          name: column.name,
-          type: column.getSQLType().replaceAll(', ', ','),
-          notNull: column.notNull || key.includes(column.name),
-        })),
-      )
-      expect(indexes.map(({ name }) => name)).toContain(config.indexes[0]!.config.name!)
+  test('behavior: upgrades a database of the previous version in place, from several processes at once', async () => {
+    const store = await postgresStore(databaseUrl!)
+    const sql = postgresJs(databaseUrl!, { max: 1, onnotice: () => {}, connection: { search_path: store.schema } })
+    try {
+      for (const statement of previous.postgres) await sql.unsafe(statement)
+      for (const row of previousRows)
+        await sql`INSERT INTO payments VALUES (${payer}, ${row.nonce}, ${row.state}, ${row.amount.toString()},
+          'GET /old', 'x402-v2', ${row.transaction}, NULL, '{"old":true}', ${previousAt}, ${previousAt})`
+
+      const ledgers = Array.from({ length: 5 }, store.open)
+      const reads = await Promise.all(ledgers.map((ledger) => ledger.get({ payer, nonce: previousRows[0].nonce })))
+      for (const read of reads) expect(read).toEqual(previousEntry(previousRows[0]))
+      await expectUpgraded(ledgers[0]!)
+      await expectPgSchema(sql, store.schema)
+      // Opening it again changes nothing.
+      expect(await store.open().get({ payer, nonce: previousRows[0].nonce })).toEqual(previousEntry(previousRows[0]))
+      await expectPgSchema(sql, store.schema)
+    } finally {
+      await sql.end()
+      await store.teardown()
+    }
+  })
+
+  test('behavior: an effect keeps a value that jsonb could not (`\\u0000`, key order)', async () => {
+    const store = await postgresStore(databaseUrl!)
+    const sql = postgresJs(databaseUrl!, { max: 1, onnotice: () => {}, connection: { search_path: store.schema } })
+    try {
+      const ledger = store.open()
+      const claim = claimOf()
+      await ledger.claim(claim)
+      await ledger.apply(claim, { type: 'effect', effect })
+      const [row] = await sql`SELECT effects::text AS effects, json_typeof(effects) AS type FROM payments`
+      expect(row).toEqual({ effects: JSON.stringify([effect]), type: 'array' })
     } finally {
       await sql.end()
       await store.teardown()
