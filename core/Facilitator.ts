@@ -15,6 +15,7 @@ export type Refusal =
   | 'challenge_mismatch'
   | 'malformed_payment'
   | 'settlement_failed'
+  | 'settlement_pending'
 
 /** Outcome of a check or an action that may be refused: data, not an exception. */
 export type Outcome<value> = ({ ok: true } & value) | { ok: false; reason: Refusal; message: string }
@@ -26,10 +27,21 @@ export type Status =
 
 /** Moves the money of a verified authorization: directly with a relayer key, or through a remote facilitator. */
 export type Facilitator = {
-  /** Checks on chain that the authorization can settle (nonce unused, balance enough, call simulates). */
-  verify: (parameters: { authorization: Signed; domain: Domain }) => Promise<Outcome<{}>>
-  /** Submits the transfer; resolves when the transaction is confirmed, with its hash. */
-  settle: (parameters: { authorization: Signed; domain: Domain }) => Promise<Outcome<{ transaction: Hash }>>
+  /**
+   * Checks on chain that the authorization can settle (nonce unused, balance enough, call simulates); answers the
+   * payer's balance in atomic units where it read it, so claims can be held within it.
+   */
+  verify: (parameters: { authorization: Signed; domain: Domain }) => Promise<Outcome<{ balance?: bigint | undefined }>>
+  /**
+   * Submits the transfer; resolves when the transaction is confirmed, with its hash. `settlement_pending` means the
+   * outcome is unknown (the transaction may be on its way): never report it as nothing charged. `onSubmitted`
+   * hears the hash as soon as the transaction is sent.
+   */
+  settle: (parameters: {
+    authorization: Signed
+    domain: Domain
+    onSubmitted?: ((transaction: Hash) => void) | undefined
+  }) => Promise<Outcome<{ transaction: Hash }>>
   /** Whether the authorization's nonce is used on chain (reconciliation after a crash). */
   status: (parameters: { payer: Address; nonce: Signed['nonce']; domain: Domain; transaction?: Hash }) => Promise<Status>
 }

@@ -61,7 +61,7 @@ export function local(parameters: local.Parameters): Facilitator {
     })
   }
 
-  async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{}>> {
+  async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ balance: bigint }>> {
     const mismatch = checkNetwork(domain)
     if (mismatch) return mismatch
     const transfer = encodeTransfer(authorization)
@@ -96,7 +96,7 @@ export function local(parameters: local.Parameters): Facilitator {
         return refuse('expired', `Valid before ${validBefore}; ${clock} is ${time}, and settling needs ${expiryMarginSeconds} s.`)
     }
     if (!simulation!.success) return fromRevert(simulation!.returnData)
-    return { ok: true }
+    return { ok: true, balance: BigInt(balance!.returnData) }
   }
 
   // Settlements waiting for the batch window to close, or for the batch in flight to finish.
@@ -105,13 +105,13 @@ export function local(parameters: local.Parameters): Facilitator {
   // At most one batch is being estimated, sent and mined at a time; the next one gathers everything that came meanwhile.
   let inFlight = false
 
-  function settle({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ transaction: Hash }>> {
+  function settle({ authorization, domain, onSubmitted }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
     const mismatch = checkNetwork(domain)
     if (mismatch) return Promise.resolve(mismatch)
     const transfer = encodeTransfer(authorization)
     if (!transfer.ok) return Promise.resolve(transfer)
     return new Promise((resolve, reject) => {
-      queue.push({ authorization, token: domain.verifyingContract, callData: transfer.data, resolve, reject })
+      queue.push({ authorization, token: domain.verifyingContract, callData: transfer.data, onSubmitted, resolve, reject })
       // While a batch is in flight, arrivals wait for it and then go out together (group commit).
       if (inFlight) return
       if (queue.length >= maxBatch) flush()
@@ -168,6 +168,7 @@ export function local(parameters: local.Parameters): Facilitator {
         gas = (await estimate(request)) ?? 40_000n + 100_000n * BigInt(candidates.length)
       }
       hash = await send({ ...request.transaction, gas })
+      for (const item of candidates) item.onSubmitted?.(hash)
     } catch (error) {
       // A lost connection may have carried the transaction out: the outcome is unknown, which is a fault.
       if (isTransportFault(error)) throw error
@@ -290,6 +291,8 @@ type Pending = {
   token: Address
   /** Encoded `transferWithAuthorization`. */
   callData: Hex
+  /** Hears the transaction hash once sent. */
+  onSubmitted: ((transaction: Hash) => void) | undefined
   /** Answers the caller's `settle`. */
   resolve: (outcome: Outcome<{ transaction: Hash }>) => void
   /** Fails the caller's `settle` with a fault. */

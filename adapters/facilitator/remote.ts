@@ -32,22 +32,27 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
     } catch (error) {
       if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
         return { failure: `The facilitator did not answer ${path} within ${timeoutMs} ms.` }
-      return { failure: `The facilitator could not be reached at ${url}${path}: ${error instanceof Error ? error.message : String(error)}` }
+      // Neither the URL (it may carry a key) nor the error text (it may quote the URL) leaves this function.
+      return { failure: `The facilitator could not be reached for ${path} (${error instanceof Error ? error.name : 'error'}).` }
     }
   }
 
-  async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{}>> {
+  async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ balance?: bigint }>> {
+    // The facilitator API does not say the balance; the chain does, beside the call, where a client is given.
+    const balance = client
+      ?.readContract({ address: domain.verifyingContract, abi: Eip3009.abi, functionName: 'balanceOf', args: [authorization.from] })
+      .catch(() => undefined)
     const answer = await call('/verify', toRequest({ authorization, domain, maxTimeoutSeconds }))
     if ('failure' in answer) return refuse('settlement_failed', answer.failure)
     // Facilitators answer a refusal with 200 or with 400 and the same body; the body decides.
     const response = answer.json as Partial<VerifyResponse>
     if (!isRecord(response) || typeof response.isValid !== 'boolean')
       return refuse('settlement_failed', `The facilitator answered /verify with ${answer.status} and no isValid.`)
-    if (response.isValid) return { ok: true }
+    if (response.isValid) return { ok: true, balance: await balance }
     return refuse(toRefusal(response.invalidReason), describe('verify', response.invalidReason, response.invalidMessage))
   }
 
-  async function settle({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ transaction: Hash }>> {
+  async function settle({ authorization, domain, onSubmitted }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
     const answer = await call('/settle', toRequest({ authorization, domain, maxTimeoutSeconds }))
     if ('failure' in answer) {
       // No answer is not a no: the facilitator may have settled before the line dropped; the chain knows.
@@ -55,11 +60,17 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
         ? await status({ payer: authorization.from, nonce: authorization.nonce, domain }).catch(() => undefined)
         : undefined
       if (onChain?.state === 'settled' && onChain.transaction) return { ok: true, transaction: onChain.transaction }
-      return refuse('settlement_failed', answer.failure)
+      // Unused on chain now does not mean it never will be: the facilitator may still be sending it.
+      return refuse('settlement_pending', answer.failure)
     }
     const response = answer.json as Partial<SettleResponse>
     if (!isRecord(response) || typeof response.success !== 'boolean')
       return refuse('settlement_failed', `The facilitator answered /settle with ${answer.status} and no success.`)
+    if (!response.success && response.errorReason === 'settlement_pending') {
+      // Broadcast, not yet confirmed (x402 `settlement_pending`): the hash is known, the outcome is not.
+      if (typeof response.transaction === 'string' && isHash(response.transaction)) onSubmitted?.(response.transaction)
+      return refuse('settlement_pending', describe('settle', response.errorReason, response.errorMessage))
+    }
     if (!response.success) return refuse(toRefusal(response.errorReason), describe('settle', response.errorReason, response.errorMessage))
     if (typeof response.transaction !== 'string' || !isHash(response.transaction))
       return refuse('settlement_failed', `The facilitator reported success without a transaction hash (${String(response.transaction)}).`)

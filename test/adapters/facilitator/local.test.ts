@@ -143,7 +143,8 @@ function transactionOf(outcome: Awaited<ReturnType<Facilitator['settle']>>): Has
 describe('local.verify', () => {
   test('default', async () => {
     const authorization = await sign(payer(1), { to: randomAddress(), value: 1_000n })
-    expect(await facilitator.verify({ authorization, domain: domain() })).toEqual({ ok: true })
+    const balance = await chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [payer(1).address] })
+    expect(await facilitator.verify({ authorization, domain: domain() })).toEqual({ ok: true, balance })
   })
 
   test('behavior: the devnet has Multicall3 where the facilitator looks by default', () => {

@@ -25,6 +25,7 @@ const x402Reasons: Record<Refusal, string> = {
   challenge_mismatch: 'invalid_payload',
   malformed_payment: 'invalid_payload',
   settlement_failed: 'invalid_exact_evm_transaction_failed',
+  settlement_pending: 'settlement_pending',
 }
 
 let chain: devnet.Devnet
@@ -244,13 +245,13 @@ describe('remote.settle', () => {
     expect(await balanceOf(to)).toBe(50n)
   })
 
-  test('error: a facilitator that does not answer within timeoutMs is a settlement_failed refusal', async () => {
+  test('error: a facilitator that does not answer /settle within timeoutMs leaves it settlement_pending (it may still land); /verify is refused', async () => {
     const facilitator = remote({ url: `${baseUrl}/slow`, timeoutMs: 100 })
     const authorization = await sign(payer(4), { to: randomAddress(), value: 1n })
     const start = performance.now()
     expect(await facilitator.settle({ authorization, domain: domain() })).toMatchObject({
       ok: false,
-      reason: 'settlement_failed',
+      reason: 'settlement_pending',
       message: expect.stringContaining('within 100 ms'),
     })
     expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({ ok: false, reason: 'settlement_failed' })
@@ -266,11 +267,11 @@ describe('remote.settle', () => {
     expect(settled.ok).toBe(true)
   })
 
-  test('error: an answer that is not JSON, or no server at all, is a settlement_failed refusal', async () => {
+  test('error: a /settle answer that is not JSON is settlement_pending (the outcome is unknown); no server at all for /verify is a refusal', async () => {
     const authorization = await sign(payer(4), { to: randomAddress(), value: 1n })
     expect(await remote({ url: `${baseUrl}/broken` }).settle({ authorization, domain: domain() })).toMatchObject({
       ok: false,
-      reason: 'settlement_failed',
+      reason: 'settlement_pending',
       message: expect.stringContaining('502'),
     })
     expect(await remote({ url: 'http://127.0.0.1:9' }).verify({ authorization, domain: domain() })).toMatchObject({
