@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import postgresJs from 'postgres'
 import { type Address, type Chain, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
+import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { devnet } from '../adapters/chain/devnet.js'
 import { local } from '../adapters/facilitator/local.js'
@@ -30,12 +31,18 @@ import { createGateway } from './gateway.js'
 import type { Onchain } from './modules.js'
 import { scan } from '../modules/invoice/index.js'
 import type { Logger } from './log.js'
+import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
 import { domainOf } from './payment/x402.js'
 import { terms as termsOf } from './terms.js'
 
-/** Mnemonic index of the devnet account that relays settlements when no relayer key is configured. */
-export const devnetRelayerIndex = 9
+/**
+ * Mnemonic index of the devnet account that relays the settlements of the process in lease `slot` when no key is
+ * set: #9, #8, ... down to #3, so that the payee (#0) and the payers the banner offers (#1, #2) never relay.
+ */
+export function devnetRelayerIndex(slot: number): number | undefined {
+  return slot <= 6 ? 9 - slot : undefined
+}
 
 /**
  * Chooses the adapters the configuration names and builds the gateway: the embedded devnet or an RPC chain,
@@ -51,11 +58,16 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
 
   const storage = openStorage(config, closers)
   const ledger = parameters.ledger ?? storage.ledger
-  const facilitator = config.facilitatorUrl
+  const lease = await processLease({ ledger, logger })
+  // Closed before the ledger (closers run in reverse): a clean stop removes the lease.
+  closers.push(() => lease.stop())
+  const configured = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
-    : relayerFacilitator(config, settlement)
+    : relayerFacilitator(config, settlement, lease.slot)
+  const facilitator = parameters.facilitator?.(configured) ?? configured
+  const books = { ledger, facilitator, domain: domainOf(terms), logger, store: storage.store, lease, settlementTimeoutMs: config.settlementTimeoutMs }
 
-  await reconcile({ ledger, facilitator, domain: domainOf(terms), logger })
+  await reconcile(books)
   const recoverPublicKey = await libsecp256k1()
   logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
 
@@ -73,7 +85,14 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
     store: storage.store,
     onchain,
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
-    payment: { ledger, facilitator, secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID(), recoverPublicKey },
+    payment: {
+      ledger,
+      facilitator,
+      lease,
+      secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID(),
+      recoverPublicKey,
+      settlementTimeoutMs: config.settlementTimeoutMs,
+    },
     batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
     stellar: config.stellar ? horizon(config.stellar) : undefined,
     xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
@@ -87,11 +106,12 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
     gateway,
     terms,
     ledger,
+    lease,
     store: storage.store,
     facilitator,
     devnet: settlement.devnet,
     jobs: [
-      { name: 'reconcile-ledger', run: () => reconcile({ ledger, facilitator, domain: domainOf(terms), logger }) },
+      { name: 'reconcile-ledger', run: () => reconcile(books) },
       { name: 'scan-invoices', run: () => scan({ store: storage.store, ...onchain }) },
     ],
     async close() {
@@ -108,6 +128,8 @@ export declare namespace boot {
     logger: Logger
     /** A ledger to use instead of the configured one (tests). */
     ledger?: Ledger
+    /** Wraps the configured facilitator (tests: a slow or failing chain). */
+    facilitator?: ((configured: Facilitator) => Facilitator) | undefined
   }
   type ReturnType = {
     /** The gateway. */
@@ -116,6 +138,8 @@ export declare namespace boot {
     terms: PaymentTerms
     /** The payment ledger. */
     ledger: Ledger
+    /** This process's lease in the ledger. */
+    lease: processLease.ReturnType
     /** Durable records of the stateful modules. */
     store: Store
     /** The facilitator that settles. */
@@ -216,17 +240,34 @@ function peaqBatch(peaq: NonNullable<Config['peaq']>): BatchChain {
   return batchChain({ client, address: peaq.batchContract, chainId: peaqChainId, tokens: { USDC: peaq.usdc } })
 }
 
-function relayerFacilitator(config: Config, settlement: Settlement): Facilitator {
-  const privateKey = config.relayerPrivateKey ?? settlement.devnet?.accounts[devnetRelayerIndex]?.privateKey
-  if (!privateKey)
-    throw new ConfigError('Set RELAYER_PRIVATE_KEY (a key with ETH for gas) or FACILITATOR_URL to settle payments.')
+/**
+ * The local facilitator with this process's relayer key. Each process needs its own key, or their transaction
+ * nonces collide: from RELAYER_MNEMONIC the key at the process's lease slot; RELAYER_PRIVATE_KEY serves one process.
+ */
+function relayerFacilitator(config: Config, settlement: Settlement, slot: number): Facilitator {
+  const relayer = relayerOf(config, settlement, slot)
   return local({
     client: settlement.client,
-    relayer: { privateKey },
+    relayer,
     chain: settlement.chain,
     transport: settlement.transport,
     batchWindowMs: config.settlementWindowMs ?? (settlement.devnet ? 5 : 2_000),
   })
+}
+
+function relayerOf(config: Config, settlement: Settlement, slot: number): LocalAccount {
+  if (config.relayerMnemonic) return mnemonicToAccount(config.relayerMnemonic, { addressIndex: slot })
+  if (config.relayerPrivateKey) {
+    if (slot > 0)
+      throw new ConfigError(
+        'RELAYER_PRIVATE_KEY is one key, and another live gateway process on this database already uses it; set RELAYER_MNEMONIC so each process signs with its own key.',
+      )
+    return privateKeyToAccount(config.relayerPrivateKey)
+  }
+  const index = devnetRelayerIndex(slot)
+  const devnetKey = index === undefined ? undefined : settlement.devnet?.accounts[index]?.privateKey
+  if (devnetKey) return privateKeyToAccount(devnetKey)
+  throw new ConfigError('Set RELAYER_MNEMONIC or RELAYER_PRIVATE_KEY (keys with ETH for gas), or FACILITATOR_URL, to settle payments.')
 }
 
 function openStorage(config: Config, closers: (() => Promise<unknown>)[]): { ledger: Ledger; store: Store } {

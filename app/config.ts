@@ -32,6 +32,18 @@ const Environment = Type.Object({
   RELAYER_PRIVATE_KEY: Type.Optional(
     Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'Key that submits settlements (local facilitator).' }),
   ),
+  RELAYER_MNEMONIC: Type.Optional(
+    Type.String({
+      pattern: '^[a-z]+( [a-z]+){11,23}$',
+      description: 'BIP-39 mnemonic of the relayer keys: each gateway process signs with the key at its lease slot (index 0, 1, ...).',
+    }),
+  ),
+  SETTLEMENT_TIMEOUT_MS: Type.Integer({
+    minimum: 1_000,
+    maximum: 120_000,
+    default: 15_000,
+    description: 'How long a paid call waits for its settlement before answering 503 settlement_pending (the retry gets the answer).',
+  }),
   FACILITATOR_URL: Type.Optional(
     Type.String({ pattern: '^https?://', description: 'Remote x402 facilitator (/verify, /settle, /supported).' }),
   ),
@@ -77,6 +89,7 @@ const Environment = Type.Object({
 /** Variables whose values are never printed, even when invalid. */
 const secrets = new Set([
   'RELAYER_PRIVATE_KEY',
+  'RELAYER_MNEMONIC',
   'MPP_SECRET',
   'SESSION_SECRET',
   'DATABASE_URL',
@@ -125,6 +138,10 @@ export type Config = {
   devnetRpcPort: number
   /** Key that submits settlements; on the devnet a funded test account by default. Never logged. */
   relayerPrivateKey: `0x${string}` | undefined
+  /** Mnemonic of the relayer keys, one per process by lease slot. Never logged. */
+  relayerMnemonic: string | undefined
+  /** How long a paid call waits for its settlement before answering `settlement_pending`, in ms. @default 15000 */
+  settlementTimeoutMs: number
   /** Remote x402 facilitator; when set, it settles instead of the relayer. */
   facilitatorUrl: string | undefined
   /** Settlements closer than this share one transaction, in ms. @default 5 on the devnet, 2000 elsewhere */
@@ -200,6 +217,8 @@ export function parse(env: Record<string, string | undefined>): Config {
     rpcUrl: parsed.RPC_URL,
     devnetRpcPort: parsed.DEVNET_RPC_PORT,
     relayerPrivateKey: parsed.RELAYER_PRIVATE_KEY as `0x${string}` | undefined,
+    relayerMnemonic: parsed.RELAYER_MNEMONIC,
+    settlementTimeoutMs: parsed.SETTLEMENT_TIMEOUT_MS,
     facilitatorUrl: parsed.FACILITATOR_URL,
     settlementWindowMs: parsed.SETTLEMENT_WINDOW_MS,
     mppSecret: parsed.MPP_SECRET,

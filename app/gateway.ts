@@ -14,6 +14,7 @@ import type { Oracle } from '../core/Oracle.js'
 import type * as Rpc from '../core/Rpc.js'
 import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
 import type { Store } from '../core/Store.js'
+import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
 import type { Config } from './config.js'
@@ -37,6 +38,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     ? guard({
         terms,
         ...payment,
+        store,
         logger,
         resourceUrl: (request) => `${config.publicUrl ?? new URL(request.url).origin}${new URL(request.url).pathname}`,
       })
@@ -51,6 +53,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const app = new Elysia()
     .onRequest(({ request, set }) => {
       if (request.method === 'OPTIONS') return Cors.preflight()
+      // Synchronously, so that the handler runs inside the scope its writes are journaled in.
+      payments?.open(request)
       Object.assign(set.headers, Cors.headers)
       if (exceedsDeclaredLength(request, config.bodyLimitBytes))
         return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
@@ -72,8 +76,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
-    .onBeforeHandle(async ({ request, route }) => {
-      const entry = entryOfRoute.get(`${request.method} ${route}`)
+    .onBeforeHandle(async ({ request, route, body }) => {
+      // HEAD runs the GET route: it is the same entry and asks for the same payment.
+      const entry = entryOfRoute.get(`${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
       if (!entry) return
       const availability = availabilityNow(entry)
       if (!availability.available)
@@ -81,12 +86,12 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           ? new NotImplementedError(availability.reason)
           : new UpstreamUnavailableError(availability.reason)
       if (Catalog.isFree(entry)) return
-      return payments!.before(request, entry)
+      return payments!.before(request, entry, body)
     })
     .onAfterHandle(async ({ request, response, set }) => {
       if (!payments) return
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
-      const outcome = await payments.after(request, status)
+      const outcome = await payments.after(request, { status, response })
       if ('withheld' in outcome) {
         // A withheld stream is never read: release its upstream now rather than at the upstream's idle timeout.
         if (response instanceof Response) await response.body?.cancel().catch(() => {})
@@ -102,7 +107,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
     return payments.payer(request)
   }
-  for (const mount of modules({ oracle, chains, caller, store, onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
+  for (const mount of modules({ oracle, chains, caller, store: store && journaled(store), onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
     const prefixes: readonly string[] = typeof mount.prefix === 'string' ? [mount.prefix] : mount.prefix
     const served = Catalog.entries.filter((candidate) => prefixes.some((prefix) => candidate.path.startsWith(prefix)))
     if ('plugin' in mount) {
@@ -188,7 +193,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
 
   return {
     app,
-    handle: (request) => app.handle(request),
+    async handle(request) {
+      const response = await app.handle(request)
+      // As a server would: HEAD answers with the headers alone.
+      return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response
+    },
     availability: availabilityNow,
   }
 }
@@ -210,7 +219,7 @@ export declare namespace createGateway {
     /** Key that signs session tokens. @default random per start */
     sessionSecret?: string | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
-    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl'> | undefined
+    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store'> | undefined
     /** The batch-payment contract per chain; without it batch and payroll are unavailable. */
     batch?: ModuleDeps['batch']
     /** The Stellar network; without it the Stellar endpoints are unavailable. */

@@ -17,6 +17,10 @@ export const statusOf = {
   upstream_rejected: 400,
   upstream_timeout: 504,
   payment_required: 402,
+  settlement_pending: 503,
+  payment_in_progress: 503,
+  idempotency_conflict: 409,
+  response_not_retained: 410,
   internal_error: 500,
 } as const satisfies Record<Code, number>
 

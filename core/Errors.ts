@@ -15,6 +15,10 @@ export type Code =
   | 'upstream_rejected'
   | 'upstream_timeout'
   | 'payment_required'
+  | 'settlement_pending'
+  | 'payment_in_progress'
+  | 'idempotency_conflict'
+  | 'response_not_retained'
   | 'internal_error'
 
 /** Base of every error raised on purpose by this project. Carries a stable `code` and an optional `cause`. */
@@ -136,4 +140,32 @@ export class UpstreamTimeoutError extends BaseError {
 export class UnsupportedMediaTypeError extends BaseError {
   override readonly code = 'unsupported_media_type' as const
   override readonly title = 'Unsupported media type'
+}
+
+/** A paid call's settlement was sent but its outcome is not known yet: the payer may be charged; retry to get the answer. */
+export class SettlementPendingError extends BaseError {
+  override readonly code = 'settlement_pending' as const
+  override readonly title = 'Settlement pending'
+  override readonly name = 'SettlementPendingError'
+}
+
+/** The same paid call is being served right now (a retry that overtook the original); retry shortly. */
+export class PaymentInProgressError extends BaseError {
+  override readonly code = 'payment_in_progress' as const
+  override readonly title = 'Paid call in progress'
+  override readonly name = 'PaymentInProgressError'
+}
+
+/** An idempotency key already answered another request of this payer. */
+export class IdempotencyConflictError extends BaseError {
+  override readonly code = 'idempotency_conflict' as const
+  override readonly title = 'Idempotency key reused for another request'
+  override readonly name = 'IdempotencyConflictError'
+}
+
+/** The call was paid and served, but its response was not kept (streamed, too large, or past retention). */
+export class ResponseNotRetainedError extends BaseError {
+  override readonly code = 'response_not_retained' as const
+  override readonly title = 'Response not retained'
+  override readonly name = 'ResponseNotRetainedError'
 }

@@ -59,6 +59,14 @@ export type Event =
   | { /** The handler wrote something; kept so it can be undone. */ type: 'effect'; effect: Effect }
   | { /** Settlement starts; the response is kept for retries. */ type: 'settle'; response: StoredResponse | undefined }
   | { /** The settlement transaction is known. */ type: 'submitted'; transaction: Hash }
+  | {
+      /** Another process takes over an undecided settlement whose holder is gone (or gives one up: `lease` absent). */
+      type: 'adopt'
+      /** The lease that held it; the move applies only while it still does. */
+      from: string | undefined
+      /** The lease that holds it now. */
+      lease: string | undefined
+    }
   | { /** Confirmed on chain. */ type: 'confirmed'; transaction: Hash }
   | { /** Settlement failed; nothing moved. */ type: 'fail'; reason: string }
   | { /** The handler failed; the authorization may be used again. */ type: 'release'; reason: string }
@@ -74,7 +82,7 @@ export class InvalidTransitionError extends BaseError {
  * The next state of an entry. Pure: store implementations may retry it, so it has no side effects.
  *
  * claimed -> settling -> settled | failed; claimed -> released | failed. `effect` adds to a claim's undo list;
- * `submitted` records the hash while settling.
+ * `submitted` records the hash while settling; `adopt` moves an undecided settlement to another process.
  */
 export function transition(entry: Entry, event: Event, now: Date): Entry {
   const next = (changes: Partial<Entry>): Entry => ({ ...entry, ...changes, updatedAt: now })
@@ -89,6 +97,11 @@ export function transition(entry: Entry, event: Event, now: Date): Entry {
     case 'submitted':
       if (entry.state !== 'settling') throw invalid()
       return next({ transaction: event.transaction })
+    case 'adopt':
+      if (entry.state !== 'settling') throw invalid()
+      if (entry.lease !== event.from)
+        throw new InvalidTransitionError(`The settlement is held by ${entry.lease ?? 'nobody'}, not ${event.from ?? 'nobody'}.`)
+      return next({ lease: event.lease })
     case 'confirmed':
       if (entry.state !== 'settling') throw invalid()
       return next({ state: 'settled', transaction: event.transaction, lease: undefined, effects: [] })

@@ -1,40 +1,49 @@
-import { type Address, getAddress } from 'viem'
-import type { RecoverPublicKey, Signed } from '../../core/Authorization.js'
+import { encodePaymentResponseHeader } from '@x402/core/http'
+import { type Address, type Hash, getAddress } from 'viem'
+import type { RecoverPublicKey } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
+import {
+  type BaseError,
+  IdempotencyConflictError,
+  PaymentInProgressError,
+  ResponseNotRetainedError,
+  SettlementPendingError,
+  ValidationError,
+} from '../../core/Errors.js'
 import type { Facilitator, Refusal } from '../../core/Facilitator.js'
-import type { Ledger, Protocol } from '../../core/Ledger.js'
+import type * as Ledger from '../../core/Ledger.js'
+import type { Protocol } from '../../core/Ledger.js'
 import * as Price from '../../core/Price.js'
+import type { Store } from '../../core/Store.js'
+import * as Problem from '../problem.js'
+import * as Effects from './effects.js'
+import * as Idempotency from './idempotency.js'
 import type { PaymentTerms } from '../discovery/terms.js'
 import type { Logger } from '../log.js'
 import { decode } from './decode.js'
+import { type Claimed, serialize, settlement } from './settlement.js'
 import { offer } from './offer.js'
 import { receipt } from './receipt.js'
-import { domainOf } from './x402.js'
-
-/** A payment claimed for one request, waiting for the handler's outcome. */
-type Claimed = {
-  /** Protocol it arrived in. */
-  protocol: Protocol
-  /** The signed authorization. */
-  authorization: Signed
-  /** Catalog entry paid for. */
-  entry: Catalog.Entry
-  /** MPP challenge the credential answered, echoed in the receipt. */
-  challengeId: string | undefined
-}
+import { domainOf, v1NetworkOf } from './x402.js'
 
 /** The message of every replay refusal. */
-const replayed = { reason: 'replayed', message: 'This payment authorization was already used.' } as const
+const replayed = { reason: 'replayed', message: 'This payment authorization was already used for another request.' } as const
 
 /**
- * The paid-call flow around a handler: offer (402) -> decode and check -> verify on chain -> claim in the
- * ledger -> handler -> settle only on success -> receipt. A failed handler releases the claim; a failed
- * settlement withholds the resource.
+ * The paid-call flow around a handler: offer (402) -> decode and check -> verify on chain -> claim in the ledger,
+ * within the payer's balance -> handler (its writes journaled) -> settle only on success -> receipt. A failed
+ * handler releases the claim and undoes its writes; a failed settlement withholds the resource and undoes them.
+ * A settlement whose outcome is unknown is never reported as nothing charged: the caller gets 503
+ * `settlement_pending`, and a retry of the same request (same authorization, or same idempotency key) gets the
+ * kept response once the chain has decided, charged once.
  */
 export function guard(parameters: guard.Parameters): guard.ReturnType {
-  const { terms, ledger, facilitator, secret, logger } = parameters
-  const claims = new WeakMap<Request, Claimed>()
+  const { terms, ledger, facilitator, secret, logger, lease, store, settlementTimeoutMs = 15_000, responseLimitBytes = 256 * 1024 } =
+    parameters
+  const claims = new WeakMap<Request, { claimed: Claimed; entry: Catalog.Entry }>()
+  const scopes = new WeakMap<Request, Effects.Scope>()
   const domain = domainOf(terms)
+  const settlements = settlement({ ledger, facilitator, domain, lease, store, logger, timeoutMs: settlementTimeoutMs })
 
   function refuse(request: Request, entry: Catalog.Entry, refusal?: { reason: Refusal; message: string }): Response {
     const { status, headers, body } = offer({
@@ -64,12 +73,132 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     })
   }
 
-  function keyOf(claimed: Claimed) {
-    return { payer: getAddress(claimed.authorization.from), nonce: claimed.authorization.nonce }
+  function problem(request: Request, error: BaseError, headers: Record<string, string> = {}): Response {
+    return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname), headers)
+  }
+
+  /** 503 while the chain has not decided: the hash when known, and x402's own `settlement_pending` response. */
+  function pending(request: Request, paid: { protocol: Protocol; payer: Address }, transaction: Hash | undefined): Response {
+    const settleResponse = {
+      success: false,
+      errorReason: 'settlement_pending',
+      transaction: transaction ?? '',
+      network: terms.network,
+      payer: paid.payer,
+    }
+    const header: Record<string, string> =
+      paid.protocol === 'x402-v2'
+        ? { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settleResponse) }
+        : paid.protocol === 'x402-v1'
+          ? { 'X-PAYMENT-RESPONSE': encodePaymentResponseHeader({ ...settleResponse, network: v1NetworkOf(terms.network) ?? terms.network } as never) }
+          : {}
+    const error = new SettlementPendingError(
+      'The payment was sent to the chain and its outcome is not known yet, so it may be charged. Retry this same request ' +
+        'with the same payment (or the same idempotency key) after Retry-After seconds: you get the response, charged once.',
+      transaction ? { details: { transaction } } : {},
+    )
+    return problem(request, error, { 'Retry-After': '5', ...header })
+  }
+
+  /** The kept response of a settled call with its receipt; 410 when it was not kept. */
+  function stored(request: Request, entry: Ledger.Entry): Response {
+    const headers = receipt({
+      protocol: entry.protocol,
+      transaction: entry.transaction!,
+      network: terms.network,
+      payer: entry.payer,
+      now: new Date(),
+    })
+    if (!entry.response)
+      return problem(
+        request,
+        new ResponseNotRetainedError(
+          `This call was paid (transaction ${entry.transaction}) and answered, but its response was streamed, too large or past retention.`,
+          { details: { transaction: entry.transaction } },
+        ),
+        headers,
+      )
+    const { status, contentType, body } = entry.response
+    return new Response(Buffer.from(body, 'base64'), { status, headers: { ...headers, 'content-type': contentType } })
+  }
+
+  /**
+   * The answer to a retry of a paid call the ledger already holds: its kept response once settled, 503 while
+   * undecided, 402 once failed. `retake` when the claim was held by a dead process and is now released.
+   */
+  async function replay(request: Request, held: Ledger.Entry, entry: Catalog.Entry): Promise<Response | 'retake'> {
+    const key = { payer: held.payer, nonce: held.nonce }
+    switch (held.state) {
+      case 'settled':
+        return stored(request, held)
+      case 'settling': {
+        const onChain = await facilitator
+          .status({ ...key, domain, ...(held.transaction ? { transaction: held.transaction } : {}) })
+          .catch(() => undefined)
+        if (onChain?.state === 'settled' && onChain.transaction) {
+          const confirmed = await ledger.apply(key, { type: 'confirmed', transaction: onChain.transaction }).catch(() => ledger.get(key))
+          if (confirmed?.state === 'settled') return stored(request, confirmed)
+        }
+        // Still undecided: whoever holds it is on it, or nobody is and this process finishes it. Sending the same
+        // authorization again is safe: the token takes each nonce once, so at most one transfer lands.
+        if (held.lease !== undefined && (await lease.isLive(held.lease))) return pending(request, held, held.transaction)
+        const settled = await settlements.finish(held)
+        if (settled?.ok) return stored(request, (await ledger.get(key))!)
+        if (!settled || settled.reason === 'settlement_pending') return pending(request, held, settled?.submitted ?? held.transaction)
+        return refuse(request, entry, { reason: 'settlement_failed', message: settled.message })
+      }
+      case 'claimed':
+        if (held.lease !== undefined && (await lease.isLive(held.lease)))
+          return problem(
+            request,
+            new PaymentInProgressError('This paid call is being served right now; retry shortly to get its answer.'),
+            { 'Retry-After': '1' },
+          )
+        await release(key, 'its process died before answering').catch(() => undefined)
+        return 'retake'
+      case 'failed':
+        return refuse(request, entry, { reason: 'settlement_failed', message: held.reason ?? 'The settlement failed; nothing was charged.' })
+      case 'released':
+        return 'retake'
+    }
+  }
+
+  /** Releases a claim and takes back the writes of its call. */
+  async function release(key: Claimed['key'], reason: string): Promise<void> {
+    const released = await ledger.apply(key, { type: 'release', reason })
+    await takeBack(released)
+  }
+
+  const takeBack = (entry: Ledger.Entry) => Effects.takeBack({ store, entry, logger })
+
+  /** The response as the ledger keeps it for retries; `undefined` for streams and bodies over the limit. */
+  async function keep(response: unknown, status: number): Promise<Ledger.StoredResponse | undefined> {
+    let contentType: string
+    let bytes: Uint8Array
+    if (response instanceof Response) {
+      contentType = response.headers.get('content-type') ?? 'application/octet-stream'
+      if (contentType.includes('text/event-stream') || Number(response.headers.get('content-length') ?? 0) > responseLimitBytes)
+        return undefined
+      bytes = new Uint8Array(await response.clone().arrayBuffer())
+    } else if (typeof response === 'string') {
+      contentType = 'text/plain;charset=utf-8'
+      bytes = new TextEncoder().encode(response)
+    } else {
+      contentType = 'application/json'
+      bytes = new TextEncoder().encode(JSON.stringify(response ?? null))
+    }
+    if (bytes.byteLength > responseLimitBytes) return undefined
+    return { status, contentType, body: Buffer.from(bytes).toString('base64') }
   }
 
   return {
-    async before(request, entry) {
+    open(request) {
+      scopes.set(request, Effects.open())
+    },
+
+    async before(request, entry, body) {
+      // HEAD is never served paid: it gets the offer, headers only, whatever it carries.
+      if (request.method === 'HEAD') return refuse(request, entry)
       const amount = amountOf(entry)
       const now = new Date()
       const decoded = await decode({
@@ -92,13 +221,31 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
           reason: 'malformed_payment',
           message: `validBefore is more than maxTimeoutSeconds (${terms.maxTimeoutSeconds}) ahead.`,
         })
+      const idempotency = Idempotency.keyOf({ headers: request.headers, payment: decoded.payment })
+      if (!idempotency.ok) return problem(request, new ValidationError({ field: idempotency.field, message: idempotency.message }))
+      const fingerprint = Idempotency.fingerprint({ request, body })
+      const key = { payer, nonce: authorization.nonce }
 
-      // A known authorization is refused before the chain is asked; the claim below is what makes it atomic.
-      const existing = await ledger.get({ payer, nonce: authorization.nonce })
-      if (existing && existing.state !== 'released') return refuse(request, entry, replayed)
+      // A retry of a call the ledger holds is answered from the ledger, before the chain is asked.
+      const existing = await ledger.get(key)
+      if (existing && existing.state !== 'released') {
+        if (existing.fingerprint !== fingerprint) return refuse(request, entry, replayed)
+        const answer = await replay(request, existing, entry)
+        if (answer !== 'retake') return answer
+      }
+      const duplicate = async (prior: Ledger.Entry) => {
+        if (prior.fingerprint !== fingerprint)
+          return problem(request, new IdempotencyConflictError(`Idempotency key ${idempotency.key} was used for another request.`))
+        return replay(request, prior, entry)
+      }
+      if (idempotency.key !== undefined) {
+        const prior = await ledger.find({ payer, idempotencyKey: idempotency.key })
+        const answer = prior && (await duplicate(prior))
+        if (answer && answer !== 'retake') return answer
+      }
+
       const verified = await facilitator.verify({ authorization, domain })
       if (!verified.ok) return refuse(request, entry, verified)
-
       const claim = await ledger.claim({
         payer,
         nonce: authorization.nonce,
@@ -106,59 +253,72 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         endpoint: Catalog.key(entry),
         protocol,
         authorization: serialize(authorization),
+        fingerprint,
+        idempotencyKey: idempotency.key,
+        lease: lease.id,
+        balance: verified.balance,
         claimedAt: now,
       })
-      if (!claim.ok) return refuse(request, entry, replayed)
-      claims.set(request, { protocol, authorization, entry, challengeId })
+      if (!claim.ok) {
+        if (claim.reason === 'insufficient_funds')
+          return refuse(request, entry, {
+            reason: 'insufficient_funds',
+            message: `${payer} holds ${verified.balance} atomic units; its calls in progress take ${claim.outstanding}, and this one needs ${amount} more.`,
+          })
+        if (claim.existing.fingerprint !== fingerprint) return refuse(request, entry, replayed)
+        const answer = claim.reason === 'duplicate' ? await duplicate(claim.existing) : await replay(request, claim.existing, entry)
+        // Lost a race twice over (the holder died meanwhile): the caller retries and finds it free.
+        return answer === 'retake' ? problem(request, new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' }) : answer
+      }
+      const scope = scopes.get(request)
+      if (scope) scope.record = async (effect) => void (await ledger.apply(key, { type: 'effect', effect }))
+      claims.set(request, { claimed: { key, protocol, authorization, endpoint: Catalog.key(entry), challengeId }, entry })
       return undefined
     },
 
-    async after(request, status) {
-      const claimed = claims.get(request)
-      if (!claimed) return { headers: {} }
+    async after(request, { status, response }) {
+      const held = claims.get(request)
+      if (!held) return { headers: {} }
       claims.delete(request)
-      const key = keyOf(claimed)
+      const { claimed, entry } = held
+      const scope = scopes.get(request)
+      if (scope) scope.record = undefined
+      const { key } = claimed
       if (status >= 400) {
-        await ledger.apply(key, { type: 'release', reason: `handler answered ${status}` })
+        await release(key, `handler answered ${status}`)
         return { headers: {} }
       }
-      await ledger.apply(key, { type: 'settle' })
-      const settled = await facilitator.settle({ authorization: claimed.authorization, domain })
-      if (!settled.ok) {
-        await ledger.apply(key, { type: 'fail', reason: `${settled.reason}: ${settled.message}` })
-        logger.log('warn', 'settlement_failed', { endpoint: Catalog.key(claimed.entry), reason: settled.reason })
-        return { withheld: refuse(request, claimed.entry, { reason: 'settlement_failed', message: settled.message }) }
-      }
-      await ledger.apply(key, { type: 'confirmed', transaction: settled.transaction })
-      logger.log('info', 'payment_settled', {
-        endpoint: Catalog.key(claimed.entry),
-        payer: key.payer,
-        protocol: claimed.protocol,
-        transaction: settled.transaction,
-      })
-      return {
-        headers: receipt({
-          protocol: claimed.protocol,
-          transaction: settled.transaction,
-          network: terms.network,
-          payer: key.payer,
-          ...(claimed.challengeId ? { challengeId: claimed.challengeId } : {}),
-          now: new Date(),
-        }),
-      }
+      await ledger.apply(key, { type: 'settle', response: await keep(response, status) })
+      const settled = await settlements.settle(claimed)
+      if (settled.ok)
+        return {
+          headers: receipt({
+            protocol: claimed.protocol,
+            transaction: settled.transaction,
+            network: terms.network,
+            payer: key.payer,
+            ...(claimed.challengeId ? { challengeId: claimed.challengeId } : {}),
+            now: new Date(),
+          }),
+        }
+      if (settled.reason === 'settlement_pending')
+        return { withheld: pending(request, { protocol: claimed.protocol, payer: key.payer }, settled.submitted) }
+      return { withheld: refuse(request, entry, { reason: 'settlement_failed', message: settled.message }) }
     },
 
     async release(request, reason) {
-      const claimed = claims.get(request)
-      if (!claimed) return
+      const held = claims.get(request)
+      if (!held) return
       claims.delete(request)
-      await ledger.apply(keyOf(claimed), { type: 'release', reason })
+      const scope = scopes.get(request)
+      if (scope) scope.record = undefined
+      await release(held.claimed.key, reason)
     },
 
     payer(request) {
-      const claimed = claims.get(request)
-      if (!claimed) throw new Error('No verified payer on this request: the route is not behind the payment guard.')
-      return getAddress(claimed.authorization.from)
+      const held = claims.get(request)
+      if (!held) throw new Error('No verified payer on this request: the route is not behind the payment guard.')
+      return held.claimed.key.payer
     },
   }
 }
@@ -168,24 +328,37 @@ export declare namespace guard {
     /** Network, asset and payee of every offer. */
     terms: PaymentTerms
     /** Where claims are recorded. */
-    ledger: Ledger
+    ledger: Ledger.Ledger
     /** Verifies on chain and settles. */
     facilitator: Facilitator
+    /** This process's lease: carried by its claims, and asked whether another claim's process still lives. */
+    lease: { readonly id: string; isLive: (id: string) => Promise<boolean> }
+    /** The records paid calls write; what a call that is never paid wrote is taken back from it. */
+    store?: Store | undefined
     /** Key that binds MPP challenge ids (HMAC). */
     secret: string
     /** secp256k1 public-key recovery for payment signatures (native where installed). @default the pure-JS one */
     recoverPublicKey?: RecoverPublicKey | undefined
     /** Absolute URL of the requested resource, as offers name it. */
     resourceUrl: (request: Request) => string
+    /** How long a caller waits for its settlement before it is told `settlement_pending`, in ms. @default 15_000 */
+    settlementTimeoutMs?: number | undefined
+    /** Largest response kept for retries, in bytes; larger ones are served once. @default 262_144 */
+    responseLimitBytes?: number | undefined
     /** Where events go. */
     logger: Logger
   }
   type ReturnType = {
-    /** Before the handler: a 402 response to send, or `undefined` once the payment is claimed. */
-    before: (request: Request, entry: Catalog.Entry) => Promise<Response | undefined>
+    /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */
+    open: (request: Request) => void
+    /** Before the handler: a response to send (402, or the answer of a retry), or `undefined` once the payment is claimed. */
+    before: (request: Request, entry: Catalog.Entry, body: unknown) => Promise<Response | undefined>
     /** After the handler: settles on success (headers to add) or withholds the resource; releases on failure. */
-    after: (request: Request, status: number) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
-    /** Releases the claim of a request whose handler threw. */
+    after: (
+      request: Request,
+      handled: { /** HTTP status of the handler's answer. */ status: number; /** What the handler returned. */ response: unknown },
+    ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
+    /** Releases the claim of a request whose handler threw, and takes back its writes. */
     release: (request: Request, reason: string) => Promise<void>
     /** The verified payer of a paid request: the caller. */
     payer: (request: Request) => Address
@@ -196,23 +369,4 @@ export declare namespace guard {
 export function amountOf(entry: Catalog.Entry): bigint {
   if (entry.price.type !== 'fixed') throw new Error(`${Catalog.key(entry)} has no fixed price to charge.`)
   return Price.toAtomic(entry.price.amount)
-}
-
-/** The authorization as stored in the ledger (bigints as decimal strings). */
-export function serialize(authorization: Signed): string {
-  return JSON.stringify(authorization, (_, value) => (typeof value === 'bigint' ? value.toString() : value))
-}
-
-/** Reads back an authorization stored by {@link serialize}. */
-export function deserialize(text: string): Signed {
-  const parsed = JSON.parse(text) as Record<string, string>
-  return {
-    from: parsed.from as Address,
-    to: parsed.to as Address,
-    value: BigInt(parsed.value!),
-    validAfter: BigInt(parsed.validAfter!),
-    validBefore: BigInt(parsed.validBefore!),
-    nonce: parsed.nonce as Signed['nonce'],
-    signature: parsed.signature as Signed['signature'],
-  }
 }

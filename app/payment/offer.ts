@@ -3,6 +3,7 @@ import type { PaymentRequired } from '@x402/core/types'
 import { Challenge } from 'mppx'
 import type { Refusal } from '../../core/Facilitator.js'
 import type { PaymentTerms } from '../discovery/terms.js'
+import { paymentIdentifier, paymentIdentifierDeclaration } from './idempotency.js'
 import * as Mpp from './mpp.js'
 import { type RequirementsV1, requirements, requirementsV1 } from './x402.js'
 
@@ -18,6 +19,8 @@ export function offer(parameters: offer.Parameters): offer.ReturnType {
     error: refusal?.reason ?? 'PAYMENT-SIGNATURE header is required',
     resource: { url: resource, description, mimeType },
     accepts: [requirements({ terms, amount })],
+    // Retries of one paid call may name it by an id, answered from the ledger and charged once.
+    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration },
   }
   const v1 = requirementsV1({ terms, amount, resource, description, mimeType, method })
   const challenge = Mpp.challenge({ terms, amount, resource, method, description, secret, now })

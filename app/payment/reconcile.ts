@@ -1,37 +1,68 @@
 import type { Domain } from '../../core/Authorization.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type { Ledger } from '../../core/Ledger.js'
+import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
-import { deserialize } from './guard.js'
+import { takeBack } from './effects.js'
+import { deserialize, settlement } from './settlement.js'
 
 /**
  * Settles the books after a crash: a payment left `settling` is matched with the chain (settled there: recorded
  * as settled; still unused once its authorization has expired: failed, nothing moved), and a payment left
- * `claimed` longer than `staleAfterMs` (its handler never finished) is released. A still-valid unused
- * authorization stays `settling`: a transaction may still be in flight, so a later run decides.
+ * `claimed` by a process that is dead (its lease lapsed, or gone) is released at once; a claim without a lease
+ * (written by an older version) is released after `staleAfterMs`. Released and failed payments have their
+ * writes taken back. A still-valid unused authorization stays `settling` while a live process is sending it;
+ * one that nobody sends any more (its process died, or met a fault) is sent again from here. Kept responses
+ * older than `retentionMs` are dropped.
  */
 export async function reconcile(parameters: reconcile.Parameters): Promise<reconcile.ReturnType> {
-  const { ledger, facilitator, domain, logger, now = new Date(), staleAfterMs = 10 * 60_000 } = parameters
+  const {
+    ledger,
+    facilitator,
+    domain,
+    logger,
+    store,
+    lease,
+    now = new Date(),
+    staleAfterMs = 10 * 60_000,
+    retentionMs = 60 * 60_000,
+  } = parameters
   const result = { settled: 0, failed: 0, released: 0, pending: 0 }
+  const settlements = settlement({ ledger, facilitator, domain, lease, store, logger, timeoutMs: parameters.settlementTimeoutMs })
+  // Another process may decide the same entry first; its move wins and this one is skipped.
+  const apply = (...args: Parameters<Ledger['apply']>) => ledger.apply(...args).catch(() => undefined)
 
   for (const entry of await ledger.list({ state: 'settling', limit: 1000 })) {
     const key = { payer: entry.payer, nonce: entry.nonce }
     const status = await facilitator.status({ ...key, domain, ...(entry.transaction ? { transaction: entry.transaction } : {}) })
     if (status.state === 'settled' && status.transaction) {
-      await ledger.apply(key, { type: 'confirmed', transaction: status.transaction })
-      result.settled++
+      if (await apply(key, { type: 'confirmed', transaction: status.transaction })) result.settled++
     } else if (deserialize(entry.authorization).validBefore * 1000n <= BigInt(now.getTime())) {
-      await ledger.apply(key, { type: 'fail', reason: 'not settled before the authorization expired' })
-      result.failed++
+      const failed = await apply(key, { type: 'fail', reason: 'not settled before the authorization expired' })
+      if (failed) {
+        await takeBack({ store, entry: failed, logger })
+        result.failed++
+      }
+    } else if (entry.lease === undefined || !(await lease.isLive(entry.lease))) {
+      // Nobody is sending it (its process died, or gave up on a fault): send it again; the nonce lands once.
+      const settled = await settlements.finish(entry)
+      if (settled?.ok) result.settled++
+      else if (settled && settled.reason !== 'settlement_pending') result.failed++
+      else result.pending++
     } else result.pending++
   }
 
   for (const entry of await ledger.list({ state: 'claimed', limit: 1000 })) {
-    if (now.getTime() - entry.claimedAt.getTime() < staleAfterMs) continue
-    await ledger.apply({ payer: entry.payer, nonce: entry.nonce }, { type: 'release', reason: 'handler never finished' })
-    result.released++
+    const dead = entry.lease === undefined ? now.getTime() - entry.claimedAt.getTime() >= staleAfterMs : !(await lease.isLive(entry.lease))
+    if (!dead) continue
+    const released = await apply({ payer: entry.payer, nonce: entry.nonce }, { type: 'release', reason: 'its process died before answering' })
+    if (released) {
+      await takeBack({ store, entry: released, logger })
+      result.released++
+    }
   }
 
+  await ledger.forget({ before: new Date(now.getTime() - retentionMs) })
   if (result.settled + result.failed + result.released + result.pending > 0) logger.log('info', 'ledger_reconciled', result)
   return result
 }
@@ -46,17 +77,25 @@ export declare namespace reconcile {
     domain: Domain
     /** Where events go. */
     logger: Logger
+    /** The records paid calls write; a payment that is never made has its writes taken back. */
+    store?: Store | undefined
+    /** This process's lease; it asks whether the process holding another lease lives. */
+    lease: { readonly id: string; isLive: (id: string) => Promise<boolean> }
+    /** How long finishing an orphaned settlement waits for its confirmation, in ms. @default 15_000 */
+    settlementTimeoutMs?: number | undefined
     /** Current time. @default new Date() */
     now?: Date
-    /** Age after which a `claimed` payment's handler is taken as dead, in ms. @default 600_000 */
+    /** Age after which a `claimed` payment without a lease is taken as dead, in ms. @default 600_000 */
     staleAfterMs?: number
+    /** How long a decided payment's response is kept for retries, in ms. @default 3_600_000 */
+    retentionMs?: number
   }
   type ReturnType = {
     /** Found settled on chain and recorded. */
     settled: number
     /** Expired unused: recorded as failed. */
     failed: number
-    /** Stale claims released. */
+    /** Claims of dead processes released. */
     released: number
     /** Still undecided (unused and valid). */
     pending: number

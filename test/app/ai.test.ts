@@ -14,9 +14,18 @@ const network = openaiStub()
 const price = { chat: 5_000n, models: 1_000n, decentralized: 30_000n }
 const messages = [{ role: 'user', content: 'Hi' }]
 let gateway: Awaited<ReturnType<typeof paidGateway>>
+/** Set: the chain refuses every settlement (nothing moves), as when the payer's funds left before it. */
+let refuseSettlements = false
 
 beforeAll(async () => {
   gateway = await paidGateway({
+    facilitator: (real) => ({
+      ...real,
+      settle: (parameters) =>
+        refuseSettlements
+          ? Promise.resolve({ ok: false, reason: 'settlement_failed', message: 'The payer moved its funds away.' })
+          : real.settle(parameters),
+    }),
     env: {
       CHAT_UPSTREAM_URL: chat.url,
       CHAT_UPSTREAM_KEY: 'sk-chat-operator-key',
@@ -108,29 +117,43 @@ describe('POST /api/v1/chat/completions', () => {
   test('security: a stream whose settlement fails is withheld whole, and its upstream is released at once', async () => {
     const payer = privateKeyToAccount(generatePrivateKey())
     await gateway.devnet.fund({ address: payer.address, amount: price.chat })
-    // Both verify against a balance of one price; only one settlement can move it.
-    const headers = await Promise.all([gateway.presigned({ signer: payer, value: price.chat }), gateway.presigned({ signer: payer, value: price.chat })])
+    const header = await gateway.presigned({ signer: payer, value: price.chat })
     chat.state.hold = true
+    refuseSettlements = true
     const streamsBefore = chat.streams.length
     try {
-      const responses = await Promise.all(
-        headers.map((header) =>
-          gateway.fetch(post('/api/v1/chat/completions', { model: 'small-model', messages, stream: true }, { 'PAYMENT-SIGNATURE': header })),
-        ),
+      const withheld = await gateway.fetch(
+        post('/api/v1/chat/completions', { model: 'small-model', messages, stream: true }, { 'PAYMENT-SIGNATURE': header }),
       )
-      expect(responses.map((response) => response.status).sort()).toEqual([200, 402])
-      const withheld = responses.find((response) => response.status === 402)!
+      expect(withheld.status).toBe(402)
       expect(((await withheld.json()) as { code: string }).code).toBe('settlement_failed')
       await Bun.sleep(100)
       const streams = chat.streams.slice(streamsBefore)
-      expect(streams.map((stream) => stream.cancelled).sort()).toEqual([false, true])
-      chat.proceed()
-      const served = await responses.find((response) => response.status === 200)!.text()
-      expect(served).toBe(eventsOf(chunksOf('small-model', false)).join(''))
+      expect(streams.map((stream) => stream.cancelled)).toEqual([true])
     } finally {
+      refuseSettlements = false
       chat.state.hold = false
       chat.proceed()
     }
+    expect(await gateway.balance(payer.address)).toBe(price.chat)
+  })
+
+  test('security: a second stream beyond the balance is refused before its upstream is called', async () => {
+    const payer = privateKeyToAccount(generatePrivateKey())
+    await gateway.devnet.fund({ address: payer.address, amount: price.chat })
+    // Both verify against a balance of one price; the ledger holds the first claim against it.
+    const headers = await Promise.all([gateway.presigned({ signer: payer, value: price.chat }), gateway.presigned({ signer: payer, value: price.chat })])
+    const streamsBefore = chat.streams.length
+    const responses = await Promise.all(
+      headers.map((header) =>
+        gateway.fetch(post('/api/v1/chat/completions', { model: 'small-model', messages, stream: true }, { 'PAYMENT-SIGNATURE': header })),
+      ),
+    )
+    expect(responses.map((response) => response.status).sort()).toEqual([200, 402])
+    const refused = responses.find((response) => response.status === 402)!
+    expect(((await refused.json()) as { code: string }).code).toBe('insufficient_funds')
+    expect(await responses.find((response) => response.status === 200)!.text()).toBe(eventsOf(chunksOf('small-model', false)).join(''))
+    expect(chat.streams.length - streamsBefore).toBe(1)
     expect(await gateway.balance(payer.address)).toBe(0n)
   })
 

@@ -17,6 +17,8 @@ describe('parse', () => {
       rpcUrl: undefined,
       devnetRpcPort: 8545,
       relayerPrivateKey: undefined,
+      relayerMnemonic: undefined,
+      settlementTimeoutMs: 15000,
       facilitatorUrl: undefined,
       settlementWindowMs: undefined,
       mppSecret: undefined,

@@ -6,7 +6,7 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { boot } from '../../app/boot.js'
 import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
-import { silent } from '../../app/log.js'
+import { type Logger, silent } from '../../app/log.js'
 import { amountOf } from '../../app/payment/guard.js'
 import * as Catalog from '../../core/Catalog.js'
 import type { Ledger } from '../../core/Ledger.js'
@@ -15,9 +15,16 @@ import type { Ledger } from '../../core/Ledger.js'
 export const origin = 'http://gateway.test'
 
 /** A booted gateway on the embedded devnet with the three official clients wired to it in process. */
-export async function paidGateway(parameters: { ledger?: Ledger; env?: Record<string, string> } = {}) {
+export async function paidGateway(
+  parameters: { ledger?: Ledger; env?: Record<string, string>; facilitator?: boot.Parameters['facilitator']; logger?: Logger } = {},
+) {
   const config = parse({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')), DEVNET_RPC_PORT: '0', ...parameters.env })
-  const booted = await boot({ config, logger: silent(), ...(parameters.ledger ? { ledger: parameters.ledger } : {}) })
+  const booted = await boot({
+    config,
+    logger: parameters.logger ?? silent(),
+    ...(parameters.ledger ? { ledger: parameters.ledger } : {}),
+    facilitator: parameters.facilitator,
+  })
   const devnet = booted.devnet!
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
     booted.gateway.handle(new Request(input, init))) as typeof globalThis.fetch

@@ -13,6 +13,7 @@ import { createPaymentHeader, selectPaymentRequirements } from 'x402/client'
 import { ChainIdToNetwork, PaymentRequirementsSchema, SettleResponseSchema, settleResponseFromHeader } from 'x402/types'
 import type { PaymentTerms } from '../../../app/discovery/terms.js'
 import { decode } from '../../../app/payment/decode.js'
+import { paymentIdentifierDeclaration } from '../../../app/payment/idempotency.js'
 import { offer } from '../../../app/payment/offer.js'
 import { receipt } from '../../../app/payment/receipt.js'
 import { v1NetworkOf } from '../../../app/payment/x402.js'
@@ -137,7 +138,9 @@ describe('offer', () => {
           extra: { name: 'USD Coin', version: '2' },
         },
       ],
+      extensions: { 'payment-identifier': paymentIdentifierDeclaration },
     })
+    expect(v2.extensions?.['payment-identifier']).toMatchObject({ info: { required: false }, schema: { properties: { id: { minLength: 16, maxLength: 128 } } } })
 
     expect(body).toEqual({
       x402Version: 1,

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Hex, getAddress, toHex } from 'viem'
 import { silent } from '../../../app/log.js'
-import { serialize } from '../../../app/payment/guard.js'
+import { serialize } from '../../../app/payment/settlement.js'
 import { reconcile } from '../../../app/payment/reconcile.js'
 import { domainOf } from '../../../app/payment/x402.js'
 import { type Signed, toTypedData } from '../../../core/Authorization.js'
@@ -37,7 +37,7 @@ async function authorize(index: number, window: { validAfter?: bigint; validBefo
 }
 
 /** Records an authorization as a crashed process would have left it. */
-async function leave(authorization: Signed, state: 'claimed' | 'settling', claimedAt = new Date()) {
+async function leave(authorization: Signed, state: 'claimed' | 'settling', lease = gateway.lease.id) {
   const key = { payer: authorization.from, nonce: authorization.nonce }
   await gateway.ledger.claim({
     ...key,
@@ -45,11 +45,21 @@ async function leave(authorization: Signed, state: 'claimed' | 'settling', claim
     endpoint: 'GET /api/v1/rpc/chains',
     protocol: 'x402-v2',
     authorization: serialize(authorization),
-    claimedAt,
+    fingerprint: 'f',
+    lease,
+    claimedAt: new Date(),
   })
-  if (state === 'settling') await gateway.ledger.apply(key, { type: 'settle' })
+  if (state === 'settling') await gateway.ledger.apply(key, { type: 'settle', response: undefined })
   return key
 }
+
+const books = () => ({
+  ledger: gateway.ledger,
+  facilitator: gateway.facilitator,
+  domain: domainOf(gateway.terms),
+  logger: silent(),
+  lease: gateway.lease,
+})
 
 describe('reconcile', () => {
   test('behavior: a settlement that reached the chain before the crash is recorded as settled', async () => {
@@ -58,18 +68,18 @@ describe('reconcile', () => {
     // The transaction went out, then the process died before the ledger heard of it.
     const settled = await gateway.facilitator.settle({ authorization, domain: domainOf(gateway.terms) })
     expect(settled.ok).toBe(true)
-    const result = await reconcile({ ledger: gateway.ledger, facilitator: gateway.facilitator, domain: domainOf(gateway.terms), logger: silent() })
+    const result = await reconcile(books())
     expect(result.settled).toBeGreaterThanOrEqual(1)
     const entry = await gateway.ledger.get(key)
     expect(entry?.state).toBe('settled')
     expect(entry?.transaction).toBe((settled as { transaction: Hex }).transaction)
   })
 
-  test('behavior: an unsettled authorization that is still valid stays settling; a stale claim is released', async () => {
+  test('behavior: an unsettled authorization that is still valid stays settling; the claim of a dead process is released at once', async () => {
     const pending = await leave(await authorize(2), 'settling')
-    const stale = await leave(await authorize(3), 'claimed', new Date(Date.now() - 3_600_000))
+    const stale = await leave(await authorize(3), 'claimed', 'a-lease-no-process-holds')
     const fresh = await leave(await authorize(4), 'claimed')
-    await reconcile({ ledger: gateway.ledger, facilitator: gateway.facilitator, domain: domainOf(gateway.terms), logger: silent() })
+    await reconcile(books())
     expect((await gateway.ledger.get(pending))?.state).toBe('settling')
     expect((await gateway.ledger.get(stale))?.state).toBe('released')
     expect((await gateway.ledger.get(fresh))?.state).toBe('claimed')
@@ -78,7 +88,8 @@ describe('reconcile', () => {
   test('behavior: a restart on the same embedded store reconciles at boot', async () => {
     const now = BigInt(Math.floor(Date.now() / 1000))
     const expired = await leave(await authorize(5, { validAfter: now - 600n, validBefore: now - 1n }), 'settling')
-    const stale = await leave(await authorize(6), 'claimed', new Date(Date.now() - 3_600_000))
+    // Claimed by this process, which then stops: its lease goes with it.
+    const stale = await leave(await authorize(6), 'claimed')
     await gateway.close()
 
     gateway = await paidGateway({ env: { DATA_DIR: dataDir } })

@@ -1,0 +1,91 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
+import type { Entry } from '../../core/Ledger.js'
+import type { Effect, Record, Refusal, Store } from '../../core/Store.js'
+import type { Logger } from '../log.js'
+
+/** Where the writes of the request being handled are recorded; `record` is set once its payment is claimed. */
+export type Scope = {
+  /** Records one write of a paid call, durably, before the handler goes on; absent outside paid calls. */
+  record: ((effect: Effect) => Promise<void>) | undefined
+}
+
+const scopes = new AsyncLocalStorage<Scope>()
+
+/**
+ * Opens the scope of one request. Call it synchronously where the request enters (before any `await`), so the
+ * handler runs inside it; the guard sets `record` once the payment is claimed.
+ */
+export function open(): Scope {
+  const scope: Scope = { record: undefined }
+  scopes.enterWith(scope)
+  return scope
+}
+
+/**
+ * The store as modules see it: every insert, update and append made inside a paid call is recorded with the
+ * payment, so that {@link undo} can take it back when the call is never paid. Outside paid calls it is the store.
+ */
+export function journaled(store: Store): Store {
+  const note = async (effect: Effect) => {
+    await scopes.getStore()?.record?.(effect)
+  }
+  return {
+    ...store,
+    async insert(record) {
+      const result = await store.insert(record)
+      if (result.ok) await note({ type: 'insert', collection: record.collection, id: record.id })
+      return result
+    },
+    async update<value>(collection: string, id: string, change: (current: Record<value>) => value | Refusal) {
+      let before: unknown
+      const result = await store.update<value>(collection, id, (current) => {
+        // The adapter may run `change` again after a lost race; the last run saw the value that was replaced.
+        before = current.value
+        return change(current)
+      })
+      if (result.ok) await note({ type: 'update', collection, id, before, version: result.record.version })
+      return result
+    },
+    async append(chain, make) {
+      const entry = await store.append(chain, make)
+      await note({ type: 'append', chain, sequence: entry.sequence })
+      return entry
+    },
+  }
+}
+
+/**
+ * Takes back the writes of a call that was never paid, newest first: inserts are removed, updates put back while
+ * nobody changed the record since, appends truncated while still last. Returns the writes it could not take back.
+ */
+export async function undo(store: Store, effects: readonly Effect[]): Promise<Effect[]> {
+  const kept: Effect[] = []
+  for (const effect of [...effects].reverse()) {
+    const undone = await (async () => {
+      switch (effect.type) {
+        case 'insert':
+          // Already gone is as good as removed.
+          await store.remove(effect.collection, effect.id)
+          return true
+        case 'update': {
+          const result = await store.update(effect.collection, effect.id, (current) =>
+            current.version === effect.version ? effect.before : { refused: true, reason: 'changed since' },
+          )
+          return result.ok || result.reason === 'not_found'
+        }
+        case 'append':
+          return store.truncate(effect.chain, effect.sequence)
+      }
+    })()
+    if (!undone) kept.push(effect)
+  }
+  return kept
+}
+
+/** Takes back the writes of a payment that was released or failed; logs the ones that could not be. */
+export async function takeBack(parameters: { store: Store | undefined; entry: Entry; logger: Logger }): Promise<void> {
+  const { store, entry, logger } = parameters
+  if (!store || entry.effects.length === 0) return
+  const kept = await undo(store, entry.effects)
+  if (kept.length > 0) logger.log('error', 'undo_incomplete', { endpoint: entry.endpoint, payer: entry.payer, kept: kept.length })
+}

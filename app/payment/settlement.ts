@@ -1,0 +1,148 @@
+import type { Address, Hash, Hex } from 'viem'
+import type { Domain, Signed } from '../../core/Authorization.js'
+import type { Facilitator, Outcome } from '../../core/Facilitator.js'
+import type { Entry, Ledger, Protocol } from '../../core/Ledger.js'
+import type { Store } from '../../core/Store.js'
+import type { Logger } from '../log.js'
+import { takeBack } from './effects.js'
+
+/** A claimed payment to settle. */
+export type Claimed = {
+  /** Ledger key: checksummed payer and lower-case nonce. */
+  key: { payer: Address; nonce: Hex }
+  /** Protocol it arrived in. */
+  protocol: Protocol
+  /** The signed authorization. */
+  authorization: Signed
+  /** `"METHOD path"` of the catalog entry paid for. */
+  endpoint: string
+  /** MPP challenge the credential answered, echoed in the receipt. */
+  challengeId: string | undefined
+}
+
+/** What a settlement came to within the time the caller waits: `settlement_pending` when undecided by then. */
+export type Settled = Outcome<{ transaction: Hash }> & { /** Hash sent, when known. */ submitted?: Hash | undefined }
+
+/**
+ * Settles claimed payments and records the outcome in the ledger: confirmed; failed (and the call's writes taken
+ * back); or, when the outcome is unknown (a fault, or no confirmation within `timeoutMs`), left `settling` with
+ * the lease given up, so that a retry or reconciliation finishes it. Sending an authorization again is safe:
+ * the token takes each nonce once, so at most one transfer lands.
+ */
+export function settlement(parameters: settlement.Parameters): settlement.ReturnType {
+  const { ledger, facilitator, domain, lease, store, logger, timeoutMs = 15_000 } = parameters
+
+  async function decide(claimed: Claimed, outcome: Outcome<{ transaction: Hash }>): Promise<void> {
+    const { key, endpoint } = claimed
+    if (outcome.ok) {
+      await ledger.apply(key, { type: 'confirmed', transaction: outcome.transaction })
+      logger.log('info', 'payment_settled', { endpoint, payer: key.payer, protocol: claimed.protocol, transaction: outcome.transaction })
+    } else if (outcome.reason === 'settlement_pending') {
+      // Nobody is sending it any more: the next retry (or reconciliation) finishes it.
+      await ledger.apply(key, { type: 'adopt', from: lease.id, lease: undefined })
+      logger.log('warn', 'settlement_pending', { endpoint, payer: key.payer })
+    } else {
+      await takeBack({ store, entry: await ledger.apply(key, { type: 'fail', reason: `${outcome.reason}: ${outcome.message}` }), logger })
+      logger.log('warn', 'settlement_failed', { endpoint, reason: outcome.reason })
+    }
+  }
+
+  async function settle(claimed: Claimed): Promise<Settled> {
+    let submitted: Hash | undefined
+    let recorded: Promise<unknown> = Promise.resolve()
+    const outcome = facilitator
+      .settle({
+        authorization: claimed.authorization,
+        domain,
+        onSubmitted: (transaction) => {
+          submitted = transaction
+          recorded = ledger.apply(claimed.key, { type: 'submitted', transaction }).catch(() => undefined)
+        },
+      })
+      // A fault (a dropped connection, a node that timed out) may have carried the transaction out: unknown.
+      .catch((error: unknown) => ({
+        ok: false as const,
+        reason: 'settlement_pending' as const,
+        message: `The settlement's outcome is unknown (${error instanceof Error ? error.name : 'fault'}).`,
+      }))
+      .then(async (result) => {
+        await recorded
+        await decide(claimed, result).catch((error: unknown) =>
+          logger.log('error', 'settlement_record_failed', { error: error instanceof Error ? error.name : 'unknown' }),
+        )
+        return result
+      })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), timeoutMs)
+    })
+    const result = await Promise.race([outcome, late])
+    clearTimeout(timer)
+    if (result === 'late') return { ok: false, reason: 'settlement_pending', message: `No confirmation within ${timeoutMs} ms.`, submitted }
+    return { ...result, submitted }
+  }
+
+  return {
+    settle,
+    async finish(held) {
+      const adopted = await ledger.apply({ payer: held.payer, nonce: held.nonce }, { type: 'adopt', from: held.lease, lease: lease.id }).catch(
+        () => undefined,
+      )
+      if (!adopted) return undefined
+      return settle({
+        key: { payer: adopted.payer, nonce: adopted.nonce },
+        protocol: adopted.protocol,
+        authorization: deserialize(adopted.authorization),
+        endpoint: adopted.endpoint,
+        challengeId: undefined,
+      })
+    },
+  }
+}
+
+export declare namespace settlement {
+  type Parameters = {
+    /** Where outcomes are recorded. */
+    ledger: Ledger
+    /** Sends and confirms. */
+    facilitator: Facilitator
+    /** The token's EIP-712 domain. */
+    domain: Domain
+    /** This process's lease: it holds the settlements it sends. */
+    lease: { readonly id: string }
+    /** The records paid calls write; a failed payment's writes are taken back from it. */
+    store?: Store | undefined
+    /** Where events go. */
+    logger: Logger
+    /** How long `settle` waits before it answers `settlement_pending`, in ms; the settlement goes on. @default 15_000 */
+    timeoutMs?: number | undefined
+  }
+  type ReturnType = {
+    /** Settles a claimed payment (its entry `settling` under this lease), waiting at most `timeoutMs`. */
+    settle: (claimed: Claimed) => Promise<Settled>
+    /**
+     * Takes over an undecided settlement whose holder is gone and sends it again; `undefined` when another
+     * process took it first.
+     */
+    finish: (held: Entry) => Promise<Settled | undefined>
+  }
+}
+
+/** The authorization as stored in the ledger (bigints as decimal strings). */
+export function serialize(authorization: Signed): string {
+  return JSON.stringify(authorization, (_, value) => (typeof value === 'bigint' ? value.toString() : value))
+}
+
+/** Reads back an authorization stored by {@link serialize}. */
+export function deserialize(text: string): Signed {
+  const parsed = JSON.parse(text) as Record<string, string>
+  return {
+    from: parsed.from as Address,
+    to: parsed.to as Address,
+    value: BigInt(parsed.value!),
+    validAfter: BigInt(parsed.validAfter!),
+    validBefore: BigInt(parsed.validBefore!),
+    nonce: parsed.nonce as Signed['nonce'],
+    signature: parsed.signature as Signed['signature'],
+  }
+}
