@@ -109,6 +109,7 @@ const events: Event[] = [
   { type: 'effect', effect },
   { type: 'settle', response },
   { type: 'submitted', transaction: `0x${'22'.repeat(32)}` },
+  { type: 'adopt', from: 'lease-of-the-test', lease: 'lease-of-another-process' },
   { type: 'confirmed', transaction: `0x${'33'.repeat(32)}` },
   { type: 'fail', reason: 'reverted' },
   { type: 'release', reason: 'handler failed' },
@@ -121,6 +122,7 @@ const legal: [State, Event['type'], State][] = [
   ['claimed', 'fail', 'failed'],
   ['claimed', 'release', 'released'],
   ['settling', 'submitted', 'settling'],
+  ['settling', 'adopt', 'settling'],
   ['settling', 'confirmed', 'settled'],
   ['settling', 'fail', 'failed'],
 ]
@@ -470,6 +472,21 @@ describe.each(backends)('ledger: $name', (backend) => {
   })
 
   describe('apply', () => {
+    test('behavior: adopt moves an undecided settlement only from the lease that holds it; two takers, one wins', async () => {
+      const claim = await entryIn('settling')
+      await expect(ledger.apply(claim, { type: 'adopt', from: 'a-lease-that-never-held-it', lease: 'mine' })).rejects.toThrow(
+        InvalidTransitionError,
+      )
+      const given = await ledger.apply(claim, { type: 'adopt', from: 'lease-of-the-test', lease: undefined })
+      expect(given.lease).toBeUndefined()
+      await withOther(async (other) => {
+        const outcomes = await Promise.allSettled(
+          [ledger, other].map((instance, index) => instance.apply(claim, { type: 'adopt', from: undefined, lease: `taker-${index}` })),
+        )
+        expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
+      })
+    })
+
     test.each(legal)('behavior: %s + %s -> %s', async (from, type, to) => {
       const claim = await entryIn(from)
       const before = (await ledger.get(claim))!
