@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x402/core/http'
+import postgresJs from 'postgres'
 import { type Address, type Hash, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { amountOf } from '../../../app/payment/guard.js'
@@ -252,18 +253,65 @@ describe('idempotency keys', () => {
   })
 })
 
-describe('claims and balances', () => {
-  test('security: a payer funded for one call sends 10 at once: one is served, nine refused before the handler, one record', async () => {
-    const payer = await fundedPayer(amountOf(invoiceEntry))
-    const headers = await Promise.all(Array.from({ length: 10 }, () => gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) })))
-    const responses = await Promise.all(headers.map((header, index) => gateway.fetch(invoiceRequest(payer.address, header, `n${index}`))))
-    const statuses = responses.map((response) => response.status).sort()
-    expect(statuses).toEqual([200, ...Array(9).fill(402)])
-    const codes = await Promise.all(responses.filter((response) => response.status === 402).map(async (response) => ((await response.json()) as { code: string }).code))
-    expect(new Set(codes)).toEqual(new Set(['insufficient_funds']))
-    expect(await invoicesOf(payer.address)).toHaveLength(1)
-    expect(await gateway.balance(payer.address)).toBe(0n)
+/** The ledger and store of the balance scenario: the embedded SQLite, and PostgreSQL (a schema of its own) where CI has it. */
+const databases = [
+  { name: 'embedded SQLite', env: async () => ({ env: {}, teardown: async () => {} }) },
+  ...(process.env.DATABASE_URL
+    ? [
+        {
+          name: 'PostgreSQL',
+          env: async () => {
+            const url = process.env.DATABASE_URL!
+            const schema = `money_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
+            const admin = postgresJs(url, { max: 1, onnotice: () => {} })
+            await admin.unsafe(`CREATE SCHEMA ${schema}`)
+            return {
+              env: { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}search_path=${schema}` },
+              teardown: async () => {
+                await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
+                await admin.end()
+              },
+            }
+          },
+        },
+      ]
+    : []),
+]
+
+describe.each(databases)('claims within the balance, on $name', ({ env: database }) => {
+  test('security: a payer funded for one invoice/create sends 10 at once: one is served, nine refused before the handler, one invoice', async () => {
+    const { env, teardown } = await database()
+    const own = await paidGateway({ env })
+    try {
+      const payer = privateKeyToAccount(generatePrivateKey())
+      await own.devnet.fund({ address: payer.address, amount: amountOf(invoiceEntry) })
+      const headers = await Promise.all(Array.from({ length: 10 }, () => own.presigned({ signer: payer, value: amountOf(invoiceEntry) })))
+      const responses = await Promise.all(
+        headers.map((header) =>
+          own.fetch(
+            new Request(`${origin}/api/v1/invoice/create`, {
+              method: 'POST',
+              headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header },
+              body: JSON.stringify({ creator: payer.address, token: 'USDC', amount: '1000' }),
+            }),
+          ),
+        ),
+      )
+      expect(responses.map((response) => response.status).sort()).toEqual([200, ...Array(9).fill(402)])
+      const codes = await Promise.all(
+        responses.filter((response) => response.status === 402).map(async (response) => ((await response.json()) as { code: string }).code),
+      )
+      expect(new Set(codes)).toEqual(new Set(['insufficient_funds']))
+      expect(await own.store.list('invoices', { owner: payer.address })).toHaveLength(1)
+      expect(await own.balance(payer.address)).toBe(0n)
+    } finally {
+      await own.close()
+      await teardown()
+    }
   })
+})
+
+describe('claims and balances', () => {
 
   test('security: a call whose settlement fails keeps no record it wrote', async () => {
     const payer = await fundedPayer(funds)
