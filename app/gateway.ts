@@ -1,3 +1,4 @@
+import { Kind, type TSchema } from '@sinclair/typebox'
 import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
 import * as Catalog from '../core/Catalog.js'
 import {
@@ -16,6 +17,7 @@ import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
 import type { Store } from '../core/Store.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
+import * as Input from './input.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import * as Documents from './discovery/documents.js'
@@ -47,6 +49,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const availabilityOf = new Map<string, Availability>()
   // Availability that changes at run time (an upstream's circuit breaker), asked on every call before payment.
   const readinessOf = new Map<string, () => string | undefined>()
+  // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
+  const schemasOf = new Map<string, Input.Schemas>()
 
   const app = new Elysia()
     .onRequest(({ request, set }) => {
@@ -56,6 +60,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
     })
     .onParse(({ request }) => readJson(request, config.bodyLimitBytes))
+    // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
+    .onTransform(({ request, route, params, query, body }) => {
+      const schemas = schemasOf.get(`${request.method} ${route}`)
+      if (schemas) Input.assertPrintable(schemas, { path: params, query, body })
+    })
     .onError(async ({ error, code, request }) => {
       await payments?.release(request, 'handler threw')
       if (error instanceof BaseError) return render(error, request)
@@ -168,6 +177,12 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     }))
 
   assertCoverage(app)
+  for (const route of app.routes)
+    schemasOf.set(`${route.method} ${route.path}`, {
+      path: schemaOf(route.hooks.params),
+      query: schemaOf(route.hooks.query),
+      body: schemaOf(route.hooks.body),
+    })
   const routes = app.routes.map((route) => ({ method: route.method, pattern: toPattern(route.path) }))
 
   function notFound(request: Request): BaseError {
@@ -256,10 +271,17 @@ function toPattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`)
 }
 
+/** A route's TypeBox schema of one location, when it has one. */
+function schemaOf(hook: unknown): TSchema | undefined {
+  return typeof hook === 'object' && hook !== null && Kind in hook ? (hook as TSchema) : undefined
+}
+
+// The raw first failure, not Elysia's `all`: `all` formats every failing value into a string, which throws on some.
 function fromValidation(error: ElysiaValidationError): ValidationError {
-  const first = error.all[0]
   const location = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : 'body'
-  const path = first && 'path' in first ? String(first.path).replace(/^\//, '').replaceAll('/', '.') : ''
-  const message = first && 'message' in first ? String(first.message) : 'is invalid'
-  return new ValidationError({ field: path === '' ? location : path, message: `${message} (in ${location})` })
+  const first = error.valueError as { path?: unknown; message?: unknown } | undefined
+  return Input.fromValueError(
+    first && typeof first.path === 'string' && typeof first.message === 'string' ? { path: first.path, message: first.message } : undefined,
+    location,
+  )
 }
