@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
 import type { Onchain } from '../../app/modules.js'
-import { testGateway } from '../support/gateway.js'
+import { stubPayment, testGateway } from '../support/gateway.js'
 
 // Input rules the gateway applies to every route, before any module hook and before any payment is asked for.
 
@@ -14,6 +14,7 @@ const onchain: Onchain = {
   tokens: [{ symbol: 'USDC', address: token, decimals: 6 }],
 }
 const gateway = testGateway({ store: memory(), onchain })
+const paid = testGateway({ store: memory(), onchain, payment: stubPayment().payment })
 const address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 
 async function problem(response: Response) {
@@ -42,5 +43,40 @@ describe('a value that cannot be turned into a string', () => {
     // Audit details take any object: the entry is valid, so the only refusal left is the missing payment setup.
     const response = await gateway.post('/api/v1/audit/log', { action: 'a', actor: address, resource: 'r', details: { toString: 1 } })
     expect(response.status).toBe(503)
+  })
+})
+
+describe('path and query parameters', () => {
+  const escrowId = `0x${'ab'.repeat(32)}`
+  const invoiceId = `inv_${'0f'.repeat(16)}`
+  test.each([
+    ['/api/v1/escrow/esc_1', 'id'],
+    ['/api/v1/escrow?id=esc_1', 'id'],
+    ['/api/v1/escrow', 'id'],
+    [`/api/v1/escrow/${escrowId}?id=0x${'cd'.repeat(32)}`, 'id'],
+    ['/api/v1/escrow/list?address=nope', 'address'],
+    [`/api/v1/escrow/list?address=${address.replace('C8', 'c8')}`, 'address'],
+    ['/api/v1/invoice/nope', 'id'],
+    ['/api/v1/invoice?id=nope', 'id'],
+    ['/api/v1/invoice', 'id'],
+    [`/api/v1/invoice/${invoiceId}?id=inv_${'1f'.repeat(16)}`, 'id'],
+    ['/api/v1/invoice/list?address=0x1234', 'address'],
+  ])('error: GET %s is a 400 before any payment is asked for', async (path, field) => {
+    const response = await paid.fetch(path)
+    expect(response.status).toBe(400)
+    expect(response.headers.get('payment-required')).toBeNull()
+    expect((await problem(response)).field).toBe(field)
+  })
+
+  test.each([
+    [`/api/v1/escrow/${escrowId}`],
+    [`/api/v1/escrow?id=${escrowId}`],
+    [`/api/v1/escrow/${escrowId}?id=${escrowId.toUpperCase().replace('0X', '0x')}`],
+    [`/api/v1/escrow/list?address=${address}`],
+    [`/api/v1/invoice/${invoiceId}`],
+    [`/api/v1/invoice?id=${invoiceId}`],
+    [`/api/v1/invoice/list?address=${address.toLowerCase()}`],
+  ])('behavior: GET %s with well-formed parameters asks for payment', async (path) => {
+    expect((await paid.fetch(path)).status).toBe(402)
   })
 })
