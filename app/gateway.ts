@@ -62,6 +62,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     .onParse(({ request }) => readJson(request, config.bodyLimitBytes))
     // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
     .onTransform(({ request, route, params, query, body }) => {
+      Input.assertSingleQuery(request.url)
       const schemas = schemasOf.get(`${request.method} ${route}`)
       if (schemas) Input.assertPrintable(schemas, { path: params, query, body })
     })

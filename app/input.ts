@@ -50,6 +50,20 @@ export function assertPrintable(schemas: Schemas, values: Values): void {
   }
 }
 
+/**
+ * Refuses a query that gives one parameter more than once (`?id=a&id=b`, also when one name is percent-encoded):
+ * which of the values counts would otherwise be the framework's choice, and a check could read another than the handler.
+ */
+export function assertSingleQuery(url: string): void {
+  const start = url.indexOf('?')
+  if (start === -1) return
+  const seen = new Set<string>()
+  for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
+    if (seen.has(name)) throw new ValidationError({ field: name, message: 'is given more than once; give each query parameter once (in query)' })
+    seen.add(name)
+  }
+}
+
 /** The ValidationError of a schema failure: the field by its dotted path and the rule it breaks, never the value. */
 export function fromValueError(error: Pick<ValueError, 'path' | 'message'> | undefined, location: Location): ValidationError {
   const path = error === undefined ? '' : error.path.replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~')

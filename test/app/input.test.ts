@@ -80,3 +80,22 @@ describe('path and query parameters', () => {
     expect((await paid.fetch(path)).status).toBe(402)
   })
 })
+
+describe('repeated query parameters', () => {
+  test.each([
+    ['/free/uuid?count=1&count=2', 'count', gateway],
+    ['/free/uuid?count=1&%63ount=2', 'count', gateway],
+    ['/api/v1/auth/verify?token=a&token=b', 'token', paid],
+    [`/api/v1/escrow?id=0x${'ab'.repeat(32)}&id=0x${'ab'.repeat(32)}`, 'id', paid],
+  ])('error: GET %s is a 400 naming the parameter, before any payment is asked for', async (path, field, target) => {
+    const response = await target.fetch(path)
+    expect(response.status).toBe(400)
+    const refused = await problem(response)
+    expect(refused.code).toBe('validation_failed')
+    expect(refused.field).toBe(field)
+  })
+
+  test('behavior: distinct parameters are fine', async () => {
+    expect((await gateway.fetch('/free/uuid?count=2')).status).toBe(200)
+  })
+})
