@@ -17,6 +17,7 @@ import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
 import type { Store } from '../core/Store.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
+import { oversized } from './head.js'
 import * as Input from './input.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
@@ -56,6 +57,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     .onRequest(({ request, set }) => {
       if (request.method === 'OPTIONS') return Cors.preflight()
       Object.assign(set.headers, Cors.headers)
+      const head = oversized(request)
+      if (head) return render(head, request)
       if (exceedsDeclaredLength(request, config.bodyLimitBytes))
         return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
     })

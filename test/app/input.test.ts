@@ -1,5 +1,8 @@
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { memory } from '../../adapters/store/memory.js'
+import { maxHeaderBytes, maxTargetBytes } from '../../app/head.js'
 import type { Onchain } from '../../app/modules.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 
@@ -97,5 +100,32 @@ describe('repeated query parameters', () => {
 
   test('behavior: distinct parameters are fine', async () => {
     expect((await gateway.fetch('/free/uuid?count=2')).status).toBe(200)
+  })
+})
+
+describe('oversized request heads', () => {
+  test('error: a query string past the limit is a 414 problem, before any payment is asked for', async () => {
+    const response = await paid.fetch(`/api/v1/auth/verify?token=${'a'.repeat(maxTargetBytes)}`)
+    expect(response.status).toBe(414)
+    const refused = await problem(response)
+    expect(refused).toMatchObject({ code: 'uri_too_long', limitBytes: maxTargetBytes })
+    expect(JSON.stringify(refused)).not.toContain('a'.repeat(100))
+  })
+
+  test('error: header fields past the limit are a 431 problem', async () => {
+    const response = await paid.fetch('/free/timestamp', { headers: { 'x-padding': 'b'.repeat(maxHeaderBytes) } })
+    expect(response.status).toBe(431)
+    expect(await problem(response)).toMatchObject({ code: 'headers_too_large', limitBytes: maxHeaderBytes })
+  })
+
+  test('behavior: heads within the limits are served', async () => {
+    expect((await gateway.fetch(`/free/uuid?count=1&pad=${'a'.repeat(maxTargetBytes - 100)}`)).status).toBe(200)
+    expect((await gateway.fetch('/free/timestamp', { headers: { 'x-padding': 'b'.repeat(maxHeaderBytes - 200) } })).status).toBe(200)
+  })
+
+  test("behavior: `npm start` raises Bun's own parser limit above the gateway's, so the gateway answers first", () => {
+    const start = (JSON.parse(readFileSync(join(import.meta.dir, '../../package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+    const parser = Number(/--max-http-header-size=(\d+)/.exec(start)?.[1])
+    expect(parser).toBeGreaterThan(maxTargetBytes + maxHeaderBytes)
   })
 })
