@@ -53,7 +53,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
   const schemasOf = new Map<string, Input.Schemas>()
 
-  const app = new Elysia()
+  // No normalization: Elysia would strip fields a schema does not name before validating, so an unknown field
+  // would be dropped without a word. Validation sees the body as sent and refuses it, naming the field; undeclared
+  // query parameters are dropped explicitly, in the transform below.
+  const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
       if (request.method === 'OPTIONS') return Cors.preflight()
       Object.assign(set.headers, Cors.headers)
@@ -67,7 +70,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     .onTransform(({ request, route, params, query, body }) => {
       Input.assertSingleQuery(request.url)
       const schemas = schemasOf.get(`${request.method} ${route}`)
-      if (schemas) Input.assertPrintable(schemas, { path: params, query, body })
+      if (!schemas) return
+      Input.dropUndeclared(schemas.query, query)
+      Input.assertPrintable(schemas, { path: params, query, body })
     })
     .onError(async ({ error, code, request }) => {
       await payments?.release(request, 'handler threw')

@@ -64,6 +64,17 @@ export function assertSingleQuery(url: string): void {
   }
 }
 
+/**
+ * Removes from `query` (in place) the parameters its schema does not name, so a handler that spreads its query never
+ * receives one: an undeclared `caller` must not stand in for the verified payer. Routes without a query schema read
+ * no query at all.
+ */
+export function dropUndeclared(schema: TSchema | undefined, query: Record<string, unknown>): void {
+  const properties = schema?.properties as Record<string, unknown> | undefined
+  if (properties === undefined || schema?.additionalProperties === true) return
+  for (const name of Object.keys(query)) if (!Object.hasOwn(properties, name)) delete query[name]
+}
+
 /** The ValidationError of a schema failure: the field by its dotted path and the rule it breaks, never the value. */
 export function fromValueError(error: Pick<ValueError, 'path' | 'message'> | undefined, location: Location): ValidationError {
   const path = error === undefined ? '' : error.path.replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~')

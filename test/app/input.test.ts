@@ -1,10 +1,13 @@
-import { describe, expect, test } from 'bun:test'
+import { afterAll, describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { memory } from '../../adapters/store/memory.js'
+import { openai } from '../../adapters/upstream/openai.js'
 import { maxHeaderBytes, maxTargetBytes } from '../../app/head.js'
 import type { Onchain } from '../../app/modules.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
+import { openaiStub } from '../support/openai.js'
 
 // Input rules the gateway applies to every route, before any module hook and before any payment is asked for.
 
@@ -127,5 +130,57 @@ describe('oversized request heads', () => {
     const start = (JSON.parse(readFileSync(join(import.meta.dir, '../../package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
     const parser = Number(/--max-http-header-size=(\d+)/.exec(start)?.[1])
     expect(parser).toBeGreaterThan(maxTargetBytes + maxHeaderBytes)
+  })
+})
+
+describe('unknown body fields', () => {
+  test.each([
+    ['/api/v1/auth/session', { address, extra: 1 }, 'extra'],
+    ['/api/v1/escrow/fund', { escrowId: `0x${'ab'.repeat(32)}`, amount: '1' }, 'amount'],
+    ['/api/v1/invoice/create', { creator: address, token: 'USDC', amount: '1', currency: 'USD' }, 'currency'],
+    ['/api/v1/audit/log', { action: 'a', actor: address, resource: 'r', caller: address }, 'caller'],
+    ['/api/v1/logs/ingest', { entries: [{ level: 'info', message: 'm', service: 's', extra: true }] }, 'entries.0.extra'],
+  ])('error: POST %s with a field it does not take is a 400 naming it, before any payment is asked for', async (path, body, field) => {
+    const response = await paid.post(path, body)
+    expect(response.status).toBe(400)
+    const refused = await problem(response)
+    expect(refused.code).toBe('validation_failed')
+    expect(refused.field).toBe(field)
+  })
+
+  test('security: an undeclared query parameter never reaches the handler', async () => {
+    // `caller` is what the audit query names the payer; a query parameter of that name must not stand in for it.
+    const [alice, bob] = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())]
+    expect((await paid.paid('POST', '/api/v1/audit/log', { action: 'a', actor: alice.address, resource: 'r' }, alice)).status).toBe(200)
+    const response = await paid.paid('GET', `/api/v1/audit/query?caller=${alice.address}`, undefined, bob)
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { total: number }).total).toBe(0)
+  })
+
+  describe('on the OpenAI-compatible pass-through bodies', () => {
+    const stub = openaiStub()
+    afterAll(() => stub.stop())
+    const limits = { models: ['small-model'], maxTokens: 64 }
+    const upstream = openai({ name: 'the chat upstream', baseUrl: stub.url, apiKey: 'sk-test', retryDelayMs: 0 })
+    const ai = testGateway({ inference: { chat: { upstream, ...limits }, decentralized: { upstream, ...limits } }, payment: stubPayment().payment })
+    const messages = [{ role: 'user', content: 'Hi', name: 'agent-7' }]
+
+    test.each([['/api/v1/chat/completions'], ['/decentralized/v1/chat/completions']])(
+      'behavior: %s takes fields it does not know, forwarding nested ones and never top-level vendor extensions',
+      async (path) => {
+        const body = { model: 'small-model', messages, stream_options: { include_usage: true, include_obfuscation: false }, provider: { order: ['x'] } }
+        const response = await ai.paid('POST', path, { ...body, stream: true })
+        expect(response.status).toBe(200)
+        await response.text()
+        expect(stub.last().body).toEqual({ model: 'small-model', messages, stream: true, stream_options: body.stream_options, max_tokens: 64 })
+      },
+    )
+
+    test('behavior: embeddings and images take fields they do not know, without forwarding them', async () => {
+      expect((await ai.paid('POST', '/decentralized/v1/embeddings', { model: 'small-model', input: 'hi', provider: 'x' })).status).toBe(200)
+      expect(stub.last().body).toEqual({ model: 'small-model', input: 'hi' })
+      expect((await ai.paid('POST', '/decentralized/v1/images/generations', { model: 'small-model', prompt: 'a cat', seed: 7 })).status).toBe(200)
+      expect(stub.last().body).toEqual({ model: 'small-model', prompt: 'a cat' })
+    })
   })
 })

@@ -21,6 +21,8 @@ export function testGateway(
     onchain?: createGateway.Parameters['onchain']
     /** Chains for RPC forwarding. */
     chains?: createGateway.Parameters['chains']
+    /** OpenAI-compatible upstreams; absent, the AI endpoints are unavailable. */
+    inference?: createGateway.Parameters['inference']
     /** Payment settlement; absent, every paid endpoint is unavailable. */
     payment?: createGateway.Parameters['payment']
     /** Where events go. @default silent */
@@ -37,6 +39,7 @@ export function testGateway(
     store: parameters.store,
     onchain: parameters.onchain,
     chains: parameters.chains,
+    inference: parameters.inference,
     payment: parameters.payment,
   })
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })
