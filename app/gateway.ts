@@ -17,6 +17,7 @@ import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
 import type { Store } from '../core/Store.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
+import { fromFault } from './fault.js'
 import { oversized } from './head.js'
 import * as Input from './input.js'
 import type { Config } from './config.js'
@@ -76,6 +77,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     })
     .onError(async ({ error, code, request }) => {
       await payments?.release(request, 'handler threw')
+      const fault = fromFault(error)
+      if (fault) return render(fault, request)
       if (error instanceof BaseError) return render(error, request)
       // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
       if (code === 'PARSE')

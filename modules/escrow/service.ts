@@ -197,9 +197,8 @@ async function read(deps: Deps, escrow: Escrow.Escrow) {
   try {
     return await chain.read(escrow.id)
   } catch (error) {
-    throw new UpstreamUnavailableError(`The escrow contract could not be read: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    })
+    // The fault's own message names the node's URL (which may carry a key) and the request; it stays in `cause`.
+    throw new UpstreamUnavailableError('The escrow contract could not be read; try again shortly.', { cause: error })
   }
 }
 
