@@ -24,8 +24,17 @@ import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import * as Documents from './discovery/documents.js'
 import type { Availability, PaymentTerms } from './discovery/terms.js'
-import type { Logger } from './log.js'
+import { type Logger, describeError } from './log.js'
 import * as Problem from './problem.js'
+
+/**
+ * Whether a problem is a chain node or upstream failing a call, worth a log line (without messages). An upstream
+ * found unavailable before the call (not configured, breaker open) has no cause and is no fault of the moment.
+ */
+function isFault(problem: BaseError): boolean {
+  if (problem.code === 'upstream_unavailable') return problem.cause !== undefined
+  return problem.code === 'upstream_failed' || problem.code === 'upstream_timeout'
+}
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
 const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt'] as const
@@ -78,18 +87,18 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     .onError(async ({ error, code, request }) => {
       await payments?.release(request, 'handler threw')
       const fault = fromFault(error)
-      if (fault) return render(fault, request)
-      if (error instanceof BaseError) return render(error, request)
+      const problem = fault ?? (error instanceof BaseError ? error : undefined)
+      if (problem) {
+        if (isFault(problem))
+          logger.log('warn', 'upstream_fault', { method: request.method, path: new URL(request.url).pathname, code: problem.code, error: describeError(error) })
+        return render(problem, request)
+      }
       // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
       if (code === 'PARSE')
         return render(error.cause instanceof BaseError ? error.cause : new MalformedJsonError('The request body could not be read.'), request)
       if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
       if (code === 'NOT_FOUND') return render(notFound(request), request)
-      logger.log('error', 'unhandled_error', {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-      })
+      logger.log('error', 'unhandled_error', { method: request.method, path: new URL(request.url).pathname, error: describeError(error) })
       return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.

@@ -2,8 +2,9 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { memory } from '../../adapters/store/memory.js'
 import { parse } from '../../app/config.js'
+import { stdout } from '../../app/log.js'
 import { terms } from '../../app/terms.js'
-import { faultyNode } from '../support/faults.js'
+import { faultyNode, rpcKey } from '../support/faults.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 
 // Chain and node failures reached from a paid handler: never a 500, never charged.
@@ -69,5 +70,46 @@ describe('a chain node that fails', () => {
     const refused = await problem(response)
     expect(refused.code).toBe('upstream_failed')
     expect(JSON.stringify(refused)).not.toContain(node.goneUrl)
+  })
+})
+
+describe('the log of fault scenarios', () => {
+  const marker = 'caller-secret-4f0c9a'
+  const lines: string[] = []
+  const logger = stdout('debug', (line) => lines.push(line))
+  // A chain whose client library quotes its URL and request in its errors, as viem's do.
+  const leaky = {
+    name: 'leaky',
+    chainId: 84532,
+    request: async (method: string, params: readonly unknown[]) => {
+      throw new Error(`request to ${node.url} failed\nRequest body: ${JSON.stringify({ method, params })}`)
+    },
+  }
+  const { payment } = stubPayment()
+  const logged = testGateway({ store: memory(), onchain: node.onchain(asset), chains: [...node.chains, leaky], payment, logger })
+
+  test('security: holds no RPC URL, no request body and no secret, and still names each fault', async () => {
+    const rpc = (chain: string) => logged.paid('POST', '/api/v1/rpc/call', { chain, method: 'eth_getBalance', params: [marker] }, payer)
+    for (const mode of ['hang', 'http_error'] as const) {
+      node.state.mode = mode
+      await rpc('faulty')
+      await logged.paid('POST', '/api/v1/invoice/create', { creator: payer.address, token: 'USDC', amount: '5', memo: marker }, payer)
+    }
+    await rpc('gone')
+    expect((await rpc('leaky')).status).toBe(500)
+    await logged.fetch('/api/v1/audit/log', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"action": ${marker}}` })
+    await logged.post('/api/v1/auth/session', { address: { toString: 1 }, secret: marker })
+
+    const log = lines.join('')
+    for (const leak of [node.url, node.goneUrl, rpcKey, marker]) expect(log).not.toContain(leak)
+    const events = lines.map((line) => JSON.parse(line) as { event: string; code?: string })
+    expect(events.filter((event) => event.event === 'upstream_fault').map((event) => event.code)).toEqual([
+      'upstream_timeout',
+      'upstream_timeout',
+      'upstream_failed',
+      'upstream_unavailable',
+      'upstream_failed',
+    ])
+    expect(events.filter((event) => event.event === 'unhandled_error')).toHaveLength(1)
   })
 })
