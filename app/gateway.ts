@@ -11,6 +11,7 @@ import {
   UpstreamUnavailableError,
   ValidationError,
 } from '../core/Errors.js'
+import { echo } from '../core/internal/echo.js'
 import type { Oracle } from '../core/Oracle.js'
 import type * as Rpc from '../core/Rpc.js'
 import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
@@ -99,7 +100,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
       if (code === 'NOT_FOUND') return render(notFound(request), request)
       logger.log('error', 'unhandled_error', { method: request.method, path: new URL(request.url).pathname, error: describeError(error) })
-      return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
+      return Problem.toResponse(Problem.internal(instanceOf(request)), Cors.headers)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route }) => {
@@ -210,16 +211,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const path = new URL(request.url).pathname
     const allowed = routes.filter((route) => route.pattern.test(path)).map((route) => route.method)
     if (allowed.length > 0)
-      return new MethodNotAllowedError(`${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+      return new MethodNotAllowedError(`${echo(request.method)} is not allowed on ${echo(path)}; use ${allowed.join(', ')}.`, {
         details: { allow: allowed },
       })
-    return new NotFoundError(`No operation at ${request.method} ${path}. See /openapi.json for every operation.`)
+    return new NotFoundError(`No operation at ${echo(request.method)} ${echo(path)}. See /openapi.json for every operation.`)
   }
 
   function render(error: BaseError, request: Request): Response {
     const headers: Record<string, string> = { ...Cors.headers }
     if (error instanceof MethodNotAllowedError) headers.allow = (error.details?.allow as string[]).join(', ')
-    return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname), headers)
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), headers)
   }
 
   return {
@@ -266,6 +267,14 @@ export declare namespace createGateway {
     /** Availability of an entry on this gateway. */
     availability: (entry: Catalog.Entry) => Availability
   }
+}
+
+/** Most characters of the request path a problem's `instance` repeats: every route's path fits, a made-up one is cut. */
+const maxInstanceLength = 128
+
+/** The `instance` of a problem: the request path, bounded. */
+function instanceOf(request: Request): string {
+  return echo(new URL(request.url).pathname, maxInstanceLength)
 }
 
 /** The paths an entry is served on: the spec's path, and for `:id` paths also the bare path with `?id=`. */

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Value, type ValueError } from '@sinclair/typebox/value'
 import { ValidationError } from '../core/Errors.js'
+import { echo } from '../core/internal/echo.js'
 
 // Rules every route's input follows, applied by the gateway before any module hook and before any payment is
 // asked for. Messages name the field and the rule, never the value: a value may be a secret or very long.
@@ -59,7 +60,7 @@ export function assertSingleQuery(url: string): void {
   if (start === -1) return
   const seen = new Set<string>()
   for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
-    if (seen.has(name)) throw new ValidationError({ field: name, message: 'is given more than once; give each query parameter once (in query)' })
+    if (seen.has(name)) throw new ValidationError({ field: echo(name), message: 'is given more than once; give each query parameter once (in query)' })
     seen.add(name)
   }
 }
@@ -78,7 +79,8 @@ export function dropUndeclared(schema: TSchema | undefined, query: Record<string
 /** The ValidationError of a schema failure: the field by its dotted path and the rule it breaks, never the value. */
 export function fromValueError(error: Pick<ValueError, 'path' | 'message'> | undefined, location: Location): ValidationError {
   const path = error === undefined ? '' : error.path.replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~')
-  return new ValidationError({ field: path === '' ? location : path, message: `${error?.message ?? 'is invalid'} (in ${location})` })
+  // The path may hold a key the caller made up (an unknown field).
+  return new ValidationError({ field: path === '' ? location : echo(path), message: `${error?.message ?? 'is invalid'} (in ${location})` })
 }
 
 /** Whether `${value}` succeeds. */

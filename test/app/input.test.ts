@@ -184,3 +184,33 @@ describe('unknown body fields', () => {
     })
   })
 })
+
+describe('echoed caller strings', () => {
+  const long = 'y'.repeat(3000)
+  const bounded = async (response: Response) => {
+    const text = JSON.stringify(await problem(response))
+    expect(text).not.toContain('y'.repeat(129))
+    expect(text).toContain('…')
+  }
+
+  test('security: an unknown path is echoed bounded, in the detail and the instance', async () => {
+    const response = await gateway.fetch(`/${'y'.repeat(5000)}`)
+    expect(response.status).toBe(404)
+    await bounded(response)
+  })
+
+  test('security: a long media type or repeated parameter name is echoed bounded', async () => {
+    const mediaType = await gateway.fetch('/free/validate-batch', { method: 'POST', headers: { 'content-type': `text/${long}` }, body: 'x' })
+    expect(mediaType.status).toBe(415)
+    await bounded(mediaType)
+    const repeated = await gateway.fetch(`/free/uuid?${long}=1&${long}=2`)
+    expect(repeated.status).toBe(400)
+    await bounded(repeated)
+  })
+
+  test('security: an unknown body field with a long name is named bounded', async () => {
+    const response = await paid.post('/api/v1/auth/session', { address, [long]: 1 })
+    expect(response.status).toBe(400)
+    await bounded(response)
+  })
+})
