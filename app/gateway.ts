@@ -52,9 +52,18 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         terms,
         ...payment,
         logger,
-        resourceUrl: (request) => `${config.publicUrl ?? new URL(request.url).origin}${new URL(request.url).pathname}`,
+        resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
       })
     : undefined
+  // Absolute URLs (discovery documents, payment offers, the MPP realm) take a request's own host only when the
+  // operator listed it: a shared cache would otherwise keep links to whatever Host a caller wrote.
+  const publicHosts = new Set(config.publicHosts)
+  const listenOrigin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
+  function originOf(request: Request): string {
+    if (config.publicUrl) return config.publicUrl
+    const url = new URL(request.url)
+    return publicHosts.has(url.host) ? url.origin : listenOrigin
+  }
   const entryOfRoute = new Map<string, Catalog.Entry>(
     Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => [`${entry.method} ${path}`, entry] as const)),
   )
@@ -185,7 +194,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
 
   const context = (request: Request): Documents.Context => ({
-    baseUrl: config.publicUrl ?? new URL(request.url).origin,
+    baseUrl: originOf(request),
     terms,
     availability: availabilityNow,
     now: new Date(),
