@@ -24,8 +24,22 @@ const nodeFailures = [
   ContractFunctionZeroDataError,
 ] as const
 
-/** `code` of the system errors a fetch throws when a connection cannot be made or is cut (Bun and Node). */
-const connectionCode = /^(?:E[A-Z0-9_]+|Connection[A-Za-z]*|FailedToOpenSocket)$/
+/** `code` of the errors a fetch throws when a connection cannot be made or is cut (Bun, Node and undici). */
+const connectionCodes = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EPIPE',
+  'ConnectionRefused',
+  'ConnectionClosed',
+  'FailedToOpenSocket',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+])
 
 /**
  * What a fault thrown from a handler says about the chain node or upstream behind it: `timeout` when a time limit
@@ -36,10 +50,10 @@ export function classify(error: unknown): 'timeout' | 'failed' | undefined {
   let failed = false
   let current = error
   for (let depth = 0; depth < maxDepth && current instanceof Error; depth++) {
-    if (current instanceof TimeoutError || current.name === 'TimeoutError') return 'timeout'
-    if (nodeFailures.some((type) => current instanceof type)) failed = true
     const code = (current as { code?: unknown }).code
-    if (typeof code === 'string' && connectionCode.test(code)) failed = true
+    if (current instanceof TimeoutError || current.name === 'TimeoutError' || code === 'ETIMEDOUT') return 'timeout'
+    if (nodeFailures.some((type) => current instanceof type)) failed = true
+    if (typeof code === 'string' && connectionCodes.has(code)) failed = true
     current = current.cause
   }
   return failed ? 'failed' : undefined
@@ -56,7 +70,9 @@ export function fromFault(error: unknown): BaseError | undefined {
     return new UpstreamTimeoutError(error.message, { cause: error, ...(error.details ? { details: error.details } : {}) })
   }
   const kind = classify(error)
-  if (kind === 'timeout') return new UpstreamTimeoutError('A chain node or upstream did not answer in time; nothing was charged.', { cause: error })
-  if (kind === 'failed') return new UpstreamFailedError('A chain node or upstream failed the call; nothing was charged.', { cause: error })
+  if (kind === 'timeout')
+    return new UpstreamTimeoutError('A chain node or upstream did not answer in time; nothing was charged.', { cause: error })
+  if (kind === 'failed')
+    return new UpstreamFailedError('A chain node or upstream failed the call; nothing was charged.', { cause: error })
   return undefined
 }

@@ -99,8 +99,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       const fault = fromFault(error)
       const problem = fault ?? (error instanceof BaseError ? error : undefined)
       if (problem) {
-        if (isFault(problem))
-          logger.log('warn', 'upstream_fault', { method: request.method, path: new URL(request.url).pathname, code: problem.code, error: describeError(error) })
+        if (isFault(problem)) {
+          const path = new URL(request.url).pathname
+          logger.log('warn', 'upstream_fault', { method: request.method, path, code: problem.code, error: describeError(error) })
+        }
         return render(problem, request)
       }
       // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).

@@ -60,7 +60,8 @@ export function assertSingleQuery(url: string): void {
   if (start === -1) return
   const seen = new Set<string>()
   for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
-    if (seen.has(name)) throw new ValidationError({ field: echo(name), message: 'is given more than once; give each query parameter once (in query)' })
+    if (seen.has(name))
+      throw new ValidationError({ field: echo(name), message: 'is given more than once; give each query parameter once (in query)' })
     seen.add(name)
   }
 }

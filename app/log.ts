@@ -56,8 +56,10 @@ const url = /\b((?:https?|wss?|postgres(?:ql)?):\/\/)(?:[^\s/?#@"]*@)?([^\s/?#"]
 
 /** `value` with every URL in its strings reduced to scheme and host. */
 function redact(value: unknown): unknown {
-  if (typeof value === 'string') return value.replace(url, (whole, scheme: string, host: string) => (whole === `${scheme}${host}` ? whole : `${scheme}${host}/…`))
+  if (typeof value === 'string')
+    return value.replace(url, (whole, scheme: string, host: string) => (whole === `${scheme}${host}` ? whole : `${scheme}${host}/…`))
   if (Array.isArray(value)) return value.map(redact)
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, redact(field)]))
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, redact(field)]))
   return value
 }
