@@ -28,15 +28,6 @@ import type { Availability, PaymentTerms } from './discovery/terms.js'
 import { type Logger, describeError } from './log.js'
 import * as Problem from './problem.js'
 
-/**
- * Whether a problem is a chain node or upstream failing a call, worth a log line (without messages). An upstream
- * found unavailable before the call (not configured, breaker open) has no cause and is no fault of the moment.
- */
-function isFault(problem: BaseError): boolean {
-  if (problem.code === 'upstream_unavailable') return problem.cause !== undefined
-  return problem.code === 'upstream_failed' || problem.code === 'upstream_timeout'
-}
-
 /** Paths served by the gateway itself rather than by a catalog entry. */
 const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt'] as const
 
@@ -286,6 +277,15 @@ const maxInstanceLength = 128
 /** The `instance` of a problem: the request path, bounded. */
 function instanceOf(request: Request): string {
   return echo(new URL(request.url).pathname, maxInstanceLength)
+}
+
+/**
+ * Whether a problem is a chain node or upstream failing a call, worth a log line (without messages). An upstream
+ * found unavailable before the call (not configured, breaker open) has no cause and is no fault of the moment.
+ */
+function isFault(problem: BaseError): boolean {
+  if (problem.code === 'upstream_unavailable') return problem.cause !== undefined
+  return problem.code === 'upstream_failed' || problem.code === 'upstream_timeout'
 }
 
 /** The paths an entry is served on: the spec's path, and for `:id` paths also the bare path with `?id=`. */
