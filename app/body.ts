@@ -1,3 +1,4 @@
+import { echo } from '../core/internal/echo.js'
 import { readBounded } from '../core/internal/stream.js'
 import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../core/Errors.js'
 
@@ -16,7 +17,7 @@ export async function readJson(request: Request, limitBytes: number): Promise<un
   if (text.trim() === '') return undefined
   const contentType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase()
   if (contentType && contentType !== 'application/json' && !contentType.endsWith('+json'))
-    throw new UnsupportedMediaTypeError(`Request bodies are JSON; "${contentType}" is not accepted.`)
+    throw new UnsupportedMediaTypeError(`Request bodies are JSON; "${echo(contentType)}" is not accepted.`)
   try {
     return JSON.parse(text)
   } catch {

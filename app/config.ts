@@ -1,12 +1,21 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 
+/** One `host[:port]`: a DNS name or IPv4 address, or an IPv6 address in brackets. */
+const hostPattern = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?'
+
 /** Every environment variable the gateway reads, with its default. The README documents the same list. */
 const Environment = Type.Object({
   PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3402, description: 'TCP port of the HTTP server.' }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface the HTTP server binds to.' }),
   PUBLIC_URL: Type.Optional(
     Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'Absolute base URL in discovery documents.' }),
+  ),
+  PUBLIC_HOSTS: Type.Optional(
+    Type.String({
+      pattern: `^\\s*${hostPattern}(\\s*,\\s*${hostPattern})*\\s*,?\\s*$`,
+      description: 'Comma-separated host[:port] names that absolute URLs may take from a request when PUBLIC_URL is not set.',
+    }),
   ),
   BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
@@ -122,8 +131,13 @@ export type Config = {
   port: number
   /** Bind address. @default '127.0.0.1' */
   host: string
-  /** Absolute base URL for discovery; when absent, each request's own origin is used. */
+  /** Absolute base URL of discovery documents and payment offers; when absent, see `publicHosts`. */
   publicUrl: string | undefined
+  /**
+   * Without `publicUrl`: the `host[:port]` names (lower case) a request's own origin may be used for in absolute
+   * URLs; any other request gets the listen address. @default []
+   */
+  publicHosts: string[]
   /** Largest accepted request body in bytes. @default 1048576 */
   bodyLimitBytes: number
   /** CAIP-2 settlement network. @default 'eip155:84532' (the embedded devnet) */
@@ -210,6 +224,10 @@ export function parse(env: Record<string, string | undefined>): Config {
     port: parsed.PORT,
     host: parsed.HOST,
     publicUrl: parsed.PUBLIC_URL?.replace(/\/+$/, ''),
+    publicHosts: (parsed.PUBLIC_HOSTS ?? '')
+      .split(',')
+      .map((host) => host.trim().toLowerCase())
+      .filter((host) => host !== ''),
     bodyLimitBytes: parsed.BODY_LIMIT_BYTES,
     network: parsed.NETWORK as `eip155:${number}`,
     payTo: parsed.PAY_TO as `0x${string}` | undefined,

@@ -1,3 +1,4 @@
+import { Kind, type TSchema } from '@sinclair/typebox'
 import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
 import * as Catalog from '../core/Catalog.js'
 import {
@@ -10,6 +11,7 @@ import {
   UpstreamUnavailableError,
   ValidationError,
 } from '../core/Errors.js'
+import { echo } from '../core/internal/echo.js'
 import type { Oracle } from '../core/Oracle.js'
 import type * as Rpc from '../core/Rpc.js'
 import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
@@ -17,11 +19,14 @@ import type { Store } from '../core/Store.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
+import { fromFault } from './fault.js'
+import { oversized } from './head.js'
+import * as Input from './input.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import * as Documents from './discovery/documents.js'
 import type { Availability, PaymentTerms } from './discovery/terms.js'
-import type { Logger } from './log.js'
+import { type Logger, describeError } from './log.js'
 import * as Problem from './problem.js'
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
@@ -40,40 +45,68 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         ...payment,
         store,
         logger,
-        resourceUrl: (request) => `${config.publicUrl ?? new URL(request.url).origin}${new URL(request.url).pathname}`,
+        resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
       })
     : undefined
+  // Absolute URLs (discovery documents, payment offers, the MPP realm) take a request's own host only when the
+  // operator listed it: a shared cache would otherwise keep links to whatever Host a caller wrote.
+  const publicHosts = new Set(config.publicHosts)
+  const listenOrigin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
+  function originOf(request: Request): string {
+    if (config.publicUrl) return config.publicUrl
+    const url = new URL(request.url)
+    return publicHosts.has(url.host) ? url.origin : listenOrigin
+  }
   const entryOfRoute = new Map<string, Catalog.Entry>(
     Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => [`${entry.method} ${path}`, entry] as const)),
   )
   const availabilityOf = new Map<string, Availability>()
   // Availability that changes at run time (an upstream's circuit breaker), asked on every call before payment.
   const readinessOf = new Map<string, () => string | undefined>()
+  // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
+  const schemasOf = new Map<string, Input.Schemas>()
 
-  const app = new Elysia()
+  // No normalization: Elysia would strip fields a schema does not name before validating, so an unknown field
+  // would be dropped without a word. Validation sees the body as sent and refuses it, naming the field; undeclared
+  // query parameters are dropped explicitly, in the transform below.
+  const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
       if (request.method === 'OPTIONS') return Cors.preflight()
       // Synchronously, so that the handler runs inside the scope its writes are journaled in.
       payments?.open(request)
       Object.assign(set.headers, Cors.headers)
+      const head = oversized(request)
+      if (head) return render(head, request)
       if (exceedsDeclaredLength(request, config.bodyLimitBytes))
         return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
     })
     .onParse(({ request }) => readJson(request, config.bodyLimitBytes))
+    // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
+    .onTransform(({ request, route, params, query, body }) => {
+      Input.assertSingleQuery(request.url)
+      const schemas = schemasOf.get(`${request.method} ${route}`)
+      if (!schemas) return
+      Input.dropUndeclared(schemas.query, query)
+      Input.assertPrintable(schemas, { path: params, query, body })
+    })
     .onError(async ({ error, code, request }) => {
       await payments?.release(request, 'handler threw')
-      if (error instanceof BaseError) return render(error, request)
+      const fault = fromFault(error)
+      const problem = fault ?? (error instanceof BaseError ? error : undefined)
+      if (problem) {
+        if (isFault(problem)) {
+          const path = new URL(request.url).pathname
+          logger.log('warn', 'upstream_fault', { method: request.method, path, code: problem.code, error: describeError(error) })
+        }
+        return render(problem, request)
+      }
       // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
       if (code === 'PARSE')
         return render(error.cause instanceof BaseError ? error.cause : new MalformedJsonError('The request body could not be read.'), request)
       if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
       if (code === 'NOT_FOUND') return render(notFound(request), request)
-      logger.log('error', 'unhandled_error', {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        error: error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : String(error),
-      })
-      return Problem.toResponse(Problem.internal(new URL(request.url).pathname), Cors.headers)
+      logger.log('error', 'unhandled_error', { method: request.method, path: new URL(request.url).pathname, error: describeError(error) })
+      return Problem.toResponse(Problem.internal(instanceOf(request)), Cors.headers)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body }) => {
@@ -159,7 +192,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
 
   const context = (request: Request): Documents.Context => ({
-    baseUrl: config.publicUrl ?? new URL(request.url).origin,
+    baseUrl: originOf(request),
     terms,
     availability: availabilityNow,
     now: new Date(),
@@ -173,22 +206,28 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     }))
 
   assertCoverage(app)
+  for (const route of app.routes)
+    schemasOf.set(`${route.method} ${route.path}`, {
+      path: schemaOf(route.hooks.params),
+      query: schemaOf(route.hooks.query),
+      body: schemaOf(route.hooks.body),
+    })
   const routes = app.routes.map((route) => ({ method: route.method, pattern: toPattern(route.path) }))
 
   function notFound(request: Request): BaseError {
     const path = new URL(request.url).pathname
     const allowed = routes.filter((route) => route.pattern.test(path)).map((route) => route.method)
     if (allowed.length > 0)
-      return new MethodNotAllowedError(`${request.method} is not allowed on ${path}; use ${allowed.join(', ')}.`, {
+      return new MethodNotAllowedError(`${echo(request.method)} is not allowed on ${echo(path)}; use ${allowed.join(', ')}.`, {
         details: { allow: allowed },
       })
-    return new NotFoundError(`No operation at ${request.method} ${path}. See /openapi.json for every operation.`)
+    return new NotFoundError(`No operation at ${echo(request.method)} ${echo(path)}. See /openapi.json for every operation.`)
   }
 
   function render(error: BaseError, request: Request): Response {
     const headers: Record<string, string> = { ...Cors.headers }
     if (error instanceof MethodNotAllowedError) headers.allow = (error.details?.allow as string[]).join(', ')
-    return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname), headers)
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), headers)
   }
 
   return {
@@ -241,6 +280,23 @@ export declare namespace createGateway {
   }
 }
 
+/** Most characters of the request path a problem's `instance` repeats: every route's path fits, a made-up one is cut. */
+const maxInstanceLength = 128
+
+/** The `instance` of a problem: the request path, bounded. */
+function instanceOf(request: Request): string {
+  return echo(new URL(request.url).pathname, maxInstanceLength)
+}
+
+/**
+ * Whether a problem is a chain node or upstream failing a call, worth a log line (without messages). An upstream
+ * found unavailable before the call (not configured, breaker open) has no cause and is no fault of the moment.
+ */
+function isFault(problem: BaseError): boolean {
+  if (problem.code === 'upstream_unavailable') return problem.cause !== undefined
+  return problem.code === 'upstream_failed' || problem.code === 'upstream_timeout'
+}
+
 /** The paths an entry is served on: the spec's path, and for `:id` paths also the bare path with `?id=`. */
 function pathsOf(entry: Catalog.Entry): string[] {
   const parameters = Catalog.pathParameters(entry)
@@ -265,10 +321,17 @@ function toPattern(path: string): RegExp {
   return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`)
 }
 
+/** A route's TypeBox schema of one location, when it has one. */
+function schemaOf(hook: unknown): TSchema | undefined {
+  return typeof hook === 'object' && hook !== null && Kind in hook ? (hook as TSchema) : undefined
+}
+
+// The raw first failure, not Elysia's `all`: `all` formats every failing value into a string, which throws on some.
 function fromValidation(error: ElysiaValidationError): ValidationError {
-  const first = error.all[0]
   const location = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : 'body'
-  const path = first && 'path' in first ? String(first.path).replace(/^\//, '').replaceAll('/', '.') : ''
-  const message = first && 'message' in first ? String(first.message) : 'is invalid'
-  return new ValidationError({ field: path === '' ? location : path, message: `${message} (in ${location})` })
+  const first = error.valueError as { path?: unknown; message?: unknown } | undefined
+  return Input.fromValueError(
+    first && typeof first.path === 'string' && typeof first.message === 'string' ? { path: first.path, message: first.message } : undefined,
+    location,
+  )
 }

@@ -6,6 +6,8 @@ export const statusOf = {
   validation_failed: 400,
   malformed_json: 400,
   payload_too_large: 413,
+  uri_too_long: 414,
+  headers_too_large: 431,
   unsupported_media_type: 415,
   not_found: 404,
   forbidden: 403,

@@ -1,5 +1,6 @@
 import { type Address, checksumAddress, formatUnits, maxUint256 } from 'viem'
 import { ValidationError } from './Errors.js'
+import { echo } from './internal/echo.js'
 
 /**
  * Batch payments: the BPA 1.0 payload checked by `POST /free/validate-batch`, and the recipient rules,
@@ -447,7 +448,7 @@ function checkAddress(value: unknown): { address: Address } | Problem {
   if (typeof value !== 'string')
     return { code: 'invalid_address', message: `must be an EVM address string (got ${describe(value)})` }
   if (!/^0x[0-9a-fA-F]{40}$/.test(value))
-    return { code: 'invalid_address', message: `"${value}" is not an EVM address (0x followed by 40 hex digits)` }
+    return { code: 'invalid_address', message: `${describe(value)} is not an EVM address (0x followed by 40 hex digits)` }
   const hex = value.slice(2)
   const checksummed = checksumAddress(value as Address)
   // EIP-55: all-lowercase or all-uppercase hex carries no checksum; mixed case must match it exactly.
@@ -483,7 +484,7 @@ function checkAmount(value: unknown): { amount: bigint } | Problem {
         : value.startsWith('+')
           ? 'has a leading "+"; write digits only'
           : 'is not a base-unit integer string such as "1500000"'
-  return { code: 'invalid_amount', message: `"${value}" ${hint}` }
+  return { code: 'invalid_amount', message: `${describe(value)} ${hint}` }
 }
 
 function missing(what: string): Problem {
@@ -534,7 +535,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 function describe(value: unknown): string {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
-  if (typeof value === 'string') return `"${value.length > 64 ? `${value.slice(0, 64)}...` : value}"`
+  if (typeof value === 'string') return `"${echo(value)}"`
   if (typeof value === 'object') return 'an object'
   return `${typeof value} ${String(value)}`
 }

@@ -4,6 +4,8 @@ export type Code =
   | 'validation_failed'
   | 'malformed_json'
   | 'payload_too_large'
+  | 'uri_too_long'
+  | 'headers_too_large'
   | 'unsupported_media_type'
   | 'not_found'
   | 'forbidden'
@@ -77,6 +79,30 @@ export class PayloadTooLargeError extends BaseError {
 
   constructor(parameters: { limitBytes: number }) {
     super(`The request body exceeds the limit of ${parameters.limitBytes} bytes.`, {
+      details: { limitBytes: parameters.limitBytes },
+    })
+  }
+}
+
+/** The request target (path and query string) is longer than the configured limit. */
+export class UriTooLongError extends BaseError {
+  override readonly code = 'uri_too_long' as const
+  override readonly title = 'Request target too long'
+
+  constructor(parameters: { limitBytes: number }) {
+    super(`The path and query string exceed the limit of ${parameters.limitBytes} bytes.`, {
+      details: { limitBytes: parameters.limitBytes },
+    })
+  }
+}
+
+/** The request's header fields are larger than the configured limit. */
+export class HeadersTooLargeError extends BaseError {
+  override readonly code = 'headers_too_large' as const
+  override readonly title = 'Request header fields too large'
+
+  constructor(parameters: { limitBytes: number }) {
+    super(`The request header fields exceed the limit of ${parameters.limitBytes} bytes.`, {
       details: { limitBytes: parameters.limitBytes },
     })
   }

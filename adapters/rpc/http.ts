@@ -1,6 +1,10 @@
+import { UpstreamFailedError } from '../../core/Errors.js'
 import type * as Rpc from '../../core/Rpc.js'
 
-/** An RPC endpoint reached over HTTP JSON-RPC (a Base node or provider URL), with a timeout per call. */
+/**
+ * An RPC endpoint reached over HTTP JSON-RPC (a Base node or provider URL), with a timeout per call. A node that
+ * answers HTTP errors or no JSON throws `upstream_failed`; a timeout or a failed connection throws as fetch does.
+ */
 export function http(parameters: http.Parameters): Rpc.Endpoint {
   const { name, chainId, url, timeoutMs = 10_000, fetch = globalThis.fetch } = parameters
   let id = 0
@@ -14,8 +18,10 @@ export function http(parameters: http.Parameters): Rpc.Endpoint {
         body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
         signal: AbortSignal.timeout(timeoutMs),
       })
-      if (!response.ok) throw new Error(`RPC ${name} answered HTTP ${response.status}`)
-      const answer = (await response.json()) as { result?: unknown; error?: { code: number; message: string } }
+      if (!response.ok) throw new UpstreamFailedError(`The ${name} node answered HTTP ${response.status}.`)
+      const answer = (await response.json().catch((error) => {
+        throw new UpstreamFailedError(`The ${name} node answered something that is not JSON.`, { cause: error })
+      })) as { result?: unknown; error?: { code: number; message: string } }
       if (answer.error) return { ok: false, code: answer.error.code, message: answer.error.message }
       return { ok: true, result: answer.result ?? null }
     },

@@ -4,6 +4,7 @@ import { Challenge, Credential, PaymentRequest, evm, x402 } from 'mppx'
 import { type Hex, getAddress, isAddress, size } from 'viem'
 import { type RecoverPublicKey, recover, type Signed } from '../../core/Authorization.js'
 import type { Refusal } from '../../core/Facilitator.js'
+import { echo } from '../../core/internal/echo.js'
 import type { Protocol } from '../../core/Ledger.js'
 import type { PaymentTerms } from '../discovery/terms.js'
 import * as Mpp from './mpp.js'
@@ -68,7 +69,7 @@ export declare namespace decode {
     | { /** Refused. */ ok: false; /** Stable reason. */ reason: Refusal; /** One sentence for people. */ message: string }
 }
 
-/** A refusal. */
+/** A refusal. Every caller string a message quotes goes through `echo`, so none is repeated at length. */
 function refuse(reason: Refusal, message: string) {
   return { ok: false as const, reason, message }
 }
@@ -91,19 +92,19 @@ async function check(
   const authorization = toSigned(wire)
   if (!authorization) return refuse('malformed_payment', 'The authorization has a field that is not an address, integer or hex value.')
   if (!sameAddress(authorization.to, terms.payTo))
-    return refuse('wrong_payee', `The authorization pays ${authorization.to}; this offer pays ${getAddress(terms.payTo)}.`)
+    return refuse('wrong_payee', `The authorization pays ${echo(authorization.to)}; this offer pays ${getAddress(terms.payTo)}.`)
   if (authorization.value !== amount)
-    return refuse('amount_mismatch', `The authorization is for ${authorization.value} atomic units; this call costs exactly ${amount}.`)
+    return refuse('amount_mismatch', `The authorization is for ${echo(String(authorization.value))} atomic units; this call costs exactly ${amount}.`)
   const seconds = BigInt(Math.floor(now.getTime() / 1000))
   if (authorization.validAfter > seconds)
-    return refuse('not_yet_valid', `The authorization is valid only after ${authorization.validAfter} (unix seconds).`)
+    return refuse('not_yet_valid', `The authorization is valid only after ${echo(String(authorization.validAfter))} (unix seconds).`)
   if (authorization.validBefore < seconds + settlementMarginSeconds)
-    return refuse('expired', `The authorization expired at ${authorization.validBefore} (unix seconds).`)
+    return refuse('expired', `The authorization expired at ${echo(String(authorization.validBefore))} (unix seconds).`)
   // A 65-byte signature is an EOA's and recovers here; anything else (EIP-1271, EIP-6492) is for the chain to judge.
   if (size(authorization.signature) !== 65) return { ok: true, payment: { ...payment, authorization, signatureChecked: false } }
   const signer = await recover(authorization, domainOf(terms), { recoverPublicKey: parameters.recoverPublicKey })
   if (signer === undefined || !sameAddress(signer, authorization.from))
-    return refuse('invalid_signature', `The signature does not recover to ${authorization.from} under the token's EIP-712 domain.`)
+    return refuse('invalid_signature', `The signature does not recover to ${echo(authorization.from)} under the token's EIP-712 domain.`)
   return { ok: true, payment: { ...payment, authorization, signatureChecked: true } }
 }
 
@@ -137,11 +138,11 @@ async function fromV2(header: string, parameters: decode.Parameters): Promise<de
   const parsed = PaymentPayloadV2Schema.safeParse(raw)
   if (!parsed.success) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.')
   const { accepted, payload } = parsed.data
-  if (accepted.scheme !== 'exact') return refuse('malformed_payment', `Scheme ${accepted.scheme} is not offered; pay with exact.`)
+  if (accepted.scheme !== 'exact') return refuse('malformed_payment', `Scheme ${echo(accepted.scheme)} is not offered; pay with exact.`)
   if (accepted.network !== terms.network)
-    return refuse('wrong_network', `The payment is for ${accepted.network}; this offer is on ${terms.network}.`)
+    return refuse('wrong_network', `The payment is for ${echo(accepted.network)}; this offer is on ${terms.network}.`)
   if (!sameAddress(accepted.asset, terms.asset.address))
-    return refuse('wrong_asset', `The payment is in ${accepted.asset}; this offer is in ${getAddress(terms.asset.address)}.`)
+    return refuse('wrong_asset', `The payment is in ${echo(accepted.asset)}; this offer is in ${getAddress(terms.asset.address)}.`)
   const exact = x402.ExactEip3009PayloadSchema.safeParse(payload)
   if (!exact.success) return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
   return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, { protocol: 'x402-v2', raw })
@@ -160,10 +161,10 @@ async function fromV1(header: string, parameters: decode.Parameters): Promise<de
   const parsed = PaymentPayloadV1Schema.safeParse(raw)
   if (!parsed.success) return refuse('malformed_payment', 'X-PAYMENT is not an x402 v1 PaymentPayload.')
   const { scheme, network, payload } = parsed.data
-  if (scheme !== 'exact') return refuse('malformed_payment', `Scheme ${scheme} is not offered; pay with exact.`)
+  if (scheme !== 'exact') return refuse('malformed_payment', `Scheme ${echo(scheme)} is not offered; pay with exact.`)
   const expected = v1NetworkOf(terms.network)
   if (expected === undefined) return refuse('wrong_network', `x402 v1 has no name for ${terms.network}; pay with x402 v2 or MPP.`)
-  if (network !== expected) return refuse('wrong_network', `The payment is for ${network}; this offer is on ${expected}.`)
+  if (network !== expected) return refuse('wrong_network', `The payment is for ${echo(network)}; this offer is on ${expected}.`)
   const exact = x402.ExactEip3009PayloadSchema.safeParse(payload)
   if (!exact.success) return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
   return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, { protocol: 'x402-v1', raw })
@@ -182,8 +183,8 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
   if (!Challenge.verify(challenge, { secretKey: secret }))
     return refuse('challenge_mismatch', 'The challenge was not issued by this gateway, or was altered.')
   if (challenge.method !== evm.charge.name || challenge.intent !== evm.charge.intent)
-    return refuse('challenge_mismatch', `The challenge is for ${challenge.method}/${challenge.intent}; this offer is evm/charge.`)
-  if (challenge.realm !== Mpp.realmOf(resource)) return refuse('challenge_mismatch', `The challenge is for realm ${challenge.realm}.`)
+    return refuse('challenge_mismatch', `The challenge is for ${echo(challenge.method)}/${echo(challenge.intent)}; this offer is evm/charge.`)
+  if (challenge.realm !== Mpp.realmOf(resource)) return refuse('challenge_mismatch', `The challenge is for realm ${echo(challenge.realm)}.`)
   if (Mpp.scopeFromOpaque(challenge.opaque) !== Mpp.scopeOf({ method, resource }))
     return refuse('challenge_mismatch', `The challenge was issued for another route than ${Mpp.scopeOf({ method, resource })}.`)
   const mismatch = requestMismatch(challenge.request, Mpp.request({ terms, amount }))
@@ -191,7 +192,7 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
   // Fail closed, as mppx's server does: a challenge without an expiry is not one of ours.
   if (challenge.expires === undefined) return refuse('challenge_mismatch', 'The challenge has no expiry.')
   if (new Date(challenge.expires).getTime() <= now.getTime())
-    return refuse('expired', `The challenge expired at ${challenge.expires}; ask for a new one.`)
+    return refuse('expired', `The challenge expired at ${echo(challenge.expires)}; ask for a new one.`)
 
   const payload = evm.AuthorizationPayloadSchema.safeParse(credential.payload)
   if (!payload.success) return refuse('malformed_payment', 'The credential payload is not an EIP-3009 authorization.')
@@ -200,20 +201,20 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
   if (wire.nonce.toLowerCase() !== evm.challengeHash(challenge).toLowerCase())
     return refuse('challenge_mismatch', 'The authorization nonce is not the hash of the challenge it answers.')
   if (credential.source !== undefined && credential.source !== evm.toSource({ address: getAddress(wire.from), chainId: chainIdOf(terms.network) }))
-    return refuse('malformed_payment', `The credential source ${credential.source} is not the payer.`)
+    return refuse('malformed_payment', `The credential source ${echo(credential.source)} is not the payer.`)
   return check(wire, parameters, { protocol: 'mpp', challengeId: challenge.id, raw: credential })
 }
 
 /** The first economic field where an echoed request differs from this offer's, as a sentence; `undefined` if none. */
 function requestMismatch(echoed: Record<string, unknown>, expected: Mpp.ChargeRequest): string | undefined {
   const details = (echoed.methodDetails ?? {}) as Record<string, unknown>
-  if (echoed.amount !== expected.amount) return `The challenge is for ${String(echoed.amount)} atomic units; this call costs ${expected.amount}.`
+  if (echoed.amount !== expected.amount) return `The challenge is for ${echo(String(echoed.amount))} atomic units; this call costs ${expected.amount}.`
   if (typeof echoed.recipient !== 'string' || !sameAddress(echoed.recipient, expected.recipient))
-    return `The challenge pays ${String(echoed.recipient)}; this offer pays ${expected.recipient}.`
+    return `The challenge pays ${echo(String(echoed.recipient))}; this offer pays ${expected.recipient}.`
   if (typeof echoed.currency !== 'string' || !sameAddress(echoed.currency, expected.currency))
-    return `The challenge is in ${String(echoed.currency)}; this offer is in ${expected.currency}.`
+    return `The challenge is in ${echo(String(echoed.currency))}; this offer is in ${expected.currency}.`
   if (details.chainId !== expected.methodDetails.chainId)
-    return `The challenge is on chain ${String(details.chainId)}; this offer is on ${expected.methodDetails.chainId}.`
+    return `The challenge is on chain ${echo(String(details.chainId))}; this offer is on ${expected.methodDetails.chainId}.`
   if (PaymentRequest.serialize(echoed) !== PaymentRequest.serialize(expected)) return 'The challenge request differs from this offer.'
   return undefined
 }

@@ -1,9 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox'
 
 // The schemas are built at boot from the operator's allow-list and ceiling, so a model outside the list or a token
-// limit above the ceiling is a 400 before any payment is asked for. Top-level fields are the API's standard ones
-// only, and the framework drops any other: vendor extensions (fallback `models`, `provider`, `plugins`,
-// `service_tier`) could reach models or costs outside the price, so they never reach the upstream.
+// limit above the ceiling is a 400 before any payment is asked for. These bodies pass through to an API whose clients
+// send fields of their own, so a field the schema does not name is not refused: inside a message, a tool or
+// `stream_options` it is forwarded as the API defines it; at the top level it is dropped by the service, which
+// forwards only the fields named here (`chatFields` and its siblings). Top-level vendor extensions (fallback
+// `models`, `provider`, `plugins`, `service_tier`) could reach models or costs outside the price.
 
 /** What the operator allows for a fixed price per call. */
 export type Limits = {
@@ -45,80 +47,92 @@ const Passed = Type.Object({}, { additionalProperties: true })
 
 /** Body of `POST /chat/completions`: the chat API's request, within the operator's limits. */
 export function ChatBody(limits: Limits) {
+  return Type.Object(chatProperties(limits), { additionalProperties: true })
+}
+
+/** Top-level fields of a chat request that are forwarded to the upstream. */
+export const chatFields: readonly string[] = Object.keys(chatProperties({ models: ['-'], maxTokens: 1 }))
+
+function chatProperties(limits: Limits) {
   const tokens = (description: string) =>
     Type.Optional(Type.Integer({ minimum: 1, maximum: limits.maxTokens, description: `${description} At most ${limits.maxTokens}.` }))
-  return Type.Object(
-    {
-      model: Model(limits.models),
-      messages: Type.Array(Message, { minItems: 1, maxItems: 4096, description: 'The conversation so far.' }),
-      max_tokens: tokens(`Most tokens to generate. Default: ${limits.maxTokens}.`),
-      max_completion_tokens: tokens('Most tokens to generate, reasoning included (newer name of `max_tokens`).'),
-      temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: 'Sampling temperature.' })),
-      top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Nucleus sampling mass.' })),
-      n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'Choices to generate; one per paid call.' })),
-      stream: Type.Optional(Type.Boolean({ description: 'Answer as server-sent events (`data: {...}` chunks, then `data: [DONE]`).' })),
-      stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: false })),
-      stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
-      presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
-      frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
-      logit_bias: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: -100, maximum: 100 }))),
-      logprobs: Type.Optional(Type.Boolean()),
-      top_logprobs: Type.Optional(Type.Integer({ minimum: 0, maximum: 20 })),
-      seed: Type.Optional(Type.Integer()),
-      user: Type.Optional(Type.String({ maxLength: 256 })),
-      tools: Type.Optional(Type.Array(Passed, { maxItems: 128, description: 'Function calling: tool definitions.' })),
-      tool_choice: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Passed])),
-      parallel_tool_calls: Type.Optional(Type.Boolean()),
-      functions: Type.Optional(Type.Array(Passed, { maxItems: 128, description: 'Legacy function calling.' })),
-      function_call: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Passed])),
-      response_format: Type.Optional(Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: true })),
-      reasoning_effort: Type.Optional(Type.Union(['minimal', 'low', 'medium', 'high'].map((effort) => Type.Literal(effort)))),
-    },
-    { additionalProperties: false },
-  )
+  return {
+    model: Model(limits.models),
+    messages: Type.Array(Message, { minItems: 1, maxItems: 4096, description: 'The conversation so far.' }),
+    max_tokens: tokens(`Most tokens to generate. Default: ${limits.maxTokens}.`),
+    max_completion_tokens: tokens('Most tokens to generate, reasoning included (newer name of `max_tokens`).'),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: 'Sampling temperature.' })),
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Nucleus sampling mass.' })),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'Choices to generate; one per paid call.' })),
+    stream: Type.Optional(Type.Boolean({ description: 'Answer as server-sent events (`data: {...}` chunks, then `data: [DONE]`).' })),
+    stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true })),
+    stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
+    presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
+    frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
+    logit_bias: Type.Optional(Type.Record(Type.String(), Type.Number({ minimum: -100, maximum: 100 }))),
+    logprobs: Type.Optional(Type.Boolean()),
+    top_logprobs: Type.Optional(Type.Integer({ minimum: 0, maximum: 20 })),
+    seed: Type.Optional(Type.Integer()),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+    tools: Type.Optional(Type.Array(Passed, { maxItems: 128, description: 'Function calling: tool definitions.' })),
+    tool_choice: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Passed])),
+    parallel_tool_calls: Type.Optional(Type.Boolean()),
+    functions: Type.Optional(Type.Array(Passed, { maxItems: 128, description: 'Legacy function calling.' })),
+    function_call: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Passed])),
+    response_format: Type.Optional(Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: true })),
+    reasoning_effort: Type.Optional(Type.Union(['minimal', 'low', 'medium', 'high'].map((effort) => Type.Literal(effort)))),
+  }
 }
 /** Body of `POST /chat/completions` (the model union is built at boot, so its static type is a plain string). */
 export type ChatBody = Omit<Static<ReturnType<typeof ChatBody>>, 'model'> & { model: string }
 
 /** Body of `POST /decentralized/v1/embeddings`: the embeddings API's request. */
 export function EmbeddingsBody(limits: Pick<Limits, 'models'>) {
-  return Type.Object(
-    {
-      model: Model(limits.models),
-      input: Type.Union(
-        [
-          Type.String(),
-          Type.Array(Type.String(), { minItems: 1, maxItems: 2048 }),
-          Type.Array(Type.Integer(), { minItems: 1 }),
-          Type.Array(Type.Array(Type.Integer(), { minItems: 1 }), { minItems: 1, maxItems: 2048 }),
-        ],
-        { description: 'Text, texts, or token arrays to embed.' },
-      ),
-      encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
-      dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
-      user: Type.Optional(Type.String({ maxLength: 256 })),
-    },
-    { additionalProperties: false },
-  )
+  return Type.Object(embeddingsProperties(limits), { additionalProperties: true })
+}
+
+/** Top-level fields of an embeddings request that are forwarded to the upstream. */
+export const embeddingsFields: readonly string[] = Object.keys(embeddingsProperties({ models: ['-'] }))
+
+function embeddingsProperties(limits: Pick<Limits, 'models'>) {
+  return {
+    model: Model(limits.models),
+    input: Type.Union(
+      [
+        Type.String(),
+        Type.Array(Type.String(), { minItems: 1, maxItems: 2048 }),
+        Type.Array(Type.Integer(), { minItems: 1 }),
+        Type.Array(Type.Array(Type.Integer(), { minItems: 1 }), { minItems: 1, maxItems: 2048 }),
+      ],
+      { description: 'Text, texts, or token arrays to embed.' },
+    ),
+    encoding_format: Type.Optional(Type.Union([Type.Literal('float'), Type.Literal('base64')])),
+    dimensions: Type.Optional(Type.Integer({ minimum: 1 })),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+  }
 }
 /** Body of `POST /decentralized/v1/embeddings`. */
 export type EmbeddingsBody = Omit<Static<ReturnType<typeof EmbeddingsBody>>, 'model'> & { model: string }
 
 /** Body of `POST /decentralized/v1/images/generations`: the image API's request, one image per paid call. */
 export function ImagesBody(limits: Pick<Limits, 'models'>) {
-  return Type.Object(
-    {
-      model: Model(limits.models),
-      prompt: Type.String({ minLength: 1, maxLength: 32_000, description: 'What to draw.' }),
-      n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'Images to generate; one per paid call.' })),
-      size: Type.Optional(Type.String({ pattern: '^(auto|[0-9]{2,5}x[0-9]{2,5})$', description: 'e.g. `1024x1024`.' })),
-      quality: Type.Optional(Type.String({ maxLength: 32 })),
-      style: Type.Optional(Type.String({ maxLength: 32 })),
-      response_format: Type.Optional(Type.Union([Type.Literal('url'), Type.Literal('b64_json')])),
-      user: Type.Optional(Type.String({ maxLength: 256 })),
-    },
-    { additionalProperties: false },
-  )
+  return Type.Object(imagesProperties(limits), { additionalProperties: true })
+}
+
+/** Top-level fields of an image request that are forwarded to the upstream. */
+export const imagesFields: readonly string[] = Object.keys(imagesProperties({ models: ['-'] }))
+
+function imagesProperties(limits: Pick<Limits, 'models'>) {
+  return {
+    model: Model(limits.models),
+    prompt: Type.String({ minLength: 1, maxLength: 32_000, description: 'What to draw.' }),
+    n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'Images to generate; one per paid call.' })),
+    size: Type.Optional(Type.String({ pattern: '^(auto|[0-9]{2,5}x[0-9]{2,5})$', description: 'e.g. `1024x1024`.' })),
+    quality: Type.Optional(Type.String({ maxLength: 32 })),
+    style: Type.Optional(Type.String({ maxLength: 32 })),
+    response_format: Type.Optional(Type.Union([Type.Literal('url'), Type.Literal('b64_json')])),
+    user: Type.Optional(Type.String({ maxLength: 256 })),
+  }
 }
 /** Body of `POST /decentralized/v1/images/generations`. */
 export type ImagesBody = Omit<Static<ReturnType<typeof ImagesBody>>, 'model'> & { model: string }

@@ -1,6 +1,6 @@
 import type * as Chat from '../../core/Chat.js'
 import * as Upstream from '../../core/Upstream.js'
-import type { ChatBody, EmbeddingsBody, ImagesBody, Limits } from './schema.js'
+import { type ChatBody, type EmbeddingsBody, type ImagesBody, type Limits, chatFields, embeddingsFields, imagesFields } from './schema.js'
 
 /** What the chat module needs: an OpenAI-compatible upstream and the operator's limits. */
 export type Deps = Limits & {
@@ -27,12 +27,13 @@ export function available(deps: Pick<Deps, 'upstream'>): Upstream.Availability {
 
 /**
  * Forwards a chat completion. A request without a token limit gets the ceiling, so no call costs more than its
- * price allows; everything else goes as the caller sent it. Resolves with the whole completion, or, for
- * `stream: true`, once the upstream's first event has arrived.
+ * price allows; top-level fields outside the API's standard ones are dropped (see the schema); everything else goes
+ * as the caller sent it. Resolves with the whole completion, or, for `stream: true`, once the upstream's first event
+ * has arrived.
  */
 export async function complete(deps: Deps, input: ChatBody): Promise<Chat.Answer> {
   const limited = input.max_tokens === undefined && input.max_completion_tokens === undefined ? { max_tokens: deps.maxTokens } : {}
-  const outcome = await deps.upstream.complete({ ...input, ...limited })
+  const outcome = await deps.upstream.complete({ ...standard(input, chatFields), ...limited })
   if (!outcome.ok) throw Upstream.toError(outcome)
   return outcome.answer
 }
@@ -56,16 +57,21 @@ export async function modelList(deps: Deps): Promise<{ object: 'list'; data: Cha
   return { object: 'list', data: await allowedModels(deps) }
 }
 
-/** Computes embeddings; the upstream's answer is relayed as it is. */
+/** Computes embeddings (standard fields only); the upstream's answer is relayed as it is. */
 export async function embed(deps: InferenceDeps, input: EmbeddingsBody): Promise<Chat.List> {
-  const outcome = await deps.upstream.embed(input)
+  const outcome = await deps.upstream.embed(standard(input, embeddingsFields))
   if (!outcome.ok) throw Upstream.toError(outcome)
   return outcome.body
 }
 
-/** Generates one image; the upstream's answer is relayed as it is. */
+/** Generates one image (standard fields only); the upstream's answer is relayed as it is. */
 export async function generateImages(deps: InferenceDeps, input: ImagesBody): Promise<Chat.List> {
-  const outcome = await deps.upstream.generateImages(input)
+  const outcome = await deps.upstream.generateImages(standard(input, imagesFields))
   if (!outcome.ok) throw Upstream.toError(outcome)
   return outcome.body
+}
+
+/** The request with only its top-level `fields`: what the upstream receives. */
+function standard<body extends object>(input: body, fields: readonly string[]): body {
+  return Object.fromEntries(Object.entries(input).filter(([name]) => fields.includes(name))) as body
 }

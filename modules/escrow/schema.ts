@@ -4,6 +4,9 @@ const address = (description: string) => Type.String({ minLength: 1, maxLength: 
 
 const escrowId = Type.String({ minLength: 1, maxLength: 80, description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.' })
 
+// A path or query id is checked here, before any payment is asked for; a body id keeps the service's own message.
+const idParameter = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.' })
+
 /** Body of `POST /api/v1/escrow/create`. */
 export const CreateBody = Type.Object(
   {
@@ -46,11 +49,16 @@ export const ListQuery = Type.Object({ address: address('Whose escrows; must be 
 export type ListQuery = Static<typeof ListQuery>
 
 /** Path of `GET /api/v1/escrow/:id`. */
-export const GetParams = Type.Object({ id: escrowId })
+export const GetParams = Type.Object({ id: idParameter })
 /** Path of `GET /api/v1/escrow/:id`. */
 export type GetParams = Static<typeof GetParams>
 
-/** Query of `GET /api/v1/escrow/:id`, and of `GET /api/v1/escrow?id=` where the id is required. */
-export const GetQuery = Type.Object({ id: Type.Optional(escrowId) })
+/** Query of `GET /api/v1/escrow/:id`, where the id may be repeated in the query. */
+export const GetQuery = Type.Object({ id: Type.Optional(idParameter) })
 /** Query of `GET /api/v1/escrow/:id`. */
 export type GetQuery = Static<typeof GetQuery>
+
+/** Query of `GET /api/v1/escrow?id=`, where the id is required. */
+export const GetByQuery = Type.Object({ id: idParameter })
+/** Query of `GET /api/v1/escrow?id=`. */
+export type GetByQuery = Static<typeof GetByQuery>

@@ -106,10 +106,8 @@ export async function list(deps: Deps, input: ListQuery & Payer) {
 /** One escrow of the paying wallet, brought in line with the chain. The id comes from the path or the query. */
 export async function get(deps: Deps, input: get.Input) {
   const { pathId, queryId } = input
-  if (pathId !== undefined && queryId !== undefined && pathId.toLowerCase() !== queryId.toLowerCase())
-    throw new ValidationError({ field: 'id', message: 'the path and the query name different escrows; give one' })
-  const id = pathId ?? queryId
-  if (id === undefined) throw new ValidationError({ field: 'id', message: 'is required, in the path or as ?id=' })
+  preflightGet({ pathId, queryId })
+  const id = (pathId ?? queryId)!
   return { escrow: view(await refresh(deps, await load(deps, id, 'id', input.payer))) }
 }
 
@@ -120,6 +118,19 @@ export declare namespace get {
     /** Id from the query (`?id=`). */
     queryId?: string | undefined
   }
+}
+
+/** Refuses, before payment, no id at all or a path and a query that name different escrows; the schema checks each id's format. */
+export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): void {
+  const { pathId, queryId } = input
+  if (typeof pathId === 'string' && typeof queryId === 'string' && pathId.toLowerCase() !== queryId.toLowerCase())
+    throw new ValidationError({ field: 'id', message: 'the path and the query name different escrows; give one' })
+  if (pathId === undefined && queryId === undefined) throw new ValidationError({ field: 'id', message: 'is required, in the path or as ?id=' })
+}
+
+/** Refuses, before payment, an `address` to list for that is not an EVM address. */
+export function preflightList(query: { address?: unknown }): void {
+  if (typeof query.address === 'string') toAddress(query.address, 'address')
 }
 
 /** Release or cancel: who may, in which order, and the transaction that does it. */
@@ -186,9 +197,8 @@ async function read(deps: Deps, escrow: Escrow.Escrow) {
   try {
     return await chain.read(escrow.id)
   } catch (error) {
-    throw new UpstreamUnavailableError(`The escrow contract could not be read: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    })
+    // The fault's own message names the node's URL (which may carry a key) and the request; it stays in `cause`.
+    throw new UpstreamUnavailableError('The escrow contract could not be read; try again shortly.', { cause: error })
   }
 }
 

@@ -39,15 +39,20 @@ export const ListQuery = Type.Object({
 /** Query of `GET /api/v1/invoice/list`. */
 export type ListQuery = Static<typeof ListQuery>
 
-/** An invoice identifier. */
-const Id = Type.String({ minLength: 1, maxLength: 64, description: 'Invoice identifier.' })
+/** An invoice identifier, as invoice/create makes them; checked here, before any payment is asked for. */
+const Id = Type.String({ pattern: '^inv_[0-9a-f]{32}$', description: 'Invoice identifier from invoice/create: `inv_` and 32 hex digits.' })
 
 /** Path of `GET /api/v1/invoice/:id`. */
 export const IdParams = Type.Object({ id: Id })
 /** Path of `GET /api/v1/invoice/:id`. */
 export type IdParams = Static<typeof IdParams>
 
-/** Query of `GET /api/v1/invoice/:id` and `GET /api/v1/invoice?id=`. */
+/** Query of `GET /api/v1/invoice/:id`, where the id may be repeated in the query. */
 export const IdQuery = Type.Object({ id: Type.Optional(Id) })
-/** Query of `GET /api/v1/invoice/:id` and `GET /api/v1/invoice?id=`. */
+/** Query of `GET /api/v1/invoice/:id`. */
 export type IdQuery = Static<typeof IdQuery>
+
+/** Query of `GET /api/v1/invoice?id=`, where the id is required. */
+export const ByIdQuery = Type.Object({ id: Id })
+/** Query of `GET /api/v1/invoice?id=`. */
+export type ByIdQuery = Static<typeof ByIdQuery>

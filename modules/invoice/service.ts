@@ -127,13 +127,25 @@ export declare namespace list {
  */
 export async function get(deps: Deps, input: get.Input) {
   const { pathId, queryId } = input
-  if (pathId !== undefined && queryId !== undefined && pathId !== queryId)
-    throw new BadRequestError(`The path names invoice ${pathId} and the query names ${queryId}; give one id.`)
-  const id = pathId ?? queryId
-  if (id === undefined) throw new ValidationError({ field: 'id', message: 'required: the invoice id, in the path or as ?id=' })
+  preflightGet({ pathId, queryId })
+  const id = (pathId ?? queryId)!
   const record = await deps.store.get<Invoice.Serialized>(collection, id)
   if (!record || !record.owners.includes(checksumAddress(input.caller))) throw new NotFoundError(`No invoice ${id}.`)
   return { invoice: present(await refresh(deps, Invoice.deserialize(record.value))) }
+}
+
+/** Refuses, before payment, no id at all or a path and a query that name different invoices; the schema checks each id's format. */
+export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): void {
+  const { pathId, queryId } = input
+  if (typeof pathId === 'string' && typeof queryId === 'string' && pathId !== queryId)
+    throw new BadRequestError('The path and the query name different invoices; give one id.', { details: { field: 'id' } })
+  if (pathId === undefined && queryId === undefined)
+    throw new ValidationError({ field: 'id', message: 'required: the invoice id, in the path or as ?id=' })
+}
+
+/** Refuses, before payment, an `address` to list for that is not an EVM address. */
+export function preflightList(query: { address?: unknown }): void {
+  if (typeof query.address === 'string') toAddress(query.address, 'address')
 }
 
 export declare namespace get {

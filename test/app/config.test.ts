@@ -10,6 +10,7 @@ describe('parse', () => {
       port: 3402,
       host: '127.0.0.1',
       publicUrl: undefined,
+      publicHosts: [],
       bodyLimitBytes: 1048576,
       network: 'eip155:84532',
       payTo: undefined,
@@ -51,6 +52,15 @@ describe('parse', () => {
     expect(config.port).toBe(8080)
     expect(config.publicUrl).toBe('https://pay.example')
     expect(config.bodyLimitBytes).toBe(2048)
+  })
+
+  test('behavior: PUBLIC_HOSTS is a comma-separated list of host[:port], trimmed and lower-cased', () => {
+    expect(parse({ PUBLIC_HOSTS: ' Pay.Example , pay.example:8443,[::1]:3402 ' }).publicHosts).toEqual(['pay.example', 'pay.example:8443', '[::1]:3402'])
+  })
+
+  test('error: a PUBLIC_HOSTS entry that is not a host[:port] is refused', () => {
+    expect(() => parse({ PUBLIC_HOSTS: 'https://pay.example' })).toThrow('PUBLIC_HOSTS')
+    expect(() => parse({ PUBLIC_HOSTS: 'pay.example/path' })).toThrow('PUBLIC_HOSTS')
   })
 
   test('error: names every bad variable in one message', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { memory } from '../../adapters/store/memory.js'
 import * as Catalog from '../../core/Catalog.js'
-import { testGateway } from '../support/gateway.js'
+import { stubPayment, testGateway } from '../support/gateway.js'
 
 const gateway = testGateway({ env: { PUBLIC_URL: 'https://pay.example' } })
 const paid = Catalog.entries.filter((entry) => !Catalog.isFree(entry))
@@ -126,5 +127,45 @@ describe('GET /llms.txt', () => {
     for (const entry of Catalog.entries) expect(text).toContain(Catalog.key(entry))
     expect(text).toContain('PAYMENT-SIGNATURE')
     expect(text).toContain('Authorization: Payment')
+  })
+})
+
+describe('absolute URLs without PUBLIC_URL', () => {
+  const listen = 'http://127.0.0.1:3402'
+  const poisoned = 'cache-poison.example'
+  const documents = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt']
+  const read = async (target: ReturnType<typeof testGateway>, url: string) => {
+    const response = await target.handle(new Request(url))
+    expect(response.status).toBe(200)
+    return response.text()
+  }
+
+  test('security: a Host header never reaches the documents; they name the listen address', async () => {
+    const bare = testGateway()
+    for (const path of documents) {
+      const text = await read(bare, `http://${poisoned}${path}`)
+      expect(text).not.toContain(poisoned)
+      expect(text).toContain(listen)
+    }
+  })
+
+  test('behavior: a host on PUBLIC_HOSTS is used as the client sent it; any other gets the listen address', async () => {
+    const listed = testGateway({ env: { PUBLIC_HOSTS: 'pay.example, PAY.example:8443' } })
+    expect(JSON.parse(await read(listed, 'http://pay.example/')).links.openapi).toBe('http://pay.example/openapi.json')
+    expect(JSON.parse(await read(listed, 'http://pay.example:8443/')).links.openapi).toBe('http://pay.example:8443/openapi.json')
+    expect(JSON.parse(await read(listed, 'http://pay.example:9999/')).links.openapi).toBe(`${listen}/openapi.json`)
+    expect(JSON.parse(await read(listed, `http://${poisoned}/`)).links.openapi).toBe(`${listen}/openapi.json`)
+  })
+
+  test("security: a payment offer's resource and MPP realm never come from the Host header", async () => {
+    const offering = testGateway({ payment: stubPayment().payment, store: memory() })
+    const response = await offering.handle(new Request(`http://${poisoned}/api/v1/auth/verify?token=abc`))
+    expect(response.status).toBe(402)
+    const body = (await response.json()) as { accepts: { resource: string }[] }
+    expect(body.accepts[0]!.resource).toBe(`${listen}/api/v1/auth/verify`)
+    const required = JSON.parse(atob(response.headers.get('payment-required')!)) as { resource: { url: string } }
+    expect(required.resource.url).toBe(`${listen}/api/v1/auth/verify`)
+    expect(response.headers.get('www-authenticate')).toContain('realm="127.0.0.1"')
+    expect(JSON.stringify([...response.headers]) + JSON.stringify(body)).not.toContain(poisoned)
   })
 })

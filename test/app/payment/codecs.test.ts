@@ -354,6 +354,37 @@ describe('decode', () => {
   })
 })
 
+describe('decode: echoed caller strings', () => {
+  const now = () => new Date()
+  const long = 'x'.repeat(3000)
+  const bounded = (message: string) => {
+    expect(message).not.toContain('x'.repeat(65))
+    expect(message).toContain('…')
+  }
+
+  test('security: a 3,000-character MPP source is echoed at most 64 characters long', async () => {
+    const credential = Credential.deserialize((await payMpp()).get('authorization')!)
+    const authorization = Credential.serialize({ ...credential, source: `did:pkh:eip155:84532:${long}` })
+    const decoded = await decode({ ...context, headers: new Headers({ authorization }), now: now() })
+    if (decoded.ok) throw new Error('expected a refusal')
+    expect(decoded.reason).toBe('malformed_payment')
+    bounded(decoded.message)
+  })
+
+  test('security: a long x402 scheme or network is echoed at most 64 characters long', async () => {
+    const v2 = (await payV2()).get('payment-signature')!
+    for (const edit of [(p: any) => (p.accepted.scheme = long), (p: any) => (p.accepted.network = `eip155:${long}`), (p: any) => (p.accepted.asset = long)]) {
+      const decoded = await decode({ ...context, headers: new Headers({ 'payment-signature': tamper(v2, edit) }), now: now() })
+      if (decoded.ok) throw new Error('expected a refusal')
+      bounded(decoded.message)
+    }
+    const v1 = (await payV1()).get('x-payment')!
+    const decoded = await decode({ ...context, headers: new Headers({ 'x-payment': tamper(v1, (p) => (p.scheme = long)) }), now: now() })
+    if (decoded.ok) throw new Error('expected a refusal')
+    bounded(decoded.message)
+  })
+})
+
 describe('receipt', () => {
   const settled = { transaction, network: terms.network, payer: payer.address, now: new Date('2026-01-01T00:00:10Z') }
 
