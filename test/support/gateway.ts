@@ -84,6 +84,7 @@ export function stubPayment() {
   const settled: Signed[] = []
   const payment: NonNullable<createGateway.Parameters['payment']> = {
     ledger: memory(),
+    lease: { id: 'stub-lease', isLive: async (id) => id === 'stub-lease' },
     secret: 'stub-payment-secret-stub-payment-secret',
     facilitator: {
       verify: async () => ({ ok: true }),
