@@ -268,7 +268,7 @@ function ipv6FromText(input: string): Address | undefined {
 }
 
 /** What a host is: an address, a name, or neither (a host ending in a number that is no IPv4 address). */
-function hostKind(host: string): { type: 'address'; address: Address } | { type: 'name'; name: string } | undefined {
+function hostKind(host: string): target.Host | undefined {
   const bracketed = host.startsWith('[') && host.endsWith(']')
   const bare = bracketed ? host.slice(1, -1) : host
   if (bracketed || bare.includes(':')) {
@@ -328,7 +328,7 @@ function mappedIpv4(address: Address): Address | undefined {
 }
 
 /** Parses a CIDR block (`10.0.0.0/8`, `fd00::/8`); refuses a block with bits set past its prefix. */
-export function parseNetwork(text: string): { ok: true; network: Network } | { ok: false; message: string } {
+export function parseNetwork(text: string): parseNetwork.ReturnType {
   const [base = '', length, ...rest] = text.trim().split('/')
   const address = parseAddress(base)
   if (address === undefined || rest.length > 0 || (address.family === 6 && address.zone !== undefined))
@@ -342,6 +342,22 @@ export function parseNetwork(text: string): { ok: true; network: Network } | { o
     return { ok: false, message: `"${cut(text)}" has bits set past its prefix (the block starts at ${first}/${prefix})` }
   }
   return { ok: true, network: { address, prefix } }
+}
+
+export declare namespace parseNetwork {
+  type ReturnType =
+    | {
+        /** The text is a CIDR block. */
+        ok: true
+        /** The block. */
+        network: Network
+      }
+    | {
+        /** The text is not a CIDR block. */
+        ok: false
+        /** Why, quoting the text (cut to 64 characters). */
+        message: string
+      }
 }
 
 /** Parses a literal CIDR block of this file's own tables. */
@@ -552,6 +568,19 @@ export function target(url: string | URL): target.ReturnType {
 }
 
 export declare namespace target {
+  type Host =
+    | {
+        /** An IP literal: checked as is, no DNS. */
+        type: 'address'
+        /** The address. */
+        address: Address
+      }
+    | {
+        /** A name: resolved, then every answer checked. */
+        type: 'name'
+        /** As the URL carries it (lowercase, punycode). */
+        name: string
+      }
   type ReturnType =
     | {
         /** Nothing refuses the URL before DNS. */
@@ -559,7 +588,7 @@ export declare namespace target {
         /** The URL, parsed. */
         url: URL
         /** The host: an address (no DNS needed) or a name to resolve. */
-        host: { /** An IP literal. */ type: 'address'; /** The address. */ address: Address } | { /** A name. */ type: 'name'; /** As the URL carries it. */ name: string }
+        host: Host
       }
     | Refusal
 }
