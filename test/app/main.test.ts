@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { freePort, run } from '../support/processes.js'
+
+// A server that holds a port the way Elysia does by default (SO_REUSEPORT), in this process: the gateway started
+// below is a second process and must not join it.
+let holder: ReturnType<typeof Bun.serve>
+
+beforeAll(() => {
+  holder = Bun.serve({ hostname: '127.0.0.1', port: freePort(), reusePort: true, fetch: () => new Response('first') })
+})
+
+afterAll(() => {
+  holder.stop(true)
+})
+
+const dataDir = () => mkdtempSync(join(tmpdir(), 'main-'))
+
+describe('main', () => {
+  test('error: a port in use stops the start with one line and exit code 1', async () => {
+    const { exitCode, stdout, stderr } = await run({
+      script: 'app/main.ts',
+      env: { PORT: String(holder.port), DEVNET_RPC_PORT: '0', DATA_DIR: dataDir() },
+    })
+    expect(exitCode).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toBe(`Port ${holder.port} on 127.0.0.1 is in use (by another gateway or devnet?): stop that process or set PORT to a free port.\n`)
+    expect(await (await fetch(`http://127.0.0.1:${holder.port}/`)).text()).toBe('first')
+  })
+
+  test('error: the devnet JSON-RPC port in use stops the start with one line and exit code 1', async () => {
+    const { exitCode, stderr } = await run({
+      script: 'app/main.ts',
+      env: { PORT: String(freePort()), DEVNET_RPC_PORT: String(holder.port), DATA_DIR: dataDir() },
+    })
+    expect(exitCode).toBe(1)
+    expect(stderr).toBe(
+      `Port ${holder.port} on 127.0.0.1 is in use (by another gateway or devnet?): stop that process or set DEVNET_RPC_PORT to a free port (0 turns the devnet's JSON-RPC off).\n`,
+    )
+  })
+})
