@@ -52,10 +52,14 @@ export async function start(parameters: {
   const stderr = new Response(child.stderr).text()
   const decoder = new TextDecoder()
   let stdout = ''
-  for await (const chunk of child.stdout) {
-    stdout += decoder.decode(chunk, { stream: true })
+  const reader = child.stdout.getReader()
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    stdout += decoder.decode(chunk.value, { stream: true })
     const match = stdout.match(parameters.ready)
-    if (match) return { stdout, match, stop }
+    if (match) {
+      reader.releaseLock()
+      return { stdout, match, stop }
+    }
   }
   await child.exited
   throw new Error(`${parameters.script} exited with ${child.exitCode} before it was ready:\n${stdout}\n${await stderr}`)
