@@ -1,9 +1,10 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import postgresJs from 'postgres'
-import { type Address, type Chain, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
+import { type Address, type Chain, type Hex, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
 import { base } from 'viem/chains'
 import { devnet } from '../adapters/chain/devnet.js'
+import { JournalError } from '../adapters/chain/journal.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
@@ -32,6 +33,7 @@ import { scan } from '../modules/invoice/index.js'
 import type { Logger } from './log.js'
 import { reconcile } from './payment/reconcile.js'
 import { domainOf } from './payment/x402.js'
+import { StartError } from './startup.js'
 import { terms as termsOf } from './terms.js'
 
 /** Mnemonic index of the devnet account that relays settlements when no relayer key is configured. */
@@ -42,14 +44,25 @@ export const devnetRelayerIndex = 9
  * the local or remote facilitator, the embedded or PostgreSQL ledger. Reconciles the ledger before serving.
  */
 export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType> {
-  const { config, logger } = parameters
   const closers: (() => Promise<unknown>)[] = []
+  try {
+    return await assemble(parameters, closers)
+  } catch (error) {
+    // A refused start leaves nothing open: no devnet journal lock, no database connection.
+    for (const close of closers.reverse()) await close()
+    throw error
+  }
+}
 
+async function assemble(parameters: boot.Parameters, closers: (() => Promise<unknown>)[]): Promise<boot.ReturnType> {
+  const { config, logger } = parameters
+  // Storage first: an unreachable database fails the start before the devnet replays its journal.
+  const storage = await openStorage(config, closers)
   const settlement = config.rpcUrl ? await rpcChain(config) : await embeddedDevnet(config)
   closers.push(settlement.close)
   const terms = settlement.terms
+  await assertRecordsOfChain({ config, store: storage.store, client: settlement.client, where: settlement.where })
 
-  const storage = openStorage(config, closers)
   const ledger = parameters.ledger ?? storage.ledger
   const facilitator = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
@@ -120,11 +133,11 @@ export declare namespace boot {
     store: Store
     /** The facilitator that settles. */
     facilitator: Facilitator
-    /** The embedded devnet, when no RPC URL is configured. */
+    /** The embedded devnet, when no RPC URL is configured (a devnet reached over RPC_URL is not this). */
     devnet: devnet.Devnet | undefined
     /** Work to run every minute; each job is safe to run on several processes at once. */
     jobs: { name: string; run: () => Promise<unknown> }[]
-    /** Stops the devnet and closes the ledger. */
+    /** Stops the devnet (releasing its journal) and closes the ledger and the store. */
     close: () => Promise<void>
   }
 }
@@ -148,15 +161,39 @@ type Settlement = {
   devnet: devnet.Devnet | undefined
   escrow: Address | undefined
   batch: BatchChain
+  /** Where the chain is, for messages; never the RPC URL itself, which may carry a key. */
+  where: string
   close: () => Promise<void>
 }
 
-async function embeddedDevnet(config: Config): Promise<Settlement> {
+/**
+ * Starts the devnet the configuration describes: chain id from NETWORK, and with DEVNET_PERSIST its journal in
+ * DATA_DIR, so that it keeps its chain across restarts.
+ */
+export async function startDevnet(config: Config): Promise<devnet.Devnet> {
   const chainId = Number(config.network.split(':')[1])
-  const chain = await devnet({ chainId, rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}` })
+  let journal: string | undefined
+  if (config.devnetPersist) {
+    mkdirSync(config.dataDir, { recursive: true })
+    journal = join(config.dataDir, 'devnet.journal')
+  }
+  try {
+    return await devnet({ chainId, rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}`, ...(journal ? { journal } : {}) })
+  } catch (error) {
+    if (!(error instanceof JournalError)) throw error
+    const code = error.code === 'journal_locked' ? 'devnet_in_use' : 'devnet_journal_invalid'
+    throw new StartError({ code, message: error.message, cause: error })
+  }
+}
+
+async function embeddedDevnet(config: Config): Promise<Settlement> {
+  const chain = await startDevnet(config)
+  const chainId = chain.chainId
   const terms = termsOf(config)
-  if (terms.asset.address !== chain.token.address)
+  if (terms.asset.address !== chain.token.address) {
+    await chain.close()
     throw new Error(`The devnet token is at ${chain.token.address}, discovery expected ${terms.asset.address}.`)
+  }
   return {
     terms,
     endpoint: eip1193({ name: 'devnet', chainId, request: (method, params) => chain.request(method, params) }),
@@ -171,6 +208,9 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
       chainId,
       tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
     }),
+    where: config.devnetPersist
+      ? `the embedded devnet (${join(config.dataDir, 'devnet.journal')})`
+      : 'the embedded devnet (DEVNET_PERSIST=false: a new chain at every start)',
     close: () => chain.close(),
   }
 }
@@ -192,6 +232,7 @@ async function rpcChain(config: Config): Promise<Settlement> {
     devnet: undefined,
     escrow: undefined,
     batch: batchChain({ client, address: baseBatchContract, chainId, tokens: baseTokens }),
+    where: `RPC_URL (${new URL(config.rpcUrl!).host})`,
     close: async () => {},
   }
 }
@@ -229,10 +270,19 @@ function relayerFacilitator(config: Config, settlement: Settlement): Facilitator
   })
 }
 
-function openStorage(config: Config, closers: (() => Promise<unknown>)[]): { ledger: Ledger; store: Store } {
+async function openStorage(config: Config, closers: (() => Promise<unknown>)[]): Promise<{ ledger: Ledger; store: Store }> {
   if (config.databaseUrl) {
     const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
     closers.push(() => sql.end())
+    try {
+      await sql`select 1`
+    } catch (error) {
+      throw new StartError({
+        code: 'database_unreachable',
+        message: `The database at DATABASE_URL (${new URL(config.databaseUrl).host}) is unreachable: ${oneLine(error)}. Start PostgreSQL or fix DATABASE_URL.`,
+        cause: error,
+      })
+    }
     const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }) }
     closers.push(() => storage.ledger.close(), () => storage.store.close())
     return storage
@@ -244,4 +294,45 @@ function openStorage(config: Config, closers: (() => Promise<unknown>)[]): { led
   }
   closers.push(() => storage.ledger.close(), () => storage.store.close())
   return storage
+}
+
+/** Collection and id of the record that names the chain every other record belongs to. */
+const chainRecord = { collection: 'gateway', id: 'chain' } as const
+
+/**
+ * Refuses to start when the store's records belong to another chain than the one configured: the chain's genesis
+ * hash is recorded beside the records at the first start and compared at every start after it.
+ */
+async function assertRecordsOfChain(parameters: {
+  config: Config
+  store: Store
+  client: PublicClient
+  where: string
+}): Promise<void> {
+  const { config, store, client, where } = parameters
+  const genesis = (await client.getBlock({ blockNumber: 0n })).hash
+  const inserted = await store.insert({ ...chainRecord, owners: [], value: { genesis, network: config.network }, createdAt: new Date() })
+  if (inserted.ok) return
+  const recorded = (await store.get<{ genesis: Hex }>(chainRecord.collection, chainRecord.id))?.value.genesis
+  if (recorded === genesis) return
+  const records = config.databaseUrl ? `DATABASE_URL (${new URL(config.databaseUrl).host})` : `DATA_DIR ${config.dataDir}`
+  const remedy = config.rpcUrl
+    ? 'point RPC_URL at the chain those records belong to'
+    : config.devnetPersist
+      ? `restore the devnet journal that held it`
+      : 'set DEVNET_PERSIST=true so that the devnet keeps its chain'
+  throw new StartError({
+    code: 'records_of_other_chain',
+    message: `${records} holds records of chain ${recorded}, but the chain at ${where} has genesis ${genesis}; ${remedy}, or start with ${config.databaseUrl ? 'another database' : 'an empty DATA_DIR'}.`,
+  })
+}
+
+/** Why a connection failed, on one line: the system error code when there is one (viem and postgres messages span several lines). */
+function oneLine(error: unknown): string {
+  for (let cause = error; typeof cause === 'object' && cause !== null; cause = (cause as { cause?: unknown }).cause) {
+    const { code } = cause as { code?: unknown }
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+  }
+  const { shortMessage, message } = error as { shortMessage?: string; message?: string }
+  return (shortMessage ?? message ?? String(error)).split('\n')[0]!.replace(/\.$/, '')
 }

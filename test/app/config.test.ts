@@ -16,6 +16,7 @@ describe('parse', () => {
       logLevel: 'info',
       rpcUrl: undefined,
       devnetRpcPort: 8545,
+      devnetPersist: true,
       relayerPrivateKey: undefined,
       facilitatorUrl: undefined,
       settlementWindowMs: undefined,
