@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import postgresJs from 'postgres'
 import { type Address, type Chain, type Hex, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
 import { base } from 'viem/chains'
-import { devnet } from '../adapters/chain/devnet.js'
+import { account, contracts, devnet, devnetChain } from '../adapters/chain/devnet.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
@@ -64,9 +64,14 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   await assertRecordsOfChain({ config, store: storage.store, client: settlement.client, where: settlement.where })
 
   const ledger = parameters.ledger ?? storage.ledger
+  // A devnet reached over RPC_URL relays with its funded test account, like the embedded one, unless a key is set;
+  // its blocks are mined on submission, so settlements need no long window to share a transaction.
+  const relayerConfig = settlement.devnetRelayer
+    ? { ...config, relayerPrivateKey: config.relayerPrivateKey ?? settlement.devnetRelayer, settlementWindowMs: config.settlementWindowMs ?? 5 }
+    : config
   const facilitator = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
-    : relayerFacilitator(config, settlement)
+    : relayerFacilitator(relayerConfig, settlement)
 
   await reconcile({ ledger, facilitator, domain: domainOf(terms), logger })
   const recoverPublicKey = await libsecp256k1()
@@ -159,6 +164,8 @@ type Settlement = {
   chain: Chain
   transport: Transport
   devnet: devnet.Devnet | undefined
+  /** The funded relayer key of a devnet reached over RPC_URL; undefined elsewhere. */
+  devnetRelayer: Hex | undefined
   escrow: Address | undefined
   batch: BatchChain
   /** Where the chain is, for messages; never the RPC URL itself, which may carry a key. */
@@ -168,7 +175,8 @@ type Settlement = {
 
 /**
  * Starts the devnet the configuration describes: chain id from NETWORK, and with DEVNET_PERSIST its journal in
- * DATA_DIR, so that it keeps its chain across restarts.
+ * DATA_DIR, so that it keeps its chain across restarts. `npm start` (embedded) and `npm run devnet` (a process of
+ * its own) start the same devnet.
  */
 export async function startDevnet(config: Config): Promise<devnet.Devnet> {
   const chainId = Number(config.network.split(':')[1])
@@ -201,6 +209,7 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
     chain: chain.chain,
     transport: chain.transport,
     devnet: chain,
+    devnetRelayer: undefined,
     escrow: chain.escrow.address,
     batch: batchChain({
       client: chain.publicClient as PublicClient,
@@ -215,24 +224,78 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
   }
 }
 
+/**
+ * The chain at RPC_URL, whose chain id must be NETWORK's. Base mainnet is production (Circle's USDC, Base's batch
+ * contract, shared secrets required); any other network must be a devnet of ours (`npm run devnet`), whose
+ * contracts are at the addresses every devnet deploys to.
+ */
 async function rpcChain(config: Config): Promise<Settlement> {
   const chainId = Number(config.network.split(':')[1])
-  if (chainId !== base.id)
-    throw new ConfigError(`RPC_URL is supported for Base (eip155:${base.id}); ${config.network} runs on the embedded devnet.`)
-  if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
-  if (!config.sessionSecret) throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
-  const transport = httpTransport(config.rpcUrl, { retryCount: 0 })
-  const client = createPublicClient({ chain: base, transport }) as PublicClient
+  const url = config.rpcUrl!
+  const where = `RPC_URL (${new URL(url).host})`
+  const transport = httpTransport(url, { retryCount: 0 })
+  let actual: number
+  try {
+    actual = await createPublicClient({ transport }).getChainId()
+  } catch (error) {
+    throw new StartError({
+      code: 'chain_unreachable',
+      message: `No chain answers at ${where}: ${oneLine(error)}. Start it (\`npm run devnet\` for a devnet) or fix RPC_URL.`,
+      cause: error,
+    })
+  }
+  if (actual !== chainId)
+    throw new StartError({
+      code: 'chain_mismatch',
+      message: `NETWORK is ${config.network}, but the chain at ${where} has chain id ${actual}: set NETWORK=eip155:${actual} or point RPC_URL at a node of ${config.network}.`,
+    })
+
+  if (chainId === base.id) {
+    if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
+    if (!config.sessionSecret) throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
+    const client = createPublicClient({ chain: base, transport }) as PublicClient
+    return {
+      terms: termsOf(config),
+      endpoint: http({ name: 'base', chainId, url }),
+      client,
+      chain: base,
+      transport,
+      devnet: undefined,
+      devnetRelayer: undefined,
+      escrow: undefined,
+      batch: batchChain({ client, address: baseBatchContract, chainId, tokens: baseTokens }),
+      where,
+      close: async () => {},
+    }
+  }
+
+  const chain = devnetChain({ chainId, rpcUrl: url })
+  // Blocks are mined on submission, so a short polling interval makes receipt waits return at once.
+  const client = createPublicClient({ chain, transport, pollingInterval: 50 }) as PublicClient
+  const addresses = contracts()
+  for (const [name, address] of [
+    ['token (DevUSDC)', addresses.token],
+    ['escrow', addresses.escrow],
+    ['batch contract', addresses.batch],
+  ] as const) {
+    const code = await client.getCode({ address }).catch(() => undefined)
+    if (code === undefined || code === '0x')
+      throw new StartError({
+        code: 'devnet_contracts_missing',
+        message: `The chain at ${where}, chain id ${chainId}, has no devnet ${name} at ${address}: on ${config.network} RPC_URL must be a devnet of \`npm run devnet\`; Base is NETWORK=eip155:${base.id}.`,
+      })
+  }
   return {
     terms: termsOf(config),
-    endpoint: http({ name: 'base', chainId, url: config.rpcUrl! }),
+    endpoint: http({ name: 'devnet', chainId, url }),
     client,
-    chain: base,
+    chain,
     transport,
     devnet: undefined,
-    escrow: undefined,
-    batch: batchChain({ client, address: baseBatchContract, chainId, tokens: baseTokens }),
-    where: `RPC_URL (${new URL(config.rpcUrl!).host})`,
+    devnetRelayer: account({ index: devnetRelayerIndex }).privateKey,
+    escrow: addresses.escrow,
+    batch: batchChain({ client, address: addresses.batch, chainId, tokens: addresses.tokens }),
+    where,
     close: async () => {},
   }
 }

@@ -1,12 +1,10 @@
+import { join } from 'node:path'
 import { cron } from '@elysiajs/cron'
-import { formatUnits } from 'viem'
+import { devnetBanner } from './banner.js'
 import { boot } from './boot.js'
 import { ConfigError, type Config, parse } from './config.js'
 import { stdout } from './log.js'
 import { StartError, assertPortFree, bind } from './startup.js'
-
-/** Mnemonic indexes of the devnet accounts the banner offers as payers. */
-const payerIndexes = [1, 2]
 
 /** Configuration and start-up errors stop the start with a readable message; anything else is a fault. */
 function stop(error: unknown): never {
@@ -78,33 +76,17 @@ logger.log('info', 'gateway_listening', {
   payTo: terms.payTo,
 })
 
-if (devnet) {
-  const balance = await devnet.publicClient.readContract({
-    address: devnet.token.address,
-    abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] }],
-    functionName: 'balanceOf',
-    args: [devnet.accounts[payerIndexes[0]!]!.address],
-  })
+if (devnet)
   process.stdout.write(
-    [
-      '',
-      `Embedded devnet (chain id ${devnet.chainId}, network ${terms.network})`,
-      `  JSON-RPC:  ${rpcServer ? `http://127.0.0.1:${rpcServer.port}` : 'off (DEVNET_RPC_PORT=0)'}`,
-      `  USDC:      ${devnet.token.address} ("${devnet.token.name}" v${devnet.token.version}, ${devnet.token.decimals} decimals)`,
-      `  payTo:     ${terms.payTo}`,
-      '',
-      'Funded payer accounts (devnet only: these keys are public, never use them elsewhere):',
-      ...payerIndexes.flatMap((index) => [
-        `  Account #${index}: ${devnet.accounts[index]!.address} (10000 ETH, ${formatUnits(balance, 6)} USDC)`,
-        `  Private Key: ${devnet.accounts[index]!.privateKey}`,
-      ]),
-      '',
-      `Fund any address: npm run fund -- <address> <usdc>`,
-      `Pay for calls:    npm run demo`,
-      '',
-    ].join('\n'),
+    await devnetBanner({
+      devnet,
+      title: `Embedded devnet (chain id ${devnet.chainId}, network ${terms.network})`,
+      rpcUrl: rpcServer ? `http://127.0.0.1:${rpcServer.port}` : undefined,
+      journal: config.devnetPersist ? join(config.dataDir, 'devnet.journal') : undefined,
+      lines: [`  payTo:     ${terms.payTo}`],
+      hints: ['Fund any address: npm run fund -- <address> <usdc>', 'Pay for calls:    npm run demo'],
+    }),
   )
-}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, async () => {

@@ -250,14 +250,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     return { jsonrpc: '2.0', id: isId(item.id) ? item.id : null, ...outcome }
   }
 
-  const chain = defineChain({
-    id: chainId,
-    name: 'Devnet',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-    contracts: { multicall3: { address: multicall3Address, blockCreated: 0 } },
-    testnet: true,
-  })
+  const chain = devnetChain({ chainId, rpcUrl })
   const transport = custom({ request: ({ method, params }) => request(method, params) }, { key: 'devnet', name: 'Devnet', retryCount: 0 })
   // Blocks are mined on submission, so a short polling interval makes receipt waits return at once.
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 })
@@ -474,6 +467,34 @@ export declare namespace devnet {
     /** Stops block production and refuses further requests. */
     close(): Promise<void>
   }
+}
+
+/** The viem chain of a devnet: its id, ETH, the URL where its JSON-RPC is served and Multicall3 from genesis. */
+export function devnetChain(parameters: devnetChain.Parameters): Chain {
+  const { chainId, rpcUrl } = parameters
+  return defineChain({
+    id: chainId,
+    name: 'Devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    contracts: { multicall3: { address: multicall3Address, blockCreated: 0 } },
+    testnet: true,
+  })
+}
+
+export declare namespace devnetChain {
+  type Parameters = {
+    /** Chain id. */
+    chainId: number
+    /** URL of its JSON-RPC. */
+    rpcUrl: string
+  }
+}
+
+/** Account `index` of the test mnemonic (m/44'/60'/0'/0/index), with its public, devnet-only private key. */
+export function account(parameters: { /** Mnemonic index. */ index: number }): devnet.Account {
+  const { account, privateKey } = deriveAccounts(parameters.index + 1)[parameters.index]!
+  return { address: account.address, privateKey }
 }
 
 /**

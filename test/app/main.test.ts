@@ -40,4 +40,22 @@ describe('main', () => {
       `Port ${holder.port} on 127.0.0.1 is in use (by another gateway or devnet?): stop that process or set DEVNET_RPC_PORT to a free port (0 turns the devnet's JSON-RPC off).\n`,
     )
   })
+
+  test('error: a chain at RPC_URL that is not NETWORK\'s stops the start with one line and exit code 1', async () => {
+    const node = Bun.serve({
+      hostname: '127.0.0.1',
+      port: 0,
+      fetch: async (request) => Response.json({ jsonrpc: '2.0', id: ((await request.json()) as { id: number }).id, result: '0x1' }),
+    })
+    const port = node.port
+    const { exitCode, stderr } = await run({
+      script: 'app/main.ts',
+      env: { PORT: String(freePort()), RPC_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir() },
+    })
+    node.stop(true)
+    expect(exitCode).toBe(1)
+    expect(stderr).toBe(
+      `NETWORK is eip155:84532, but the chain at RPC_URL (127.0.0.1:${port}) has chain id 1: set NETWORK=eip155:1 or point RPC_URL at a node of eip155:84532.\n`,
+    )
+  })
 })
