@@ -143,10 +143,17 @@ function lock(lockPath: string, path: string): void {
 function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0)
-    return true
   } catch (error) {
     // EPERM: the process exists but belongs to another user.
     return (error as { code?: string }).code === 'EPERM'
+  }
+  // A process killed with -9 stays a zombie until its parent reaps it, and signal 0 still reaches a zombie.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const state = stat.charAt(stat.lastIndexOf(')') + 2)
+    return state !== 'Z' && state !== 'X'
+  } catch {
+    return true
   }
 }
 

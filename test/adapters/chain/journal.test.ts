@@ -136,6 +136,25 @@ describe('devnet with a journal', () => {
     await stop(chain)
   })
 
+  test.if(process.platform === 'linux')('behavior: a lock left by a process killed with -9 and not reaped yet (a zombie) is taken over', async () => {
+    const path = journalPath()
+    // `sleep 0` exits at once, and its parent, replaced by `sleep 5`, never reaps it: a zombie until the parent ends.
+    const parent = Bun.spawn(['sh', '-c', 'sleep 0 & echo $!; exec sleep 5'], { stdout: 'pipe' })
+    try {
+      const reader = parent.stdout.getReader()
+      const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim())
+      reader.releaseLock()
+      const stateOf = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]!.charAt(0)
+      while (stateOf() !== 'Z') await Bun.sleep(5)
+      writeFileSync(`${path}.lock`, String(zombie))
+      const chain = await start(path)
+      expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid))
+      await stop(chain)
+    } finally {
+      parent.kill()
+    }
+  })
+
   test('error: a journal of another chain id is refused', async () => {
     const path = journalPath()
     await stop(await start(path))
