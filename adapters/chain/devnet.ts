@@ -162,11 +162,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   async function change(method: string, params: unknown): Promise<JsonRpcOutcome> {
     const outcome = await call(method, params)
     const mined = await minedSinceHead()
-    if (!journal || ('error' in outcome && mined.length === 0)) return outcome
+    if (!journal || ('error' in outcome && !mined)) return outcome
     const entry: Entry = {
       m: method,
       p: params,
-      ...(mined.length > 0 ? { t: mined.map((block) => Number(block.timestamp)), h: mined.at(-1)!.hash } : {}),
+      ...(mined ? { t: mined.timestamp, ...(mined.count > 1 ? { n: mined.count } : {}), h: mined.hash } : {}),
       ...('error' in outcome ? { e: 1 as const } : {}),
     }
     if (pending) pending.push(entry)
@@ -174,20 +174,24 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     return outcome
   }
 
-  /** Blocks mined since `head`, oldest first; moves `head` to the latest block (also back, after evm_revert). */
-  async function minedSinceHead(): Promise<BlockHeader[]> {
-    const latest = await call('eth_getBlockByNumber', ['latest', false])
-    if (!('result' in latest) || !isRecord(latest.result)) return []
-    const block = latest.result as BlockHeader
+  /**
+   * What was mined since `head`: how many blocks, the first one's timestamp and the last one's hash; undefined when
+   * nothing was. Moves `head` to the latest block (also back, after evm_revert).
+   */
+  async function minedSinceHead(): Promise<{ count: number; timestamp: number; hash: Hash } | undefined> {
+    const block = await blockAt('latest')
+    if (!block) return undefined
     const number = BigInt(block.number)
-    const mined: BlockHeader[] = []
-    for (let missing = head.number + 1n; missing < number; missing++) {
-      const outcome = await call('eth_getBlockByNumber', [toHex(missing), false])
-      if ('result' in outcome && isRecord(outcome.result)) mined.push(outcome.result as BlockHeader)
-    }
-    if (number > head.number) mined.push(block)
+    const previous = head
     head = { number, timestamp: Number(block.timestamp) }
-    return mined
+    if (number <= previous.number) return undefined
+    const first = number === previous.number + 1n ? block : await blockAt(toHex(previous.number + 1n))
+    return { count: Number(number - previous.number), timestamp: Number(first?.timestamp ?? block.timestamp), hash: block.hash }
+  }
+
+  async function blockAt(tag: Hex | 'latest'): Promise<BlockHeader | undefined> {
+    const outcome = await call('eth_getBlockByNumber', [tag, false])
+    return 'result' in outcome && isRecord(outcome.result) ? (outcome.result as BlockHeader) : undefined
   }
 
   /** Mines an empty block when the latest is older than `blockTime`, so a simulation never sees an old timestamp. */
@@ -318,7 +322,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   /** Runs the journal's requests again with the blocks' recorded timestamps, then checks the last block's hash. */
   async function replay(entries: readonly Entry[]): Promise<void> {
     for (const [index, entry] of entries.entries()) {
-      if (entry.t && entry.t.length > 0) await call('evm_setNextBlockTimestamp', [toHex(entry.t[0]!)])
+      if (entry.t !== undefined) await call('evm_setNextBlockTimestamp', [toHex(entry.t)])
       const outcome = await call(entry.m, entry.p)
       if ('error' in outcome && !entry.e)
         throw new JournalError({
@@ -326,8 +330,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
           message: `Replaying the devnet journal ${parameters.journal} failed at line ${index + 2} (${entry.m}): ${outcome.error.message}`,
         })
     }
-    const latest = await call('eth_getBlockByNumber', ['latest', false])
-    const block = 'result' in latest && isRecord(latest.result) ? (latest.result as BlockHeader) : undefined
+    const block = await blockAt('latest')
     if (block) head = { number: BigInt(block.number), timestamp: Number(block.timestamp) }
     // The last block a request mined is the latest, unless an evm_revert after it took it away again.
     let lastIndex = entries.length - 1

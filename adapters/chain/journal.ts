@@ -25,8 +25,10 @@ export type Entry = {
   m: string
   /** Its parameters, verbatim (an array or, rarely, an object). */
   p: unknown
-  /** Timestamp of each block it mined, in seconds; absent when it mined none. */
-  t?: number[]
+  /** Timestamp of the first block it mined, in seconds; absent when it mined none. */
+  t?: number
+  /** Number of blocks it mined when more than one (hardhat_mine); the chain derives their timestamps from the first. */
+  n?: number
   /** Hash of the last block it mined; checked after a replay. */
   h?: Hash
   /** Set when the request answered an error (and still mined blocks). */
@@ -207,6 +209,7 @@ function isEntry(value: unknown): value is Entry {
     value !== null &&
     typeof entry.m === 'string' &&
     entry.p !== undefined &&
-    (entry.t === undefined || (Array.isArray(entry.t) && entry.t.every(Number.isInteger)))
+    (entry.t === undefined || Number.isInteger(entry.t)) &&
+    (entry.n === undefined || Number.isInteger(entry.n))
   )
 }

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Address, type Hash, createWalletClient, erc20Abi, parseEther } from 'viem'
+import { type Address, type Hash, createWalletClient, erc20Abi, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../../adapters/chain/devnet.js'
 import { open } from '../../../adapters/chain/journal.js'
@@ -97,16 +97,48 @@ describe('devnet with a journal', () => {
     expect(await stateOf(third, addresses)).toEqual(after)
   })
 
-  test('behavior: a thousand transactions replay', async () => {
+  test('behavior: hardhat_mine, evm_snapshot, evm_revert and evm_increaseTime replay too', async () => {
     const path = journalPath()
     const first = await start(path)
     const address = first.accounts[8]!.address
-    for (let index = 0; index < 1_000; index++) await first.fund({ address, amount: 1n })
+    await first.request('hardhat_mine', ['0x64', '0x2'])
+    const snapshot = await first.request('evm_snapshot', [])
+    await first.fund({ address, amount: 5n })
+    await first.request('evm_revert', [snapshot])
+    await first.request('evm_increaseTime', ['0x100'])
+    await first.fund({ address, amount: 7n })
+    const before = await stateOf(first, [address])
+    await stop(first)
+
+    const second = await start(path)
+    expect(await stateOf(second, [address])).toEqual(before)
+  })
+
+  test('behavior: a thousand transactions replay', async () => {
+    const path = journalPath()
+    const first = await start(path)
+    const sender = privateKeyToAccount(first.accounts[8]!.privateKey)
+    const nonce = await first.publicClient.getTransactionCount({ address: sender.address })
+    // Signed here rather than through a wallet client, which would ask the chain five times per transaction.
+    for (let index = 0; index < 1_000; index++) {
+      const transaction = await sender.signTransaction({
+        chainId: first.chainId,
+        type: 'eip1559',
+        to: first.accounts[9]!.address,
+        value: 1n,
+        gas: 21_000n,
+        nonce: nonce + index,
+        maxFeePerGas: parseGwei('100'),
+        maxPriorityFeePerGas: parseGwei('1'),
+      })
+      await first.request('eth_sendRawTransaction', [transaction])
+    }
     const before = await first.publicClient.getBlock()
     await stop(first)
 
     const second = await start(path)
     expect(await second.publicClient.getBlock()).toEqual(before)
+    expect(before.number).toBeGreaterThan(1_000n)
   })
 
   test('behavior: the genesis block carries the start time, so chains started apart differ from block 0', async () => {
