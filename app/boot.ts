@@ -232,7 +232,7 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
 async function rpcChain(config: Config): Promise<Settlement> {
   const chainId = Number(config.network.split(':')[1])
   const url = config.rpcUrl!
-  const where = `RPC_URL (${new URL(url).host})`
+  const where = `RPC_URL (${hostOf(url)})`
   const transport = httpTransport(url, { retryCount: 0 })
   let actual: number
   try {
@@ -342,7 +342,7 @@ async function openStorage(config: Config, closers: (() => Promise<unknown>)[]):
     } catch (error) {
       throw new StartError({
         code: 'database_unreachable',
-        message: `The database at DATABASE_URL (${new URL(config.databaseUrl).host}) is unreachable: ${oneLine(error)}. Start PostgreSQL or fix DATABASE_URL.`,
+        message: `The database at DATABASE_URL (${hostOf(config.databaseUrl)}) is unreachable: ${oneLine(error)}. Start PostgreSQL or fix DATABASE_URL.`,
         cause: error,
       })
     }
@@ -378,16 +378,25 @@ async function assertRecordsOfChain(parameters: {
   if (inserted.ok) return
   const recorded = (await store.get<{ genesis: Hex }>(chainRecord.collection, chainRecord.id))?.value.genesis
   if (recorded === genesis) return
-  const records = config.databaseUrl ? `DATABASE_URL (${new URL(config.databaseUrl).host})` : `DATA_DIR ${config.dataDir}`
+  const records = config.databaseUrl ? `DATABASE_URL (${hostOf(config.databaseUrl)})` : `DATA_DIR ${config.dataDir}`
   const remedy = config.rpcUrl
     ? 'point RPC_URL at the chain those records belong to'
     : config.devnetPersist
-      ? `restore the devnet journal that held it`
+      ? 'restore the devnet journal that held it'
       : 'set DEVNET_PERSIST=true so that the devnet keeps its chain'
   throw new StartError({
     code: 'records_of_other_chain',
     message: `${records} holds records of chain ${recorded}, but the chain at ${where} has genesis ${genesis}; ${remedy}, or start with ${config.databaseUrl ? 'another database' : 'an empty DATA_DIR'}.`,
   })
+}
+
+/** Host and port of a URL that may carry credentials or a key, for messages; never the rest of it. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'an unparsable URL'
+  }
 }
 
 /** Why a connection failed, on one line: the system error code when there is one (viem and postgres messages span several lines). */

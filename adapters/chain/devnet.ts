@@ -98,8 +98,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   ]
 
   const context = await edrContext()
-  let provider: edr.Provider | undefined
-  provider = await context.createProvider(
+  let provider: edr.Provider | undefined = await context.createProvider(
     edr.L1_CHAIN_TYPE,
     {
       // Same-second blocks keep block.timestamp on wall-clock time; otherwise every block adds a second and a
@@ -495,9 +494,17 @@ export declare namespace devnetChain {
 }
 
 /** Account `index` of the test mnemonic (m/44'/60'/0'/0/index), with its public, devnet-only private key. */
-export function account(parameters: { /** Mnemonic index. */ index: number }): devnet.Account {
-  const { account, privateKey } = deriveAccounts(parameters.index + 1)[parameters.index]!
-  return { address: account.address, privateKey }
+export function account(parameters: account.Parameters): devnet.Account {
+  const { index } = parameters
+  const derived = deriveAccounts(index + 1)[index]!
+  return { address: derived.account.address, privateKey: derived.privateKey }
+}
+
+export declare namespace account {
+  type Parameters = {
+    /** Mnemonic index, from 0. */
+    index: number
+  }
 }
 
 /**
