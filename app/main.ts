@@ -25,7 +25,7 @@ const config: Config = (() => {
   }
 })()
 const servesDevnetRpc = config.rpcUrl === undefined && config.devnetRpcPort > 0
-const devnetRpcHint = 'set DEVNET_RPC_PORT to a free port (0 turns the devnet\'s JSON-RPC off)'
+const devnetRpcHint = `set DEVNET_RPC_PORT to a free port (0 turns the devnet's JSON-RPC off), or RPC_URL=http://127.0.0.1:${config.devnetRpcPort} to use the devnet there`
 // Before the slow part of the start: a second gateway on the same ports stops at once, before it opens DATA_DIR.
 try {
   assertPortFree({ port: config.port, hostname: config.host, variable: 'PORT' })

@@ -37,7 +37,7 @@ describe('main', () => {
     })
     expect(exitCode).toBe(1)
     expect(stderr).toBe(
-      `Port ${holder.port} on 127.0.0.1 is in use (by another gateway or devnet?): stop that process or set DEVNET_RPC_PORT to a free port (0 turns the devnet's JSON-RPC off).\n`,
+      `Port ${holder.port} on 127.0.0.1 is in use (by another gateway or devnet?): stop that process or set DEVNET_RPC_PORT to a free port (0 turns the devnet's JSON-RPC off), or RPC_URL=http://127.0.0.1:${holder.port} to use the devnet there.\n`,
     )
   })
 
