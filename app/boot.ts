@@ -1,10 +1,11 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import postgresJs from 'postgres'
-import { type Address, type Chain, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
+import { type Address, type Chain, type Hex, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
 import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
-import { devnet } from '../adapters/chain/devnet.js'
+import { account, contracts, devnet, devnetChain } from '../adapters/chain/devnet.js'
+import { JournalError } from '../adapters/chain/journal.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
@@ -34,6 +35,7 @@ import type { Logger } from './log.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
 import { domainOf } from './payment/x402.js'
+import { StartError } from './startup.js'
 import { terms as termsOf } from './terms.js'
 
 /**
@@ -49,14 +51,25 @@ export function devnetRelayerIndex(slot: number): number | undefined {
  * the local or remote facilitator, the embedded or PostgreSQL ledger. Reconciles the ledger before serving.
  */
 export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType> {
-  const { config, logger } = parameters
   const closers: (() => Promise<unknown>)[] = []
+  try {
+    return await assemble(parameters, closers)
+  } catch (error) {
+    // A refused start leaves nothing open: no devnet journal lock, no database connection.
+    for (const close of closers.reverse()) await close()
+    throw error
+  }
+}
 
+async function assemble(parameters: boot.Parameters, closers: (() => Promise<unknown>)[]): Promise<boot.ReturnType> {
+  const { config, logger } = parameters
+  // Storage first: an unreachable database fails the start before the devnet replays its journal.
+  const storage = await openStorage(config, closers)
   const settlement = config.rpcUrl ? await rpcChain(config) : await embeddedDevnet(config)
   closers.push(settlement.close)
   const terms = settlement.terms
+  await assertRecordsOfChain({ config, store: storage.store, client: settlement.client, where: settlement.where })
 
-  const storage = openStorage(config, closers)
   const ledger = parameters.ledger ?? storage.ledger
   const lease = await processLease({ ledger, logger })
   // Closed before the ledger (closers run in reverse): a clean stop removes the lease.
@@ -144,11 +157,11 @@ export declare namespace boot {
     store: Store
     /** The facilitator that settles. */
     facilitator: Facilitator
-    /** The embedded devnet, when no RPC URL is configured. */
+    /** The embedded devnet, when no RPC URL is configured (a devnet reached over RPC_URL is not this). */
     devnet: devnet.Devnet | undefined
     /** Work to run every minute; each job is safe to run on several processes at once. */
     jobs: { name: string; run: () => Promise<unknown> }[]
-    /** Stops the devnet and closes the ledger. */
+    /** Stops the devnet (releasing its journal) and closes the ledger and the store. */
     close: () => Promise<void>
   }
 }
@@ -170,17 +183,44 @@ type Settlement = {
   chain: Chain
   transport: Transport
   devnet: devnet.Devnet | undefined
+  /** A devnet of ours, embedded or reached over RPC_URL: its funded test accounts relay and blocks mine at once. */
+  isDevnet: boolean
   escrow: Address | undefined
   batch: BatchChain
+  /** Where the chain is, for messages; never the RPC URL itself, which may carry a key. */
+  where: string
   close: () => Promise<void>
 }
 
-async function embeddedDevnet(config: Config): Promise<Settlement> {
+/**
+ * Starts the devnet the configuration describes: chain id from NETWORK, and with DEVNET_PERSIST its journal in
+ * DATA_DIR, so that it keeps its chain across restarts. `npm start` (embedded) and `npm run devnet` (a process of
+ * its own) start the same devnet.
+ */
+export async function startDevnet(config: Config): Promise<devnet.Devnet> {
   const chainId = Number(config.network.split(':')[1])
-  const chain = await devnet({ chainId, rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}` })
+  let journal: string | undefined
+  if (config.devnetPersist) {
+    mkdirSync(config.dataDir, { recursive: true })
+    journal = join(config.dataDir, 'devnet.journal')
+  }
+  try {
+    return await devnet({ chainId, rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}`, ...(journal ? { journal } : {}) })
+  } catch (error) {
+    if (!(error instanceof JournalError)) throw error
+    const code = error.code === 'journal_locked' ? 'devnet_in_use' : 'devnet_journal_invalid'
+    throw new StartError({ code, message: error.message, cause: error })
+  }
+}
+
+async function embeddedDevnet(config: Config): Promise<Settlement> {
+  const chain = await startDevnet(config)
+  const chainId = chain.chainId
   const terms = termsOf(config)
-  if (terms.asset.address !== chain.token.address)
+  if (terms.asset.address !== chain.token.address) {
+    await chain.close()
     throw new Error(`The devnet token is at ${chain.token.address}, discovery expected ${terms.asset.address}.`)
+  }
   return {
     terms,
     endpoint: eip1193({ name: 'devnet', chainId, request: (method, params) => chain.request(method, params) }),
@@ -188,6 +228,7 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
     chain: chain.chain,
     transport: chain.transport,
     devnet: chain,
+    isDevnet: true,
     escrow: chain.escrow.address,
     batch: batchChain({
       client: chain.publicClient as PublicClient,
@@ -195,27 +236,85 @@ async function embeddedDevnet(config: Config): Promise<Settlement> {
       chainId,
       tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
     }),
+    where: config.devnetPersist
+      ? `the embedded devnet (${join(config.dataDir, 'devnet.journal')})`
+      : 'the embedded devnet (DEVNET_PERSIST=false: a new chain at every start)',
     close: () => chain.close(),
   }
 }
 
+/**
+ * The chain at RPC_URL, whose chain id must be NETWORK's. Base mainnet is production (Circle's USDC, Base's batch
+ * contract, shared secrets required); any other network must be a devnet of ours (`npm run devnet`), whose
+ * contracts are at the addresses every devnet deploys to.
+ */
 async function rpcChain(config: Config): Promise<Settlement> {
   const chainId = Number(config.network.split(':')[1])
-  if (chainId !== base.id)
-    throw new ConfigError(`RPC_URL is supported for Base (eip155:${base.id}); ${config.network} runs on the embedded devnet.`)
-  if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
-  if (!config.sessionSecret) throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
-  const transport = httpTransport(config.rpcUrl, { retryCount: 0 })
-  const client = createPublicClient({ chain: base, transport }) as PublicClient
+  const url = config.rpcUrl!
+  const where = `RPC_URL (${hostOf(url)})`
+  const transport = httpTransport(url, { retryCount: 0 })
+  let actual: number
+  try {
+    actual = await createPublicClient({ transport }).getChainId()
+  } catch (error) {
+    throw new StartError({
+      code: 'chain_unreachable',
+      message: `No chain answers at ${where}: ${oneLine(error)}. Start it (\`npm run devnet\` for a devnet) or fix RPC_URL.`,
+      cause: error,
+    })
+  }
+  if (actual !== chainId)
+    throw new StartError({
+      code: 'chain_mismatch',
+      message: `NETWORK is ${config.network}, but the chain at ${where} has chain id ${actual}: set NETWORK=eip155:${actual} or point RPC_URL at a node of ${config.network}.`,
+    })
+
+  if (chainId === base.id) {
+    if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
+    if (!config.sessionSecret) throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
+    const client = createPublicClient({ chain: base, transport }) as PublicClient
+    return {
+      terms: termsOf(config),
+      endpoint: http({ name: 'base', chainId, url }),
+      client,
+      chain: base,
+      transport,
+      devnet: undefined,
+      isDevnet: false,
+      escrow: undefined,
+      batch: batchChain({ client, address: baseBatchContract, chainId, tokens: baseTokens }),
+      where,
+      close: async () => {},
+    }
+  }
+
+  const chain = devnetChain({ chainId, rpcUrl: url })
+  // Blocks are mined on submission, so a short polling interval makes receipt waits return at once.
+  const client = createPublicClient({ chain, transport, pollingInterval: 50 }) as PublicClient
+  const addresses = contracts()
+  for (const [name, address] of [
+    ['token (DevUSDC)', addresses.token],
+    ['escrow', addresses.escrow],
+    ['batch contract', addresses.batch],
+  ] as const) {
+    const code = await client.getCode({ address }).catch(() => undefined)
+    if (code === undefined || code === '0x')
+      throw new StartError({
+        code: 'devnet_contracts_missing',
+        message: `The chain at ${where}, chain id ${chainId}, has no devnet ${name} at ${address}: on ${config.network} RPC_URL must be a devnet of \`npm run devnet\`; Base is NETWORK=eip155:${base.id}.`,
+      })
+  }
   return {
     terms: termsOf(config),
-    endpoint: http({ name: 'base', chainId, url: config.rpcUrl! }),
+    endpoint: http({ name: 'devnet', chainId, url }),
     client,
-    chain: base,
+    chain,
     transport,
     devnet: undefined,
-    escrow: undefined,
-    batch: batchChain({ client, address: baseBatchContract, chainId, tokens: baseTokens }),
+    isDevnet: true,
+    escrow: addresses.escrow,
+    batch: batchChain({ client, address: addresses.batch, chainId, tokens: addresses.tokens }),
+    where,
     close: async () => {},
   }
 }
@@ -251,7 +350,7 @@ function relayerFacilitator(config: Config, settlement: Settlement, slot: number
     relayer,
     chain: settlement.chain,
     transport: settlement.transport,
-    batchWindowMs: config.settlementWindowMs ?? (settlement.devnet ? 5 : 2_000),
+    batchWindowMs: config.settlementWindowMs ?? (settlement.isDevnet ? 5 : 2_000),
   })
 }
 
@@ -265,15 +364,23 @@ function relayerOf(config: Config, settlement: Settlement, slot: number): LocalA
     return privateKeyToAccount(config.relayerPrivateKey)
   }
   const index = devnetRelayerIndex(slot)
-  const devnetKey = index === undefined ? undefined : settlement.devnet?.accounts[index]?.privateKey
-  if (devnetKey) return privateKeyToAccount(devnetKey)
+  if (settlement.isDevnet && index !== undefined) return privateKeyToAccount(account({ index }).privateKey)
   throw new ConfigError('Set RELAYER_MNEMONIC or RELAYER_PRIVATE_KEY (keys with ETH for gas), or FACILITATOR_URL, to settle payments.')
 }
 
-function openStorage(config: Config, closers: (() => Promise<unknown>)[]): { ledger: Ledger; store: Store } {
+async function openStorage(config: Config, closers: (() => Promise<unknown>)[]): Promise<{ ledger: Ledger; store: Store }> {
   if (config.databaseUrl) {
     const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
     closers.push(() => sql.end())
+    try {
+      await sql`select 1`
+    } catch (error) {
+      throw new StartError({
+        code: 'database_unreachable',
+        message: `The database at DATABASE_URL (${hostOf(config.databaseUrl)}) is unreachable: ${oneLine(error)}. Start PostgreSQL or fix DATABASE_URL.`,
+        cause: error,
+      })
+    }
     const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }) }
     closers.push(() => storage.ledger.close(), () => storage.store.close())
     return storage
@@ -285,4 +392,54 @@ function openStorage(config: Config, closers: (() => Promise<unknown>)[]): { led
   }
   closers.push(() => storage.ledger.close(), () => storage.store.close())
   return storage
+}
+
+/** Collection and id of the record that names the chain every other record belongs to. */
+const chainRecord = { collection: 'gateway', id: 'chain' } as const
+
+/**
+ * Refuses to start when the store's records belong to another chain than the one configured: the chain's genesis
+ * hash is recorded beside the records at the first start and compared at every start after it.
+ */
+async function assertRecordsOfChain(parameters: {
+  config: Config
+  store: Store
+  client: PublicClient
+  where: string
+}): Promise<void> {
+  const { config, store, client, where } = parameters
+  const genesis = (await client.getBlock({ blockNumber: 0n })).hash
+  const inserted = await store.insert({ ...chainRecord, owners: [], value: { genesis, network: config.network }, createdAt: new Date() })
+  if (inserted.ok) return
+  const recorded = (await store.get<{ genesis: Hex }>(chainRecord.collection, chainRecord.id))?.value.genesis
+  if (recorded === genesis) return
+  const records = config.databaseUrl ? `DATABASE_URL (${hostOf(config.databaseUrl)})` : `DATA_DIR ${config.dataDir}`
+  const remedy = config.rpcUrl
+    ? 'point RPC_URL at the chain those records belong to'
+    : config.devnetPersist
+      ? 'restore the devnet journal that held it'
+      : 'set DEVNET_PERSIST=true so that the devnet keeps its chain'
+  throw new StartError({
+    code: 'records_of_other_chain',
+    message: `${records} holds records of chain ${recorded}, but the chain at ${where} has genesis ${genesis}; ${remedy}, or start with ${config.databaseUrl ? 'another database' : 'an empty DATA_DIR'}.`,
+  })
+}
+
+/** Host and port of a URL that may carry credentials or a key, for messages; never the rest of it. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'an unparsable URL'
+  }
+}
+
+/** Why a connection failed, on one line: the system error code when there is one (viem and postgres messages span several lines). */
+function oneLine(error: unknown): string {
+  for (let cause = error; typeof cause === 'object' && cause !== null; cause = (cause as { cause?: unknown }).cause) {
+    const { code } = cause as { code?: unknown }
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+  }
+  const { shortMessage, message } = error as { shortMessage?: string; message?: string }
+  return (shortMessage ?? message ?? String(error)).split('\n')[0]!.replace(/\.$/, '')
 }

@@ -38,6 +38,10 @@ const Environment = Type.Object({
     default: 8545,
     description: 'Port on 127.0.0.1 where the embedded devnet serves JSON-RPC; 0 turns it off.',
   }),
+  DEVNET_PERSIST: Type.Boolean({
+    default: true,
+    description: 'Keep the embedded devnet\'s chain across restarts in DATA_DIR/devnet.journal; false: a new chain at every start.',
+  }),
   RELAYER_PRIVATE_KEY: Type.Optional(
     Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'Key that submits settlements (local facilitator).' }),
   ),
@@ -150,6 +154,8 @@ export type Config = {
   rpcUrl: string | undefined
   /** Port on 127.0.0.1 of the devnet's JSON-RPC; 0 turns it off. @default 8545 */
   devnetRpcPort: number
+  /** Whether the devnet keeps its chain across restarts in `dataDir/devnet.journal`. @default true */
+  devnetPersist: boolean
   /** Key that submits settlements; on the devnet a funded test account by default. Never logged. */
   relayerPrivateKey: `0x${string}` | undefined
   /** Mnemonic of the relayer keys, one per process by lease slot. Never logged. */
@@ -234,6 +240,7 @@ export function parse(env: Record<string, string | undefined>): Config {
     logLevel: parsed.LOG_LEVEL,
     rpcUrl: parsed.RPC_URL,
     devnetRpcPort: parsed.DEVNET_RPC_PORT,
+    devnetPersist: parsed.DEVNET_PERSIST,
     relayerPrivateKey: parsed.RELAYER_PRIVATE_KEY as `0x${string}` | undefined,
     relayerMnemonic: parsed.RELAYER_MNEMONIC,
     settlementTimeoutMs: parsed.SETTLEMENT_TIMEOUT_MS,

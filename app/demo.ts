@@ -16,7 +16,12 @@ const payer = process.env.DEMO_PRIVATE_KEY
   ? privateKeyToAccount(process.env.DEMO_PRIVATE_KEY as Hex)
   : mnemonicToAccount(mnemonic, { addressIndex: 1 })
 
-const manifest = (await (await fetch(`${gateway}/.well-known/x402.json`)).json()) as PaymentTerms & {
+const discovery = await fetch(`${gateway}/.well-known/x402.json`).catch(() => undefined)
+if (!discovery) {
+  process.stderr.write(`No gateway answers at ${gateway}: start one with \`npm start\` (or set GATEWAY_URL).\n`)
+  process.exit(1)
+}
+const manifest = (await discovery.json()) as PaymentTerms & {
   resources: { method: string; path: string; price: { amount: string }; available: boolean }[]
 }
 const terms: PaymentTerms = {

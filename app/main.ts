@@ -1,14 +1,17 @@
+import { join } from 'node:path'
 import { cron } from '@elysiajs/cron'
-import { formatUnits } from 'viem'
+import { devnetBanner } from './banner.js'
 import { boot } from './boot.js'
 import { ConfigError, type Config, parse } from './config.js'
 import { stdout } from './log.js'
+import { StartError, assertPortFree, bind } from './startup.js'
 
-/** Mnemonic indexes of the devnet accounts the banner offers as payers. */
-const payerIndexes = [1, 2]
-
-/** Configuration errors stop the start with a readable message; anything else is a fault. */
+/** Configuration and start-up errors stop the start with a readable message; anything else is a fault. */
 function stop(error: unknown): never {
+  if (error instanceof StartError) {
+    process.stderr.write(`${error.message}\n`)
+    process.exit(1)
+  }
   if (!(error instanceof ConfigError)) throw error
   process.stderr.write(`${error.message}\n\nSee the README's "Configuration" section.\n`)
   process.exit(1)
@@ -21,6 +24,16 @@ const config: Config = (() => {
     return stop(error)
   }
 })()
+const servesDevnetRpc = config.rpcUrl === undefined && config.devnetRpcPort > 0
+const devnetRpcHint = `set DEVNET_RPC_PORT to a free port (0 turns the devnet's JSON-RPC off), or RPC_URL=http://127.0.0.1:${config.devnetRpcPort} to use the devnet there`
+// Before the slow part of the start: a second gateway on the same ports stops at once, before it opens DATA_DIR.
+try {
+  assertPortFree({ port: config.port, hostname: config.host, variable: 'PORT' })
+  if (servesDevnetRpc)
+    assertPortFree({ port: config.devnetRpcPort, hostname: '127.0.0.1', variable: 'DEVNET_RPC_PORT', hint: devnetRpcHint })
+} catch (error) {
+  stop(error)
+}
 const logger = stdout(config.logLevel)
 const booted = await boot({ config, logger }).catch(stop)
 const { gateway, devnet, terms } = booted
@@ -33,12 +46,28 @@ for (const job of booted.jobs)
       run: () => job.run().catch((error) => logger.log('error', 'job_failed', { job: job.name, error: String(error) })),
     }),
   )
-gateway.app.listen({ port: config.port, hostname: config.host })
-
-const rpcServer =
-  devnet && config.devnetRpcPort > 0
-    ? Bun.serve({ hostname: '127.0.0.1', port: config.devnetRpcPort, fetch: (request) => devnet.handleJsonRpc(request) })
-    : undefined
+let rpcServer: ReturnType<typeof Bun.serve> | undefined
+try {
+  // Without reusePort (Elysia turns it on): a second process on the same port must fail, not share it.
+  bind({
+    port: config.port,
+    hostname: config.host,
+    variable: 'PORT',
+    start: () => gateway.app.listen({ port: config.port, hostname: config.host, reusePort: false }),
+  })
+  if (devnet && servesDevnetRpc)
+    rpcServer = bind({
+      port: config.devnetRpcPort,
+      hostname: '127.0.0.1',
+      variable: 'DEVNET_RPC_PORT',
+      hint: devnetRpcHint,
+      start: () => Bun.serve({ hostname: '127.0.0.1', port: config.devnetRpcPort, reusePort: false, fetch: (request) => devnet.handleJsonRpc(request) }),
+    })
+} catch (error) {
+  await gateway.app.stop()
+  await booted.close()
+  stop(error)
+}
 
 logger.log('info', 'gateway_listening', {
   url: `http://${config.host}:${config.port}`,
@@ -47,33 +76,17 @@ logger.log('info', 'gateway_listening', {
   payTo: terms.payTo,
 })
 
-if (devnet) {
-  const balance = await devnet.publicClient.readContract({
-    address: devnet.token.address,
-    abi: [{ type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] }],
-    functionName: 'balanceOf',
-    args: [devnet.accounts[payerIndexes[0]!]!.address],
-  })
+if (devnet)
   process.stdout.write(
-    [
-      '',
-      `Embedded devnet (chain id ${devnet.chainId}, network ${terms.network})`,
-      `  JSON-RPC:  ${rpcServer ? `http://127.0.0.1:${rpcServer.port}` : 'off (DEVNET_RPC_PORT=0)'}`,
-      `  USDC:      ${devnet.token.address} ("${devnet.token.name}" v${devnet.token.version}, ${devnet.token.decimals} decimals)`,
-      `  payTo:     ${terms.payTo}`,
-      '',
-      'Funded payer accounts (devnet only: these keys are public, never use them elsewhere):',
-      ...payerIndexes.flatMap((index) => [
-        `  Account #${index}: ${devnet.accounts[index]!.address} (10000 ETH, ${formatUnits(balance, 6)} USDC)`,
-        `  Private Key: ${devnet.accounts[index]!.privateKey}`,
-      ]),
-      '',
-      `Fund any address: npm run fund -- <address> <usdc>`,
-      `Pay for calls:    npm run demo`,
-      '',
-    ].join('\n'),
+    await devnetBanner({
+      devnet,
+      title: `Embedded devnet (chain id ${devnet.chainId}, network ${terms.network})`,
+      rpcUrl: rpcServer ? `http://127.0.0.1:${rpcServer.port}` : undefined,
+      journal: config.devnetPersist ? join(config.dataDir, 'devnet.journal') : undefined,
+      lines: [`  payTo:     ${terms.payTo}`],
+      hints: ['Fund any address: npm run fund -- <address> <usdc>', 'Pay for calls:    npm run demo'],
+    }),
   )
-}
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, async () => {

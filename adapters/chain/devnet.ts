@@ -25,6 +25,7 @@ import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json'
 import escrowJson from './contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Json from './contracts/artifacts/Multicall3.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
+import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
 export const mnemonic = 'test test test test test test test test test test test junk'
@@ -63,19 +64,24 @@ const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
  * token, and deploys the contracts from the committed artifacts. The deployer's first transactions are the
  * deployments, so each address is the same on every devnet: DevUSDC `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9`
  * (nonce 0), Escrow `0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404` (nonce 1), BatchPayments (nonce 2), then the
- * {@link devTokens} (nonces 3 to 6).
+ * {@link devTokens} (nonces 3 to 6); {@link contracts} gives them without a devnet.
+ *
+ * With a `journal`, every request that changes the chain is appended to it with the timestamps of the blocks it
+ * mined, and a devnet started on an existing journal replays it instead of deploying: same blocks, same hashes.
  */
 export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet.Devnet> {
-  const {
-    accountCount = 10,
-    balance = parseEther('10000'),
-    blockGasLimit = 60_000_000n,
-    blockTime = 2_000,
-    chainId = 84_532,
-    hardfork = 'prague',
-    rpcUrl = 'http://127.0.0.1:8545',
-    tokenBalance = 1_000_000_000_000n,
-  } = parameters
+  const { blockTime = 2_000, rpcUrl = 'http://127.0.0.1:8545', tokenBalance = 1_000_000_000_000n } = parameters
+  const journal = parameters.journal === undefined ? undefined : openJournal({ path: parameters.journal })
+  let header: Header
+  try {
+    header = headerOf(parameters, journal?.header)
+  } catch (error) {
+    journal?.close()
+    throw error
+  }
+  const { chainId, hardfork, accountCount } = header
+  const balance = BigInt(header.balance)
+  const blockGasLimit = BigInt(header.blockGasLimit)
 
   const accounts = deriveAccounts(accountCount)
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
@@ -109,15 +115,10 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       genesisState,
       hardfork,
       minGasPrice: 0n,
-      mining: {
-        autoMine: true,
-        blockGasLimit,
-        // Empty blocks every `blockTime` keep `latest` close to wall-clock time, so an eth_call simulation on an
-        // idle chain does not see an hours-old block.timestamp.
-        ...(blockTime > 0 ? { interval: BigInt(blockTime) } : {}),
-        memPool: { order: edr.MineOrdering.Priority },
-      },
-      network: { genesisBlockGasLimit: blockGasLimit },
+      // No interval mining: empty blocks are mined on demand (`mineIfStale`), on this thread, so that every block
+      // goes into the journal and an idle devnet does not grow it.
+      mining: { autoMine: true, blockGasLimit, memPool: { order: edr.MineOrdering.Priority } },
+      network: { genesisBlockGasLimit: blockGasLimit, genesisBlockTime: BigInt(header.genesisTime) },
       networkId: BigInt(chainId),
       observability: {},
       ownedAccounts: accounts.map(({ privateKey }) => privateKey),
@@ -129,7 +130,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   )
 
   let nextId = 0
-  async function dispatch(method: string, params: unknown): Promise<JsonRpcOutcome> {
+  /** Sends one request to EDR, with nothing around it. */
+  async function call(method: string, params: unknown): Promise<JsonRpcOutcome> {
     if (!provider) return { error: { code: -32603, message: 'The devnet is closed.' } }
     let data: unknown
     try {
@@ -140,6 +142,72 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     }
     if (isRecord(data) && isRecord(data.error)) return { error: toNodeError(data.error as JsonRpcErrorObject) }
     return { result: isRecord(data) ? data.result : undefined }
+  }
+
+  // The latest block this devnet knows of; every block is mined by a request that goes through `change`.
+  let head = { number: 0n, timestamp: header.genesisTime }
+  // Requests that change the chain run one at a time, so the journal holds them in the order EDR executed them and
+  // each entry the blocks its own request mined.
+  let changes: Promise<unknown> = Promise.resolve()
+  function exclusive<result>(run: () => Promise<result>): Promise<result> {
+    const result = changes.then(run, run)
+    changes = result.catch(() => undefined)
+    return result
+  }
+  // While the deployment runs, entries wait here; the journal file is written once the devnet is complete.
+  let pending: Entry[] | undefined = journal && !journal.header ? [] : undefined
+
+  /** Runs a request that may change the chain and journals it with the blocks it mined. */
+  async function change(method: string, params: unknown): Promise<JsonRpcOutcome> {
+    const outcome = await call(method, params)
+    const mined = await minedSinceHead()
+    if (!journal || ('error' in outcome && !mined)) return outcome
+    const entry: Entry = {
+      m: method,
+      p: params,
+      ...(mined ? { t: mined.timestamp, ...(mined.count > 1 ? { n: mined.count } : {}), h: mined.hash } : {}),
+      ...('error' in outcome ? { e: 1 as const } : {}),
+    }
+    if (pending) pending.push(entry)
+    else journal.append(entry)
+    return outcome
+  }
+
+  /**
+   * What was mined since `head`: how many blocks, the first one's timestamp and the last one's hash; undefined when
+   * nothing was. Moves `head` to the latest block (also back, after evm_revert).
+   */
+  async function minedSinceHead(): Promise<{ count: number; timestamp: number; hash: Hash } | undefined> {
+    const block = await blockAt('latest')
+    if (!block) return undefined
+    const number = BigInt(block.number)
+    const previous = head
+    head = { number, timestamp: Number(block.timestamp) }
+    if (number <= previous.number) return undefined
+    const first = number === previous.number + 1n ? block : await blockAt(toHex(previous.number + 1n))
+    return { count: Number(number - previous.number), timestamp: Number(first?.timestamp ?? block.timestamp), hash: block.hash }
+  }
+
+  async function blockAt(tag: Hex | 'latest'): Promise<BlockHeader | undefined> {
+    const outcome = await call('eth_getBlockByNumber', [tag, false])
+    return 'result' in outcome && isRecord(outcome.result) ? (outcome.result as BlockHeader) : undefined
+  }
+
+  /** Mines an empty block when the latest is older than `blockTime`, so a simulation never sees an old timestamp. */
+  function mineIfStale(): Promise<unknown> | undefined {
+    const stale = () => blockTime > 0 && Date.now() >= head.timestamp * 1000 + blockTime
+    if (!stale()) return undefined
+    return exclusive(async () => (stale() ? change('evm_mine', []) : undefined))
+  }
+
+  async function dispatch(method: string, params: unknown): Promise<JsonRpcOutcome> {
+    if (!provider) return { error: { code: -32603, message: 'The devnet is closed.' } }
+    if (journal && unjournaled.has(method))
+      return { error: { code: -32601, message: `${method} is not available on a devnet that keeps its chain in a journal.` } }
+    const given = params ?? []
+    if (!reads.has(method)) return exclusive(() => change(method, given))
+    await mineIfStale()
+    return call(method, given)
   }
 
   async function request(method: string, params: unknown[] = []): Promise<unknown> {
@@ -185,14 +253,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     return { jsonrpc: '2.0', id: isId(item.id) ? item.id : null, ...outcome }
   }
 
-  const chain = defineChain({
-    id: chainId,
-    name: 'Devnet',
-    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-    rpcUrls: { default: { http: [rpcUrl] } },
-    contracts: { multicall3: { address: multicall3Address, blockCreated: 0 } },
-    testnet: true,
-  })
+  const chain = devnetChain({ chainId, rpcUrl })
   const transport = custom({ request: ({ method, params }) => request(method, params) }, { key: 'devnet', name: 'Devnet', retryCount: 0 })
   // Blocks are mined on submission, so a short polling interval makes receipt waits return at once.
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 })
@@ -228,17 +289,58 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     return expected
   }
 
-  // Deployments first and in this order: each address follows from the deployer's nonce, and mints come after.
-  const tokenAddress = await deploy(devUsdc, 0n)
-  const escrowAddress = await deploy(escrow, 1n)
-  const batchAddress = await deploy(batchPayments, 2n, [feeRecipient, batchFeeBps])
-  const tokens: Record<string, devnet.Token> = { USDC: { address: tokenAddress, decimals: 6 } }
-  for (const [index, { symbol, name, decimals }] of devTokens.entries())
-    tokens[symbol] = { address: await deploy(devToken, BigInt(3 + index), [name, symbol, decimals]), decimals }
-  for (const { account } of accounts)
-    for (const { address, decimals } of Object.values(tokens))
-      // The same number of whole tokens as of USDC: `tokenBalance` has 6 decimals.
-      await mint(account.address, (tokenBalance * 10n ** BigInt(decimals)) / 10n ** 6n, address)
+  const addresses = contracts()
+  const tokens: Record<string, devnet.Token> = {
+    USDC: { address: addresses.token, decimals: 6 },
+    ...Object.fromEntries(devTokens.map(({ symbol, decimals }) => [symbol, { address: addresses.tokens[symbol]!, decimals }])),
+  }
+  const tokenAddress = addresses.token
+  try {
+    if (journal?.header) await replay(journal.entries)
+    else {
+      // Deployments first and in this order: each address follows from the deployer's nonce, and mints come after.
+      await deploy(devUsdc, 0n)
+      await deploy(escrow, 1n)
+      await deploy(batchPayments, 2n, [feeRecipient, batchFeeBps])
+      for (const [index, { symbol, name, decimals }] of devTokens.entries())
+        await deploy(devToken, BigInt(3 + index), [name, symbol, decimals])
+      for (const { account } of accounts)
+        for (const { address, decimals } of Object.values(tokens))
+          // The same number of whole tokens as of USDC: `tokenBalance` has 6 decimals.
+          await mint(account.address, (tokenBalance * 10n ** BigInt(decimals)) / 10n ** 6n, address)
+      await changes
+      journal?.begin(header, pending ?? [])
+      pending = undefined
+    }
+  } catch (error) {
+    provider = undefined
+    journal?.close()
+    throw error
+  }
+
+  /** Runs the journal's requests again with the blocks' recorded timestamps, then checks the last block's hash. */
+  async function replay(entries: readonly Entry[]): Promise<void> {
+    for (const [index, entry] of entries.entries()) {
+      if (entry.t !== undefined) await call('evm_setNextBlockTimestamp', [toHex(entry.t)])
+      const outcome = await call(entry.m, entry.p)
+      if ('error' in outcome && !entry.e)
+        throw new JournalError({
+          code: 'journal_invalid',
+          message: `Replaying the devnet journal ${parameters.journal} failed at line ${index + 2} (${entry.m}): ${outcome.error.message}`,
+        })
+    }
+    const block = await blockAt('latest')
+    if (block) head = { number: BigInt(block.number), timestamp: Number(block.timestamp) }
+    // The last block a request mined is the latest, unless an evm_revert after it took it away again.
+    let lastIndex = entries.length - 1
+    while (lastIndex >= 0 && entries[lastIndex]!.h === undefined) lastIndex--
+    const last = entries[lastIndex]
+    if (last && !entries.slice(lastIndex).some((entry) => entry.m === 'evm_revert') && block?.hash !== last.h)
+      throw new JournalError({
+        code: 'journal_invalid',
+        message: `Replaying the devnet journal ${parameters.journal} ended on block ${block?.hash}, not on the recorded ${last.h}.`,
+      })
+  }
 
   return {
     chainId,
@@ -248,16 +350,16 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     transport,
     publicClient,
     token: { address: tokenAddress, name: 'USD Coin', version: '2', decimals: 6 },
-    escrow: { address: escrowAddress },
-    batch: { address: batchAddress, feeRecipient, feeBps: batchFeeBps },
+    escrow: { address: addresses.escrow },
+    batch: { address: addresses.batch, feeRecipient, feeBps: batchFeeBps },
     tokens,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
       if (!provider) return
-      // Stops the interval miner, which runs on EDR's own thread until the provider is garbage-collected.
-      await dispatch('evm_setIntervalMining', [0])
+      await changes
       provider = undefined
+      journal?.close()
     },
   }
 }
@@ -270,12 +372,25 @@ export declare namespace devnet {
     balance?: bigint
     /** Block gas limit, in gas. @default 60_000_000n */
     blockGasLimit?: bigint
-    /** Interval between empty blocks, in ms; 0 mines only on transactions. @default 2_000 */
+    /**
+     * Age of the latest block, in ms, past which a read first mines an empty block, so that `latest` stays close to
+     * wall-clock time; 0 mines only on transactions. @default 2_000
+     */
     blockTime?: number
     /** Chain id; a test-network id that every x402 client knows, never a mainnet id. @default 84_532 */
     chainId?: number
+    /**
+     * Timestamp of the genesis block, in seconds since the Unix epoch; a journal that holds a chain keeps its own.
+     * @default the start's time
+     */
+    genesisTime?: number
     /** EVM hardfork of the L1 chain. @default 'prague' */
     hardfork?: string
+    /**
+     * Path of a journal file that keeps the chain across restarts: replayed at start when it exists, appended to with
+     * every change. Held by one process at a time (lock file `<journal>.lock`). @default undefined (memory only)
+     */
+    journal?: string
     /** URL advertised in `chain.rpcUrls`, where `app/main.ts` serves `handleJsonRpc`. @default 'http://127.0.0.1:8545' */
     rpcUrl?: string
     /**
@@ -354,6 +469,161 @@ export declare namespace devnet {
     /** Stops block production and refuses further requests. */
     close(): Promise<void>
   }
+}
+
+/** The viem chain of a devnet: its id, ETH, the URL where its JSON-RPC is served and Multicall3 from genesis. */
+export function devnetChain(parameters: devnetChain.Parameters): Chain {
+  const { chainId, rpcUrl } = parameters
+  return defineChain({
+    id: chainId,
+    name: 'Devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+    contracts: { multicall3: { address: multicall3Address, blockCreated: 0 } },
+    testnet: true,
+  })
+}
+
+export declare namespace devnetChain {
+  type Parameters = {
+    /** Chain id. */
+    chainId: number
+    /** URL of its JSON-RPC. */
+    rpcUrl: string
+  }
+}
+
+/** Account `index` of the test mnemonic (m/44'/60'/0'/0/index), with its public, devnet-only private key. */
+export function account(parameters: account.Parameters): devnet.Account {
+  const { index } = parameters
+  const derived = deriveAccounts(index + 1)[index]!
+  return { address: derived.account.address, privateKey: derived.privateKey }
+}
+
+export declare namespace account {
+  type Parameters = {
+    /** Mnemonic index, from 0. */
+    index: number
+  }
+}
+
+/**
+ * The addresses of the devnet's contracts, which are the same on every devnet (they follow from the deployer's
+ * nonces): what a gateway on the RPC of a standalone devnet looks for.
+ */
+export function contracts(): contracts.ReturnType {
+  const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account.address
+  const at = (nonce: number) => getContractAddress({ from: deployer, nonce: BigInt(nonce) })
+  return {
+    token: at(0),
+    escrow: at(1),
+    batch: at(2),
+    feeRecipient: deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address,
+    tokens: { USDC: at(0), ...Object.fromEntries(devTokens.map(({ symbol }, index) => [symbol, at(3 + index)])) },
+  }
+}
+
+export declare namespace contracts {
+  type ReturnType = {
+    /** DevUSDC, the deployer's first contract. */
+    token: Address
+    /** Escrow, its second. */
+    escrow: Address
+    /** BatchPayments, its third. */
+    batch: Address
+    /** The batch contract's fee recipient (mnemonic account {@link feeRecipientIndex}). */
+    feeRecipient: Address
+    /** Every devnet ERC-20 by symbol: USDC and the {@link devTokens}. */
+    tokens: Readonly<Record<string, Address>>
+  }
+}
+
+/** Methods that only read: they never go into the journal and run beside changes. */
+const reads = new Set([
+  'eth_accounts',
+  'eth_blobBaseFee',
+  'eth_blockNumber',
+  'eth_call',
+  'eth_chainId',
+  'eth_coinbase',
+  'eth_createAccessList',
+  'eth_estimateGas',
+  'eth_feeHistory',
+  'eth_gasPrice',
+  'eth_getBalance',
+  'eth_getBlockByHash',
+  'eth_getBlockByNumber',
+  'eth_getBlockReceipts',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getCode',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_getLogs',
+  'eth_getProof',
+  'eth_getStorageAt',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getTransactionByHash',
+  'eth_getTransactionCount',
+  'eth_getTransactionReceipt',
+  'eth_maxPriorityFeePerGas',
+  'eth_mining',
+  'eth_newBlockFilter',
+  'eth_newFilter',
+  'eth_newPendingTransactionFilter',
+  'eth_pendingTransactions',
+  'eth_sign',
+  'eth_signTypedData_v4',
+  'eth_subscribe',
+  'eth_syncing',
+  'eth_uninstallFilter',
+  'eth_unsubscribe',
+  'debug_traceCall',
+  'debug_traceTransaction',
+  'hardhat_getAutomine',
+  'hardhat_metadata',
+  'net_listening',
+  'net_peerCount',
+  'net_version',
+  'personal_sign',
+  'web3_clientVersion',
+  'web3_sha3',
+])
+
+/** Methods a journaled devnet refuses: they mine on another thread (interval mining) or start another chain. */
+const unjournaled = new Set(['evm_setIntervalMining', 'hardhat_reset'])
+
+/** The fields of a block this file reads. */
+type BlockHeader = { number: Hex; timestamp: Hex; hash: Hash }
+
+/** The genesis-defining parameters of a devnet: those of its journal, or those asked for on a new chain. */
+function headerOf(parameters: devnet.Parameters, recorded: Header | undefined): Header {
+  const {
+    accountCount = 10,
+    balance = parseEther('10000'),
+    blockGasLimit = 60_000_000n,
+    chainId = 84_532,
+    genesisTime = Math.floor(Date.now() / 1000),
+    hardfork = 'prague',
+  } = parameters
+  const asked: Header = {
+    journal: 1,
+    chainId,
+    genesisTime,
+    hardfork,
+    accountCount,
+    balance: String(balance),
+    blockGasLimit: String(blockGasLimit),
+  }
+  if (!recorded) return asked
+  for (const key of ['chainId', 'hardfork', 'accountCount', 'balance', 'blockGasLimit'] as const)
+    if (recorded[key] !== asked[key])
+      throw new JournalError({
+        code: 'journal_invalid',
+        message: `The devnet journal ${parameters.journal} holds a chain with ${key} ${recorded[key]}, not ${asked[key]}: start with the same settings or move the journal away.`,
+      })
+  return recorded
 }
 
 type JsonRpcErrorObject = { code: number; message: string; data?: unknown }

@@ -17,6 +17,7 @@ describe('parse', () => {
       logLevel: 'info',
       rpcUrl: undefined,
       devnetRpcPort: 8545,
+      devnetPersist: true,
       relayerPrivateKey: undefined,
       relayerMnemonic: undefined,
       settlementTimeoutMs: 15000,

@@ -13,7 +13,7 @@ const dataDir = mkdtempSync(join(tmpdir(), 'stateful-'))
 let gateway: Awaited<ReturnType<typeof paidGateway>>
 
 beforeAll(async () => {
-  gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
+  gateway = await paidGateway({ env: { DATA_DIR: dataDir, DEVNET_PERSIST: 'true' } })
 })
 afterAll(async () => {
   await gateway.close()
@@ -115,7 +115,7 @@ describe('sessions, audit and logs through the paid flow', () => {
     expect(othersView.body.total).toBe(0)
 
     await gateway.close()
-    gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
+    gateway = await paidGateway({ env: { DATA_DIR: dataDir, DEVNET_PERSIST: 'true' } })
 
     const audit = await json(await gateway.paid(actor, 'GET', '/api/v1/audit/query?action=deploy'))
     expect(audit.body.total).toBe(1)

@@ -14,11 +14,14 @@ import type { Ledger } from '../../core/Ledger.js'
 /** Origin the in-process gateway answers on. */
 export const origin = 'http://gateway.test'
 
-/** A booted gateway on the embedded devnet with the three official clients wired to it in process. */
+/**
+ * A booted gateway on the embedded devnet with the three official clients wired to it in process. Its devnet keeps
+ * no journal unless `env` sets DEVNET_PERSIST=true (a test that restarts on the same DATA_DIR needs it).
+ */
 export async function paidGateway(
   parameters: { ledger?: Ledger; env?: Record<string, string>; facilitator?: boot.Parameters['facilitator']; logger?: Logger } = {},
 ) {
-  const config = parse({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')), DEVNET_RPC_PORT: '0', ...parameters.env })
+  const config = parse({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')), DEVNET_RPC_PORT: '0', DEVNET_PERSIST: 'false', ...parameters.env })
   const booted = await boot({
     config,
     logger: parameters.logger ?? silent(),

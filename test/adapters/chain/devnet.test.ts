@@ -19,7 +19,7 @@ import {
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import escrowArtifact from '../../../adapters/chain/contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Artifact from '../../../adapters/chain/contracts/artifacts/Multicall3.json' with { type: 'json' }
-import { deployerIndex, devnet, mnemonic, multicall3Address } from '../../../adapters/chain/devnet.js'
+import { contracts, deployerIndex, devnet, mnemonic, multicall3Address } from '../../../adapters/chain/devnet.js'
 
 // Human-readable signatures on purpose: a call only succeeds if the contract has exactly this function.
 const tokenAbi = parseAbi([
@@ -544,6 +544,38 @@ describe('devnet', () => {
     const block = await chain.publicClient.getBlock()
     expect(Number(block.timestamp)).toBeLessThanOrEqual(Number(now()))
     expect(Number(block.timestamp)).toBeGreaterThanOrEqual(Number(now()) - 2)
+  })
+})
+
+describe('devnet: empty blocks', () => {
+  test('behavior: a read that finds the latest block older than blockTime first mines an empty block', async () => {
+    const other = await devnet({ accountCount: 1, blockTime: 1 })
+    const before = await other.publicClient.getBlock()
+    await Bun.sleep(5)
+    const after = await other.publicClient.getBlock()
+    expect(after.number).toBe(before.number + 1n)
+    expect(after.transactions).toEqual([])
+    await other.close()
+  })
+
+  test('behavior: with blockTime 0, reads never mine', async () => {
+    const other = await devnet({ accountCount: 1, blockTime: 0 })
+    const before = await other.publicClient.getBlock()
+    await Bun.sleep(5)
+    expect((await other.publicClient.getBlock()).number).toBe(before.number)
+    await other.close()
+  })
+})
+
+describe('contracts', () => {
+  test('default: the addresses every devnet deploys to', () => {
+    expect(contracts()).toEqual({
+      token: chain.token.address,
+      escrow: chain.escrow.address,
+      batch: chain.batch.address,
+      feeRecipient: chain.batch.feeRecipient,
+      tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
+    })
   })
 })
 

@@ -14,7 +14,7 @@ let gateway: Awaited<ReturnType<typeof paidGateway>>
 const dataDir = mkdtempSync(join(tmpdir(), 'reconcile-'))
 
 beforeAll(async () => {
-  gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
+  gateway = await paidGateway({ env: { DATA_DIR: dataDir, DEVNET_PERSIST: 'true' } })
 })
 afterAll(async () => {
   await gateway.close()
@@ -92,7 +92,7 @@ describe('reconcile', () => {
     const stale = await leave(await authorize(6), 'claimed')
     await gateway.close()
 
-    gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
+    gateway = await paidGateway({ env: { DATA_DIR: dataDir, DEVNET_PERSIST: 'true' } })
     const failed = await gateway.ledger.get(expired)
     expect(failed?.state).toBe('failed')
     expect(failed?.reason).toContain('expired')
