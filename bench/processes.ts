@@ -18,6 +18,8 @@ export type Server = {
   process: Subprocess
   /** Resident set size of the process now, in bytes. */
   rss: () => number
+  /** Everything it wrote to stdout and stderr so far. */
+  output: () => string
   /** Stops it (SIGTERM, then SIGKILL after 3 s). */
   stop: () => Promise<void>
 }
@@ -27,25 +29,35 @@ export type Server = {
  * Its stderr is kept and shown if it never gets ready.
  */
 export async function start(parameters: start.Parameters): Promise<Server> {
-  const { name, script, port, env = {}, readyPath, ready = (response) => response.ok, timeoutMs = 60_000 } = parameters
+  const { name, script, port, env = {}, inherit = true, readyPath, ready = (response) => response.ok, timeoutMs = 60_000 } = parameters
+  const base = inherit ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
   const child = spawn([bun, script], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdout: 'ignore',
+    env: { ...base, ...env, PORT: String(port) },
+    stdout: 'pipe',
     stderr: 'pipe',
   })
   let stderr = ''
-  void (async () => {
-    const reader = (child.stderr as ReadableStream<Uint8Array>).getReader()
-    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read())
-      stderr = (stderr + new TextDecoder().decode(chunk.value)).slice(-4_000)
-  })()
+  let output = ''
+  const collect = async (stream: ReadableStream<Uint8Array>, isError: boolean) => {
+    const decoder = new TextDecoder()
+    const reader = stream.getReader()
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      const text = decoder.decode(chunk.value, { stream: true })
+      // Bounded: a long benchmark logs a line per paid call.
+      output = (output + text).slice(-1_000_000)
+      if (isError) stderr = (stderr + text).slice(-4_000)
+    }
+  }
+  void collect(child.stdout as ReadableStream<Uint8Array>, false)
+  void collect(child.stderr as ReadableStream<Uint8Array>, true)
   const origin = `http://127.0.0.1:${port}`
   const server: Server = {
     name,
     origin,
     process: child,
     rss: () => rssOf(child.pid),
+    output: () => output,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return
       child.kill('SIGTERM')
@@ -72,8 +84,10 @@ export declare namespace start {
     script: string
     /** TCP port it listens on (passed as PORT). */
     port: number
-    /** Environment on top of this process's. */
+    /** Environment on top of this process's (or of PATH and HOME alone, without `inherit`). */
     env?: Record<string, string>
+    /** Whether the process gets this process's environment (a test's DATABASE_URL, say). @default true */
+    inherit?: boolean
     /** Path that answers once it serves. */
     readyPath: string
     /** Whether the answer of `readyPath` means it serves. @default status 2xx */

@@ -3,13 +3,7 @@ import { join } from 'node:path'
 /** Root of the repository, where scripts are resolved. */
 const root = join(import.meta.dir, '../..')
 
-/** A TCP port on 127.0.0.1 that nothing listens on right now. */
-export function freePort(): number {
-  const probe = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: () => new Response() })
-  const port = probe.port!
-  probe.stop(true)
-  return port
-}
+export { freePort } from '../../bench/processes.js'
 
 /** Runs a script of the repository with Bun to its end; resolves with its exit code and output. */
 export async function run(parameters: {

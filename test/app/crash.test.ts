@@ -1,0 +1,146 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type LocalAccount, erc20Abi } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { sqlite } from '../../adapters/ledger/sqlite.js'
+import { clients } from '../../app/clients.js'
+import { parse } from '../../app/config.js'
+import { terms as termsOf } from '../../app/terms.js'
+import { type Server, freePort, start } from '../../bench/processes.js'
+import { type Hold, servedDevnet } from '../support/chain.js'
+
+// The gateway runs as a process of its own and is killed with SIGKILL at each point of a paid call; the chain
+// runs in this process, behind an HTTP server that can hold any JSON-RPC method. After each restart the same
+// request with the same payment must be served, and charged exactly once.
+
+const price = 1000n
+let chain: Awaited<ReturnType<typeof servedDevnet>>
+let gateway: Server
+let env: Record<string, string>
+const port = freePort()
+const dataDir = mkdtempSync(join(tmpdir(), 'crash-'))
+const figures = { calls: 0, served: 0, retriedAndServed: 0, charged: 0n, mismatches: 0 }
+const outputs: string[] = []
+
+const startGateway = () => start({ name: 'gateway', script: 'app/main.ts', port, env, inherit: false, readyPath: '/' })
+
+beforeAll(async () => {
+  chain = await servedDevnet()
+  env = {
+    RPC_URL: chain.url,
+    NETWORK: 'eip155:84532',
+    DATA_DIR: dataDir,
+    HOST: '127.0.0.1',
+    SETTLEMENT_TIMEOUT_MS: '5000',
+    LOG_LEVEL: 'debug',
+  }
+  gateway = await startGateway()
+})
+
+afterAll(async () => {
+  outputs.push(gateway.output())
+  await gateway.stop()
+  await chain.close()
+  process.stdout.write(
+    `crash figures: ${figures.calls} calls, ${figures.served} served, ${figures.retriedAndServed} retried and served, ` +
+      `${figures.charged / price} charged on chain, ${figures.mismatches} mismatches\n`,
+  )
+})
+
+const terms = () => termsOf(parse(env))
+const balance = (address: `0x${string}`) =>
+  chain.devnet.publicClient.readContract({ address: terms().asset.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+
+async function fundedPayer(): Promise<LocalAccount> {
+  const payer = privateKeyToAccount(generatePrivateKey())
+  await chain.devnet.fund({ address: payer.address, amount: 10_000n })
+  return payer
+}
+
+/** Sends a paid request, kills the gateway once the chain sees `hold`, lets the held call go, restarts, retries. */
+async function crashAndRetry(parameters: { hold: Hold; forward: boolean; request: () => Request; payer: LocalAccount }) {
+  const { hold, forward, request, payer } = parameters
+  figures.calls++
+  const inflight = fetch(request()).then(
+    (response) => response.status,
+    () => 'connection lost',
+  )
+  await hold.reached
+  gateway.process.kill('SIGKILL')
+  await gateway.process.exited
+  hold.release(forward)
+  expect(await inflight).toBe('connection lost')
+  outputs.push(gateway.output())
+  gateway = await startGateway()
+
+  const retried = await fetch(request())
+  const text = await retried.text()
+  expect({ status: retried.status, body: text.slice(0, 300) }).toMatchObject({ status: 200 })
+  figures.served++
+  figures.retriedAndServed++
+  const charged = 10_000n - (await balance(payer.address))
+  figures.charged += charged
+  if (charged !== price) figures.mismatches++
+  expect(charged).toBe(price)
+  return { response: retried, text }
+}
+
+const presigned = (payer: LocalAccount) => clients({ terms: terms(), fetch }).presigned({ signer: payer, value: price })
+
+describe('kill -9 during a paid call', () => {
+  test('behavior: killed after the claim, mid-handler: the restart frees the claim and the retry is served once', async () => {
+    const payer = await fundedPayer()
+    const header = await presigned(payer)
+    const request = () =>
+      new Request(`${gateway.origin}/api/v1/rpc/call`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header },
+        body: JSON.stringify({ chain: 'devnet', method: 'eth_getBalance', params: [payer.address, 'latest'] }),
+      })
+    const { text } = await crashAndRetry({ hold: chain.hold('eth_getBalance', 'before'), forward: true, request, payer })
+    expect(JSON.parse(text)).toMatchObject({ jsonrpc: '2.0', result: expect.stringMatching(/^0x/) })
+  })
+
+  test('behavior: killed while sending the settlement, which never reached the node: the retry sends it again, charged once', async () => {
+    const payer = await fundedPayer()
+    const header = await presigned(payer)
+    const request = () => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    await crashAndRetry({ hold: chain.hold('eth_sendRawTransaction', 'before'), forward: false, request, payer })
+  })
+
+  test('behavior: killed while sending the settlement, which the node then mined: the retry finds it on chain, charged once', async () => {
+    const payer = await fundedPayer()
+    const header = await presigned(payer)
+    const request = () => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    await crashAndRetry({ hold: chain.hold('eth_sendRawTransaction', 'before'), forward: true, request, payer })
+  })
+
+  test('behavior: killed after the settlement was mined, before the answer: the retry gets the answer, charged once', async () => {
+    const payer = await fundedPayer()
+    const header = await presigned(payer)
+    const request = () => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    await crashAndRetry({ hold: chain.hold('eth_getTransactionReceipt', 'before'), forward: true, request, payer })
+  })
+
+  test('behavior: after the crashes nothing is stuck: no claim and no settlement is left undecided', async () => {
+    const ledger = sqlite({ path: join(dataDir, 'ledger.sqlite') })
+    try {
+      expect(await ledger.list({ state: 'claimed' })).toEqual([])
+      expect(await ledger.list({ state: 'settling' })).toEqual([])
+      const settled = await ledger.list({ state: 'settled' })
+      expect(settled.length).toBe(figures.served)
+      for (const entry of settled) expect(entry.response).toBeDefined()
+    } finally {
+      await ledger.close()
+    }
+  })
+
+  test('security: no log line holds the node URL (it may carry a key) or a payment header', async () => {
+    const logs = [...outputs, gateway.output()].join('\n')
+    expect(logs).toContain('gateway_listening')
+    expect(logs).not.toContain('node-api-key-never-logged')
+    expect(logs).not.toContain('PAYMENT-SIGNATURE')
+  })
+})

@@ -1,0 +1,56 @@
+import { devnet } from '../../adapters/chain/devnet.js'
+
+/** A JSON-RPC call the chain holds until the test lets it go. */
+export type Hold = {
+  /** Resolves when a call of the held method arrives. */
+  reached: Promise<void>
+  /** Lets it go: `forward` sends it to the node (else it is dropped with a node error), then it is answered. */
+  release: (forward: boolean) => void
+}
+
+/**
+ * The devnet served over HTTP from this process, as a node in a process of its own is to a gateway: the gateway
+ * reaches it at `url` (the path stands for an API key, which must never reach a log). `hold` makes the next call
+ * of a method wait, before it reaches the node (`before`) or after the node has run it (`after`).
+ */
+export async function servedDevnet() {
+  const chain = await devnet()
+  const holds = new Map<string, { mode: 'before' | 'after'; arrive: () => void; released: Promise<boolean> }>()
+
+  async function answer(request: Request): Promise<Response> {
+    const text = await request.text()
+    let methods: string[] = []
+    try {
+      const body = JSON.parse(text) as { method?: string } | { method?: string }[]
+      methods = (Array.isArray(body) ? body : [body]).map((item) => String(item.method))
+    } catch {}
+    const method = methods.find((candidate) => holds.has(candidate))
+    const forward = () => chain.handleJsonRpc(new Request(request.url, { method: 'POST', body: text, headers: request.headers }))
+    if (method === undefined) return forward()
+    const hold = holds.get(method)!
+    holds.delete(method)
+    hold.arrive()
+    if (hold.mode === 'before' && !(await hold.released))
+      return Response.json({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'dropped by the test chain' } })
+    const response = await forward()
+    if (hold.mode === 'after') await hold.released
+    return response
+  }
+
+  const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: answer })
+  return {
+    devnet: chain,
+    url: `http://127.0.0.1:${server.port}/v3/node-api-key-never-logged`,
+    /** Holds the next call of `method`. */
+    hold(method: string, mode: 'before' | 'after'): Hold {
+      const arrived = Promise.withResolvers<void>()
+      const released = Promise.withResolvers<boolean>()
+      holds.set(method, { mode, arrive: () => arrived.resolve(), released: released.promise })
+      return { reached: arrived.promise, release: (forward) => released.resolve(forward) }
+    },
+    async close() {
+      server.stop(true)
+      await chain.close()
+    },
+  }
+}
