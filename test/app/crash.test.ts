@@ -89,7 +89,7 @@ async function crashAndRetry(parameters: { hold: Hold; forward: boolean; request
 
 const presigned = (payer: LocalAccount) => clients({ terms: terms(), fetch }).presigned({ signer: payer, value: price })
 
-describe('kill -9 during a paid call', () => {
+describe('a gateway process under faults: kill -9 mid-call, a slow node', () => {
   test('behavior: killed after the claim, mid-handler: the restart frees the claim and the retry is served once', async () => {
     const payer = await fundedPayer()
     const header = await presigned(payer)
@@ -123,6 +123,37 @@ describe('kill -9 during a paid call', () => {
     const request = () => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     await crashAndRetry({ hold: chain.hold('eth_getTransactionReceipt', 'before'), forward: true, request, payer })
   })
+
+  test('behavior: a node that answers eth_sendRawTransaction 7 s late, under 20 concurrent calls: each is told settlement_pending, each retry is served, each charged once', async () => {
+    const payers = await Promise.all(Array.from({ length: 20 }, () => fundedPayer()))
+    const headers = await Promise.all(payers.map((payer) => presigned(payer)))
+    const request = (header: string) => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    chain.delay('eth_sendRawTransaction', 7_000)
+    let first: Response[]
+    try {
+      first = await Promise.all(headers.map((header) => fetch(request(header))))
+    } finally {
+      chain.delay('eth_sendRawTransaction', 0)
+    }
+    figures.calls += first.length
+    for (const response of first) {
+      expect(response.status).toBe(503)
+      expect(((await response.json()) as { code: string }).code).toBe('settlement_pending')
+      expect(response.headers.get('retry-after')).toBeTruthy()
+    }
+    // The node's answers arrive; then every caller retries with the same header.
+    await Bun.sleep(2_500)
+    const retried = await Promise.all(headers.map((header) => fetch(request(header))))
+    for (const [index, response] of retried.entries()) {
+      expect(response.status).toBe(200)
+      figures.served++
+      figures.retriedAndServed++
+      const charged = 10_000n - (await balance(payers[index]!.address))
+      figures.charged += charged
+      if (charged !== price) figures.mismatches++
+      expect(charged).toBe(price)
+    }
+  }, 30_000)
 
   test('behavior: after the crashes nothing is stuck: no claim and no settlement is left undecided', async () => {
     const ledger = sqlite({ path: join(dataDir, 'ledger.sqlite') })

@@ -16,6 +16,7 @@ export type Hold = {
 export async function servedDevnet() {
   const chain = await devnet()
   const holds = new Map<string, { mode: 'before' | 'after'; arrive: () => void; released: Promise<boolean> }>()
+  const delays = new Map<string, number>()
 
   async function answer(request: Request): Promise<Response> {
     const text = await request.text()
@@ -26,6 +27,13 @@ export async function servedDevnet() {
     } catch {}
     const method = methods.find((candidate) => holds.has(candidate))
     const forward = () => chain.handleJsonRpc(new Request(request.url, { method: 'POST', body: text, headers: request.headers }))
+    const delay = Math.max(0, ...methods.map((candidate) => delays.get(candidate) ?? 0))
+    if (delay > 0) {
+      // The node runs the call at once and answers late, as a congested node does.
+      const response = await forward()
+      await Bun.sleep(delay)
+      return response
+    }
     if (method === undefined) return forward()
     const hold = holds.get(method)!
     holds.delete(method)
@@ -47,6 +55,10 @@ export async function servedDevnet() {
       const released = Promise.withResolvers<boolean>()
       holds.set(method, { mode, arrive: () => arrived.resolve(), released: released.promise })
       return { reached: arrived.promise, release: (forward) => released.resolve(forward) }
+    },
+    /** Answers every call of `method` `ms` late (after running it); 0 stops. */
+    delay(method: string, ms: number) {
+      delays.set(method, ms)
     },
     async close() {
       server.stop(true)
