@@ -331,7 +331,21 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     },
 
     fail,
+
+    read(map, status) {
+      try {
+        return map()
+      } catch (error) {
+        if (error instanceof Unreadable) return fail('failed', error.message, status)
+        throw error
+      }
+    },
   }
+}
+
+/** Thrown by a mapping run through {@link vendor.Client.read} when the answer lacks a field or holds an unreadable one. */
+export class Unreadable extends Error {
+  override readonly name = 'Unreadable'
 }
 
 export declare namespace vendor {
@@ -502,6 +516,8 @@ export declare namespace vendor {
     available: () => Upstream.Availability
     /** A failure with `message` cut to length and every secret removed, for answers the adapter judges. */
     fail: (reason: Upstream.Reason, message: string, status?: number) => Upstream.Failure
+    /** Runs `map` over an answer; an {@link Unreadable} it throws becomes a `failed` failure with its message. */
+    read: <value>(map: () => value, status?: number) => value | Upstream.Failure
   }
 }
 
