@@ -213,20 +213,22 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     const method = request.method ?? 'GET'
     // Only an idempotent call may be sent twice: a POST (a completion, a payment) may already have run upstream.
     const attempts = (request.idempotent ?? (method === 'GET' || method === 'HEAD')) ? retries + 1 : 1
-    let last: Upstream.Outcome<Answer> | undefined
-    for (let attempt = 0; ; attempt++) {
-      const refused = await admit(credentials)
-      // On a retry, the vendor's own failure says more than our refusal to try again.
-      if (refused) return last ?? refused
-      const tried = await sendJson(request, credentials)
-      report(tried.outcome)
-      last = tried.outcome
-      if (last.ok || !tried.retryable || attempt + 1 >= attempts) return last
-      const delay = Math.max(Math.min(retryDelayMs * 2 ** attempt, maxRetryDelayMs), tried.retryAfterMs ?? 0)
+    const refused = await admit(credentials)
+    if (refused) return refused
+    let tried = await sendJson(request, credentials)
+    for (let attempt = 1; attempt < attempts && !tried.outcome.ok && tried.retryable; attempt++) {
+      const delay = Math.max(Math.min(retryDelayMs * 2 ** (attempt - 1), maxRetryDelayMs), tried.retryAfterMs ?? 0)
       // A vendor that asks for a longer pause than a caller can wait gets no retry.
-      if (delay > maxRetryDelayMs) return last
+      if (delay > maxRetryDelayMs) break
       if (delay > 0) await sleep(delay)
+      // A retry is refused like any call (the breaker opened meanwhile, no token in time); the vendor's own failure
+      // then says more than our refusal.
+      if (await admit(credentials)) break
+      tried = await sendJson(request, credentials)
     }
+    // One call, one verdict for the breaker, however many times it was sent.
+    report(tried.outcome)
+    return tried.outcome
   }
 
   async function json(request: vendor.Request): Promise<Upstream.Outcome<Answer>> {
