@@ -179,7 +179,7 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       })
       const { status } = response
       const retryAfterMs = retryAfterOf(response.headers.get('retry-after'), now())
-      if (!response.ok && !request.accept?.includes(status)) {
+      if (!response.ok && !accepts(request.accept, status)) {
         const text = await readText(response, errorBodyLimit).catch(() => undefined)
         return { outcome: refusal(credentials, status, text, label), retryable: retryableStatuses.has(status), retryAfterMs }
       }
@@ -472,7 +472,7 @@ export declare namespace vendor {
     /** Form body (`application/x-www-form-urlencoded`), instead of `body`. */
     form?: Record<string, string>
     /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body. */
-    accept?: readonly number[]
+    accept?: readonly number[] | ((status: number) => boolean)
     /** Whether sending the call twice is harmless (a JSON-RPC read). @default true for GET and HEAD, false otherwise */
     idempotent?: boolean
     /** Whether a GET is served from, and kept in, the cache. @default true where the declaration has a cache */
@@ -564,6 +564,12 @@ function identityOf(auth: vendor.Auth): string {
   if (secret === undefined) return 'anonymous'
   const name = auth.type === 'header' || auth.type === 'query' ? auth.name : auth.type === 'basic' ? auth.username : ''
   return createHash('sha256').update(`${auth.type}\n${name}\n${secret}`).digest('hex').slice(0, 32)
+}
+
+/** Whether `accept` (a list of statuses, or a test) takes `status` as an answer. */
+function accepts(accept: vendor.Request['accept'], status: number): boolean {
+  if (accept === undefined) return false
+  return typeof accept === 'function' ? accept(status) : accept.includes(status)
 }
 
 /** `Retry-After` in ms from `now`: delay-seconds or an HTTP date; `undefined` when absent or unreadable. */
