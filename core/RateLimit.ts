@@ -84,7 +84,8 @@ export declare namespace take {
 
 /** Throws when the options describe no bucket: each of capacity, refill and interval a positive integer. */
 export function assert(options: Options): void {
-  for (const [name, value] of Object.entries(options))
+  const { capacity, refill, intervalMs } = options
+  for (const [name, value] of Object.entries({ capacity, refill, intervalMs }))
     if (!Number.isSafeInteger(value) || value <= 0)
       throw new RangeError(`A rate limit's ${name} must be a positive integer; got ${String(value)}.`)
 }

@@ -48,9 +48,10 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   }
   const breaker: Breaker.Options = { threshold: 5, coolDownMs: 30_000, ...declaration.breaker }
   const limit = declaration.rateLimit
-  if (limit) RateLimit.assert({ capacity: limit.capacity, refill: limit.refill, intervalMs: limit.intervalMs })
   const maxWaitMs = limit?.maxWaitMs ?? 1_000
-  const cache = declaration.cache ? Cache.create<Answer>({ ttlMs: declaration.cache.ttlMs, maxEntries: declaration.cache.maxEntries, now }) : undefined
+  const cache = declaration.cache
+    ? Cache.create<Answer>({ ttlMs: declaration.cache.ttlMs, maxEntries: declaration.cache.maxEntries, now })
+    : undefined
   const inFlight = new Map<string, Promise<Upstream.Outcome<Answer>>>()
   let circuit: Breaker.State = Breaker.initial
   let bucket = limit ? RateLimit.initial(limit, now()) : undefined
@@ -78,7 +79,8 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
 
   /** Why calls are refused by the rate limit, when the next token is further away than a call may wait. */
   function rateRefusal(retryAt: number): string {
-    return `${name} takes ${limit!.refill} calls per ${limit!.intervalMs} ms from this gateway; the next may start at ${new Date(retryAt).toISOString()}.`
+    const next = new Date(retryAt).toISOString()
+    return `${name} takes ${limit!.refill} calls per ${limit!.intervalMs} ms from this gateway; the next may start at ${next}.`
   }
 
   /** Takes a token now if there is one: the time one will be there, or `undefined` once taken (or with no limit). */
@@ -126,12 +128,13 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   }
 
   /** The URL of a request, without (`withKey: false`) or with a query key. */
-  function urlOf(request: { path?: string | undefined; query?: Record<string, string> | undefined }, credentials: vendor.Auth, withKey: boolean): URL {
+  function urlOf(request: { path?: string; query?: Record<string, string> }, credentials: vendor.Auth, withKey: boolean): URL {
     const path = request.path ?? ''
     // An empty path is the base URL itself, exactly as configured (a JSON-RPC endpoint may need its trailing slash).
     const url = new URL(path === '' ? baseUrl : `${baseUrl.replace(/\/+$/, '')}${path}`)
     for (const [key, value] of Object.entries(request.query ?? {})) url.searchParams.set(key, value)
-    if (withKey && credentials.type === 'query' && credentials.value !== undefined) url.searchParams.set(credentials.name, credentials.value)
+    if (withKey && credentials.type === 'query' && credentials.value !== undefined)
+      url.searchParams.set(credentials.name, credentials.value)
     return url
   }
 
@@ -184,15 +187,18 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
         return { outcome: refusal(credentials, status, text, label), retryable: retryableStatuses.has(status), retryAfterMs }
       }
       const text = await readText(response, maxResponseBytes)
-      if (text === undefined)
-        return { outcome: failure(credentials, 'too_large', `${name} answered more than ${maxResponseBytes} bytes.`, status), retryable: false }
+      if (text === undefined) {
+        const tooLarge = failure(credentials, 'too_large', `${name} answered more than ${maxResponseBytes} bytes.`, status)
+        return { outcome: tooLarge, retryable: false }
+      }
       let parsed: unknown
       if (text.trim() !== '')
         try {
           parsed = JSON.parse(text)
         } catch {
           // An error status the vendor documents, without the documented body, is the error it says it is.
-          if (!response.ok) return { outcome: refusal(credentials, status, text, label), retryable: retryableStatuses.has(status), retryAfterMs }
+          if (!response.ok)
+            return { outcome: refusal(credentials, status, text, label), retryable: retryableStatuses.has(status), retryAfterMs }
           return {
             outcome: failure(credentials, 'failed', `${name} answered${label ? ` ${label}` : ''} with a body that is not JSON.`, status),
             retryable: false,
@@ -253,7 +259,10 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     return started
   }
 
-  async function sendStream(request: vendor.StreamRequest, credentials: vendor.Auth): Promise<Upstream.Outcome<{ events: ReadableStream<Uint8Array> }>> {
+  async function sendStream(
+    request: vendor.StreamRequest,
+    credentials: vendor.Auth,
+  ): Promise<Upstream.Outcome<{ events: ReadableStream<Uint8Array> }>> {
     const controller = new AbortController()
     // The time limit covers the first event; after it, the relay's idle timeout takes over.
     const timer = setTimeout(() => controller.abort(), timeoutMs)
@@ -343,6 +352,11 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       }
     },
   }
+}
+
+/** The fields of a JSON object in a vendor's answer; anything else (an array, a string, nothing) has none. */
+export function fieldsOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
 }
 
 /** Thrown by a mapping run through {@link vendor.Client.read} when the answer lacks a field or holds an unreadable one. */
@@ -592,7 +606,7 @@ async function readText(response: Response, limitBytes: number): Promise<string 
   return bytes === undefined ? undefined : new TextDecoder().decode(bytes)
 }
 
-/** The message of an error body in the shapes most vendors use (`{ error: { message } }`, `{ error }`, `{ message }`, `{ detail }`), or its text. */
+/** The message of an error body in the shapes most vendors use (`{ error: { message } }`, `{ error }`, `{ message }`, `{ detail }`). */
 function defaultErrorMessage(answer: vendor.ErrorAnswer): string {
   const { status, text } = answer
   if (text === undefined || text.trim() === '') return `answered HTTP ${status}`

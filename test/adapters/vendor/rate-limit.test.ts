@@ -40,6 +40,14 @@ describe('rate limit', () => {
     expect(server.seen).toHaveLength(1)
   })
 
+  test('behavior: maxWaitMs 0 never waits: a call without a token now is refused at once', async () => {
+    const { client, slept } = limited({ capacity: 2, refill: 2, intervalMs: 1_000, maxWaitMs: 0 })
+    expect((await client.get('/a')).ok).toBe(true)
+    expect((await client.get('/b')).ok).toBe(true)
+    expect(await client.get('/c')).toMatchObject({ ok: false, reason: 'unavailable' })
+    expect(slept).toEqual([])
+  })
+
   test('behavior: available() is false while the next token is beyond the wait budget, true once within it', async () => {
     const { client, clock } = limited({ capacity: 1, refill: 1, intervalMs: 3_000, maxWaitMs: 1_000 })
     expect(client.available()).toEqual({ ok: true })
