@@ -21,7 +21,8 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
     auth,
     // As @x402/core's HTTPFacilitatorClient; the deadline also covers reading the body.
     timeoutMs: 90_000,
-    errorMessage: ({ status, text, label }) => `The facilitator answered ${label} with ${status}${text?.trim() ? `: ${text.trim().slice(0, 200)}` : ''}.`,
+    errorMessage: ({ status, text, label }) =>
+      `The facilitator answered ${label} with ${status}${text?.trim() ? `: ${text.trim().slice(0, 200)}` : ''}.`,
     ...options,
   })
 
@@ -89,7 +90,7 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
 
 export declare namespace remote {
   type Parameters = vendor.Options & {
-    /** Base URL of the facilitator, e.g. `https://x402.org/facilitator`; `/verify`, `/settle`, `/supported` are appended. Never shown. */
+    /** Base URL of the facilitator, e.g. `https://x402.org/facilitator`; `/verify`, `/settle` and `/supported` follow it. */
     url: string
     /** Credentials sent with every request (an API key, for instance). @default { type: 'none' } */
     auth?: vendor.Auth

@@ -1,5 +1,5 @@
 import type * as Rpc from '../../core/Rpc.js'
-import { vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * An RPC endpoint reached over HTTP JSON-RPC (a Base node or provider URL). Every forwarded method is a read, so a
@@ -25,12 +25,15 @@ export function http(parameters: http.Parameters): Rpc.Endpoint {
         method: 'POST',
         body: { jsonrpc: '2.0', id: ++id, method, params },
         idempotent: retryReads,
-        check: (body, status) => (isRecord(body) ? undefined : client.fail('failed', `The ${name} node answered no JSON-RPC object.`, status)),
+        check: (body, status) =>
+          'result' in fieldsOf(body) || 'error' in fieldsOf(body)
+            ? undefined
+            : client.fail('failed', `The ${name} node answered neither a result nor an error.`, status),
       })
       if (!answer.ok) return answer
-      const { result, error } = answer.body as { result?: unknown; error?: unknown }
+      const { result, error } = fieldsOf(answer.body)
       if (error !== undefined && error !== null) {
-        const { code, message } = isRecord(error) ? error : {}
+        const { code, message } = fieldsOf(error)
         if (typeof code !== 'number') return client.fail('failed', `The ${name} node answered an error without a code.`, answer.status)
         return { ok: false, code, message: typeof message === 'string' ? message : '' }
       }
@@ -50,8 +53,4 @@ export declare namespace http {
     /** Whether a call that got no answer is sent again; every method in `Rpc.allowedMethods` is a read. @default true */
     retryReads?: boolean
   }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

@@ -1,5 +1,5 @@
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
-import { Unreadable, vendor } from '../vendor/vendor.js'
+import { Unreadable, fieldsOf, vendor } from '../vendor/vendor.js'
 
 /** SDF's public Horizon servers by network passphrase: keyless, so each is the default for its network. */
 export const publicUrls: Readonly<Record<string, string>> = {
@@ -46,7 +46,7 @@ export function horizon(parameters: horizon.Parameters): StellarNetwork.StellarN
       // Never cached: a stale sequence number makes the next transaction fail with tx_bad_seq.
       const answer = await client.get(`/accounts/${encodeURIComponent(address)}`, { accept: [404], cache: false })
       if (!answer.ok) return answer
-      const body = recordOf(answer.body)
+      const body = fieldsOf(answer.body)
       if (answer.status === 404) return { ok: false, reason: problemType(body) ?? 'not_found' }
       return client.read(() => ({ ok: true, sequence: toInteger(body.sequence, 'account sequence') }), answer.status)
     },
@@ -54,8 +54,8 @@ export function horizon(parameters: horizon.Parameters): StellarNetwork.StellarN
     async feeStats() {
       const answer = await client.get('/fee_stats')
       if (!answer.ok) return answer
-      const body = recordOf(answer.body)
-      const charged = recordOf(body.fee_charged)
+      const body = fieldsOf(answer.body)
+      const charged = fieldsOf(body.fee_charged)
       return client.read(
         () => ({
           ledger: Number(toInteger(body.last_ledger, 'last_ledger')),
@@ -77,16 +77,18 @@ export function horizon(parameters: horizon.Parameters): StellarNetwork.StellarN
       const answer = await client.json({ method: 'POST', path: '/transactions', form: { tx: envelopeXdr }, accept: [400, 504] })
       if (!answer.ok) return answer
       const { status } = answer
-      const body = recordOf(answer.body)
+      const body = fieldsOf(answer.body)
       if (status === 504) {
         // Horizon stopped waiting for the ledger; the transaction may still be included until its time bounds pass.
         if (problemType(body) === 'timeout') return { ok: true, status: 'pending' }
         return client.fail('failed', `Horizon answered HTTP 504 (${problemType(body) ?? 'no problem type'}).`, status)
       }
       if (status === 400) {
-        const codes = recordOf(recordOf(body.extras).result_codes)
+        const codes = fieldsOf(fieldsOf(body.extras).result_codes)
         const reason = typeof codes.transaction === 'string' ? codes.transaction : (problemType(body) ?? 'bad_request')
-        const operations = Array.isArray(codes.operations) ? codes.operations.filter((code): code is string => typeof code === 'string') : []
+        const operations = Array.isArray(codes.operations)
+          ? codes.operations.filter((code): code is string => typeof code === 'string')
+          : []
         return { ok: false, reason, operations }
       }
       if (body.successful === false) return { ok: false, reason: 'tx_failed', operations: [] }
@@ -130,14 +132,9 @@ function parse(text: string): unknown {
   }
 }
 
-/** `value` as a record of fields; anything else as a record without any. */
-function recordOf(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-}
-
 /** The last path segment of a problem's `type`, e.g. `transaction_failed`. */
 function problemType(body: unknown): string | undefined {
-  const type = recordOf(body).type
+  const type = fieldsOf(body).type
   return typeof type === 'string' ? type.split('/').pop() || undefined : undefined
 }
 

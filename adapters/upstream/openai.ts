@@ -1,6 +1,6 @@
 import type * as Chat from '../../core/Chat.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * Any server that speaks the OpenAI API (a hosted router, a local llama.cpp or vLLM server, a decentralized
@@ -23,8 +23,8 @@ export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
 
   /** The failure for a 2xx body that is not the documented answer: the upstream's own error, if it put one there. */
   function malformed(body: unknown, expected: string, status?: number): Upstream.Failure {
-    const error = objectOf(body)?.error
-    const message = typeof error === 'string' ? error : objectOf(error)?.message
+    const error = fieldsOf(body).error
+    const message = typeof error === 'string' ? error : fieldsOf(error).message
     return typeof message === 'string'
       ? client.fail('failed', message, status)
       : client.fail('failed', `${name} answered without ${expected}`, status)
@@ -39,14 +39,14 @@ export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
     } catch {
       return client.fail('failed', `${name} sent an event that is not JSON`)
     }
-    return Array.isArray(objectOf(chunk)?.choices) ? undefined : malformed(chunk, 'choices in its first chunk')
+    return Array.isArray(fieldsOf(chunk).choices) ? undefined : malformed(chunk, 'choices in its first chunk')
   }
 
   async function list(path: string, body: unknown): Promise<Upstream.Outcome<{ body: Chat.List }>> {
     const outcome = await client.post(path, body)
     if (!outcome.ok) return outcome
-    const answer = objectOf(outcome.body)
-    if (!Array.isArray(answer?.data)) return malformed(outcome.body, 'a data array')
+    const answer = fieldsOf(outcome.body)
+    if (!Array.isArray(answer.data)) return malformed(outcome.body, 'a data array')
     return { ok: true, body: answer as Chat.List }
   }
 
@@ -58,8 +58,8 @@ export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
       }
       const outcome = await client.post('/chat/completions', request)
       if (!outcome.ok) return outcome
-      const completion = objectOf(outcome.body)
-      if (!Array.isArray(completion?.choices)) return malformed(outcome.body, 'choices')
+      const completion = fieldsOf(outcome.body)
+      if (!Array.isArray(completion.choices)) return malformed(outcome.body, 'choices')
       return { ok: true, answer: { type: 'completion', completion: completion as Chat.Completion } }
     },
 
@@ -93,11 +93,6 @@ export declare namespace openai {
 
 /** The models of a `/models` answer, when it is the documented list of objects with ids. */
 function modelsOf(body: unknown): Chat.Model[] | undefined {
-  const data = objectOf(body)?.data
-  return Array.isArray(data) && data.every((model) => typeof objectOf(model)?.id === 'string') ? (data as Chat.Model[]) : undefined
-}
-
-/** `value` as a plain object, or `undefined`. */
-function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  const data = fieldsOf(body).data
+  return Array.isArray(data) && data.every((model) => typeof fieldsOf(model).id === 'string') ? (data as Chat.Model[]) : undefined
 }

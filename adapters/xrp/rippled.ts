@@ -1,6 +1,6 @@
 import type * as Upstream from '../../core/Upstream.js'
 import type * as XrpNetwork from '../../core/XrpNetwork.js'
-import { Unreadable, vendor } from '../vendor/vendor.js'
+import { Unreadable, fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * An XRP Ledger network reached through a rippled server's JSON-RPC over HTTP (`{ method, params: [{...}] }`):
@@ -20,22 +20,27 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
   })
 
   /** Sends one command; answers its `result`, which carries `error` when the server refused the request. */
-  async function request(method: string, params: Record<string, unknown>): Promise<Upstream.Outcome<{ result: Record<string, unknown> }>> {
+  async function request(
+    method: string,
+    params: Record<string, unknown>,
+  ): Promise<Upstream.Outcome<{ result: Record<string, unknown> }>> {
     const answer = await client.json({
       method: 'POST',
       body: { method, params: [params] },
       label: method,
       idempotent: method !== 'submit',
       check: (body, status) => {
-        const result = recordOf(body).result
-        if (typeof result !== 'object' || result === null) return client.fail('failed', `rippled answered ${method} without a result.`, status)
-        const error = recordOf(result).error
-        if (typeof error === 'string' && serverStates.has(error))
-          return client.fail(error === 'tooBusy' || error === 'slowDown' ? 'rate_limited' : 'failed', `rippled cannot serve ${method} now (${error}).`, status)
-        return undefined
+        const result = fieldsOf(body).result
+        if (typeof result !== 'object' || result === null)
+          return client.fail('failed', `rippled answered ${method} without a result.`, status)
+        const error = fieldsOf(result).error
+        if (typeof error !== 'string' || !serverStates.has(error)) return undefined
+        // tooBusy and slowDown are rippled asking us to slow down, as a 429 would.
+        const reason = error === 'tooBusy' || error === 'slowDown' ? 'rate_limited' : 'failed'
+        return client.fail(reason, `rippled cannot serve ${method} now (${error}).`, status)
       },
     })
-    return answer.ok ? { ok: true, result: recordOf(recordOf(answer.body).result) } : answer
+    return answer.ok ? { ok: true, result: fieldsOf(fieldsOf(answer.body).result) } : answer
   }
 
   return {
@@ -47,7 +52,7 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
         if (result.error === 'actNotFound' || result.error === 'actMalformed') return { ok: false, reason: result.error }
         return client.fail('failed', `rippled refused account_info (${result.error}).`)
       }
-      const data = recordOf(result.account_data)
+      const data = fieldsOf(result.account_data)
       return client.read(() => ({
         ok: true,
         sequence: toUint32(data.Sequence, 'Sequence'),
@@ -61,7 +66,7 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
       if (!answer.ok) return answer
       const { result } = answer
       if (typeof result.error === 'string') return client.fail('failed', `rippled refused fee (${result.error}).`)
-      const drops = recordOf(result.drops)
+      const drops = fieldsOf(result.drops)
       return client.read(() => ({
         baseFee: toDrops(drops.base_fee, 'drops.base_fee'),
         minimumFee: toDrops(drops.minimum_fee, 'drops.minimum_fee'),
@@ -76,10 +81,10 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
       if (!answer.ok) return answer
       const { result } = answer
       if (typeof result.error === 'string') return client.fail('failed', `rippled refused server_info (${result.error}).`)
-      const info = recordOf(result.info)
+      const info = fieldsOf(result.info)
       if (typeof info.validated_ledger !== 'object' || info.validated_ledger === null)
         return client.fail('failed', 'rippled has no validated ledger yet.')
-      const ledger = recordOf(info.validated_ledger)
+      const ledger = fieldsOf(info.validated_ledger)
       const loadFactor = info.load_factor ?? 1
       if (typeof loadFactor !== 'number' || !(loadFactor > 0)) return client.fail('failed', 'rippled answered an unreadable load_factor.')
       return client.read(() => ({
@@ -103,7 +108,7 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
       if (typeof engineResult !== 'string') return client.fail('failed', 'rippled answered submit without an engine_result.')
       const message = String(result.engine_result_message ?? engineResult)
       if (engineResult !== 'tesSUCCESS' && engineResult !== 'terQUEUED') return { ok: false, reason: engineResult, message }
-      const hash = recordOf(result.tx_json).hash
+      const hash = fieldsOf(result.tx_json).hash
       if (typeof hash !== 'string') return client.fail('failed', 'rippled accepted the transaction but answered no hash.')
       return { ok: true, hash, result: engineResult }
     },
@@ -136,11 +141,6 @@ const serverStates = new Set([
   'tooBusy',
   'unknownCmd',
 ])
-
-/** `value` as a record of fields; anything else as a record without any. */
-function recordOf(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-}
 
 /** A drops amount rippled sends as an integer string. */
 function toDrops(value: unknown, name: string): bigint {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk/base'
 import { bytesToHex } from 'viem'
-import { horizon } from '../../../adapters/stellar/horizon.js'
+import { horizon, publicUrls } from '../../../adapters/stellar/horizon.js'
 import { type HorizonFixture, startHorizon } from './horizon-fixture.js'
 
 let server: HorizonFixture
@@ -135,5 +135,17 @@ describe('horizon: faults', () => {
     const failure = await horizon({ url: `http://127.0.0.1:${slow.port}`, networkPassphrase: server.networkPassphrase, timeoutMs: 50, retries: 0 }).feeStats()
     slow.stop(true)
     expect(failure).toMatchObject({ ok: false, reason: 'timeout', message: 'Horizon did not answer within 50 ms.' })
+  })
+})
+
+describe('horizon: defaults', () => {
+  test("default: without url, SDF's public server of the network (constructed here, never called)", () => {
+    expect(publicUrls['Test SDF Network ; September 2015']).toBe('https://horizon-testnet.stellar.org')
+    expect(publicUrls['Public Global Stellar Network ; September 2015']).toBe('https://horizon.stellar.org')
+    expect(horizon({ networkPassphrase: 'Test SDF Network ; September 2015' }).available()).toEqual({ ok: true })
+  })
+
+  test('error: a network with no known public server needs its url', () => {
+    expect(() => horizon({ networkPassphrase: 'Standalone Network ; February 2017' })).toThrow('pass `url`')
   })
 })
