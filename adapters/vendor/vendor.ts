@@ -540,8 +540,15 @@ export declare namespace vendor {
 /** A JSON answer, as the cache keeps it. */
 type Answer = vendor.Answer
 
-/** One request sent: its outcome, whether sending it again may help, and how long the vendor asked us to wait. */
-type Tried = { outcome: Upstream.Outcome<Answer>; retryable: boolean; retryAfterMs?: number | undefined }
+/** One request sent. */
+type Tried = {
+  /** What came of it. */
+  outcome: Upstream.Outcome<Answer>
+  /** Whether sending it again may help: no answer, or 408, 425, 429, 5xx. */
+  retryable: boolean
+  /** How long the vendor asked us to wait (`Retry-After`), in ms. */
+  retryAfterMs?: number | undefined
+}
 
 /** The secret of `auth`, or `undefined` when there is none (or it is not set). */
 function secretOf(auth: vendor.Auth): string | undefined {
