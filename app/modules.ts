@@ -81,22 +81,28 @@ export type Mount = {
 /** Every module of the gateway with what it needs. */
 export function modules(deps: Deps): Mount[] {
   const { store, onchain, caller } = deps
-  const needs = <value>(value: value | undefined, what: string, plugin: (value: value) => AnyElysia) =>
-    value === undefined ? { missing: `needs ${what} and none is configured` } : { plugin: () => plugin(value) }
-  const upstream = <value extends { upstream: { available: () => Upstream.Availability } }>(
+  const needs = <value>(
     value: value | undefined,
     what: string,
     plugin: (value: value) => AnyElysia,
+    available?: (value: value) => Upstream.Availability,
   ) =>
     value === undefined
       ? { missing: `needs ${what} and none is configured` }
       : {
           plugin: () => plugin(value),
-          ready: () => {
-            const availability = value.upstream.available()
-            return availability.ok ? undefined : availability.reason
-          },
+          ...(available && {
+            ready: () => {
+              const availability = available(value)
+              return availability.ok ? undefined : availability.reason
+            },
+          }),
         }
+  const upstream = <value extends { upstream: { available: () => Upstream.Availability } }>(
+    value: value | undefined,
+    what: string,
+    plugin: (value: value) => AnyElysia,
+  ) => needs(value, what, plugin, (value) => value.upstream.available())
   return [
     { prefix: '/free/', plugin: () => free({ oracle: deps.oracle }) },
     {
@@ -125,7 +131,13 @@ export function modules(deps: Deps): Mount[] {
     },
     { prefix: '/api/v1/batch/', ...needs(deps.batch, 'a batch contract', (chains) => batch({ chains })) },
     { prefix: '/api/v1/payroll/', ...needs(deps.batch, 'a batch contract', (chains) => payroll({ chains })) },
-    { prefix: '/api/v1/stellar/', ...needs(deps.stellar, 'a Horizon server (HORIZON_URL)', (network) => stellar({ network })) },
-    { prefix: '/api/v1/xrp/', ...needs(deps.xrp, 'a rippled server (RIPPLED_URL)', (network) => xrp({ network })) },
+    {
+      prefix: '/api/v1/stellar/',
+      ...needs(deps.stellar, 'a Horizon server (HORIZON_URL)', (network) => stellar({ network }), (network) => network.available()),
+    },
+    {
+      prefix: '/api/v1/xrp/',
+      ...needs(deps.xrp, 'a rippled server (RIPPLED_URL)', (network) => xrp({ network }), (network) => network.available()),
+    },
   ]
 }

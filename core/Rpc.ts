@@ -1,3 +1,5 @@
+import type { Failure } from './Upstream.js'
+
 /** Read-only JSON-RPC methods a caller may forward through `POST /api/v1/rpc/call`. Nothing here signs or sends. */
 export const allowedMethods = [
   'eth_blockNumber',
@@ -35,6 +37,9 @@ export type Endpoint = {
   name: string
   /** EIP-155 chain id. */
   chainId: number
-  /** Sends one JSON-RPC request and returns the node's answer; throws only for transport faults. */
-  request: (method: Method, params: readonly unknown[]) => Promise<Answer>
+  /**
+   * Sends one JSON-RPC request and returns the node's answer, or the upstream {@link Failure} when there is none
+   * (unreachable, timed out, an HTTP error): the node's own errors never carry `status`, a failure always does.
+   */
+  request: (method: Method, params: readonly unknown[]) => Promise<Answer | Failure>
 }

@@ -1,17 +1,22 @@
+import type { Availability, Failure } from './Upstream.js'
+
 /**
  * A Stellar network the gateway submits transactions to (Horizon, or anything that speaks its shapes). Expected
- * refusals (no such account, a rejected transaction) come back as data; a network that cannot be reached or answers
- * something unreadable is a fault and throws.
+ * refusals (no such account, a rejected transaction) come back as data, and so does a network that cannot be reached
+ * or answers something unreadable: an upstream {@link Failure}, which carries `status` where the network's own
+ * refusals never do.
  */
 export type StellarNetwork = {
   /** Passphrase of the network transactions are signed for, e.g. `Test SDF Network ; September 2015`. */
   networkPassphrase: string
   /** The current sequence number of an account (`G...`), or why it cannot be read. */
-  loadAccount: (address: string) => Promise<LoadedAccount>
+  loadAccount: (address: string) => Promise<LoadedAccount | Failure>
   /** Base fee and recent per-operation fees, from the last ledgers. */
-  feeStats: () => Promise<FeeStats>
+  feeStats: () => Promise<FeeStats | Failure>
   /** Submits a signed transaction envelope (base64 XDR) and waits for the network's verdict. */
-  submit: (envelopeXdr: string) => Promise<Submitted>
+  submit: (envelopeXdr: string) => Promise<Submitted | Failure>
+  /** Whether calls may start now (checked before payment). */
+  available: () => Availability
 }
 
 /** An account as read from the network, or why it could not be. */

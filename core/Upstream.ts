@@ -23,7 +23,7 @@ export type Reason =
   | 'timeout'
   /** The answer is larger than the adapter accepts. */
   | 'too_large'
-  /** The circuit breaker refuses calls for now. */
+  /** Refused before anything was sent: the circuit breaker is open, the rate limit has no token soon enough, or no key is set. */
   | 'unavailable'
 
 /** A call that produced no answer. */
@@ -43,6 +43,20 @@ export type Outcome<value> = ({ ok: true } & value) | Failure
 
 /** Whether an upstream's calls may start now. */
 export type Availability = { /** Calls may start. */ ok: true } | { /** Calls are refused. */ ok: false; /** One sentence. */ reason: string }
+
+/** Every {@link Reason}. */
+const reasons: ReadonlySet<string> = new Set<Reason>(['rejected', 'rate_limited', 'failed', 'timeout', 'too_large', 'unavailable'])
+
+/**
+ * Whether a port's answer is an upstream {@link Failure} rather than one of the port's own results. A port's own
+ * refusals (`{ ok: false, reason }` in the vendor's codes, such as Horizon's `tx_bad_seq`) never carry `status`; a
+ * failure always does, even when it is `undefined`. That is how the two are told apart.
+ */
+export function isFailure<value>(value: value | Failure): value is Failure {
+  if (typeof value !== 'object' || value === null) return false
+  const candidate = value as { ok?: unknown; reason?: unknown; message?: unknown }
+  return candidate.ok === false && 'status' in candidate && typeof candidate.message === 'string' && reasons.has(String(candidate.reason))
+}
 
 /** The reason an HTTP error status stands for. */
 export function reasonOf(status: number): Exclude<Reason, 'timeout' | 'too_large' | 'unavailable'> {

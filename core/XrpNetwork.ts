@@ -1,17 +1,22 @@
+import type { Availability, Failure } from './Upstream.js'
+
 /**
  * An XRP Ledger network the gateway submits transactions to (a rippled server, or anything that speaks its JSON-RPC
- * shapes). Expected refusals (no such account, a rejected transaction) come back as data; a server that cannot be
- * reached, is overloaded, or answers something unreadable is a fault and throws.
+ * shapes). Expected refusals (no such account, a rejected transaction) come back as data, and so does a server that
+ * cannot be reached, is overloaded, or answers something unreadable: an upstream {@link Failure}, which carries
+ * `status` where the server's own refusals never do.
  */
 export type XrpNetwork = {
   /** The account `address` (classic `r...`) in the current open ledger, or why it cannot be read. */
-  accountInfo: (address: string) => Promise<AccountInfo>
+  accountInfo: (address: string) => Promise<AccountInfo | Failure>
   /** The transaction cost the open ledger asks for now, in drops. */
-  fee: () => Promise<Fee>
+  fee: () => Promise<Fee | Failure>
   /** The last validated ledger: its sequence, base fee and reserves. */
-  serverInfo: () => Promise<ServerInfo>
+  serverInfo: () => Promise<ServerInfo | Failure>
   /** Submits one signed transaction (hex `tx_blob`) and returns the server's preliminary result. */
-  submit: (txBlob: string) => Promise<Submitted>
+  submit: (txBlob: string) => Promise<Submitted | Failure>
+  /** Whether calls may start now (checked before payment). */
+  available: () => Availability
 }
 
 /** An account as read from the open ledger, or why it could not be. */

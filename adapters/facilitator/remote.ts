@@ -2,40 +2,33 @@ import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResp
 import { type Hash, type PublicClient, isHash } from 'viem'
 import type { Domain, Signed } from '../../core/Authorization.js'
 import type { Facilitator, Outcome, Refusal, Status } from '../../core/Facilitator.js'
+import type * as Upstream from '../../core/Upstream.js'
+import { vendor } from '../vendor/vendor.js'
 import * as Eip3009 from './internal/eip3009.js'
 
 /**
- * A facilitator reached over the x402 facilitator HTTP API (v2): `POST /verify`, `POST /settle`, `GET /supported`.
+ * A facilitator reached over the x402 facilitator HTTP API (v2): `POST /verify`, `POST /settle`, `GET /supported`, on
+ * the vendor kit. Facilitators answer a refusal with 200 or with a 4xx and the same body, so the body decides; a
+ * `/settle` that got no answer (or a 5xx, or no JSON) may still have been broadcast, so it is `settlement_pending`.
  * It cannot say what happened to an authorization after a crash, so `status` reads the chain through `client`.
  */
 export function remote(parameters: remote.Parameters): remote.ReturnType {
-  const { client, fetch = globalThis.fetch, headers = {}, lookbackBlocks = 100_000n, maxTimeoutSeconds = 60, timeoutMs = 90_000 } = parameters
-  const url = parameters.url.replace(/\/+$/, '')
+  const { client, url, auth, lookbackBlocks = 100_000n, maxTimeoutSeconds = 60, ...options } = parameters
+  const api = vendor({
+    id: 'x402-facilitator',
+    name: 'The facilitator',
+    baseUrl: url,
+    auth,
+    // As @x402/core's HTTPFacilitatorClient; the deadline also covers reading the body.
+    timeoutMs: 90_000,
+    errorMessage: ({ status, text, label }) =>
+      `The facilitator answered ${label} with ${status}${text?.trim() ? `: ${text.trim().slice(0, 200)}` : ''}.`,
+    ...options,
+  })
 
-  /** Sends one request; a transport failure, a timeout or a body that is not JSON comes back as a refusal message. */
-  async function call(path: string, body?: unknown): Promise<{ status: number; json: unknown } | { failure: string }> {
-    try {
-      const response = await fetch(`${url}${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), accept: 'application/json', ...headers },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        redirect: 'follow',
-        // The deadline also covers reading the body.
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-      const text = await response.text()
-      try {
-        return { status: response.status, json: JSON.parse(text) }
-      } catch {
-        return { failure: `The facilitator answered ${path} with ${response.status} and no JSON: ${text.slice(0, 200)}` }
-      }
-    } catch (error) {
-      if (error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError'))
-        return { failure: `The facilitator did not answer ${path} within ${timeoutMs} ms.` }
-      // Neither the URL (it may carry a key) nor the error text (it may quote the URL) leaves this function.
-      return { failure: `The facilitator could not be reached for ${path} (${error instanceof Error ? error.name : 'error'}).` }
-    }
-  }
+  /** Sends one request; a 4xx other than "slow down" is an answer whose body decides. */
+  const call = (path: '/verify' | '/settle' | '/supported', body?: unknown) =>
+    api.json({ method: body === undefined ? 'GET' : 'POST', path, body, label: path, accept: isRefusalStatus })
 
   async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ balance?: bigint }>> {
     // The facilitator API does not say the balance; the chain does, beside the call, where a client is given.
@@ -43,9 +36,8 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
       ?.readContract({ address: domain.verifyingContract, abi: Eip3009.abi, functionName: 'balanceOf', args: [authorization.from] })
       .catch(() => undefined)
     const answer = await call('/verify', toRequest({ authorization, domain, maxTimeoutSeconds }))
-    if ('failure' in answer) return refuse('settlement_failed', answer.failure)
-    // Facilitators answer a refusal with 200 or with 400 and the same body; the body decides.
-    const response = answer.json as Partial<VerifyResponse>
+    if (!answer.ok) return refuse('settlement_failed', answer.message)
+    const response = answer.body as Partial<VerifyResponse>
     if (!isRecord(response) || typeof response.isValid !== 'boolean')
       return refuse('settlement_failed', `The facilitator answered /verify with ${answer.status} and no isValid.`)
     if (response.isValid) return { ok: true, balance: await balance }
@@ -54,16 +46,18 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
 
   async function settle({ authorization, domain, onSubmitted }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
     const answer = await call('/settle', toRequest({ authorization, domain, maxTimeoutSeconds }))
-    if ('failure' in answer) {
+    if (!answer.ok) {
+      // Refused before it was sent (open breaker, rate limit): nothing can land, so this is a plain failure.
+      if (answer.reason === 'unavailable') return refuse('settlement_failed', answer.message)
       // No answer is not a no: the facilitator may have settled before the line dropped; the chain knows.
       const onChain = client
         ? await status({ payer: authorization.from, nonce: authorization.nonce, domain }).catch(() => undefined)
         : undefined
       if (onChain?.state === 'settled' && onChain.transaction) return { ok: true, transaction: onChain.transaction }
       // Unused on chain now does not mean it never will be: the facilitator may still be sending it.
-      return refuse('settlement_pending', answer.failure)
+      return refuse('settlement_pending', answer.message)
     }
-    const response = answer.json as Partial<SettleResponse>
+    const response = answer.body as Partial<SettleResponse>
     if (!isRecord(response) || typeof response.success !== 'boolean')
       return refuse('settlement_failed', `The facilitator answered /settle with ${answer.status} and no success.`)
     if (!response.success && response.errorReason === 'settlement_pending') {
@@ -77,12 +71,12 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
     return { ok: true, transaction: response.transaction }
   }
 
-  async function supported(): Promise<SupportedResponse> {
+  async function supported(): Promise<SupportedResponse | Upstream.Failure> {
     const answer = await call('/supported')
-    if ('failure' in answer) throw new Error(answer.failure)
-    if (answer.status !== 200 || !isRecord(answer.json) || !Array.isArray(answer.json.kinds))
-      throw new Error(`The facilitator answered /supported with ${answer.status} and no kinds.`)
-    return answer.json as SupportedResponse
+    if (!answer.ok) return answer
+    if (answer.status !== 200 || !isRecord(answer.body) || !Array.isArray(answer.body.kinds))
+      return api.fail('failed', `The facilitator answered /supported with ${answer.status} and no kinds.`, answer.status)
+    return answer.body as SupportedResponse
   }
 
   async function status(query: Parameters<Facilitator['status']>[0]): Promise<Status> {
@@ -91,19 +85,15 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
     return Eip3009.status({ ...query, client, lookbackBlocks })
   }
 
-  return { verify, settle, status, supported }
+  return { verify, settle, status, supported, available: () => api.available() }
 }
 
 export declare namespace remote {
-  type Parameters = {
-    /** Base URL of the facilitator, e.g. `https://x402.org/facilitator`; `/verify`, `/settle`, `/supported` are appended. */
+  type Parameters = vendor.Options & {
+    /** Base URL of the facilitator, e.g. `https://x402.org/facilitator`; `/verify`, `/settle` and `/supported` follow it. */
     url: string
-    /** Fetch implementation. @default globalThis.fetch */
-    fetch?: typeof globalThis.fetch
-    /** Deadline of one request, body included, in ms; past it the call is refused as `settlement_failed`. @default 90_000 (as @x402/core's HTTPFacilitatorClient) */
-    timeoutMs?: number
-    /** Headers sent with every request (an API key, for instance). */
-    headers?: Record<string, string>
+    /** Credentials sent with every request (an API key, for instance). @default { type: 'none' } */
+    auth?: vendor.Auth
     /** Reads the settlement chain for `status`, which the facilitator API cannot answer; required to call `status`. */
     client?: PublicClient
     /** `maxTimeoutSeconds` of the payment requirements sent along, in seconds. @default 60 */
@@ -112,11 +102,18 @@ export declare namespace remote {
     lookbackBlocks?: bigint
   }
 
-  /** The facilitator port, plus what the facilitator says it supports. */
+  /** The facilitator port, plus what the facilitator says it supports and whether it takes calls now. */
   type ReturnType = Facilitator & {
-    /** `GET /supported`: the scheme and network pairs, extensions and signer addresses; throws when unanswered. */
-    supported: () => Promise<SupportedResponse>
+    /** `GET /supported`: the scheme and network pairs, extensions and signer addresses, or why there are none. */
+    supported: () => Promise<SupportedResponse | Upstream.Failure>
+    /** Whether calls may start now (its breaker is closed and the rate limit has a token near enough). */
+    available: () => Upstream.Availability
   }
+}
+
+/** Statuses whose body is the facilitator's answer: every 4xx but the ones that ask us to slow down or come back. */
+function isRefusalStatus(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 408 && status !== 425 && status !== 429
 }
 
 /** The x402 v2 `/verify` and `/settle` request body for an authorization: scheme `exact`, network `eip155:<chainId>`. */

@@ -1,121 +1,146 @@
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
+import { Unreadable, fieldsOf, vendor } from '../vendor/vendor.js'
+
+/** SDF's public Horizon servers by network passphrase: keyless, so each is the default for its network. */
+export const publicUrls: Readonly<Record<string, string>> = {
+  'Public Global Stellar Network ; September 2015': 'https://horizon.stellar.org',
+  'Test SDF Network ; September 2015': 'https://horizon-testnet.stellar.org',
+  'Test SDF Future Network ; October 2022': 'https://horizon-futurenet.stellar.org',
+}
+
+/** SDF's public servers take 3,600 requests per hour from one address: one per second, in bursts of up to 10. */
+const publicRateLimit = { capacity: 10, refill: 1, intervalMs: 1_000 }
 
 /**
  * A Stellar network reached through a Horizon server's REST API: `GET /accounts/:id`, `GET /fee_stats` and the
- * synchronous `POST /transactions` (form body `tx=<base64 envelope XDR>`). Horizon's problem+json refusals become
- * data (`extras.result_codes`); transport failures, rate limits and server errors throw.
+ * synchronous `POST /transactions` (form body `tx=<base64 envelope XDR>`). Horizon's problem+json refusals (404 for
+ * an account, 400 with `extras.result_codes`, 504 `timeout` for a submission still in flight) become the port's data;
+ * anything else is an upstream failure, never thrown.
  */
 export function horizon(parameters: horizon.Parameters): StellarNetwork.StellarNetwork {
-  const { networkPassphrase, timeoutMs = 40_000, fetch = globalThis.fetch } = parameters
-  const base = parameters.url.replace(/\/+$/, '')
-
-  async function call(path: string, init: RequestInit = {}) {
-    let response: Response
-    try {
-      response = await fetch(`${base}${path}`, {
-        ...init,
-        headers: { accept: 'application/json', ...init.headers },
-        signal: AbortSignal.timeout(timeoutMs),
-      })
-    } catch (error) {
-      // The URL may carry a provider key, so it is never part of the message.
-      const timedOut = error instanceof Error && (error.name === 'TimeoutError' || error.name === 'AbortError')
-      throw new Error(timedOut ? `Horizon did not answer within ${timeoutMs} ms.` : 'Horizon could not be reached.', { cause: error })
-    }
-    const text = await response.text()
-    let body: unknown
-    try {
-      body = JSON.parse(text)
-    } catch {
-      throw new Error(`Horizon answered HTTP ${response.status} with a body that is not JSON.`)
-    }
-    return { status: response.status, body: body as Record<string, any> }
-  }
+  const { networkPassphrase, url, ...options } = parameters
+  const baseUrl = url ?? publicUrls[networkPassphrase]
+  if (baseUrl === undefined)
+    throw new TypeError(`horizon: no public Horizon server is known for the network "${networkPassphrase}"; pass \`url\`.`)
+  const client = vendor({
+    id: 'horizon',
+    name: 'Horizon',
+    baseUrl,
+    // Above Horizon's own 30 s wait for a submission to reach a ledger.
+    timeoutMs: 40_000,
+    rateLimit: url === undefined ? publicRateLimit : undefined,
+    errorMessage: ({ status, text }) => {
+      if (text === undefined || text.trim() === '') return `Horizon answered HTTP ${status}.`
+      const body = parse(text)
+      if (body === undefined) return `Horizon answered HTTP ${status} with a body that is not JSON.`
+      const type = problemType(body)
+      return `Horizon answered HTTP ${status}${type ? ` (${type})` : ''}.`
+    },
+    ...options,
+  })
 
   return {
     networkPassphrase,
 
     async loadAccount(address) {
-      const { status, body } = await call(`/accounts/${encodeURIComponent(address)}`)
-      if (status === 200) return { ok: true, sequence: toInteger(body.sequence, 'account sequence') }
-      if (status === 404) return { ok: false, reason: problemType(body) ?? 'not_found' }
-      throw unexpected(status, body)
+      // Never cached: a stale sequence number makes the next transaction fail with tx_bad_seq.
+      const answer = await client.get(`/accounts/${encodeURIComponent(address)}`, { accept: [404], cache: false })
+      if (!answer.ok) return answer
+      const body = fieldsOf(answer.body)
+      if (answer.status === 404) return { ok: false, reason: problemType(body) ?? 'not_found' }
+      return client.read(() => ({ ok: true, sequence: toInteger(body.sequence, 'account sequence') }), answer.status)
     },
 
     async feeStats() {
-      const { status, body } = await call('/fee_stats')
-      if (status !== 200) throw unexpected(status, body)
-      const charged = body.fee_charged ?? {}
-      return {
-        ledger: Number(toInteger(body.last_ledger, 'last_ledger')),
-        baseFee: toInteger(body.last_ledger_base_fee, 'last_ledger_base_fee'),
-        charged: {
-          min: toInteger(charged.min, 'fee_charged.min'),
-          mode: toInteger(charged.mode, 'fee_charged.mode'),
-          p50: toInteger(charged.p50, 'fee_charged.p50'),
-          p90: toInteger(charged.p90, 'fee_charged.p90'),
-          p99: toInteger(charged.p99, 'fee_charged.p99'),
-          max: toInteger(charged.max, 'fee_charged.max'),
-        },
-      }
+      const answer = await client.get('/fee_stats')
+      if (!answer.ok) return answer
+      const body = fieldsOf(answer.body)
+      const charged = fieldsOf(body.fee_charged)
+      return client.read(
+        () => ({
+          ledger: Number(toInteger(body.last_ledger, 'last_ledger')),
+          baseFee: toInteger(body.last_ledger_base_fee, 'last_ledger_base_fee'),
+          charged: {
+            min: toInteger(charged.min, 'fee_charged.min'),
+            mode: toInteger(charged.mode, 'fee_charged.mode'),
+            p50: toInteger(charged.p50, 'fee_charged.p50'),
+            p90: toInteger(charged.p90, 'fee_charged.p90'),
+            p99: toInteger(charged.p99, 'fee_charged.p99'),
+            max: toInteger(charged.max, 'fee_charged.max'),
+          },
+        }),
+        answer.status,
+      )
     },
 
     async submit(envelopeXdr) {
-      const { status, body } = await call('/transactions', {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ tx: envelopeXdr }).toString(),
-      })
-      if (status === 200) {
-        if (body.successful === false) return { ok: false, reason: 'tx_failed', operations: [] }
-        if (typeof body.hash !== 'string') throw new Error('Horizon accepted the transaction but answered no hash.')
-        return {
-          ok: true,
-          status: 'success',
-          hash: body.hash,
-          ledger: Number(toInteger(body.ledger, 'ledger')),
-          feeCharged: toInteger(body.fee_charged, 'fee_charged'),
-        }
+      const answer = await client.json({ method: 'POST', path: '/transactions', form: { tx: envelopeXdr }, accept: [400, 504] })
+      if (!answer.ok) return answer
+      const { status } = answer
+      const body = fieldsOf(answer.body)
+      if (status === 504) {
+        // Horizon stopped waiting for the ledger; the transaction may still be included until its time bounds pass.
+        if (problemType(body) === 'timeout') return { ok: true, status: 'pending' }
+        return client.fail('failed', `Horizon answered HTTP 504 (${problemType(body) ?? 'no problem type'}).`, status)
       }
-      // Horizon stopped waiting for the ledger; the transaction may still be included until its time bounds pass.
-      if (status === 504 && problemType(body) === 'timeout') return { ok: true, status: 'pending' }
       if (status === 400) {
-        const codes = body.extras?.result_codes
-        const reason = typeof codes?.transaction === 'string' ? codes.transaction : (problemType(body) ?? 'bad_request')
-        const operations = Array.isArray(codes?.operations) ? codes.operations.filter((code: unknown) => typeof code === 'string') : []
+        const codes = fieldsOf(fieldsOf(body.extras).result_codes)
+        const reason = typeof codes.transaction === 'string' ? codes.transaction : (problemType(body) ?? 'bad_request')
+        const operations = Array.isArray(codes.operations)
+          ? codes.operations.filter((code): code is string => typeof code === 'string')
+          : []
         return { ok: false, reason, operations }
       }
-      throw unexpected(status, body)
+      if (body.successful === false) return { ok: false, reason: 'tx_failed', operations: [] }
+      if (typeof body.hash !== 'string') return client.fail('failed', 'Horizon accepted the transaction but answered no hash.', status)
+      const hash = body.hash
+      return client.read(
+        () => ({
+          ok: true,
+          status: 'success',
+          hash,
+          ledger: Number(toInteger(body.ledger, 'ledger')),
+          feeCharged: toInteger(body.fee_charged, 'fee_charged'),
+        }),
+        status,
+      )
     },
+
+    available: () => client.available(),
   }
 }
 
 export declare namespace horizon {
-  type Parameters = {
-    /** Base URL of the Horizon server, e.g. `https://horizon-testnet.stellar.org`; may carry a provider key, so it is never shown. */
-    url: string
+  type Parameters = vendor.Options & {
+    /**
+     * Base URL of the Horizon server, e.g. `https://horizon-testnet.stellar.org`; may carry a provider key, so it is
+     * never shown. @default SDF's public server for `networkPassphrase` (see {@link publicUrls}), rate-limited to its
+     * published 3,600 requests per hour
+     */
+    url?: string | undefined
     /** Passphrase of the network the server is on, e.g. `Test SDF Network ; September 2015`. */
     networkPassphrase: string
-    /** Time limit of one request, in ms; above Horizon's own 30 s submission wait. @default 40_000 */
-    timeoutMs?: number
-    /** Fetch implementation. @default globalThis.fetch */
-    fetch?: typeof globalThis.fetch
+  }
+}
+
+/** `text` as JSON, or `undefined` when it is not. */
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown
+  } catch {
+    return undefined
   }
 }
 
 /** The last path segment of a problem's `type`, e.g. `transaction_failed`. */
-function problemType(body: Record<string, any>): string | undefined {
-  return typeof body.type === 'string' ? body.type.split('/').pop() || undefined : undefined
+function problemType(body: unknown): string | undefined {
+  const type = fieldsOf(body).type
+  return typeof type === 'string' ? type.split('/').pop() || undefined : undefined
 }
 
 /** A non-negative integer Horizon sends as a string (int64) or a number. */
 function toInteger(value: unknown, name: string): bigint {
   if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return BigInt(value)
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value)
-  throw new Error(`Horizon answered an unreadable ${name}.`)
-}
-
-function unexpected(status: number, body: Record<string, any>): Error {
-  const type = problemType(body)
-  return new Error(`Horizon answered HTTP ${status}${type ? ` (${type})` : ''}.`)
+  throw new Unreadable(`Horizon answered an unreadable ${name}.`)
 }

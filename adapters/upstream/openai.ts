@@ -1,7 +1,6 @@
-import * as Cache from '../../core/Cache.js'
 import type * as Chat from '../../core/Chat.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { http } from './http.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * Any server that speaks the OpenAI API (a hosted router, a local llama.cpp or vLLM server, a decentralized
@@ -9,15 +8,23 @@ import { http } from './http.js'
  * `POST /images/generations` and `GET /models`, in the API's own shapes. The models list is cached.
  */
 export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
-  const { name = 'the OpenAI-compatible upstream', modelsTtlMs = 5 * 60_000, now = Date.now, ...rest } = parameters
-  const client = http({ ...rest, name, now })
-  const cache = Cache.create<Chat.Model[]>({ ttlMs: modelsTtlMs, maxEntries: 1, now })
-  let pending: Promise<Upstream.Outcome<{ models: Chat.Model[] }>> | undefined
+  const { name = 'the OpenAI-compatible upstream', baseUrl, apiKey, modelsTtlMs = 5 * 60_000, ...options } = parameters
+  const client = vendor({
+    id: 'openai-compatible',
+    name,
+    baseUrl,
+    // A local server needs no key; a hosted one answers 401 without it, which the caller sees.
+    auth: apiKey ? { type: 'bearer', token: apiKey } : { type: 'none' },
+    timeoutMs: 120_000,
+    // The only GET is the models list.
+    cache: { ttlMs: modelsTtlMs, maxEntries: 1 },
+    ...options,
+  })
 
   /** The failure for a 2xx body that is not the documented answer: the upstream's own error, if it put one there. */
   function malformed(body: unknown, expected: string, status?: number): Upstream.Failure {
-    const error = objectOf(body)?.error
-    const message = typeof error === 'string' ? error : objectOf(error)?.message
+    const error = fieldsOf(body).error
+    const message = typeof error === 'string' ? error : fieldsOf(error).message
     return typeof message === 'string'
       ? client.fail('failed', message, status)
       : client.fail('failed', `${name} answered without ${expected}`, status)
@@ -32,25 +39,15 @@ export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
     } catch {
       return client.fail('failed', `${name} sent an event that is not JSON`)
     }
-    return Array.isArray(objectOf(chunk)?.choices) ? undefined : malformed(chunk, 'choices in its first chunk')
+    return Array.isArray(fieldsOf(chunk).choices) ? undefined : malformed(chunk, 'choices in its first chunk')
   }
 
   async function list(path: string, body: unknown): Promise<Upstream.Outcome<{ body: Chat.List }>> {
-    const outcome = await client.json({ method: 'POST', path, body })
+    const outcome = await client.post(path, body)
     if (!outcome.ok) return outcome
-    const answer = objectOf(outcome.body)
-    if (!Array.isArray(answer?.data)) return malformed(outcome.body, 'a data array')
+    const answer = fieldsOf(outcome.body)
+    if (!Array.isArray(answer.data)) return malformed(outcome.body, 'a data array')
     return { ok: true, body: answer as Chat.List }
-  }
-
-  async function fetchModels(): Promise<Upstream.Outcome<{ models: Chat.Model[] }>> {
-    const outcome = await client.json({ method: 'GET', path: '/models' })
-    if (!outcome.ok) return outcome
-    const data = objectOf(outcome.body)?.data
-    if (!Array.isArray(data) || !data.every((model) => typeof objectOf(model)?.id === 'string'))
-      return malformed(outcome.body, 'a data array of models with ids')
-    cache.set('models', data)
-    return { ok: true, models: data }
   }
 
   return {
@@ -59,21 +56,20 @@ export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
         const outcome = await client.stream({ path: '/chat/completions', body: request, check: checkFirst })
         return outcome.ok ? { ok: true, answer: { type: 'stream', events: outcome.events } } : outcome
       }
-      const outcome = await client.json({ method: 'POST', path: '/chat/completions', body: request })
+      const outcome = await client.post('/chat/completions', request)
       if (!outcome.ok) return outcome
-      const completion = objectOf(outcome.body)
-      if (!Array.isArray(completion?.choices)) return malformed(outcome.body, 'choices')
+      const completion = fieldsOf(outcome.body)
+      if (!Array.isArray(completion.choices)) return malformed(outcome.body, 'choices')
       return { ok: true, answer: { type: 'completion', completion: completion as Chat.Completion } }
     },
 
     async models() {
-      const cached = cache.get('models')
-      if (cached) return { ok: true, models: cached }
-      // Callers that miss together share one request.
-      pending ??= fetchModels().finally(() => {
-        pending = undefined
+      // A list that is not the documented one is refused by `check`, so it is never cached.
+      const outcome = await client.get('/models', {
+        check: (body, status) => (modelsOf(body) ? undefined : malformed(body, 'a data array of models with ids', status)),
       })
-      return pending
+      if (!outcome.ok) return outcome
+      return { ok: true, models: modelsOf(outcome.body)! }
     },
 
     embed: (request) => list('/embeddings', request),
@@ -83,7 +79,11 @@ export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
 }
 
 export declare namespace openai {
-  type Parameters = Omit<http.Parameters, 'name'> & {
+  type Parameters = vendor.Options & {
+    /** Base URL of the API, ending in `/v1`, e.g. `https://openrouter.ai/api/v1`; never shown. */
+    baseUrl: string
+    /** Sent as `Authorization: Bearer <apiKey>`; absent, no authorization is sent (a local server). Never shown. */
+    apiKey?: string | undefined
     /** Name of the upstream in messages. @default 'the OpenAI-compatible upstream' */
     name?: string
     /** How long the models list is served from memory, in ms. @default 300_000 */
@@ -91,7 +91,8 @@ export declare namespace openai {
   }
 }
 
-/** `value` as a plain object, or `undefined`. */
-function objectOf(value: unknown): Record<string, unknown> | undefined {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+/** The models of a `/models` answer, when it is the documented list of objects with ids. */
+function modelsOf(body: unknown): Chat.Model[] | undefined {
+  const data = fieldsOf(body).data
+  return Array.isArray(data) && data.every((model) => typeof fieldsOf(model).id === 'string') ? (data as Chat.Model[]) : undefined
 }

@@ -1,5 +1,6 @@
 import { BaseError } from '../../core/Errors.js'
 import * as Rpc from '../../core/Rpc.js'
+import * as Upstream from '../../core/Upstream.js'
 import type { CallBody } from './schema.js'
 
 /** What the RPC module needs from outside. */
@@ -26,6 +27,8 @@ export function chains(deps: Deps) {
 export async function call(deps: Deps, input: CallBody) {
   const chain = deps.chains.find((candidate) => candidate.name === input.chain)!
   const answer = await chain.request(input.method, input.params ?? [])
+  // No answer (unreachable, timed out, refused before sending): 502, 504 or 503, naming no URL.
+  if (Upstream.isFailure(answer)) throw Upstream.toError(answer)
   if (!answer.ok)
     throw new RpcCallFailedError(`${input.method} failed on ${chain.name}: ${answer.message}`, {
       details: { rpcError: { code: answer.code, message: answer.message } },

@@ -1,8 +1,9 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk/base'
 import { bytesToHex, formatUnits } from 'viem'
-import { BaseError, ValidationError } from '../../core/Errors.js'
+import { BaseError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
 import * as Units from '../../core/Units.js'
+import * as Upstream from '../../core/Upstream.js'
 import { type BatchBody, type EstimateBody, isDestination, isSecretSeed, maxOperations, parseAmount } from './schema.js'
 
 /** What the Stellar module needs from outside. */
@@ -52,7 +53,7 @@ export async function batch(deps: Deps, input: BatchBody): Promise<batch.ReturnT
   const source = keypair.publicKey()
   const { network } = deps
 
-  const [account, fees] = await Promise.all([reach(() => network.loadAccount(source)), reach(() => network.feeStats())])
+  const [account, fees] = await Promise.all([network.loadAccount(source).then(answered), network.feeStats().then(answered)])
   if (!account.ok)
     throw new StellarNetworkError(
       account.reason === 'not_found'
@@ -81,7 +82,7 @@ export async function batch(deps: Deps, input: BatchBody): Promise<batch.ReturnT
   const hash = bytesToHex(transaction.hash()).slice(2)
   const envelope = transaction.toEnvelope().toXDR('base64')
 
-  const submitted = await reach(() => network.submit(envelope), {
+  const submitted = answered(await network.submit(envelope), {
     hash,
     message: `The transaction ${hash} may still be included until ${new Date(maxTime * 1000).toISOString()}; look it up before sending again.`,
   })
@@ -137,7 +138,7 @@ export declare namespace batch {
  */
 export async function estimate(deps: Deps, input: EstimateBody) {
   const count = toCount(input.recipientCount)
-  const fees = await reach(() => deps.network.feeStats())
+  const fees = answered(await deps.network.feeStats())
   const feePerOperation = bid(deps, fees)
   const stroops = feePerOperation * BigInt(count)
   return {
@@ -209,20 +210,19 @@ function refusal(submitted: Extract<StellarNetwork.Submitted, { ok: false }>, pa
 }
 
 /**
- * Runs a call to the network; a fault (unreachable, timed out, unreadable answer) becomes a 502 that names no URL.
- * `submitted` is given once the signed transaction was handed over, when its outcome is no longer known.
+ * The network's answer; a failure (unreachable, timed out, unreadable answer) becomes a 502 that names no URL, or a 503
+ * when the call was refused before it was sent (open breaker, rate limit). `submitted` is given once the signed
+ * transaction was handed over, when its outcome is no longer known.
  */
-async function reach<value>(call: () => Promise<value>, submitted?: { hash: string; message: string }): Promise<value> {
-  try {
-    return await call()
-  } catch (error) {
-    if (error instanceof BaseError) throw error
-    const reason = error instanceof Error ? error.message : 'unknown fault'
-    throw new StellarNetworkError(`The Stellar network failed: ${reason}${submitted ? ` ${submitted.message}` : ''}`, {
-      cause: error,
-      details: { network: 'stellar', reason: 'network_error', ...(submitted ? { hash: submitted.hash } : {}) },
-    })
-  }
+function answered<value>(outcome: value | Upstream.Failure, submitted?: { hash: string; message: string }): value {
+  if (!Upstream.isFailure(outcome)) return outcome
+  const upstream = { reason: outcome.reason, status: outcome.status ?? null }
+  // Nothing was sent, so nothing can land: the caller may simply try again later.
+  if (outcome.reason === 'unavailable')
+    throw new UpstreamUnavailableError(`The Stellar network is unavailable for now: ${outcome.message}`, { details: { network: 'stellar', upstream } })
+  throw new StellarNetworkError(`The Stellar network failed: ${outcome.message}${submitted ? ` ${submitted.message}` : ''}`, {
+    details: { network: 'stellar', reason: 'network_error', upstream, ...(submitted ? { hash: submitted.hash } : {}) },
+  })
 }
 
 /** The current time from `deps.now`, or the wall clock. */

@@ -1,8 +1,9 @@
 import { formatUnits } from 'viem'
 import { type Payment as PaymentTransaction, Wallet } from 'xrpl'
 import * as Address from '../../core/Address.js'
-import { BaseError, ConflictError, ValidationError } from '../../core/Errors.js'
+import { BaseError, ConflictError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Units from '../../core/Units.js'
+import * as Upstream from '../../core/Upstream.js'
 import type * as XrpNetwork from '../../core/XrpNetwork.js'
 import { type BatchBody, type EstimateBody, isSecretSeed, maxRecipients, parseAmount } from './schema.js'
 
@@ -74,9 +75,9 @@ export async function batch(deps: Deps, input: BatchBody) {
   const { network } = deps
 
   const [account, fee, server] = await Promise.all([
-    reach(() => network.accountInfo(sender)),
-    reach(() => network.fee()),
-    reach(() => network.serverInfo()),
+    network.accountInfo(sender).then(answered),
+    network.fee().then(answered),
+    network.serverInfo().then(answered),
   ])
   if (!account.ok)
     throw new XrpNetworkError(
@@ -131,14 +132,19 @@ export async function batch(deps: Deps, input: BatchBody) {
     result: 'not_submitted',
   }))
   for (const [index, transaction] of signed.entries()) {
-    let submitted: XrpNetwork.Submitted
-    try {
-      submitted = await network.submit(transaction.txBlob)
-    } catch (error) {
+    const submitted = await network.submit(transaction.txBlob)
+    if (Upstream.isFailure(submitted)) {
+      const details = { network: 'xrp', failedIndex: index, sender, upstream: { reason: submitted.reason, status: submitted.status ?? null } }
+      // Refused before it was sent (open breaker, rate limit): this payment and the rest were not submitted.
+      if (submitted.reason === 'unavailable')
+        throw new UpstreamUnavailableError(
+          `The XRP Ledger is unavailable for now; payment ${index} (${transaction.hash}) was not sent: ${submitted.message} ${sentSoFar(index)}`,
+          { details: { ...details, payments: outcomes } },
+        )
       outcomes[index]!.result = 'unknown'
       throw new XrpNetworkError(
-        `The XRP Ledger failed while payment ${index} (${transaction.hash}) was being submitted: ${describe(error)} ${sentSoFar(index)} Look the hashes up before sending again.`,
-        { cause: error, details: { network: 'xrp', reason: 'network_error', failedIndex: index, sender, payments: outcomes } },
+        `The XRP Ledger failed while payment ${index} (${transaction.hash}) was being submitted: ${submitted.message} ${sentSoFar(index)} Look the hashes up before sending again.`,
+        { details: { ...details, reason: 'network_error', payments: outcomes } },
       )
     }
     if (!submitted.ok) {
@@ -168,7 +174,7 @@ export async function batch(deps: Deps, input: BatchBody) {
 /** The fee of a batch of `recipientCount` payments: what the open ledger asks per transaction now, times one transaction per recipient. */
 export async function estimate(deps: Deps, input: EstimateBody) {
   const count = toCount(input.recipientCount)
-  const fee = await reach(() => deps.network.fee())
+  const fee = answered(await deps.network.fee())
   const feePerTransaction = bid(deps, fee)
   const drops = feePerTransaction * BigInt(count)
   return {
@@ -184,7 +190,7 @@ export async function estimate(deps: Deps, input: EstimateBody) {
 
 /** Base fee and reserves of the last validated ledger, in XRP (and in drops under `drops`). */
 export async function info(deps: Deps) {
-  const server = await reach(() => deps.network.serverInfo())
+  const server = answered(await deps.network.serverInfo())
   return {
     baseFee: formatUnits(server.baseFee, decimals),
     reserveBase: formatUnits(server.reserveBase, decimals),
@@ -260,19 +266,14 @@ function sentSoFar(index: number): string {
   return `Payments 0 to ${index - 1} were submitted and are final once validated (see details.payments); the rest were not submitted.`
 }
 
-/** Runs a read from the network; a fault (unreachable, timed out, unreadable answer) becomes a 502 that names no URL. */
-async function reach<value>(call: () => Promise<value>): Promise<value> {
-  try {
-    return await call()
-  } catch (error) {
-    if (error instanceof BaseError) throw error
-    throw new XrpNetworkError(`The XRP Ledger failed: ${describe(error)}`, {
-      cause: error,
-      details: { network: 'xrp', reason: 'network_error' },
-    })
-  }
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : 'unknown fault'
+/**
+ * The network's answer to a read; a failure (unreachable, timed out, unreadable answer) becomes a 502 that names no
+ * URL, or a 503 when the read was refused before it was sent (open breaker, rate limit).
+ */
+function answered<value>(outcome: value | Upstream.Failure): value {
+  if (!Upstream.isFailure(outcome)) return outcome
+  const upstream = { reason: outcome.reason, status: outcome.status ?? null }
+  if (outcome.reason === 'unavailable')
+    throw new UpstreamUnavailableError(`The XRP Ledger is unavailable for now: ${outcome.message}`, { details: { network: 'xrp', upstream } })
+  throw new XrpNetworkError(`The XRP Ledger failed: ${outcome.message}`, { details: { network: 'xrp', reason: 'network_error', upstream } })
 }

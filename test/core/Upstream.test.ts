@@ -18,6 +18,20 @@ describe('reasonOf', () => {
   })
 })
 
+describe('isFailure', () => {
+  test.each([
+    ['a failure is one', { ok: false, reason: 'timeout', status: undefined, message: 'x' }, true],
+    ['a failure with a status is one', { ok: false, reason: 'failed', status: 500, message: 'x' }, true],
+    ["a port's refusal (no status) is not", { ok: false, reason: 'not_found' }, false],
+    ["a port's refusal with a message is not", { ok: false, reason: 'tefPAST_SEQ', message: 'x' }, false],
+    ['a refusal in a reason of ours, without status, is not', { ok: false, reason: 'failed', message: 'x' }, false],
+    ['a success that carries a status is not', { ok: true, status: 'success', hash: 'ab' }, false],
+    ['a value without ok is not', { ledger: 1 }, false],
+  ] as const)('behavior: %s', (_, value, expected) => {
+    expect(Upstream.isFailure(value)).toBe(expected)
+  })
+})
+
 describe('isUnhealthy', () => {
   test.each([
     ['failed', true],

@@ -66,6 +66,7 @@ function recording(options: { sequence?: bigint; baseFee?: bigint; p90?: bigint 
       const transaction = TransactionBuilder.fromXDR(envelope, passphrase)
       return { ok: true, status: 'success', hash: bytesToHex(transaction.hash()).slice(2), ledger: 78, feeCharged: 100n }
     },
+    available: () => ({ ok: true }),
   }
   return { network, submitted }
 }
@@ -218,7 +219,7 @@ describe('stellar: batch, submitted to Horizon', () => {
     server.fund(source.publicKey(), '1000', 12_884_901_888n)
     server.fund(alice, '10')
     server.fund(bob, '10')
-    app = mount(stellar({ network: horizon({ url: server.url, networkPassphrase: server.networkPassphrase }) }))
+    app = mount(stellar({ network: horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 }) }))
   })
 
   afterAll(() => server.stop())
@@ -242,7 +243,7 @@ describe('stellar: batch, submitted to Horizon', () => {
   })
 
   test('error: a sequence number taken meanwhile is a 502 with tx_bad_seq, and nothing moves', async () => {
-    const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase })
+    const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 })
     const racing = mount(
       stellar({
         network: {
@@ -292,7 +293,7 @@ describe('stellar: batch, submitted to Horizon', () => {
   })
 
   test('behavior: Horizon timing out on the submission answers pending, with the hash and until when it may land', async () => {
-    const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase })
+    const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 })
     const pending = mount(
       stellar({
         network: {
@@ -313,7 +314,7 @@ describe('stellar: batch, submitted to Horizon', () => {
   })
 
   test('error: Horizon failing after the envelope was handed over is a 502 that gives the hash to look up', async () => {
-    const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase })
+    const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 })
     const failing = mount(
       stellar({
         network: {

@@ -64,7 +64,7 @@ function recording(options: { sequence?: number; balance?: bigint; openLedgerFee
     submit: async (blob) => {
       submitted.push(blob)
       return { ok: true, hash: hashes.hashSignedTx(blob), result: submitted.length - 1 === options.queue ? 'terQUEUED' : 'tesSUCCESS' }
-    },
+    },  available: () => ({ ok: true }),
   }
   return { network, submitted }
 }
@@ -253,7 +253,7 @@ describe('xrp: batch, submitted to rippled', () => {
     server.fund(sender.classicAddress, '1000', 5)
     server.fund(alice, '10')
     server.fund(bob, '10')
-    app = mount(xrp({ network: rippled({ url: server.url }) }))
+    app = mount(xrp({ network: rippled({ url: server.url, retries: 0 }) }))
   })
 
   afterAll(() => server.stop())
@@ -311,7 +311,7 @@ describe('xrp: batch, submitted to rippled', () => {
   })
 
   test('error: a sequence number taken meanwhile is a 502 with tefPAST_SEQ, and nothing is sent', async () => {
-    const network = rippled({ url: server.url })
+    const network = rippled({ url: server.url, retries: 0 })
     const racing = mount(
       xrp({
         network: {
@@ -344,7 +344,7 @@ describe('xrp: batch, submitted to rippled', () => {
   })
 
   test('error: rippled failing during a submission is a 502 that marks that payment unknown', async () => {
-    const network = rippled({ url: server.url })
+    const network = rippled({ url: server.url, retries: 0 })
     let submits = 0
     const failing = mount(
       xrp({

@@ -23,6 +23,10 @@ export function testGateway(
     chains?: createGateway.Parameters['chains']
     /** OpenAI-compatible upstreams; absent, the AI endpoints are unavailable. */
     inference?: createGateway.Parameters['inference']
+    /** The Stellar network; absent, the Stellar endpoints are unavailable. */
+    stellar?: createGateway.Parameters['stellar']
+    /** The XRP Ledger; absent, the XRP endpoints are unavailable. */
+    xrp?: createGateway.Parameters['xrp']
     /** Payment settlement; absent, every paid endpoint is unavailable. */
     payment?: createGateway.Parameters['payment']
     /** Where events go. @default silent */
@@ -40,6 +44,8 @@ export function testGateway(
     onchain: parameters.onchain,
     chains: parameters.chains,
     inference: parameters.inference,
+    stellar: parameters.stellar,
+    xrp: parameters.xrp,
     payment: parameters.payment,
   })
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })

@@ -152,7 +152,7 @@ function lastBody(path: string) {
 
 describe('remote.verify', () => {
   test('default: posts the x402 v2 body and maps isValid: true', async () => {
-    const facilitator = remote({ url: `${baseUrl}/`, headers: { authorization: 'Bearer test-key' } })
+    const facilitator = remote({ url: `${baseUrl}/`, auth: { type: 'bearer', token: 'test-key' } })
     const authorization = await sign(payer(1), { to: randomAddress(), value: 1_500n })
     expect(await facilitator.verify({ authorization, domain: domain() })).toEqual({ ok: true })
 
@@ -279,6 +279,22 @@ describe('remote.settle', () => {
       reason: 'settlement_failed',
       message: expect.stringContaining('could not be reached'),
     })
+  })
+})
+
+describe('remote: breaker', () => {
+  test('behavior: a /settle the open breaker refuses was never sent, so it is settlement_failed, not pending', async () => {
+    const facilitator = remote({ url: `${baseUrl}/broken`, breaker: { threshold: 1, coolDownMs: 60_000 } })
+    const authorization = await sign(payer(4), { to: randomAddress(), value: 1n })
+    expect(await facilitator.settle({ authorization, domain: domain() })).toMatchObject({ ok: false, reason: 'settlement_pending' })
+    expect(facilitator.available()).toMatchObject({ ok: false, reason: expect.stringContaining('The facilitator failed 1 calls in a row') })
+    const sent = received.length
+    expect(await facilitator.settle({ authorization, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'settlement_failed',
+      message: expect.stringContaining('calls resume after'),
+    })
+    expect(received.length).toBe(sent)
   })
 })
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk/base'
 import { bytesToHex } from 'viem'
-import { horizon } from '../../../adapters/stellar/horizon.js'
+import { horizon, publicUrls } from '../../../adapters/stellar/horizon.js'
 import { type HorizonFixture, startHorizon } from './horizon-fixture.js'
 
 let server: HorizonFixture
@@ -13,7 +13,7 @@ beforeAll(() => {
   server = startHorizon()
   server.fund(source.publicKey(), '1000', 100n)
   server.fund(funded.publicKey(), '5')
-  network = horizon({ url: `${server.url}/`, networkPassphrase: server.networkPassphrase })
+  network = horizon({ url: `${server.url}/`, networkPassphrase: server.networkPassphrase, retries: 0 })
 })
 
 afterAll(() => server.stop())
@@ -102,37 +102,50 @@ describe('horizon: submit', () => {
 })
 
 describe('horizon: faults', () => {
-  test('error: a server error throws, naming the status and never the URL', async () => {
+  test('error: a server error is a failure, naming the status and never the URL', async () => {
     server.faults.push('server_error')
-    const error = await network.feeStats().catch((error: Error) => error)
-    expect(error).toBeInstanceOf(Error)
-    expect((error as Error).message).toBe('Horizon answered HTTP 500 (server_error).')
+    expect(await network.feeStats()).toEqual({ ok: false, reason: 'failed', status: 500, message: 'Horizon answered HTTP 500 (server_error).' })
   })
 
-  test('error: a rate limit throws', async () => {
+  test('error: a rate limit is a failure', async () => {
     server.faults.push('rate_limited')
-    await expect(network.loadAccount(source.publicKey())).rejects.toThrow('Horizon answered HTTP 429 (rate_limit_exceeded).')
+    expect(await network.loadAccount(source.publicKey())).toEqual({
+      ok: false,
+      reason: 'rate_limited',
+      status: 429,
+      message: 'Horizon answered HTTP 429 (rate_limit_exceeded).',
+    })
   })
 
-  test('error: a body that is not JSON throws', async () => {
+  test('error: a body that is not JSON is a failure', async () => {
     server.faults.push('not_json')
-    await expect(network.submit('AAAA')).rejects.toThrow('Horizon answered HTTP 502 with a body that is not JSON.')
+    expect(await network.submit('AAAA')).toMatchObject({ ok: false, message: 'Horizon answered HTTP 502 with a body that is not JSON.' })
   })
 
-  test('error: an unreachable server throws without the URL', async () => {
+  test('error: an unreachable server is a failure without the URL', async () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}/secret-key-in-path`
     closed.stop(true)
-    const error = (await horizon({ url, networkPassphrase: server.networkPassphrase }).feeStats().catch((error) => error)) as Error
-    expect(error.message).toBe('Horizon could not be reached.')
+    const failure = await horizon({ url, networkPassphrase: server.networkPassphrase, retries: 0 }).feeStats()
+    expect(failure).toEqual({ ok: false, reason: 'failed', status: undefined, message: 'Horizon could not be reached.' })
   })
 
-  test('error: a server slower than timeoutMs throws', async () => {
+  test('error: a server slower than timeoutMs is a timeout', async () => {
     const slow = Bun.serve({ port: 0, fetch: () => Bun.sleep(2_000).then(() => new Response('{}')) })
-    const error = (await horizon({ url: `http://127.0.0.1:${slow.port}`, networkPassphrase: server.networkPassphrase, timeoutMs: 50 })
-      .feeStats()
-      .catch((error) => error)) as Error
+    const failure = await horizon({ url: `http://127.0.0.1:${slow.port}`, networkPassphrase: server.networkPassphrase, timeoutMs: 50, retries: 0 }).feeStats()
     slow.stop(true)
-    expect(error.message).toBe('Horizon did not answer within 50 ms.')
+    expect(failure).toMatchObject({ ok: false, reason: 'timeout', message: 'Horizon did not answer within 50 ms.' })
+  })
+})
+
+describe('horizon: defaults', () => {
+  test("default: without url, SDF's public server of the network (constructed here, never called)", () => {
+    expect(publicUrls['Test SDF Network ; September 2015']).toBe('https://horizon-testnet.stellar.org')
+    expect(publicUrls['Public Global Stellar Network ; September 2015']).toBe('https://horizon.stellar.org')
+    expect(horizon({ networkPassphrase: 'Test SDF Network ; September 2015' }).available()).toEqual({ ok: true })
+  })
+
+  test('error: a network with no known public server needs its url', () => {
+    expect(() => horizon({ networkPassphrase: 'Standalone Network ; February 2017' })).toThrow('pass `url`')
   })
 })

@@ -12,7 +12,7 @@ beforeAll(() => {
   server = startRippled()
   server.fund(sender.classicAddress, '100', 7)
   server.fund(receiver.classicAddress, '20')
-  network = rippled({ url: server.url })
+  network = rippled({ url: server.url, retries: 0 })
 })
 
 afterAll(() => server.stop())
@@ -116,31 +116,35 @@ describe('rippled: submit', () => {
 })
 
 describe('rippled: faults', () => {
-  test('error: an HTTP error throws', async () => {
+  test('error: an HTTP error is a failure', async () => {
     server.faults.push('http_error')
-    await expect(network.fee()).rejects.toThrow('rippled answered fee with HTTP 503.')
+    expect(await network.fee()).toEqual({ ok: false, reason: 'failed', status: 503, message: 'rippled answered fee with HTTP 503.' })
   })
 
-  test('error: a busy server throws, whatever the command', async () => {
+  test('error: a busy server is a failure, whatever the command', async () => {
     server.faults.push('too_busy')
-    await expect(network.submit(payment().tx_blob)).rejects.toThrow('rippled cannot serve submit now (tooBusy).')
+    expect(await network.submit(payment().tx_blob)).toMatchObject({ ok: false, message: 'rippled cannot serve submit now (tooBusy).' })
   })
 
-  test('error: a body that is not JSON throws', async () => {
+  test('error: a body that is not JSON is a failure', async () => {
     server.faults.push('not_json')
-    await expect(network.serverInfo()).rejects.toThrow('rippled answered server_info with a body that is not JSON.')
+    expect(await network.serverInfo()).toMatchObject({ ok: false, reason: 'failed', message: 'rippled answered server_info with a body that is not JSON.' })
   })
 
-  test('error: an unreachable server throws without the URL', async () => {
+  test('error: an unreachable server is a failure without the URL', async () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}/provider-key`
     closed.stop(true)
-    await expect(rippled({ url }).fee()).rejects.toThrow(/^rippled could not be reached\.$/)
+    expect(await rippled({ url, retries: 0 }).fee()).toEqual({ ok: false, reason: 'failed', status: undefined, message: 'rippled could not be reached.' })
   })
 
-  test('error: a server slower than timeoutMs throws', async () => {
+  test('error: a server slower than timeoutMs is a timeout', async () => {
     const slow = Bun.serve({ port: 0, fetch: () => Bun.sleep(2_000).then(() => new Response('{}')) })
-    await expect(rippled({ url: `http://127.0.0.1:${slow.port}`, timeoutMs: 50 }).fee()).rejects.toThrow('rippled did not answer fee within 50 ms.')
+    expect(await rippled({ url: `http://127.0.0.1:${slow.port}`, timeoutMs: 50, retries: 0 }).fee()).toMatchObject({
+      ok: false,
+      reason: 'timeout',
+      message: 'rippled did not answer fee within 50 ms.',
+    })
     slow.stop(true)
   })
 })

@@ -1,5 +1,5 @@
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
-import { http } from '../../../adapters/upstream/http.js'
+import { vendor } from '../../../adapters/vendor/vendor.js'
 import { openaiStub } from '../../support/openai.js'
 
 const stub = openaiStub()
@@ -9,8 +9,8 @@ beforeEach(() => stub.reset())
 const apiKey = 'sk-test-0123456789abcdef'
 
 /** A client of the stub with quick limits. */
-function client(parameters: Partial<http.Parameters> = {}) {
-  return http({ name: 'the stub', baseUrl: stub.url, apiKey, retryDelayMs: 0, timeoutMs: 2_000, ...parameters })
+function client(parameters: Partial<vendor.Declaration> = {}) {
+  return vendor({ id: 'stub', name: 'the stub', baseUrl: stub.url, auth: { type: 'bearer', token: apiKey }, retryDelayMs: 0, timeoutMs: 2_000, ...parameters })
 }
 
 /** Makes the stub answer every request with `status` and an OpenAI error body. */
@@ -30,7 +30,7 @@ describe('json', () => {
   })
 
   test('behavior: no key, no authorization header; a trailing slash on the base URL is harmless', async () => {
-    await http({ name: 'the stub', baseUrl: `${stub.url}/` }).json({ method: 'GET', path: '/models' })
+    await vendor({ id: 'stub', name: 'the stub', baseUrl: `${stub.url}/` }).json({ method: 'GET', path: '/models' })
     expect(stub.last().path).toBe('/v1/models')
     expect(stub.last().headers.get('authorization')).toBeNull()
   })
@@ -120,7 +120,7 @@ describe('json', () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}/v1`
     closed.stop(true)
-    const outcome = await http({ name: 'the stub', baseUrl: url, retries: 0 }).json({ method: 'GET', path: '/models' })
+    const outcome = await vendor({ id: 'stub', name: 'the stub', baseUrl: url, retries: 0 }).json({ method: 'GET', path: '/models' })
     expect(outcome).toMatchObject({ ok: false, reason: 'failed', status: undefined })
     expect(JSON.stringify(outcome)).not.toContain(url)
   })
