@@ -1,4 +1,23 @@
-/** Stable snake_case codes of every error the core can raise. Codes never change once published. */
+/**
+ * Stable reasons a payment is refused. Each is a {@link Code} too: the problem document names it, and both x402
+ * versions carry it as their `error`. Reasons never change once published.
+ */
+export type Refusal =
+  | 'invalid_signature'
+  | 'amount_mismatch'
+  | 'wrong_payee'
+  | 'wrong_network'
+  | 'wrong_asset'
+  | 'not_yet_valid'
+  | 'expired'
+  | 'replayed'
+  | 'insufficient_funds'
+  | 'challenge_mismatch'
+  | 'malformed_payment'
+  | 'settlement_failed'
+  | 'settlement_pending'
+
+/** Stable snake_case codes of every error the project can raise, payment refusals included. Codes never change once published. */
 export type Code =
   | 'bad_request'
   | 'validation_failed'
@@ -17,11 +36,11 @@ export type Code =
   | 'upstream_rejected'
   | 'upstream_timeout'
   | 'payment_required'
-  | 'settlement_pending'
   | 'payment_in_progress'
   | 'idempotency_conflict'
   | 'response_not_retained'
   | 'internal_error'
+  | Refusal
 
 /** Base of every error raised on purpose by this project. Carries a stable `code` and an optional `cause`. */
 export abstract class BaseError extends Error {
@@ -212,6 +231,45 @@ export class ResponseNotRetainedError extends BaseError {
   override readonly code = 'response_not_retained' as const
   override readonly title = 'Response not retained'
   override readonly name = 'ResponseNotRetainedError'
+}
+
+/** A paid operation was called without a payment; the answer carries every offer. */
+export class PaymentRequiredError extends BaseError {
+  override readonly code = 'payment_required' as const
+  override readonly title = 'Payment required'
+  override readonly name = 'PaymentRequiredError'
+}
+
+/** A payment came with the request and was refused; `code` says why, and the answer carries the offer again. */
+export class PaymentRefusedError extends BaseError {
+  override readonly code: Refusal
+  override readonly title = 'Payment refused'
+  override readonly name = 'PaymentRefusedError'
+
+  constructor(parameters: PaymentRefusedError.Parameters, options: BaseError.Options = {}) {
+    super(parameters.message, options)
+    this.code = parameters.reason
+  }
+}
+
+export declare namespace PaymentRefusedError {
+  type Parameters = {
+    /** Why the payment is refused. */
+    reason: Refusal
+    /** One sentence for people. */
+    message: string
+  }
+}
+
+/** The gateway failed to complete the request for a reason of its own; the fault is logged, never shown. */
+export class InternalError extends BaseError {
+  override readonly code = 'internal_error' as const
+  override readonly title = 'Internal error'
+  override readonly name = 'InternalError'
+
+  constructor(options: BaseError.Options = {}) {
+    super('The gateway failed to complete the request. Nothing was charged.', options)
+  }
 }
 
 /**

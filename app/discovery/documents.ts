@@ -1,7 +1,8 @@
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
 import * as Schema from './schema.js'
-import { type Availability, type PaymentTerms, protocols, serviceName } from './terms.js'
+import type { PaymentTerms } from '../../core/PaymentTerms.js'
+import { type Availability, protocols, serviceName } from './terms.js'
 
 /** What every discovery document is generated from besides the catalog. */
 export type Context = {

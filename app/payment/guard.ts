@@ -1,30 +1,33 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { type Address, type Hash, getAddress } from 'viem'
-import type { RecoverPublicKey } from '../../core/Authorization.js'
+import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
   type BaseError,
   IdempotencyConflictError,
   PaymentInProgressError,
+  PaymentRefusedError,
+  PaymentRequiredError,
+  type Refusal,
   ResponseNotRetainedError,
   SettlementPendingError,
   ValidationError,
 } from '../../core/Errors.js'
-import type { Facilitator, Refusal } from '../../core/Facilitator.js'
+import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
 import type { Protocol } from '../../core/Ledger.js'
+import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
 import * as Problem from '../problem.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
-import type { PaymentTerms } from '../discovery/terms.js'
 import type { Logger } from '../log.js'
 import { decode } from './decode.js'
-import { type Claimed, serialize, settlement } from './settlement.js'
+import { type Claimed, settlement } from './settlement.js'
 import { offer } from './offer.js'
 import { receipt } from './receipt.js'
-import { domainOf, v1NetworkOf } from './x402.js'
+import { v1NetworkOf } from './x402.js'
 
 /** The message of every replay refusal. */
 const replayed = { reason: 'replayed', message: 'This payment authorization was already used for another request.' } as const
@@ -42,11 +45,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     parameters
   const claims = new WeakMap<Request, { claimed: Claimed; entry: Catalog.Entry }>()
   const scopes = new WeakMap<Request, Effects.Scope>()
-  const domain = domainOf(terms)
+  const domain = toDomain(terms)
   const settlements = settlement({ ledger, facilitator, domain, lease, store, logger, timeoutMs: settlementTimeoutMs })
 
   function refuse(request: Request, entry: Catalog.Entry, refusal?: { reason: Refusal; message: string }): Response {
-    const { status, headers, body } = offer({
+    const { headers, body } = offer({
       terms,
       amount: amountOf(entry),
       resource: parameters.resourceUrl(request),
@@ -57,20 +60,13 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       now: new Date(),
       ...(refusal ? { refusal } : {}),
     })
-    // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields for v1 clients.
-    const problem = {
-      type: `https://errors.agent-gateway.dev/${refusal?.reason ?? 'payment_required'}`,
-      title: refusal ? 'Payment refused' : 'Payment required',
-      status,
-      detail: refusal?.message ?? `${Catalog.key(entry)} costs ${Price.toText(entry.price)} in USDC; pay with x402 or MPP.`,
-      code: refusal?.reason ?? 'payment_required',
-      instance: new URL(request.url).pathname,
-      ...body,
-    }
-    return new Response(JSON.stringify(problem), {
-      status,
-      headers: { ...headers, 'content-type': 'application/problem+json' },
-    })
+    // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
+    const error = refusal
+      ? new PaymentRefusedError(refusal, { details: body })
+      : new PaymentRequiredError(`${Catalog.key(entry)} costs ${Price.toText(entry.price)} in USDC; pay with x402 or MPP.`, {
+          details: body,
+        })
+    return problem(request, error, headers)
   }
 
   function problem(request: Request, error: BaseError, headers: Record<string, string> = {}): Response {
