@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
 import type { Onchain } from '../../app/modules.js'
-import { amountOf } from '../../app/payment/guard.js'
 import * as Catalog from '../../core/Catalog.js'
+import * as Price from '../../core/Price.js'
 import { type Case, cases, filler } from '../support/fuzz.js'
 import { testGateway } from '../support/gateway.js'
 import { origin, paidGateway } from '../support/paid.js'
@@ -102,13 +102,13 @@ describe('schema fuzzer', () => {
         const paid = !Catalog.isFree(entry) && entry.price.type === 'fixed'
         // Every case on the routes that can run; a few on the others, to see that nothing is charged there.
         for (const fuzz of cases(entry, parties, { limit: available ? 30 : 3 })) {
-          const headers: Record<string, string> = paid ? { 'PAYMENT-SIGNATURE': await gateway.presigned({ signer: payer, value: amountOf(entry) }) } : {}
+          const headers: Record<string, string> = paid ? { 'PAYMENT-SIGNATURE': await gateway.presigned({ signer: payer, value: Price.quote({ price: entry.price }) }) } : {}
           const answered = await answer(gateway.gateway.handle, fuzz, headers)
           const problem = violation(answered)
           if (problem) failures.push(`${fuzz.method} ${fuzz.path.slice(0, 80)} (${fuzz.name}): ${problem}`)
           if (!paid || answered.status < 200 || answered.status >= 300) continue
           if (!answered.headers.get('payment-response')) failures.push(`${fuzz.method} ${fuzz.path.slice(0, 80)} (${fuzz.name}): served without a receipt`)
-          owed += amountOf(entry)
+          owed += Price.quote({ price: entry.price })
           served++
         }
       }

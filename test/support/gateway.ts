@@ -5,10 +5,10 @@ import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { createGateway } from '../../app/gateway.js'
 import { type Logger, silent } from '../../app/log.js'
-import { amountOf } from '../../app/payment/guard.js'
 import { terms } from '../../app/terms.js'
 import type { Signed } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
+import * as Price from '../../core/Price.js'
 
 /** A gateway on embedded defaults (plus any overrides), answering in process. */
 export function testGateway(
@@ -25,6 +25,8 @@ export function testGateway(
     inference?: createGateway.Parameters['inference']
     /** Payment settlement; absent, every paid endpoint is unavailable. */
     payment?: createGateway.Parameters['payment']
+    /** The modules to mount instead of the gateway's own. */
+    modules?: createGateway.Parameters['modules']
     /** Where events go. @default silent */
     logger?: Logger
   } = {},
@@ -41,6 +43,7 @@ export function testGateway(
     chains: parameters.chains,
     inference: parameters.inference,
     payment: parameters.payment,
+    modules: parameters.modules,
   })
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })
   return {
@@ -53,7 +56,7 @@ export function testGateway(
       const route = new URL(path, 'http://gateway.test').pathname
       const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
       if (!entry) throw new Error(`No catalog entry for ${method} ${route}`)
-      const header = await pay.presigned({ signer: payer, value: amountOf(entry) })
+      const header = await pay.presigned({ signer: payer, value: Price.quote({ price: entry.price }) })
       return gateway.handle(
         new Request(`http://gateway.test${path}`, {
           method,
