@@ -189,7 +189,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       return {
         available: false,
         code: 'not_implemented',
-        reason: `${key} is priced per request (${Price.toText(entry.price)}) and has no price rule on this gateway; nothing is charged for it.`,
+        reason:
+          `${key} is priced per request (${Price.toText(entry.price)}) and has no price rule on this gateway; ` +
+          'nothing is charged for it.',
       }
     return { available: true }
   }
@@ -274,7 +276,7 @@ export declare namespace createGateway {
     sessionSecret?: string | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf'> | undefined
-    /** The modules to mount, from what they may need (a custom deployment, or a test). @default every module of the gateway */
+    /** The modules to mount, given what they may need (a custom deployment, a test). @default the gateway's own */
     modules?: ((deps: ModuleDeps) => Mount[]) | undefined
     /** The batch-payment contract per chain; without it batch and payroll are unavailable. */
     batch?: ModuleDeps['batch']
@@ -329,7 +331,9 @@ function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entr
   const entry = served.find((candidate) => Catalog.key(candidate) === key)
   if (!entry) throw new Error(`A price rule is declared for ${key}, which its module does not serve.`)
   if (entry.price.type !== 'range' && entry.price.type !== 'varies')
-    throw new Error(`A price rule is declared for ${key}, whose price is ${Price.toText(entry.price)}: only ranges and varies take one.`)
+    throw new Error(
+      `A price rule is declared for ${key}, whose price is ${Price.toText(entry.price)}: only ranges and varies take one.`,
+    )
   Price.boundsOf(entry.price, rule)
   return rule
 }

@@ -17,7 +17,7 @@ export type Refusal =
   | 'settlement_failed'
   | 'settlement_pending'
 
-/** Stable snake_case codes of every error the project can raise, payment refusals included. Codes never change once published. */
+/** Stable snake_case codes of every error the project can raise, payment refusals included. They never change. */
 export type Code =
   | 'bad_request'
   | 'validation_failed'

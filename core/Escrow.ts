@@ -205,9 +205,10 @@ export declare namespace from {
  * `already_funded`, `settled`).
  */
 export function transition(escrow: Escrow, event: Event, now: Date): Escrow {
+  // `escrowStatus`, not `status`: details become members of the problem document, where `status` is the HTTP status.
+  const details = { escrowId: escrow.id, escrowStatus: escrow.status, event: event.type }
   const invalid = (reason: 'not_funded' | 'already_funded' | 'settled', message: string) =>
-    // `escrowStatus`, not `status`: details become members of the problem document, where `status` is the HTTP status.
-    new InvalidTransitionError(message, { details: { escrowId: escrow.id, escrowStatus: escrow.status, event: event.type, reason } })
+    new InvalidTransitionError(message, { details: { ...details, reason } })
   if (escrow.status === 'released' || escrow.status === 'cancelled')
     throw invalid('settled', `Escrow ${escrow.id} is already ${escrow.status}.`)
   switch (event.type) {
@@ -217,7 +218,10 @@ export function transition(escrow: Escrow, event: Event, now: Date): Escrow {
     case 'released':
     case 'cancelled':
       if (escrow.status !== 'active')
-        throw invalid('not_funded', `Escrow ${escrow.id} is not funded yet; it must be funded before it can be ${event.type}.`)
+        throw invalid(
+          'not_funded',
+          `Escrow ${escrow.id} is not funded yet; it must be funded before it can be ${event.type}.`,
+        )
       return { ...fieldsOf(escrow), status: event.type, fundedAt: escrow.fundedAt, settledAt: now }
   }
 }

@@ -14,4 +14,8 @@ export type Event = {
 }
 
 /** The next state after `event`; throws `InvalidTransitionError` when the event does not apply to `state`. */
-export type Transition<state, event extends Event, context = Date> = (state: state, event: event, context: context) => state
+export type Transition<state, event extends Event, context = Date> = (
+  state: state,
+  event: event,
+  context: context,
+) => state

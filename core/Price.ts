@@ -94,7 +94,7 @@ export type Bounds = {
 export type Rule<body = unknown, query = Record<string, unknown>> = {
   /** How the amount follows from the request, one line for people; discovery shows it beside the range. */
   description: string
-  /** Lowest and highest amount, for an entry priced `varies` (its catalog entry states none); a range's own bounds win. */
+  /** Lowest and highest amount, for an entry priced `varies` (the catalog states none); a range's bounds win. */
   bounds?: Bounds | undefined
   /** The amount for a validated request, in atomic units, before it is held within the bounds. Pure. */
   amount(input: Input<body, query>): bigint
@@ -134,7 +134,8 @@ export function boundsOf(price: Price, rule?: Rule | undefined): Bounds {
 export function quote(parameters: quote.Parameters): bigint {
   const { price, rule, input } = parameters
   if (price.type === 'fixed') return toAtomic(price.amount)
-  if (price.type !== 'free' && !rule) throw new Error(`A price of ${toText(price)} needs a rule to compute the amount of a call.`)
+  if (price.type !== 'free' && !rule)
+    throw new Error(`A price of ${toText(price)} needs a rule to compute a call's amount.`)
   const { min, max } = boundsOf(price, rule)
   const amount = rule!.amount(input ?? { body: undefined, query: {}, params: {} })
   return amount < min ? min : amount > max ? max : amount

@@ -191,7 +191,9 @@ function operation(entry: Catalog.Entry, context: Context) {
     operationId: Catalog.operationId(entry),
     tags: entry.tags,
     summary: entry.purpose,
-    description: `${priceText(entry.price, rule)} per call.${availability.available ? '' : ` Unavailable: ${availability.reason}`}`,
+    description: `${priceText(entry.price, rule)} per call.${
+      availability.available ? '' : ` Unavailable: ${availability.reason}`
+    }`,
     parameters: [...schema.path.map(parameter('path')), ...schema.query.map(parameter('query'))],
     ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } } : {}),
     responses: {
@@ -233,7 +235,13 @@ function priceInfo(price: Price.Price, rule?: Price.Rule) {
     case 'fixed':
       return { mode: 'fixed', amount: price.amount, currency: 'USD' }
     case 'range':
-      return { mode: 'range', minAmount: price.min, maxAmount: price.max, currency: 'USD', ...(rule ? { rule: rule.description } : {}) }
+      return {
+        mode: 'range',
+        minAmount: price.min,
+        maxAmount: price.max,
+        currency: 'USD',
+        ...(rule ? { rule: rule.description } : {}),
+      }
     case 'varies':
       return {
         mode: 'varies',

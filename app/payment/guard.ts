@@ -83,9 +83,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
     const error = refusal
       ? new PaymentRefusedError(refusal, { details: body })
-      : new PaymentRequiredError(`${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.`, {
-          details: body,
-        })
+      : new PaymentRequiredError(
+          `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.`,
+          { details: body },
+        )
     return problem(request, error, headers)
   }
 
@@ -359,7 +360,7 @@ export declare namespace guard {
     recoverPublicKey?: RecoverPublicKey | undefined
     /** Absolute URL of the requested resource, as offers name it. */
     resourceUrl: (request: Request) => string
-    /** The price rule of an entry priced per request (a range or `varies`). @default none: only fixed prices are charged */
+    /** The price rule of an entry priced per request (a range or `varies`). @default none: fixed prices only */
     ruleOf?: ((entry: Catalog.Entry) => Price.Rule | undefined) | undefined
     /** How long a caller waits for its settlement before it is told `settlement_pending`, in ms. @default 15_000 */
     settlementTimeoutMs?: number | undefined

@@ -10,10 +10,10 @@ export const rippleAlphabet = 'rpshnaf39wBUDNEGHJKLM4PQRST7VWXYZ2bcdeCg65jkm8oFq
 /** RFC 4648 base32 alphabet (uppercase, as Stellar strkeys use it), for messages that name a character outside it. */
 export const base32Alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'
 
-/** Base58 in the Bitcoin alphabet (Solana addresses); each leading zero byte is one `1`. Quadratic: callers bound the length. */
+/** Base58 in the Bitcoin alphabet (Solana addresses); each leading zero byte is one `1`. Callers bound the length. */
 export const base58: BytesCoder = bitcoinBase58
 
-/** Base58 in the XRP Ledger's alphabet; each leading zero byte is one `r`. Quadratic: callers bound the length. */
+/** Base58 in the XRP Ledger's alphabet; each leading zero byte is one `r`. Callers bound the length. */
 export const xrpBase58: BytesCoder = base58xrp
 
 /** Unpadded RFC 4648 base32, uppercase; refuses a length no byte string encodes to and non-zero unused bits. */
@@ -25,7 +25,7 @@ export const xrpBase58check: BytesCoder = utils.chain(
   base58xrp,
 )
 
-/** A Stellar strkey (SEP-23): version byte and payload, then their CRC-16/XMODEM little-endian, in unpadded base32. */
+/** A Stellar strkey (SEP-23): version byte and payload, then their CRC-16/XMODEM little-endian, in base32. */
 export const strkey: BytesCoder = utils.chain(
   utils.checksum(2, (payload) => {
     const crc = crc16Xmodem(payload)

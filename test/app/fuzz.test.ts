@@ -11,6 +11,9 @@ import { origin, paidGateway } from '../support/paid.js'
 // deliberate 501-504, every request answered, no problem repeats a long caller string, and with payments the USDC
 // the payee received on chain is exactly the price of the calls that were served.
 
+/** The amount a call to a fixed-price entry costs, in atomic units. */
+const amountOf = (entry: Catalog.Entry) => Price.quote({ price: entry.price })
+
 /** An answer slower than this is reported as a hang (a generous bound for a loaded machine, not a timing check). */
 const hangMs = 20_000
 
@@ -102,13 +105,13 @@ describe('schema fuzzer', () => {
         const paid = !Catalog.isFree(entry) && entry.price.type === 'fixed'
         // Every case on the routes that can run; a few on the others, to see that nothing is charged there.
         for (const fuzz of cases(entry, parties, { limit: available ? 30 : 3 })) {
-          const headers: Record<string, string> = paid ? { 'PAYMENT-SIGNATURE': await gateway.presigned({ signer: payer, value: Price.quote({ price: entry.price }) }) } : {}
+          const headers: Record<string, string> = paid ? { 'PAYMENT-SIGNATURE': await gateway.presigned({ signer: payer, value: amountOf(entry) }) } : {}
           const answered = await answer(gateway.gateway.handle, fuzz, headers)
           const problem = violation(answered)
           if (problem) failures.push(`${fuzz.method} ${fuzz.path.slice(0, 80)} (${fuzz.name}): ${problem}`)
           if (!paid || answered.status < 200 || answered.status >= 300) continue
           if (!answered.headers.get('payment-response')) failures.push(`${fuzz.method} ${fuzz.path.slice(0, 80)} (${fuzz.name}): served without a receipt`)
-          owed += Price.quote({ price: entry.price })
+          owed += amountOf(entry)
           served++
         }
       }

@@ -42,6 +42,8 @@ afterAll(async () => {
   await gateway.close()
 })
 
+/** The amount a call to a fixed-price entry costs, in atomic units. */
+const amountOf = (entry: Catalog.Entry) => Price.quote({ price: entry.price })
 const entryOf = (method: string, path: string) => Catalog.entries.find((entry) => entry.method === method && entry.path === path)!
 const chainsEntry = entryOf('GET', '/api/v1/rpc/chains')
 const invoiceEntry = entryOf('POST', '/api/v1/invoice/create')
@@ -93,7 +95,7 @@ describe('HEAD and foreign methods on paid routes', () => {
     const before = await gateway.balance(payer.address)
     for (const entry of paid.filter((candidate) => candidate.method === 'GET')) {
       const path = entry.path.replace(/:[A-Za-z]+/g, 'abc')
-      const header = await gateway.presigned({ signer: payer, value: Price.quote({ price: entry.price }) })
+      const header = await gateway.presigned({ signer: payer, value: amountOf(entry) })
       for (const headers of [{}, { 'PAYMENT-SIGNATURE': header }] as Record<string, string>[]) {
         const response = await gateway.fetch(new Request(`${origin}${path}`, { method: 'HEAD', headers }))
         const availability = gateway.gateway.availability(entry)
@@ -125,7 +127,7 @@ describe('HEAD and foreign methods on paid routes', () => {
 describe('settlement whose outcome is unknown', () => {
   test('behavior: a slow chain answers 503 settlement_pending with the hash; the retry gets the response, charged once', async () => {
     const payer = await fundedPayer(funds)
-    const header = await gateway.presigned({ signer: payer, value: Price.quote({ price: chainsEntry.price }) })
+    const header = await gateway.presigned({ signer: payer, value: amountOf(chainsEntry) })
     const request = () => new Request(`${origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     chain.delayMs = 2_000
     let first: Response
@@ -142,7 +144,7 @@ describe('settlement whose outcome is unknown', () => {
     const pending = decodePaymentResponseHeader(first.headers.get('payment-response')!)
     expect(pending).toMatchObject({ success: false, errorReason: 'settlement_pending' })
 
-    expect(await balanceReaching(payer.address, funds - Price.quote({ price: chainsEntry.price }))).toBe(funds - Price.quote({ price: chainsEntry.price }))
+    expect(await balanceReaching(payer.address, funds - amountOf(chainsEntry))).toBe(funds - amountOf(chainsEntry))
     const retried = await gateway.fetch(request())
     expect(retried.status).toBe(200)
     expect(((await retried.json()) as { chains: unknown[] }).chains.length).toBeGreaterThan(0)
@@ -150,12 +152,12 @@ describe('settlement whose outcome is unknown', () => {
     expect(receipt.success).toBe(true)
     const again = await gateway.fetch(request())
     expect(again.status).toBe(200)
-    expect(await gateway.balance(payer.address)).toBe(funds - Price.quote({ price: chainsEntry.price }))
+    expect(await gateway.balance(payer.address)).toBe(funds - amountOf(chainsEntry))
   })
 
   test('behavior: a connection dropped after the transaction went out is pending, not "nothing charged"; the retry is served once', async () => {
     const payer = await fundedPayer(funds)
-    const header = await gateway.presigned({ signer: payer, value: Price.quote({ price: invoiceEntry.price }) })
+    const header = await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) })
     chain.dropAfterSend = true
     let first: Response
     try {
@@ -170,12 +172,12 @@ describe('settlement whose outcome is unknown', () => {
     const body = (await retried.json()) as { invoice: { id: string } }
     expect(await invoicesOf(payer.address)).toHaveLength(1)
     expect((await invoicesOf(payer.address))[0]).toMatchObject({ id: body.invoice.id })
-    expect(await gateway.balance(payer.address)).toBe(funds - Price.quote({ price: invoiceEntry.price }))
+    expect(await gateway.balance(payer.address)).toBe(funds - amountOf(invoiceEntry))
   })
 
   test('security: the same authorization for another request is a replay, refused', async () => {
     const payer = await fundedPayer(funds)
-    const header = await gateway.presigned({ signer: payer, value: Price.quote({ price: invoiceEntry.price }) })
+    const header = await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) })
     expect((await gateway.fetch(invoiceRequest(payer.address, header, 'one'))).status).toBe(200)
     const other = await gateway.fetch(invoiceRequest(payer.address, header, 'two'))
     expect(other.status).toBe(402)
@@ -201,29 +203,29 @@ describe('idempotency keys', () => {
     const payer = await fundedPayer(funds)
     const id = `pay_${crypto.randomUUID().replaceAll('-', '')}`
     const first = await gateway.fetch(
-      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: Price.quote({ price: invoiceEntry.price }) }), id)),
+      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id)),
     )
     expect(first.status).toBe(200)
     const firstBody = await first.text()
     const second = await gateway.fetch(
-      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: Price.quote({ price: invoiceEntry.price }) }), id)),
+      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id)),
     )
     expect(second.status).toBe(200)
     expect(await second.text()).toBe(firstBody)
     expect(await invoicesOf(payer.address)).toHaveLength(1)
-    expect(await gateway.balance(payer.address)).toBe(funds - Price.quote({ price: invoiceEntry.price }))
+    expect(await gateway.balance(payer.address)).toBe(funds - amountOf(invoiceEntry))
 
     const conflict = await gateway.fetch(
-      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: Price.quote({ price: invoiceEntry.price }) }), id), 'other'),
+      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id), 'other'),
     )
     expect(conflict.status).toBe(409)
     expect(((await conflict.json()) as { code: string }).code).toBe('idempotency_conflict')
-    expect(await gateway.balance(payer.address)).toBe(funds - Price.quote({ price: invoiceEntry.price }))
+    expect(await gateway.balance(payer.address)).toBe(funds - amountOf(invoiceEntry))
   })
 
   test('error: a malformed payment-identifier is a 400 naming it, nothing charged', async () => {
     const payer = await fundedPayer(funds)
-    const header = withIdentifier(await gateway.presigned({ signer: payer, value: Price.quote({ price: chainsEntry.price }) }), 'short')
+    const header = withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(chainsEntry) }), 'short')
     const response = await gateway.fetch(new Request(`${origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } }))
     expect(response.status).toBe(400)
     expect(((await response.json()) as { field: string }).field).toBe('extensions.payment-identifier.info.id')
@@ -249,7 +251,7 @@ describe('idempotency keys', () => {
     expect(await second.text()).toBe(firstBody)
     expect(second.headers.get('payment-receipt')).toBeTruthy()
     expect(await invoicesOf(payer.address)).toHaveLength(1)
-    expect(await gateway.balance(payer.address)).toBe(funds - Price.quote({ price: invoiceEntry.price }))
+    expect(await gateway.balance(payer.address)).toBe(funds - amountOf(invoiceEntry))
   })
 })
 
@@ -284,8 +286,8 @@ describe.each(databases)('claims within the balance, on $name', ({ env: database
     const own = await paidGateway({ env })
     try {
       const payer = privateKeyToAccount(generatePrivateKey())
-      await own.devnet.fund({ address: payer.address, amount: Price.quote({ price: invoiceEntry.price }) })
-      const headers = await Promise.all(Array.from({ length: 10 }, () => own.presigned({ signer: payer, value: Price.quote({ price: invoiceEntry.price }) })))
+      await own.devnet.fund({ address: payer.address, amount: amountOf(invoiceEntry) })
+      const headers = await Promise.all(Array.from({ length: 10 }, () => own.presigned({ signer: payer, value: amountOf(invoiceEntry) })))
       const responses = await Promise.all(
         headers.map((header) =>
           own.fetch(
@@ -317,7 +319,7 @@ describe('claims and balances', () => {
     const payer = await fundedPayer(funds)
     chain.refuse = true
     try {
-      const response = await gateway.fetch(invoiceRequest(payer.address, await gateway.presigned({ signer: payer, value: Price.quote({ price: invoiceEntry.price }) })))
+      const response = await gateway.fetch(invoiceRequest(payer.address, await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) })))
       expect(response.status).toBe(402)
       expect(((await response.json()) as { code: string }).code).toBe('settlement_failed')
     } finally {
@@ -329,14 +331,14 @@ describe('claims and balances', () => {
 
   test('behavior: a claim left by a dead process does not block its authorization: the retry is served', async () => {
     const payer = await fundedPayer(funds)
-    const header = await gateway.presigned({ signer: payer, value: Price.quote({ price: chainsEntry.price }) })
+    const header = await gateway.presigned({ signer: payer, value: amountOf(chainsEntry) })
     const { payload } = decodePaymentSignatureHeader(header) as unknown as { payload: { authorization: { nonce: Hash } } }
     const request = () => new Request(`${origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     const key = { payer: payer.address, nonce: payload.authorization.nonce }
     // What a process killed mid-handler leaves: the claim, under a lease nobody renews.
     await gateway.ledger.claim({
       ...key,
-      amount: Price.quote({ price: chainsEntry.price }),
+      amount: amountOf(chainsEntry),
       endpoint: Catalog.key(chainsEntry),
       protocol: 'x402-v2',
       authorization: '{}',
@@ -347,12 +349,12 @@ describe('claims and balances', () => {
     const served = await gateway.fetch(request())
     expect(served.status).toBe(200)
     expect((await gateway.ledger.get(key))?.state).toBe('settled')
-    expect(await gateway.balance(payer.address)).toBe(funds - Price.quote({ price: chainsEntry.price }))
+    expect(await gateway.balance(payer.address)).toBe(funds - amountOf(chainsEntry))
   })
 
   test('behavior: a retry while the same call is being served is told to come back, not refused', async () => {
     const payer = await fundedPayer(funds)
-    const header = await gateway.presigned({ signer: payer, value: Price.quote({ price: chainsEntry.price }) })
+    const header = await gateway.presigned({ signer: payer, value: amountOf(chainsEntry) })
     const request = () => new Request(`${origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     const responses = await Promise.all(Array.from({ length: 5 }, () => gateway.fetch(request())))
     const statuses = responses.map((response) => response.status)
@@ -360,6 +362,6 @@ describe('claims and balances', () => {
     expect(statuses.every((status) => status === 200 || status === 503)).toBe(true)
     for (const response of responses.filter((candidate) => candidate.status === 503))
       expect(['payment_in_progress', 'settlement_pending']).toContain(((await response.json()) as { code: string }).code)
-    expect(await balanceReaching(payer.address, funds - Price.quote({ price: chainsEntry.price }))).toBe(funds - Price.quote({ price: chainsEntry.price }))
+    expect(await balanceReaching(payer.address, funds - amountOf(chainsEntry))).toBe(funds - amountOf(chainsEntry))
   })
 })
