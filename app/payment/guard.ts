@@ -5,6 +5,7 @@ import * as Catalog from '../../core/Catalog.js'
 import {
   type BaseError,
   IdempotencyConflictError,
+  InvalidTransitionError,
   PaymentInProgressError,
   PaymentRefusedError,
   PaymentRequiredError,
@@ -181,8 +182,20 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   }
 
   /** Releases a claim and takes back the writes of its call. */
+  /**
+   * Applies the guard's own move to a claim. The ledger refusing it is a fault of the gateway, not a conflict of the
+   * caller's: it becomes a plain fault (500), never the 409 an `InvalidTransitionError` would be at the edge.
+   */
+  async function move(key: Claimed['key'], event: Ledger.Event): Promise<Ledger.Entry> {
+    try {
+      return await ledger.apply(key, event)
+    } catch (error) {
+      throw error instanceof InvalidTransitionError ? new Error(`The payment ledger refused ${event.type}.`, { cause: error }) : error
+    }
+  }
+
   async function release(key: Claimed['key'], reason: string): Promise<void> {
-    const released = await ledger.apply(key, { type: 'release', reason })
+    const released = await move(key, { type: 'release', reason })
     await takeBack(released)
   }
 
@@ -307,7 +320,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         await release(key, `handler answered ${status}`)
         return { headers: {} }
       }
-      await ledger.apply(key, { type: 'settle', response: await keep(response, status) })
+      await move(key, { type: 'settle', response: await keep(response, status) })
       const settled = await settlements.settle(claimed)
       if (settled.ok)
         return {
