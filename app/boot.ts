@@ -27,14 +27,13 @@ import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
 import type * as Rpc from '../core/Rpc.js'
 import { ConfigError, type Config } from './config.js'
-import type { PaymentTerms } from './discovery/terms.js'
+import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import { createGateway } from './gateway.js'
 import type { Onchain } from './modules.js'
 import { scan } from '../modules/invoice/index.js'
 import type { Logger } from './log.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
-import { domainOf } from './payment/x402.js'
 import { StartError } from './startup.js'
 import { terms as termsOf } from './terms.js'
 
@@ -78,7 +77,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
     : relayerFacilitator(config, settlement, lease.slot)
   const facilitator = parameters.facilitator?.(configured) ?? configured
-  const books = { ledger, facilitator, domain: domainOf(terms), logger, store: storage.store, lease, settlementTimeoutMs: config.settlementTimeoutMs }
+  const books = { ledger, facilitator, domain: toDomain(terms), logger, store: storage.store, lease, settlementTimeoutMs: config.settlementTimeoutMs }
 
   await reconcile(books)
   const recoverPublicKey = await libsecp256k1()

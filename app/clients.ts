@@ -6,10 +6,9 @@ import { evm } from 'mppx/evm/client'
 import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { type Address, type Hex, type LocalAccount, toHex } from 'viem'
 import { toTypedData } from '../core/Authorization.js'
-import { domainOf } from './payment/x402.js'
 import { createPaymentHeader, selectPaymentRequirements } from 'x402/client'
 import { PaymentRequirementsSchema } from 'x402/types'
-import type { PaymentTerms } from './discovery/terms.js'
+import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 
 /**
  * The three official clients as an agent sets them up to pay this gateway: the same code drives the demo
@@ -53,7 +52,7 @@ export function clients(parameters: clients.Parameters) {
         validBefore: options.validBefore ?? now + 120n,
         nonce: options.nonce ?? toHex(crypto.getRandomValues(new Uint8Array(32))),
       }
-      const domain = { ...domainOf(terms), ...(options.chainId ? { chainId: options.chainId } : {}) }
+      const domain = { ...toDomain(terms), ...(options.chainId ? { chainId: options.chainId } : {}) }
       const signature = await options.signer.signTypedData(toTypedData(authorization, domain))
       const wire = (value: bigint) => value.toString()
       return encodePaymentSignatureHeader({

@@ -6,7 +6,7 @@ import { settleResponseFromHeader } from 'x402/types'
 import { mnemonic } from '../adapters/chain/devnet.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
-import type { PaymentTerms } from './discovery/terms.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 
 // A demo agent: pays a running gateway once with each official client and prints cost and transaction.
 // GATEWAY_URL (default http://127.0.0.1:3402) and DEMO_PRIVATE_KEY (default: devnet test account #1).

@@ -13,8 +13,9 @@ import {
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
 import type { Oracle } from '../core/Oracle.js'
+import * as Price from '../core/Price.js'
 import type * as Rpc from '../core/Rpc.js'
-import { type Deps as ModuleDeps, type Onchain, modules } from './modules.js'
+import { type Deps as ModuleDeps, type Mount, type Onchain, modules } from './modules.js'
 import type { Store } from '../core/Store.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
@@ -25,7 +26,8 @@ import * as Input from './input.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import * as Documents from './discovery/documents.js'
-import type { Availability, PaymentTerms } from './discovery/terms.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
+import type { Availability } from './discovery/terms.js'
 import { type Logger, describeError } from './log.js'
 import * as Problem from './problem.js'
 
@@ -39,12 +41,16 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
   const { config, terms, oracle, chains = [], store, onchain, sessionSecret = crypto.randomUUID() + crypto.randomUUID(), payment, logger } = parameters
   const inference = { chat: parameters.inference?.chat, decentralized: parameters.inference?.decentralized }
+  // Filled as modules mount: the price rules of the entries they serve that are priced per request.
+  const rules = new Map<string, Price.Rule>()
+  const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
   const payments = payment
     ? guard({
         terms,
         ...payment,
         store,
         logger,
+        ruleOf,
         resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
       })
     : undefined
@@ -109,7 +115,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       return Problem.toResponse(Problem.internal(instanceOf(request)), Cors.headers)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
-    .onBeforeHandle(async ({ request, route, body }) => {
+    .onBeforeHandle(async ({ request, route, body, query, params }) => {
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
       const entry = entryOfRoute.get(`${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
       if (!entry) return
@@ -119,7 +125,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           ? new NotImplementedError(availability.reason)
           : new UpstreamUnavailableError(availability.reason)
       if (Catalog.isFree(entry)) return
-      return payments!.before(request, entry, body)
+      return payments!.before(request, entry, { body, query, params })
     })
     .onAfterHandle(async ({ request, response, set }) => {
       if (!payments) return
@@ -140,12 +146,14 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
     return payments.payer(request)
   }
-  for (const mount of modules({ oracle, chains, caller, store: store && journaled(store), onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
+  const mounts = parameters.modules ?? modules
+  for (const mount of mounts({ oracle, chains, caller, store: store && journaled(store), onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
     const prefixes: readonly string[] = typeof mount.prefix === 'string' ? [mount.prefix] : mount.prefix
     const served = Catalog.entries.filter((candidate) => prefixes.some((prefix) => candidate.path.startsWith(prefix)))
     if ('plugin' in mount) {
       app.use(mount.plugin())
       if (mount.ready) for (const entry of served) readinessOf.set(Catalog.key(entry), mount.ready)
+      for (const [key, rule] of Object.entries(mount.prices ?? {})) rules.set(key, assertRule(key, rule, served))
     } else for (const entry of served) unconfigured.set(Catalog.key(entry), mount.missing)
   }
 
@@ -177,6 +185,14 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         code: 'upstream_unavailable',
         reason: `${key} is paid and this gateway has no payment settlement configured; nothing is charged for it.`,
       }
+    if ((entry.price.type === 'range' || entry.price.type === 'varies') && !rules.has(key))
+      return {
+        available: false,
+        code: 'not_implemented',
+        reason:
+          `${key} is priced per request (${Price.toText(entry.price)}) and has no price rule on this gateway; ` +
+          'nothing is charged for it.',
+      }
     return { available: true }
   }
 
@@ -195,6 +211,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     baseUrl: originOf(request),
     terms,
     availability: availabilityNow,
+    ruleOf,
     now: new Date(),
   })
   app
@@ -258,7 +275,9 @@ export declare namespace createGateway {
     /** Key that signs session tokens. @default random per start */
     sessionSecret?: string | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
-    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store'> | undefined
+    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf'> | undefined
+    /** The modules to mount, given what they may need (a custom deployment, a test). @default the gateway's own */
+    modules?: ((deps: ModuleDeps) => Mount[]) | undefined
     /** The batch-payment contract per chain; without it batch and payroll are unavailable. */
     batch?: ModuleDeps['batch']
     /** The Stellar network; without it the Stellar endpoints are unavailable. */
@@ -302,6 +321,21 @@ function pathsOf(entry: Catalog.Entry): string[] {
   const parameters = Catalog.pathParameters(entry)
   if (parameters.length === 0) return [entry.path]
   return [entry.path, entry.path.slice(0, entry.path.indexOf('/:'))]
+}
+
+/**
+ * A module's price rule, checked at boot: it must be keyed by an entry the module serves that is priced per request,
+ * and a `varies` entry's rule must state its bounds.
+ */
+function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entry[]): Price.Rule {
+  const entry = served.find((candidate) => Catalog.key(candidate) === key)
+  if (!entry) throw new Error(`A price rule is declared for ${key}, which its module does not serve.`)
+  if (entry.price.type !== 'range' && entry.price.type !== 'varies')
+    throw new Error(
+      `A price rule is declared for ${key}, whose price is ${Price.toText(entry.price)}: only ranges and varies take one.`,
+    )
+  Price.boundsOf(entry.price, rule)
+  return rule
 }
 
 /** Fails at boot when a mounted route has no catalog entry or a catalog entry has no route. */

@@ -2,6 +2,7 @@ import type { AnyElysia } from 'elysia'
 import type { Address } from 'viem'
 import type { EscrowChain } from '../core/EscrowChain.js'
 import type { Oracle } from '../core/Oracle.js'
+import type * as Price from '../core/Price.js'
 import type * as Rpc from '../core/Rpc.js'
 import type { Store } from '../core/Store.js'
 import type { Transfers } from '../core/Transfers.js'
@@ -74,6 +75,8 @@ export type Mount = {
       plugin: () => AnyElysia
       /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
       ready?: () => string | undefined
+      /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
+      prices?: Price.Rules | undefined
     }
   | { /** Why the module cannot run here. */ missing: string }
 )

@@ -1,4 +1,4 @@
-import { BaseError, type Code } from '../core/Errors.js'
+import { type BaseError, type Code, InternalError } from '../core/Errors.js'
 
 /** The one place where an error code becomes an HTTP status. */
 export const statusOf = {
@@ -19,11 +19,24 @@ export const statusOf = {
   upstream_rejected: 400,
   upstream_timeout: 504,
   payment_required: 402,
-  settlement_pending: 503,
   payment_in_progress: 503,
   idempotency_conflict: 409,
   response_not_retained: 410,
   internal_error: 500,
+  // A refused payment is answered with the offer again; an undecided settlement is no refusal but a retry later.
+  invalid_signature: 402,
+  amount_mismatch: 402,
+  wrong_payee: 402,
+  wrong_network: 402,
+  wrong_asset: 402,
+  not_yet_valid: 402,
+  expired: 402,
+  replayed: 402,
+  insufficient_funds: 402,
+  challenge_mismatch: 402,
+  malformed_payment: 402,
+  settlement_failed: 402,
+  settlement_pending: 503,
 } as const satisfies Record<Code, number>
 
 /** An RFC 9457 problem details object, with the project's stable `code`. */
@@ -44,7 +57,10 @@ export type Problem = {
   [extension: string]: unknown
 }
 
-/** Builds the problem object of an error raised on purpose. */
+/**
+ * Builds the problem object of an error: the one function every problem document comes from, 402 included. The
+ * error's details become extension members.
+ */
 export function fromError(error: BaseError, instance?: string): Problem {
   // Details come first so that no detail key can overwrite a standard member such as `status`.
   return {
@@ -60,20 +76,13 @@ export function fromError(error: BaseError, instance?: string): Problem {
 
 /** The problem shown for an unexpected fault; the fault itself is logged, never shown. */
 export function internal(instance?: string): Problem {
-  return {
-    type: 'https://errors.agent-gateway.dev/internal_error',
-    title: 'Internal error',
-    status: 500,
-    detail: 'The gateway failed to complete the request. Nothing was charged.',
-    code: 'internal_error',
-    ...(instance === undefined ? {} : { instance }),
-  }
+  return fromError(new InternalError(), instance)
 }
 
-/** Renders a problem as an `application/problem+json` response. */
+/** Renders a problem as an `application/problem+json` response; `headers` add to or replace the defaults. */
 export function toResponse(problem: Problem, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(problem), {
-    status: problem.status,
-    headers: { 'content-type': 'application/problem+json', 'cache-control': 'no-store', ...headers },
-  })
+  const all = new Headers({ 'content-type': 'application/problem+json', 'cache-control': 'no-store' })
+  // Set, not append: a header named in another letter case replaces the default rather than repeating it.
+  for (const [name, value] of Object.entries(headers)) all.set(name, value)
+  return new Response(JSON.stringify(problem), { status: problem.status, headers: all })
 }

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { clients } from '../app/clients.js'
-import type { PaymentTerms } from '../app/discovery/terms.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 
 // Paid calls per second and p50/p99 latency of x402 v2 exact calls, settlement confirmed on the devnet before
 // each response, at 1 and at 50 concurrent payers. The gateway runs in its own process exactly as `npm start`

@@ -5,7 +5,7 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { type LocalAccount, createPublicClient, createWalletClient, defineChain, erc20Abi, getAddress, http, parseUnits, toHex } from 'viem'
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { deployerIndex, mnemonic } from '../adapters/chain/devnet.js'
-import type { PaymentTerms } from '../app/discovery/terms.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 import { toTypedData } from '../core/Authorization.js'
 
 /** Fresh payer accounts, each minted `usdc` devnet USDC by the devnet's deployer (what `npm run fund` does). */

@@ -1,15 +1,16 @@
 import { ed25519 } from '@noble/curves/ed25519'
-import { sha256 } from '@noble/hashes/sha2'
 import { checksumAddress } from 'viem'
 import { ValidationError } from './Errors.js'
 import {
+  base32,
   base32Alphabet,
-  base32Decode,
-  base32Encode,
-  base58Decode,
-  base58Encode,
+  base58,
   bitcoinAlphabet,
+  decode,
   rippleAlphabet,
+  strkey,
+  xrpBase58,
+  xrpBase58check,
 } from './internal/baseEncoding.js'
 
 /** An address family the validator knows. */
@@ -169,7 +170,7 @@ export function validateSolana(address: string): Result {
   if (text) return text
   const bad = checkAlphabet(address, bitcoinAlphabet, 'the base58 alphabet, which leaves out 0, O, I and l')
   if (bad) return bad
-  const bytes = base58Decode(address, bitcoinAlphabet)!
+  const bytes = decode(base58, address)!
   if (bytes.length === 64 && isSolanaKeypair(bytes))
     return secret('The input is a Solana secret key (64-byte keypair), not an address; never share it, and move the funds if it was real.')
   if (bytes.length !== 32) {
@@ -185,7 +186,7 @@ export function validateXrp(address: string): Result {
   if (text) return text
   const bad = checkAlphabet(address, rippleAlphabet, 'the XRP base58 alphabet, which leaves out 0, O, I and l')
   if (bad) return bad
-  const bytes = base58Decode(address, rippleAlphabet)!
+  const bytes = decode(xrpBase58, address)!
   // Family seeds (`s...`, 21 bytes) and ed25519 seeds (`sEd...`, 23 bytes) are matched with a byte of slack either
   // way and before the checksum, so a seed with a typo is not echoed either.
   if (address.startsWith('s') && bytes.length >= 20 && bytes.length <= 24)
@@ -195,8 +196,8 @@ export function validateXrp(address: string): Result {
       'bad_length',
       `The text decodes to ${byteCount(bytes.length)}; a classic XRP address decodes to ${xrp.classicLength} and an X-address to ${xrp.xAddressLength}.`,
     )
-  const payload = bytes.subarray(0, -4)
-  if (!equalBytes(doubleSha256(payload).subarray(0, 4), bytes.subarray(-4)))
+  const payload = decode(xrpBase58check, address)
+  if (!payload)
     return invalid('bad_checksum', 'The XRP address checksum does not match, so it was probably mistyped; do not send funds to it.')
 
   if (bytes.length === xrp.classicLength) {
@@ -240,12 +241,12 @@ export function validateStellar(address: string): Result {
     return secret('The input looks like a Stellar secret seed (S...), not an address; never share it, and move the funds if it was real.')
   if (kind.length !== undefined && address.length !== kind.length)
     return invalid('bad_length', `The text has ${address.length} characters; a Stellar ${kind.name} (${address[0]}...) has ${kind.length}.`)
-  const bytes = base32Decode(address)
+  const bytes = decode(base32, address)
   if (!bytes)
     return invalid('bad_characters', 'The last character sets bits that no whole byte uses, so the base32 encoding is not canonical.')
   if (bytes.length < 3) return invalid('bad_length', `The text decodes to ${byteCount(bytes.length)}, too few for a Stellar strkey.`)
-  const payload = bytes.subarray(0, -2)
-  if (crc16Xmodem(payload) !== (bytes[bytes.length - 2]! | (bytes[bytes.length - 1]! << 8)))
+  const payload = decode(strkey, address)
+  if (!payload)
     return invalid('bad_checksum', 'The Stellar address checksum does not match, so it was probably mistyped; do not send funds to it.')
   if (payload[0] !== kind.version)
     return invalid(
@@ -353,31 +354,14 @@ function isSolanaKeypair(bytes: Uint8Array): boolean {
   return equalBytes(ed25519.getPublicKey(bytes.subarray(0, 32)), bytes.subarray(32))
 }
 
-function doubleSha256(bytes: Uint8Array): Uint8Array {
-  return sha256(sha256(bytes))
-}
-
 /** Encodes a 20-byte XRP account id as a classic `r...` address. */
 function toClassicAddress(accountId: Uint8Array): string {
-  const payload = new Uint8Array([xrp.accountVersion, ...accountId])
-  return base58Encode(new Uint8Array([...payload, ...doubleSha256(payload).subarray(0, 4)]), rippleAlphabet)
+  return xrpBase58check.encode(new Uint8Array([xrp.accountVersion, ...accountId]))
 }
 
 /** Encodes a 32-byte ed25519 key as a Stellar `G...` account strkey. */
 function toStellarAccount(key: Uint8Array): string {
-  const payload = new Uint8Array([stellar.kinds.G.version, ...key])
-  const checksum = crc16Xmodem(payload)
-  return base32Encode(new Uint8Array([...payload, checksum & 0xff, checksum >> 8]))
-}
-
-/** CRC-16/XMODEM (poly 0x1021, init 0x0000, no reflection), as Stellar strkeys use it; stored little-endian. */
-function crc16Xmodem(bytes: Uint8Array): number {
-  let crc = 0
-  for (const byte of bytes) {
-    crc ^= byte << 8
-    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff
-  }
-  return crc
+  return strkey.encode(new Uint8Array([stellar.kinds.G.version, ...key]))
 }
 
 function equalBytes(left: Uint8Array, right: Uint8Array): boolean {

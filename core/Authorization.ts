@@ -173,6 +173,34 @@ export declare namespace recover {
   }
 }
 
+/** A signed authorization as JSON text, as the ledger keeps it: bigints as decimal strings. */
+export function serialize(signed: Signed): string {
+  const { from, to, value, validAfter, validBefore, nonce, signature } = signed
+  return JSON.stringify({
+    from,
+    to,
+    value: value.toString(),
+    validAfter: validAfter.toString(),
+    validBefore: validBefore.toString(),
+    nonce,
+    signature,
+  })
+}
+
+/** Reads back an authorization written by {@link serialize}. */
+export function deserialize(text: string): Signed {
+  const parsed = JSON.parse(text) as Record<keyof Signed, string>
+  return {
+    from: parsed.from as Address,
+    to: parsed.to as Address,
+    value: BigInt(parsed.value),
+    validAfter: BigInt(parsed.validAfter),
+    validBefore: BigInt(parsed.validBefore),
+    nonce: parsed.nonce as Hex,
+    signature: parsed.signature as Hex,
+  }
+}
+
 /** Two lower-case hex digits of every byte value. */
 const hexOfByte = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'))
 

@@ -1,4 +1,4 @@
-import { UpstreamUnavailableError } from './Errors.js'
+import { BreakerOpenError } from './Errors.js'
 
 /**
  * A circuit breaker for one upstream: after `threshold` failed calls in a row it opens, and calls are refused
@@ -97,18 +97,5 @@ export declare namespace transition {
   type Parameters = Options & {
     /** Current time, epoch ms. */
     now: number
-  }
-}
-
-/** A call was attempted while the breaker refuses calls. */
-export class BreakerOpenError extends UpstreamUnavailableError {
-  /** Epoch ms when a call may start again. */
-  readonly retryAt: number
-
-  constructor(parameters: { retryAt: number }) {
-    super(`The upstream failed repeatedly; calls resume after ${new Date(parameters.retryAt).toISOString()}.`, {
-      details: { retryAt: new Date(parameters.retryAt).toISOString() },
-    })
-    this.retryAt = parameters.retryAt
   }
 }

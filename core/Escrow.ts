@@ -1,5 +1,5 @@
 import { type Address, type Hex, encodeFunctionData, erc20Abi, isAddressEqual, maxUint256, parseAbi, zeroAddress } from 'viem'
-import { BaseError, ConflictError, ValidationError } from './Errors.js'
+import { ConflictError, InvalidTransitionError, ValidationError } from './Errors.js'
 import type { Deposit } from './EscrowChain.js'
 
 /**
@@ -139,12 +139,6 @@ export type Event =
   | { /** The contract paid the beneficiary. */ type: 'released' }
   | { /** The contract refunded the depositor. */ type: 'cancelled' }
 
-/** Raised when an event does not apply to the escrow's status: the order create, fund, release or cancel. */
-export class InvalidTransitionError extends BaseError {
-  override readonly code = 'conflict' as const
-  override readonly title = 'The escrow is not in a status that allows this'
-}
-
 /**
  * A new escrow in status `created`. Throws {@link ValidationError} (naming the field) for anything the contract's
  * `deposit` would refuse: an id that is not bytes32, an amount of 0 or above a uint256, a zero beneficiary or
@@ -205,23 +199,31 @@ export declare namespace from {
 }
 
 /**
- * The next state of an escrow. Pure: store implementations may retry it. Throws {@link InvalidTransitionError}
- * when the event breaks the order: release or cancel before funding, funding twice, anything after settlement.
+ * The next state of an escrow, in the shape of every state machine (`Machine.Transition`). Pure: store
+ * implementations may retry it. Throws {@link InvalidTransitionError} when the event breaks the order: release or
+ * cancel before funding, funding twice, anything after settlement; `details.reason` says which (`not_funded`,
+ * `already_funded`, `settled`).
  */
 export function transition(escrow: Escrow, event: Event, now: Date): Escrow {
-  if (escrow.status === 'created' && event.type === 'funded') return { ...fieldsOf(escrow), status: 'active', fundedAt: now }
-  if (escrow.status === 'active' && event.type !== 'funded')
-    return { ...fieldsOf(escrow), status: event.type, fundedAt: escrow.fundedAt, settledAt: now }
   // `escrowStatus`, not `status`: details become members of the problem document, where `status` is the HTTP status.
   const details = { escrowId: escrow.id, escrowStatus: escrow.status, event: event.type }
-  if (escrow.status === 'created')
-    throw new InvalidTransitionError(
-      `Escrow ${escrow.id} is not funded yet; it must be funded before it can be ${event.type}.`,
-      { details: { ...details, reason: 'not_funded' } },
-    )
-  if (escrow.status === 'active')
-    throw new InvalidTransitionError(`Escrow ${escrow.id} is already funded.`, { details: { ...details, reason: 'already_funded' } })
-  throw new InvalidTransitionError(`Escrow ${escrow.id} is already ${escrow.status}.`, { details: { ...details, reason: 'settled' } })
+  const invalid = (reason: 'not_funded' | 'already_funded' | 'settled', message: string) =>
+    new InvalidTransitionError(message, { details: { ...details, reason } })
+  if (escrow.status === 'released' || escrow.status === 'cancelled')
+    throw invalid('settled', `Escrow ${escrow.id} is already ${escrow.status}.`)
+  switch (event.type) {
+    case 'funded':
+      if (escrow.status !== 'created') throw invalid('already_funded', `Escrow ${escrow.id} is already funded.`)
+      return { ...fieldsOf(escrow), status: 'active', fundedAt: now }
+    case 'released':
+    case 'cancelled':
+      if (escrow.status !== 'active')
+        throw invalid(
+          'not_funded',
+          `Escrow ${escrow.id} is not funded yet; it must be funded before it can be ${event.type}.`,
+        )
+      return { ...fieldsOf(escrow), status: event.type, fundedAt: escrow.fundedAt, settledAt: now }
+  }
 }
 
 /**

@@ -1,21 +1,9 @@
 import type { Address, Hash } from 'viem'
 import type { Domain, Signed } from './Authorization.js'
+import type { Refusal } from './Errors.js'
 
-/** Stable reasons a payment is refused; each maps to a 402 with this code and the protocol's own error. */
-export type Refusal =
-  | 'invalid_signature'
-  | 'amount_mismatch'
-  | 'wrong_payee'
-  | 'wrong_network'
-  | 'wrong_asset'
-  | 'not_yet_valid'
-  | 'expired'
-  | 'replayed'
-  | 'insufficient_funds'
-  | 'challenge_mismatch'
-  | 'malformed_payment'
-  | 'settlement_failed'
-  | 'settlement_pending'
+/** Stable reasons a payment is refused, one list with every error code (see `Errors.Refusal`). */
+export type { Refusal }
 
 /** Outcome of a check or an action that may be refused: data, not an exception. */
 export type Outcome<value> = ({ ok: true } & value) | { ok: false; reason: Refusal; message: string }

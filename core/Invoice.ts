@@ -1,5 +1,5 @@
 import { type Address, type Hash, type Hex, encodeFunctionData, erc20Abi, maxUint256, zeroAddress } from 'viem'
-import { BaseError, ValidationError } from './Errors.js'
+import { InvalidTransitionError, ValidationError } from './Errors.js'
 
 /**
  * Invoices paid by a plain ERC-20 transfer, detected on chain.
@@ -126,12 +126,6 @@ export type Event =
   | { /** A transfer that pays the invoice was found and claimed for it. */ type: 'payment_observed'; payment: Payment }
   | { /** The due date has passed and no payment was found. */ type: 'expire' }
 
-/** Raised when an event does not apply to the invoice. */
-export class InvalidTransitionError extends BaseError {
-  override readonly code = 'internal_error' as const
-  override readonly title = 'Invalid invoice transition'
-}
-
 /**
  * A new open invoice with the transaction that pays it. Throws {@link ValidationError} (naming the field) when the
  * amount is 0 or above a uint256, the recipient is the zero address, the memo or reference is too long, or the due
@@ -215,9 +209,9 @@ export function isPastDue(invoice: Fields, now: Date): boolean {
 }
 
 /**
- * The next state of an invoice. Pure: store implementations may retry it. Throws {@link InvalidTransitionError}
- * for an event that does not apply: anything on a final invoice, a payment {@link canPay} refuses, or `expire`
- * before the due date.
+ * The next state of an invoice, in the shape of every state machine (`Machine.Transition`). Pure: store
+ * implementations may retry it. Throws {@link InvalidTransitionError} for an event that does not apply: anything on
+ * a final invoice, a payment {@link canPay} refuses, or `expire` before the due date.
  */
 export function transition(invoice: Invoice, event: Event, now: Date): Invoice {
   if (invoice.status !== 'open')

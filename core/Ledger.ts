@@ -1,5 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
-import { BaseError } from './Errors.js'
+import { InvalidTransitionError } from './Errors.js'
 import type { Effect } from './Store.js'
 
 /** Payment protocols the gateway accepts. */
@@ -71,15 +71,10 @@ export type Event =
   | { /** Settlement failed; nothing moved. */ type: 'fail'; reason: string }
   | { /** The handler failed; the authorization may be used again. */ type: 'release'; reason: string }
 
-/** Raised when an event does not apply to the current state. */
-export class InvalidTransitionError extends BaseError {
-  override readonly code = 'internal_error' as const
-  override readonly title = 'Invalid ledger transition'
-  override readonly name = 'InvalidTransitionError'
-}
-
 /**
- * The next state of an entry. Pure: store implementations may retry it, so it has no side effects.
+ * The next state of an entry, in the shape of every state machine (`Machine.Transition`). Pure: store
+ * implementations may retry it, so it has no side effects. Throws {@link InvalidTransitionError} for an event that
+ * does not apply; inside the gateway that is a fault of its own.
  *
  * claimed -> settling -> settled | failed; claimed -> released | failed. `effect` adds to a claim's undo list;
  * `submitted` records the hash while settling; `adopt` moves an undecided settlement to another process.

@@ -1,5 +1,6 @@
 import { getAddress } from 'viem'
-import { type Entry, InvalidTransitionError, type Lease, type Ledger, transition } from '../../core/Ledger.js'
+import { InvalidTransitionError } from '../../core/Errors.js'
+import { type Entry, type Lease, type Ledger, transition } from '../../core/Ledger.js'
 import { decided, fromClaim, fromRow, live, outstanding, toKey, toRow } from './schema.js'
 
 /**

@@ -2,7 +2,8 @@ import { and, asc, eq, getTableColumns, isNotNull, lt, sql as raw } from 'drizzl
 import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { getAddress } from 'viem'
-import { type Claim, type ClaimResult, InvalidTransitionError, type Ledger, transition } from '../../core/Ledger.js'
+import { InvalidTransitionError } from '../../core/Errors.js'
+import { type Claim, type ClaimResult, type Ledger, transition } from '../../core/Ledger.js'
 import { isolate, migrateOnce, serverError } from '../internal/postgres.js'
 import {
   decided,

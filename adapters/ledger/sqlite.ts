@@ -1,15 +1,8 @@
 import { and, asc, eq, isNotNull, lt, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { getAddress } from 'viem'
-import {
-  type Claim,
-  type ClaimResult,
-  type Event,
-  InvalidTransitionError,
-  type Lease,
-  type Ledger,
-  transition,
-} from '../../core/Ledger.js'
+import { InvalidTransitionError } from '../../core/Errors.js'
+import { type Claim, type ClaimResult, type Event, type Lease, type Ledger, transition } from '../../core/Ledger.js'
 import { open } from '../internal/sqlite.js'
 import {
   decided,

@@ -1,7 +1,8 @@
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
 import * as Schema from './schema.js'
-import { type Availability, type PaymentTerms, protocols, serviceName } from './terms.js'
+import type { PaymentTerms } from '../../core/PaymentTerms.js'
+import { type Availability, protocols, serviceName } from './terms.js'
 
 /** What every discovery document is generated from besides the catalog. */
 export type Context = {
@@ -11,6 +12,8 @@ export type Context = {
   terms: PaymentTerms
   /** Availability of each entry. */
   availability: (entry: Catalog.Entry) => Availability
+  /** The price rule of an entry priced per request, where its module declares one. */
+  ruleOf: (entry: Catalog.Entry) => Price.Rule | undefined
   /** Current time. */
   now: Date
 }
@@ -28,7 +31,7 @@ export function overview(context: Context) {
     paidEndpoints: Object.fromEntries(
       Catalog.entries
         .filter((entry) => !Catalog.isFree(entry))
-        .map((entry) => [Catalog.key(entry), describe(entry, context.availability(entry))]),
+        .map((entry) => [Catalog.key(entry), describe(entry, context)]),
     ),
     links: { fullManifest: `${baseUrl}/.well-known/x402.json`, openapi: `${baseUrl}/openapi.json` },
     note:
@@ -49,7 +52,7 @@ export function openapi(context: Context) {
   for (const entry of Catalog.entries) {
     const path = entry.path.replace(/:([A-Za-z]+)/g, '{$1}')
     paths[path] ??= {}
-    paths[path]![entry.method.toLowerCase()] = operation(entry, context.availability(entry))
+    paths[path]![entry.method.toLowerCase()] = operation(entry, context)
   }
   return {
     openapi: '3.1.0',
@@ -120,7 +123,7 @@ export function manifest(context: Context) {
     counts: counts(),
     resources: paid.map((entry) => ({
       ...resource(entry),
-      price: priceInfo(entry.price),
+      price: priceInfo(entry.price, context.ruleOf(entry)),
       ...(entry.catalogPrice ? { catalogPrice: priceInfo(entry.catalogPrice) } : {}),
       network: terms.network,
       asset: terms.asset.address,
@@ -162,13 +165,15 @@ export function llmsText(context: Context): string {
   for (const category of [...new Set(Catalog.entries.map((entry) => entry.category))]) {
     lines.push(`## ${category}`)
     for (const entry of Catalog.entries.filter((candidate) => candidate.category === category))
-      lines.push(`- ${Catalog.key(entry)}: ${describe(entry, context.availability(entry))}`)
+      lines.push(`- ${Catalog.key(entry)}: ${describe(entry, context)}`)
     lines.push('')
   }
   return lines.join('\n')
 }
 
-function operation(entry: Catalog.Entry, availability: Availability) {
+function operation(entry: Catalog.Entry, context: Context) {
+  const availability = context.availability(entry)
+  const rule = context.ruleOf(entry)
   const schema = Schema.ofEntry(entry)
   const parameter = (location: 'query' | 'path') => (field: Catalog.Field) => ({
     name: field.name,
@@ -186,7 +191,9 @@ function operation(entry: Catalog.Entry, availability: Availability) {
     operationId: Catalog.operationId(entry),
     tags: entry.tags,
     summary: entry.purpose,
-    description: `${Price.toText(entry.price)} per call.${availability.available ? '' : ` Unavailable: ${availability.reason}`}`,
+    description: `${priceText(entry.price, rule)} per call.${
+      availability.available ? '' : ` Unavailable: ${availability.reason}`
+    }`,
     parameters: [...schema.path.map(parameter('path')), ...schema.query.map(parameter('query'))],
     ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } } : {}),
     responses: {
@@ -211,7 +218,7 @@ function operation(entry: Catalog.Entry, availability: Availability) {
     ...(paid
       ? {
           'x-payment-info': {
-            price: priceInfo(entry.price),
+            price: priceInfo(entry.price, rule),
             ...(entry.catalogPrice ? { catalogPrice: priceInfo(entry.catalogPrice) } : {}),
             protocols: ['mpp', 'x402'],
           },
@@ -221,23 +228,44 @@ function operation(entry: Catalog.Entry, availability: Availability) {
   }
 }
 
-function priceInfo(price: Price.Price) {
+/** A price as discovery documents state it; a price per request with its rule shows the bounds and the rule. */
+function priceInfo(price: Price.Price, rule?: Price.Rule) {
+  const ruled = rule && (price.type === 'range' || price.type === 'varies') ? Price.boundsOf(price, rule) : undefined
   switch (price.type) {
     case 'fixed':
       return { mode: 'fixed', amount: price.amount, currency: 'USD' }
     case 'range':
-      return { mode: 'range', minAmount: price.min, maxAmount: price.max, currency: 'USD' }
+      return {
+        mode: 'range',
+        minAmount: price.min,
+        maxAmount: price.max,
+        currency: 'USD',
+        ...(rule ? { rule: rule.description } : {}),
+      }
     case 'varies':
-      return { mode: 'varies', currency: 'USD' }
+      return {
+        mode: 'varies',
+        ...(ruled ? { minAmount: Price.fromAtomic(ruled.min), maxAmount: Price.fromAtomic(ruled.max) } : {}),
+        currency: 'USD',
+        ...(rule ? { rule: rule.description } : {}),
+      }
     case 'free':
       return { mode: 'free', currency: 'USD' }
   }
 }
 
-function describe(entry: Catalog.Entry, availability: Availability): string {
+/** A price for people: as stated, and for a price per request with a rule, the bounds and the rule. */
+function priceText(price: Price.Price, rule: Price.Rule | undefined): string {
+  if (!rule || (price.type !== 'range' && price.type !== 'varies')) return Price.toText(price)
+  const { min, max } = Price.boundsOf(price, rule)
+  return `$${Price.fromAtomic(min)}-$${Price.fromAtomic(max)} by request (${rule.description})`
+}
+
+function describe(entry: Catalog.Entry, context: Context): string {
+  const availability = context.availability(entry)
   const catalogPrice = entry.catalogPrice ? ` (catalog: ${Price.toText(entry.catalogPrice)})` : ''
   const unavailable = availability.available ? '' : ` [unavailable: ${availability.code}]`
-  return `${Price.toText(entry.price)}${catalogPrice} - ${entry.purpose}${unavailable}`
+  return `${priceText(entry.price, context.ruleOf(entry))}${catalogPrice} - ${entry.purpose}${unavailable}`
 }
 
 function counts() {

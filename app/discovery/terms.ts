@@ -1,24 +1,3 @@
-/** What every paid offer carries: where money goes and in which asset. Filled from config and the chain. */
-export type PaymentTerms = {
-  /** CAIP-2 network id, e.g. `eip155:8453`. */
-  network: `eip155:${number}`
-  /** The USDC contract payments are made in. */
-  asset: {
-    /** Token contract address. */
-    address: `0x${string}`
-    /** EIP-712 domain name of the token. */
-    name: string
-    /** EIP-712 domain version of the token. */
-    version: string
-    /** Token decimals (6 for USDC). */
-    decimals: number
-  }
-  /** Address that receives payments. */
-  payTo: `0x${string}`
-  /** How long a signed payment stays valid, in seconds. */
-  maxTimeoutSeconds: number
-}
-
 /** Whether an operation can run here; an unavailable one answers 501/503 before any payment. */
 export type Availability =
   | { /** It runs. */ available: true }

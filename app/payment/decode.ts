@@ -3,12 +3,12 @@ import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from '@x402/core/schem
 import { Challenge, Credential, PaymentRequest, evm, x402 } from 'mppx'
 import { type Hex, getAddress, isAddress, size } from 'viem'
 import { type RecoverPublicKey, recover, type Signed } from '../../core/Authorization.js'
-import type { Refusal } from '../../core/Facilitator.js'
+import type { Refusal } from '../../core/Errors.js'
 import { echo } from '../../core/internal/echo.js'
 import type { Protocol } from '../../core/Ledger.js'
-import type { PaymentTerms } from '../discovery/terms.js'
+import { type PaymentTerms, chainIdOf, toDomain } from '../../core/PaymentTerms.js'
 import * as Mpp from './mpp.js'
-import { chainIdOf, domainOf, v1NetworkOf } from './x402.js'
+import { v1NetworkOf } from './x402.js'
 
 // Matches the x402 facilitators: an authorization must outlive the settlement transaction by a few seconds.
 /** Seconds an authorization must still be valid for after now. */
@@ -102,7 +102,7 @@ async function check(
     return refuse('expired', `The authorization expired at ${echo(String(authorization.validBefore))} (unix seconds).`)
   // A 65-byte signature is an EOA's and recovers here; anything else (EIP-1271, EIP-6492) is for the chain to judge.
   if (size(authorization.signature) !== 65) return { ok: true, payment: { ...payment, authorization, signatureChecked: false } }
-  const signer = await recover(authorization, domainOf(terms), { recoverPublicKey: parameters.recoverPublicKey })
+  const signer = await recover(authorization, toDomain(terms), { recoverPublicKey: parameters.recoverPublicKey })
   if (signer === undefined || !sameAddress(signer, authorization.from))
     return refuse('invalid_signature', `The signature does not recover to ${echo(authorization.from)} under the token's EIP-712 domain.`)
   return { ok: true, payment: { ...payment, authorization, signatureChecked: true } }

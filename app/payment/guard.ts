@@ -1,30 +1,42 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { type Address, type Hash, getAddress } from 'viem'
-import type { RecoverPublicKey } from '../../core/Authorization.js'
+import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
   type BaseError,
   IdempotencyConflictError,
+  InvalidTransitionError,
   PaymentInProgressError,
+  PaymentRefusedError,
+  PaymentRequiredError,
+  type Refusal,
   ResponseNotRetainedError,
   SettlementPendingError,
   ValidationError,
 } from '../../core/Errors.js'
-import type { Facilitator, Refusal } from '../../core/Facilitator.js'
+import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
 import type { Protocol } from '../../core/Ledger.js'
+import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
 import * as Problem from '../problem.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
-import type { PaymentTerms } from '../discovery/terms.js'
 import type { Logger } from '../log.js'
 import { decode } from './decode.js'
-import { type Claimed, serialize, settlement } from './settlement.js'
+import { type Claimed, settlement } from './settlement.js'
 import { offer } from './offer.js'
 import { receipt } from './receipt.js'
-import { domainOf, v1NetworkOf } from './x402.js'
+import { v1NetworkOf } from './x402.js'
+
+/** A catalog entry with the exact amount one call to it costs. */
+type Priced = {
+  /** The entry called. */
+  entry: Catalog.Entry
+  /** The amount quoted for this call, in atomic units. */
+  amount: bigint
+}
 
 /** The message of every replay refusal. */
 const replayed = { reason: 'replayed', message: 'This payment authorization was already used for another request.' } as const
@@ -38,17 +50,29 @@ const replayed = { reason: 'replayed', message: 'This payment authorization was 
  * kept response once the chain has decided, charged once.
  */
 export function guard(parameters: guard.Parameters): guard.ReturnType {
-  const { terms, ledger, facilitator, secret, logger, lease, store, settlementTimeoutMs = 15_000, responseLimitBytes = 256 * 1024 } =
-    parameters
-  const claims = new WeakMap<Request, { claimed: Claimed; entry: Catalog.Entry }>()
+  const {
+    terms,
+    ledger,
+    facilitator,
+    secret,
+    logger,
+    lease,
+    store,
+    ruleOf = () => undefined,
+    settlementTimeoutMs = 15_000,
+    responseLimitBytes = 256 * 1024,
+  } = parameters
+  const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
   const scopes = new WeakMap<Request, Effects.Scope>()
-  const domain = domainOf(terms)
+  const domain = toDomain(terms)
   const settlements = settlement({ ledger, facilitator, domain, lease, store, logger, timeoutMs: settlementTimeoutMs })
 
-  function refuse(request: Request, entry: Catalog.Entry, refusal?: { reason: Refusal; message: string }): Response {
-    const { status, headers, body } = offer({
+  /** The 402 of a call: the offer of its exact amount, and why a payment that came with it was refused, if one did. */
+  function refuse(request: Request, priced: Priced, refusal?: { reason: Refusal; message: string }): Response {
+    const { entry, amount } = priced
+    const { headers, body } = offer({
       terms,
-      amount: amountOf(entry),
+      amount,
       resource: parameters.resourceUrl(request),
       description: entry.purpose,
       mimeType: 'application/json',
@@ -57,20 +81,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       now: new Date(),
       ...(refusal ? { refusal } : {}),
     })
-    // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields for v1 clients.
-    const problem = {
-      type: `https://errors.agent-gateway.dev/${refusal?.reason ?? 'payment_required'}`,
-      title: refusal ? 'Payment refused' : 'Payment required',
-      status,
-      detail: refusal?.message ?? `${Catalog.key(entry)} costs ${Price.toText(entry.price)} in USDC; pay with x402 or MPP.`,
-      code: refusal?.reason ?? 'payment_required',
-      instance: new URL(request.url).pathname,
-      ...body,
-    }
-    return new Response(JSON.stringify(problem), {
-      status,
-      headers: { ...headers, 'content-type': 'application/problem+json' },
-    })
+    // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
+    const error = refusal
+      ? new PaymentRefusedError(refusal, { details: body })
+      : new PaymentRequiredError(
+          `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.`,
+          { details: body },
+        )
+    return problem(request, error, headers)
   }
 
   function problem(request: Request, error: BaseError, headers: Record<string, string> = {}): Response {
@@ -126,7 +144,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
    * The answer to a retry of a paid call the ledger already holds: its kept response once settled, 503 while
    * undecided, 402 once failed. `retake` when the claim was held by a dead process and is now released.
    */
-  async function replay(request: Request, held: Ledger.Entry, entry: Catalog.Entry): Promise<Response | 'retake'> {
+  async function replay(request: Request, held: Ledger.Entry, priced: Priced): Promise<Response | 'retake'> {
     const key = { payer: held.payer, nonce: held.nonce }
     switch (held.state) {
       case 'settled':
@@ -145,7 +163,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         const settled = await settlements.finish(held)
         if (settled?.ok) return stored(request, (await ledger.get(key))!)
         if (!settled || settled.reason === 'settlement_pending') return pending(request, held, settled?.submitted ?? held.transaction)
-        return refuse(request, entry, { reason: 'settlement_failed', message: settled.message })
+        return refuse(request, priced, { reason: 'settlement_failed', message: settled.message })
       }
       case 'claimed':
         if (held.lease !== undefined && (await lease.isLive(held.lease)))
@@ -157,15 +175,27 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         await release(key, 'its process died before answering').catch(() => undefined)
         return 'retake'
       case 'failed':
-        return refuse(request, entry, { reason: 'settlement_failed', message: held.reason ?? 'The settlement failed; nothing was charged.' })
+        return refuse(request, priced, { reason: 'settlement_failed', message: held.reason ?? 'The settlement failed; nothing was charged.' })
       case 'released':
         return 'retake'
     }
   }
 
   /** Releases a claim and takes back the writes of its call. */
+  /**
+   * Applies the guard's own move to a claim. The ledger refusing it is a fault of the gateway, not a conflict of the
+   * caller's: it becomes a plain fault (500), never the 409 an `InvalidTransitionError` would be at the edge.
+   */
+  async function move(key: Claimed['key'], event: Ledger.Event): Promise<Ledger.Entry> {
+    try {
+      return await ledger.apply(key, event)
+    } catch (error) {
+      throw error instanceof InvalidTransitionError ? new Error(`The payment ledger refused ${event.type}.`, { cause: error }) : error
+    }
+  }
+
   async function release(key: Claimed['key'], reason: string): Promise<void> {
-    const released = await ledger.apply(key, { type: 'release', reason })
+    const released = await move(key, { type: 'release', reason })
     await takeBack(released)
   }
 
@@ -196,10 +226,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       scopes.set(request, Effects.open())
     },
 
-    async before(request, entry, body) {
+    async before(request, entry, input) {
+      // Before anything else, so that every answer (the 402, a refusal) offers this call's exact amount.
+      const amount = Price.quote({ price: entry.price, rule: ruleOf(entry), input })
+      const priced = { entry, amount }
       // HEAD is never served paid: it gets the offer, headers only, whatever it carries.
-      if (request.method === 'HEAD') return refuse(request, entry)
-      const amount = amountOf(entry)
+      if (request.method === 'HEAD') return refuse(request, priced)
       const now = new Date()
       const decoded = await decode({
         headers: request.headers,
@@ -211,32 +243,32 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         now,
         recoverPublicKey: parameters.recoverPublicKey,
       })
-      if (!decoded.ok) return refuse(request, entry, decoded)
-      if (!decoded.payment) return refuse(request, entry)
+      if (!decoded.ok) return refuse(request, priced, decoded)
+      if (!decoded.payment) return refuse(request, priced)
       const { protocol, authorization, challengeId } = decoded.payment
       const payer = getAddress(authorization.from)
       // A window longer than offered would let a crashed settlement stay undecided for that long.
       if (authorization.validBefore > BigInt(Math.floor(now.getTime() / 1000) + terms.maxTimeoutSeconds + 60))
-        return refuse(request, entry, {
+        return refuse(request, priced, {
           reason: 'malformed_payment',
           message: `validBefore is more than maxTimeoutSeconds (${terms.maxTimeoutSeconds}) ahead.`,
         })
       const idempotency = Idempotency.keyOf({ headers: request.headers, payment: decoded.payment })
       if (!idempotency.ok) return problem(request, new ValidationError({ field: idempotency.field, message: idempotency.message }))
-      const fingerprint = Idempotency.fingerprint({ request, body })
+      const fingerprint = Idempotency.fingerprint({ request, body: input.body })
       const key = { payer, nonce: authorization.nonce }
 
       // A retry of a call the ledger holds is answered from the ledger, before the chain is asked.
       const existing = await ledger.get(key)
       if (existing && existing.state !== 'released') {
-        if (existing.fingerprint !== fingerprint) return refuse(request, entry, replayed)
-        const answer = await replay(request, existing, entry)
+        if (existing.fingerprint !== fingerprint) return refuse(request, priced, replayed)
+        const answer = await replay(request, existing, priced)
         if (answer !== 'retake') return answer
       }
       const duplicate = async (prior: Ledger.Entry) => {
         if (prior.fingerprint !== fingerprint)
           return problem(request, new IdempotencyConflictError(`Idempotency key ${idempotency.key} was used for another request.`))
-        return replay(request, prior, entry)
+        return replay(request, prior, priced)
       }
       if (idempotency.key !== undefined) {
         const prior = await ledger.find({ payer, idempotencyKey: idempotency.key })
@@ -245,7 +277,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       }
 
       const verified = await facilitator.verify({ authorization, domain })
-      if (!verified.ok) return refuse(request, entry, verified)
+      if (!verified.ok) return refuse(request, priced, verified)
       const claim = await ledger.claim({
         payer,
         nonce: authorization.nonce,
@@ -261,18 +293,18 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       })
       if (!claim.ok) {
         if (claim.reason === 'insufficient_funds')
-          return refuse(request, entry, {
+          return refuse(request, priced, {
             reason: 'insufficient_funds',
             message: `${payer} holds ${verified.balance} atomic units; its calls in progress take ${claim.outstanding}, and this one needs ${amount} more.`,
           })
-        if (claim.existing.fingerprint !== fingerprint) return refuse(request, entry, replayed)
-        const answer = claim.reason === 'duplicate' ? await duplicate(claim.existing) : await replay(request, claim.existing, entry)
+        if (claim.existing.fingerprint !== fingerprint) return refuse(request, priced, replayed)
+        const answer = claim.reason === 'duplicate' ? await duplicate(claim.existing) : await replay(request, claim.existing, priced)
         // Lost a race twice over (the holder died meanwhile): the caller retries and finds it free.
         return answer === 'retake' ? problem(request, new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' }) : answer
       }
       const scope = scopes.get(request)
       if (scope) scope.record = async (effect) => void (await ledger.apply(key, { type: 'effect', effect }))
-      claims.set(request, { claimed: { key, protocol, authorization, endpoint: Catalog.key(entry), challengeId }, entry })
+      claims.set(request, { claimed: { key, protocol, authorization, endpoint: Catalog.key(entry), challengeId }, priced })
       return undefined
     },
 
@@ -280,7 +312,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const held = claims.get(request)
       if (!held) return { headers: {} }
       claims.delete(request)
-      const { claimed, entry } = held
+      const { claimed, priced } = held
       const scope = scopes.get(request)
       if (scope) scope.record = undefined
       const { key } = claimed
@@ -288,7 +320,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         await release(key, `handler answered ${status}`)
         return { headers: {} }
       }
-      await ledger.apply(key, { type: 'settle', response: await keep(response, status) })
+      await move(key, { type: 'settle', response: await keep(response, status) })
       const settled = await settlements.settle(claimed)
       if (settled.ok)
         return {
@@ -303,7 +335,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         }
       if (settled.reason === 'settlement_pending')
         return { withheld: pending(request, { protocol: claimed.protocol, payer: key.payer }, settled.submitted) }
-      return { withheld: refuse(request, entry, { reason: 'settlement_failed', message: settled.message }) }
+      return { withheld: refuse(request, priced, { reason: 'settlement_failed', message: settled.message }) }
     },
 
     async release(request, reason) {
@@ -341,6 +373,8 @@ export declare namespace guard {
     recoverPublicKey?: RecoverPublicKey | undefined
     /** Absolute URL of the requested resource, as offers name it. */
     resourceUrl: (request: Request) => string
+    /** The price rule of an entry priced per request (a range or `varies`). @default none: fixed prices only */
+    ruleOf?: ((entry: Catalog.Entry) => Price.Rule | undefined) | undefined
     /** How long a caller waits for its settlement before it is told `settlement_pending`, in ms. @default 15_000 */
     settlementTimeoutMs?: number | undefined
     /** Largest response kept for retries, in bytes; larger ones are served once. @default 262_144 */
@@ -351,8 +385,11 @@ export declare namespace guard {
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */
     open: (request: Request) => void
-    /** Before the handler: a response to send (402, or the answer of a retry), or `undefined` once the payment is claimed. */
-    before: (request: Request, entry: Catalog.Entry, body: unknown) => Promise<Response | undefined>
+    /**
+     * Before the handler, with the call's validated input: a response to send (402, or the answer of a retry), or
+     * `undefined` once the payment (of the amount quoted for this input) is claimed.
+     */
+    before: (request: Request, entry: Catalog.Entry, input: Price.Input) => Promise<Response | undefined>
     /** After the handler: settles on success (headers to add) or withholds the resource; releases on failure. */
     after: (
       request: Request,
@@ -363,10 +400,4 @@ export declare namespace guard {
     /** The verified payer of a paid request: the caller. */
     payer: (request: Request) => Address
   }
-}
-
-/** The atomic amount an entry charges; entries without a fixed price are never mounted behind the guard. */
-export function amountOf(entry: Catalog.Entry): bigint {
-  if (entry.price.type !== 'fixed') throw new Error(`${Catalog.key(entry)} has no fixed price to charge.`)
-  return Price.toAtomic(entry.price.amount)
 }

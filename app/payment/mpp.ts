@@ -1,7 +1,6 @@
 import { Challenge, PaymentRequest, evm } from 'mppx'
 import { formatUnits } from 'viem'
-import type { PaymentTerms } from '../discovery/terms.js'
-import { chainIdOf } from './x402.js'
+import { type PaymentTerms, chainIdOf } from '../../core/PaymentTerms.js'
 
 /** An MPP `evm` charge request in canonical form: atomic amount, checksummed addresses, `methodDetails`. */
 export type ChargeRequest = ReturnType<typeof evm.charge.schema.request.parse>

@@ -2,8 +2,8 @@ import { encodePaymentResponseHeader } from '@x402/core/http'
 import { Receipt, evm } from 'mppx'
 import type { Address, Hash } from 'viem'
 import type { Protocol } from '../../core/Ledger.js'
-import type { PaymentTerms } from '../discovery/terms.js'
-import { chainIdOf, v1NetworkOf } from './x402.js'
+import { type PaymentTerms, chainIdOf } from '../../core/PaymentTerms.js'
+import { v1NetworkOf } from './x402.js'
 
 /**
  * The success header of a settled payment, in the protocol it arrived in: `PAYMENT-RESPONSE` (x402 v2),

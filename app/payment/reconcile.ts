@@ -1,10 +1,10 @@
-import type { Domain } from '../../core/Authorization.js'
+import { type Domain, deserialize } from '../../core/Authorization.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type { Ledger } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
-import { deserialize, settlement } from './settlement.js'
+import { settlement } from './settlement.js'
 
 /**
  * Settles the books after a crash: a payment left `settling` is matched with the chain (settled there: recorded

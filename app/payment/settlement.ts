@@ -1,5 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
-import type { Domain, Signed } from '../../core/Authorization.js'
+import { type Domain, type Signed, deserialize } from '../../core/Authorization.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
 import type { Entry, Ledger, Protocol } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
@@ -125,24 +125,5 @@ export declare namespace settlement {
      * process took it first.
      */
     finish: (held: Entry) => Promise<Settled | undefined>
-  }
-}
-
-/** The authorization as stored in the ledger (bigints as decimal strings). */
-export function serialize(authorization: Signed): string {
-  return JSON.stringify(authorization, (_, value) => (typeof value === 'bigint' ? value.toString() : value))
-}
-
-/** Reads back an authorization stored by {@link serialize}. */
-export function deserialize(text: string): Signed {
-  const parsed = JSON.parse(text) as Record<string, string>
-  return {
-    from: parsed.from as Address,
-    to: parsed.to as Address,
-    value: BigInt(parsed.value!),
-    validAfter: BigInt(parsed.validAfter!),
-    validBefore: BigInt(parsed.validBefore!),
-    nonce: parsed.nonce as Signed['nonce'],
-    signature: parsed.signature as Signed['signature'],
   }
 }

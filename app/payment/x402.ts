@@ -1,8 +1,7 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1'
 import { getAddress } from 'viem'
-import type { Domain } from '../../core/Authorization.js'
-import type { PaymentTerms } from '../discovery/terms.js'
+import { type PaymentTerms, chainIdOf } from '../../core/PaymentTerms.js'
 
 // Written out here because @x402/core types a v1 `network` as CAIP-2, while v1 carries names like `base-sepolia`.
 /** x402 v1 payment requirements, as v1 clients parse them from a 402 body. */
@@ -31,26 +30,11 @@ export type RequirementsV1 = {
   extra: { name: string; version: string }
 }
 
-/** The chain id of an `eip155:<id>` network. */
-export function chainIdOf(network: PaymentTerms['network']): number {
-  return Number(network.slice('eip155:'.length))
-}
-
 /** The x402 v1 name of a network (`base-sepolia` for `eip155:84532`); `undefined` when v1 has no name for it. */
 export function v1NetworkOf(network: PaymentTerms['network']): string | undefined {
   const chainId = chainIdOf(network)
   // The official SDK's v1 EVM table; the legacy `x402` client knows a subset of it (Base and Base Sepolia included).
   return Object.entries(EVM_NETWORK_CHAIN_ID_MAP).find(([, id]) => id === chainId)?.[0]
-}
-
-/** The EIP-712 domain a payment under these terms is signed in. */
-export function domainOf(terms: PaymentTerms): Domain {
-  return {
-    name: terms.asset.name,
-    version: terms.asset.version,
-    chainId: chainIdOf(terms.network),
-    verifyingContract: getAddress(terms.asset.address),
-  }
 }
 
 /** The x402 v2 `exact` requirements of one offer. */

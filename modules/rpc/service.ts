@@ -1,4 +1,4 @@
-import { BaseError } from '../../core/Errors.js'
+import { RpcCallFailedError } from '../../core/Errors.js'
 import * as Rpc from '../../core/Rpc.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { CallBody } from './schema.js'
@@ -7,12 +7,6 @@ import type { CallBody } from './schema.js'
 export type Deps = {
   /** The chains callers may read from. */
   chains: readonly Rpc.Endpoint[]
-}
-
-/** The node refused or failed the forwarded call; the payment is released and nothing is charged. */
-export class RpcCallFailedError extends BaseError {
-  override readonly code = 'upstream_failed' as const
-  override readonly title = 'The chain refused the call'
 }
 
 /** The configured chains and the methods that may be forwarded. */

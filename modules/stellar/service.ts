@@ -1,6 +1,6 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk/base'
 import { bytesToHex, formatUnits } from 'viem'
-import { BaseError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { BaseError, StellarNetworkError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
 import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
@@ -16,16 +16,6 @@ export type Deps = {
   validForSeconds?: number
   /** Highest fee bid per operation, in stroops, whatever the fee stats say. @default 1_000_000n (0.1 XLM) */
   maxFeePerOperation?: bigint
-}
-
-/**
- * The Stellar network refused or failed the call: the payment is released and nothing is charged. `details.reason`
- * carries the network's own code (`tx_bad_seq`, `tx_failed` with `details.operations`, `not_found`), or
- * `network_error` when it could not be reached.
- */
-export class StellarNetworkError extends BaseError {
-  override readonly code = 'upstream_failed' as const
-  override readonly title = 'The Stellar network refused or failed the call'
 }
 
 /** Stroops per XLM, as a power of ten. */

@@ -1,7 +1,7 @@
 import { formatUnits } from 'viem'
 import { type Payment as PaymentTransaction, Wallet } from 'xrpl'
 import * as Address from '../../core/Address.js'
-import { BaseError, ConflictError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { BaseError, ConflictError, UpstreamUnavailableError, ValidationError, XrpNetworkError } from '../../core/Errors.js'
 import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
 import type * as XrpNetwork from '../../core/XrpNetwork.js'
@@ -15,16 +15,6 @@ export type Deps = {
   ledgerOffset?: number
   /** Highest fee per transaction, in drops, whatever the open ledger asks. @default 2_000_000n (2 XRP) */
   maxFeePerTransaction?: bigint
-}
-
-/**
- * The XRP Ledger refused or failed the call: the payment is released and nothing is charged. `details.reason` carries
- * the server's own code (`tecUNFUNDED_PAYMENT`, `tefPAST_SEQ`, `actNotFound`, ...), or `network_error` when it could
- * not be reached; for a batch, `details.payments` says which payments were submitted before it stopped.
- */
-export class XrpNetworkError extends BaseError {
-  override readonly code = 'upstream_failed' as const
-  override readonly title = 'The XRP Ledger refused or failed the call'
 }
 
 /** Drops per XRP, as a power of ten. */

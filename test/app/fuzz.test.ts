@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
 import type { Onchain } from '../../app/modules.js'
-import { amountOf } from '../../app/payment/guard.js'
 import * as Catalog from '../../core/Catalog.js'
+import * as Price from '../../core/Price.js'
 import { type Case, cases, filler } from '../support/fuzz.js'
 import { testGateway } from '../support/gateway.js'
 import { origin, paidGateway } from '../support/paid.js'
@@ -10,6 +10,9 @@ import { origin, paidGateway } from '../support/paid.js'
 // Every route of the catalog against the bounded schema fuzzer, without and with payments. Invariants: no 5xx but the
 // deliberate 501-504, every request answered, no problem repeats a long caller string, and with payments the USDC
 // the payee received on chain is exactly the price of the calls that were served.
+
+/** The amount a call to a fixed-price entry costs, in atomic units. */
+const amountOf = (entry: Catalog.Entry) => Price.quote({ price: entry.price })
 
 /** An answer slower than this is reported as a hang (a generous bound for a loaded machine, not a timing check). */
 const hangMs = 20_000

@@ -4,12 +4,13 @@ import { sha256 } from '@noble/hashes/sha2'
 import * as Address from '../../core/Address.js'
 import { ValidationError } from '../../core/Errors.js'
 import {
-  base32Decode,
-  base32Encode,
-  base58Decode,
-  base58Encode,
-  bitcoinAlphabet,
+  base32,
+  base58,
+  decode,
   rippleAlphabet,
+  strkey as strkeyCoder,
+  xrpBase58,
+  xrpBase58check,
 } from '../../core/internal/baseEncoding.js'
 
 // Encoders written here, independent of the validator, so every vector below is confirmed by a round trip
@@ -18,12 +19,12 @@ import {
 /** XRP base58check: payload followed by the first 4 bytes of sha256(sha256(payload)). */
 function xrpEncode(payload: Uint8Array): string {
   const checksum = sha256(sha256(payload)).subarray(0, 4)
-  return base58Encode(new Uint8Array([...payload, ...checksum]), rippleAlphabet)
+  return xrpBase58.encode(new Uint8Array([...payload, ...checksum]))
 }
 
 /** The 20-byte account id inside a classic XRP address. */
 function accountIdOf(classicAddress: string): Uint8Array {
-  return base58Decode(classicAddress, rippleAlphabet)!.subarray(1, 21)
+  return decode(xrpBase58, classicAddress)!.subarray(1, 21)
 }
 
 /** XLS-5d X-address of an account id with an optional 32-bit tag. */
@@ -50,7 +51,7 @@ function crc16(bytes: Uint8Array): number {
 function strkey(version: number, payload: Uint8Array): string {
   const body = new Uint8Array([version, ...payload])
   const checksum = crc16(body)
-  return base32Encode(new Uint8Array([...body, checksum & 0xff, checksum >> 8]))
+  return base32.encode(new Uint8Array([...body, checksum & 0xff, checksum >> 8]))
 }
 
 /** Replaces the character at `index` with another from the same alphabet. */
@@ -280,17 +281,17 @@ describe('Address.validateSolana', () => {
       ['EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v', undefined],
     ]
     for (const [address, expected] of vectors) {
-      const decoded = base58Decode(address, bitcoinAlphabet)!
+      const decoded = decode(base58, address)!
       expect(decoded.length).toBe(32)
       if (expected) expect(decoded).toEqual(expected)
-      expect(base58Encode(decoded, bitcoinAlphabet)).toBe(address)
+      expect(base58.encode(decoded)).toBe(address)
       expect(Address.validateSolana(address)).toMatchObject({ valid: true, format: 'solana', details: { checksum: false } })
     }
   })
 
   test('behavior: reports whether the key is on the ed25519 curve and accepts off-curve (PDA) keys', () => {
     const wallet = ed25519.getPublicKey(bytes(32, () => 1))
-    expect(Address.validateSolana(base58Encode(wallet, bitcoinAlphabet))).toEqual({
+    expect(Address.validateSolana(base58.encode(wallet))).toEqual({
       valid: true,
       format: 'solana',
       details: { checksum: false, onCurve: true },
@@ -304,7 +305,7 @@ describe('Address.validateSolana', () => {
         offCurve = candidate
       }
     }
-    expect(Address.validateSolana(base58Encode(offCurve, bitcoinAlphabet))).toEqual({
+    expect(Address.validateSolana(base58.encode(offCurve))).toEqual({
       valid: true,
       format: 'solana',
       details: { checksum: false, onCurve: false },
@@ -315,8 +316,8 @@ describe('Address.validateSolana', () => {
     const vectors: [string, Address.Reason, string][] = [
       ['0OIl' + solana.slice(4), 'bad_characters', 'Character "0" at position 0'],
       [`${solana.slice(0, 10)}O${solana.slice(11)}`, 'bad_characters', 'Character "O" at position 10'],
-      [base58Encode(bytes(31, (index) => index + 1), bitcoinAlphabet), 'bad_length', 'decodes to 31 bytes'],
-      [base58Encode(bytes(33, (index) => index + 1), bitcoinAlphabet), 'bad_length', 'decodes to 33 bytes'],
+      [base58.encode(bytes(31, (index) => index + 1)), 'bad_length', 'decodes to 31 bytes'],
+      [base58.encode(bytes(33, (index) => index + 1)), 'bad_length', 'decodes to 33 bytes'],
       ['1', 'bad_length', 'decodes to 1 byte;'],
     ]
     for (const [address, reason, message] of vectors)
@@ -325,7 +326,7 @@ describe('Address.validateSolana', () => {
 
   test('error: a transaction signature is bad_length', () => {
     const signature = ed25519.sign(new TextEncoder().encode('hello'), bytes(32, () => 1))
-    expect(Address.validateSolana(base58Encode(signature, bitcoinAlphabet))).toEqual({
+    expect(Address.validateSolana(base58.encode(signature))).toEqual({
       valid: false,
       reason: 'bad_length',
       message: 'The text decodes to 64 bytes; a Solana address decodes to 32 (64 bytes is the length of a transaction signature).',
@@ -334,7 +335,7 @@ describe('Address.validateSolana', () => {
 
   test('error: a 64-byte keypair is a secret and is redacted', () => {
     const seed = bytes(32, (index) => 255 - index)
-    const keypair = base58Encode(new Uint8Array([...seed, ...ed25519.getPublicKey(seed)]), bitcoinAlphabet)
+    const keypair = base58.encode(new Uint8Array([...seed, ...ed25519.getPublicKey(seed)]))
     expect(Address.validateSolana(keypair)).toMatchObject({ valid: false, reason: 'secret_seed_not_address' })
     const result = Address.validate({ address: keypair, families: ['evm'] })
     expect(result.address).toBe('<redacted>')
@@ -388,7 +389,7 @@ describe('Address.validateXrp', () => {
 
   test('error: version, length, tag and characters', () => {
     const accountId = accountIdOf(xrpGenesis)
-    const tagged = base58Decode(xAddressVectors[1]![2], rippleAlphabet)!.subarray(0, -4)
+    const tagged = decode(xrpBase58, xAddressVectors[1]![2])!.subarray(0, -4)
     const vectors: [string, Address.Reason][] = [
       [xrpEncode(new Uint8Array([0x05, ...accountId])), 'bad_version'],
       // ripple-address-codec's bad-prefix vector.
@@ -411,7 +412,7 @@ describe('Address.validateXrp', () => {
   test('error: a secret seed is reported and redacted', () => {
     // The well-known genesis seed ("masterpassphrase"); its checksum confirms it.
     const seed = 'snoPBrXtMeMyMHUVTgbuqAfg1SUTb'
-    const decoded = base58Decode(seed, rippleAlphabet)!
+    const decoded = decode(xrpBase58, seed)!
     expect(xrpEncode(decoded.subarray(0, -4))).toBe(seed)
     expect(decoded[0]).toBe(0x21)
     expect(Address.validateXrp(seed)).toMatchObject({ valid: false, reason: 'secret_seed_not_address' })
@@ -427,7 +428,7 @@ describe('Address.validateStellar', () => {
   test('behavior: accepts account addresses, including ones built from known keys', () => {
     const known = [stellarAccount, stellarBase, 'GA3D5KRYM6CB7OWQ6TWYRR3Z4T7GNZLKERYNZGGA5SOAOPIFY6YQHES5']
     for (const address of known) {
-      const decoded = base32Decode(address)!
+      const decoded = decode(base32, address)!
       expect(strkey(decoded[0]!, decoded.subarray(1, 33))).toBe(address)
     }
     expect(strkey(6 << 3, new Uint8Array(32))).toBe('GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF')
@@ -437,7 +438,7 @@ describe('Address.validateStellar', () => {
 
   test('behavior: accepts muxed accounts and unpacks the account and id', () => {
     for (const [address, muxedId] of muxedVectors) {
-      const decoded = base32Decode(address)!
+      const decoded = decode(base32, address)!
       expect(strkey(decoded[0]!, decoded.subarray(1, 41))).toBe(address)
       expect(Address.validateStellar(address)).toEqual({
         valid: true,
@@ -515,28 +516,40 @@ describe('baseEncoding', () => {
     const vectors = [['', ''], ['f', 'MY'], ['fo', 'MZXQ'], ['foo', 'MZXW6'], ['foob', 'MZXW6YQ'], ['fooba', 'MZXW6YTB'], ['foobar', 'MZXW6YTBOI']]
     for (const [text, encoded] of vectors) {
       const raw = new TextEncoder().encode(text)
-      expect(base32Encode(raw)).toBe(encoded!)
-      expect(base32Decode(encoded!)).toEqual(raw)
+      expect(base32.encode(raw)).toBe(encoded!)
+      expect(decode(base32, encoded!)).toEqual(raw)
     }
   })
 
   test('behavior: base58 keeps leading zero bytes and round-trips', () => {
-    expect(base58Encode(new TextEncoder().encode('Hello World!'), bitcoinAlphabet)).toBe('2NEpo7TZRRrLZSi2U')
-    expect(base58Decode('1112', bitcoinAlphabet)).toEqual(new Uint8Array([0, 0, 0, 1]))
-    expect(base58Decode('rrrp', rippleAlphabet)).toEqual(new Uint8Array([0, 0, 0, 1]))
+    expect(base58.encode(new TextEncoder().encode('Hello World!'))).toBe('2NEpo7TZRRrLZSi2U')
+    expect(decode(base58, '1112')).toEqual(new Uint8Array([0, 0, 0, 1]))
+    expect(decode(xrpBase58, 'rrrp')).toEqual(new Uint8Array([0, 0, 0, 1]))
     for (const length of [0, 1, 5, 32, 64]) {
       const raw = bytes(length, (index) => (index < 3 ? 0 : (index * 37 + 11) & 0xff))
-      for (const alphabet of [bitcoinAlphabet, rippleAlphabet]) expect(base58Decode(base58Encode(raw, alphabet), alphabet)).toEqual(raw)
-      expect(base32Decode(base32Encode(raw))).toEqual(raw)
+      for (const coder of [base58, xrpBase58]) expect(decode(coder, coder.encode(raw))).toEqual(raw)
+      expect(decode(base32, base32.encode(raw))).toEqual(raw)
     }
   })
 
+  test('behavior: the checksummed coders match the encoders written here, and refuse a changed character', () => {
+    for (const length of [1, 21, 33]) {
+      const payload = bytes(length, (index) => (index * 53 + 7) & 0xff)
+      expect(xrpBase58check.encode(payload)).toBe(xrpEncode(payload))
+      expect(decode(xrpBase58check, xrpEncode(payload))).toEqual(payload)
+      expect(strkeyCoder.encode(payload)).toBe(strkey(payload[0]!, payload.subarray(1)))
+      expect(decode(strkeyCoder, strkey(payload[0]!, payload.subarray(1)))).toEqual(payload)
+    }
+    expect(decode(xrpBase58check, changeCharacter(xrpGenesis, 10, rippleAlphabet))).toBeUndefined()
+    expect(decode(strkeyCoder, changeCharacter(stellarAccount, 20, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'))).toBeUndefined()
+  })
+
   test('error: decoders return undefined for text no bytes encode to', () => {
-    expect(base58Decode('10', bitcoinAlphabet)).toBeUndefined()
-    expect(base32Decode('MY=')).toBeUndefined()
-    expect(base32Decode('my')).toBeUndefined()
-    expect(base32Decode('M')).toBeUndefined()
-    expect(base32Decode('MZX')).toBeUndefined()
-    expect(base32Decode('MZ')).toBeUndefined()
+    expect(decode(base58, '10')).toBeUndefined()
+    expect(decode(base32, 'MY=')).toBeUndefined()
+    expect(decode(base32, 'my')).toBeUndefined()
+    expect(decode(base32, 'M')).toBeUndefined()
+    expect(decode(base32, 'MZX')).toBeUndefined()
+    expect(decode(base32, 'MZ')).toBeUndefined()
   })
 })

@@ -203,3 +203,19 @@ describe('libsecp256k1', () => {
     }
   })
 })
+
+describe('serialize', () => {
+  test('behavior: round-trips every signed authorization exactly, uint256 edges included', () => {
+    for (const { signed } of vectors) expect(Authorization.deserialize(Authorization.serialize(signed))).toEqual(signed)
+  })
+
+  test('behavior: bigints are decimal strings, so the text is JSON', () => {
+    const { signed } = vectors[0]!
+    expect(JSON.parse(Authorization.serialize(signed))).toEqual({
+      ...signed,
+      value: signed.value.toString(),
+      validAfter: signed.validAfter.toString(),
+      validBefore: signed.validBefore.toString(),
+    })
+  })
+})

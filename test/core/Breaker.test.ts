@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import * as Breaker from '../../core/Breaker.js'
+import { BreakerOpenError } from '../../core/Errors.js'
 
 const options = { threshold: 3, coolDownMs: 1_000 }
 const at = (now: number) => ({ ...options, now })
@@ -53,12 +54,12 @@ describe('transition', () => {
 
   test('error: an attempt while it refuses calls throws BreakerOpenError (upstream_unavailable)', () => {
     const attempt = () => Breaker.transition({ status: 'open', until: 6_000 }, { type: 'attempt' }, at(5_000))
-    expect(attempt).toThrow(Breaker.BreakerOpenError)
+    expect(attempt).toThrow(BreakerOpenError)
     try {
       attempt()
     } catch (error) {
-      expect((error as Breaker.BreakerOpenError).code).toBe('upstream_unavailable')
-      expect((error as Breaker.BreakerOpenError).retryAt).toBe(6_000)
+      expect((error as BreakerOpenError).code).toBe('upstream_unavailable')
+      expect((error as BreakerOpenError).retryAt).toBe(6_000)
     }
   })
 })

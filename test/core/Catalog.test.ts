@@ -1,12 +1,13 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
 import * as Catalog from '../../core/Catalog.js'
 import { categories } from '../../core/internal/catalogEntries.js'
 import * as Price from '../../core/Price.js'
+import { type Endpoint, extract, readFixture, readSpec } from '../support/spec.js'
 
-// The spec is read at test time so that any drift between it and the catalog fails here.
-const spec = readFileSync(new URL('../../../shared/spec/gateway-interface.md', import.meta.url), 'utf8')
-const lines = spec.split('\n')
+// The catalog is checked against the checked-in fixture of the spec's tables, always, and the fixture against the
+// spec itself whenever it is present (beside the repository), so that drift between any two of them fails here.
+const fixture = readFixture()
+const spec = readSpec()
 
 /** Section heading of the catalog-only list. */
 const catalogOnlyHeading = 'Endpoints listed only in the catalog'
@@ -56,50 +57,26 @@ const implementedFree: Record<string, { request: string[]; response: string[] }>
   'GET /free/timestamp': { request: [], response: ['seconds', 'milliseconds', 'iso'] },
 }
 
-type Row = { section: string; cells: string[]; method: string; path: string; price: string }
+type Row = Endpoint
 type ExpectedField = Pick<Catalog.Field, 'name' | 'type' | 'required' | 'in'>
 
-function cellsOf(line: string): string[] {
-  return line.split('|').slice(1, -1).map((cell) => cell.trim())
-}
-
-/** Every table row under "## Endpoints" whose first cell is an HTTP method. */
-function endpointRows(): Row[] {
-  const start = lines.indexOf('## Endpoints')
-  const end = lines.findIndex((line, index) => index > start && line.startsWith('## '))
-  const rows: Row[] = []
-  let section = ''
-  for (const line of lines.slice(start, end)) {
-    if (line.startsWith('### ')) section = line.slice(4).trim()
-    if (!line.startsWith('|')) continue
-    const cells = cellsOf(line)
-    if (!/^(GET|POST|PUT|PATCH|DELETE)$/.test(cells[0]!)) continue
-    rows.push({ section, cells, method: cells[0]!, path: cells[1]!, price: cells[2]! })
-  }
-  return rows
-}
-
-/** Data rows of the first table after the line that starts with `title`. */
+/** Data rows of the first field table after the line that starts with `title`. */
 function tableAfter(title: string): string[][] {
-  const start = lines.findIndex((line) => line.startsWith(title))
-  if (start < 0) throw new Error(`spec has no "${title}"`)
-  const table: string[][] = []
-  for (const line of lines.slice(start + 1)) {
-    if (line.startsWith('|')) table.push(cellsOf(line))
-    else if (table.length > 0) break
-  }
-  return table.slice(2)
+  const found = Object.entries(fixture.tables).find(([heading]) => heading.startsWith(title))
+  if (!found) throw new Error(`spec has no "${title}"`)
+  return found[1]
 }
 
-function parsePrice(text: string): { price: Price.Price; catalogPrice: Price.Price | undefined } {
-  const both = /^(.+?)\s*\(catalog:\s*(.+)\)$/.exec(text)
-  if (both) return { price: Price.fromStated(both[1]!), catalogPrice: Price.fromStated(both[2]!) }
-  return { price: Price.fromStated(text), catalogPrice: undefined }
+function parsePrice(row: Row): { price: Price.Price; catalogPrice: Price.Price | undefined } {
+  return {
+    price: Price.fromStated(row.price),
+    catalogPrice: row.catalogPrice === null ? undefined : Price.fromStated(row.catalogPrice),
+  }
 }
 
 /** Request fields of a main-table row, with the trailing parenthetical note if any. */
 function parseRequest(row: Row): { fields: ExpectedField[]; note: string | undefined } {
-  const text = row.cells[3]!
+  const text = row.request!
   if (text === 'none') return { fields: [], note: undefined }
   if (text === 'see below') {
     // "/api/v1/batch/execute" -> "Batch execute request (body):"
@@ -132,7 +109,7 @@ function parseRequest(row: Row): { fields: ExpectedField[]; note: string | undef
 
 /** Top-level response fields of a main-table row. */
 function parseResponse(row: Row): ExpectedField[] {
-  const text = row.cells[4]!
+  const text = row.response!
   if (text === '') return []
   if (/result$/.test(text)) {
     // "batch execution result" -> "### Batch execution result"
@@ -167,9 +144,16 @@ function entryOf(row: Row): Catalog.Entry {
   return entry
 }
 
-const rows = endpointRows()
+const rows = fixture.endpoints
 const mainRows = rows.filter((row) => row.section !== catalogOnlyHeading)
 const catalogOnlyRows = rows.filter((row) => row.section === catalogOnlyHeading)
+
+describe('spec fixture', () => {
+  test.skipIf(spec === undefined)('behavior: holds exactly what the spec states, when the spec is present', () => {
+    // On drift: check the catalog against the new spec, then `bun test/support/spec.ts` rewrites the fixture.
+    expect(extract(spec!)).toEqual(fixture)
+  })
+})
 
 describe('spec parser', () => {
   test('behavior: finds every endpoint row of the spec', () => {
@@ -207,7 +191,7 @@ describe('Catalog.entries', () => {
   test('behavior: prices match the spec, including the catalog price where stated', () => {
     for (const row of rows) {
       const entry = entryOf(row)
-      const { price, catalogPrice } = parsePrice(row.price)
+      const { price, catalogPrice } = parsePrice(row)
       expect({ key: Catalog.key(entry), price: entry.price, catalogPrice: entry.catalogPrice }).toEqual({
         key: Catalog.key(entry),
         price,
@@ -219,7 +203,7 @@ describe('Catalog.entries', () => {
   test('behavior: table rows carry the request fields of the spec', () => {
     for (const row of mainRows) {
       const entry = entryOf(row)
-      if (row.cells[3]!.includes('not shown')) {
+      if (row.request!.includes('not shown')) {
         expect({ key: Catalog.key(entry), request: entry.request, shapesShown: entry.shapesShown }).toEqual({
           key: Catalog.key(entry),
           request: [],
@@ -265,7 +249,7 @@ describe('Catalog.entries', () => {
     for (const row of catalogOnlyRows) {
       const entry = entryOf(row)
       const key = Catalog.key(entry)
-      const stated = row.cells[3]!
+      const stated = row.purpose!
       const parenthetical = /^—\s*\((.+)\)$/.exec(stated)
       if (stated === '—') expect(entry.purpose).toEndWith('(purpose not stated in the catalog)')
       else if (parenthetical) expect(entry.purpose).toBe(parenthetical[1]!)
@@ -301,7 +285,7 @@ describe('Catalog.entries', () => {
   })
 
   test('behavior: tags come from the spec vocabulary or the entry family', () => {
-    const vocabulary = /Operation tags in the machine description: ([^.]+)\./.exec(spec)![1]!.split(/,\s*/)
+    const vocabulary = fixture.tags
     expect(vocabulary.length).toBe(17)
     for (const entry of Catalog.entries) {
       expect(entry.tags.length).toBeGreaterThan(0)

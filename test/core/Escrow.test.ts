@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import type { Address, Hex } from 'viem'
 import * as Escrow from '../../core/Escrow.js'
 import type { Deposit } from '../../core/EscrowChain.js'
-import { ConflictError } from '../../core/Errors.js'
+import { ConflictError, InvalidTransitionError } from '../../core/Errors.js'
 import { fieldOf } from '../support/errors.js'
 
 const id: Hex = `0x${'ab'.repeat(32)}`
@@ -125,9 +125,9 @@ describe('transition', () => {
     } catch (caught) {
       error = caught
     }
-    expect(error).toBeInstanceOf(Escrow.InvalidTransitionError)
-    expect((error as Escrow.InvalidTransitionError).code).toBe('conflict')
-    expect((error as Escrow.InvalidTransitionError).details).toEqual({ escrowId: id, escrowStatus: status, event: type, reason })
+    expect(error).toBeInstanceOf(InvalidTransitionError)
+    expect((error as InvalidTransitionError).code).toBe('conflict')
+    expect((error as InvalidTransitionError).details).toEqual({ escrowId: id, escrowStatus: status, event: type, reason })
   })
 
   test('behavior: pure; the input is not changed', () => {

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { decodeFunctionData, erc20Abi, maxUint256, zeroAddress } from 'viem'
+import { InvalidTransitionError } from '../../core/Errors.js'
 import * as Invoice from '../../core/Invoice.js'
 import { fieldOf } from '../support/errors.js'
 
@@ -93,16 +94,16 @@ describe('transition', () => {
   })
 
   test('error: expire before the due date, or without one', () => {
-    expect(() => Invoice.transition(open(), { type: 'expire' }, dueDate)).toThrow(Invoice.InvalidTransitionError)
-    expect(() => Invoice.transition(open({ dueDate: undefined }), { type: 'expire' }, afterDue)).toThrow(Invoice.InvalidTransitionError)
+    expect(() => Invoice.transition(open(), { type: 'expire' }, dueDate)).toThrow(InvalidTransitionError)
+    expect(() => Invoice.transition(open({ dueDate: undefined }), { type: 'expire' }, afterDue)).toThrow(InvalidTransitionError)
   })
 
   test('error: a payment mined at or before the creation block, or after the due date', () => {
     const observe = (changes: Partial<Invoice.Payment>) => () =>
       Invoice.transition(open(), { type: 'payment_observed', payment: payment(changes) }, afterDue)
-    expect(observe({ blockNumber: 100n })).toThrow(Invoice.InvalidTransitionError)
-    expect(observe({ blockNumber: 99n })).toThrow(Invoice.InvalidTransitionError)
-    expect(observe({ paidAt: new Date(dueDate.getTime() + 1000) })).toThrow(Invoice.InvalidTransitionError)
+    expect(observe({ blockNumber: 100n })).toThrow(InvalidTransitionError)
+    expect(observe({ blockNumber: 99n })).toThrow(InvalidTransitionError)
+    expect(observe({ paidAt: new Date(dueDate.getTime() + 1000) })).toThrow(InvalidTransitionError)
   })
 
   test.each(['scanned', 'payment_observed', 'expire'] as const)('error: paid and expired are final (%s)', (type) => {

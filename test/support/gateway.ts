@@ -5,10 +5,10 @@ import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { createGateway } from '../../app/gateway.js'
 import { type Logger, silent } from '../../app/log.js'
-import { amountOf } from '../../app/payment/guard.js'
 import { terms } from '../../app/terms.js'
 import type { Signed } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
+import * as Price from '../../core/Price.js'
 
 /** A gateway on embedded defaults (plus any overrides), answering in process. */
 export function testGateway(
@@ -29,6 +29,8 @@ export function testGateway(
     xrp?: createGateway.Parameters['xrp']
     /** Payment settlement; absent, every paid endpoint is unavailable. */
     payment?: createGateway.Parameters['payment']
+    /** The modules to mount instead of the gateway's own. */
+    modules?: createGateway.Parameters['modules']
     /** Where events go. @default silent */
     logger?: Logger
   } = {},
@@ -47,6 +49,7 @@ export function testGateway(
     stellar: parameters.stellar,
     xrp: parameters.xrp,
     payment: parameters.payment,
+    modules: parameters.modules,
   })
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })
   return {
@@ -59,7 +62,7 @@ export function testGateway(
       const route = new URL(path, 'http://gateway.test').pathname
       const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
       if (!entry) throw new Error(`No catalog entry for ${method} ${route}`)
-      const header = await pay.presigned({ signer: payer, value: amountOf(entry) })
+      const header = await pay.presigned({ signer: payer, value: Price.quote({ price: entry.price }) })
       return gateway.handle(
         new Request(`http://gateway.test${path}`, {
           method,

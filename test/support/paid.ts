@@ -7,9 +7,9 @@ import { boot } from '../../app/boot.js'
 import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { type Logger, silent } from '../../app/log.js'
-import { amountOf } from '../../app/payment/guard.js'
 import * as Catalog from '../../core/Catalog.js'
 import type { Ledger } from '../../core/Ledger.js'
+import * as Price from '../../core/Price.js'
 
 /** Origin the in-process gateway answers on. */
 export const origin = 'http://gateway.test'
@@ -48,7 +48,7 @@ export async function paidGateway(
       const route = new URL(path, origin).pathname
       const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
       if (!entry) throw new Error(`No catalog entry for ${method} ${route}`)
-      const header = await pay.presigned({ signer: payer, value: amountOf(entry) })
+      const header = await pay.presigned({ signer: payer, value: Price.quote({ price: entry.price }) })
       return fetch(`${origin}${path}`, {
         method,
         headers: { 'PAYMENT-SIGNATURE': header, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

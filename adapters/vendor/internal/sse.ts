@@ -1,3 +1,5 @@
+import { createParser } from 'eventsource-parser'
+
 /** The first event of a server-sent event stream that carries data, and the bytes read to find it. */
 export type First =
   | {
@@ -14,38 +16,34 @@ export type First =
 
 /**
  * Reads `reader` until the first complete event that has data (comments and data-less events are skipped, as
- * an event-stream client skips them), without reading past `limitBytes`.
+ * an event-stream client skips them), without reading past `limitBytes`. The stream is parsed by eventsource-parser.
  */
 export async function firstEvent(reader: ReadableStreamDefaultReader<Uint8Array>, limitBytes: number): Promise<First> {
   const decoder = new TextDecoder()
   const chunks: Uint8Array[] = []
   let bytes = 0
-  let text = ''
-  let scanned = 0
+  let data: string | undefined
+  const parser = createParser({
+    onEvent: (event) => {
+      data ??= event.data
+    },
+  })
+  let endsInCr = false
   for (;;) {
     const { done, value } = await reader.read()
-    if (done) return { ok: false, reason: 'closed' }
+    if (done) {
+      // The parser holds back a final CR in case an LF follows; at the end of the stream it ends its line alone.
+      if (endsInCr) parser.feed('\n')
+      return data === undefined ? { ok: false, reason: 'closed' } : { ok: true, data, chunks, bytes }
+    }
     chunks.push(value)
     bytes += value.byteLength
     if (bytes > limitBytes) return { ok: false, reason: 'too_large' }
-    text += decoder.decode(value, { stream: true })
-    const boundary = /\r\n\r\n|\n\n|\r\r/g
-    boundary.lastIndex = scanned
-    for (let match = boundary.exec(text); match; match = boundary.exec(text)) {
-      const data = dataOf(text.slice(scanned, match.index))
-      scanned = match.index + match[0].length
-      if (data !== undefined) return { ok: true, data, chunks, bytes }
-    }
+    const text = decoder.decode(value, { stream: true })
+    if (text !== '') endsInCr = text.endsWith('\r')
+    parser.feed(text)
+    if (data !== undefined) return { ok: true, data, chunks, bytes }
   }
-}
-
-/** The data of one event block, or `undefined` when it has no data lines. */
-function dataOf(block: string): string | undefined {
-  const lines = block
-    .split(/\r\n|\n|\r/)
-    .filter((line) => line === 'data' || line.startsWith('data:'))
-    .map((line) => line.slice(5).replace(/^ /, ''))
-  return lines.length === 0 ? undefined : lines.join('\n')
 }
 
 /**

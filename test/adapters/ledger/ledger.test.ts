@@ -11,12 +11,12 @@ import { memory } from '../../../adapters/ledger/memory.js'
 import { postgres } from '../../../adapters/ledger/postgres.js'
 import { pgLeases, pgPayments, sqliteLeases, sqlitePayments } from '../../../adapters/ledger/schema.js'
 import { sqlite } from '../../../adapters/ledger/sqlite.js'
+import { InvalidTransitionError } from '../../../core/Errors.js'
 import {
   type Claim,
   type ClaimResult,
   type Entry,
   type Event,
-  InvalidTransitionError,
   type Ledger,
   type State,
   type StoredResponse,

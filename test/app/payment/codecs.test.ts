@@ -11,12 +11,12 @@ import { type Hash, getAddress } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { createPaymentHeader, selectPaymentRequirements } from 'x402/client'
 import { ChainIdToNetwork, PaymentRequirementsSchema, SettleResponseSchema, settleResponseFromHeader } from 'x402/types'
-import type { PaymentTerms } from '../../../app/discovery/terms.js'
 import { decode } from '../../../app/payment/decode.js'
 import { paymentIdentifierDeclaration } from '../../../app/payment/idempotency.js'
 import { offer } from '../../../app/payment/offer.js'
 import { receipt } from '../../../app/payment/receipt.js'
 import { v1NetworkOf } from '../../../app/payment/x402.js'
+import type { PaymentTerms } from '../../../core/PaymentTerms.js'
 
 const mnemonic = 'test test test test test test test test test test test junk'
 const payer = mnemonicToAccount(mnemonic, { addressIndex: 1 })

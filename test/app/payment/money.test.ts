@@ -3,10 +3,10 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePayment
 import postgresJs from 'postgres'
 import { type Address, type Hash, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { amountOf } from '../../../app/payment/guard.js'
 import * as Idempotency from '../../../app/payment/idempotency.js'
 import * as Catalog from '../../../core/Catalog.js'
 import type { Facilitator } from '../../../core/Facilitator.js'
+import * as Price from '../../../core/Price.js'
 import { origin, paidGateway } from '../../support/paid.js'
 
 /** What the tests make the chain do at settlement. */
@@ -42,6 +42,8 @@ afterAll(async () => {
   await gateway.close()
 })
 
+/** The amount a call to a fixed-price entry costs, in atomic units. */
+const amountOf = (entry: Catalog.Entry) => Price.quote({ price: entry.price })
 const entryOf = (method: string, path: string) => Catalog.entries.find((entry) => entry.method === method && entry.path === path)!
 const chainsEntry = entryOf('GET', '/api/v1/rpc/chains')
 const invoiceEntry = entryOf('POST', '/api/v1/invoice/create')

@@ -4,10 +4,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Hex, getAddress, toHex } from 'viem'
 import { silent } from '../../../app/log.js'
-import { serialize } from '../../../app/payment/settlement.js'
 import { reconcile } from '../../../app/payment/reconcile.js'
-import { domainOf } from '../../../app/payment/x402.js'
-import { type Signed, toTypedData } from '../../../core/Authorization.js'
+import { type Signed, serialize, toTypedData } from '../../../core/Authorization.js'
+import { toDomain } from '../../../core/PaymentTerms.js'
 import { paidGateway } from '../../support/paid.js'
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
@@ -32,7 +31,7 @@ async function authorize(index: number, window: { validAfter?: bigint; validBefo
     validBefore: window.validBefore ?? now + 120n,
     nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) as Hex,
   }
-  const signature = await account.signTypedData(toTypedData(authorization, domainOf(gateway.terms)))
+  const signature = await account.signTypedData(toTypedData(authorization, toDomain(gateway.terms)))
   return { ...authorization, signature }
 }
 
@@ -56,7 +55,7 @@ async function leave(authorization: Signed, state: 'claimed' | 'settling', lease
 const books = () => ({
   ledger: gateway.ledger,
   facilitator: gateway.facilitator,
-  domain: domainOf(gateway.terms),
+  domain: toDomain(gateway.terms),
   logger: silent(),
   lease: gateway.lease,
 })
@@ -66,13 +65,33 @@ describe('reconcile', () => {
     const authorization = await authorize(1)
     const key = await leave(authorization, 'settling')
     // The transaction went out, then the process died before the ledger heard of it.
-    const settled = await gateway.facilitator.settle({ authorization, domain: domainOf(gateway.terms) })
+    const settled = await gateway.facilitator.settle({ authorization, domain: toDomain(gateway.terms) })
     expect(settled.ok).toBe(true)
     const result = await reconcile(books())
     expect(result.settled).toBeGreaterThanOrEqual(1)
     const entry = await gateway.ledger.get(key)
     expect(entry?.state).toBe('settled')
     expect(entry?.transaction).toBe((settled as { transaction: Hex }).transaction)
+  })
+
+  test('behavior: a settlement whose hash the ledger recorded (submitted) is reconciled by that hash', async () => {
+    const authorization = await authorize(7)
+    const key = await leave(authorization, 'settling')
+    const settled = await gateway.facilitator.settle({ authorization, domain: toDomain(gateway.terms) })
+    const transaction = (settled as { transaction: Hex }).transaction
+    // The process heard the hash (onSubmitted) and recorded it, then died before the confirmation.
+    await gateway.ledger.apply(key, { type: 'submitted', transaction })
+    const asked: Parameters<typeof gateway.facilitator.status>[0][] = []
+    const facilitator = {
+      ...gateway.facilitator,
+      status: (parameters: Parameters<typeof gateway.facilitator.status>[0]) => {
+        asked.push(parameters)
+        return gateway.facilitator.status(parameters)
+      },
+    }
+    await reconcile({ ...books(), facilitator })
+    expect(asked.find((parameters) => parameters.nonce === key.nonce)?.transaction).toBe(transaction)
+    expect(await gateway.ledger.get(key)).toMatchObject({ state: 'settled', transaction })
   })
 
   test('behavior: an unsettled authorization that is still valid stays settling; the claim of a dead process is released at once', async () => {
