@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import postgresJs from 'postgres'
 import { type LocalAccount, erc20Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { mnemonic } from '../../adapters/chain/devnet.js'
@@ -10,6 +9,7 @@ import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { terms as termsOf } from '../../app/terms.js'
 import { type Server, bun, freePort, root, start } from '../../bench/processes.js'
+import { gatewayDatabases } from '../support/backends.js'
 import { servedDevnet } from '../support/chain.js'
 
 // Several gateway processes on one database and one chain, configured as the README says: each signs its
@@ -27,35 +27,11 @@ afterAll(async () => {
   await chain.close()
 })
 
-/** The shared database of each variant: one SQLite folder, and a PostgreSQL schema of its own when CI has one. */
-const databases: { name: string; env: () => Promise<{ env: Record<string, string>; teardown: () => Promise<void> }> }[] = [
-  { name: 'embedded SQLite', env: async () => ({ env: { DATA_DIR: mkdtempSync(join(tmpdir(), 'two-')) }, teardown: async () => {} }) },
-  ...(process.env.DATABASE_URL
-    ? [
-        {
-          name: 'PostgreSQL',
-          env: async () => {
-            const url = process.env.DATABASE_URL!
-            const schema = `processes_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
-            const admin = postgresJs(url, { max: 1, onnotice: () => {} })
-            await admin.unsafe(`CREATE SCHEMA ${schema}`)
-            return {
-              env: { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}search_path=${schema}` },
-              teardown: async () => {
-                await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
-                await admin.end()
-              },
-            }
-          },
-        },
-      ]
-    : []),
-]
-
-describe.each(databases)('two gateway processes on $name', ({ env: database }) => {
+describe.each(gatewayDatabases('processes'))('two gateway processes on $name', ({ open }) => {
   test(`behavior: ${calls} paid calls over two processes sharing one relayer mnemonic: none lost, each charged once`, async () => {
-    const { env: databaseEnv, teardown } = await database()
-    const env = { RPC_URL: chain.url, NETWORK: 'eip155:84532', RELAYER_MNEMONIC: mnemonic, ...databaseEnv }
+    const { env: databaseEnv, teardown } = await open()
+    // Both processes share one database: the SQLite variant shares one DATA_DIR.
+    const env = { RPC_URL: chain.url, NETWORK: 'eip155:84532', RELAYER_MNEMONIC: mnemonic, DATA_DIR: mkdtempSync(join(tmpdir(), 'two-')), ...databaseEnv }
     const gateways: Server[] = []
     try {
       for (const name of ['first', 'second'])

@@ -43,3 +43,33 @@ export async function postgresFixture<port>(
     },
   }
 }
+
+/**
+ * The databases a gateway under test can keep its ledger and store in, as environment variables: the embedded
+ * SQLite (in the gateway's own DATA_DIR), and PostgreSQL in a schema of its own (named in DATABASE_URL's
+ * `search_path`) where `DATABASE_URL` is set. `open` creates the database; `teardown` removes it.
+ */
+export function gatewayDatabases(name: string): {
+  name: string
+  open: () => Promise<{ env: Record<string, string>; teardown: () => Promise<void> }>
+}[] {
+  const url = process.env.DATABASE_URL
+  const sqlite = { name: 'embedded SQLite', open: async () => ({ env: {}, teardown: async () => {} }) }
+  if (!url) return [sqlite]
+  const postgres = {
+    name: 'PostgreSQL',
+    async open() {
+      const schema = `${name}_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
+      const admin = postgresJs(url, { max: 1, onnotice: () => {} })
+      await admin.unsafe(`CREATE SCHEMA ${schema}`)
+      return {
+        env: { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}search_path=${schema}` },
+        teardown: async () => {
+          await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
+          await admin.end()
+        },
+      }
+    },
+  }
+  return [sqlite, postgres]
+}

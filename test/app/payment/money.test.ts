@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import postgresJs from 'postgres'
 import { type Address, type Hash, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import * as Idempotency from '../../../app/payment/idempotency.js'
 import * as Catalog from '../../../core/Catalog.js'
 import type { Facilitator } from '../../../core/Facilitator.js'
 import * as Price from '../../../core/Price.js'
+import { gatewayDatabases } from '../../support/backends.js'
 import { origin, paidGateway } from '../../support/paid.js'
 
 /** What the tests make the chain do at settlement. */
@@ -255,34 +255,9 @@ describe('idempotency keys', () => {
   })
 })
 
-/** The ledger and store of the balance scenario: the embedded SQLite, and PostgreSQL (a schema of its own) where CI has it. */
-const databases = [
-  { name: 'embedded SQLite', env: async () => ({ env: {}, teardown: async () => {} }) },
-  ...(process.env.DATABASE_URL
-    ? [
-        {
-          name: 'PostgreSQL',
-          env: async () => {
-            const url = process.env.DATABASE_URL!
-            const schema = `money_test_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
-            const admin = postgresJs(url, { max: 1, onnotice: () => {} })
-            await admin.unsafe(`CREATE SCHEMA ${schema}`)
-            return {
-              env: { DATABASE_URL: `${url}${url.includes('?') ? '&' : '?'}search_path=${schema}` },
-              teardown: async () => {
-                await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
-                await admin.end()
-              },
-            }
-          },
-        },
-      ]
-    : []),
-]
-
-describe.each(databases)('claims within the balance, on $name', ({ env: database }) => {
+describe.each(gatewayDatabases('money'))('claims within the balance, on $name', ({ open }) => {
   test('security: a payer funded for one invoice/create sends 10 at once: one is served, nine refused before the handler, one invoice', async () => {
-    const { env, teardown } = await database()
+    const { env, teardown } = await open()
     const own = await paidGateway({ env })
     try {
       const payer = privateKeyToAccount(generatePrivateKey())
