@@ -127,6 +127,19 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (Catalog.isFree(entry)) return
       return payments!.before(request, entry, { body, query, params })
     })
+    // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
+    // and a free route that never reads it must not fail.
+    .derive({ as: 'global' }, (context) => {
+      Object.defineProperty(context, 'caller', {
+        configurable: true,
+        enumerable: true,
+        get: () => {
+          if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
+          return payments.payer(context.request)
+        },
+      })
+      return {}
+    })
     .onAfterHandle(async ({ request, response, set }) => {
       if (!payments) return
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
@@ -142,12 +155,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
 
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
   const unconfigured = new Map<string, string>()
-  const caller = (request: Request) => {
-    if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
-    return payments.payer(request)
-  }
   const mounts = parameters.modules ?? modules
-  for (const mount of mounts({ oracle, chains, caller, store: store && journaled(store), onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
+  for (const mount of mounts({ oracle, chains, store: store && journaled(store), onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
     const prefixes: readonly string[] = typeof mount.prefix === 'string' ? [mount.prefix] : mount.prefix
     const served = Catalog.entries.filter((candidate) => prefixes.some((prefix) => candidate.path.startsWith(prefix)))
     if ('plugin' in mount) {

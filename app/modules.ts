@@ -44,8 +44,6 @@ export type Deps = {
   oracle: Oracle | undefined
   /** Chains that RPC forwarding reads from. */
   chains: readonly Rpc.Endpoint[]
-  /** The verified payer of a paid request: the caller. */
-  caller: (request: Request) => Address
   /** Durable records; absent, the stateful modules are unavailable. */
   store: Store | undefined
   /** The settlement chain's contracts and logs; absent, invoices and escrows are unavailable. */
@@ -83,7 +81,7 @@ export type Mount = {
 
 /** Every module of the gateway with what it needs. */
 export function modules(deps: Deps): Mount[] {
-  const { store, onchain, caller } = deps
+  const { store, onchain } = deps
   const needs = <value>(
     value: value | undefined,
     what: string,
@@ -117,19 +115,19 @@ export function modules(deps: Deps): Mount[] {
       ...upstream(deps.inference.decentralized, 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)', decentralized),
     },
     { prefix: '/api/v1/rpc/', ...needs(deps.chains.length > 0 ? deps.chains : undefined, 'a chain', (chains) => rpc({ chains })) },
-    { prefix: '/api/v1/auth/', ...needs(store, 'a store', (store) => auth({ store, caller, secret: deps.sessionSecret })) },
-    { prefix: '/api/v1/audit/', ...needs(store, 'a store', (store) => audit({ store, caller })) },
-    { prefix: '/api/v1/logs/', ...needs(store, 'a store', (store) => logs({ store, caller })) },
+    { prefix: '/api/v1/auth/', ...needs(store, 'a store', (store) => auth({ store, secret: deps.sessionSecret })) },
+    { prefix: '/api/v1/audit/', ...needs(store, 'a store', (store) => audit({ store })) },
+    { prefix: '/api/v1/logs/', ...needs(store, 'a store', (store) => logs({ store })) },
     {
       prefix: '/api/v1/invoice/',
       ...needs(store && onchain, 'a store and a chain', () =>
-        invoice({ store: store!, caller, transfers: onchain!.transfers, chainId: onchain!.chainId, tokens: onchain!.tokens }),
+        invoice({ store: store!, transfers: onchain!.transfers, chainId: onchain!.chainId, tokens: onchain!.tokens }),
       ),
     },
     {
       prefix: '/api/v1/escrow/',
       ...needs(store && onchain?.escrow, 'a store and an escrow contract', (chain) =>
-        escrow({ store: store!, caller, chain, tokens: onchain!.tokens }),
+        escrow({ store: store!, chain, tokens: onchain!.tokens }),
       ),
     },
     { prefix: '/api/v1/batch/', ...needs(deps.batch, 'a batch contract', (chains) => batch({ chains })) },

@@ -1,4 +1,5 @@
 import { routes } from './routes.js'
+import type * as Service from './service.js'
 
 export { scan } from './service.js'
 
@@ -8,6 +9,6 @@ export function invoice(deps: invoice.Deps) {
 }
 
 export declare namespace invoice {
-  /** What the module needs: the service's dependencies and the verified caller. */
-  type Deps = routes.Deps
+  /** What the module needs: the service's dependencies. */
+  type Deps = Service.Deps
 }
