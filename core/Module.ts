@@ -11,6 +11,7 @@ import type { Endpoint } from './Rpc.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Store } from './Store.js'
 import type { Transfers } from './Transfers.js'
+import type { Availability } from './Upstream.js'
 import type { XrpNetwork } from './XrpNetwork.js'
 
 /**
@@ -34,6 +35,16 @@ export type Onchain = {
   tokens: readonly Token[]
 }
 
+/** An inference upstream and what the operator allows on it for a fixed price. */
+export type Limited<upstream> = {
+  /** The upstream. */
+  upstream: upstream
+  /** Model ids callers may name; at least one. */
+  models: readonly string[]
+  /** Largest `max_tokens` a caller may ask for. */
+  maxTokens: number
+}
+
 /** Every port a module may ask for, by name: the one typed registry the composition root fills. */
 export type Ports = {
   /** Durable records. */
@@ -52,10 +63,10 @@ export type Ports = {
   stellar: StellarNetwork
   /** The XRP Ledger (rippled). */
   xrp: XrpNetwork
-  /** An OpenAI-compatible chat upstream. */
-  chat: ChatUpstream
-  /** An OpenAI-compatible upstream that also embeds and draws (decentralized inference). */
-  decentralized: InferenceUpstream
+  /** An OpenAI-compatible chat upstream with the operator's limits. */
+  chat: Limited<ChatUpstream>
+  /** An OpenAI-compatible upstream that also embeds and draws (decentralized inference), with the operator's limits. */
+  decentralized: Limited<InferenceUpstream>
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
@@ -72,50 +83,59 @@ export type Context = {
 }
 
 /** A background job: the runner calls `run` on schedule and makes sure one tick runs on one process only. */
-export type Job<needs extends Port = Port, env extends TObject = TObject> = {
+export type Job<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
   /** Unique name, kebab-case; part of the claim key, so never change it. */
   name: string
   /** Cron pattern (minute hour day month weekday). @default '* * * * *' */
   schedule?: string
   /** One tick of the job. */
-  run: (context: Resources<needs, env>) => Promise<unknown>
+  run: (context: Resources<needs, env, uses>) => Promise<unknown>
 }
 
 /** What a module's functions receive: the ports it named and its parsed environment. */
-export type Resources<needs extends Port, env extends TObject> = {
-  /** The ports the module needs, each present. */
-  ports: Pick<Ports, needs>
+export type Resources<needs extends Port, env extends TObject, uses extends Port = never> = {
+  /** The ports the module needs, each present, and those it uses when present. */
+  ports: Pick<Ports, needs> & Partial<Pick<Ports, uses>>
   /** The module's own environment, parsed. */
   env: Static<env>
 }
 
 /** The manifest of one endpoint family. */
-export type Module<needs extends Port = Port, env extends TObject = TObject> = {
+export type Module<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
   /** Name of the family, e.g. `invoice`. */
   name: string
   /** Start of every catalog path the module serves. */
   paths: readonly string[]
   /** Ports the module needs; when one is absent the module is not mounted and its paths answer 503. */
   needs: readonly needs[]
+  /** Ports the module uses when present and does without otherwise. @default [] */
+  uses?: readonly uses[]
   /** The module's slice of the environment; a variable with `secret: true` in its schema is never printed. */
   env?: env
   /** Per-client token bucket of the module's free endpoints (by payer where known, else by IP). @default none */
   rateLimit?: (env: Static<env>) => RateLimit.Options | undefined
   /** The module's routes (an Elysia plugin in the gateway). May throw at boot on a bad environment. */
-  routes: (context: Resources<needs, env>) => unknown
+  routes: (context: Resources<needs, env, uses>) => unknown
   /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
-  ready?: (context: Resources<needs, env>) => string | undefined
+  ready?: (context: Resources<needs, env, uses>) => string | undefined
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
   /** Background jobs. */
-  jobs?: readonly Job<needs, env>[]
+  jobs?: readonly Job<needs, env, uses>[]
 }
 
 /** Any module, whatever its ports and environment. */
 // biome-ignore lint/suspicious/noExplicitAny: a list of modules holds manifests of every shape.
-export type AnyModule = Module<any, any>
+export type AnyModule = Module<any, any, any>
 
 /** Declares a module; typed so that `routes`, `ready` and `jobs` see exactly the ports named in `needs`. */
-export function define<const needs extends Port, env extends TObject = TObject<{}>>(module: Module<needs, env>): Module<needs, env> {
+export function define<const needs extends Port = never, env extends TObject = TObject<{}>, const uses extends Port = never>(
+  module: Module<needs, env, uses>,
+): Module<needs, env, uses> {
   return module
+}
+
+/** The reason of an unavailable upstream, for a module's `ready`; `undefined` when it takes calls. */
+export function reasonOf(availability: Availability): string | undefined {
+  return availability.ok ? undefined : availability.reason
 }

@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -5,3 +6,12 @@ import type { Deps } from './service.js'
 export function free(deps: Deps) {
   return routes(deps)
 }
+
+/** The free utilities (`/free/*`); with a price source, conversions across assets too. */
+export const manifest = Module.define({
+  name: 'free',
+  paths: ['/free/'],
+  needs: [],
+  uses: ['oracle'],
+  routes: ({ ports }) => free({ oracle: ports.oracle }),
+})

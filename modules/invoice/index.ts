@@ -1,3 +1,5 @@
+import * as Module from '../../core/Module.js'
+import { scan } from './service.js'
 import { routes } from './routes.js'
 import type * as Service from './service.js'
 
@@ -12,3 +14,12 @@ export declare namespace invoice {
   /** What the module needs: the service's dependencies. */
   type Deps = Service.Deps
 }
+
+/** Invoices (`/api/v1/invoice/*`) in the store, paid on the settlement chain; a job detects their payments. */
+export const manifest = Module.define({
+  name: 'invoice',
+  paths: ['/api/v1/invoice/'],
+  needs: ['store', 'onchain'],
+  routes: ({ ports }) => invoice({ store: ports.store, ...ports.onchain }),
+  jobs: [{ name: 'scan-invoices', run: ({ ports }) => scan({ store: ports.store, ...ports.onchain }) }],
+})

@@ -32,6 +32,8 @@ describe('parse', () => {
       peaq: undefined,
       stellar: undefined,
       rippledUrl: undefined,
+      outboundAllow: { hosts: [], networks: [] },
+      modules: {},
     })
   })
 
