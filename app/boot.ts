@@ -106,7 +106,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     store: storage.store,
     facilitator,
     devnet: settlement.devnet,
-    jobs: [{ name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books) }, ...gateway.jobs],
+    jobs: [{ name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true }, ...gateway.jobs],
     async close() {
       for (const close of closers.reverse()) await close()
     },

@@ -318,6 +318,8 @@ export declare namespace createGateway {
     schedule: string
     /** One tick. */
     run: () => Promise<unknown>
+    /** Whether every process runs each tick (work on its own state) rather than one claiming it. @default false */
+    everyProcess?: boolean
   }
 }
 
