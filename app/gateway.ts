@@ -8,11 +8,13 @@ import {
   NotFoundError,
   NotImplementedError,
   PayloadTooLargeError,
+  RateLimitedError,
   UpstreamUnavailableError,
   ValidationError,
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
 import * as Price from '../core/Price.js'
+import * as RateLimit from '../core/RateLimit.js'
 import { families as defaultFamilies, missingOf } from './modules.js'
 import type * as Module from '../core/Module.js'
 import { journaled } from './payment/effects.js'
@@ -125,7 +127,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         throw availability.code === 'not_implemented'
           ? new NotImplementedError(availability.reason)
           : new UpstreamUnavailableError(availability.reason)
-      if (Catalog.isFree(entry)) return
+      if (Catalog.isFree(entry)) return limit(entry, request)
       return payments!.before(request, entry, { body, query, params })
     })
     // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
@@ -157,6 +159,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
   const unconfigured = new Map<string, string>()
   const jobs: createGateway.Job[] = []
+  // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
+  const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
+  const buckets = new Map<string, RateLimit.State>()
   for (const module of families) {
     const served = Catalog.entries.filter((candidate) => module.paths.some((prefix) => candidate.path.startsWith(prefix)))
     const missing = missingOf(module, ports)
@@ -172,6 +177,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const ready = module.ready
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
+    const rateLimit = module.rateLimit?.(resources.env)
+    if (rateLimit) {
+      RateLimit.assert(rateLimit)
+      for (const entry of served) if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
+    }
     for (const job of module.jobs ?? [])
       jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
   }
@@ -213,6 +223,33 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           'nothing is charged for it.',
       }
     return { available: true }
+  }
+
+  /**
+   * Takes a token of the client's bucket for a free entry whose family sets a rate limit; out of tokens, a 429 with
+   * `RateLimit` and `Retry-After`. The client is its IP address (free calls carry no payer).
+   */
+  function limit(entry: Catalog.Entry, request: Request): Response | undefined {
+    const limited = limitOf.get(Catalog.key(entry))
+    if (!limited) return
+    const { family, options } = limited
+    const client = `${family} ${app.server?.requestIP(request)?.address ?? 'in-process'}`
+    const now = Date.now()
+    const taken = RateLimit.take(buckets.get(client) ?? RateLimit.initial(options, now), { ...options, now })
+    // Oldest first: a flood of new clients evicts idle buckets rather than growing without bound.
+    buckets.delete(client)
+    buckets.set(client, taken.state)
+    if (buckets.size > maxBuckets) buckets.delete(buckets.keys().next().value!)
+    if (taken.ok) return
+    const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
+    const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - now) / 1000))
+    const error = new RateLimitedError({ retryAfterSeconds })
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), {
+      ...Cors.headers,
+      'retry-after': String(retryAfterSeconds),
+      ratelimit: `"${family}";r=0;t=${retryAfterSeconds}`,
+      'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
+    })
   }
 
   /** Availability at boot, narrowed by the module's readiness now. */
@@ -322,6 +359,9 @@ export declare namespace createGateway {
     everyProcess?: boolean
   }
 }
+
+/** Most client buckets the rate limiter keeps; the least recently seen goes first. */
+const maxBuckets = 10_000
 
 /** Most characters of the request path a problem's `instance` repeats: every route's path fits, a made-up one is cut. */
 const maxInstanceLength = 128

@@ -33,7 +33,7 @@ describe('parse', () => {
       stellar: undefined,
       rippledUrl: undefined,
       outboundAllow: { hosts: [], networks: [] },
-      modules: {},
+      modules: { free: { FREE_RATE_LIMIT_PER_MINUTE: 0 } },
     })
   })
 

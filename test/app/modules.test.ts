@@ -96,3 +96,23 @@ describe('a custom deployment', () => {
     expect((await without.json()).detail).toContain('needs a store and none is configured')
   })
 })
+
+describe('rate limits of free endpoints', () => {
+  test('error: beyond the family limit a client gets 429 problem+json with RateLimit and Retry-After', async () => {
+    const gateway = testGateway({ env: { FREE_RATE_LIMIT_PER_MINUTE: '2' } })
+    expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
+    expect((await gateway.fetch('/free/uuid')).status).toBe(200)
+    const response = await gateway.fetch('/free/timestamp')
+    expect(response.status).toBe(429)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(response.headers.get('ratelimit')).toMatch(/^"free";r=0;t=\d+$/)
+    expect(response.headers.get('ratelimit-policy')).toBe('"free";q=2;w=60')
+    expect(await response.json()).toMatchObject({ status: 429, code: 'rate_limited' })
+  })
+
+  test('default: no limit unless the operator sets one', async () => {
+    const gateway = testGateway()
+    for (let call = 0; call < 5; call++) expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
+  })
+})
