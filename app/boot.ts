@@ -29,8 +29,7 @@ import type * as Rpc from '../core/Rpc.js'
 import { ConfigError, type Config } from './config.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import { createGateway } from './gateway.js'
-import type { Onchain } from './modules.js'
-import { scan } from '../modules/invoice/index.js'
+import { outbound } from '../adapters/outbound/fetch.js'
 import type { Logger } from './log.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
@@ -83,20 +82,12 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const recoverPublicKey = await libsecp256k1()
   logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
 
-  const onchain: Onchain = {
-    chainId: settlement.chain.id,
-    transfers: transfers({ client: settlement.client }),
-    escrow: settlement.escrow ? escrowChain({ client: settlement.client, address: settlement.escrow, chainId: settlement.chain.id }) : undefined,
-    tokens: [{ symbol: 'USDC', address: terms.asset.address, decimals: terms.asset.decimals }],
-  }
   const gateway = createGateway({
     config,
     terms,
     logger,
-    chains: [settlement.endpoint],
-    store: storage.store,
-    onchain,
-    sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
+    ports: { ...defaultPorts(config, settlement, storage.store), ...parameters.ports },
+    families: parameters.families,
     payment: {
       ledger,
       facilitator,
@@ -104,13 +95,6 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID(),
       recoverPublicKey,
       settlementTimeoutMs: config.settlementTimeoutMs,
-    },
-    batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
-    stellar: config.stellar ? horizon(config.stellar) : undefined,
-    xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
-    inference: {
-      chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
-      decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
     },
   })
 
@@ -122,10 +106,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     store: storage.store,
     facilitator,
     devnet: settlement.devnet,
-    jobs: [
-      { name: 'reconcile-ledger', run: () => reconcile(books) },
-      { name: 'scan-invoices', run: () => scan({ store: storage.store, ...onchain }) },
-    ],
+    jobs: [{ name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true }, ...gateway.jobs],
     async close() {
       for (const close of closers.reverse()) await close()
     },
@@ -142,6 +123,10 @@ export declare namespace boot {
     ledger?: Ledger
     /** Wraps the configured facilitator (tests: a slow or failing chain). */
     facilitator?: ((configured: Facilitator) => Facilitator) | undefined
+    /** Ports of the deployment's own, each replacing the one the configuration would build. */
+    ports?: createGateway.Parameters['ports']
+    /** The endpoint families to mount. @default the gateway's own */
+    families?: createGateway.Parameters['families']
   }
   type ReturnType = {
     /** The gateway. */
@@ -158,8 +143,8 @@ export declare namespace boot {
     facilitator: Facilitator
     /** The embedded devnet, when no RPC URL is configured (a devnet reached over RPC_URL is not this). */
     devnet: devnet.Devnet | undefined
-    /** Work to run every minute; each job is safe to run on several processes at once. */
-    jobs: { name: string; run: () => Promise<unknown> }[]
+    /** Background work for the job runner, which claims each tick so that one process runs it. */
+    jobs: createGateway.Job[]
     /** Stops the devnet (releasing its journal) and closes the ledger and the store. */
     close: () => Promise<void>
   }
@@ -172,6 +157,28 @@ function inferenceOf(upstream: Config['chatUpstream'], name: string) {
     upstream: openai({ name, baseUrl: upstream.url, apiKey: upstream.key }),
     models: upstream.models,
     maxTokens: upstream.maxTokens,
+  }
+}
+
+/** Every port the configuration describes, each built once; one left out is absent and its modules unavailable. */
+function defaultPorts(config: Config, settlement: Settlement, store: Store): createGateway.Parameters['ports'] {
+  const chainId = settlement.chain.id
+  return {
+    store,
+    chains: [settlement.endpoint],
+    onchain: {
+      chainId,
+      transfers: transfers({ client: settlement.client }),
+      tokens: [{ symbol: 'USDC', address: settlement.terms.asset.address, decimals: settlement.terms.asset.decimals }],
+    },
+    escrow: settlement.escrow ? escrowChain({ client: settlement.client, address: settlement.escrow, chainId }) : undefined,
+    sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
+    batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
+    stellar: config.stellar ? horizon(config.stellar) : undefined,
+    xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
+    chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
+    decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
+    outbound: outbound({ allow: config.outboundAllow }),
   }
 }
 

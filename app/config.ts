@@ -1,5 +1,8 @@
-import { type Static, Type } from '@sinclair/typebox'
+import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import type * as Module from '../core/Module.js'
+import * as Outbound from '../core/Outbound.js'
+import { families } from './modules.js'
 
 /** One `host[:port]`: a DNS name or IPv4 address, or an IPv6 address in brackets. */
 const hostPattern = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?'
@@ -30,7 +33,7 @@ const Environment = Type.Object({
   }),
   PAY_TO: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Address that receives payments.' })),
   RPC_URL: Type.Optional(
-    Type.String({ pattern: '^(https?|wss?)://', description: 'JSON-RPC URL of the settlement chain; absent: the embedded devnet.' }),
+    Type.String({ secret: true, pattern: '^(https?|wss?)://', description: 'JSON-RPC URL of the settlement chain; absent: the embedded devnet.' }),
   ),
   DEVNET_RPC_PORT: Type.Integer({
     minimum: 0,
@@ -43,10 +46,10 @@ const Environment = Type.Object({
     description: 'Keep the embedded devnet\'s chain across restarts in DATA_DIR/devnet.journal; false: a new chain at every start.',
   }),
   RELAYER_PRIVATE_KEY: Type.Optional(
-    Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'Key that submits settlements (local facilitator).' }),
+    Type.String({ secret: true, pattern: '^0x[0-9a-fA-F]{64}$', description: 'Key that submits settlements (local facilitator).' }),
   ),
   RELAYER_MNEMONIC: Type.Optional(
-    Type.String({
+    Type.String({ secret: true,
       pattern: '^[a-z]+( [a-z]+){11,23}$',
       description: 'BIP-39 mnemonic of the relayer keys: each gateway process signs with the key at its lease slot (index 0, 1, ...).',
     }),
@@ -58,64 +61,51 @@ const Environment = Type.Object({
     description: 'How long a paid call waits for its settlement before answering 503 settlement_pending (the retry gets the answer).',
   }),
   FACILITATOR_URL: Type.Optional(
-    Type.String({ pattern: '^https?://', description: 'Remote x402 facilitator (/verify, /settle, /supported).' }),
+    Type.String({ secret: true, pattern: '^https?://', description: 'Remote x402 facilitator (/verify, /settle, /supported).' }),
   ),
   SETTLEMENT_WINDOW_MS: Type.Optional(
     Type.Integer({ minimum: 0, maximum: 10_000, description: 'Settlements closer than this share one transaction.' }),
   ),
-  MPP_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key binding MPP challenge ids.' })),
-  SESSION_SECRET: Type.Optional(Type.String({ minLength: 32, description: 'HMAC key signing session tokens.' })),
+  MPP_SECRET: Type.Optional(Type.String({ secret: true, minLength: 32, description: 'HMAC key binding MPP challenge ids.' })),
+  SESSION_SECRET: Type.Optional(Type.String({ secret: true, minLength: 32, description: 'HMAC key signing session tokens.' })),
   DATABASE_URL: Type.Optional(
-    Type.String({ pattern: '^postgres(ql)?://', description: 'PostgreSQL for the ledger; absent: the embedded store.' }),
+    Type.String({ secret: true, pattern: '^postgres(ql)?://', description: 'PostgreSQL for the ledger; absent: the embedded store.' }),
   ),
   DATA_DIR: Type.String({ minLength: 1, default: '.data', description: 'Folder of the embedded store.' }),
   CHAT_UPSTREAM_URL: Type.Optional(
-    Type.String({ pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /api/v1/chat/completions and /api/v1/models.' }),
+    Type.String({ secret: true, pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /api/v1/chat/completions and /api/v1/models.' }),
   ),
-  CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of CHAT_UPSTREAM_URL.' })),
+  CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'Bearer key of CHAT_UPSTREAM_URL.' })),
   CHAT_ALLOWED_MODELS: Type.Optional(Type.String({ description: 'Comma-separated model ids callers may use; required with CHAT_UPSTREAM_URL.' })),
   CHAT_MAX_TOKENS: Type.Integer({ minimum: 1, default: 1024, description: 'Ceiling of max_tokens per chat completion; also sent when a caller gives none.' }),
   DECENTRALIZED_UPSTREAM_URL: Type.Optional(
-    Type.String({ pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /decentralized/v1/*.' }),
+    Type.String({ secret: true, pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /decentralized/v1/*.' }),
   ),
-  DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ minLength: 1, description: 'Bearer key of DECENTRALIZED_UPSTREAM_URL.' })),
+  DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'Bearer key of DECENTRALIZED_UPSTREAM_URL.' })),
   DECENTRALIZED_ALLOWED_MODELS: Type.Optional(
     Type.String({ description: 'Comma-separated model ids callers may use; required with DECENTRALIZED_UPSTREAM_URL.' }),
   ),
   DECENTRALIZED_MAX_TOKENS: Type.Integer({ minimum: 1, default: 1024, description: 'Ceiling of max_tokens per decentralized chat completion.' }),
-  PEAQ_RPC_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'peaq JSON-RPC for batches with chain=peaq.' })),
+  PEAQ_RPC_URL: Type.Optional(Type.String({ secret: true, pattern: '^https?://', description: 'peaq JSON-RPC for batches with chain=peaq.' })),
   PEAQ_BATCH_CONTRACT: Type.Optional(
     Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Batch contract on peaq; accepted only with the same code as on Base.' }),
   ),
   PEAQ_USDC: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDC on peaq.' })),
-  HORIZON_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'Horizon server behind /api/v1/stellar/*.' })),
+  HORIZON_URL: Type.Optional(Type.String({ secret: true, pattern: '^https?://', description: 'Horizon server behind /api/v1/stellar/*.' })),
   STELLAR_NETWORK_PASSPHRASE: Type.Optional(
     Type.String({ minLength: 1, description: 'Network passphrase of HORIZON_URL; required with it.' }),
   ),
-  RIPPLED_URL: Type.Optional(Type.String({ pattern: '^https?://', description: 'rippled JSON-RPC behind /api/v1/xrp/*.' })),
+  RIPPLED_URL: Type.Optional(Type.String({ secret: true, pattern: '^https?://', description: 'rippled JSON-RPC behind /api/v1/xrp/*.' })),
+  OUTBOUND_ALLOW: Type.Optional(
+    Type.String({
+      description: 'Comma-separated hosts, IP addresses and CIDR networks that requests to URLs a caller gave may reach although private.',
+    }),
+  ),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
     description: 'Least severe level written to the log.',
   }),
 })
-
-/** Variables whose values are never printed, even when invalid. */
-const secrets = new Set([
-  'RELAYER_PRIVATE_KEY',
-  'RELAYER_MNEMONIC',
-  'MPP_SECRET',
-  'SESSION_SECRET',
-  'DATABASE_URL',
-  'RPC_URL',
-  'FACILITATOR_URL',
-  'CHAT_UPSTREAM_URL',
-  'CHAT_UPSTREAM_KEY',
-  'DECENTRALIZED_UPSTREAM_URL',
-  'DECENTRALIZED_UPSTREAM_KEY',
-  'HORIZON_URL',
-  'PEAQ_RPC_URL',
-  'RIPPLED_URL',
-])
 
 /** An OpenAI-compatible upstream and what the operator allows on it for a fixed price. */
 export type InferenceUpstream = {
@@ -184,6 +174,10 @@ export type Config = {
   stellar: { url: string; networkPassphrase: string } | undefined
   /** rippled JSON-RPC URL; absent: the XRP endpoints are unavailable. Never logged. */
   rippledUrl: string | undefined
+  /** Hosts, addresses and networks that requests to URLs a caller gave may reach although private. @default none */
+  outboundAllow: Outbound.AllowList
+  /** Each module's parsed environment slice, by module name (modules without one have no entry). */
+  modules: Record<string, unknown>
 }
 
 /** Raised at boot when the environment cannot be parsed; the message names every bad variable. */
@@ -191,30 +185,52 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError'
 }
 
-/** Documentation of every variable (name, default, description), for the README and `--help`. */
-export const variables = Object.entries(Environment.properties).map(([name, schema]) => ({
-  name,
-  default: 'default' in schema ? String(schema.default) : undefined,
-  description: String(schema.description),
-}))
+/** One documented variable: name, default, description, and whether its value is a secret. */
+export type Variable = { name: string; default: string | undefined; description: string; secret: boolean }
 
-/** Parses the environment once at boot; fails fast with a message naming each bad variable. */
-export function parse(env: Record<string, string | undefined>): Config {
+/** Documentation of every variable of the gateway and of `modules` (name, default, description), for the README. */
+export function variablesOf(modules: readonly Module.AnyModule[] = families): Variable[] {
+  return [Environment, ...modules.flatMap((module) => (module.env ? [module.env as TObject] : []))].flatMap((schema) =>
+    Object.entries(schema.properties).map(([name, property]) => ({
+      name,
+      default: 'default' in property ? String(property.default) : undefined,
+      description: String(property.description),
+      secret: property.secret === true,
+    })),
+  )
+}
+
+/** Documentation of every variable the gateway's own modules read. */
+export const variables = variablesOf()
+
+/**
+ * Reads the variables of `schema` from `env` with their defaults, or adds a line per bad variable to `errors`. A
+ * variable whose schema says `secret: true` is named but its value is never printed.
+ */
+function read<schema extends TObject>(schema: schema, env: Record<string, string | undefined>, errors: string[]): Static<schema> {
   const raw = Object.fromEntries(
-    Object.keys(Environment.properties)
+    Object.keys(schema.properties)
       .filter((name) => env[name] !== undefined && env[name] !== '')
       .map((name) => [name, env[name]]),
   )
-  const value = Value.Convert(Environment, Value.Default(Environment, raw))
-  const errors = [...Value.Errors(Environment, value)]
-  if (errors.length > 0) {
-    const lines = errors.map((error) => {
-      const name = error.path.replace(/^\//, '')
-      const shown = secrets.has(name) ? '<redacted>' : JSON.stringify(raw[name] ?? '')
-      return `  ${name}=${shown}: ${error.message}`
-    })
-    throw new ConfigError(`Invalid configuration:\n${[...new Set(lines)].join('\n')}`)
+  const value = Value.Convert(schema, Value.Default(schema, raw))
+  for (const error of Value.Errors(schema, value)) {
+    const name = error.path.replace(/^\//, '')
+    const shown = schema.properties[name]?.secret === true ? '<redacted>' : JSON.stringify(raw[name] ?? '')
+    errors.push(`  ${name}=${shown}: ${error.message}`)
   }
+  return value as Static<schema>
+}
+
+/**
+ * Parses the environment once at boot, the gateway's variables and each module's slice; fails fast with one message
+ * naming every bad variable.
+ */
+export function parse(env: Record<string, string | undefined>, modules: readonly Module.AnyModule[] = families): Config {
+  const errors: string[] = []
+  const value = read(Environment, env, errors)
+  const slices = Object.fromEntries(modules.flatMap((module) => (module.env ? [[module.name, read(module.env as TObject, env, errors)]] : [])))
+  if (errors.length > 0) throw new ConfigError(`Invalid configuration:\n${[...new Set(errors)].join('\n')}`)
   const parsed = value as Static<typeof Environment>
   const upstream = (prefix: 'CHAT' | 'DECENTRALIZED'): InferenceUpstream | undefined => {
     const url = parsed[`${prefix}_UPSTREAM_URL`]
@@ -255,7 +271,17 @@ export function parse(env: Record<string, string | undefined>): Config {
     peaq: peaqOf(parsed.PEAQ_RPC_URL, parsed.PEAQ_BATCH_CONTRACT, parsed.PEAQ_USDC),
     stellar: stellarOf(parsed.HORIZON_URL, parsed.STELLAR_NETWORK_PASSPHRASE),
     rippledUrl: parsed.RIPPLED_URL,
+    outboundAllow: allowListOf(parsed.OUTBOUND_ALLOW),
+    modules: slices,
   }
+}
+
+function allowListOf(text: string | undefined): Outbound.AllowList {
+  if (text === undefined) return Outbound.emptyAllowList
+  const parsed = Outbound.parseAllowList(text)
+  // The message names the variable and the entry at fault.
+  if (!parsed.ok) throw new ConfigError(`Invalid configuration:\n  ${parsed.message}`)
+  return parsed.list
 }
 
 function peaqOf(rpcUrl: string | undefined, batchContract: string | undefined, usdc: string | undefined): Config['peaq'] {

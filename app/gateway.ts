@@ -8,15 +8,15 @@ import {
   NotFoundError,
   NotImplementedError,
   PayloadTooLargeError,
+  RateLimitedError,
   UpstreamUnavailableError,
   ValidationError,
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
-import type { Oracle } from '../core/Oracle.js'
 import * as Price from '../core/Price.js'
-import type * as Rpc from '../core/Rpc.js'
-import { type Deps as ModuleDeps, type Mount, type Onchain, modules } from './modules.js'
-import type { Store } from '../core/Store.js'
+import * as RateLimit from '../core/RateLimit.js'
+import { families as defaultFamilies, missingOf } from './modules.js'
+import type * as Module from '../core/Module.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
@@ -39,8 +39,11 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
  * problem+json. Adapters are passed in; nothing here reads the environment. `main.ts` listens on the result.
  */
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
-  const { config, terms, oracle, chains = [], store, onchain, sessionSecret = crypto.randomUUID() + crypto.randomUUID(), payment, logger } = parameters
-  const inference = { chat: parameters.inference?.chat, decentralized: parameters.inference?.decentralized }
+  const { config, terms, payment, logger, families = defaultFamilies } = parameters
+  // Every port once: the deployment's own, with the session secret random per start unless given.
+  const ports: Partial<Module.Ports> = { sessionSecret: crypto.randomUUID() + crypto.randomUUID(), ...definedOf(parameters.ports ?? {}) }
+  if (ports.store) ports.store = journaled(ports.store)
+  if (ports.chains?.length === 0) delete ports.chains
   // Filled as modules mount: the price rules of the entries they serve that are priced per request.
   const rules = new Map<string, Price.Rule>()
   const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
@@ -48,7 +51,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     ? guard({
         terms,
         ...payment,
-        store,
+        store: parameters.ports?.store,
         logger,
         ruleOf,
         resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
@@ -124,8 +127,21 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         throw availability.code === 'not_implemented'
           ? new NotImplementedError(availability.reason)
           : new UpstreamUnavailableError(availability.reason)
-      if (Catalog.isFree(entry)) return
+      if (Catalog.isFree(entry)) return limit(entry, request)
       return payments!.before(request, entry, { body, query, params })
+    })
+    // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
+    // and a free route that never reads it must not fail.
+    .derive({ as: 'global' }, (context) => {
+      Object.defineProperty(context, 'caller', {
+        configurable: true,
+        enumerable: true,
+        get: () => {
+          if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
+          return payments.payer(context.request)
+        },
+      })
+      return {}
     })
     .onAfterHandle(async ({ request, response, set }) => {
       if (!payments) return
@@ -142,19 +158,32 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
 
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
   const unconfigured = new Map<string, string>()
-  const caller = (request: Request) => {
-    if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
-    return payments.payer(request)
-  }
-  const mounts = parameters.modules ?? modules
-  for (const mount of mounts({ oracle, chains, caller, store: store && journaled(store), onchain, sessionSecret, inference, stellar: parameters.stellar, xrp: parameters.xrp, batch: parameters.batch })) {
-    const prefixes: readonly string[] = typeof mount.prefix === 'string' ? [mount.prefix] : mount.prefix
-    const served = Catalog.entries.filter((candidate) => prefixes.some((prefix) => candidate.path.startsWith(prefix)))
-    if ('plugin' in mount) {
-      app.use(mount.plugin())
-      if (mount.ready) for (const entry of served) readinessOf.set(Catalog.key(entry), mount.ready)
-      for (const [key, rule] of Object.entries(mount.prices ?? {})) rules.set(key, assertRule(key, rule, served))
-    } else for (const entry of served) unconfigured.set(Catalog.key(entry), mount.missing)
+  const jobs: createGateway.Job[] = []
+  // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
+  const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
+  const buckets = new Map<string, RateLimit.State>()
+  for (const module of families) {
+    const served = Catalog.entries.filter((candidate) => module.paths.some((prefix) => candidate.path.startsWith(prefix)))
+    const missing = missingOf(module, ports)
+    if (missing) {
+      for (const entry of served) unconfigured.set(Catalog.key(entry), missing)
+      continue
+    }
+    const env = config.modules[module.name]
+    if (module.env && env === undefined)
+      throw new Error(`The environment of module ${module.name} was not parsed: pass the module to the configuration's parse.`)
+    const resources = { ports, env: env ?? {} }
+    app.use(module.routes(resources) as AnyElysia)
+    const ready = module.ready
+    if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
+    for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
+    const rateLimit = module.rateLimit?.(resources.env)
+    if (rateLimit) {
+      RateLimit.assert(rateLimit)
+      for (const entry of served) if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
+    }
+    for (const job of module.jobs ?? [])
+      jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
   }
 
   const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
@@ -194,6 +223,33 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           'nothing is charged for it.',
       }
     return { available: true }
+  }
+
+  /**
+   * Takes a token of the client's bucket for a free entry whose family sets a rate limit; out of tokens, a 429 with
+   * `RateLimit` and `Retry-After`. The client is its IP address (free calls carry no payer).
+   */
+  function limit(entry: Catalog.Entry, request: Request): Response | undefined {
+    const limited = limitOf.get(Catalog.key(entry))
+    if (!limited) return
+    const { family, options } = limited
+    const client = `${family} ${app.server?.requestIP(request)?.address ?? 'in-process'}`
+    const now = Date.now()
+    const taken = RateLimit.take(buckets.get(client) ?? RateLimit.initial(options, now), { ...options, now })
+    // Oldest first: a flood of new clients evicts idle buckets rather than growing without bound.
+    buckets.delete(client)
+    buckets.set(client, taken.state)
+    if (buckets.size > maxBuckets) buckets.delete(buckets.keys().next().value!)
+    if (taken.ok) return
+    const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
+    const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - now) / 1000))
+    const error = new RateLimitedError({ retryAfterSeconds })
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), {
+      ...Cors.headers,
+      'retry-after': String(retryAfterSeconds),
+      ratelimit: `"${family}";r=0;t=${retryAfterSeconds}`,
+      'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
+    })
   }
 
   /** Availability at boot, narrowed by the module's readiness now. */
@@ -255,7 +311,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response
     },
     availability: availabilityNow,
+    jobs,
   }
+}
+
+/** The entries of `record` whose value is not `undefined`: an absent port stays absent. */
+function definedOf<value extends object>(record: value): Partial<value> {
+  return Object.fromEntries(Object.entries(record).filter(([, entry]) => entry !== undefined)) as Partial<value>
 }
 
 export declare namespace createGateway {
@@ -264,28 +326,15 @@ export declare namespace createGateway {
     config: Config
     /** Network, asset and payee of every paid offer. */
     terms: PaymentTerms
-    /** USD price source for fiat and cross-asset conversions; absent until an oracle is configured. */
-    oracle?: Oracle | undefined
-    /** Chains that RPC forwarding reads from; without one the RPC endpoints are unavailable. */
-    chains?: readonly Rpc.Endpoint[] | undefined
-    /** Durable records of the stateful modules; without it they are unavailable. */
-    store?: Store | undefined
-    /** The settlement chain's contracts and logs; without it invoices and escrows are unavailable. */
-    onchain?: Onchain | undefined
-    /** Key that signs session tokens. @default random per start */
-    sessionSecret?: string | undefined
+    /**
+     * The ports modules may use, each built once by the caller: a deployment's own implementation of any port
+     * replaces the default. A module that needs an absent one is not mounted; its paths answer 503 with the reason.
+     */
+    ports?: { [port in Module.Port]?: Module.Ports[port] | undefined } | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf'> | undefined
-    /** The modules to mount, given what they may need (a custom deployment, a test). @default the gateway's own */
-    modules?: ((deps: ModuleDeps) => Mount[]) | undefined
-    /** The batch-payment contract per chain; without it batch and payroll are unavailable. */
-    batch?: ModuleDeps['batch']
-    /** The Stellar network; without it the Stellar endpoints are unavailable. */
-    stellar?: ModuleDeps['stellar']
-    /** The XRP Ledger; without it the XRP endpoints are unavailable. */
-    xrp?: ModuleDeps['xrp']
-    /** OpenAI-compatible upstreams with the operator's limits; an absent one makes its endpoints unavailable. */
-    inference?: { chat?: ModuleDeps['inference']['chat']; decentralized?: ModuleDeps['inference']['decentralized'] } | undefined
+    /** The endpoint families to mount, in order (a custom deployment, a test). @default the gateway's own */
+    families?: readonly Module.AnyModule[] | undefined
     /** Where events go. */
     logger: Logger
   }
@@ -296,8 +345,23 @@ export declare namespace createGateway {
     handle: (request: Request) => Promise<Response>
     /** Availability of an entry on this gateway. */
     availability: (entry: Catalog.Entry) => Availability
+    /** Background jobs of the mounted modules, for the job runner. */
+    jobs: Job[]
+  }
+  type Job = {
+    /** Unique name of the job. */
+    name: string
+    /** Cron pattern. */
+    schedule: string
+    /** One tick. */
+    run: () => Promise<unknown>
+    /** Whether every process runs each tick (work on its own state) rather than one claiming it. @default false */
+    everyProcess?: boolean
   }
 }
+
+/** Most client buckets the rate limiter keeps; the least recently seen goes first. */
+const maxBuckets = 10_000
 
 /** Most characters of the request path a problem's `instance` repeats: every route's path fits, a made-up one is cut. */
 const maxInstanceLength = 128

@@ -2,6 +2,7 @@ import { join } from 'node:path'
 import { cron } from '@elysiajs/cron'
 import { devnetBanner } from './banner.js'
 import { boot } from './boot.js'
+import { jobRunner } from './jobs.js'
 import { ConfigError, type Config, parse } from './config.js'
 import { stdout } from './log.js'
 import { StartError, assertPortFree, bind } from './startup.js'
@@ -38,14 +39,9 @@ const logger = stdout(config.logLevel)
 const booted = await boot({ config, logger }).catch(stop)
 const { gateway, devnet, terms } = booted
 
-for (const job of booted.jobs)
-  gateway.app.use(
-    cron({
-      name: job.name,
-      pattern: '* * * * *',
-      run: () => job.run().catch((error) => logger.log('error', 'job_failed', { job: job.name, error: String(error) })),
-    }),
-  )
+// The runner claims each tick in the shared store, so that one process runs it.
+const runner = jobRunner({ store: booted.store, logger })
+for (const job of booted.jobs) gateway.app.use(cron({ name: job.name, pattern: job.schedule, run: () => runner.tick(job) }))
 let rpcServer: ReturnType<typeof Bun.serve> | undefined
 try {
   // Without reusePort (Elysia turns it on): a second process on the same port must fail, not share it.

@@ -3,6 +3,7 @@ import { type BaseError, type Code, InternalError } from '../core/Errors.js'
 /** The one place where an error code becomes an HTTP status. */
 export const statusOf = {
   bad_request: 400,
+  rate_limited: 429,
   validation_failed: 400,
   malformed_json: 400,
   payload_too_large: 413,

@@ -71,3 +71,11 @@ export type BatchChain = {
     allowance?: { token: Address; amount: bigint } | undefined
   }) => Promise<GasEstimate>
 }
+
+/** The batch contracts the gateway builds transactions for, by chain. */
+export type Chains = {
+  /** The primary chain: Base in production, the devnet in development. Always accepted. */
+  base: BatchChain
+  /** peaq; accepted only once its contract's runtime code hash is verified equal to the primary chain's. */
+  peaq?: BatchChain | undefined
+}

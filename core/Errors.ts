@@ -20,6 +20,7 @@ export type Refusal =
 /** Stable snake_case codes of every error the project can raise, payment refusals included. They never change. */
 export type Code =
   | 'bad_request'
+  | 'rate_limited'
   | 'validation_failed'
   | 'malformed_json'
   | 'payload_too_large'
@@ -280,6 +281,22 @@ export class InvalidTransitionError extends BaseError {
   override readonly code = 'conflict' as const
   override readonly title = 'Not allowed in the current state'
   override readonly name = 'InvalidTransitionError'
+}
+
+/** A client called a free endpoint more often than its family's per-client rate limit allows; retry later. */
+export class RateLimitedError extends BaseError {
+  override readonly code = 'rate_limited' as const
+  override readonly title = 'Too many requests'
+  override readonly name = 'RateLimitedError'
+  /** Whole seconds until a call may start again. */
+  readonly retryAfterSeconds: number
+
+  constructor(parameters: { /** Whole seconds until a call may start again. */ retryAfterSeconds: number }) {
+    super(`Too many calls to this free endpoint from this client; retry after ${parameters.retryAfterSeconds} s.`, {
+      details: { retryAfterSeconds: parameters.retryAfterSeconds },
+    })
+    this.retryAfterSeconds = parameters.retryAfterSeconds
+  }
 }
 
 /** A call was attempted while an upstream's circuit breaker refuses calls. */

@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import * as Routes from './routes.js'
 import * as Service from './service.js'
 
@@ -30,3 +31,21 @@ export declare namespace decentralized {
   /** The upstream, the allowed models and the max_tokens ceiling. */
   type Deps = Service.InferenceDeps
 }
+
+/** Chat completions and models (`/api/v1/chat/*`, `/api/v1/models`) on an OpenAI-compatible upstream. */
+export const manifest = Module.define({
+  name: 'ai',
+  paths: ['/api/v1/chat/', '/api/v1/models'],
+  needs: ['chat'],
+  routes: ({ ports }) => ai(ports.chat),
+  ready: ({ ports }) => Module.reasonOf(ports.chat.upstream.available()),
+})
+
+/** Decentralized inference (`/decentralized/v1/*`) on a second OpenAI-compatible upstream. */
+export const decentralizedManifest = Module.define({
+  name: 'decentralized',
+  paths: ['/decentralized/v1/'],
+  needs: ['decentralized'],
+  routes: ({ ports }) => decentralized(ports.decentralized),
+  ready: ({ ports }) => Module.reasonOf(ports.decentralized.upstream.available()),
+})

@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -5,3 +6,11 @@ import type { Deps } from './service.js'
 export function audit(deps: Deps) {
   return routes(deps)
 }
+
+/** The payer's own audit trail (`/api/v1/audit/*`) on the store. */
+export const manifest = Module.define({
+  name: 'audit',
+  paths: ['/api/v1/audit/'],
+  needs: ['store'],
+  routes: ({ ports }) => audit({ store: ports.store }),
+})

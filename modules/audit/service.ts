@@ -9,8 +9,6 @@ import * as Time from '../../core/Time.js'
 export type Deps = {
   /** Where the chains are appended. */
   store: Store
-  /** The verified payer of a request. */
-  caller: (request: Request) => Address
   /** The clock. @default () => new Date() */
   now?: () => Date
 }

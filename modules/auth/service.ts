@@ -8,8 +8,6 @@ import type { SessionBody, VerifyQuery } from './schema.js'
 export type Deps = {
   /** Where each address's revocation generation is kept (tokens themselves are never stored). */
   store: Store
-  /** The verified payer of a request. */
-  caller: (request: Request) => Address
   /** HS256 key of session tokens, at least 32 bytes; never logged or echoed. */
   secret: string
   /** The clock. @default () => new Date() */

@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -5,3 +6,11 @@ import type { Deps } from './service.js'
 export function batch(deps: Deps) {
   return routes(deps)
 }
+
+/** Batch payments (`/api/v1/batch/*`) on the batch contract of each accepted chain. */
+export const manifest = Module.define({
+  name: 'batch',
+  paths: ['/api/v1/batch/'],
+  needs: ['batch'],
+  routes: ({ ports }) => batch({ chains: ports.batch }),
+})

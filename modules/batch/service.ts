@@ -1,17 +1,11 @@
 import { type Address, type Hex, isAddressEqual } from 'viem'
 import * as Batch from '../../core/Batch.js'
-import type { BatchChain } from '../../core/BatchChain.js'
+import type { BatchChain, Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { EstimateBody, ExecuteBody } from './schema.js'
 
-/** The batch contracts the gateway builds transactions for, by chain. */
-export type Chains = {
-  /** The primary chain: Base in production, the devnet in development. Always accepted. */
-  base: BatchChain
-  /** peaq; accepted only once its contract's runtime code hash is verified equal to the primary chain's. */
-  peaq?: BatchChain | undefined
-}
+export type { Chains } from '../../core/BatchChain.js'
 
 /** What the batch module needs from outside. */
 export type Deps = {

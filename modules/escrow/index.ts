@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -5,3 +6,11 @@ import type { Deps } from './service.js'
 export function escrow(deps: Deps) {
   return routes(deps)
 }
+
+/** Escrows (`/api/v1/escrow/*`) on our escrow contract, recorded in the store. */
+export const manifest = Module.define({
+  name: 'escrow',
+  paths: ['/api/v1/escrow/'],
+  needs: ['store', 'onchain', 'escrow'],
+  routes: ({ ports }) => escrow({ store: ports.store, chain: ports.escrow, tokens: ports.onchain.tokens }),
+})

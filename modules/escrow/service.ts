@@ -9,8 +9,6 @@ import type { CreateBody, FundBody, ListQuery, SettleBody } from './schema.js'
 export type Deps = {
   /** Where escrow records live (collection {@link collection}), visible to their parties only. */
   store: Store
-  /** The verified payer of a paid request: the caller. */
-  caller: (request: Request) => Address
   /** The escrow contract the gateway builds transactions for and reads deposits from. */
   chain: EscrowChain
   /** Tokens an escrow may hold, found by symbol (any case) or address. */

@@ -1,3 +1,5 @@
+import { Type } from '@sinclair/typebox'
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -5,3 +7,23 @@ import type { Deps } from './service.js'
 export function free(deps: Deps) {
   return routes(deps)
 }
+
+/** The free utilities (`/free/*`); with a price source, conversions across assets too. */
+export const manifest = Module.define({
+  name: 'free',
+  paths: ['/free/'],
+  needs: [],
+  uses: ['oracle'],
+  env: Type.Object({
+    FREE_RATE_LIMIT_PER_MINUTE: Type.Integer({
+      minimum: 0,
+      default: 0,
+      description: 'Calls per minute each client (by IP) may make to /free/*, in bursts of as many; 0: no limit.',
+    }),
+  }),
+  rateLimit: (env) => {
+    const perMinute = env.FREE_RATE_LIMIT_PER_MINUTE
+    return perMinute === 0 ? undefined : { capacity: perMinute, refill: perMinute, intervalMs: 60_000 }
+  },
+  routes: ({ ports }) => free({ oracle: ports.oracle }),
+})

@@ -1,4 +1,7 @@
+import * as Module from '../../core/Module.js'
+import { scan } from './service.js'
 import { routes } from './routes.js'
+import type * as Service from './service.js'
 
 export { scan } from './service.js'
 
@@ -8,6 +11,15 @@ export function invoice(deps: invoice.Deps) {
 }
 
 export declare namespace invoice {
-  /** What the module needs: the service's dependencies and the verified caller. */
-  type Deps = routes.Deps
+  /** What the module needs: the service's dependencies. */
+  type Deps = Service.Deps
 }
+
+/** Invoices (`/api/v1/invoice/*`) in the store, paid on the settlement chain; a job detects their payments. */
+export const manifest = Module.define({
+  name: 'invoice',
+  paths: ['/api/v1/invoice/'],
+  needs: ['store', 'onchain'],
+  routes: ({ ports }) => invoice({ store: ports.store, ...ports.onchain }),
+  jobs: [{ name: 'scan-invoices', run: ({ ports }) => scan({ store: ports.store, ...ports.onchain }) }],
+})

@@ -8,8 +8,6 @@ import * as Time from '../../core/Time.js'
 export type Deps = {
   /** Where log records are kept. */
   store: Store
-  /** The verified payer of a request. */
-  caller: (request: Request) => Address
   /** The clock. @default () => new Date() */
   now?: () => Date
 }

@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -5,3 +6,11 @@ import type { Deps } from './service.js'
 export function payroll(deps: Deps) {
   return routes(deps)
 }
+
+/** Payroll runs (`/api/v1/payroll/*`) on the batch contract of each accepted chain. */
+export const manifest = Module.define({
+  name: 'payroll',
+  paths: ['/api/v1/payroll/'],
+  needs: ['batch'],
+  routes: ({ ports }) => payroll({ chains: ports.batch }),
+})

@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -5,3 +6,11 @@ import type { Deps } from './service.js'
 export function rpc(deps: Deps) {
   return routes(deps)
 }
+
+/** Read-only JSON-RPC forwarding (`/api/v1/rpc/*`) to the configured chains. */
+export const manifest = Module.define({
+  name: 'rpc',
+  paths: ['/api/v1/rpc/'],
+  needs: ['chains'],
+  routes: ({ ports }) => rpc({ chains: ports.chains }),
+})

@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -8,3 +9,12 @@ import type { Deps } from './service.js'
 export function stellar(deps: Deps) {
   return routes(deps)
 }
+
+/** Stellar batch payments (`/api/v1/stellar/*`) through Horizon; unavailable while Horizon is not answering. */
+export const manifest = Module.define({
+  name: 'stellar',
+  paths: ['/api/v1/stellar/'],
+  needs: ['stellar'],
+  routes: ({ ports }) => stellar({ network: ports.stellar }),
+  ready: ({ ports }) => Module.reasonOf(ports.stellar.available()),
+})

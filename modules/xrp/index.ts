@@ -1,3 +1,4 @@
+import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type { Deps } from './service.js'
 
@@ -8,3 +9,12 @@ import type { Deps } from './service.js'
 export function xrp(deps: Deps) {
   return routes(deps)
 }
+
+/** XRP Ledger batch payments and facts (`/api/v1/xrp/*`) through rippled; unavailable while it is not answering. */
+export const manifest = Module.define({
+  name: 'xrp',
+  paths: ['/api/v1/xrp/'],
+  needs: ['xrp'],
+  routes: ({ ports }) => xrp({ network: ports.xrp }),
+  ready: ({ ports }) => Module.reasonOf(ports.xrp.available()),
+})

@@ -32,6 +32,8 @@ describe('parse', () => {
       peaq: undefined,
       stellar: undefined,
       rippledUrl: undefined,
+      outboundAllow: { hosts: [], networks: [] },
+      modules: { free: { FREE_RATE_LIMIT_PER_MINUTE: 0 } },
     })
   })
 
@@ -78,6 +80,13 @@ describe('parse', () => {
   test('behavior: the README documents every variable', () => {
     const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
     for (const variable of variables) expect(readme).toContain(`| \`${variable.name}\` |`)
+  })
+
+  test('behavior: the README lists no variable that no schema declares (gateway or module manifests)', () => {
+    const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1))
+    const listed = [...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1])
+    expect([...listed].sort()).toEqual(variables.map((variable) => variable.name).sort())
   })
 })
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
-import type { Onchain } from '../../app/modules.js'
+import type { Onchain } from '../support/gateway.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
 import { type Case, cases, filler } from '../support/fuzz.js'

@@ -5,7 +5,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { memory } from '../../adapters/store/memory.js'
 import { openai } from '../../adapters/upstream/openai.js'
 import { maxHeaderBytes, maxTargetBytes } from '../../app/head.js'
-import type { Onchain } from '../../app/modules.js'
+import type { Onchain } from '../support/gateway.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 import { openaiStub } from '../support/openai.js'
 

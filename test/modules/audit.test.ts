@@ -3,7 +3,7 @@ import { memory } from '../../adapters/store/memory.js'
 import * as AuditChain from '../../core/AuditChain.js'
 import type { Store } from '../../core/Store.js'
 import { audit } from '../../modules/audit/index.js'
-import { mount, ok, payers, refused, testCaller } from '../support/module.js'
+import { mount, ok, payers, refused } from '../support/module.js'
 
 const { alice, bob } = payers
 
@@ -11,7 +11,7 @@ const { alice, bob } = payers
 function setup(wrap: (store: Store) => Store = (store) => store) {
   const clock = { now: new Date('2025-06-01T12:00:00.000Z') }
   const inner = memory()
-  const app = mount(audit({ store: wrap(inner), caller: testCaller, now: () => clock.now }))
+  const app = mount(audit({ store: wrap(inner), now: () => clock.now }))
   const log = async (body: object, as = alice) => ok(await app.post('/api/v1/audit/log', { actor: as, ...body }, as))
   const query = async (search = '', as = alice) => ok(await app.get(`/api/v1/audit/query${search}`, as))
   return { clock, inner, app, log, query }

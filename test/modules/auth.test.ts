@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
 import * as Session from '../../core/Session.js'
 import { auth } from '../../modules/auth/index.js'
-import { mount, ok, payers, refused, testCaller } from '../support/module.js'
+import { mount, ok, payers, refused } from '../support/module.js'
 
 const secret = 'auth-test-secret-0123456789abcdef0123456789'
 const { alice, bob } = payers
@@ -11,7 +11,7 @@ const { alice, bob } = payers
 function setup() {
   const clock = { now: new Date('2025-06-01T12:00:00.000Z') }
   const store = memory()
-  const app = mount(auth({ store, caller: testCaller, secret, now: () => clock.now }))
+  const app = mount(auth({ store, secret, now: () => clock.now }))
   const issue = async (body: object, as = alice) => ok(await app.post('/api/v1/auth/session', { address: as, ...body }, as))
   const verify = async (token: string, as = bob) => ok(await app.get(`/api/v1/auth/verify?token=${encodeURIComponent(token)}`, as))
   return { clock, store, app, issue, verify }
@@ -164,6 +164,6 @@ describe('GET /api/v1/auth/verify', () => {
 
 describe('auth', () => {
   test('error: a secret shorter than 32 bytes fails at boot', () => {
-    expect(() => auth({ store: memory(), caller: testCaller, secret: 'too-short' })).toThrow(/at least 32 bytes/)
+    expect(() => auth({ store: memory(), secret: 'too-short' })).toThrow(/at least 32 bytes/)
   })
 })

@@ -9,6 +9,7 @@ import * as Problem from '../../app/problem.js'
 import * as Escrow from '../../core/Escrow.js'
 import { BaseError } from '../../core/Errors.js'
 import { escrow } from '../../modules/escrow/index.js'
+import { callerContext } from '../support/module.js'
 
 let chain: devnet.Devnet
 let app: { handle: (request: Request) => Promise<Response> }
@@ -22,11 +23,11 @@ beforeAll(async () => {
       if (error instanceof BaseError) return Problem.toResponse(Problem.fromError(error))
       if (code === 'VALIDATION') return new Response(JSON.stringify({ code: 'validation_failed' }), { status: 400 })
     })
+    // The gateway's payment guard names the verified payer; here a test header stands in for it.
+    .use(callerContext(payerHeader))
     .use(
       escrow({
         store: memory(),
-        // The gateway's payment guard names the verified payer; here a test header stands in for it.
-        caller: (request) => getAddress(request.headers.get(payerHeader)!),
         chain: escrowChain({ client: chain.publicClient, address: chain.escrow.address, chainId: chain.chainId }),
         tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: 6 }],
       }),

@@ -8,6 +8,7 @@ import { memory } from '../../adapters/store/memory.js'
 import * as Problem from '../../app/problem.js'
 import { BaseError, ValidationError } from '../../core/Errors.js'
 import { invoice, scan } from '../../modules/invoice/index.js'
+import { callerContext } from '../support/module.js'
 
 let chain: devnet.Devnet
 let alice: Address
@@ -33,7 +34,6 @@ function setup() {
     chainId: chain.chainId,
     tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: chain.token.decimals }],
     now: () => clock.now ?? new Date(),
-    caller: (request) => request.headers.get('x-test-caller') as Address,
   }
   const app = new Elysia()
     .onError(({ error, request }) => {
@@ -42,6 +42,7 @@ function setup() {
       if (error instanceof ElysiaValidationError)
         return Problem.toResponse(Problem.fromError(new ValidationError({ field: error.type, message: error.message }), instance))
     })
+    .use(callerContext())
     .use(invoice(deps))
   const request = (caller: Address, path: string, body?: unknown) =>
     app.handle(

@@ -2,7 +2,7 @@ import { type PublicClient, createPublicClient, http as viemHttp } from 'viem'
 import { escrowChain } from '../../adapters/chain/escrow.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { http } from '../../adapters/rpc/http.js'
-import type { Onchain } from '../../app/modules.js'
+import type { Onchain } from './gateway.js'
 
 /** How the stand-in node answers: not before the caller gives up, or with HTTP 500. */
 export type Mode = 'hang' | 'http_error'

@@ -8,48 +8,60 @@ import { type Logger, silent } from '../../app/log.js'
 import { terms } from '../../app/terms.js'
 import type { Signed } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
+import type * as Module from '../../core/Module.js'
 import * as Price from '../../core/Price.js'
+
+/** The settlement chain as tests hand it in: transfers and tokens, and the escrow contract where there is one. */
+export type Onchain = Module.Onchain & { /** Our escrow contract. */ escrow?: Module.Ports['escrow'] | undefined }
 
 /** A gateway on embedded defaults (plus any overrides), answering in process. */
 export function testGateway(
   parameters: {
     env?: Record<string, string>
-    oracle?: createGateway.Parameters['oracle']
+    oracle?: Module.Ports['oracle'] | undefined
     /** Durable records; with it the stateful modules validate their input (and answer 503 for want of payments). */
-    store?: createGateway.Parameters['store']
-    /** The settlement chain's contracts; with a store, invoices and escrows validate their input too. */
-    onchain?: createGateway.Parameters['onchain']
+    store?: Module.Ports['store'] | undefined
+    /** The settlement chain's transfers and tokens, and the escrow contract; with a store, invoices and escrows run. */
+    onchain?: Onchain | undefined
     /** Chains for RPC forwarding. */
-    chains?: createGateway.Parameters['chains']
+    chains?: Module.Ports['chains'] | undefined
     /** OpenAI-compatible upstreams; absent, the AI endpoints are unavailable. */
-    inference?: createGateway.Parameters['inference']
+    inference?: { chat?: Module.Ports['chat'] | undefined; decentralized?: Module.Ports['decentralized'] | undefined } | undefined
     /** The Stellar network; absent, the Stellar endpoints are unavailable. */
-    stellar?: createGateway.Parameters['stellar']
+    stellar?: Module.Ports['stellar'] | undefined
     /** The XRP Ledger; absent, the XRP endpoints are unavailable. */
-    xrp?: createGateway.Parameters['xrp']
+    xrp?: Module.Ports['xrp'] | undefined
+    /** Any other port. */
+    ports?: createGateway.Parameters['ports']
     /** Payment settlement; absent, every paid endpoint is unavailable. */
     payment?: createGateway.Parameters['payment']
-    /** The modules to mount instead of the gateway's own. */
-    modules?: createGateway.Parameters['modules']
+    /** The families to mount instead of the gateway's own. */
+    families?: createGateway.Parameters['families']
     /** Where events go. @default silent */
     logger?: Logger
   } = {},
 ) {
-  const config = parse(parameters.env ?? {})
+  const config = parse(parameters.env ?? {}, parameters.families)
   const paymentTerms = terms(config)
+  const { escrow, ...onchain } = parameters.onchain ?? {}
   const gateway = createGateway({
     config,
     terms: paymentTerms,
     logger: parameters.logger ?? silent(),
-    oracle: parameters.oracle,
-    store: parameters.store,
-    onchain: parameters.onchain,
-    chains: parameters.chains,
-    inference: parameters.inference,
-    stellar: parameters.stellar,
-    xrp: parameters.xrp,
+    ports: {
+      oracle: parameters.oracle,
+      store: parameters.store,
+      onchain: parameters.onchain && (onchain as Module.Onchain),
+      escrow,
+      chains: parameters.chains,
+      chat: parameters.inference?.chat,
+      decentralized: parameters.inference?.decentralized,
+      stellar: parameters.stellar,
+      xrp: parameters.xrp,
+      ...parameters.ports,
+    },
     payment: parameters.payment,
-    modules: parameters.modules,
+    families: parameters.families,
   })
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })
   return {

@@ -6,11 +6,23 @@ import * as Problem from '../../app/problem.js'
 /** Header the stub caller reads: the address a test request pays as. */
 export const callerHeader = 'x-test-caller'
 
-/** A stub of the gateway's `caller`: the address in {@link callerHeader}, as the payment guard would verify it. */
-export function testCaller(request: Request): Address {
-  const address = request.headers.get(callerHeader)
-  if (!address) throw new Error(`test request without ${callerHeader}`)
-  return getAddress(address)
+/**
+ * The gateway's `caller` context as the payment guard would give it, from {@link callerHeader} (or `header`) instead
+ * of a verified payment: read lazily, so a request that never reads it needs no header.
+ */
+export function callerContext(header: string = callerHeader) {
+  return new Elysia({ name: 'test-caller' }).derive({ as: 'global' }, (context) => {
+    Object.defineProperty(context, 'caller', {
+      configurable: true,
+      enumerable: true,
+      get: () => {
+        const address = context.request.headers.get(header)
+        if (!address) throw new Error(`test request without ${header}`)
+        return getAddress(address)
+      },
+    })
+    return {}
+  })
 }
 
 /**
@@ -27,6 +39,7 @@ export function mount(plugin: AnyElysia) {
         return Problem.toResponse(Problem.fromError(new ValidationError({ field: path || error.type, message: 'is invalid' })))
       }
     })
+    .use(callerContext())
     .use(plugin)
   const send = (method: string, path: string, as: Address | undefined, body?: unknown) =>
     app.handle(

@@ -5,7 +5,7 @@ import { Challenge } from 'mppx'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { clients } from '../../../app/clients.js'
 import { parse } from '../../../app/config.js'
-import type { Mount } from '../../../app/modules.js'
+import * as Module from '../../../core/Module.js'
 import { terms as termsOf } from '../../../app/terms.js'
 import type * as Price from '../../../core/Price.js'
 import { stubPayment, testGateway } from '../../support/gateway.js'
@@ -18,17 +18,20 @@ const perSize: Price.Rule<Static<typeof Body>> = {
   description: '$0.01 per size unit',
   amount: ({ body }) => BigInt(body.size) * 10_000n,
 }
-const images = (prices?: Price.Rules): Mount => ({
-  prefix: path,
-  plugin: () => new Elysia({ name: 'test-images' }).post(path, ({ body }) => ({ size: body.size }), { body: Body }),
-  ...(prices ? { prices } : {}),
-})
+const images = (prices?: Price.Rules) =>
+  Module.define({
+    name: 'images',
+    paths: [path],
+    needs: [],
+    routes: () => new Elysia({ name: 'test-images' }).post(path, ({ body }) => ({ size: body.size }), { body: Body }),
+    ...(prices ? { prices } : {}),
+  })
 
 const terms = termsOf(parse({}))
 
 function setup(prices: Price.Rules | null = { [key]: perSize }) {
   const { payment, settled } = stubPayment()
-  const gateway = testGateway({ payment, modules: () => [images(prices ?? undefined)] })
+  const gateway = testGateway({ payment, families: [images(prices ?? undefined)] })
   const fetch = ((input: RequestInfo | URL, init?: RequestInit) => gateway.handle(new Request(input, init))) as typeof globalThis.fetch
   const pay = clients({ terms, fetch })
   const post = (size: number, headers: Record<string, string> = {}) =>
@@ -162,11 +165,13 @@ describe('a price per request', () => {
 
   test('error: a rule for an entry the module does not serve, or for a fixed price, fails at boot', () => {
     expect(() => setup({ 'POST /api/v1/compute/text-inference': perSize })).toThrow('does not serve')
-    const chains: Mount = {
-      prefix: '/api/v1/rpc/chains',
-      plugin: () => new Elysia().get('/api/v1/rpc/chains', () => ({})),
+    const chains = Module.define({
+      name: 'chains',
+      paths: ['/api/v1/rpc/chains'],
+      needs: [],
+      routes: () => new Elysia().get('/api/v1/rpc/chains', () => ({})),
       prices: { 'GET /api/v1/rpc/chains': perSize },
-    }
-    expect(() => testGateway({ payment: stubPayment().payment, modules: () => [chains] })).toThrow('only ranges and varies')
+    })
+    expect(() => testGateway({ payment: stubPayment().payment, families: [chains] })).toThrow('only ranges and varies')
   })
 })

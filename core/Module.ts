@@ -1,0 +1,141 @@
+import type { Static, TObject } from '@sinclair/typebox'
+import type { Address } from 'viem'
+import type { Chains as BatchChains } from './BatchChain.js'
+import type { ChatUpstream, InferenceUpstream } from './Chat.js'
+import type { EscrowChain } from './EscrowChain.js'
+import type { Guard as OutboundGuard } from './Outbound.js'
+import type { Oracle } from './Oracle.js'
+import type * as Price from './Price.js'
+import type * as RateLimit from './RateLimit.js'
+import type { Endpoint } from './Rpc.js'
+import type { StellarNetwork } from './StellarNetwork.js'
+import type { Store } from './Store.js'
+import type { Transfers } from './Transfers.js'
+import type { Availability } from './Upstream.js'
+import type { XrpNetwork } from './XrpNetwork.js'
+
+/**
+ * What an endpoint family is: the catalog paths it serves, the ports it needs by name, its own slice of the
+ * environment, its background jobs and its readiness. The composition root builds every port once, parses every
+ * module's environment into one configuration, and mounts each module from one list; a module whose port is absent
+ * is not mounted and its paths answer 503 with the reason, before any payment. Nothing here knows a web framework:
+ * `routes` returns whatever the gateway mounts (an Elysia plugin there).
+ */
+
+/** A token the stateful modules accept (invoices, escrows). */
+export type Token = { /** Symbol, e.g. `USDC`. */ symbol: string; /** ERC-20 address. */ address: Address; /** Decimals. */ decimals: number }
+
+/** What the settlement chain offers the stateful modules. */
+export type Onchain = {
+  /** EIP-155 chain id. */
+  chainId: number
+  /** Finds ERC-20 transfers (invoice payment detection). */
+  transfers: Transfers
+  /** Tokens invoices and escrows may be in. */
+  tokens: readonly Token[]
+}
+
+/** An inference upstream and what the operator allows on it for a fixed price. */
+export type Limited<upstream> = {
+  /** The upstream. */
+  upstream: upstream
+  /** Model ids callers may name; at least one. */
+  models: readonly string[]
+  /** Largest `max_tokens` a caller may ask for. */
+  maxTokens: number
+}
+
+/** Every port a module may ask for, by name: the one typed registry the composition root fills. */
+export type Ports = {
+  /** Durable records. */
+  store: Store
+  /** The settlement chain's transfers and tokens. */
+  onchain: Onchain
+  /** Our escrow contract on the settlement chain. */
+  escrow: EscrowChain
+  /** Chains RPC forwarding reads from; at least one. */
+  chains: readonly Endpoint[]
+  /** USD price source. */
+  oracle: Oracle
+  /** The batch-payment contract on each accepted chain. */
+  batch: BatchChains
+  /** The Stellar network (Horizon). */
+  stellar: StellarNetwork
+  /** The XRP Ledger (rippled). */
+  xrp: XrpNetwork
+  /** An OpenAI-compatible chat upstream with the operator's limits. */
+  chat: Limited<ChatUpstream>
+  /** An OpenAI-compatible upstream that also embeds and draws (decentralized inference), with the operator's limits. */
+  decentralized: Limited<InferenceUpstream>
+  /** The guard in front of every request to a URL a caller gave. */
+  outbound: OutboundGuard
+  /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
+  sessionSecret: string
+}
+
+/** The name of a port. */
+export type Port = keyof Ports
+
+/** Per-request values the gateway gives every route handler. */
+export type Context = {
+  /** The verified payer of a paid request: the caller. Reading it outside a paid route throws. */
+  caller: Address
+}
+
+/** A background job: the runner calls `run` on schedule and makes sure one tick runs on one process only. */
+export type Job<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
+  /** Unique name, kebab-case; part of the claim key, so never change it. */
+  name: string
+  /** Cron pattern (minute hour day month weekday). @default '* * * * *' */
+  schedule?: string
+  /** One tick of the job. */
+  run: (context: Resources<needs, env, uses>) => Promise<unknown>
+}
+
+/** What a module's functions receive: the ports it named and its parsed environment. */
+export type Resources<needs extends Port, env extends TObject, uses extends Port = never> = {
+  /** The ports the module needs, each present, and those it uses when present. */
+  ports: Pick<Ports, needs> & Partial<Pick<Ports, uses>>
+  /** The module's own environment, parsed. */
+  env: Static<env>
+}
+
+/** The manifest of one endpoint family. */
+export type Module<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
+  /** Name of the family, e.g. `invoice`. */
+  name: string
+  /** Start of every catalog path the module serves. */
+  paths: readonly string[]
+  /** Ports the module needs; when one is absent the module is not mounted and its paths answer 503. */
+  needs: readonly needs[]
+  /** Ports the module uses when present and does without otherwise. @default [] */
+  uses?: readonly uses[]
+  /** The module's slice of the environment; a variable with `secret: true` in its schema is never printed. */
+  env?: env
+  /** Per-client token bucket of the module's free endpoints (by payer where known, else by IP). @default none */
+  rateLimit?: (env: Static<env>) => RateLimit.Options | undefined
+  /** The module's routes (an Elysia plugin in the gateway). May throw at boot on a bad environment. */
+  routes: (context: Resources<needs, env, uses>) => unknown
+  /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
+  ready?: (context: Resources<needs, env, uses>) => string | undefined
+  /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
+  prices?: Price.Rules
+  /** Background jobs. */
+  jobs?: readonly Job<needs, env, uses>[]
+}
+
+/** Any module, whatever its ports and environment. */
+// biome-ignore lint/suspicious/noExplicitAny: a list of modules holds manifests of every shape.
+export type AnyModule = Module<any, any, any>
+
+/** Declares a module; typed so that `routes`, `ready` and `jobs` see exactly the ports named in `needs`. */
+export function define<const needs extends Port = never, env extends TObject = TObject<{}>, const uses extends Port = never>(
+  module: Module<needs, env, uses>,
+): Module<needs, env, uses> {
+  return module
+}
+
+/** The reason of an unavailable upstream, for a module's `ready`; `undefined` when it takes calls. */
+export function reasonOf(availability: Availability): string | undefined {
+  return availability.ok ? undefined : availability.reason
+}

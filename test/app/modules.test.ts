@@ -1,0 +1,118 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
+import { Elysia } from 'elysia'
+import { memory } from '../../adapters/store/memory.js'
+import { ConfigError, parse, variablesOf } from '../../app/config.js'
+import { jobRunner } from '../../app/jobs.js'
+import { silent } from '../../app/log.js'
+import { families } from '../../app/modules.js'
+import * as Module from '../../core/Module.js'
+import type * as Outbound from '../../core/Outbound.js'
+import { testGateway } from '../support/gateway.js'
+
+/** A whole family in a few lines: one env var (a secret), one port, one job, one catalog entry. */
+const ticks: string[] = []
+const tiny = Module.define({
+  name: 'tiny',
+  paths: ['/api/v1/tx/decode'],
+  needs: ['outbound'],
+  env: Type.Object({ TINY_TOKEN: Type.String({ minLength: 8, default: 'tiny-default', secret: true, description: 'Token of the tiny family.' }) }),
+  routes: ({ env }) => new Elysia({ name: 'tiny' }).get('/api/v1/tx/decode', () => ({ tokenLength: env.TINY_TOKEN.length })),
+  jobs: [{ name: 'tiny-sweep', run: async ({ env }) => ticks.push(env.TINY_TOKEN) }],
+})
+
+/** An outbound guard that lets nothing go: the port the tiny family needs. */
+const guard: Outbound.Guard = {
+  check: async () => ({ ok: false, reason: 'private_address', message: 'refused' }) as never,
+  fetch: async () => ({ ok: false, reason: 'private_address', message: 'refused' }) as never,
+}
+
+describe('a new family', () => {
+  test('default: mounts with one line, reads its env slice, gets its port', async () => {
+    const gateway = testGateway({ families: [...families, tiny], ports: { outbound: guard }, env: { TINY_TOKEN: 'a-longer-token' } })
+    const response = await gateway.fetch('/api/v1/tx/decode')
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({ tokenLength: 14 })
+  })
+
+  test('behavior: without the port it needs, its path answers 503 with the reason, before any payment', async () => {
+    const gateway = testGateway({ families: [...families, tiny] })
+    const response = await gateway.fetch('/api/v1/tx/decode')
+    expect(response.status).toBe(503)
+    expect((await response.json()).detail).toContain('needs an outbound guard and none is configured')
+  })
+
+  test('error: its bad variable is reported with every other bad one, its secret redacted', () => {
+    expect(() => parse({ PORT: 'abc', TINY_TOKEN: 'short' }, [...families, tiny])).toThrow(ConfigError)
+    try {
+      parse({ PORT: 'abc', TINY_TOKEN: 'short' }, [...families, tiny])
+    } catch (error) {
+      expect((error as Error).message).toContain('PORT="abc"')
+      expect((error as Error).message).toContain('TINY_TOKEN=<redacted>')
+      expect((error as Error).message).not.toContain('short')
+    }
+  })
+
+  test('behavior: its variable is documented from its schema', () => {
+    expect(variablesOf([tiny]).find((variable) => variable.name === 'TINY_TOKEN')).toEqual({
+      name: 'TINY_TOKEN',
+      default: 'tiny-default',
+      description: 'Token of the tiny family.',
+      secret: true,
+    })
+  })
+
+  test('behavior: its job runs once per tick however many processes share the store', async () => {
+    const gateway = testGateway({ families: [...families, tiny], ports: { outbound: guard } })
+    const job = gateway.jobs.find((candidate) => candidate.name === 'tiny-sweep')!
+    expect(job.schedule).toBe('* * * * *')
+    const store = memory()
+    const now = () => new Date('2026-01-01T00:00:30.000Z')
+    const processes = [jobRunner({ store, logger: silent(), now }), jobRunner({ store, logger: silent(), now })]
+    ticks.length = 0
+    expect(await Promise.all(processes.map((runner) => runner.tick(job)))).toEqual(expect.arrayContaining([true, false]))
+    expect(ticks).toEqual(['tiny-default'])
+  })
+})
+
+describe('a custom deployment', () => {
+  const source = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+  const code = /<!-- custom-deployment -->\n```ts\n([\s\S]*?)```/.exec(source)?.[1]
+  // Next to the README, so that its relative imports resolve as they read there.
+  const file = join(import.meta.dir, '../../.custom-deployment.test-fixture.ts')
+  afterAll(() => rmSync(file, { force: true }))
+
+  test('default: the README example runs, and its own store replaces the default', async () => {
+    expect(code).toBeDefined()
+    writeFileSync(file, code!)
+    const { gateway } = await import(file)
+    // The logs family needs a store: mounted on the deployment's own, it lacks nothing but the payment settlement
+    // the example leaves out; without a store it is not mounted at all.
+    const response: Response = await gateway.handle(new Request('http://gateway.test/api/v1/logs/query'))
+    expect((await response.json()).detail).toContain('has no payment settlement configured')
+    const without = await testGateway().fetch('/api/v1/logs/query')
+    expect((await without.json()).detail).toContain('needs a store and none is configured')
+  })
+})
+
+describe('rate limits of free endpoints', () => {
+  test('error: beyond the family limit a client gets 429 problem+json with RateLimit and Retry-After', async () => {
+    const gateway = testGateway({ env: { FREE_RATE_LIMIT_PER_MINUTE: '2' } })
+    expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
+    expect((await gateway.fetch('/free/uuid')).status).toBe(200)
+    const response = await gateway.fetch('/free/timestamp')
+    expect(response.status).toBe(429)
+    expect(response.headers.get('content-type')).toBe('application/problem+json')
+    expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    expect(response.headers.get('ratelimit')).toMatch(/^"free";r=0;t=\d+$/)
+    expect(response.headers.get('ratelimit-policy')).toBe('"free";q=2;w=60')
+    expect(await response.json()).toMatchObject({ status: 429, code: 'rate_limited' })
+  })
+
+  test('default: no limit unless the operator sets one', async () => {
+    const gateway = testGateway()
+    for (let call = 0; call < 5; call++) expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
+  })
+})
