@@ -7,7 +7,7 @@ const allowedHeaders = [
   'accept',
 ]
 
-/** Response headers a browser-hosted agent may read, payment headers included. */
+/** Response headers a browser-hosted agent may read, payment and rate-limit headers included. */
 const exposedHeaders = [
   'payment-required',
   'payment-response',
@@ -15,6 +15,8 @@ const exposedHeaders = [
   'payment-receipt',
   'www-authenticate',
   'retry-after',
+  'ratelimit',
+  'ratelimit-policy',
   'allow',
 ]
 

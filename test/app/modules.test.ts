@@ -111,6 +111,18 @@ describe('rate limits of free endpoints', () => {
     expect(await response.json()).toMatchObject({ status: 429, code: 'rate_limited' })
   })
 
+  test('behavior: a browser-hosted agent may read the rate-limit headers (CORS exposes them)', async () => {
+    const gateway = testGateway({ env: { FREE_RATE_LIMIT_PER_MINUTE: '1' } })
+    await gateway.fetch('/free/timestamp')
+    const response = await gateway.fetch('/free/timestamp')
+    expect(response.status).toBe(429)
+    const exposed = (response.headers.get('access-control-expose-headers') ?? '').split(',').map((name) => name.trim())
+    for (const name of ['ratelimit', 'ratelimit-policy', 'retry-after']) {
+      expect(exposed).toContain(name)
+      expect(response.headers.get(name)).not.toBeNull()
+    }
+  })
+
   test('default: no limit unless the operator sets one', async () => {
     const gateway = testGateway()
     for (let call = 0; call < 5; call++) expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
