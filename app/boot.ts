@@ -150,14 +150,9 @@ export declare namespace boot {
   }
 }
 
-/** The OpenAI-compatible adapter and limits of a configured upstream. */
+/** The OpenAI-compatible adapter of a configured upstream. */
 function inferenceOf(upstream: Config['chatUpstream'], name: string) {
-  if (!upstream) return undefined
-  return {
-    upstream: openai({ name, baseUrl: upstream.url, apiKey: upstream.key }),
-    models: upstream.models,
-    maxTokens: upstream.maxTokens,
-  }
+  return upstream ? openai({ name, baseUrl: upstream.url, apiKey: upstream.key }) : undefined
 }
 
 /** Every port the configuration describes, each built once; one left out is absent and its modules unavailable. */

@@ -76,16 +76,10 @@ const Environment = Type.Object({
     Type.String({ secret: true, pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /api/v1/chat/completions and /api/v1/models.' }),
   ),
   CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'Bearer key of CHAT_UPSTREAM_URL.' })),
-  CHAT_ALLOWED_MODELS: Type.Optional(Type.String({ description: 'Comma-separated model ids callers may use; required with CHAT_UPSTREAM_URL.' })),
-  CHAT_MAX_TOKENS: Type.Integer({ minimum: 1, default: 1024, description: 'Ceiling of max_tokens per chat completion; also sent when a caller gives none.' }),
   DECENTRALIZED_UPSTREAM_URL: Type.Optional(
     Type.String({ secret: true, pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /decentralized/v1/*.' }),
   ),
   DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'Bearer key of DECENTRALIZED_UPSTREAM_URL.' })),
-  DECENTRALIZED_ALLOWED_MODELS: Type.Optional(
-    Type.String({ description: 'Comma-separated model ids callers may use; required with DECENTRALIZED_UPSTREAM_URL.' }),
-  ),
-  DECENTRALIZED_MAX_TOKENS: Type.Integer({ minimum: 1, default: 1024, description: 'Ceiling of max_tokens per decentralized chat completion.' }),
   PEAQ_RPC_URL: Type.Optional(Type.String({ secret: true, pattern: '^https?://', description: 'peaq JSON-RPC for batches with chain=peaq.' })),
   PEAQ_BATCH_CONTRACT: Type.Optional(
     Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Batch contract on peaq; accepted only with the same code as on Base.' }),
@@ -107,16 +101,12 @@ const Environment = Type.Object({
   }),
 })
 
-/** An OpenAI-compatible upstream and what the operator allows on it for a fixed price. */
+/** Where an OpenAI-compatible upstream is; what callers may do on it is its family's environment (modules/ai). */
 export type InferenceUpstream = {
   /** Base URL of the API. Never logged. */
   url: string
   /** Bearer key. Never logged. */
   key: string | undefined
-  /** Model ids callers may use; at least one. */
-  models: string[]
-  /** Ceiling of max_tokens per completion. */
-  maxTokens: number
 }
 
 /** The parsed configuration, handed to the composition root. */
@@ -234,13 +224,7 @@ export function parse(env: Record<string, string | undefined>, modules: readonly
   const parsed = value as Static<typeof Environment>
   const upstream = (prefix: 'CHAT' | 'DECENTRALIZED'): InferenceUpstream | undefined => {
     const url = parsed[`${prefix}_UPSTREAM_URL`]
-    if (url === undefined) return undefined
-    const models = (parsed[`${prefix}_ALLOWED_MODELS`] ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')
-    if (models.length === 0)
-      throw new ConfigError(
-        `${prefix}_ALLOWED_MODELS is required with ${prefix}_UPSTREAM_URL: the comma-separated model ids callers may use for the fixed price.`,
-      )
-    return { url, key: parsed[`${prefix}_UPSTREAM_KEY`], models, maxTokens: parsed[`${prefix}_MAX_TOKENS`] }
+    return url === undefined ? undefined : { url, key: parsed[`${prefix}_UPSTREAM_KEY`] }
   }
   return {
     port: parsed.PORT,

@@ -35,16 +35,6 @@ export type Onchain = {
   tokens: readonly Token[]
 }
 
-/** An inference upstream and what the operator allows on it for a fixed price. */
-export type Limited<upstream> = {
-  /** The upstream. */
-  upstream: upstream
-  /** Model ids callers may name; at least one. */
-  models: readonly string[]
-  /** Largest `max_tokens` a caller may ask for. */
-  maxTokens: number
-}
-
 /** Every port a module may ask for, by name: the one typed registry the composition root fills. */
 export type Ports = {
   /** Durable records. */
@@ -63,10 +53,10 @@ export type Ports = {
   stellar: StellarNetwork
   /** The XRP Ledger (rippled). */
   xrp: XrpNetwork
-  /** An OpenAI-compatible chat upstream with the operator's limits. */
-  chat: Limited<ChatUpstream>
-  /** An OpenAI-compatible upstream that also embeds and draws (decentralized inference), with the operator's limits. */
-  decentralized: Limited<InferenceUpstream>
+  /** An OpenAI-compatible chat upstream (the limits on it are the ai family's environment). */
+  chat: ChatUpstream
+  /** An OpenAI-compatible upstream that also embeds and draws (the limits on it are the decentralized family's environment). */
+  decentralized: InferenceUpstream
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */

@@ -1,5 +1,7 @@
+import { type Static, Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import * as Routes from './routes.js'
+import type { Limits } from './schema.js'
 import * as Service from './service.js'
 
 export { available } from './service.js'
@@ -32,13 +34,64 @@ export declare namespace decentralized {
   type Deps = Service.InferenceDeps
 }
 
+/** The ai family's environment: what callers may do on the chat upstream for the fixed price of a call. */
+const chatEnv = Type.Object({
+  CHAT_ALLOWED_MODELS: Type.Optional(
+    Type.String({
+      defaultText: 'none (required with the URL)',
+      description: 'comma-separated model ids callers may use; any other is a 400 before payment',
+    }),
+  ),
+  CHAT_MAX_TOKENS: Type.Integer({
+    minimum: 1,
+    default: 1024,
+    description: 'ceiling of `max_tokens` per call (the price is fixed per call); also sent when a caller gives none',
+  }),
+})
+
+/** The decentralized family's environment: what callers may do on its upstream for the fixed price of a call. */
+const decentralizedEnv = Type.Object({
+  DECENTRALIZED_ALLOWED_MODELS: Type.Optional(
+    Type.String({ defaultText: 'none (required with the URL)', description: 'comma-separated model ids callers may use' }),
+  ),
+  DECENTRALIZED_MAX_TOKENS: Type.Integer({
+    minimum: 1,
+    default: 1024,
+    description: 'ceiling of `max_tokens` per decentralized chat completion',
+  }),
+})
+
+/**
+ * The allowed models of a comma-separated list; throws at boot when there is none, since the upstream's port exists
+ * only when `<prefix>_UPSTREAM_URL` is set.
+ */
+function modelsOf(list: string | undefined, prefix: 'CHAT' | 'DECENTRALIZED'): string[] {
+  const models = (list ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')
+  if (models.length === 0)
+    throw new Error(
+      `${prefix}_ALLOWED_MODELS is required with ${prefix}_UPSTREAM_URL: the comma-separated model ids callers may use for the fixed price.`,
+    )
+  return models
+}
+
+/** The limits of the chat upstream, read from the ai family's environment. */
+function chatLimits(env: Static<typeof chatEnv>): Limits {
+  return { models: modelsOf(env.CHAT_ALLOWED_MODELS, 'CHAT'), maxTokens: env.CHAT_MAX_TOKENS }
+}
+
+/** The limits of the decentralized upstream, read from the decentralized family's environment. */
+function decentralizedLimits(env: Static<typeof decentralizedEnv>): Limits {
+  return { models: modelsOf(env.DECENTRALIZED_ALLOWED_MODELS, 'DECENTRALIZED'), maxTokens: env.DECENTRALIZED_MAX_TOKENS }
+}
+
 /** Chat completions and models (`/api/v1/chat/*`, `/api/v1/models`) on an OpenAI-compatible upstream. */
 export const manifest = Module.define({
   name: 'ai',
   paths: ['/api/v1/chat/', '/api/v1/models'],
   needs: ['chat'],
-  routes: ({ ports }) => ai(ports.chat),
-  ready: ({ ports }) => Module.reasonOf(ports.chat.upstream.available()),
+  env: chatEnv,
+  routes: ({ ports, env }) => ai({ upstream: ports.chat, ...chatLimits(env) }),
+  ready: ({ ports }) => Module.reasonOf(ports.chat.available()),
 })
 
 /** Decentralized inference (`/decentralized/v1/*`) on a second OpenAI-compatible upstream. */
@@ -46,6 +99,7 @@ export const decentralizedManifest = Module.define({
   name: 'decentralized',
   paths: ['/decentralized/v1/'],
   needs: ['decentralized'],
-  routes: ({ ports }) => decentralized(ports.decentralized),
-  ready: ({ ports }) => Module.reasonOf(ports.decentralized.upstream.available()),
+  env: decentralizedEnv,
+  routes: ({ ports, env }) => decentralized({ upstream: ports.decentralized, ...decentralizedLimits(env) }),
+  ready: ({ ports }) => Module.reasonOf(ports.decentralized.available()),
 })

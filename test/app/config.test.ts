@@ -33,7 +33,11 @@ describe('parse', () => {
       stellar: undefined,
       rippledUrl: undefined,
       outboundAllow: { hosts: [], networks: [] },
-      modules: { free: { FREE_RATE_LIMIT_PER_MINUTE: 0 } },
+      modules: {
+        free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },
+        ai: { CHAT_MAX_TOKENS: 1024 },
+        decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
+      },
     })
   })
 

@@ -160,9 +160,9 @@ describe('unknown body fields', () => {
   describe('on the OpenAI-compatible pass-through bodies', () => {
     const stub = openaiStub()
     afterAll(() => stub.stop())
-    const limits = { models: ['small-model'], maxTokens: 64 }
+    const limits = { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '64', DECENTRALIZED_ALLOWED_MODELS: 'small-model', DECENTRALIZED_MAX_TOKENS: '64' }
     const upstream = openai({ name: 'the chat upstream', baseUrl: stub.url, apiKey: 'sk-test', retryDelayMs: 0 })
-    const ai = testGateway({ inference: { chat: { upstream, ...limits }, decentralized: { upstream, ...limits } }, payment: stubPayment().payment })
+    const ai = testGateway({ env: limits, inference: { chat: upstream, decentralized: upstream }, payment: stubPayment().payment })
     const messages = [{ role: 'user', content: 'Hi', name: 'agent-7' }]
 
     test.each([['/api/v1/chat/completions'], ['/decentralized/v1/chat/completions']])(

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { memory } from '../../adapters/store/memory.js'
+import { openai } from '../../adapters/upstream/openai.js'
 import { ConfigError, parse, variablesOf } from '../../app/config.js'
 import { jobRunner } from '../../app/jobs.js'
 import { silent } from '../../app/log.js'
@@ -126,5 +127,35 @@ describe('rate limits of free endpoints', () => {
   test('default: no limit unless the operator sets one', async () => {
     const gateway = testGateway()
     for (let call = 0; call < 5; call++) expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
+  })
+})
+
+describe('the ai family environment', () => {
+  const upstream = openai({ name: 'the chat upstream', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', retries: 0 })
+
+  test('default: the limits are the ai and decentralized slices, not the gateway configuration', () => {
+    const config = parse({ CHAT_ALLOWED_MODELS: 'a, b', CHAT_MAX_TOKENS: '64', DECENTRALIZED_MAX_TOKENS: '32' })
+    expect(config.modules.ai).toEqual({ CHAT_ALLOWED_MODELS: 'a, b', CHAT_MAX_TOKENS: 64 })
+    expect(config.modules.decentralized).toEqual({ DECENTRALIZED_MAX_TOKENS: 32 })
+    const names = (modules: readonly Module.AnyModule[]) => variablesOf(modules).map((variable) => variable.name)
+    expect(names([])).not.toContain('CHAT_ALLOWED_MODELS')
+    expect(names(families.filter((family) => family.name === 'ai')).slice(-2)).toEqual(['CHAT_ALLOWED_MODELS', 'CHAT_MAX_TOKENS'])
+  })
+
+  test('behavior: the allowed models and the token ceiling of the slice are enforced before payment', async () => {
+    const gateway = testGateway({ env: { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '8' }, inference: { chat: upstream } })
+    const messages = [{ role: 'user', content: 'Hi' }]
+    const tooMany = await gateway.post('/api/v1/chat/completions', { model: 'small-model', messages, max_tokens: 9 })
+    expect(tooMany.status).toBe(400)
+    expect(await tooMany.json()).toMatchObject({ field: 'max_tokens' })
+    const other = await gateway.post('/api/v1/chat/completions', { model: 'large-model', messages })
+    expect(other.status).toBe(400)
+    expect(await other.json()).toMatchObject({ field: 'model' })
+  })
+
+  test('error: an upstream without allowed models stops the start, naming the variable', () => {
+    expect(() => testGateway({ inference: { chat: upstream } })).toThrow('CHAT_ALLOWED_MODELS is required with CHAT_UPSTREAM_URL')
+    expect(() => testGateway({ inference: { decentralized: upstream } })).toThrow('DECENTRALIZED_ALLOWED_MODELS is required')
+    expect(() => testGateway({ env: { CHAT_MAX_TOKENS: '0' } })).toThrow('CHAT_MAX_TOKENS=')
   })
 })

@@ -31,7 +31,7 @@ describe('readiness before payment', () => {
   test('behavior: GET /api/v1/models is a 402 while the upstream is healthy, a 503 once its breaker is open', async () => {
     const { payment, settled } = stubPayment()
     const upstream = openai({ name: 'the chat upstream', baseUrl: stub.url, apiKey: 'sk-operator', retries: 0, breaker })
-    const gateway = testGateway({ inference: { chat: { upstream, models: ['small-model'], maxTokens: 64 } }, payment })
+    const gateway = testGateway({ env: { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '64' }, inference: { chat: upstream }, payment })
     expect((await gateway.fetch('/api/v1/models')).status).toBe(402)
 
     stub.state.answer = () => Response.json({ error: { message: 'overloaded' } }, { status: 503 })
