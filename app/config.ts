@@ -7,97 +7,199 @@ import { families } from './modules.js'
 /** One `host[:port]`: a DNS name or IPv4 address, or an IPv6 address in brackets. */
 const hostPattern = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?'
 
-/** Every environment variable the gateway reads, with its default. The README documents the same list. */
+/**
+ * Every environment variable the gateway itself reads (each family reads its own slice, see core/Module.ts `env`).
+ * The README's configuration table is generated from these schemas (`npm run docs`): `description` is the
+ * "meaning" column, `defaultText` the "default" column where the schema's `default` is not what people should read,
+ * and `secret: true` adds "never logged".
+ */
 const Environment = Type.Object({
-  PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3402, description: 'TCP port of the HTTP server.' }),
-  HOST: Type.String({ minLength: 1, default: '127.0.0.1', description: 'Interface the HTTP server binds to.' }),
+  PORT: Type.Integer({ minimum: 1, maximum: 65535, default: 3402, description: 'TCP port of the HTTP server' }),
+  HOST: Type.String({
+    minLength: 1,
+    default: '127.0.0.1',
+    description: 'interface the server binds to (`0.0.0.0` to serve other machines)',
+  }),
   PUBLIC_URL: Type.Optional(
-    Type.String({ pattern: '^https?://[^\\s/]+(/[^\\s]*)?$', description: 'Absolute base URL in discovery documents.' }),
+    Type.String({
+      pattern: '^https?://[^\\s/]+(/[^\\s]*)?$',
+      defaultText: 'see `PUBLIC_HOSTS`',
+      description: 'absolute base URL of discovery documents and payment offers (`resource`, MPP realm)',
+    }),
   ),
   PUBLIC_HOSTS: Type.Optional(
     Type.String({
       pattern: `^\\s*${hostPattern}(\\s*,\\s*${hostPattern})*\\s*,?\\s*$`,
-      description: 'Comma-separated host[:port] names that absolute URLs may take from a request when PUBLIC_URL is not set.',
+      defaultText: 'none: the listen address',
+      description:
+        'without `PUBLIC_URL`, comma-separated `host[:port]` names (as clients send them in `Host`, default port left out) whose requests get absolute URLs on their own origin; any other `Host` gets `http://HOST:PORT`, so a shared cache cannot be poisoned with a made-up host',
     }),
   ),
   BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     maximum: 64 * 1024 * 1024,
     default: 1024 * 1024,
-    description: 'Largest accepted request body.',
+    description: 'largest accepted request body',
   }),
   NETWORK: Type.String({
     pattern: '^eip155:[0-9]+$',
     default: 'eip155:84532',
-    description: 'CAIP-2 id of the settlement network.',
+    description: 'CAIP-2 settlement network; `eip155:84532` is the embedded devnet, `eip155:8453` is Base',
   }),
-  PAY_TO: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Address that receives payments.' })),
+  PAY_TO: Type.Optional(
+    Type.String({
+      pattern: '^0x[0-9a-fA-F]{40}$',
+      defaultText: 'first test account on the devnet',
+      description: 'address that receives payments; required on Base',
+    }),
+  ),
   RPC_URL: Type.Optional(
-    Type.String({ secret: true, pattern: '^(https?|wss?)://', description: 'JSON-RPC URL of the settlement chain; absent: the embedded devnet.' }),
+    Type.String({
+      secret: true,
+      pattern: '^(https?|wss?)://',
+      defaultText: 'none: the embedded devnet',
+      description:
+        "JSON-RPC URL of the settlement chain: a Base node on `eip155:8453`, a devnet of `npm run devnet` on any other `NETWORK`; its chain id must be `NETWORK`'s",
+    }),
   ),
   DEVNET_RPC_PORT: Type.Integer({
     minimum: 0,
     maximum: 65535,
     default: 8545,
-    description: 'Port on 127.0.0.1 where the embedded devnet serves JSON-RPC; 0 turns it off.',
+    description:
+      'port on 127.0.0.1 where the embedded devnet (or `npm run devnet`) serves JSON-RPC to outside wallets; `0` turns it off (embedded only)',
   }),
   DEVNET_PERSIST: Type.Boolean({
     default: true,
-    description: 'Keep the embedded devnet\'s chain across restarts in DATA_DIR/devnet.journal; false: a new chain at every start.',
+    description: "keep the devnet's chain across restarts in `DATA_DIR/devnet.journal`; `false`: a new chain at every start",
   }),
   RELAYER_PRIVATE_KEY: Type.Optional(
-    Type.String({ secret: true, pattern: '^0x[0-9a-fA-F]{64}$', description: 'Key that submits settlements (local facilitator).' }),
+    Type.String({
+      secret: true,
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      defaultText: 'a funded test account on a devnet (#9, then #8, ... for further processes)',
+      description: 'key that submits settlements (local facilitator); needs ETH for gas; one process only',
+    }),
   ),
   RELAYER_MNEMONIC: Type.Optional(
-    Type.String({ secret: true,
+    Type.String({
+      secret: true,
       pattern: '^[a-z]+( [a-z]+){11,23}$',
-      description: 'BIP-39 mnemonic of the relayer keys: each gateway process signs with the key at its lease slot (index 0, 1, ...).',
+      description:
+        "BIP-39 mnemonic of the relayer keys for several processes on one database: each signs with the key at its lease slot (`m/44'/60'/0'/0/<slot>`), so their nonces never collide; fund each with ETH",
     }),
   ),
   SETTLEMENT_TIMEOUT_MS: Type.Integer({
     minimum: 1_000,
     maximum: 120_000,
     default: 15_000,
-    description: 'How long a paid call waits for its settlement before answering 503 settlement_pending (the retry gets the answer).',
+    description:
+      'how long a paid call waits for its settlement; past it the answer is `503 settlement_pending` and a retry gets the response, charged once',
   }),
   FACILITATOR_URL: Type.Optional(
-    Type.String({ secret: true, pattern: '^https?://', description: 'Remote x402 facilitator (/verify, /settle, /supported).' }),
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      description: 'a remote x402 facilitator (`/verify`, `/settle`, `/supported`) that settles instead of the relayer',
+    }),
   ),
   SETTLEMENT_WINDOW_MS: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: 10_000, description: 'Settlements closer than this share one transaction.' }),
+    Type.Integer({
+      minimum: 0,
+      maximum: 10_000,
+      defaultText: '`5` on the devnet, `2000` elsewhere',
+      description: 'settlements closer together than this share one transaction',
+    }),
   ),
-  MPP_SECRET: Type.Optional(Type.String({ secret: true, minLength: 32, description: 'HMAC key binding MPP challenge ids.' })),
-  SESSION_SECRET: Type.Optional(Type.String({ secret: true, minLength: 32, description: 'HMAC key signing session tokens.' })),
+  MPP_SECRET: Type.Optional(
+    Type.String({
+      secret: true,
+      minLength: 32,
+      defaultText: 'random per start on the devnet',
+      description: 'HMAC key that binds MPP challenge ids; required on Base, identical on every process',
+    }),
+  ),
+  SESSION_SECRET: Type.Optional(
+    Type.String({
+      secret: true,
+      minLength: 32,
+      defaultText: 'random per start on the devnet',
+      description: 'HMAC key that signs session tokens (`/api/v1/auth/*`); required on Base, identical on every process',
+    }),
+  ),
   DATABASE_URL: Type.Optional(
-    Type.String({ secret: true, pattern: '^postgres(ql)?://', description: 'PostgreSQL for the ledger; absent: the embedded store.' }),
+    Type.String({
+      secret: true,
+      pattern: '^postgres(ql)?://',
+      defaultText: 'none: the embedded store',
+      description: 'PostgreSQL URL of the payment ledger and the store (several gateway processes on one database)',
+    }),
   ),
-  DATA_DIR: Type.String({ minLength: 1, default: '.data', description: 'Folder of the embedded store.' }),
+  DATA_DIR: Type.String({ minLength: 1, default: '.data', description: "folder of the embedded store and of the devnet's journal" }),
   CHAT_UPSTREAM_URL: Type.Optional(
-    Type.String({ secret: true, pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /api/v1/chat/completions and /api/v1/models.' }),
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: 'none: chat endpoints unavailable',
+      description:
+        'OpenAI-compatible API (a hosted router, llama.cpp, vLLM; base URL ending in `/v1`) behind `/api/v1/chat/completions` and `/api/v1/models`; its limits are the `ai` family\'s',
+    }),
   ),
-  CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'Bearer key of CHAT_UPSTREAM_URL.' })),
+  CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'bearer key of that API' })),
   DECENTRALIZED_UPSTREAM_URL: Type.Optional(
-    Type.String({ secret: true, pattern: '^https?://', description: 'OpenAI-compatible API (base URL ending in /v1) behind /decentralized/v1/*.' }),
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: 'none: `/decentralized/v1/*` unavailable',
+      description: 'a second, separately configured OpenAI-compatible API; its limits are the `decentralized` family\'s',
+    }),
   ),
-  DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'Bearer key of DECENTRALIZED_UPSTREAM_URL.' })),
-  PEAQ_RPC_URL: Type.Optional(Type.String({ secret: true, pattern: '^https?://', description: 'peaq JSON-RPC for batches with chain=peaq.' })),
-  PEAQ_BATCH_CONTRACT: Type.Optional(
-    Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'Batch contract on peaq; accepted only with the same code as on Base.' }),
+  DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'its bearer key' })),
+  PEAQ_RPC_URL: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: 'none: `chain=peaq` refused',
+      description:
+        "peaq JSON-RPC for batches; with `PEAQ_BATCH_CONTRACT` and `PEAQ_USDC` (all three or none); peaq is accepted only while its contract's code hash equals Base's",
+    }),
   ),
-  PEAQ_USDC: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDC on peaq.' })),
-  HORIZON_URL: Type.Optional(Type.String({ secret: true, pattern: '^https?://', description: 'Horizon server behind /api/v1/stellar/*.' })),
+  PEAQ_BATCH_CONTRACT: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the batch contract on peaq' })),
+  PEAQ_USDC: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDC on peaq' })),
+  HORIZON_URL: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: 'none: Stellar endpoints unavailable',
+      description: 'Horizon server for `/api/v1/stellar/*`',
+    }),
+  ),
   STELLAR_NETWORK_PASSPHRASE: Type.Optional(
-    Type.String({ minLength: 1, description: 'Network passphrase of HORIZON_URL; required with it.' }),
+    Type.String({
+      minLength: 1,
+      defaultText: 'none (required with `HORIZON_URL`)',
+      description: 'the network passphrase transactions are signed for',
+    }),
   ),
-  RIPPLED_URL: Type.Optional(Type.String({ secret: true, pattern: '^https?://', description: 'rippled JSON-RPC behind /api/v1/xrp/*.' })),
+  RIPPLED_URL: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: 'none: XRP endpoints unavailable',
+      description: 'rippled JSON-RPC for `/api/v1/xrp/*`',
+    }),
+  ),
   OUTBOUND_ALLOW: Type.Optional(
     Type.String({
-      description: 'Comma-separated hosts, IP addresses and CIDR networks that requests to URLs a caller gave may reach although private.',
+      defaultText: 'none: every private range refused',
+      description:
+        'comma-separated hosts, IP addresses and CIDR networks that requests to URLs a caller gave (webhooks, callbacks, probes) may reach although private (tests allow their loopback stand-ins this way)',
     }),
   ),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
-    description: 'Least severe level written to the log.',
+    description:
+      "`debug`, `info`, `warn` or `error`; logs are JSON lines and never contain request bodies, error messages (only error class names and stack frames) or a URL's path, query or user info",
   }),
 })
 
@@ -175,23 +277,49 @@ export class ConfigError extends Error {
   override readonly name = 'ConfigError'
 }
 
-/** One documented variable: name, default, description, and whether its value is a secret. */
-export type Variable = { name: string; default: string | undefined; description: string; secret: boolean }
+/** One documented variable, as its schema declares it. */
+export type Variable = {
+  /** Name in the environment. */
+  name: string
+  /** The schema's default, as text; `undefined` when it has none. */
+  default: string | undefined
+  /** The default as people should read it (Markdown), where the schema's is not that, e.g. "random per start on the devnet". */
+  defaultText?: string | undefined
+  /** What the variable means (Markdown, lower case, no final period): the README's "meaning" column. */
+  description: string
+  /** Whether the value is a secret: never printed, and "never logged" in the README. */
+  secret: boolean
+}
+
+/** The variables one schema declares: the gateway's own (`family` undefined) or one family's env slice. */
+export type Group = { family: Module.AnyModule | undefined; variables: Variable[] }
+
+/** Documentation of every variable, the gateway's first and then each family's in the order of `modules`. */
+export function groupsOf(modules: readonly Module.AnyModule[] = families): Group[] {
+  return [
+    { family: undefined, variables: variablesIn(Environment) },
+    ...modules.flatMap((module) => (module.env ? [{ family: module, variables: variablesIn(module.env as TObject) }] : [])),
+  ]
+}
 
 /** Documentation of every variable of the gateway and of `modules` (name, default, description), for the README. */
 export function variablesOf(modules: readonly Module.AnyModule[] = families): Variable[] {
-  return [Environment, ...modules.flatMap((module) => (module.env ? [module.env as TObject] : []))].flatMap((schema) =>
-    Object.entries(schema.properties).map(([name, property]) => ({
-      name,
-      default: 'default' in property ? String(property.default) : undefined,
-      description: String(property.description),
-      secret: property.secret === true,
-    })),
-  )
+  return groupsOf(modules).flatMap((group) => group.variables)
 }
 
 /** Documentation of every variable the gateway's own modules read. */
 export const variables = variablesOf()
+
+/** The variables a schema declares, in its order. */
+function variablesIn(schema: TObject): Variable[] {
+  return Object.entries(schema.properties).map(([name, property]) => ({
+    name,
+    default: 'default' in property ? String(property.default) : undefined,
+    defaultText: typeof property.defaultText === 'string' ? property.defaultText : undefined,
+    description: String(property.description),
+    secret: property.secret === true,
+  }))
+}
 
 /**
  * Reads the variables of `schema` from `env` with their defaults, or adds a line per bad variable to `errors`. A

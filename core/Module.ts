@@ -100,7 +100,11 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   needs: readonly needs[]
   /** Ports the module uses when present and does without otherwise. @default [] */
   uses?: readonly uses[]
-  /** The module's slice of the environment; a variable with `secret: true` in its schema is never printed. */
+  /**
+   * The module's slice of the environment; a variable with `secret: true` in its schema is never printed. Each
+   * variable's `description` (and `defaultText` where the schema's `default` is not what people should read) is its
+   * row of the README's configuration table (`npm run docs`).
+   */
   env?: env
   /** Per-client token bucket of the module's free endpoints (by payer where known, else by IP). @default none */
   rateLimit?: (env: Static<env>) => RateLimit.Options | undefined

@@ -38,7 +38,7 @@ export declare namespace decentralized {
 const chatEnv = Type.Object({
   CHAT_ALLOWED_MODELS: Type.Optional(
     Type.String({
-      defaultText: 'none (required with the URL)',
+      defaultText: 'none (required with `CHAT_UPSTREAM_URL`)',
       description: 'comma-separated model ids callers may use; any other is a 400 before payment',
     }),
   ),
@@ -52,7 +52,10 @@ const chatEnv = Type.Object({
 /** The decentralized family's environment: what callers may do on its upstream for the fixed price of a call. */
 const decentralizedEnv = Type.Object({
   DECENTRALIZED_ALLOWED_MODELS: Type.Optional(
-    Type.String({ defaultText: 'none (required with the URL)', description: 'comma-separated model ids callers may use' }),
+    Type.String({
+      defaultText: 'none (required with `DECENTRALIZED_UPSTREAM_URL`)',
+      description: 'comma-separated model ids callers may use',
+    }),
   ),
   DECENTRALIZED_MAX_TOKENS: Type.Integer({
     minimum: 1,

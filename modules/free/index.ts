@@ -18,7 +18,9 @@ export const manifest = Module.define({
     FREE_RATE_LIMIT_PER_MINUTE: Type.Integer({
       minimum: 0,
       default: 0,
-      description: 'Calls per minute each client (by IP) may make to /free/*, in bursts of as many; 0: no limit.',
+      defaultText: '`0`: no limit',
+      description:
+        'calls per minute each client (by IP) may make to `/free/*`, in bursts of as many; beyond it a 429 problem+json with `RateLimit`, `RateLimit-Policy` and `Retry-After`',
     }),
   }),
   rateLimit: (env) => {

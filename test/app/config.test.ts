@@ -1,8 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Type } from '@sinclair/typebox'
 import { ConfigError, parse, variables } from '../../app/config.js'
+import { check, configurationTable, end, withConfigurationTable } from '../../app/docs.js'
+import { families } from '../../app/modules.js'
 import { terms } from '../../app/terms.js'
+import * as Module from '../../core/Module.js'
 
 describe('parse', () => {
   test('default: embedded defaults need no variable', () => {
@@ -80,17 +84,55 @@ describe('parse', () => {
       expect((error as Error).message).toContain('PAY_TO="0x12"')
     }
   })
+})
 
-  test('behavior: the README documents every variable', () => {
-    const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
-    for (const variable of variables) expect(readme).toContain(`| \`${variable.name}\` |`)
+describe('configurationTable', () => {
+  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+
+  test('default: the README\'s configuration table is the one the schemas generate (else run `npm run docs`)', () => {
+    const problem = check(readme)
+    if (problem !== undefined) throw new Error(problem)
   })
 
-  test('behavior: the README lists no variable that no schema declares (gateway or module manifests)', () => {
-    const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
-    const section = readme.slice(readme.indexOf('## Configuration'), readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1))
-    const listed = [...section.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1])
-    expect([...listed].sort()).toEqual(variables.map((variable) => variable.name).sort())
+  test('behavior: one row per variable of the gateway and of every family, gateway first, families in list order', () => {
+    const table = configurationTable()
+    const listed = [...table.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1])
+    expect(listed).toEqual(variables.map((variable) => variable.name))
+    const titles = [...table.matchAll(/^\*\*(.+?)\*\*/gm)].map((match) => match[1])
+    expect(titles).toEqual(['Gateway', ...families.filter((family) => family.env).map((family) => `\`${family.name}\` family`)])
+  })
+
+  test('behavior: a secret is marked "never logged" from its schema flag, and the default text wins over the default', () => {
+    const table = configurationTable()
+    for (const variable of variables) {
+      const row = table.split('\n').find((line) => line.startsWith(`| \`${variable.name}\` |`))!
+      expect(row.endsWith('; never logged |')).toBe(variable.secret)
+    }
+    expect(table).toContain('| `MPP_SECRET` | random per start on the devnet | HMAC key that binds MPP challenge ids;')
+    expect(table).toContain('| `PORT` | `3402` | TCP port of the HTTP server |')
+    expect(table).toContain('| `RELAYER_MNEMONIC` | none |')
+  })
+
+  test('error: editing the README\'s table alone fails, naming the line and `npm run docs`', () => {
+    const edited = readme.replace('| TCP port of the HTTP server |', '| TCP port |')
+    expect(check(edited)).toContain('run `npm run docs`')
+    expect(check(edited)).toContain('| `PORT` | `3402` | TCP port |')
+  })
+
+  test('error: changing a schema alone fails', () => {
+    const extra = Module.define({
+      name: 'extra',
+      paths: ['/extra/'],
+      needs: [],
+      env: Type.Object({ EXTRA_LIMIT: Type.Integer({ default: 1, description: 'an extra limit' }) }),
+      routes: () => undefined,
+    })
+    expect(check(readme, [...families, extra])).toContain('run `npm run docs`')
+    expect(withConfigurationTable(readme, [...families, extra])).toContain('| `EXTRA_LIMIT` | `1` | an extra limit |')
+  })
+
+  test('error: a README without the markers is refused', () => {
+    expect(() => withConfigurationTable('# nothing')).toThrow(end)
   })
 })
 
