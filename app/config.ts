@@ -1,5 +1,8 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { ConfigError } from '../core/Errors.js'
+
+export { ConfigError }
 import type * as Module from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
 import { families } from './modules.js'
@@ -270,11 +273,6 @@ export type Config = {
   outboundAllow: Outbound.AllowList
   /** Each module's parsed environment slice, by module name (modules without one have no entry). */
   modules: Record<string, unknown>
-}
-
-/** Raised at boot when the environment cannot be parsed; the message names every bad variable. */
-export class ConfigError extends Error {
-  override readonly name = 'ConfigError'
 }
 
 /** One documented variable, as its schema declares it. */

@@ -341,3 +341,8 @@ export class StellarNetworkError extends BaseError {
   override readonly title = 'The Stellar network refused or failed the call'
   override readonly name = 'StellarNetworkError'
 }
+
+/** Raised at boot when the configuration cannot run (a bad or missing variable); the message names the variables. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+}

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { ConfigError } from '../../core/Errors.js'
 import * as Module from '../../core/Module.js'
 import * as Routes from './routes.js'
 import type { Limits } from './schema.js'
@@ -71,7 +72,7 @@ const decentralizedEnv = Type.Object({
 function modelsOf(list: string | undefined, prefix: 'CHAT' | 'DECENTRALIZED'): string[] {
   const models = (list ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')
   if (models.length === 0)
-    throw new Error(
+    throw new ConfigError(
       `${prefix}_ALLOWED_MODELS is required with ${prefix}_UPSTREAM_URL: the comma-separated model ids callers may use for the fixed price.`,
     )
   return models

@@ -41,6 +41,18 @@ describe('main', () => {
     )
   })
 
+  test("error: a family's configuration that cannot run (an AI upstream without allowed models) stops the start with its message, no stack", async () => {
+    const { exitCode, stderr } = await run({
+      script: 'app/main.ts',
+      env: { PORT: String(freePort()), DEVNET_RPC_PORT: '0', DATA_DIR: dataDir(), CHAT_UPSTREAM_URL: 'http://127.0.0.1:9/v1' },
+    })
+    expect(exitCode).toBe(1)
+    expect(stderr.split('\n')[0]).toBe(
+      'CHAT_ALLOWED_MODELS is required with CHAT_UPSTREAM_URL: the comma-separated model ids callers may use for the fixed price.',
+    )
+    expect(stderr).not.toContain('    at ')
+  })
+
   test('error: a chain at RPC_URL that is not NETWORK\'s stops the start with one line and exit code 1', async () => {
     const node = Bun.serve({
       hostname: '127.0.0.1',
