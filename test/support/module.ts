@@ -1,5 +1,6 @@
 import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
 import { type Address, getAddress } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { BaseError, ValidationError } from '../../core/Errors.js'
 import * as Problem from '../../app/problem.js'
 
@@ -71,9 +72,16 @@ export async function refused(response: Response, status: number): Promise<any> 
   return JSON.parse(text)
 }
 
-/** Addresses of three unrelated payers. */
+/** Keys of three unrelated payers (the devnet's well-known accounts 1 to 3, never funded anywhere that matters). */
+export const accounts = {
+  alice: privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'),
+  bob: privateKeyToAccount('0x5de4111afa1a4b94908f83103eb1f1706367c2e68ca870fc3fb9a804cdab365a'),
+  carol: privateKeyToAccount('0x7c852118294e51e653712a81e05800f419141751be58f605c371e15141b007a6'),
+} as const
+
+/** Addresses of the three payers. */
 export const payers = {
-  alice: getAddress('0x70997970c51812dc3a010c7d01b50e0d17dc79c8'),
-  bob: getAddress('0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc'),
-  carol: getAddress('0x90f79bf6eb2c4f870365e785982e1f101e93b906'),
+  alice: accounts.alice.address,
+  bob: accounts.bob.address,
+  carol: accounts.carol.address,
 } as const
