@@ -131,10 +131,17 @@ export function stubPayment() {
  */
 export function moduleGateway(
   family: Module.AnyModule,
-  parameters: { ports?: createGateway.Parameters['ports']; env?: Record<string, string>; logger?: Logger } = {},
+  parameters: {
+    ports?: createGateway.Parameters['ports']
+    env?: Record<string, string>
+    logger?: Logger
+    /** Who pays a call that names no payer. @default nobody: such a call goes unpaid */
+    payer?: Address | LocalAccount
+  } = {},
 ) {
+  const { payer, ...options } = parameters
   const { payment, settled } = stubPayment()
-  const gateway = testGateway({ families: [family], payment, ...parameters })
+  const gateway = testGateway({ families: [family], payment, ...options })
   const pay = clients({ terms: gateway.terms, fetch: globalThis.fetch })
   const request = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
     new Request(`http://gateway.test${path}`, {
@@ -143,7 +150,7 @@ export function moduleGateway(
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
   /** Sends `method path` with a JSON body (or none), paid by `as` when the route is paid and a payer is named. */
-  async function send(method: string, path: string, body?: unknown, as?: Address | LocalAccount): Promise<Response> {
+  async function send(method: string, path: string, body?: unknown, as: Address | LocalAccount | undefined = payer): Promise<Response> {
     const route = new URL(path, 'http://gateway.test').pathname
     const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
     if (!entry || Catalog.isFree(entry) || as === undefined) return gateway.handle(request(method, path, body, {}))
