@@ -9,6 +9,7 @@ import { type Logger, silent } from '../../app/log.js'
 import { terms } from '../../app/terms.js'
 import type { Signed } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
+import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Module from '../../core/Module.js'
 import * as Price from '../../core/Price.js'
 import { accounts } from './module.js'
@@ -137,10 +138,13 @@ export function moduleGateway(
     logger?: Logger
     /** Who pays a call that names no payer. @default nobody: such a call goes unpaid */
     payer?: Address | LocalAccount
+    /** Replaces parts of the stub facilitator (a settlement that waits, or fails). */
+    facilitator?: Partial<Facilitator>
   } = {},
 ) {
-  const { payer, ...options } = parameters
+  const { payer, facilitator, ...options } = parameters
   const { payment, settled } = stubPayment()
+  Object.assign(payment.facilitator, facilitator)
   const gateway = testGateway({ families: [family], payment, ...options })
   const pay = clients({ terms: gateway.terms, fetch: globalThis.fetch })
   const request = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
@@ -149,23 +153,29 @@ export function moduleGateway(
       headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     })
-  /** Sends `method path` with a JSON body (or none), paid by `as` when the route is paid and a payer is named. */
-  async function send(method: string, path: string, body?: unknown, as: Address | LocalAccount | undefined = payer): Promise<Response> {
+  /** Sends `method path` with a JSON body (or none) and `headers`, paid by `as` when the route is paid and a payer is named. */
+  async function send(
+    method: string,
+    path: string,
+    body?: unknown,
+    as: Address | LocalAccount | undefined = payer,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
     const route = new URL(path, 'http://gateway.test').pathname
     const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
-    if (!entry || Catalog.isFree(entry) || as === undefined) return gateway.handle(request(method, path, body, {}))
+    if (!entry || Catalog.isFree(entry) || as === undefined) return gateway.handle(request(method, path, body, headers))
     const signer = typeof as === 'string' ? accountOf(as) : as
     // A fixed price is known; any other is what the gateway offers for this very call, as a client reads it off the 402.
     let value: bigint
     if (entry.price.type === 'fixed') value = Price.quote({ price: entry.price })
     else {
-      const unpaid = await gateway.handle(request(method, path, body, {}))
+      const unpaid = await gateway.handle(request(method, path, body, headers))
       const offer = unpaid.headers.get('PAYMENT-REQUIRED')
       if (unpaid.status !== 402 || !offer) return unpaid
       value = BigInt(decodePaymentRequiredHeader(offer).accepts[0]!.amount)
     }
     const header = await pay.presigned({ signer, value })
-    return gateway.handle(request(method, path, body, { 'PAYMENT-SIGNATURE': header }))
+    return gateway.handle(request(method, path, body, { ...headers, 'PAYMENT-SIGNATURE': header }))
   }
   return {
     ...gateway,
