@@ -1,9 +1,12 @@
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
 import { openai } from '../../adapters/upstream/openai.js'
-import { ai, available, decentralized } from '../../modules/ai/index.js'
+import { clients } from '../../app/clients.js'
+import * as Catalog from '../../core/Catalog.js'
+import * as Price from '../../core/Price.js'
+import { ai, available, decentralizedManifest, manifest } from '../../modules/ai/index.js'
+import { moduleGateway } from '../support/gateway.js'
 import { chunksOf, completionOf, eventsOf, openaiStub, stubModels } from '../support/openai.js'
-import { mount, ok, refused } from '../support/module.js'
+import { accounts, ok, payers, refused } from '../support/module.js'
 
 const stub = openaiStub()
 afterAll(() => stub.stop())
@@ -13,6 +16,7 @@ const apiKey = 'sk-operator-key'
 const limits = { models: ['small-model', 'large-model', 'not-served-model'], maxTokens: 256 }
 const messages = [{ role: 'user', content: 'Hi' }]
 const chatPath = '/api/v1/chat/completions'
+const chatPrice = Price.quote({ price: Catalog.entries.find((entry) => entry.method === 'POST' && entry.path === chatPath)!.price })
 
 /** The chat module on the stub, with a breaker that opens after `threshold` failures. */
 function setup(parameters: { threshold?: number; timeoutMs?: number } = {}) {
@@ -25,7 +29,7 @@ function setup(parameters: { threshold?: number; timeoutMs?: number } = {}) {
     breaker: { threshold: parameters.threshold ?? 5, coolDownMs: 60_000 },
   })
   const deps: ai.Deps = { upstream, ...limits }
-  return { deps, plugin: ai(deps), api: mount(ai(deps)) }
+  return { deps, api: moduleGateway(manifest, { ports: { chat: deps }, payer: payers.alice }) }
 }
 
 /** Reads a streamed body chunk by chunk, as text. */
@@ -103,17 +107,13 @@ describe('POST /api/v1/chat/completions', () => {
   })
 
   test('security: the upstream gets the operator key, and none of the caller headers', async () => {
-    const { plugin } = setup()
-    const response = await plugin.handle(
-      new Request(`http://gateway.test${chatPath}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Payment caller-credential', 'x-forwarded-for': '10.0.0.1' },
-        body: JSON.stringify({ model: 'small-model', messages }),
-      }),
-    )
+    const { api } = setup()
+    const headers = { authorization: 'Bearer caller-credential', 'x-forwarded-for': '10.0.0.1' }
+    const response = await api.send('POST', chatPath, { model: 'small-model', messages }, payers.alice, headers)
     expect(response.status).toBe(200)
     expect(stub.last().headers.get('authorization')).toBe(`Bearer ${apiKey}`)
     expect(stub.last().headers.get('x-forwarded-for')).toBeNull()
+    expect(stub.last().headers.get('payment-signature')).toBeNull()
   })
 
   test.each([
@@ -266,7 +266,11 @@ describe('ai', () => {
 
 describe('decentralized', () => {
   const upstream = () => openai({ name: 'the decentralized upstream', baseUrl: stub.url, apiKey: 'sk-second-key', retryDelayMs: 0 })
-  const setupDecentralized = () => mount(decentralized({ upstream: upstream(), models: ['small-model'], maxTokens: 128 }))
+  const setupDecentralized = () =>
+    moduleGateway(decentralizedManifest, {
+      ports: { decentralized: { upstream: upstream(), models: ['small-model'], maxTokens: 128 } },
+      payer: payers.alice,
+    })
 
   test('default: chat completions on the second upstream, with its own key and limits', async () => {
     const api = setupDecentralized()
@@ -305,29 +309,44 @@ describe('decentralized', () => {
 })
 
 describe('streaming and settlement', () => {
+  /** Serves `api` over real HTTP and sends a paid streaming chat completion as alice. */
+  async function streamed(api: ReturnType<typeof setup>['api'], run: (answered: Promise<Response>) => Promise<void>) {
+    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => api.handle(request) })
+    try {
+      const header = await clients({ terms: api.terms, fetch }).presigned({ signer: accounts.alice, value: chatPrice })
+      await run(
+        fetch(`http://127.0.0.1:${server.port}${chatPath}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header },
+          body: JSON.stringify({ model: 'small-model', messages, stream: true }),
+        }),
+      )
+    } finally {
+      server.stop(true)
+    }
+  }
+
   // The gateway settles in an async onAfterHandle and then sets the receipt headers on the handler's Response.
   // Served over real HTTP, the caller gets no byte of the stream before that hook has resolved.
-  test('behavior: no byte reaches the caller before onAfterHandle resolves; the receipt header is on the stream', async () => {
-    const { deps } = setup()
+  test('behavior: no byte reaches the caller before the settlement resolves; the receipt header is on the stream', async () => {
     const timeline: string[] = []
     let settle!: () => void
     const settled = new Promise<void>((resolve) => (settle = resolve))
-    const app = new Elysia()
-      .onAfterHandle(async ({ response }) => {
-        timeline.push(`settling, upstream sent ${stub.lastStream().sent}`)
-        await settled
-        timeline.push('settled')
-        if (response instanceof Response) response.headers.set('payment-response', 'receipt')
-      })
-      .use(ai(deps))
-    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => app.handle(request) })
-    try {
-      stub.state.hold = true
-      const answered = fetch(`http://127.0.0.1:${server.port}${chatPath}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'small-model', messages, stream: true }),
-      }).then((response) => {
+    const { deps } = setup()
+    const api = moduleGateway(manifest, {
+      ports: { chat: deps },
+      facilitator: {
+        settle: async () => {
+          timeline.push(`settling, upstream sent ${stub.lastStream().sent}`)
+          await settled
+          timeline.push('settled')
+          return { ok: true, transaction: `0x${'1'.repeat(64)}` }
+        },
+      },
+    })
+    stub.state.hold = true
+    await streamed(api, async (request) => {
+      const answered = request.then((response) => {
         timeline.push('caller got headers')
         return response
       })
@@ -336,37 +355,29 @@ describe('streaming and settlement', () => {
       settle()
       const response = await answered
       expect(timeline).toEqual(['settling, upstream sent 1', 'settled', 'caller got headers'])
-      expect(response.headers.get('payment-response')).toBe('receipt')
+      expect(response.headers.get('payment-response')).toBeTruthy()
       const reader = textReader(response)
       const events = eventsOf(chunksOf('small-model', false))
       expect(await reader.next()).toBe(events[0]!)
       stub.proceed()
       expect(await reader.rest()).toBe(events.slice(1).join(''))
-    } finally {
-      server.stop(true)
-    }
+    })
   })
 
   test('security: a withheld answer (settlement failed) sends none of the stream, and the upstream is released', async () => {
     const upstream = openai({ baseUrl: stub.url, apiKey, idleTimeoutMs: 50 })
-    const app = new Elysia()
-      .onAfterHandle(() => new Response('{"code":"settlement_failed"}', { status: 402 }))
-      .use(ai({ upstream, ...limits }))
-    const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (request) => app.handle(request) })
-    try {
-      stub.state.hold = true
-      const response = await fetch(`http://127.0.0.1:${server.port}${chatPath}`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'small-model', messages, stream: true }),
-      })
+    const api = moduleGateway(manifest, {
+      ports: { chat: { upstream, ...limits } },
+      facilitator: { settle: async () => ({ ok: false, reason: 'settlement_failed', message: 'The transfer reverted.' }) },
+    })
+    stub.state.hold = true
+    await streamed(api, async (answered) => {
+      const response = await answered
       expect(response.status).toBe(402)
-      expect(await response.text()).toBe('{"code":"settlement_failed"}')
+      expect((await response.json()).code).toBe('settlement_failed')
       await Bun.sleep(150)
       expect(stub.lastStream().cancelled).toBe(true)
       stub.proceed()
-    } finally {
-      server.stop(true)
-    }
+    })
   })
 })

@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
 import * as AuditChain from '../../core/AuditChain.js'
+import * as Module from '../../core/Module.js'
 import type { Store } from '../../core/Store.js'
-import { audit } from '../../modules/audit/index.js'
-import { mount, ok, payers, refused } from '../support/module.js'
+import { audit, manifest } from '../../modules/audit/index.js'
+import { moduleGateway } from '../support/gateway.js'
+import { ok, payers, refused } from '../support/module.js'
 
 const { alice, bob } = payers
 
@@ -11,7 +13,8 @@ const { alice, bob } = payers
 function setup(wrap: (store: Store) => Store = (store) => store) {
   const clock = { now: new Date('2025-06-01T12:00:00.000Z') }
   const inner = memory()
-  const app = mount(audit({ store: wrap(inner), now: () => clock.now }))
+  const family = Module.define({ ...manifest, routes: ({ ports }) => audit({ store: ports.store, now: () => clock.now }) })
+  const app = moduleGateway(family, { ports: { store: wrap(inner) } })
   const log = async (body: object, as = alice) => ok(await app.post('/api/v1/audit/log', { actor: as, ...body }, as))
   const query = async (search = '', as = alice) => ok(await app.get(`/api/v1/audit/query${search}`, as))
   return { clock, inner, app, log, query }
@@ -75,6 +78,12 @@ describe('POST /api/v1/audit/log', () => {
     const body = { action: 'a', actor: alice, resource: 'r', ...change }
     const problem = await refused(await app.post('/api/v1/audit/log', body, alice), 400)
     expect(problem.field).toBe(field)
+  })
+
+  test('security: without a payment it is 402 and nothing is recorded', async () => {
+    const { app, inner } = setup()
+    expect((await refused(await app.post('/api/v1/audit/log', { action: 'a', actor: alice, resource: 'r' }), 402)).code).toBe('payment_required')
+    expect(await inner.entries(`audit:${alice}`)).toEqual([])
   })
 
   test('security: recording in someone else\'s name is 403 and touches no chain', async () => {

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
 import {
   type Abi,
   type Address,
@@ -22,9 +21,10 @@ import devTokenArtifact from '../../adapters/chain/contracts/artifacts/DevToken.
 import { devnet } from '../../adapters/chain/devnet.js'
 import type { BatchChain } from '../../core/BatchChain.js'
 import * as Gas from '../../core/Gas.js'
-import { batch } from '../../modules/batch/index.js'
+import { manifest } from '../../modules/batch/index.js'
 import type { Chains } from '../../modules/batch/service.js'
-import { mount, ok, refused } from '../support/module.js'
+import { moduleGateway } from '../support/gateway.js'
+import { ok, payers, refused } from '../support/module.js'
 import { withEstimateOverrides } from '../support/overrides.js'
 
 let chain: devnet.Devnet
@@ -34,7 +34,7 @@ let base: BatchChain
 let edr: BatchChain
 /** A second BatchPayments deployment: the same runtime code at another address, with its own fee recipient. */
 let twin: { address: Address; feeRecipient: Address }
-let api: ReturnType<typeof mount>
+let api: ReturnType<typeof moduleGateway>
 
 const execute = '/api/v1/batch/execute'
 const estimate = '/api/v1/batch/estimate'
@@ -48,8 +48,13 @@ beforeAll(async () => {
     data: encodeDeployData({ abi: batchArtifact.abi as unknown as Abi, bytecode: batchArtifact.bytecode as Hex, args: [feeRecipient, 30n] }),
   })
   twin = { address: getAddress(deployed.contractAddress!), feeRecipient }
-  api = mount(batch({ chains: { base } }))
+  api = pays({ base })
 })
+
+/** The batch family alone in the gateway on `chains`, every paid call paid by alice. */
+function pays(chains: Chains) {
+  return moduleGateway(manifest, { ports: { batch: chains }, payer: payers.alice })
+}
 
 afterAll(async () => {
   await chain.close()
@@ -179,7 +184,7 @@ describe('POST /api/v1/batch/execute', () => {
   })
 
   test('behavior: on a node without estimate overrides (EDR), the gas model with the recipients\' real balances; still enough gas', async () => {
-    const edrApi = mount(batch({ chains: { base: edr } }))
+    const edrApi = pays({ base: edr })
     const sender = signer(3)
     // Two recipients already hold USDC (warm), two hold nothing (cold).
     const recipients = [chain.accounts[7]!.address, chain.accounts[8]!.address, ...fresh(2)]
@@ -279,7 +284,7 @@ describe('POST /api/v1/batch/execute', () => {
   })
 
   test('error: a symbol without an address configured on the chain is unavailable (503), before the chain is asked', async () => {
-    const partial = mount(batch({ chains: { base: port(chain.publicClient, chain.batch.address, { USDC: chain.tokens.USDC!.address }) } }))
+    const partial = pays({ base: port(chain.publicClient, chain.batch.address, { USDC: chain.tokens.USDC!.address }) })
     const problem = await refused(await partial.post(execute, { token: 'EURC', recipients: fresh(1), amounts: ['1'], sender: signer(1).address }), 503)
     expect(problem).toMatchObject({ code: 'upstream_unavailable', field: 'token' })
     expect(problem.detail).toContain('EURC has no contract address configured for base')
@@ -364,7 +369,7 @@ describe('chain peaq', () => {
   })
 
   test('error: a peaq contract whose code differs from base\'s is refused with both hashes; so is one without code', async () => {
-    const mismatched = mount(batch({ chains: { base, peaq: port(chain.publicClient, chain.escrow.address) } }))
+    const mismatched = pays({ base, peaq: port(chain.publicClient, chain.escrow.address) })
     const problem = await refused(await mismatched.post(execute, body()), 503)
     expect(problem).toMatchObject({
       code: 'upstream_unavailable',
@@ -374,7 +379,7 @@ describe('chain peaq', () => {
       codeHash: keccak256((await chain.publicClient.getCode({ address: chain.escrow.address }))!),
     })
     expect(problem.detail).toContain('verified identical')
-    const empty = mount(batch({ chains: { base, peaq: port(chain.publicClient, fresh(1)[0]!) } }))
+    const empty = pays({ base, peaq: port(chain.publicClient, fresh(1)[0]!) })
     expect(await refused(await empty.post(estimate, { recipientCount: 1, chain: 'peaq' }), 503)).toMatchObject({ reason: 'no_code' })
   })
 
@@ -382,7 +387,7 @@ describe('chain peaq', () => {
     let reads = 0
     const counted = (inner: BatchChain): BatchChain => ({ ...inner, codeHash: () => (reads++, inner.codeHash()) })
     const chains: Chains = { base: counted(base), peaq: counted(port(chain.publicClient, twin.address, { USDC: chain.tokens.USDC!.address })) }
-    const peaqApi = mount(batch({ chains }))
+    const peaqApi = pays(chains)
     const sender = signer(5)
     const answer = await ok(await peaqApi.post(execute, body()))
     expect(answer).toMatchObject({ chain: 'peaq', contract: twin.address, transaction: { to: twin.address } })
@@ -400,19 +405,10 @@ describe('chain peaq', () => {
 })
 
 describe('before payment', () => {
-  /** The module behind a stand-in for the gateway's payment guard, which answers 402 to every unpaid request it sees. */
+  /** The module in the gateway, called with no payment: the real guard answers 402 to what reaches it. */
   function guarded(chains: Chains) {
-    const app = new Elysia()
-      .onError(({ error }) => {
-        const status = (error as { code?: string }).code === 'upstream_unavailable' ? 503 : 400
-        return new Response(null, { status })
-      })
-      .onBeforeHandle(() => new Response(null, { status: 402 }))
-      .use(batch({ chains }))
-    return (payload: unknown) =>
-      app
-        .handle(new Request(`http://gateway.test${execute}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) }))
-        .then((response) => response.status)
+    const app = moduleGateway(manifest, { ports: { batch: chains } })
+    return (payload: unknown) => app.post(execute, payload).then((response) => response.status)
   }
 
   test('security: a refused chain or malformed batch is answered before the payment guard; a valid one reaches it', async () => {

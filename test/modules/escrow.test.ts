@@ -1,37 +1,31 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Elysia } from 'elysia'
 import { type Address, type Hex, type PrivateKeyAccount, createWalletClient, encodeFunctionData, erc20Abi, getAddress, toHex } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { escrowChain } from '../../adapters/chain/escrow.js'
+import { transfers } from '../../adapters/chain/transfers.js'
 import { memory } from '../../adapters/store/memory.js'
-import * as Problem from '../../app/problem.js'
 import * as Escrow from '../../core/Escrow.js'
-import { BaseError } from '../../core/Errors.js'
-import { escrow } from '../../modules/escrow/index.js'
-import { callerContext } from '../support/module.js'
+import { manifest } from '../../modules/escrow/index.js'
+import { moduleGateway } from '../support/gateway.js'
 
 let chain: devnet.Devnet
-let app: { handle: (request: Request) => Promise<Response> }
-
-const payerHeader = 'x-test-payer'
+let app: ReturnType<typeof moduleGateway>
 
 beforeAll(async () => {
   chain = await devnet()
-  app = new Elysia()
-    .onError(({ error, code }) => {
-      if (error instanceof BaseError) return Problem.toResponse(Problem.fromError(error))
-      if (code === 'VALIDATION') return new Response(JSON.stringify({ code: 'validation_failed' }), { status: 400 })
-    })
-    // The gateway's payment guard names the verified payer; here a test header stands in for it.
-    .use(callerContext(payerHeader))
-    .use(
-      escrow({
-        store: memory(),
-        chain: escrowChain({ client: chain.publicClient, address: chain.escrow.address, chainId: chain.chainId }),
+  // The escrow family alone in the gateway; each call is paid by the account the test names.
+  app = moduleGateway(manifest, {
+    ports: {
+      store: memory(),
+      escrow: escrowChain({ client: chain.publicClient, address: chain.escrow.address, chainId: chain.chainId }),
+      onchain: {
+        chainId: chain.chainId,
+        transfers: transfers({ client: chain.publicClient }),
         tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: 6 }],
-      }),
-    )
+      },
+    },
+  })
 })
 
 afterAll(async () => {
@@ -49,13 +43,7 @@ function signer(index: number): PrivateKeyAccount {
 
 /** A request paid by `payer`. */
 async function call(payer: PrivateKeyAccount, method: 'GET' | 'POST', path: string, body?: unknown) {
-  const response = await app.handle(
-    new Request(`http://gateway.test${path}`, {
-      method,
-      headers: { [payerHeader]: payer.address, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    }),
-  )
+  const response = await app.send(method, path, body, payer)
   return { status: response.status, body: (await response.json()) as any }
 }
 

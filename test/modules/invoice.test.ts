@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Elysia, ValidationError as ElysiaValidationError } from 'elysia'
 import { type Address, type Hex, createWalletClient, decodeFunctionData, encodeFunctionData, erc20Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { memory } from '../../adapters/store/memory.js'
-import * as Problem from '../../app/problem.js'
-import { BaseError, ValidationError } from '../../core/Errors.js'
-import { invoice, scan } from '../../modules/invoice/index.js'
-import { callerContext } from '../support/module.js'
+import * as Module from '../../core/Module.js'
+import { invoice, manifest, scan } from '../../modules/invoice/index.js'
+import { moduleGateway } from '../support/gateway.js'
 
 let chain: devnet.Devnet
 let alice: Address
@@ -25,7 +23,7 @@ afterAll(async () => {
   await chain.close()
 })
 
-/** The invoice routes in a bare app on a fresh memory store; the caller is whoever `x-test-caller` names. */
+/** The invoice family alone in the gateway on a fresh memory store and the devnet; each call paid by its caller. */
 function setup() {
   const clock: { now: Date | undefined } = { now: undefined }
   const deps: invoice.Deps = {
@@ -35,23 +33,12 @@ function setup() {
     tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: chain.token.decimals }],
     now: () => clock.now ?? new Date(),
   }
-  const app = new Elysia()
-    .onError(({ error, request }) => {
-      const instance = new URL(request.url).pathname
-      if (error instanceof BaseError) return Problem.toResponse(Problem.fromError(error, instance))
-      if (error instanceof ElysiaValidationError)
-        return Problem.toResponse(Problem.fromError(new ValidationError({ field: error.type, message: error.message }), instance))
-    })
-    .use(callerContext())
-    .use(invoice(deps))
+  // The module keeps `deps` itself (a test swaps its transfers), with the gateway's journaled store.
+  const family = Module.define({ ...manifest, routes: ({ ports }) => invoice(Object.assign(deps, { store: ports.store })) })
+  const app = moduleGateway(family, { ports: { store: deps.store, onchain: { chainId: deps.chainId, transfers: deps.transfers, tokens: deps.tokens } } })
+  // Paid by the caller's own devnet key, as its wallet would.
   const request = (caller: Address, path: string, body?: unknown) =>
-    app.handle(
-      new Request(`http://gateway.test${path}`, {
-        method: body === undefined ? 'GET' : 'POST',
-        headers: { 'x-test-caller': caller, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      }),
-    )
+    app.send(body === undefined ? 'GET' : 'POST', path, body, privateKeyToAccount(chain.accounts.find((account) => account.address === caller)!.privateKey))
   return {
     deps,
     clock,

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
-import { logs } from '../../modules/logs/index.js'
-import { mount, ok, payers, refused } from '../support/module.js'
+import * as Module from '../../core/Module.js'
+import { logs, manifest } from '../../modules/logs/index.js'
+import { moduleGateway } from '../support/gateway.js'
+import { ok, payers, refused } from '../support/module.js'
 
 const { alice, bob } = payers
 
@@ -9,7 +11,8 @@ const { alice, bob } = payers
 function setup() {
   const clock = { now: new Date('2025-06-01T12:00:00.000Z') }
   const store = memory()
-  const app = mount(logs({ store, now: () => clock.now }))
+  const family = Module.define({ ...manifest, routes: ({ ports }) => logs({ store: ports.store, now: () => clock.now }) })
+  const app = moduleGateway(family, { ports: { store } })
   const ingest = async (entries: object[], as = alice) => ok(await app.post('/api/v1/logs/ingest', { entries }, as))
   const query = async (search = '', as = alice) => ok(await app.get(`/api/v1/logs/query${search}`, as))
   return { clock, store, app, ingest, query }

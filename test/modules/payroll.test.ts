@@ -17,22 +17,28 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { batchChain } from '../../adapters/chain/batch.js'
 import batchArtifact from '../../adapters/chain/contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import { devnet } from '../../adapters/chain/devnet.js'
-import type { BatchChain } from '../../core/BatchChain.js'
+import type { BatchChain, Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import * as Gas from '../../core/Gas.js'
-import { payroll } from '../../modules/payroll/index.js'
-import { mount, ok, refused } from '../support/module.js'
+import { manifest } from '../../modules/payroll/index.js'
+import { moduleGateway } from '../support/gateway.js'
+import { ok, payers, refused } from '../support/module.js'
 import { withEstimateOverrides } from '../support/overrides.js'
 
 let chain: devnet.Devnet
 let base: BatchChain
-let api: ReturnType<typeof mount>
+let api: ReturnType<typeof moduleGateway>
 
 beforeAll(async () => {
   chain = await devnet()
   base = port(withEstimateOverrides(chain), chain.batch.address)
-  api = mount(payroll({ chains: { base } }))
+  api = pays({ base })
 })
+
+/** The payroll family alone in the gateway on `chains`, every paid call paid by alice. */
+function pays(chains: Chains) {
+  return moduleGateway(manifest, { ports: { batch: chains }, payer: payers.alice })
+}
 
 afterAll(async () => {
   await chain.close()
@@ -187,13 +193,13 @@ describe('GET /api/v1/payroll/tokens', () => {
       data: encodeDeployData({ abi: batchArtifact.abi as unknown as Abi, bytecode: batchArtifact.bytecode as Hex, args: [signer(9).address, 30n] }),
     })
     const twin = getAddress(deployed.contractAddress!)
-    const verified = mount(payroll({ chains: { base, peaq: port(chain.publicClient, twin, { USDC: chain.token.address }) } }))
+    const verified = pays({ base, peaq: port(chain.publicClient, twin, { USDC: chain.token.address }) })
     const listed = await ok(await verified.get('/api/v1/payroll/tokens'))
     expect(listed.tokens.filter((token: { chain: string }) => token.chain === 'peaq')).toEqual([
       { chain: 'peaq', chainId: chain.chainId, symbol: 'USDC', address: chain.token.address, decimals: 6, isETH: false },
     ])
 
-    const mismatched = mount(payroll({ chains: { base, peaq: port(chain.publicClient, chain.escrow.address, { USDC: chain.token.address }) } }))
+    const mismatched = pays({ base, peaq: port(chain.publicClient, chain.escrow.address, { USDC: chain.token.address }) })
     const refusedPeaq = await ok(await mismatched.get('/api/v1/payroll/tokens'))
     expect(refusedPeaq.tokens.some((token: { chain: string }) => token.chain === 'peaq')).toBe(false)
     expect(refusedPeaq.chains[1]).toMatchObject({ chain: 'peaq', available: false, reason: expect.stringContaining('runs different code') })

@@ -3,9 +3,12 @@ import { Keypair, StrKey, type Transaction, TransactionBuilder, encodeMuxedAccou
 import { bytesToHex } from 'viem'
 import { horizon } from '../../adapters/stellar/horizon.js'
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
-import { stellar } from '../../modules/stellar/index.js'
+import * as Module from '../../core/Module.js'
+import { manifest, stellar } from '../../modules/stellar/index.js'
+import type { Deps } from '../../modules/stellar/service.js'
 import { type HorizonFixture, startHorizon } from '../adapters/stellar/horizon-fixture.js'
-import { mount, payers } from '../support/module.js'
+import { moduleGateway } from '../support/gateway.js'
+import { payers } from '../support/module.js'
 
 const passphrase = 'Test SDF Network ; September 2015'
 const now = new Date('2030-01-01T00:00:00Z')
@@ -42,9 +45,14 @@ afterAll(() => {
   for (const undo of restore) undo()
 })
 
-/** Sends a request through a bare mount of the module and keeps the body for the secret scan. */
-async function call(app: ReturnType<typeof mount>, path: string, body: unknown) {
-  const response = await app.post(path, body, payers.alice)
+/** The stellar family alone in the gateway, its routes built with `deps`, every paid call paid by alice. */
+function gatewayOf(deps: Deps) {
+  return moduleGateway(Module.define({ ...manifest, routes: () => stellar(deps) }), { ports: { stellar: deps.network }, payer: payers.alice })
+}
+
+/** Sends a request through the gateway and keeps the body for the secret scan. */
+async function call(app: ReturnType<typeof gatewayOf>, path: string, body: unknown) {
+  const response = await app.post(path, body)
   const text = await response.text()
   seen.push(text)
   return { status: response.status, contentType: response.headers.get('content-type'), body: JSON.parse(text) }
@@ -78,7 +86,7 @@ function decode(envelope: string): Transaction {
 describe('stellar: batch, the signed envelope (offline)', () => {
   test('default: one transaction with one native payment per recipient, exact amounts, signed by the source', async () => {
     const { network, submitted } = recording({ sequence: 4_242n })
-    const app = mount(stellar({ network, now: () => now }))
+    const app = gatewayOf({ network, now: () => now })
     const muxed = encodeMuxedAccountToAddress(encodeMuxedAccount(carol, '7'))
     const { status, body } = await call(app, '/api/v1/stellar/batch', {
       sourceSecret: secret,
@@ -121,7 +129,7 @@ describe('stellar: batch, the signed envelope (offline)', () => {
 
   test('behavior: 100 recipients fit in one transaction', async () => {
     const { network, submitted } = recording()
-    const app = mount(stellar({ network }))
+    const app = gatewayOf({ network })
     const recipients = Array.from({ length: 100 }, () => Keypair.random().publicKey())
     const { status } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients, amounts: recipients.map(() => '0.5') })
     expect(status).toBe(200)
@@ -132,11 +140,11 @@ describe('stellar: batch, the signed envelope (offline)', () => {
 
   test('behavior: the fee bid is the 90th percentile of recent fees, at least the base fee, at most the ceiling', async () => {
     const surge = recording({ baseFee: 100n, p90: 2_500n })
-    await call(mount(stellar({ network: surge.network })), '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
+    await call(gatewayOf({ network: surge.network }), '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
     expect(decode(surge.submitted[0]!).fee).toBe('5000')
 
     const capped = recording({ baseFee: 100n, p90: 5_000_000n })
-    await call(mount(stellar({ network: capped.network, maxFeePerOperation: 1_000n })), '/api/v1/stellar/batch', {
+    await call(gatewayOf({ network: capped.network, maxFeePerOperation: 1_000n }), '/api/v1/stellar/batch', {
       sourceSecret: secret,
       recipients: [alice],
       amounts: ['1'],
@@ -147,7 +155,7 @@ describe('stellar: batch, the signed envelope (offline)', () => {
 
 describe('stellar: batch, input', () => {
   const { network, submitted } = recording()
-  const app = mount(stellar({ network }))
+  const app = gatewayOf({ network })
 
   test.each([
     ['a checksum that does not match', `${secret.slice(0, 55)}${secret[55] === 'A' ? 'B' : 'A'}`],
@@ -212,14 +220,14 @@ describe('stellar: batch, input', () => {
 
 describe('stellar: batch, submitted to Horizon', () => {
   let server: HorizonFixture
-  let app: ReturnType<typeof mount>
+  let app: ReturnType<typeof gatewayOf>
 
   beforeAll(() => {
     server = startHorizon()
     server.fund(source.publicKey(), '1000', 12_884_901_888n)
     server.fund(alice, '10')
     server.fund(bob, '10')
-    app = mount(stellar({ network: horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 }) }))
+    app = gatewayOf({ network: horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 }) })
   })
 
   afterAll(() => server.stop())
@@ -244,19 +252,17 @@ describe('stellar: batch, submitted to Horizon', () => {
 
   test('error: a sequence number taken meanwhile is a 502 with tx_bad_seq, and nothing moves', async () => {
     const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 })
-    const racing = mount(
-      stellar({
-        network: {
-          ...network,
-          // Another transaction from the same account lands between the read and the submission.
-          loadAccount: async (address) => {
-            const account = await network.loadAccount(address)
-            server.accounts.get(address)!.sequence += 1n
-            return account
-          },
+    const racing = gatewayOf({
+      network: {
+        ...network,
+        // Another transaction from the same account lands between the read and the submission.
+        loadAccount: async (address) => {
+          const account = await network.loadAccount(address)
+          server.accounts.get(address)!.sequence += 1n
+          return account
         },
-      }),
-    )
+      },
+    })
     const before = server.accounts.get(alice)!.balance
     const { status, body } = await call(racing, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
     expect(status).toBe(502)
@@ -294,18 +300,16 @@ describe('stellar: batch, submitted to Horizon', () => {
 
   test('behavior: Horizon timing out on the submission answers pending, with the hash and until when it may land', async () => {
     const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 })
-    const pending = mount(
-      stellar({
-        network: {
-          ...network,
-          submit: (envelope) => {
-            server.faults.push('timeout')
-            return network.submit(envelope)
-          },
+    const pending = gatewayOf({
+      network: {
+        ...network,
+        submit: (envelope) => {
+          server.faults.push('timeout')
+          return network.submit(envelope)
         },
-        now: () => now,
-      }),
-    )
+      },
+      now: () => now,
+    })
     const { status, body } = await call(pending, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
     expect(status).toBe(200)
     expect(body.status).toBe('pending')
@@ -315,18 +319,16 @@ describe('stellar: batch, submitted to Horizon', () => {
 
   test('error: Horizon failing after the envelope was handed over is a 502 that gives the hash to look up', async () => {
     const network = horizon({ url: server.url, networkPassphrase: server.networkPassphrase, retries: 0 })
-    const failing = mount(
-      stellar({
-        network: {
-          ...network,
-          submit: (envelope) => {
-            server.faults.push('server_error')
-            return network.submit(envelope)
-          },
+    const failing = gatewayOf({
+      network: {
+        ...network,
+        submit: (envelope) => {
+          server.faults.push('server_error')
+          return network.submit(envelope)
         },
-        now: () => now,
-      }),
-    )
+      },
+      now: () => now,
+    })
     const { status, body } = await call(failing, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
     expect(status).toBe(502)
     expect(body.reason).toBe('network_error')
@@ -348,7 +350,7 @@ describe('stellar: batch, submitted to Horizon', () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}`
     closed.stop(true)
-    const down = mount(stellar({ network: horizon({ url, networkPassphrase: passphrase }) }))
+    const down = gatewayOf({ network: horizon({ url, networkPassphrase: passphrase }) })
     const { status, body } = await call(down, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
     expect(status).toBe(502)
     expect(body.detail).toBe('The Stellar network failed: Horizon could not be reached.')
@@ -366,7 +368,7 @@ describe('stellar: batch, submitted to Horizon', () => {
 
 describe('stellar: estimate', () => {
   test('default: the bid for N operations from the fee stats, in XLM and stroops', async () => {
-    const app = mount(stellar({ network: recording({ baseFee: 100n }).network }))
+    const app = gatewayOf({ network: recording({ baseFee: 100n }).network })
     const { status, body } = await call(app, '/api/v1/stellar/estimate', { recipientCount: 3 })
     expect(status).toBe(200)
     expect(body).toEqual({
@@ -383,7 +385,7 @@ describe('stellar: estimate', () => {
   })
 
   test('behavior: under surge pricing the bid follows the 90th percentile', async () => {
-    const app = mount(stellar({ network: recording({ baseFee: 100n, p90: 1_234n }).network }))
+    const app = gatewayOf({ network: recording({ baseFee: 100n, p90: 1_234n }).network })
     const { body } = await call(app, '/api/v1/stellar/estimate', { recipientCount: 100 })
     expect(body.estimatedFeeStroops).toBe('123400')
     expect(body.estimatedFee).toBe('0.01234')
@@ -391,7 +393,7 @@ describe('stellar: estimate', () => {
   })
 
   test.each([[0], [101], [1.5], ['3'], [-1]])('error: recipientCount %p is a 400', async (recipientCount) => {
-    const app = mount(stellar({ network: recording().network }))
+    const app = gatewayOf({ network: recording().network })
     const { status, body } = await call(app, '/api/v1/stellar/estimate', { recipientCount })
     expect(status).toBe(400)
     expect(body.field).toBe('recipientCount')

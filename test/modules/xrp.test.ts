@@ -2,9 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ECDSA, Wallet, classicAddressToXAddress, decode, deriveAddress, hashes, verifySignature } from 'xrpl'
 import { rippled } from '../../adapters/xrp/rippled.js'
 import type * as XrpNetwork from '../../core/XrpNetwork.js'
-import { xrp } from '../../modules/xrp/index.js'
+import * as Module from '../../core/Module.js'
+import { manifest, xrp } from '../../modules/xrp/index.js'
+import type { Deps } from '../../modules/xrp/service.js'
 import { type RippledFixture, startRippled } from '../adapters/xrp/rippled-fixture.js'
-import { mount, payers } from '../support/module.js'
+import { moduleGateway } from '../support/gateway.js'
+import { payers } from '../support/module.js'
 
 const sender = Wallet.generate()
 const secret = sender.seed!
@@ -39,9 +42,14 @@ afterAll(() => {
   for (const undo of restore) undo()
 })
 
-/** Sends a request through a bare mount of the module and keeps the body for the secret scan. */
-async function call(app: ReturnType<typeof mount>, method: 'GET' | 'POST', path: string, body?: unknown) {
-  const response = method === 'GET' ? await app.get(path, payers.alice) : await app.post(path, body, payers.alice)
+/** The xrp family alone in the gateway, its routes built with `deps`, every paid call paid by alice. */
+function gatewayOf(deps: Deps) {
+  return moduleGateway(Module.define({ ...manifest, routes: () => xrp(deps) }), { ports: { xrp: deps.network }, payer: payers.alice })
+}
+
+/** Sends a request through the gateway and keeps the body for the secret scan. */
+async function call(app: ReturnType<typeof gatewayOf>, method: 'GET' | 'POST', path: string, body?: unknown) {
+  const response = method === 'GET' ? await app.get(path) : await app.post(path, body)
   const text = await response.text()
   seen.push(text)
   return { status: response.status, contentType: response.headers.get('content-type'), body: JSON.parse(text) }
@@ -72,7 +80,7 @@ function recording(options: { sequence?: number; balance?: bigint; openLedgerFee
 describe('xrp: batch, the signed transactions (offline)', () => {
   test('default: one Payment per recipient, consecutive sequences, exact drops, signed by the sender', async () => {
     const { network, submitted } = recording({ sequence: 41 })
-    const app = mount(xrp({ network }))
+    const app = gatewayOf({ network })
     const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
       senderSecret: secret,
       recipients: [alice, bob, carol],
@@ -117,7 +125,7 @@ describe('xrp: batch, the signed transactions (offline)', () => {
   test('behavior: an X-address pays its classic address with its tag as the DestinationTag', async () => {
     const { network, submitted } = recording()
     const tagged = classicAddressToXAddress(alice, 12345, false)
-    const { status, body } = await call(mount(xrp({ network })), 'POST', '/api/v1/xrp/batch', {
+    const { status, body } = await call(gatewayOf({ network }), 'POST', '/api/v1/xrp/batch', {
       senderSecret: secret,
       recipients: [tagged],
       amounts: ['2.5'],
@@ -132,7 +140,7 @@ describe('xrp: batch, the signed transactions (offline)', () => {
   test('behavior: a secp256k1 family seed signs too', async () => {
     const family = Wallet.generate(ECDSA.secp256k1)
     const { network, submitted } = recording()
-    const { status, body } = await call(mount(xrp({ network })), 'POST', '/api/v1/xrp/batch', {
+    const { status, body } = await call(gatewayOf({ network }), 'POST', '/api/v1/xrp/batch', {
       senderSecret: family.seed,
       recipients: [alice],
       amounts: ['1'],
@@ -144,17 +152,17 @@ describe('xrp: batch, the signed transactions (offline)', () => {
 
   test('behavior: a network with an id above 1024 gets NetworkID in every transaction', async () => {
     const { network, submitted } = recording({ networkId: 21_338 })
-    await call(mount(xrp({ network })), 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
+    await call(gatewayOf({ network }), 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
     expect(submitted.map((blob) => (decode(blob) as Record<string, unknown>).NetworkID)).toEqual([21_338, 21_338])
   })
 
   test('behavior: the fee follows the open ledger, at most the ceiling', async () => {
     const busy = recording({ openLedgerFee: 5_000n })
-    await call(mount(xrp({ network: busy.network })), 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice], amounts: ['1'] })
+    await call(gatewayOf({ network: busy.network }), 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice], amounts: ['1'] })
     expect((decode(busy.submitted[0]!) as Record<string, unknown>).Fee).toBe('5000')
 
     const surging = recording({ openLedgerFee: 9_000_000n })
-    await call(mount(xrp({ network: surging.network, maxFeePerTransaction: 1_000n })), 'POST', '/api/v1/xrp/batch', {
+    await call(gatewayOf({ network: surging.network, maxFeePerTransaction: 1_000n }), 'POST', '/api/v1/xrp/batch', {
       senderSecret: secret,
       recipients: [alice],
       amounts: ['1'],
@@ -164,7 +172,7 @@ describe('xrp: batch, the signed transactions (offline)', () => {
 
   test('behavior: a payment queued for a later ledger makes the batch queued', async () => {
     const { network } = recording({ queue: 1 })
-    const { status, body } = await call(mount(xrp({ network })), 'POST', '/api/v1/xrp/batch', {
+    const { status, body } = await call(gatewayOf({ network }), 'POST', '/api/v1/xrp/batch', {
       senderSecret: secret,
       recipients: [alice, bob],
       amounts: ['1', '1'],
@@ -177,7 +185,7 @@ describe('xrp: batch, the signed transactions (offline)', () => {
 
 describe('xrp: batch, input', () => {
   const { network, submitted } = recording()
-  const app = mount(xrp({ network }))
+  const app = gatewayOf({ network })
 
   test.each([
     ['a checksum that does not match', `${secret.slice(0, -1)}${secret.endsWith('a') ? 'b' : 'a'}`],
@@ -246,14 +254,14 @@ describe('xrp: batch, input', () => {
 
 describe('xrp: batch, submitted to rippled', () => {
   let server: RippledFixture
-  let app: ReturnType<typeof mount>
+  let app: ReturnType<typeof gatewayOf>
 
   beforeAll(() => {
     server = startRippled()
     server.fund(sender.classicAddress, '1000', 5)
     server.fund(alice, '10')
     server.fund(bob, '10')
-    app = mount(xrp({ network: rippled({ url: server.url, retries: 0 }) }))
+    app = gatewayOf({ network: rippled({ url: server.url, retries: 0 }) })
   })
 
   afterAll(() => server.stop())
@@ -312,19 +320,17 @@ describe('xrp: batch, submitted to rippled', () => {
 
   test('error: a sequence number taken meanwhile is a 502 with tefPAST_SEQ, and nothing is sent', async () => {
     const network = rippled({ url: server.url, retries: 0 })
-    const racing = mount(
-      xrp({
-        network: {
-          ...network,
-          // Another transaction from the same account lands between the read and the submission.
-          accountInfo: async (address) => {
-            const account = await network.accountInfo(address)
-            server.accounts.get(address)!.sequence += 1
-            return account
-          },
+    const racing = gatewayOf({
+      network: {
+        ...network,
+        // Another transaction from the same account lands between the read and the submission.
+        accountInfo: async (address) => {
+          const account = await network.accountInfo(address)
+          server.accounts.get(address)!.sequence += 1
+          return account
         },
-      }),
-    )
+      },
+    })
     const before = server.accounts.get(alice)!.balance
     const { status, body } = await call(racing, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
     expect(status).toBe(502)
@@ -346,17 +352,15 @@ describe('xrp: batch, submitted to rippled', () => {
   test('error: rippled failing during a submission is a 502 that marks that payment unknown', async () => {
     const network = rippled({ url: server.url, retries: 0 })
     let submits = 0
-    const failing = mount(
-      xrp({
-        network: {
-          ...network,
-          submit: (blob) => {
-            if (++submits === 2) server.faults.push('http_error')
-            return network.submit(blob)
-          },
+    const failing = gatewayOf({
+      network: {
+        ...network,
+        submit: (blob) => {
+          if (++submits === 2) server.faults.push('http_error')
+          return network.submit(blob)
         },
-      }),
-    )
+      },
+    })
     const { status, body } = await call(failing, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob, alice], amounts: ['1', '1', '1'] })
     expect(status).toBe(502)
     expect(body.reason).toBe('network_error')
@@ -376,7 +380,7 @@ describe('xrp: batch, submitted to rippled', () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}/`
     closed.stop(true)
-    const down = mount(xrp({ network: rippled({ url }) }))
+    const down = gatewayOf({ network: rippled({ url }) })
     const { status, body } = await call(down, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice], amounts: ['1'] })
     expect(status).toBe(502)
     expect(body.detail).toBe('The XRP Ledger failed: rippled could not be reached.')
@@ -424,7 +428,7 @@ describe('xrp: batch, submitted to rippled', () => {
 
 describe('xrp: estimate', () => {
   test.each([[0], [101], [1.5], ['3'], [-1]])('error: recipientCount %p is a 400', async (recipientCount) => {
-    const app = mount(xrp({ network: recording().network }))
+    const app = gatewayOf({ network: recording().network })
     const { status, body } = await call(app, 'POST', '/api/v1/xrp/estimate', { recipientCount })
     expect(status).toBe(400)
     expect(body.field).toBe('recipientCount')

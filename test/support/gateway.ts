@@ -1,4 +1,5 @@
-import type { Hash, LocalAccount } from 'viem'
+import { decodePaymentRequiredHeader } from '@x402/core/http'
+import { type Address, type Hash, type LocalAccount, getAddress } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { memory } from '../../adapters/ledger/memory.js'
 import { clients } from '../../app/clients.js'
@@ -8,8 +9,10 @@ import { type Logger, silent } from '../../app/log.js'
 import { terms } from '../../app/terms.js'
 import type { Signed } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
+import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Module from '../../core/Module.js'
 import * as Price from '../../core/Price.js'
+import { accounts } from './module.js'
 
 /** The settlement chain as tests hand it in: transfers and tokens, and the escrow contract where there is one. */
 export type Onchain = Module.Onchain & { /** Our escrow contract. */ escrow?: Module.Ports['escrow'] | undefined }
@@ -66,6 +69,8 @@ export function testGateway(
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })
   return {
     ...gateway,
+    /** The payment terms every offer names. */
+    terms: paymentTerms,
     /**
      * Sends `method path` with a JSON body (or none), paid at the entry's price by `payer` (a new key by default) with
      * a signed x402 v2 authorization. Only meaningful with {@link stubPayment} or a real facilitator.
@@ -117,6 +122,78 @@ export function stubPayment() {
     },
   }
   return { payment, settled }
+}
+
+/**
+ * One family mounted alone in the real gateway (its hooks, validation, error rendering and payment guard), with
+ * {@link stubPayment}: `get` and `post` pay for a paid route as the payer `as`, with an x402 v2 authorization that
+ * payer's key signs for the amount the gateway offers, and send a free route (or a call with no payer) unpaid.
+ * `family` is a manifest, or one with its `routes` built by the test (a clock, a limit the manifest does not pass).
+ */
+export function moduleGateway(
+  family: Module.AnyModule,
+  parameters: {
+    ports?: createGateway.Parameters['ports']
+    env?: Record<string, string>
+    logger?: Logger
+    /** Who pays a call that names no payer. @default nobody: such a call goes unpaid */
+    payer?: Address | LocalAccount
+    /** Replaces parts of the stub facilitator (a settlement that waits, or fails). */
+    facilitator?: Partial<Facilitator>
+  } = {},
+) {
+  const { payer, facilitator, ...options } = parameters
+  const { payment, settled } = stubPayment()
+  Object.assign(payment.facilitator, facilitator)
+  const gateway = testGateway({ families: [family], payment, ...options })
+  const pay = clients({ terms: gateway.terms, fetch: globalThis.fetch })
+  const request = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
+    new Request(`http://gateway.test${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    })
+  /** Sends `method path` with a JSON body (or none) and `headers`, paid by `as` when the route is paid and a payer is named. */
+  async function send(
+    method: string,
+    path: string,
+    body?: unknown,
+    as: Address | LocalAccount | undefined = payer,
+    headers: Record<string, string> = {},
+  ): Promise<Response> {
+    const route = new URL(path, 'http://gateway.test').pathname
+    const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
+    if (!entry || Catalog.isFree(entry) || as === undefined) return gateway.handle(request(method, path, body, headers))
+    const signer = typeof as === 'string' ? accountOf(as) : as
+    // A fixed price is known; any other is what the gateway offers for this very call, as a client reads it off the 402.
+    let value: bigint
+    if (entry.price.type === 'fixed') value = Price.quote({ price: entry.price })
+    else {
+      const unpaid = await gateway.handle(request(method, path, body, headers))
+      const offer = unpaid.headers.get('PAYMENT-REQUIRED')
+      if (unpaid.status !== 402 || !offer) return unpaid
+      value = BigInt(decodePaymentRequiredHeader(offer).accepts[0]!.amount)
+    }
+    const header = await pay.presigned({ signer, value })
+    return gateway.handle(request(method, path, body, { ...headers, 'PAYMENT-SIGNATURE': header }))
+  }
+  return {
+    ...gateway,
+    /** What the stub facilitator settled, in order. */
+    settled,
+    send,
+    /** GET, paid by `as`. */
+    get: (path: string, as?: Address | LocalAccount) => send('GET', path, undefined, as),
+    /** POST a JSON body, paid by `as`. */
+    post: (path: string, body: unknown, as?: Address | LocalAccount) => send('POST', path, body, as),
+  }
+}
+
+/** The key of one of the test payers (see `payers` in ./module.ts). */
+function accountOf(address: Address): LocalAccount {
+  const account = Object.values(accounts).find((candidate) => candidate.address === getAddress(address))
+  if (!account) throw new Error(`${address} is not a test payer with a known key; pass its account instead.`)
+  return account
 }
 
 /** Matches the concrete paths of a catalog path: `/x/:id` as `/x/abc`, and as the bare `/x` that takes `?id=`. */

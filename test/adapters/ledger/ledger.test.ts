@@ -3,8 +3,6 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } fr
 import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
-import { getTableConfig as getPgTableConfig, type PgTable } from 'drizzle-orm/pg-core'
-import { getTableConfig as getSqliteTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import postgresJs from 'postgres'
 import { type Address, type Hash, type Hex, getAddress, toHex } from 'viem'
 import { memory } from '../../../adapters/ledger/memory.js'
@@ -23,6 +21,7 @@ import {
 } from '../../../core/Ledger.js'
 import type { Effect } from '../../../core/Store.js'
 import { type Fixture, postgresFixture, sqliteFixture } from '../../support/backends.js'
+import { expectPgSchema, expectSqliteSchema } from '../../support/migration.js'
 
 const root = join(import.meta.dir, '../../..')
 const databaseUrl = process.env.DATABASE_URL
@@ -987,54 +986,6 @@ async function expectUpgraded(ledger: Ledger) {
   expect((await ledger.acquire(lease)).slot).toBe(0)
 }
 
-/** The column list of a table as `PRAGMA table_info` reports it, and as its drizzle table describes it. */
-function sqliteColumns(database: Database, table: SQLiteTable) {
-  type Column = { name: string; type: string; notnull: number; pk: number }
-  const config = getSqliteTableConfig(table)
-  const columns = database.query(`PRAGMA table_info(${config.name})`).all() as Column[]
-  const key =
-    config.primaryKeys[0]?.columns.map((column) => column.name) ??
-    config.columns.filter((column) => column.primary).map((column) => column.name)
-  return {
-    found: columns.map(({ name, type, notnull, pk }) => ({
-      name,
-      type: type.toLowerCase(),
-      notNull: notnull === 1,
-      pk: pk > 0,
-    })),
-    described: config.columns.map((column) => ({
-      name: column.name,
-      type: column.getSQLType(),
-      notNull: column.notNull || key.includes(column.name),
-      pk: key.includes(column.name),
-    })),
-  }
-}
-
-/** Asserts that the file's tables are the ones the drizzle schema describes, indexes included. */
-function expectSqliteSchema(path: string) {
-  const database = new Database(path, { readonly: true })
-  try {
-    for (const table of [sqlitePayments, sqliteLeases]) {
-      const { found, described } = sqliteColumns(database, table)
-      expect(found).toEqual(described)
-      const config = getSqliteTableConfig(table)
-      const indexes = database.query(`PRAGMA index_list(${config.name})`).all() as {
-        name: string
-        unique: number
-        partial: number
-      }[]
-      for (const index of config.indexes)
-        expect(indexes.find(({ name }) => name === index.config.name)).toMatchObject({
-          unique: index.config.unique ? 1 : 0,
-          partial: index.config.where ? 1 : 0,
-        })
-    }
-  } finally {
-    database.close()
-  }
-}
-
 describe('ledger: sqlite file', () => {
   let store: ReturnType<typeof sqliteStore>
   beforeAll(() => {
@@ -1063,7 +1014,7 @@ describe('ledger: sqlite file', () => {
 
   test('behavior: the migration creates the tables the drizzle schema describes', async () => {
     await store.open().close()
-    expectSqliteSchema(store.path)
+    expectSqliteSchema(store.path, [sqlitePayments, sqliteLeases])
   })
 
   test('behavior: the queries use the partial indexes', async () => {
@@ -1110,12 +1061,12 @@ describe('ledger: sqlite file', () => {
       const ledger = upgraded.open()
       await expectUpgraded(ledger)
       await ledger.close()
-      expectSqliteSchema(upgraded.path)
+      expectSqliteSchema(upgraded.path, [sqlitePayments, sqliteLeases])
       // Opening it again changes nothing.
       const again = upgraded.open()
       expect((await again.get({ payer, nonce: previousRows[0].nonce }))?.fingerprint).toBe('')
       await again.close()
-      expectSqliteSchema(upgraded.path)
+      expectSqliteSchema(upgraded.path, [sqlitePayments, sqliteLeases])
     } finally {
       await upgraded.teardown()
     }
@@ -1138,7 +1089,7 @@ describe('ledger: sqlite file', () => {
       const won = (await Promise.all(claimers.map((other) => other.won()))).flat()
       expect(won).toHaveLength(nonces.length)
       expect(new Set(won).size).toBe(nonces.length)
-      expectSqliteSchema(upgraded.path)
+      expectSqliteSchema(upgraded.path, [sqlitePayments, sqliteLeases])
     } finally {
       await upgraded.teardown()
     }
@@ -1147,37 +1098,6 @@ describe('ledger: sqlite file', () => {
 
 describe.skipIf(!databaseUrl)('ledger: postgres database', () => {
   /** Asserts that the schema's tables are the ones the drizzle schema describes, indexes included. */
-  async function expectPgSchema(sql: postgresJs.Sql, schema: string) {
-    for (const table of [pgPayments, pgLeases] as PgTable[]) {
-      const config = getPgTableConfig(table)
-      const columns = await sql<{ name: string; type: string; notNull: boolean }[]>`
-        SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS "notNull"
-        FROM pg_attribute WHERE attrelid = ${config.name}::regclass AND attnum > 0 AND NOT attisdropped
-        ORDER BY attnum`
-      const indexes = await sql<{ name: string; definition: string }[]>`
-        SELECT indexname AS name, indexdef AS definition FROM pg_indexes
-        WHERE tablename = ${config.name} AND schemaname = ${schema}`
-      const key =
-        config.primaryKeys[0]?.columns.map((column) => column.name) ??
-        config.columns.filter((column) => column.primary).map((column) => column.name)
-      expect(columns.map((column) => ({ ...column }))).toEqual(
-        config.columns.map((column) => ({
-          name: column.name,
-          type: column.getSQLType().replaceAll(', ', ','),
-          notNull: column.notNull || key.includes(column.name),
-        })),
-      )
-      for (const index of config.indexes) {
-        const found = indexes.find(({ name }) => name === index.config.name)
-        expect(found).toBeDefined()
-        expect(found!.definition.startsWith('CREATE UNIQUE INDEX')).toBe(index.config.unique)
-        expect(found!.definition.includes(' WHERE ')).toBe(index.config.where !== undefined)
-      }
-      for (const column of config.columns.filter((column) => column.isUnique))
-        expect(indexes.map(({ name }) => name)).toContain(column.uniqueName!)
-    }
-  }
-
   test('behavior: several processes creating the table at once, exactly one claim wins', async () => {
     const store = await postgresStore(databaseUrl!)
     try {
@@ -1195,7 +1115,7 @@ describe.skipIf(!databaseUrl)('ledger: postgres database', () => {
     const sql = postgresJs(databaseUrl!, { max: 1, onnotice: () => {}, connection: { search_path: store.schema } })
     try {
       await store.open().get({ payer, nonce: nonce() })
-      await expectPgSchema(sql, store.schema)
+      await expectPgSchema(sql, store.schema, [pgPayments, pgLeases])
     } finally {
       await sql.end()
       await store.teardown()
@@ -1215,10 +1135,10 @@ describe.skipIf(!databaseUrl)('ledger: postgres database', () => {
       const reads = await Promise.all(ledgers.map((ledger) => ledger.get({ payer, nonce: previousRows[0].nonce })))
       for (const read of reads) expect(read).toEqual(previousEntry(previousRows[0]))
       await expectUpgraded(ledgers[0]!)
-      await expectPgSchema(sql, store.schema)
+      await expectPgSchema(sql, store.schema, [pgPayments, pgLeases])
       // Opening it again changes nothing.
       expect(await store.open().get({ payer, nonce: previousRows[0].nonce })).toEqual(previousEntry(previousRows[0]))
-      await expectPgSchema(sql, store.schema)
+      await expectPgSchema(sql, store.schema, [pgPayments, pgLeases])
     } finally {
       await sql.end()
       await store.teardown()

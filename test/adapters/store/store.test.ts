@@ -1,8 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { getTableConfig as getPgTableConfig } from 'drizzle-orm/pg-core'
-import { getTableConfig as getSqliteTableConfig } from 'drizzle-orm/sqlite-core'
 import postgresJs from 'postgres'
 import type { Address } from 'viem'
 import { memory } from '../../../adapters/store/memory.js'
@@ -18,6 +16,7 @@ import {
 import { sqlite } from '../../../adapters/store/sqlite.js'
 import * as Store from '../../../core/Store.js'
 import { type Fixture as SharedFixture, postgresFixture as postgresSchema, sqliteFixture as sqliteFile } from '../../support/backends.js'
+import { expectPgSchema, expectSqliteSchema } from '../../support/migration.js'
 import { appendTo, type Counter, increment, isChained } from './writes.js'
 
 const root = join(import.meta.dir, '../../..')
@@ -542,30 +541,9 @@ describe('store: sqlite file', () => {
 
   test('behavior: the migration creates the tables the drizzle schema describes', async () => {
     await fixture.open().close()
+    expectSqliteSchema(fixture.path, [sqliteRecords, sqliteRecordOwners, sqliteLogEntries])
     const database = new Database(fixture.path, { readonly: true })
-    type Column = { name: string; type: string; notnull: number; pk: number }
     try {
-      for (const table of [sqliteRecords, sqliteRecordOwners, sqliteLogEntries]) {
-        const config = getSqliteTableConfig(table)
-        const columns = database.query(`PRAGMA table_info(${config.name})`).all() as Column[]
-        const indexes = database.query(`PRAGMA index_list(${config.name})`).all() as { name: string }[]
-        const key = config.primaryKeys[0]!.columns.map((column) => column.name)
-        const found = columns.map(({ name, type, notnull, pk }) => ({
-          name,
-          type: type.toLowerCase(),
-          notNull: notnull === 1,
-          pk: pk > 0,
-        }))
-        expect(found).toEqual(
-          config.columns.map((column) => ({
-            name: column.name,
-            type: column.getSQLType(),
-            notNull: column.notNull || key.includes(column.name),
-            pk: key.includes(column.name),
-          })),
-        )
-        for (const index of config.indexes) expect(indexes.map(({ name }) => name)).toContain(index.config.name)
-      }
       // `list` walks the owner index in order: no scan of the table and no sort, however many records there are.
       const plan = database
         .query(`EXPLAIN QUERY PLAN SELECT id FROM record_owners WHERE collection = 'c' AND owner = 'o'
@@ -643,24 +621,7 @@ describe.skipIf(!databaseUrl)('store: postgres database', () => {
     const sql = postgresJs(databaseUrl!, { max: 1, onnotice: () => {}, connection: { search_path: fixture.schema } })
     try {
       await fixture.open().get('invoices', 'id')
-      for (const table of [pgRecords, pgRecordOwners, pgLogEntries]) {
-        const config = getPgTableConfig(table)
-        const columns = await sql<{ name: string; type: string; notNull: boolean }[]>`
-          SELECT attname AS name, format_type(atttypid, atttypmod) AS type, attnotnull AS "notNull"
-          FROM pg_attribute WHERE attrelid = ${config.name}::regclass AND attnum > 0 AND NOT attisdropped
-          ORDER BY attnum`
-        const indexes = await sql<{ name: string }[]>`
-          SELECT indexname AS name FROM pg_indexes WHERE tablename = ${config.name} AND schemaname = ${fixture.schema}`
-        const key = config.primaryKeys[0]!.columns.map((column) => column.name)
-        expect(columns.map((column) => ({ ...column }))).toEqual(
-          config.columns.map((column) => ({
-            name: column.name,
-            type: column.getSQLType(),
-            notNull: column.notNull || key.includes(column.name),
-          })),
-        )
-        for (const index of config.indexes) expect(indexes.map(({ name }) => name)).toContain(index.config.name!)
-      }
+      await expectPgSchema(sql, fixture.schema, [pgRecords, pgRecordOwners, pgLogEntries])
     } finally {
       await sql.end()
       await fixture.teardown()
