@@ -14,6 +14,8 @@ beforeEach(() => stub.reset())
 
 const apiKey = 'sk-operator-key'
 const limits = { models: ['small-model', 'large-model', 'not-served-model'], maxTokens: 256 }
+/** The same limits as the ai family reads them from its environment. */
+const limitsEnv = { CHAT_ALLOWED_MODELS: limits.models.join(','), CHAT_MAX_TOKENS: String(limits.maxTokens) }
 const messages = [{ role: 'user', content: 'Hi' }]
 const chatPath = '/api/v1/chat/completions'
 const chatPrice = Price.quote({ price: Catalog.entries.find((entry) => entry.method === 'POST' && entry.path === chatPath)!.price })
@@ -29,7 +31,7 @@ function setup(parameters: { threshold?: number; timeoutMs?: number } = {}) {
     breaker: { threshold: parameters.threshold ?? 5, coolDownMs: 60_000 },
   })
   const deps: ai.Deps = { upstream, ...limits }
-  return { deps, api: moduleGateway(manifest, { ports: { chat: deps }, payer: payers.alice }) }
+  return { deps, api: moduleGateway(manifest, { ports: { chat: upstream }, env: limitsEnv, payer: payers.alice }) }
 }
 
 /** Reads a streamed body chunk by chunk, as text. */
@@ -268,7 +270,8 @@ describe('decentralized', () => {
   const upstream = () => openai({ name: 'the decentralized upstream', baseUrl: stub.url, apiKey: 'sk-second-key', retryDelayMs: 0 })
   const setupDecentralized = () =>
     moduleGateway(decentralizedManifest, {
-      ports: { decentralized: { upstream: upstream(), models: ['small-model'], maxTokens: 128 } },
+      ports: { decentralized: upstream() },
+      env: { DECENTRALIZED_ALLOWED_MODELS: 'small-model', DECENTRALIZED_MAX_TOKENS: '128' },
       payer: payers.alice,
     })
 
@@ -334,7 +337,8 @@ describe('streaming and settlement', () => {
     const settled = new Promise<void>((resolve) => (settle = resolve))
     const { deps } = setup()
     const api = moduleGateway(manifest, {
-      ports: { chat: deps },
+      ports: { chat: deps.upstream },
+      env: limitsEnv,
       facilitator: {
         settle: async () => {
           timeline.push(`settling, upstream sent ${stub.lastStream().sent}`)
@@ -367,7 +371,8 @@ describe('streaming and settlement', () => {
   test('security: a withheld answer (settlement failed) sends none of the stream, and the upstream is released', async () => {
     const upstream = openai({ baseUrl: stub.url, apiKey, idleTimeoutMs: 50 })
     const api = moduleGateway(manifest, {
-      ports: { chat: { upstream, ...limits } },
+      ports: { chat: upstream },
+      env: limitsEnv,
       facilitator: { settle: async () => ({ ok: false, reason: 'settlement_failed', message: 'The transfer reverted.' }) },
     })
     stub.state.hold = true
