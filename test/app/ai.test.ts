@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import * as Catalog from '../../core/Catalog.js'
-import { chunksOf, completionOf, eventsOf, openaiStub } from '../support/openai.js'
+import { chunksOf, completionOf, eventsOf, openaiStub, textReader } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
 
 // The AI endpoints through the real paid flow on the devnet, against local OpenAI-compatible servers: the payment
@@ -46,22 +46,6 @@ function post(path: string, body: unknown, headers: Record<string, string> = {})
   return new Request(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
 }
 
-/** Reads a streamed body chunk by chunk, as text. */
-function textReader(response: Response) {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  return {
-    async next() {
-      const { done, value } = await reader.read()
-      return done ? undefined : decoder.decode(value)
-    },
-    async rest() {
-      let text = ''
-      for (let chunk = await this.next(); chunk !== undefined; chunk = await this.next()) text += chunk
-      return text
-    },
-  }
-}
 
 describe('POST /api/v1/chat/completions', () => {
   test('behavior: no payment is a 402 at the catalog price', async () => {
@@ -108,7 +92,7 @@ describe('POST /api/v1/chat/completions', () => {
     const receipt = await gateway.devnet.publicClient.getTransactionReceipt({ hash: settled.transaction as `0x${string}` })
     expect(receipt.status).toBe('success')
     const events = eventsOf(chunksOf('small-model', false))
-    const reader = textReader(response)
+    const reader = textReader(response.body!)
     expect(await reader.next()).toBe(events[0]!)
     chat.proceed()
     expect(await reader.rest()).toBe(events.slice(1).join(''))

@@ -5,7 +5,7 @@ import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
 import { ai, available, decentralizedManifest, manifest } from '../../modules/ai/index.js'
 import { moduleGateway } from '../support/gateway.js'
-import { chunksOf, completionOf, eventsOf, openaiStub, stubModels } from '../support/openai.js'
+import { chunksOf, completionOf, eventsOf, openaiStub, stubModels, textReader } from '../support/openai.js'
 import { accounts, ok, payers, refused } from '../support/module.js'
 
 const stub = openaiStub()
@@ -34,22 +34,6 @@ function setup(parameters: { threshold?: number; timeoutMs?: number } = {}) {
   return { deps, api: moduleGateway(manifest, { ports: { chat: upstream }, env: limitsEnv, payer: payers.alice }) }
 }
 
-/** Reads a streamed body chunk by chunk, as text. */
-function textReader(response: Response) {
-  const reader = response.body!.getReader()
-  const decoder = new TextDecoder()
-  return {
-    async next() {
-      const { done, value } = await reader.read()
-      return done ? undefined : decoder.decode(value)
-    },
-    async rest() {
-      let text = ''
-      for (let chunk = await this.next(); chunk !== undefined; chunk = await this.next()) text += chunk
-      return text
-    },
-  }
-}
 
 describe('POST /api/v1/chat/completions', () => {
   test('default: forwards the request and answers the upstream completion unchanged (choices, usage)', async () => {
@@ -149,7 +133,7 @@ describe('POST /api/v1/chat/completions', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
     expect(response.headers.get('cache-control')).toBe('no-store')
     const events = eventsOf(chunksOf('small-model', true))
-    const reader = textReader(response)
+    const reader = textReader(response.body!)
     expect(await reader.next()).toBe(events[0]!)
     expect(stub.lastStream().sent).toBe(1)
     stub.proceed()
@@ -360,7 +344,7 @@ describe('streaming and settlement', () => {
       const response = await answered
       expect(timeline).toEqual(['settling, upstream sent 1', 'settled', 'caller got headers'])
       expect(response.headers.get('payment-response')).toBeTruthy()
-      const reader = textReader(response)
+      const reader = textReader(response.body!)
       const events = eventsOf(chunksOf('small-model', false))
       expect(await reader.next()).toBe(events[0]!)
       stub.proceed()

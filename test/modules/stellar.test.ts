@@ -9,6 +9,7 @@ import type { Deps } from '../../modules/stellar/service.js'
 import { type HorizonFixture, startHorizon } from '../adapters/stellar/horizon-fixture.js'
 import { moduleGateway } from '../support/gateway.js'
 import { payers } from '../support/module.js'
+import { captureOutput } from '../support/capture.js'
 
 const passphrase = 'Test SDF Network ; September 2015'
 const now = new Date('2030-01-01T00:00:00Z')
@@ -19,31 +20,7 @@ const bob = Keypair.random().publicKey()
 const carol = Keypair.random().publicKey()
 
 /** Every response body this file received, and every line written to the console or stdio while it ran. */
-const seen: string[] = []
-const restore: (() => void)[] = []
-
-beforeAll(() => {
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    const original = console[method]
-    console[method] = (...args: unknown[]) => {
-      seen.push(args.map(String).join(' '))
-      original(...args)
-    }
-    restore.push(() => (console[method] = original))
-  }
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write.bind(stream)
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      seen.push(String(chunk))
-      return (original as (...args: unknown[]) => boolean)(chunk, ...rest)
-    }) as typeof stream.write
-    restore.push(() => (stream.write = original))
-  }
-})
-
-afterAll(() => {
-  for (const undo of restore) undo()
-})
+const { seen } = captureOutput()
 
 /** The stellar family alone in the gateway, its routes built with `deps`, every paid call paid by alice. */
 function gatewayOf(deps: Deps) {

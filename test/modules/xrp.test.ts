@@ -8,6 +8,7 @@ import type { Deps } from '../../modules/xrp/service.js'
 import { type RippledFixture, startRippled } from '../adapters/xrp/rippled-fixture.js'
 import { moduleGateway } from '../support/gateway.js'
 import { payers } from '../support/module.js'
+import { captureOutput } from '../support/capture.js'
 
 const sender = Wallet.generate()
 const secret = sender.seed!
@@ -16,31 +17,7 @@ const bob = Wallet.generate(ECDSA.secp256k1).classicAddress
 const carol = Wallet.generate().classicAddress
 
 /** Every response body this file received, and every line written to the console or stdio while it ran. */
-const seen: string[] = []
-const restore: (() => void)[] = []
-
-beforeAll(() => {
-  for (const method of ['log', 'info', 'warn', 'error', 'debug'] as const) {
-    const original = console[method]
-    console[method] = (...args: unknown[]) => {
-      seen.push(args.map(String).join(' '))
-      original(...args)
-    }
-    restore.push(() => (console[method] = original))
-  }
-  for (const stream of [process.stdout, process.stderr]) {
-    const original = stream.write.bind(stream)
-    stream.write = ((chunk: unknown, ...rest: unknown[]) => {
-      seen.push(String(chunk))
-      return (original as (...args: unknown[]) => boolean)(chunk, ...rest)
-    }) as typeof stream.write
-    restore.push(() => (stream.write = original))
-  }
-})
-
-afterAll(() => {
-  for (const undo of restore) undo()
-})
+const { seen } = captureOutput()
 
 /** The xrp family alone in the gateway, its routes built with `deps`, every paid call paid by alice. */
 function gatewayOf(deps: Deps) {

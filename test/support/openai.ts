@@ -158,3 +158,20 @@ export function openaiStub() {
     stop: () => server.stop(true),
   }
 }
+
+/** Reads a stream chunk by chunk, as text: `next` gives one chunk (undefined at the end), `rest` all that remain. */
+export function textReader(stream: ReadableStream<Uint8Array>) {
+  const reader = stream.getReader()
+  const decoder = new TextDecoder()
+  return {
+    async next() {
+      const { done, value } = await reader.read()
+      return done ? undefined : decoder.decode(value)
+    },
+    async rest() {
+      let text = ''
+      for (let chunk = await this.next(); chunk !== undefined; chunk = await this.next()) text += chunk
+      return text
+    },
+  }
+}

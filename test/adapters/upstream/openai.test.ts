@@ -1,6 +1,6 @@
 import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { openai } from '../../../adapters/upstream/openai.js'
-import { chunksOf, completionOf, eventsOf, openaiStub, stubModels } from '../../support/openai.js'
+import { chunksOf, completionOf, eventsOf, openaiStub, stubModels, textReader } from '../../support/openai.js'
 
 const stub = openaiStub()
 afterAll(() => stub.stop())
@@ -10,22 +10,6 @@ const apiKey = 'sk-test-openai-key'
 const upstream = (parameters: Partial<openai.Parameters> = {}) => openai({ baseUrl: stub.url, apiKey, retryDelayMs: 0, ...parameters })
 const messages = [{ role: 'user', content: 'Hi' }]
 
-/** Reads a stream chunk by chunk, as text. */
-function textReader(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.getReader()
-  const decoder = new TextDecoder()
-  return {
-    async next() {
-      const { done, value } = await reader.read()
-      return done ? undefined : decoder.decode(value)
-    },
-    async rest() {
-      let text = ''
-      for (let chunk = await this.next(); chunk !== undefined; chunk = await this.next()) text += chunk
-      return text
-    },
-  }
-}
 
 describe('complete', () => {
   test('default: POSTs /chat/completions with the request unchanged and relays the completion unchanged', async () => {
