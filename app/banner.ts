@@ -15,9 +15,17 @@ export async function devnetBanner(parameters: devnetBanner.Parameters): Promise
       const { address, privateKey } = devnet.accounts[index]!
       const [eth, usdc] = await Promise.all([
         devnet.publicClient.getBalance({ address }),
-        devnet.publicClient.readContract({ address: devnet.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+        devnet.publicClient.readContract({
+          address: devnet.token.address,
+          abi: erc20Abi,
+          functionName: 'balanceOf',
+          args: [address],
+        }),
       ])
-      return [`  Account #${index}: ${address} (${formatEther(eth)} ETH, ${formatUnits(usdc, devnet.token.decimals)} USDC)`, `  Private Key: ${privateKey}`]
+      return [
+        `  Account #${index}: ${address} (${formatEther(eth)} ETH, ${formatUnits(usdc, devnet.token.decimals)} USDC)`,
+        `  Private Key: ${privateKey}`,
+      ]
     }),
   )
   return [

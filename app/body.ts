@@ -1,6 +1,6 @@
+import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
 import { readBounded } from '../core/internal/stream.js'
-import { MalformedJsonError, PayloadTooLargeError, UnsupportedMediaTypeError } from '../core/Errors.js'
 
 /** Whether a declared `content-length` already exceeds the limit (checked before routing). */
 export function exceedsDeclaredLength(request: Request, limitBytes: number): boolean {

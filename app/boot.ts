@@ -1,35 +1,43 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import postgresJs from 'postgres'
-import { type Address, type Chain, type Hex, type PublicClient, type Transport, createPublicClient, http as httpTransport } from 'viem'
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  type Hex,
+  http as httpTransport,
+  type PublicClient,
+  type Transport,
+} from 'viem'
 import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
+import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain } from '../adapters/chain/devnet.js'
+import { escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
+import { transfers } from '../adapters/chain/transfers.js'
+import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
-import { postgres as postgresStore } from '../adapters/store/postgres.js'
-import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
-import { escrowChain } from '../adapters/chain/escrow.js'
-import { transfers } from '../adapters/chain/transfers.js'
-import { batchChain } from '../adapters/chain/batch.js'
-import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
-import type { BatchChain } from '../core/BatchChain.js'
-import { horizon } from '../adapters/stellar/horizon.js'
-import { rippled } from '../adapters/xrp/rippled.js'
-import type { Store } from '../core/Store.js'
+import { outbound } from '../adapters/outbound/fetch.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
+import { horizon } from '../adapters/stellar/horizon.js'
+import { postgres as postgresStore } from '../adapters/store/postgres.js'
+import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { openai } from '../adapters/upstream/openai.js'
+import { rippled } from '../adapters/xrp/rippled.js'
+import type { BatchChain } from '../core/BatchChain.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
-import type * as Rpc from '../core/Rpc.js'
-import { ConfigError, type Config } from './config.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
+import type * as Rpc from '../core/Rpc.js'
+import type { Store } from '../core/Store.js'
+import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
-import { outbound } from '../adapters/outbound/fetch.js'
 import type { Logger } from './log.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
@@ -76,7 +84,15 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
     : relayerFacilitator(config, settlement, lease.slot)
   const facilitator = parameters.facilitator?.(configured) ?? configured
-  const books = { ledger, facilitator, domain: toDomain(terms), logger, store: storage.store, lease, settlementTimeoutMs: config.settlementTimeoutMs }
+  const books = {
+    ledger,
+    facilitator,
+    domain: toDomain(terms),
+    logger,
+    store: storage.store,
+    lease,
+    settlementTimeoutMs: config.settlementTimeoutMs,
+  }
 
   await reconcile(books)
   const recoverPublicKey = await libsecp256k1()
@@ -106,7 +122,10 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     store: storage.store,
     facilitator,
     devnet: settlement.devnet,
-    jobs: [{ name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true }, ...gateway.jobs],
+    jobs: [
+      { name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true },
+      ...gateway.jobs,
+    ],
     async close() {
       for (const close of closers.reverse()) await close()
     },
@@ -166,7 +185,9 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
       transfers: transfers({ client: settlement.client }),
       tokens: [{ symbol: 'USDC', address: settlement.terms.asset.address, decimals: settlement.terms.asset.decimals }],
     },
-    escrow: settlement.escrow ? escrowChain({ client: settlement.client, address: settlement.escrow, chainId }) : undefined,
+    escrow: settlement.escrow
+      ? escrowChain({ client: settlement.client, address: settlement.escrow, chainId })
+      : undefined,
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
     batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
     stellar: config.stellar ? horizon(config.stellar) : undefined,
@@ -206,7 +227,11 @@ export async function startDevnet(config: Config): Promise<devnet.Devnet> {
     journal = join(config.dataDir, 'devnet.journal')
   }
   try {
-    return await devnet({ chainId, rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}`, ...(journal ? { journal } : {}) })
+    return await devnet({
+      chainId,
+      rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}`,
+      ...(journal ? { journal } : {}),
+    })
   } catch (error) {
     if (!(error instanceof JournalError)) throw error
     const code = error.code === 'journal_locked' ? 'devnet_in_use' : 'devnet_journal_invalid'
@@ -271,8 +296,10 @@ async function rpcChain(config: Config): Promise<Settlement> {
     })
 
   if (chainId === base.id) {
-    if (!config.mppSecret) throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
-    if (!config.sessionSecret) throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
+    if (!config.mppSecret)
+      throw new ConfigError('MPP_SECRET is required on Base: the same value on every gateway process.')
+    if (!config.sessionSecret)
+      throw new ConfigError('SESSION_SECRET is required on Base: the same value on every gateway process.')
     const client = createPublicClient({ chain: base, transport }) as PublicClient
     return {
       terms: termsOf(config),
@@ -366,10 +393,15 @@ function relayerOf(config: Config, settlement: Settlement, slot: number): LocalA
   }
   const index = devnetRelayerIndex(slot)
   if (settlement.isDevnet && index !== undefined) return privateKeyToAccount(account({ index }).privateKey)
-  throw new ConfigError('Set RELAYER_MNEMONIC or RELAYER_PRIVATE_KEY (keys with ETH for gas), or FACILITATOR_URL, to settle payments.')
+  throw new ConfigError(
+    'Set RELAYER_MNEMONIC or RELAYER_PRIVATE_KEY (keys with ETH for gas), or FACILITATOR_URL, to settle payments.',
+  )
 }
 
-async function openStorage(config: Config, closers: (() => Promise<unknown>)[]): Promise<{ ledger: Ledger; store: Store }> {
+async function openStorage(
+  config: Config,
+  closers: (() => Promise<unknown>)[],
+): Promise<{ ledger: Ledger; store: Store }> {
   if (config.databaseUrl) {
     const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
     closers.push(() => sql.end())
@@ -383,7 +415,10 @@ async function openStorage(config: Config, closers: (() => Promise<unknown>)[]):
       })
     }
     const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }) }
-    closers.push(() => storage.ledger.close(), () => storage.store.close())
+    closers.push(
+      () => storage.ledger.close(),
+      () => storage.store.close(),
+    )
     return storage
   }
   mkdirSync(config.dataDir, { recursive: true })
@@ -391,7 +426,10 @@ async function openStorage(config: Config, closers: (() => Promise<unknown>)[]):
     ledger: sqliteLedger({ path: join(config.dataDir, 'ledger.sqlite') }),
     store: sqliteStore({ path: join(config.dataDir, 'store.sqlite') }),
   }
-  closers.push(() => storage.ledger.close(), () => storage.store.close())
+  closers.push(
+    () => storage.ledger.close(),
+    () => storage.store.close(),
+  )
   return storage
 }
 
@@ -410,7 +448,12 @@ async function assertRecordsOfChain(parameters: {
 }): Promise<void> {
   const { config, store, client, where } = parameters
   const genesis = (await client.getBlock({ blockNumber: 0n })).hash
-  const inserted = await store.insert({ ...chainRecord, owners: [], value: { genesis, network: config.network }, createdAt: new Date() })
+  const inserted = await store.insert({
+    ...chainRecord,
+    owners: [],
+    value: { genesis, network: config.network },
+    createdAt: new Date(),
+  })
   if (inserted.ok) return
   const recorded = (await store.get<{ genesis: Hex }>(chainRecord.collection, chainRecord.id))?.value.genesis
   if (recorded === genesis) return

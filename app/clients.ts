@@ -1,13 +1,13 @@
 import { x402Client } from '@x402/core/client'
+import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { Mppx } from 'mppx/client'
 import { evm } from 'mppx/evm/client'
-import { encodePaymentSignatureHeader } from '@x402/core/http'
 import { type Address, type Hex, type LocalAccount, toHex } from 'viem'
-import { toTypedData } from '../core/Authorization.js'
 import { createPaymentHeader, selectPaymentRequirements } from 'x402/client'
 import { PaymentRequirementsSchema } from 'x402/types'
+import { toTypedData } from '../core/Authorization.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 
 /**
@@ -23,7 +23,9 @@ export function clients(parameters: clients.Parameters) {
       registerExactEvmScheme(client, { signer: payer })
       // The client only spends assets it knows unless told; the devnet token is not one of them.
       client.setSpendControls({
-        allowedAssets: [{ network: terms.network, asset: terms.asset.address, maxAmountPerPayment: maxAtomicPerPayment.toString() }],
+        allowedAssets: [
+          { network: terms.network, asset: terms.asset.address, maxAmountPerPayment: maxAtomicPerPayment.toString() },
+        ],
       })
       return wrapFetchWithPayment(fetch, client) as typeof globalThis.fetch
     },

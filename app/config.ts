@@ -3,12 +3,14 @@ import { Value } from '@sinclair/typebox/value'
 import { ConfigError } from '../core/Errors.js'
 
 export { ConfigError }
+
 import type * as Module from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
 import { families } from './modules.js'
 
 /** One `host[:port]`: a DNS name or IPv4 address, or an IPv6 address in brackets. */
-const hostPattern = '(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?'
+const hostPattern =
+  '(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?'
 
 /**
  * Every environment variable the gateway itself reads (each family reads its own slice, see core/Module.ts `env`).
@@ -74,7 +76,8 @@ const Environment = Type.Object({
   }),
   DEVNET_PERSIST: Type.Boolean({
     default: true,
-    description: "keep the devnet's chain across restarts in `DATA_DIR/devnet.journal`; `false`: a new chain at every start",
+    description:
+      "keep the devnet's chain across restarts in `DATA_DIR/devnet.journal`; `false`: a new chain at every start",
   }),
   RELAYER_PRIVATE_KEY: Type.Optional(
     Type.String({
@@ -127,7 +130,8 @@ const Environment = Type.Object({
       secret: true,
       minLength: 32,
       defaultText: 'random per start on the devnet',
-      description: 'HMAC key that signs session tokens (`/api/v1/auth/*`); required on Base, identical on every process',
+      description:
+        'HMAC key that signs session tokens (`/api/v1/auth/*`); required on Base, identical on every process',
     }),
   ),
   DATABASE_URL: Type.Optional(
@@ -138,14 +142,18 @@ const Environment = Type.Object({
       description: 'PostgreSQL URL of the payment ledger and the store (several gateway processes on one database)',
     }),
   ),
-  DATA_DIR: Type.String({ minLength: 1, default: '.data', description: "folder of the embedded store and of the devnet's journal" }),
+  DATA_DIR: Type.String({
+    minLength: 1,
+    default: '.data',
+    description: "folder of the embedded store and of the devnet's journal",
+  }),
   CHAT_UPSTREAM_URL: Type.Optional(
     Type.String({
       secret: true,
       pattern: '^https?://',
       defaultText: 'none: chat endpoints unavailable',
       description:
-        'OpenAI-compatible API (a hosted router, llama.cpp, vLLM; base URL ending in `/v1`) behind `/api/v1/chat/completions` and `/api/v1/models`; its limits are the `ai` family\'s',
+        "OpenAI-compatible API (a hosted router, llama.cpp, vLLM; base URL ending in `/v1`) behind `/api/v1/chat/completions` and `/api/v1/models`; its limits are the `ai` family's",
     }),
   ),
   CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'bearer key of that API' })),
@@ -154,7 +162,7 @@ const Environment = Type.Object({
       secret: true,
       pattern: '^https?://',
       defaultText: 'none: `/decentralized/v1/*` unavailable',
-      description: 'a second, separately configured OpenAI-compatible API; its limits are the `decentralized` family\'s',
+      description: "a second, separately configured OpenAI-compatible API; its limits are the `decentralized` family's",
     }),
   ),
   DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'its bearer key' })),
@@ -167,7 +175,9 @@ const Environment = Type.Object({
         "peaq JSON-RPC for batches; with `PEAQ_BATCH_CONTRACT` and `PEAQ_USDC` (all three or none); peaq is accepted only while its contract's code hash equals Base's",
     }),
   ),
-  PEAQ_BATCH_CONTRACT: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the batch contract on peaq' })),
+  PEAQ_BATCH_CONTRACT: Type.Optional(
+    Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the batch contract on peaq' }),
+  ),
   PEAQ_USDC: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDC on peaq' })),
   HORIZON_URL: Type.Optional(
     Type.String({
@@ -296,7 +306,9 @@ export type Group = { family: Module.AnyModule | undefined; variables: Variable[
 export function groupsOf(modules: readonly Module.AnyModule[] = families): Group[] {
   return [
     { family: undefined, variables: variablesIn(Environment) },
-    ...modules.flatMap((module) => (module.env ? [{ family: module, variables: variablesIn(module.env as TObject) }] : [])),
+    ...modules.flatMap((module) =>
+      module.env ? [{ family: module, variables: variablesIn(module.env as TObject) }] : [],
+    ),
   ]
 }
 
@@ -323,7 +335,11 @@ function variablesIn(schema: TObject): Variable[] {
  * Reads the variables of `schema` from `env` with their defaults, or adds a line per bad variable to `errors`. A
  * variable whose schema says `secret: true` is named but its value is never printed.
  */
-function read<schema extends TObject>(schema: schema, env: Record<string, string | undefined>, errors: string[]): Static<schema> {
+function read<schema extends TObject>(
+  schema: schema,
+  env: Record<string, string | undefined>,
+  errors: string[],
+): Static<schema> {
   const raw = Object.fromEntries(
     Object.keys(schema.properties)
       .filter((name) => env[name] !== undefined && env[name] !== '')
@@ -342,10 +358,15 @@ function read<schema extends TObject>(schema: schema, env: Record<string, string
  * Parses the environment once at boot, the gateway's variables and each module's slice; fails fast with one message
  * naming every bad variable.
  */
-export function parse(env: Record<string, string | undefined>, modules: readonly Module.AnyModule[] = families): Config {
+export function parse(
+  env: Record<string, string | undefined>,
+  modules: readonly Module.AnyModule[] = families,
+): Config {
   const errors: string[] = []
   const value = read(Environment, env, errors)
-  const slices = Object.fromEntries(modules.flatMap((module) => (module.env ? [[module.name, read(module.env as TObject, env, errors)]] : [])))
+  const slices = Object.fromEntries(
+    modules.flatMap((module) => (module.env ? [[module.name, read(module.env as TObject, env, errors)]] : [])),
+  )
   if (errors.length > 0) throw new ConfigError(`Invalid configuration:\n${[...new Set(errors)].join('\n')}`)
   const parsed = value as Static<typeof Environment>
   const upstream = (prefix: 'CHAT' | 'DECENTRALIZED'): InferenceUpstream | undefined => {
@@ -394,7 +415,11 @@ function allowListOf(text: string | undefined): Outbound.AllowList {
   return parsed.list
 }
 
-function peaqOf(rpcUrl: string | undefined, batchContract: string | undefined, usdc: string | undefined): Config['peaq'] {
+function peaqOf(
+  rpcUrl: string | undefined,
+  batchContract: string | undefined,
+  usdc: string | undefined,
+): Config['peaq'] {
   if (rpcUrl === undefined && batchContract === undefined && usdc === undefined) return undefined
   if (rpcUrl === undefined || batchContract === undefined || usdc === undefined)
     throw new ConfigError('PEAQ_RPC_URL, PEAQ_BATCH_CONTRACT and PEAQ_USDC go together: set all three or none.')
@@ -404,6 +429,8 @@ function peaqOf(rpcUrl: string | undefined, batchContract: string | undefined, u
 function stellarOf(url: string | undefined, networkPassphrase: string | undefined): Config['stellar'] {
   if (url === undefined) return undefined
   if (networkPassphrase === undefined)
-    throw new ConfigError('STELLAR_NETWORK_PASSPHRASE is required with HORIZON_URL (e.g. "Public Global Stellar Network ; September 2015").')
+    throw new ConfigError(
+      'STELLAR_NETWORK_PASSPHRASE is required with HORIZON_URL (e.g. "Public Global Stellar Network ; September 2015").',
+    )
   return { url, networkPassphrase }
 }

@@ -1,11 +1,5 @@
 /** Request headers that a browser-hosted agent may send, payment headers included. */
-const allowedHeaders = [
-  'content-type',
-  'authorization',
-  'payment-signature',
-  'x-payment',
-  'accept',
-]
+const allowedHeaders = ['content-type', 'authorization', 'payment-signature', 'x-payment', 'accept']
 
 /** Response headers a browser-hosted agent may read, payment and rate-limit headers included. */
 const exposedHeaders = [

@@ -1,12 +1,12 @@
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import { Receipt } from 'mppx'
-import { type Hex, formatUnits } from 'viem'
+import { formatUnits, type Hex } from 'viem'
 import { mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { settleResponseFromHeader } from 'x402/types'
 import { mnemonic } from '../adapters/chain/devnet.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
-import type { PaymentTerms } from '../core/PaymentTerms.js'
 
 // A demo agent: pays a running gateway once with each official client and prints cost and transaction.
 // GATEWAY_URL (default http://127.0.0.1:3402) and DEMO_PRIVATE_KEY (default: devnet test account #1).
@@ -45,24 +45,48 @@ const rows: string[][] = [['protocol', 'call', 'status', 'cost (USD)', 'transact
 {
   const response = await pay.x402(payer)(`${gateway}/api/v1/rpc/chains`)
   const settled = response.ok ? decodePaymentResponseHeader(response.headers.get('payment-response')!) : undefined
-  rows.push(['x402 v2 (@x402/fetch)', 'GET /api/v1/rpc/chains', String(response.status), priceOf('GET', '/api/v1/rpc/chains'), settled?.transaction ?? (await response.text())])
+  rows.push([
+    'x402 v2 (@x402/fetch)',
+    'GET /api/v1/rpc/chains',
+    String(response.status),
+    priceOf('GET', '/api/v1/rpc/chains'),
+    settled?.transaction ?? (await response.text()),
+  ])
 }
 {
   const unpaid = await fetch(`${gateway}/api/v1/rpc/call`, rpcCall('eth_blockNumber'))
   const header = await pay.x402v1Header(payer, unpaid)
   const init = rpcCall('eth_blockNumber')
-  const response = await fetch(`${gateway}/api/v1/rpc/call`, { ...init, headers: { ...init.headers, 'X-PAYMENT': header } })
+  const response = await fetch(`${gateway}/api/v1/rpc/call`, {
+    ...init,
+    headers: { ...init.headers, 'X-PAYMENT': header },
+  })
   const settled = response.ok ? settleResponseFromHeader(response.headers.get('x-payment-response')!) : undefined
-  rows.push(['x402 v1 (x402 client)', 'POST /api/v1/rpc/call eth_blockNumber', String(response.status), priceOf('POST', '/api/v1/rpc/call'), settled?.transaction ?? (await response.text())])
+  rows.push([
+    'x402 v1 (x402 client)',
+    'POST /api/v1/rpc/call eth_blockNumber',
+    String(response.status),
+    priceOf('POST', '/api/v1/rpc/call'),
+    settled?.transaction ?? (await response.text()),
+  ])
 }
 {
   const response = await pay.mpp(payer)(`${gateway}/api/v1/rpc/call`, rpcCall('eth_chainId'))
   const receipt = response.ok ? Receipt.deserialize(response.headers.get('payment-receipt')!) : undefined
-  rows.push(['MPP (mppx client)', 'POST /api/v1/rpc/call eth_chainId', String(response.status), priceOf('POST', '/api/v1/rpc/call'), receipt?.reference ?? (await response.text())])
+  rows.push([
+    'MPP (mppx client)',
+    'POST /api/v1/rpc/call eth_chainId',
+    String(response.status),
+    priceOf('POST', '/api/v1/rpc/call'),
+    receipt?.reference ?? (await response.text()),
+  ])
 }
 
 const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
 for (const row of rows) process.stdout.write(`${row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ')}\n`)
-const spent = rows.slice(1).filter((row) => row[2] === '200').reduce((sum, row) => sum + Price.toAtomic(row[3]!), 0n)
+const spent = rows
+  .slice(1)
+  .filter((row) => row[2] === '200')
+  .reduce((sum, row) => sum + Price.toAtomic(row[3]!), 0n)
 process.stdout.write(`\nSpent ${formatUnits(spent, 6)} USDC in ${rows.length - 1} calls.\n`)
 if (rows.slice(1).some((row) => row[2] !== '200')) process.exit(1)

@@ -1,8 +1,8 @@
 import { join } from 'node:path'
 import { devnetBanner } from './banner.js'
 import { startDevnet } from './boot.js'
-import { ConfigError, type Config, parse } from './config.js'
-import { StartError, assertPortFree, bind, exitOnStartError } from './startup.js'
+import { type Config, ConfigError, parse } from './config.js'
+import { assertPortFree, bind, exitOnStartError, StartError } from './startup.js'
 
 // `npm run devnet`: the devnet of `npm start` (same deployments, funding and journal in DATA_DIR) in a process of its
 // own, serving JSON-RPC on 127.0.0.1:DEVNET_RPC_PORT. Reads NETWORK (chain id), DEVNET_RPC_PORT, DATA_DIR and
@@ -20,7 +20,11 @@ const config: Config = (() => {
 const port = config.devnetRpcPort
 const hint = 'set DEVNET_RPC_PORT to a free port'
 try {
-  if (port === 0) throw new StartError({ code: 'port_in_use', message: 'npm run devnet serves JSON-RPC: set DEVNET_RPC_PORT to a port, not 0.' })
+  if (port === 0)
+    throw new StartError({
+      code: 'port_in_use',
+      message: 'npm run devnet serves JSON-RPC: set DEVNET_RPC_PORT to a port, not 0.',
+    })
   // Before the journal is opened and replayed: a second devnet on the same port stops at once.
   assertPortFree({ port, hostname: '127.0.0.1', variable: 'DEVNET_RPC_PORT', hint })
 } catch (error) {
@@ -35,7 +39,8 @@ try {
     hostname: '127.0.0.1',
     variable: 'DEVNET_RPC_PORT',
     hint,
-    start: () => Bun.serve({ hostname: '127.0.0.1', port, reusePort: false, fetch: (request) => devnet.handleJsonRpc(request) }),
+    start: () =>
+      Bun.serve({ hostname: '127.0.0.1', port, reusePort: false, fetch: (request) => devnet.handleJsonRpc(request) }),
   })
 } catch (error) {
   await devnet.close()

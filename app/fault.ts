@@ -67,11 +67,16 @@ export function classify(error: unknown): 'timeout' | 'failed' | undefined {
 export function fromFault(error: unknown): BaseError | undefined {
   if (error instanceof BaseError) {
     if (error.code !== 'upstream_unavailable' || classify(error.cause) !== 'timeout') return undefined
-    return new UpstreamTimeoutError(error.message, { cause: error, ...(error.details ? { details: error.details } : {}) })
+    return new UpstreamTimeoutError(error.message, {
+      cause: error,
+      ...(error.details ? { details: error.details } : {}),
+    })
   }
   const kind = classify(error)
   if (kind === 'timeout')
-    return new UpstreamTimeoutError('A chain node or upstream did not answer in time; nothing was charged.', { cause: error })
+    return new UpstreamTimeoutError('A chain node or upstream did not answer in time; nothing was charged.', {
+      cause: error,
+    })
   if (kind === 'failed')
     return new UpstreamFailedError('A chain node or upstream failed the call; nothing was charged.', { cause: error })
   return undefined

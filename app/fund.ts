@@ -1,4 +1,13 @@
-import { createPublicClient, createWalletClient, defineChain, getAddress, getContractAddress, http, isAddress, parseUnits } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  getAddress,
+  getContractAddress,
+  http,
+  isAddress,
+  parseUnits,
+} from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { deployerIndex, mnemonic } from '../adapters/chain/devnet.js'
 
@@ -15,25 +24,51 @@ const transport = http(url, { retryCount: 0 })
 const chainId = await createPublicClient({ transport })
   .getChainId()
   .catch(() => {
-    process.stderr.write(`No devnet answers at ${url}: start one with \`npm start\` or \`npm run devnet\` (or set DEVNET_RPC_URL).\n`)
+    process.stderr.write(
+      `No devnet answers at ${url}: start one with \`npm start\` or \`npm run devnet\` (or set DEVNET_RPC_URL).\n`,
+    )
     return process.exit(1)
   })
-const chain = defineChain({ id: chainId, name: 'Devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [url] } } })
+const chain = defineChain({
+  id: chainId,
+  name: 'Devnet',
+  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+  rpcUrls: { default: { http: [url] } },
+})
 // The devnet's deployer key is public (test mnemonic) and is the token's minter; it exists only on the devnet.
 const deployer = mnemonicToAccount(mnemonic, { addressIndex: deployerIndex })
 const token = getContractAddress({ from: deployer.address, nonce: 0n })
 const client = createPublicClient({ chain, transport })
 const wallet = createWalletClient({ account: deployer, chain, transport })
 const abi = [
-  { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ type: 'address' }, { type: 'uint256' }], outputs: [] },
-  { type: 'function', name: 'balanceOf', stateMutability: 'view', inputs: [{ type: 'address' }], outputs: [{ type: 'uint256' }] },
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [{ type: 'address' }, { type: 'uint256' }],
+    outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'balanceOf',
+    stateMutability: 'view',
+    inputs: [{ type: 'address' }],
+    outputs: [{ type: 'uint256' }],
+  },
 ] as const
 if ((await client.getCode({ address: token })) === undefined) {
-  process.stderr.write(`The chain at ${url} has no devnet USDC at ${token}: DEVNET_RPC_URL must be the JSON-RPC of a devnet.\n`)
+  process.stderr.write(
+    `The chain at ${url} has no devnet USDC at ${token}: DEVNET_RPC_URL must be the JSON-RPC of a devnet.\n`,
+  )
   process.exit(1)
 }
 const recipient = getAddress(address)
-const hash = await wallet.writeContract({ address: token, abi, functionName: 'mint', args: [recipient, parseUnits(amount, 6)] })
+const hash = await wallet.writeContract({
+  address: token,
+  abi,
+  functionName: 'mint',
+  args: [recipient, parseUnits(amount, 6)],
+})
 const receipt = await client.waitForTransactionReceipt({ hash })
 if (receipt.status !== 'success') throw new Error(`mint reverted in ${hash}`)
 const balance = await client.readContract({ address: token, abi, functionName: 'balanceOf', args: [recipient] })

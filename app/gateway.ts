@@ -10,25 +10,25 @@ import {
   PayloadTooLargeError,
   RateLimitedError,
   UpstreamUnavailableError,
-  ValidationError,
+  type ValidationError,
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
+import type * as Module from '../core/Module.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import * as RateLimit from '../core/RateLimit.js'
-import { families as defaultFamilies, missingOf } from './modules.js'
-import type * as Module from '../core/Module.js'
-import { journaled } from './payment/effects.js'
-import { guard } from './payment/guard.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
-import { fromFault } from './fault.js'
-import { oversized } from './head.js'
-import * as Input from './input.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import * as Documents from './discovery/documents.js'
-import type { PaymentTerms } from '../core/PaymentTerms.js'
 import type { Availability } from './discovery/terms.js'
-import { type Logger, describeError } from './log.js'
+import { fromFault } from './fault.js'
+import { oversized } from './head.js'
+import * as Input from './input.js'
+import { describeError, type Logger } from './log.js'
+import { families as defaultFamilies, missingOf } from './modules.js'
+import { journaled } from './payment/effects.js'
+import { guard } from './payment/guard.js'
 import * as Problem from './problem.js'
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
@@ -41,7 +41,10 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
   const { config, terms, payment, logger, families = defaultFamilies } = parameters
   // Every port once: the deployment's own, with the session secret random per start unless given.
-  const ports: Partial<Module.Ports> = { sessionSecret: crypto.randomUUID() + crypto.randomUUID(), ...definedOf(parameters.ports ?? {}) }
+  const ports: Partial<Module.Ports> = {
+    sessionSecret: crypto.randomUUID() + crypto.randomUUID(),
+    ...definedOf(parameters.ports ?? {}),
+  }
   if (ports.store) ports.store = journaled(ports.store)
   if (ports.chains?.length === 0) delete ports.chains
   // Filled as modules mount: the price rules of the entries they serve that are priced per request.
@@ -105,16 +108,30 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (problem) {
         if (isFault(problem)) {
           const path = new URL(request.url).pathname
-          logger.log('warn', 'upstream_fault', { method: request.method, path, code: problem.code, error: describeError(error) })
+          logger.log('warn', 'upstream_fault', {
+            method: request.method,
+            path,
+            code: problem.code,
+            error: describeError(error),
+          })
         }
         return render(problem, request)
       }
       // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
       if (code === 'PARSE')
-        return render(error.cause instanceof BaseError ? error.cause : new MalformedJsonError('The request body could not be read.'), request)
+        return render(
+          error.cause instanceof BaseError
+            ? error.cause
+            : new MalformedJsonError('The request body could not be read.'),
+          request,
+        )
       if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
       if (code === 'NOT_FOUND') return render(notFound(request), request)
-      logger.log('error', 'unhandled_error', { method: request.method, path: new URL(request.url).pathname, error: describeError(error) })
+      logger.log('error', 'unhandled_error', {
+        method: request.method,
+        path: new URL(request.url).pathname,
+        error: describeError(error),
+      })
       return Problem.toResponse(Problem.internal(instanceOf(request)), Cors.headers)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
@@ -152,7 +169,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         if (response instanceof Response) await response.body?.cancel().catch(() => {})
         return outcome.withheld
       }
-      if (response instanceof Response) for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
+      if (response instanceof Response)
+        for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
       else Object.assign(set.headers, outcome.headers)
     })
 
@@ -163,7 +181,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
   const buckets = new Map<string, RateLimit.State>()
   for (const module of families) {
-    const served = Catalog.entries.filter((candidate) => module.paths.some((prefix) => candidate.path.startsWith(prefix)))
+    const served = Catalog.entries.filter((candidate) =>
+      module.paths.some((prefix) => candidate.path.startsWith(prefix)),
+    )
     const missing = missingOf(module, ports)
     if (missing) {
       for (const entry of served) unconfigured.set(Catalog.key(entry), missing)
@@ -171,7 +191,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     }
     const env = config.modules[module.name]
     if (module.env && env === undefined)
-      throw new Error(`The environment of module ${module.name} was not parsed: pass the module to the configuration's parse.`)
+      throw new Error(
+        `The environment of module ${module.name} was not parsed: pass the module to the configuration's parse.`,
+      )
     const resources = { ports, env: env ?? {} }
     app.use(module.routes(resources) as AnyElysia)
     const ready = module.ready
@@ -180,7 +202,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const rateLimit = module.rateLimit?.(resources.env)
     if (rateLimit) {
       RateLimit.assert(rateLimit)
-      for (const entry of served) if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
+      for (const entry of served)
+        if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
     }
     for (const job of module.jobs ?? [])
       jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
@@ -260,7 +283,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const notReady = readinessOf.get(key)?.()
     return notReady === undefined
       ? availability
-      : { available: false, code: 'upstream_unavailable', reason: `${key} is unavailable for now: ${notReady} Nothing is charged for it.` }
+      : {
+          available: false,
+          code: 'upstream_unavailable',
+          reason: `${key} is unavailable for now: ${notReady} Nothing is charged for it.`,
+        }
   }
 
   const context = (request: Request): Documents.Context => ({
@@ -274,9 +301,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     .get('/', ({ request }) => Documents.overview(context(request)))
     .get('/openapi.json', ({ request }) => Documents.openapi(context(request)))
     .get('/.well-known/x402.json', ({ request }) => Documents.manifest(context(request)))
-    .get('/llms.txt', ({ request }) => new Response(Documents.llmsText(context(request)), {
-      headers: { 'content-type': 'text/plain; charset=utf-8' },
-    }))
+    .get(
+      '/llms.txt',
+      ({ request }) =>
+        new Response(Documents.llmsText(context(request)), {
+          headers: { 'content-type': 'text/plain; charset=utf-8' },
+        }),
+    )
 
   assertCoverage(app)
   for (const route of app.routes)
@@ -291,15 +322,20 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const path = new URL(request.url).pathname
     const allowed = routes.filter((route) => route.pattern.test(path)).map((route) => route.method)
     if (allowed.length > 0)
-      return new MethodNotAllowedError(`${echo(request.method)} is not allowed on ${echo(path)}; use ${allowed.join(', ')}.`, {
-        details: { allow: allowed },
-      })
-    return new NotFoundError(`No operation at ${echo(request.method)} ${echo(path)}. See /openapi.json for every operation.`)
+      return new MethodNotAllowedError(
+        `${echo(request.method)} is not allowed on ${echo(path)}; use ${allowed.join(', ')}.`,
+        {
+          details: { allow: allowed },
+        },
+      )
+    return new NotFoundError(
+      `No operation at ${echo(request.method)} ${echo(path)}. See /openapi.json for every operation.`,
+    )
   }
 
   function render(error: BaseError, request: Request): Response {
     const headers: Record<string, string> = { ...Cors.headers }
-    if (error instanceof MethodNotAllowedError) headers.allow = (error.details?.allow as string[]).join(', ')
+    if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
     return Problem.toResponse(Problem.fromError(error, instanceOf(request)), headers)
   }
 
@@ -308,7 +344,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     async handle(request) {
       const response = await app.handle(request)
       // As a server would: HEAD answers with the headers alone.
-      return request.method === 'HEAD' ? new Response(null, { status: response.status, headers: response.headers }) : response
+      return request.method === 'HEAD'
+        ? new Response(null, { status: response.status, headers: response.headers })
+        : response
     },
     availability: availabilityNow,
     jobs,
@@ -412,7 +450,9 @@ function assertCoverage(app: AnyElysia): void {
   const extra = [...mounted].filter((key) => !expected.has(key))
   const missing = [...expected].filter((key) => !mounted.has(key))
   if (extra.length > 0 || missing.length > 0)
-    throw new Error(`Routes and catalog disagree. Not in the catalog: ${extra.join(', ') || 'none'}. Not mounted: ${missing.join(', ') || 'none'}.`)
+    throw new Error(
+      `Routes and catalog disagree. Not in the catalog: ${extra.join(', ') || 'none'}. Not mounted: ${missing.join(', ') || 'none'}.`,
+    )
 }
 
 function toPattern(path: string): RegExp {
@@ -429,7 +469,9 @@ function fromValidation(error: ElysiaValidationError): ValidationError {
   const location = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : 'body'
   const first = error.valueError as { path?: unknown; message?: unknown } | undefined
   return Input.fromValueError(
-    first && typeof first.path === 'string' && typeof first.message === 'string' ? { path: first.path, message: first.message } : undefined,
+    first && typeof first.path === 'string' && typeof first.message === 'string'
+      ? { path: first.path, message: first.message }
+      : undefined,
     location,
   )
 }

@@ -61,7 +61,10 @@ export function assertSingleQuery(url: string): void {
   const seen = new Set<string>()
   for (const name of new URLSearchParams(url.slice(start + 1)).keys()) {
     if (seen.has(name))
-      throw new ValidationError({ field: echo(name), message: 'is given more than once; give each query parameter once (in query)' })
+      throw new ValidationError({
+        field: echo(name),
+        message: 'is given more than once; give each query parameter once (in query)',
+      })
     seen.add(name)
   }
 }
@@ -78,10 +81,19 @@ export function dropUndeclared(schema: TSchema | undefined, query: Record<string
 }
 
 /** The ValidationError of a schema failure: the field by its dotted path and the rule it breaks, never the value. */
-export function fromValueError(error: Pick<ValueError, 'path' | 'message'> | undefined, location: Location): ValidationError {
-  const path = error === undefined ? '' : error.path.replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~')
+export function fromValueError(
+  error: Pick<ValueError, 'path' | 'message'> | undefined,
+  location: Location,
+): ValidationError {
+  const path =
+    error === undefined
+      ? ''
+      : error.path.replace(/^\//, '').replaceAll('/', '.').replaceAll('~1', '/').replaceAll('~0', '~')
   // The path may hold a key the caller made up (an unknown field).
-  return new ValidationError({ field: path === '' ? location : echo(path), message: `${error?.message ?? 'is invalid'} (in ${location})` })
+  return new ValidationError({
+    field: path === '' ? location : echo(path),
+    message: `${error?.message ?? 'is invalid'} (in ${location})`,
+  })
 }
 
 /** Whether `${value}` succeeds. */

@@ -1,6 +1,6 @@
 import type { Store } from '../core/Store.js'
 import type { createGateway } from './gateway.js'
-import { type Logger, describeError } from './log.js'
+import { describeError, type Logger } from './log.js'
 
 /** Store collection of claimed job ticks: one record per job and minute, whichever process inserted it first. */
 export const collection = 'job_ticks'
@@ -16,7 +16,13 @@ export function jobRunner(parameters: jobRunner.Parameters): jobRunner.ReturnTyp
       if (!job.everyProcess) {
         const at = new Date(Math.floor(now().getTime() / 60_000) * 60_000)
         const minute = at.toISOString()
-        const claim = await store.insert({ collection, id: `${job.name}@${minute}`, owners: [], value: { job: job.name, minute }, createdAt: at })
+        const claim = await store.insert({
+          collection,
+          id: `${job.name}@${minute}`,
+          owners: [],
+          value: { job: job.name, minute },
+          createdAt: at,
+        })
         if (!claim.ok) return false
       }
       try {

@@ -11,7 +11,10 @@ export type Logger = {
  * A logger that writes JSON lines to stdout (or to `write`) at or above `level`. Every URL in a field is cut down
  * to its scheme and host: a node or upstream URL may carry a key in its user info, path or query.
  */
-export function stdout(level: keyof typeof levels, write: (line: string) => void = (line) => process.stdout.write(line)): Logger {
+export function stdout(
+  level: keyof typeof levels,
+  write: (line: string) => void = (line) => process.stdout.write(line),
+): Logger {
   return {
     log(eventLevel, event, fields = {}) {
       if (levels[eventLevel] < levels[level]) return
@@ -39,7 +42,9 @@ export function describeError(error: unknown): { names: string[]; frames: string
   const names: string[] = []
   let current = error
   for (let depth = 0; depth < maxCauses && current !== undefined && current !== null; depth++) {
-    names.push(current instanceof Error ? (current.name !== 'Error' ? current.name : current.constructor.name) : typeof current)
+    names.push(
+      current instanceof Error ? (current.name !== 'Error' ? current.name : current.constructor.name) : typeof current,
+    )
     current = current instanceof Error ? current.cause : undefined
   }
   const stack = error instanceof Error ? (error.stack ?? '') : ''
@@ -57,7 +62,9 @@ const url = /\b((?:https?|wss?|postgres(?:ql)?):\/\/)(?:[^\s/?#@"]*@)?([^\s/?#"]
 /** `value` with every URL in its strings reduced to scheme and host. */
 function redact(value: unknown): unknown {
   if (typeof value === 'string')
-    return value.replace(url, (whole, scheme: string, host: string) => (whole === `${scheme}${host}` ? whole : `${scheme}${host}/…`))
+    return value.replace(url, (whole, scheme: string, host: string) =>
+      whole === `${scheme}${host}` ? whole : `${scheme}${host}/…`,
+    )
   if (Array.isArray(value)) return value.map(redact)
   if (typeof value === 'object' && value !== null)
     return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, redact(field)]))

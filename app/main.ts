@@ -2,10 +2,10 @@ import { join } from 'node:path'
 import { cron } from '@elysiajs/cron'
 import { devnetBanner } from './banner.js'
 import { boot } from './boot.js'
+import { type Config, ConfigError, parse } from './config.js'
 import { jobRunner } from './jobs.js'
-import { ConfigError, type Config, parse } from './config.js'
 import { stdout } from './log.js'
-import { StartError, assertPortFree, bind } from './startup.js'
+import { assertPortFree, bind, StartError } from './startup.js'
 
 /** Configuration and start-up errors stop the start with a readable message; anything else is a fault. */
 function stop(error: unknown): never {
@@ -31,7 +31,12 @@ const devnetRpcHint = `set DEVNET_RPC_PORT to a free port (0 turns the devnet's 
 try {
   assertPortFree({ port: config.port, hostname: config.host, variable: 'PORT' })
   if (servesDevnetRpc)
-    assertPortFree({ port: config.devnetRpcPort, hostname: '127.0.0.1', variable: 'DEVNET_RPC_PORT', hint: devnetRpcHint })
+    assertPortFree({
+      port: config.devnetRpcPort,
+      hostname: '127.0.0.1',
+      variable: 'DEVNET_RPC_PORT',
+      hint: devnetRpcHint,
+    })
 } catch (error) {
   stop(error)
 }
@@ -41,7 +46,8 @@ const { gateway, devnet, terms } = booted
 
 // The runner claims each tick in the shared store, so that one process runs it.
 const runner = jobRunner({ store: booted.store, logger })
-for (const job of booted.jobs) gateway.app.use(cron({ name: job.name, pattern: job.schedule, run: () => runner.tick(job) }))
+for (const job of booted.jobs)
+  gateway.app.use(cron({ name: job.name, pattern: job.schedule, run: () => runner.tick(job) }))
 let rpcServer: ReturnType<typeof Bun.serve> | undefined
 try {
   // Without reusePort (Elysia turns it on): a second process on the same port must fail, not share it.
@@ -57,7 +63,13 @@ try {
       hostname: '127.0.0.1',
       variable: 'DEVNET_RPC_PORT',
       hint: devnetRpcHint,
-      start: () => Bun.serve({ hostname: '127.0.0.1', port: config.devnetRpcPort, reusePort: false, fetch: (request) => devnet.handleJsonRpc(request) }),
+      start: () =>
+        Bun.serve({
+          hostname: '127.0.0.1',
+          port: config.devnetRpcPort,
+          reusePort: false,
+          fetch: (request) => devnet.handleJsonRpc(request),
+        }),
     })
 } catch (error) {
   await gateway.app.stop()

@@ -74,7 +74,10 @@ export declare namespace bind {
  */
 export function assertPortFree(parameters: Omit<bind.Parameters<void>, 'start'>): void {
   const { port, hostname } = parameters
-  bind({ ...parameters, start: () => Bun.serve({ port, hostname, reusePort: false, fetch: () => new Response(null) }).stop(true) })
+  bind({
+    ...parameters,
+    start: () => Bun.serve({ port, hostname, reusePort: false, fetch: () => new Response(null) }).stop(true),
+  })
 }
 
 /** Writes a {@link StartError} as one line on stderr and exits with 1; rethrows anything else (a fault). */

@@ -1,11 +1,16 @@
 import { getContractAddress } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { deployerIndex, mnemonic } from '../adapters/chain/devnet.js'
-import { ConfigError, type Config } from './config.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
+import { type Config, ConfigError } from './config.js'
 
 /** USDC on Base mainnet: the production asset. */
-const baseUsdc = { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', name: 'USD Coin', version: '2', decimals: 6 } as const
+const baseUsdc = {
+  address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+  name: 'USD Coin',
+  version: '2',
+  decimals: 6,
+} as const
 
 /** Networks that are never the embedded devnet and therefore need an explicit payee. */
 const production = new Set(['eip155:8453'])

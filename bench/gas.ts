@@ -12,7 +12,9 @@ export async function gasPerPayment(parameters: gasPerPayment.Parameters): Promi
     const receipt = await client.getTransactionReceipt({ hash })
     if (receipt.status !== 'success') continue
     gas += receipt.gasUsed
-    payments += receipt.logs.filter((log) => log.address.toLowerCase() === token.toLowerCase() && log.topics[0] === authorizationUsed).length
+    payments += receipt.logs.filter(
+      (log) => log.address.toLowerCase() === token.toLowerCase() && log.topics[0] === authorizationUsed,
+    ).length
   }
   return { transactions: transactions.length, payments, gasPerPayment: payments === 0 ? 0 : Number(gas) / payments }
 }

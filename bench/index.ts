@@ -1,16 +1,16 @@
-import { decodePaymentResponseHeader } from '@x402/core/http'
-import { Receipt } from 'mppx'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir, totalmem } from 'node:os'
 import { join } from 'node:path'
-import { type Hash, type PublicClient, createPublicClient, http } from 'viem'
+import { decodePaymentResponseHeader } from '@x402/core/http'
+import { Receipt } from 'mppx'
+import { createPublicClient, type Hash, http, type PublicClient } from 'viem'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
-import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Authorization from '../core/Authorization.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 import { gasPerPayment } from './gas.js'
 import { run } from './load.js'
 import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
-import { type Server, freePort, root, start } from './processes.js'
+import { freePort, root, type Server, start } from './processes.js'
 import * as Signatures from './signatures.js'
 
 // `bun run bench`: every figure of the performance table, each against a baseline measured in the same run, as
@@ -80,15 +80,21 @@ async function measure() {
   log('signature verification (one core)')
   const native = await libsecp256k1()
   const vectors = await Signatures.vectors(256)
-  const ours = (signed: Authorization.Signed, domain: Authorization.Domain) => Authorization.recover(signed, domain, { recoverPublicKey: native })
+  const ours = (signed: Authorization.Signed, domain: Authorization.Domain) =>
+    Authorization.recover(signed, domain, { recoverPublicKey: native })
   await Signatures.rate({ recover: ours, vectors, durationMs: 300 })
   await Signatures.rate({ recover: Signatures.viaViem, vectors, durationMs: 300 })
   const signatureRounds = await rounds(plan.quickRounds, async () => ({
     ours: await Signatures.rate({ recover: ours, vectors, durationMs: plan.signatureRoundMs }),
     viem: await Signatures.rate({ recover: Signatures.viaViem, vectors, durationMs: plan.signatureRoundMs }),
-    pureJs: native ? await Signatures.rate({ recover: Authorization.recover, vectors, durationMs: plan.signatureRoundMs }) : undefined,
+    pureJs: native
+      ? await Signatures.rate({ recover: Authorization.recover, vectors, durationMs: plan.signatureRoundMs })
+      : undefined,
   }))
-  raw.signatures = { implementation: native ? 'libsecp256k1 (native)' : 'pure JS (@noble/curves)', rounds: signatureRounds }
+  raw.signatures = {
+    implementation: native ? 'libsecp256k1 (native)' : 'pure JS (@noble/curves)',
+    rounds: signatureRounds,
+  }
 
   log('starting the gateway (embedded devnet), a bare Elysia app and the reference x402 stack')
   const gatewayPort = freePort()
@@ -108,7 +114,12 @@ async function measure() {
 
   const terms = (await (await fetch(`${gateway.origin}/.well-known/x402.json`)).json()) as PaymentTerms
   const rpcUrl = `http://127.0.0.1:${rpcPort}`
-  const elysia = await start({ name: 'bare Elysia', script: 'bench/reference/elysia.ts', port: freePort(), readyPath: '/free/timestamp' })
+  const elysia = await start({
+    name: 'bare Elysia',
+    script: 'bench/reference/elysia.ts',
+    port: freePort(),
+    readyPath: '/free/timestamp',
+  })
   servers.push(elysia)
   const reference = await start({
     name: 'reference x402 stack',
@@ -124,13 +135,19 @@ async function measure() {
   const free = `${gateway.origin}/free/timestamp`
   const bare = `${elysia.origin}/free/timestamp`
   const paid = `${gateway.origin}/api/v1/rpc/chains`
-  const challenged = (response: Response) => response.status === 402 && response.headers.has('payment-required') && response.headers.has('www-authenticate')
+  const challenged = (response: Response) =>
+    response.status === 402 && response.headers.has('payment-required') && response.headers.has('www-authenticate')
   for (const url of [free, bare]) await run({ url, concurrency: plan.concurrency, durationMs: 1_000 })
   await run({ url: paid, concurrency: plan.concurrency, durationMs: 1_000, check: challenged })
   const httpRounds = await rounds(plan.quickRounds, async () => ({
     gatewayFree: await run({ url: free, concurrency: plan.concurrency, durationMs: plan.httpRoundMs }),
     elysiaFree: await run({ url: bare, concurrency: plan.concurrency, durationMs: plan.httpRoundMs }),
-    gatewayChallenge: await run({ url: paid, concurrency: plan.concurrency, durationMs: plan.httpRoundMs, check: challenged }),
+    gatewayChallenge: await run({
+      url: paid,
+      concurrency: plan.concurrency,
+      durationMs: plan.httpRoundMs,
+      check: challenged,
+    }),
   }))
   raw.http = httpRounds
 
@@ -143,11 +160,19 @@ async function measure() {
   let gatewayPaidCalls = 0
 
   /** One paid round against `url` with headers pre-signed for `perPayer` calls per payer. */
-  async function paidRound(kind: 'gateway x402' | 'gateway MPP' | 'reference x402', perPayer: number, durationMs: number) {
+  async function paidRound(
+    kind: 'gateway x402' | 'gateway MPP' | 'reference x402',
+    perPayer: number,
+    durationMs: number,
+  ) {
     const supply =
       kind === 'gateway MPP'
         ? await presignMpp({ url: paid, terms, payers, perPayer })
-        : await presignX402({ requirements: kind === 'gateway x402' ? gatewayRequirements : referenceRequirements, payers, perPayer })
+        : await presignX402({
+            requirements: kind === 'gateway x402' ? gatewayRequirements : referenceRequirements,
+            payers,
+            perPayer,
+          })
     const header = kind === 'gateway MPP' ? 'authorization' : 'payment-signature'
     const receiptHeader = kind === 'gateway MPP' ? 'payment-receipt' : 'payment-response'
     const transactions = new Set<Hash>()
@@ -162,11 +187,16 @@ async function measure() {
       check: (response) => response.status === 200 && response.headers.has(receiptHeader),
       onSuccess: (response) => {
         const value = response.headers.get(receiptHeader)!
-        transactions.add((kind === 'gateway MPP' ? Receipt.deserialize(value).reference : decodePaymentResponseHeader(value).transaction) as Hash)
+        transactions.add(
+          (kind === 'gateway MPP'
+            ? Receipt.deserialize(value).reference
+            : decodePaymentResponseHeader(value).transaction) as Hash,
+        )
       },
     })
     if (kind !== 'reference x402') gatewayPaidCalls += result.requests - result.failures
-    if (result.failures > 0) log(`  ${kind}: ${result.failures} of ${result.requests} calls failed, e.g. ${result.firstFailures[0]}`)
+    if (result.failures > 0)
+      log(`  ${kind}: ${result.failures} of ${result.requests} calls failed, e.g. ${result.firstFailures[0]}`)
     return { result, transactions: [...transactions] }
   }
 
@@ -180,27 +210,48 @@ async function measure() {
   const supplyFor = (perSecond: number) => Math.ceil((perSecond * (plan.paidRoundMs / 1000) * 1.5) / payers.length) + 2
 
   /** The gateway's RSS after each batch of paid calls: growth with calls served, or a plateau. */
-  const trajectory: { paidCalls: number; rssBytes: number }[] = [{ paidCalls: gatewayPaidCalls, rssBytes: gateway.rss() }]
+  const trajectory: { paidCalls: number; rssBytes: number }[] = [
+    { paidCalls: gatewayPaidCalls, rssBytes: gateway.rss() },
+  ]
 
   log('paid calls: rounds')
   const paidRounds = await rounds(plan.rounds, async () => {
     const gatewayX402 = await paidRound('gateway x402', supplyFor(warmUp.gateway.result.perSecond), plan.paidRoundMs)
     // MPP credentials take a second each to collect (see presignMpp), so their supply is capped; a round that uses
     // it up before the deadline ends early, which its rate accounts for.
-    const gatewayMpp = await paidRound('gateway MPP', Math.min(plan.mppPerPayer, supplyFor(warmUp.mpp.result.perSecond)), plan.paidRoundMs)
-    const referenceX402 = await paidRound('reference x402', supplyFor(warmUp.reference.result.perSecond), plan.paidRoundMs)
+    const gatewayMpp = await paidRound(
+      'gateway MPP',
+      Math.min(plan.mppPerPayer, supplyFor(warmUp.mpp.result.perSecond)),
+      plan.paidRoundMs,
+    )
+    const referenceX402 = await paidRound(
+      'reference x402',
+      supplyFor(warmUp.reference.result.perSecond),
+      plan.paidRoundMs,
+    )
     trajectory.push({ paidCalls: gatewayPaidCalls, rssBytes: gateway.rss() })
     return {
       gatewayX402: gatewayX402.result,
       gatewayMpp: gatewayMpp.result,
       referenceX402: referenceX402.result,
       gas: {
-        shared: await gasPerPayment({ client, token: terms.asset.address, transactions: sample([...gatewayX402.transactions, ...gatewayMpp.transactions], 400) }),
-        single: await gasPerPayment({ client, token: terms.asset.address, transactions: sample(referenceX402.transactions, 400) }),
+        shared: await gasPerPayment({
+          client,
+          token: terms.asset.address,
+          transactions: sample([...gatewayX402.transactions, ...gatewayMpp.transactions], 400),
+        }),
+        single: await gasPerPayment({
+          client,
+          token: terms.asset.address,
+          transactions: sample(referenceX402.transactions, 400),
+        }),
       },
     }
   })
-  raw.paid = { warmUp: { gateway: warmUp.gateway.result, mpp: warmUp.mpp.result, reference: warmUp.reference.result }, rounds: paidRounds }
+  raw.paid = {
+    warmUp: { gateway: warmUp.gateway.result, mpp: warmUp.mpp.result, reference: warmUp.reference.result },
+    rounds: paidRounds,
+  }
 
   log(`memory: paid calls until the gateway has served ${plan.rssAfterCalls}`)
   while (gatewayPaidCalls < plan.rssAfterCalls) {
@@ -312,9 +363,22 @@ function report() {
   const results = {
     startedAt: startedAt.toISOString(),
     seconds: (Date.now() - startedAt.getTime()) / 1000,
-    machine: { cpus: cpus().length, model: cpus()[0]?.model, memoryBytes: totalmem(), bun: Bun.version, platform: process.platform },
+    machine: {
+      cpus: cpus().length,
+      model: cpus()[0]?.model,
+      memoryBytes: totalmem(),
+      bun: Bun.version,
+      platform: process.platform,
+    },
     plan,
-    rows: lines.map(({ row, ratio, ratios, met }) => ({ ...row, median: median(row.figures), baselineMedian: median(row.baselines), ratio, ratios, met })),
+    rows: lines.map(({ row, ratio, ratios, met }) => ({
+      ...row,
+      median: median(row.figures),
+      baselineMedian: median(row.baselines),
+      ratio,
+      ratios,
+      met,
+    })),
     raw,
   }
   mkdirSync(join(root, 'bench/results'), { recursive: true })
@@ -348,10 +412,13 @@ function format(value: number): string {
 
 function toMarkdown(table: string[][]): string {
   const [head, ...body] = table
-  return [`| ${head!.join(' | ')} |`, `|${head!.map(() => '---').join('|')}|`, ...body.map((cells) => `| ${cells.join(' | ')} |`)].join('\n')
+  return [
+    `| ${head!.join(' | ')} |`,
+    `|${head!.map(() => '---').join('|')}|`,
+    ...body.map((cells) => `| ${cells.join(' | ')} |`),
+  ].join('\n')
 }
 
 function log(message: string) {
   process.stdout.write(`[${((Date.now() - startedAt.getTime()) / 1000).toFixed(0).padStart(3)} s] ${message}\n`)
 }
-

@@ -3,11 +3,32 @@
 // second and the latency of each request, and it stops by itself.
 
 /** Upper bounds (ms) of the latency histogram's buckets; the last one catches the rest. */
-export const bucketBoundsMs = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1_000, 2_000, 5_000, 10_000, Number.POSITIVE_INFINITY] as const
+export const bucketBoundsMs = [
+  1,
+  2,
+  5,
+  10,
+  20,
+  50,
+  100,
+  200,
+  500,
+  1_000,
+  2_000,
+  5_000,
+  10_000,
+  Number.POSITIVE_INFINITY,
+] as const
 
 /** Runs one round of load and answers what it measured. */
 export async function run(parameters: run.Parameters): Promise<run.Result> {
-  const { url, concurrency, durationMs, maxRequests = Number.POSITIVE_INFINITY, check = (response: Response) => response.ok } = parameters
+  const {
+    url,
+    concurrency,
+    durationMs,
+    maxRequests = Number.POSITIVE_INFINITY,
+    check = (response: Response) => response.ok,
+  } = parameters
   const request: NonNullable<run.Parameters['request']> = parameters.request ?? (() => ({}))
   const latencies: number[] = []
   const successLatencies: number[] = []
@@ -50,7 +71,15 @@ export async function run(parameters: run.Parameters): Promise<run.Result> {
   await Promise.all(Array.from({ length: concurrency }, (_, index) => worker(index)))
   const seconds = (performance.now() - started) / 1000
   const succeeded = latencies.length - failures
-  return { requests: latencies.length, failures, seconds, perSecond: succeeded / seconds, exhausted, firstFailures, latency: summarize(successLatencies) }
+  return {
+    requests: latencies.length,
+    failures,
+    seconds,
+    perSecond: succeeded / seconds,
+    exhausted,
+    firstFailures,
+    latency: summarize(successLatencies),
+  }
 }
 
 export declare namespace run {
@@ -107,7 +136,8 @@ export type Latency = {
 /** Percentiles, mean and histogram of latencies in ms. */
 export function summarize(latencies: number[]): Latency {
   const sorted = Float64Array.from(latencies).sort()
-  const at = (fraction: number) => (sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * fraction) - 1)]!)
+  const at = (fraction: number) =>
+    sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil(sorted.length * fraction) - 1)]!
   const counts = bucketBoundsMs.map(() => 0)
   for (const latency of sorted) counts[bucketBoundsMs.findIndex((bound) => latency <= bound)]!++
   return {
@@ -116,6 +146,9 @@ export function summarize(latencies: number[]): Latency {
     p99: at(0.99),
     max: sorted.length === 0 ? 0 : sorted[sorted.length - 1]!,
     mean: sorted.length === 0 ? 0 : sorted.reduce((sum, latency) => sum + latency, 0) / sorted.length,
-    histogram: bucketBoundsMs.map((bound, index) => ({ upToMs: Number.isFinite(bound) ? bound : ('inf' as const), count: counts[index]! })),
+    histogram: bucketBoundsMs.map((bound, index) => ({
+      upToMs: Number.isFinite(bound) ? bound : ('inf' as const),
+      count: counts[index]!,
+    })),
   }
 }

@@ -22,7 +22,13 @@ const scenarios = [
 
 const gateway = spawn(bun, ['app/main.ts'], {
   cwd: root,
-  env: { ...process.env, PORT: String(port), DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-')), LOG_LEVEL: 'warn' },
+  env: {
+    ...process.env,
+    PORT: String(port),
+    DEVNET_RPC_PORT: String(rpcPort),
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-')),
+    LOG_LEVEL: 'warn',
+  },
   stdio: ['ignore', 'ignore', 'inherit'],
 })
 try {
@@ -35,7 +41,11 @@ try {
     for (const payer of payers) fund(payer.address)
     const headers = await Promise.all(
       payers.map((signer) =>
-        Promise.all(Array.from({ length: scenario.callsPerPayer }, () => pay.presigned({ signer, validBefore: BigInt(Math.floor(Date.now() / 1000) + 300) }))),
+        Promise.all(
+          Array.from({ length: scenario.callsPerPayer }, () =>
+            pay.presigned({ signer, validBefore: BigInt(Math.floor(Date.now() / 1000) + 300) }),
+          ),
+        ),
       ),
     )
     const latencies: number[] = []
@@ -64,19 +74,35 @@ try {
     })
   }
   console.table(results)
-  console.log(JSON.stringify({ benchmark: 'paid-calls', protocol: 'x402-v2-exact', settlement: 'confirmed before response', results }))
+  console.log(
+    JSON.stringify({
+      benchmark: 'paid-calls',
+      protocol: 'x402-v2-exact',
+      settlement: 'confirmed before response',
+      results,
+    }),
+  )
 } finally {
   gateway.kill()
 }
 
 function fund(address: string) {
-  const run = spawnSync(bun, ['app/fund.ts', address, '10'], { cwd: root, env: { ...process.env, DEVNET_RPC_URL: `http://127.0.0.1:${rpcPort}` } })
+  const run = spawnSync(bun, ['app/fund.ts', address, '10'], {
+    cwd: root,
+    env: { ...process.env, DEVNET_RPC_URL: `http://127.0.0.1:${rpcPort}` },
+  })
   if (run.status !== 0) throw new Error(`funding ${address} failed: ${run.stderr}`)
 }
 
 async function waitFor(target: string) {
   for (let attempt = 0; attempt < 200; attempt++) {
-    if (await fetch(target).then((response) => response.ok, () => false)) return
+    if (
+      await fetch(target).then(
+        (response) => response.ok,
+        () => false,
+      )
+    )
+      return
     await Bun.sleep(50)
   }
   throw new Error(`the gateway did not answer at ${target}`)

@@ -1,19 +1,34 @@
-import { Mppx } from 'mppx/client'
-import { evm } from 'mppx/evm/client'
 import { decodePaymentRequiredHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import type { PaymentRequirements } from '@x402/core/types'
-import { type LocalAccount, createPublicClient, createWalletClient, defineChain, erc20Abi, getAddress, http, parseUnits, toHex } from 'viem'
+import { Mppx } from 'mppx/client'
+import { evm } from 'mppx/evm/client'
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  erc20Abi,
+  getAddress,
+  http,
+  type LocalAccount,
+  parseUnits,
+  toHex,
+} from 'viem'
 import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { deployerIndex, mnemonic } from '../adapters/chain/devnet.js'
-import type { PaymentTerms } from '../core/PaymentTerms.js'
 import { toTypedData } from '../core/Authorization.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 
 /** Fresh payer accounts, each minted `usdc` devnet USDC by the devnet's deployer (what `npm run fund` does). */
 export async function fundedPayers(parameters: fundedPayers.Parameters): Promise<LocalAccount[]> {
   const { rpcUrl, terms, count, usdc } = parameters
   const transport = http(rpcUrl, { retryCount: 0 })
   const chainId = Number(terms.network.split(':')[1])
-  const chain = defineChain({ id: chainId, name: 'Devnet', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [rpcUrl] } } })
+  const chain = defineChain({
+    id: chainId,
+    name: 'Devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [rpcUrl] } },
+  })
   // The devnet's deployer is the token's minter; its key is public (test mnemonic) and exists only on the devnet.
   const deployer = mnemonicToAccount(mnemonic, { addressIndex: deployerIndex })
   const wallet = createWalletClient({ account: deployer, chain, transport })
@@ -21,11 +36,21 @@ export async function fundedPayers(parameters: fundedPayers.Parameters): Promise
   const payers = Array.from({ length: count }, () => privateKeyToAccount(generatePrivateKey()))
   // One at a time: the deployer's nonces must arrive in order on an auto-mining devnet.
   for (const payer of payers) {
-    const hash = await wallet.writeContract({ address: terms.asset.address, abi: mintAbi, functionName: 'mint', args: [payer.address, parseUnits(usdc, 6)] })
+    const hash = await wallet.writeContract({
+      address: terms.asset.address,
+      abi: mintAbi,
+      functionName: 'mint',
+      args: [payer.address, parseUnits(usdc, 6)],
+    })
     const receipt = await client.waitForTransactionReceipt({ hash })
     if (receipt.status !== 'success') throw new Error(`Minting to ${payer.address} reverted in ${hash}.`)
   }
-  const balance = await client.readContract({ address: terms.asset.address, abi: erc20Abi, functionName: 'balanceOf', args: [payers.at(-1)!.address] })
+  const balance = await client.readContract({
+    address: terms.asset.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [payers.at(-1)!.address],
+  })
   if (balance !== parseUnits(usdc, 6)) throw new Error(`The last payer holds ${balance} atomic USDC, not ${usdc} USDC.`)
   return payers
 }
@@ -44,7 +69,13 @@ export declare namespace fundedPayers {
 }
 
 const mintAbi = [
-  { type: 'function', name: 'mint', stateMutability: 'nonpayable', inputs: [{ type: 'address' }, { type: 'uint256' }], outputs: [] },
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [{ type: 'address' }, { type: 'uint256' }],
+    outputs: [],
+  },
 ] as const
 
 /**
@@ -54,7 +85,12 @@ const mintAbi = [
 export async function presignX402(parameters: presignX402.Parameters): Promise<string[][]> {
   const { requirements, payers, perPayer } = parameters
   const { name, version } = requirements.extra as { name: string; version: string }
-  const domain = { name, version, chainId: Number(requirements.network.split(':')[1]), verifyingContract: getAddress(requirements.asset) }
+  const domain = {
+    name,
+    version,
+    chainId: Number(requirements.network.split(':')[1]),
+    verifyingContract: getAddress(requirements.asset),
+  }
   const now = BigInt(Math.floor(Date.now() / 1000))
   const headers: string[][] = []
   for (const signer of payers) {
@@ -76,7 +112,12 @@ export async function presignX402(parameters: presignX402.Parameters): Promise<s
           accepted: requirements,
           payload: {
             signature,
-            authorization: { ...authorization, value: wire(authorization.value), validAfter: wire(authorization.validAfter), validBefore: wire(authorization.validBefore) },
+            authorization: {
+              ...authorization,
+              value: wire(authorization.value),
+              validAfter: wire(authorization.validAfter),
+              validBefore: wire(authorization.validBefore),
+            },
           },
         }),
       )
@@ -101,7 +142,8 @@ export declare namespace presignX402 {
 export async function requirementsOf(url: string): Promise<PaymentRequirements> {
   const response = await fetch(url)
   const header = response.headers.get('payment-required')
-  if (response.status !== 402 || header === null) throw new Error(`Expected an x402 v2 402 from ${url}, got ${response.status}.`)
+  if (response.status !== 402 || header === null)
+    throw new Error(`Expected an x402 v2 402 from ${url}, got ${response.status}.`)
   const accepted = decodePaymentRequiredHeader(header).accepts.find((requirements) => requirements.scheme === 'exact')
   if (!accepted) throw new Error(`${url} offers no exact payment.`)
   return accepted
@@ -130,7 +172,9 @@ export async function presignMpp(parameters: presignMpp.Parameters): Promise<str
     const body = await challenge.text()
     await Promise.all(
       clients.map(async (mppx, index) =>
-        credentials[index]!.push(await mppx.createCredential(new Response(body, { status: 402, headers: challenge.headers }))),
+        credentials[index]!.push(
+          await mppx.createCredential(new Response(body, { status: 402, headers: challenge.headers })),
+        ),
       ),
     )
   }

@@ -1,6 +1,6 @@
-import { type Subprocess, spawn } from 'bun'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { type Subprocess, spawn } from 'bun'
 
 /** Root of the repository. */
 export const root = join(import.meta.dir, '..')
@@ -29,7 +29,16 @@ export type Server = {
  * Its stderr is kept and shown if it never gets ready.
  */
 export async function start(parameters: start.Parameters): Promise<Server> {
-  const { name, script, port, env = {}, inherit = true, readyPath, ready = (response) => response.ok, timeoutMs = 60_000 } = parameters
+  const {
+    name,
+    script,
+    port,
+    env = {},
+    inherit = true,
+    readyPath,
+    ready = (response) => response.ok,
+    timeoutMs = 60_000,
+  } = parameters
   const base = inherit ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
   const child = spawn([bun, script], {
     cwd: root,
@@ -68,7 +77,8 @@ export async function start(parameters: start.Parameters): Promise<Server> {
   }
   const deadline = Date.now() + timeoutMs
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${stderr}`)
+    if (child.exitCode !== null)
+      throw new Error(`${name} exited with ${child.exitCode} before it was ready:\n${stderr}`)
     if (await fetch(`${origin}${readyPath}`).then(ready, () => false)) return server
     await Bun.sleep(100)
   }

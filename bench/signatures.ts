@@ -7,7 +7,12 @@ type Vector = { signed: Authorization.Signed; domain: Authorization.Domain }
 
 /** `count` authorizations to the devnet token, each signed by a different random key (no cache can help). */
 export async function vectors(count: number): Promise<Vector[]> {
-  const domain: Authorization.Domain = { name: 'USD Coin', version: '2', chainId: 84_532, verifyingContract: '0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9' }
+  const domain: Authorization.Domain = {
+    name: 'USD Coin',
+    version: '2',
+    chainId: 84_532,
+    verifyingContract: '0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9',
+  }
   const now = BigInt(Math.floor(Date.now() / 1000))
   return Promise.all(
     Array.from({ length: count }, async () => {
@@ -35,7 +40,8 @@ export async function rate(parameters: rate.Parameters): Promise<number> {
     // Batches of 64 keep the clock out of the measured loop.
     for (let index = 0; index < 64; index++) {
       const { signed, domain } = vectors[(done + index) % vectors.length]!
-      if ((await recover(signed, domain)) !== signed.from) throw new Error(`Recovery of a signature by ${signed.from} failed.`)
+      if ((await recover(signed, domain)) !== signed.from)
+        throw new Error(`Recovery of a signature by ${signed.from} failed.`)
     }
     done += 64
   }

@@ -37,11 +37,11 @@ export type Reason =
 
 /** The input is an address of the family; `format` says which kind. */
 export type Valid =
-  | Valid.Of<'evm_checksummed' | 'evm_unchecksummed'> & {
+  | (Valid.Of<'evm_checksummed' | 'evm_unchecksummed'> & {
       /** The EIP-55 checksummed form. */
       normalized: string
-    }
-  | Valid.Of<'solana'> & {
+    })
+  | (Valid.Of<'solana'> & {
       /** Facts about the key. */
       details: {
         /** Solana addresses carry no checksum, so a typo can still decode to a valid address. */
@@ -49,9 +49,9 @@ export type Valid =
         /** Whether the key is an ed25519 point; program derived addresses are valid and off the curve. */
         onCurve: boolean
       }
-    }
+    })
   | Valid.Of<'xrp_classic'>
-  | Valid.Of<'xrp_x_address'> & {
+  | (Valid.Of<'xrp_x_address'> & {
       /** What the X-address packs. */
       details: {
         /** `main` for `X...`, `test` for `T...`. */
@@ -61,9 +61,9 @@ export type Valid =
         /** The classic `r...` address of the same account. */
         classicAddress: string
       }
-    }
+    })
   | Valid.Of<'stellar_account'>
-  | Valid.Of<'stellar_muxed'> & {
+  | (Valid.Of<'stellar_muxed'> & {
       /** What the muxed account packs. */
       details: {
         /** The `G...` account the muxed address pays into. */
@@ -71,7 +71,7 @@ export type Valid =
         /** The 64-bit muxed id, as a decimal string. */
         muxedId: string
       }
-    }
+    })
 
 export declare namespace Valid {
   /** The fields every valid result has. */
@@ -101,7 +101,8 @@ export function validate(parameters: validate.Parameters): validate.ReturnType {
   const { address, families: requested = families } = parameters
   if (requested.length === 0) throw new ValidationError({ field: 'families', message: 'name at least one family' })
   for (const family of requested)
-    if (!families.includes(family)) throw new ValidationError({ field: 'families', message: `unknown family "${family}"` })
+    if (!families.includes(family))
+      throw new ValidationError({ field: 'families', message: `unknown family "${family}"` })
 
   const results: Partial<Record<Family, Result>> = {}
   const matches: Family[] = []
@@ -172,10 +173,15 @@ export function validateSolana(address: string): Result {
   if (bad) return bad
   const bytes = decode(base58, address)!
   if (bytes.length === 64 && isSolanaKeypair(bytes))
-    return secret('The input is a Solana secret key (64-byte keypair), not an address; never share it, and move the funds if it was real.')
+    return secret(
+      'The input is a Solana secret key (64-byte keypair), not an address; never share it, and move the funds if it was real.',
+    )
   if (bytes.length !== 32) {
     const hint = bytes.length === 64 ? ' (64 bytes is the length of a transaction signature)' : ''
-    return invalid('bad_length', `The text decodes to ${byteCount(bytes.length)}; a Solana address decodes to 32${hint}.`)
+    return invalid(
+      'bad_length',
+      `The text decodes to ${byteCount(bytes.length)}; a Solana address decodes to 32${hint}.`,
+    )
   }
   return { valid: true, format: 'solana', details: { checksum: false, onCurve: isOnCurve(bytes) } }
 }
@@ -190,7 +196,9 @@ export function validateXrp(address: string): Result {
   // Family seeds (`s...`, 21 bytes) and ed25519 seeds (`sEd...`, 23 bytes) are matched with a byte of slack either
   // way and before the checksum, so a seed with a typo is not echoed either.
   if (address.startsWith('s') && bytes.length >= 20 && bytes.length <= 24)
-    return secret('The input looks like an XRP Ledger secret seed (s...), not an address; never share it, and move the funds if it was real.')
+    return secret(
+      'The input looks like an XRP Ledger secret seed (s...), not an address; never share it, and move the funds if it was real.',
+    )
   if (bytes.length !== xrp.classicLength && bytes.length !== xrp.xAddressLength)
     return invalid(
       'bad_length',
@@ -198,11 +206,17 @@ export function validateXrp(address: string): Result {
     )
   const payload = decode(xrpBase58check, address)
   if (!payload)
-    return invalid('bad_checksum', 'The XRP address checksum does not match, so it was probably mistyped; do not send funds to it.')
+    return invalid(
+      'bad_checksum',
+      'The XRP address checksum does not match, so it was probably mistyped; do not send funds to it.',
+    )
 
   if (bytes.length === xrp.classicLength) {
     if (payload[0] !== xrp.accountVersion)
-      return invalid('bad_version', `The version byte is ${hexByte(payload[0]!)}; a classic XRP account address has 0x00.`)
+      return invalid(
+        'bad_version',
+        `The version byte is ${hexByte(payload[0]!)}; a classic XRP account address has 0x00.`,
+      )
     return { valid: true, format: 'xrp_classic' }
   }
 
@@ -212,7 +226,10 @@ export function validateXrp(address: string): Result {
       ? 'test'
       : undefined
   if (!network)
-    return invalid('bad_version', 'The X-address prefix is neither mainnet (0x05 0x44, X...) nor testnet (0x04 0x93, T...).')
+    return invalid(
+      'bad_version',
+      'The X-address prefix is neither mainnet (0x05 0x44, X...) nor testnet (0x04 0x93, T...).',
+    )
   const accountId = payload.subarray(2, 22)
   const flag = payload[22]!
   const tagBytes = payload.subarray(23, 31)
@@ -221,7 +238,11 @@ export function validateXrp(address: string): Result {
   if (tagBytes.subarray(flag === 1 ? 4 : 0).some((byte) => byte !== 0))
     return invalid('bad_tag', 'The X-address tag field has non-zero bytes where a 32-bit tag leaves zeros.')
   const tag = flag === 1 ? new DataView(tagBytes.buffer, tagBytes.byteOffset, 4).getUint32(0, true) : null
-  return { valid: true, format: 'xrp_x_address', details: { network, tag, classicAddress: toClassicAddress(accountId) } }
+  return {
+    valid: true,
+    format: 'xrp_x_address',
+    details: { network, tag, classicAddress: toClassicAddress(accountId) },
+  }
 }
 
 /** Checks a Stellar address: a `G...` account or `M...` muxed account strkey; other strkeys are reported by kind. */
@@ -238,16 +259,28 @@ export function validateStellar(address: string): Result {
     )
   // Checked before length and checksum: a seed with a typo is still mostly the secret.
   if (kind.name === 'secret seed' && address.length >= 40)
-    return secret('The input looks like a Stellar secret seed (S...), not an address; never share it, and move the funds if it was real.')
+    return secret(
+      'The input looks like a Stellar secret seed (S...), not an address; never share it, and move the funds if it was real.',
+    )
   if (kind.length !== undefined && address.length !== kind.length)
-    return invalid('bad_length', `The text has ${address.length} characters; a Stellar ${kind.name} (${address[0]}...) has ${kind.length}.`)
+    return invalid(
+      'bad_length',
+      `The text has ${address.length} characters; a Stellar ${kind.name} (${address[0]}...) has ${kind.length}.`,
+    )
   const bytes = decode(base32, address)
   if (!bytes)
-    return invalid('bad_characters', 'The last character sets bits that no whole byte uses, so the base32 encoding is not canonical.')
-  if (bytes.length < 3) return invalid('bad_length', `The text decodes to ${byteCount(bytes.length)}, too few for a Stellar strkey.`)
+    return invalid(
+      'bad_characters',
+      'The last character sets bits that no whole byte uses, so the base32 encoding is not canonical.',
+    )
+  if (bytes.length < 3)
+    return invalid('bad_length', `The text decodes to ${byteCount(bytes.length)}, too few for a Stellar strkey.`)
   const payload = decode(strkey, address)
   if (!payload)
-    return invalid('bad_checksum', 'The Stellar address checksum does not match, so it was probably mistyped; do not send funds to it.')
+    return invalid(
+      'bad_checksum',
+      'The Stellar address checksum does not match, so it was probably mistyped; do not send funds to it.',
+    )
   if (payload[0] !== kind.version)
     return invalid(
       'bad_version',
@@ -257,9 +290,16 @@ export function validateStellar(address: string): Result {
   if (kind.name === 'muxed account') {
     const key = payload.subarray(1, 33)
     const id = new DataView(payload.buffer, payload.byteOffset + 33, 8).getBigUint64(0, false)
-    return { valid: true, format: 'stellar_muxed', details: { accountAddress: toStellarAccount(key), muxedId: id.toString() } }
+    return {
+      valid: true,
+      format: 'stellar_muxed',
+      details: { accountAddress: toStellarAccount(key), muxedId: id.toString() },
+    }
   }
-  return invalid('bad_version', `The input is a Stellar ${kind.name} (${address[0]}...), not an account address (G... or M...).`)
+  return invalid(
+    'bad_version',
+    `The input is a Stellar ${kind.name} (${address[0]}...), not an account address (G... or M...).`,
+  )
 }
 
 const validators: Record<Family, (address: string) => Result> = {
@@ -308,7 +348,10 @@ const stellar = {
 /** Rejects what no family accepts: too long, empty, or wrapped in whitespace. */
 function checkText(address: string): Invalid | undefined {
   if (address.length > maxLength)
-    return invalid('bad_length', `The text has ${address.length} characters; no supported address is longer than ${maxLength}.`)
+    return invalid(
+      'bad_length',
+      `The text has ${address.length} characters; no supported address is longer than ${maxLength}.`,
+    )
   if (address.length === 0) return invalid('bad_length', 'The address is empty.')
   if (address.trim() !== address)
     return invalid('bad_characters', 'The text has leading or trailing whitespace; send the exact address, untrimmed.')
@@ -319,7 +362,10 @@ function checkText(address: string): Invalid | undefined {
 function checkAlphabet(text: string, alphabet: string, alphabetName: string, offset = 0): Invalid | undefined {
   for (let index = 0; index < text.length; index++) {
     if (alphabet.includes(text[index]!)) continue
-    return invalid('bad_characters', `Character ${describeCharacter(text, index)} at position ${index + offset} is not in ${alphabetName}.`)
+    return invalid(
+      'bad_characters',
+      `Character ${describeCharacter(text, index)} at position ${index + offset} is not in ${alphabetName}.`,
+    )
   }
   return undefined
 }

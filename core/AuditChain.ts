@@ -53,7 +53,8 @@ export function verify(entries: readonly Linked[], parameters: verify.Parameters
   for (const entry of entries) {
     sequence += 1
     if (entry.sequence !== sequence) return { valid: false, brokenAt: sequence, reason: 'sequence_gap' }
-    if (entry.previousHash !== previousHash) return { valid: false, brokenAt: sequence, reason: 'previous_hash_mismatch' }
+    if (entry.previousHash !== previousHash)
+      return { valid: false, brokenAt: sequence, reason: 'previous_hash_mismatch' }
     if (hash(entry) !== entry.hash) return { valid: false, brokenAt: sequence, reason: 'hash_mismatch' }
     previousHash = entry.hash
   }
@@ -84,7 +85,8 @@ export declare namespace verify {
 
 function canonical(value: unknown): string {
   if (value === null || typeof value !== 'object') return JSON.stringify(value) ?? 'null'
-  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return canonical((value as { toJSON: () => unknown }).toJSON())
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function')
+    return canonical((value as { toJSON: () => unknown }).toJSON())
   if (Array.isArray(value)) return `[${value.map((item) => (isOmitted(item) ? 'null' : canonical(item))).join(',')}]`
   const fields = Object.keys(value)
     .filter((key) => !isOmitted((value as { [key: string]: unknown })[key]))

@@ -1,6 +1,6 @@
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { type Address, type Hex, checksumAddress, isAddress } from 'viem'
+import { type Address, checksumAddress, type Hex, isAddress } from 'viem'
 
 /** An EIP-3009 `TransferWithAuthorization`: what x402 `exact` and MPP `evm` charge both carry. */
 export type Authorization = {
@@ -79,7 +79,9 @@ export const typeHash: Uint8Array = keccak_256(
 )
 
 /** keccak256 of the EIP-712 type string of a domain with name, version, chainId and verifyingContract. */
-const domainTypeHash = keccak_256(encoder.encode('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'))
+const domainTypeHash = keccak_256(
+  encoder.encode('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
+)
 
 /** Largest s the token accepts (EIP-2): half the secp256k1 order, rounded down. */
 const halfOrder = secp256k1.CURVE.n >> 1n
@@ -150,7 +152,11 @@ export const recoverPublicKey: RecoverPublicKey = ({ digest, signature, recovery
  * recovered. Equals viem's `recoverTypedDataAddress` on every signature the token accepts; unlike viem it also
  * refuses a high-s signature (s above half the order), which the token's `ecrecover` check rejects (EIP-2).
  */
-export async function recover(signed: Signed, domain: Domain, options: recover.Options = {}): Promise<Address | undefined> {
+export async function recover(
+  signed: Signed,
+  domain: Domain,
+  options: recover.Options = {},
+): Promise<Address | undefined> {
   const { recoverPublicKey: recoverKey = recoverPublicKey } = options
   const { signature } = signed
   if (signature.length !== 132 || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined
@@ -162,7 +168,7 @@ export async function recover(signed: Signed, domain: Domain, options: recover.O
   const digest = hash(signed, domain)
   if (!digest) return undefined
   const publicKey = recoverKey({ digest, signature: hexToBytes(signature.slice(2, 130)), recovery })
-  if (!publicKey || publicKey.length !== 65 || publicKey[0] !== 0x04) return undefined
+  if (publicKey?.length !== 65 || publicKey[0] !== 0x04) return undefined
   return checksumAddress(toHex(keccak_256(publicKey.subarray(1)).subarray(12)))
 }
 

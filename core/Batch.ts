@@ -271,18 +271,25 @@ export function validate(payload: unknown): validate.ReturnType {
   const entries: validateRecipients.Entry[] = []
   const paid: { address: Address; index: number }[] = []
   const recipients = payload.recipients
-  if (recipients === undefined) errors.add('recipients', 'required', `required: an array of 1 to ${maxRecipients} recipients`)
-  else if (!Array.isArray(recipients)) errors.add('recipients', 'invalid_type', `must be an array (got ${describe(recipients)})`)
+  if (recipients === undefined)
+    errors.add('recipients', 'required', `required: an array of 1 to ${maxRecipients} recipients`)
+  else if (!Array.isArray(recipients))
+    errors.add('recipients', 'invalid_type', `must be an array (got ${describe(recipients)})`)
   else {
     if (recipients.length === 0) errors.add('recipients', 'too_few_recipients', 'must contain at least one recipient')
     if (recipients.length > maxRecipients)
-      errors.add('recipients', 'too_many_recipients', `has ${recipients.length} entries; at most ${maxRecipients} per batch`)
+      errors.add(
+        'recipients',
+        'too_many_recipients',
+        `has ${recipients.length} entries; at most ${maxRecipients} per batch`,
+      )
     for (const [index, entry] of recipients.entries()) {
       // Once the report is full, further checks cannot change it; stop to bound the work on huge inputs.
       if (errors.full) break
       const checked = checkEntry(entry, `recipients.${index}`, errors, warnings)
       if (checked.address) paid.push({ address: checked.address, index })
-      if (checked.address && checked.amount !== undefined) entries.push({ address: checked.address, amount: checked.amount })
+      if (checked.address && checked.amount !== undefined)
+        entries.push({ address: checked.address, amount: checked.amount })
     }
   }
 
@@ -394,14 +401,16 @@ function checkEntry(
     return {}
   }
   for (const key of Object.keys(entry))
-    if (!entryKeys.includes(key)) warnings.add(`${path}.${key}`, 'unknown_field', `"${key}" is not a recipient field and is ignored`)
+    if (!entryKeys.includes(key))
+      warnings.add(`${path}.${key}`, 'unknown_field', `"${key}" is not a recipient field and is ignored`)
 
   const address = entry.address === undefined ? missing('an EVM address') : checkAddress(entry.address)
   if ('code' in address) errors.add(`${path}.address`, address.code, address.message)
   const amount = entry.amount === undefined ? missing('a base-unit integer string') : checkAmount(entry.amount)
   if ('code' in amount) errors.add(`${path}.amount`, amount.code, amount.message)
   if (entry.memo !== undefined) {
-    if (typeof entry.memo !== 'string') errors.add(`${path}.memo`, 'invalid_type', `must be a string (got ${describe(entry.memo)})`)
+    if (typeof entry.memo !== 'string')
+      errors.add(`${path}.memo`, 'invalid_type', `must be a string (got ${describe(entry.memo)})`)
     else if ([...entry.memo].length > maxMemoLength)
       errors.add(`${path}.memo`, 'memo_too_long', `has ${[...entry.memo].length} characters; at most ${maxMemoLength}`)
   }
@@ -448,14 +457,18 @@ function checkAddress(value: unknown): { address: Address } | Problem {
   if (typeof value !== 'string')
     return { code: 'invalid_address', message: `must be an EVM address string (got ${describe(value)})` }
   if (!/^0x[0-9a-fA-F]{40}$/.test(value))
-    return { code: 'invalid_address', message: `${describe(value)} is not an EVM address (0x followed by 40 hex digits)` }
+    return {
+      code: 'invalid_address',
+      message: `${describe(value)} is not an EVM address (0x followed by 40 hex digits)`,
+    }
   const hex = value.slice(2)
   const checksummed = checksumAddress(value as Address)
   // EIP-55: all-lowercase or all-uppercase hex carries no checksum; mixed case must match it exactly.
   const mixedCase = hex !== hex.toLowerCase() && hex !== hex.toUpperCase()
   if (mixedCase && checksummed !== value)
     return { code: 'invalid_checksum', message: `"${value}" fails its EIP-55 checksum; expected ${checksummed}` }
-  if (/^0+$/.test(hex)) return { code: 'zero_address', message: 'is the zero address; transfers to it revert or burn funds' }
+  if (/^0+$/.test(hex))
+    return { code: 'zero_address', message: 'is the zero address; transfers to it revert or burn funds' }
   return { address: checksummed }
 }
 
@@ -469,7 +482,8 @@ function checkAmount(value: unknown): { amount: bigint } | Problem {
           : `must be a base-unit integer string (got ${describe(value)})`,
     }
   if (/^\d+$/.test(value)) {
-    if (value.length > maxAmountDigits) return { code: 'amount_too_large', message: `has more than ${maxAmountDigits} digits` }
+    if (value.length > maxAmountDigits)
+      return { code: 'amount_too_large', message: `has more than ${maxAmountDigits} digits` }
     const amount = BigInt(value)
     if (amount === 0n) return { code: 'amount_zero', message: 'must be greater than 0' }
     if (amount > maxUint256) return { code: 'amount_too_large', message: 'exceeds a uint256' }

@@ -1,4 +1,4 @@
-import { type Address, type Hex, encodeFunctionData, erc20Abi, formatUnits, parseAbi, toHex, zeroAddress } from 'viem'
+import { type Address, encodeFunctionData, erc20Abi, formatUnits, type Hex, parseAbi, toHex, zeroAddress } from 'viem'
 import { type Chain, fee, maxRecipients, type validateRecipients } from './Batch.js'
 import { ValidationError } from './Errors.js'
 import * as Gas from './Gas.js'

@@ -70,7 +70,13 @@ export declare namespace check {
     /** Cool-down of the breaker, in ms. */
     coolDownMs: number
   }
-  type ReturnType = { ok: true } | { ok: false; /** Epoch ms when a call may start again. */ retryAt: number }
+  type ReturnType =
+    | { ok: true }
+    | {
+        ok: false
+        /** Epoch ms when a call may start again. */
+        retryAt: number
+      }
 }
 
 /** The next state after `event` at `now`; an attempt that {@link check} would refuse throws {@link BreakerOpenError}. */
@@ -86,7 +92,8 @@ export function transition(state: State, event: Event, parameters: transition.Pa
       // A call admitted before the breaker opened does not close it early; only the probe does.
       return state.status === 'open' ? state : initial
     case 'failure':
-      if (state.status === 'closed' && state.failures + 1 < threshold) return { status: 'closed', failures: state.failures + 1 }
+      if (state.status === 'closed' && state.failures + 1 < threshold)
+        return { status: 'closed', failures: state.failures + 1 }
       // Failures of calls admitted before the breaker opened do not extend the cool-down.
       if (state.status === 'open') return state
       return { status: 'open', until: now + coolDownMs }

@@ -1,5 +1,5 @@
-import type { Price } from './Price.js'
 import { entries as allEntries } from './internal/catalogEntries.js'
+import type { Price } from './Price.js'
 
 /** HTTP methods used by the interface. */
 export type Method = 'GET' | 'POST' | 'PATCH'

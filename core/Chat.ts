@@ -24,7 +24,12 @@ export type Completion = { choices: unknown[]; usage?: unknown; [field: string]:
 
 /** What a chat completion request gets back. */
 export type Answer =
-  | { /** Not streamed. */ type: 'completion'; /** The upstream's body. */ completion: Completion }
+  | {
+      /** Not streamed. */
+      type: 'completion'
+      /** The upstream's body. */
+      completion: Completion
+    }
   | {
       /** Streamed. */
       type: 'stream'

@@ -1,4 +1,13 @@
-import { type Address, type Hex, encodeFunctionData, erc20Abi, isAddressEqual, maxUint256, parseAbi, zeroAddress } from 'viem'
+import {
+  type Address,
+  encodeFunctionData,
+  erc20Abi,
+  type Hex,
+  isAddressEqual,
+  maxUint256,
+  parseAbi,
+  zeroAddress,
+} from 'viem'
 import { ConflictError, InvalidTransitionError, ValidationError } from './Errors.js'
 import type { Deposit } from './EscrowChain.js'
 
@@ -147,11 +156,14 @@ export type Event =
  */
 export function from(parameters: from.Parameters): Created {
   const { id, chainId, contract, depositor, beneficiary, arbiter, token, amount, expiry, createdAt } = parameters
-  if (!/^0x[0-9a-f]{64}$/.test(id)) throw new ValidationError({ field: 'id', message: 'must be 32 bytes of lowercase hex' })
+  if (!/^0x[0-9a-f]{64}$/.test(id))
+    throw new ValidationError({ field: 'id', message: 'must be 32 bytes of lowercase hex' })
   if (amount <= 0n) throw new ValidationError({ field: 'amount', message: 'must be greater than 0' })
   if (amount > maxUint256) throw new ValidationError({ field: 'amount', message: 'exceeds a uint256' })
-  if (isAddressEqual(beneficiary, zeroAddress)) throw new ValidationError({ field: 'beneficiary', message: 'is the zero address' })
-  if (isAddressEqual(token.address, zeroAddress)) throw new ValidationError({ field: 'token', message: 'is the zero address' })
+  if (isAddressEqual(beneficiary, zeroAddress))
+    throw new ValidationError({ field: 'beneficiary', message: 'is the zero address' })
+  if (isAddressEqual(token.address, zeroAddress))
+    throw new ValidationError({ field: 'token', message: 'is the zero address' })
   // The contract stores no arbiter as the zero address; naming it would only hide that there is none.
   if (arbiter !== undefined && isAddressEqual(arbiter, zeroAddress))
     throw new ValidationError({ field: 'arbiter', message: 'is the zero address; omit it for no arbiter' })
@@ -265,7 +277,8 @@ export type Field = 'depositor' | 'token' | 'amount' | 'beneficiary' | 'arbiter'
  */
 export function verify(escrow: Fields, deposit: Deposit | undefined): verify.ReturnType {
   if (deposit === undefined) return { ok: false, reason: 'not_deposited' }
-  const sameAddress = (a: Address | undefined, b: Address | undefined) => isAddressEqual(a ?? zeroAddress, b ?? zeroAddress)
+  const sameAddress = (a: Address | undefined, b: Address | undefined) =>
+    isAddressEqual(a ?? zeroAddress, b ?? zeroAddress)
   const fields: Field[] = []
   if (!sameAddress(escrow.depositor, deposit.depositor)) fields.push('depositor')
   if (!sameAddress(escrow.token.address, deposit.token)) fields.push('token')
@@ -279,9 +292,18 @@ export function verify(escrow: Fields, deposit: Deposit | undefined): verify.Ret
 
 export declare namespace verify {
   type ReturnType =
-    | { /** The deposit matches. */ ok: true; /** Its on-chain status. */ status: Deposit['status'] }
+    | {
+        /** The deposit matches. */
+        ok: true
+        /** Its on-chain status. */
+        status: Deposit['status']
+      }
     | { /** Nothing is deposited under the id. */ ok: false; reason: 'not_deposited' }
-    | { /** Other terms are deposited under the id. */ ok: false; reason: 'mismatch'; /** The differing fields. */ fields: Field[] }
+    | {
+        /** Other terms are deposited under the id. */ ok: false
+        reason: 'mismatch' /** The differing fields. */
+        fields: Field[]
+      }
 }
 
 /**
@@ -293,9 +315,12 @@ export function reconcile(escrow: Escrow, deposit: Deposit | undefined, now: Dat
   const verified = verify(escrow, deposit)
   if (!verified.ok) {
     if (verified.reason === 'not_deposited')
-      throw new ConflictError(`Escrow ${escrow.id} is not deposited on chain yet; send the approve and deposit transactions first.`, {
-        details: { escrowId: escrow.id, reason: 'not_deposited' },
-      })
+      throw new ConflictError(
+        `Escrow ${escrow.id} is not deposited on chain yet; send the approve and deposit transactions first.`,
+        {
+          details: { escrowId: escrow.id, reason: 'not_deposited' },
+        },
+      )
     throw new ConflictError(
       `The deposit on chain under escrow ${escrow.id} does not match the escrow's terms (${verified.fields.join(', ')}).`,
       { details: { escrowId: escrow.id, reason: 'mismatch', fields: verified.fields } },

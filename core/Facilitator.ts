@@ -31,5 +31,10 @@ export type Facilitator = {
     onSubmitted?: ((transaction: Hash) => void) | undefined
   }) => Promise<Outcome<{ transaction: Hash }>>
   /** Whether the authorization's nonce is used on chain (reconciliation after a crash). */
-  status: (parameters: { payer: Address; nonce: Signed['nonce']; domain: Domain; transaction?: Hash }) => Promise<Status>
+  status: (parameters: {
+    payer: Address
+    nonce: Signed['nonce']
+    domain: Domain
+    transaction?: Hash
+  }) => Promise<Status>
 }

@@ -77,7 +77,12 @@ const batchEvent = s.log + 3n * s.logTopic + 96n * s.logDataByte
 /** ERC-20 transfer execution inside the token, per recipient, after the first call has warmed the token. */
 const erc20Transfer = {
   /** Warm call into the token (100), warm proxy delegatecall and implementation slot (200), sender balance and allowance re-read and re-written while dirty (4 x 100), recipient blocklist slot (cold 2100), the Transfer event (LOG3 with 32 bytes: 1756). */
-  common: s.warmAccess + 2n * s.warmAccess + 4n * s.warmAccess + s.coldSload + (s.log + 3n * s.logTopic + 32n * s.logDataByte),
+  common:
+    s.warmAccess +
+    2n * s.warmAccess +
+    4n * s.warmAccess +
+    s.coldSload +
+    (s.log + 3n * s.logTopic + 32n * s.logDataByte),
   /** Recipient balance slot zero -> non-zero: cold read + set (22100). */
   cold: s.coldSload + s.sstoreSet,
   /** Recipient balance slot non-zero -> non-zero: cold read + reset (5000). */
@@ -116,7 +121,13 @@ export const model = {
   native: {
     /** Once per batch: intrinsic, calldata head, dispatch, config, guard, the fee transfer to an empty fee recipient, the summary event. */
     base:
-      s.intrinsic + calldata.head + dispatch + configReads + reentrancyGuard + (loopPerRecipient + nativeTransfer.cold) + batchEvent,
+      s.intrinsic +
+      calldata.head +
+      dispatch +
+      configReads +
+      reentrancyGuard +
+      (loopPerRecipient + nativeTransfer.cold) +
+      batchEvent,
     /** Per recipient that is an empty account. */
     perColdRecipient: calldata.perRecipient + loopPerRecipient + nativeTransfer.cold,
     /** Per recipient account that already holds a balance. */

@@ -1,4 +1,4 @@
-import { type Address, type Hash, type Hex, encodeFunctionData, erc20Abi, maxUint256, zeroAddress } from 'viem'
+import { type Address, encodeFunctionData, erc20Abi, type Hash, type Hex, maxUint256, zeroAddress } from 'viem'
 import { InvalidTransitionError, ValidationError } from './Errors.js'
 
 /**
@@ -122,7 +122,10 @@ export type Status = Invoice['status']
 
 /** What moves an invoice from one status to the next. */
 export type Event =
-  | { /** Detection searched through `throughBlock` and found no usable payment. */ type: 'scanned'; throughBlock: bigint }
+  | {
+      /** Detection searched through `throughBlock` and found no usable payment. */ type: 'scanned'
+      throughBlock: bigint
+    }
   | { /** A transfer that pays the invoice was found and claimed for it. */ type: 'payment_observed'; payment: Payment }
   | { /** The due date has passed and no payment was found. */ type: 'expire' }
 
@@ -132,17 +135,35 @@ export type Event =
  * date is not after `createdAt`.
  */
 export function from(parameters: from.Parameters): Open {
-  const { id, creator, recipient = creator, token, amount, memo, reference, dueDate, chainId, createdAt, createdAtBlock } = parameters
+  const {
+    id,
+    creator,
+    recipient = creator,
+    token,
+    amount,
+    memo,
+    reference,
+    dueDate,
+    chainId,
+    createdAt,
+    createdAtBlock,
+  } = parameters
   if (amount <= 0n) throw new ValidationError({ field: 'amount', message: 'must be greater than 0' })
   if (amount > maxUint256) throw new ValidationError({ field: 'amount', message: 'exceeds a uint256' })
   // ERC-20 transfers to the zero address revert, so such an invoice could never be paid.
   if (recipient === zeroAddress) throw new ValidationError({ field: 'recipient', message: 'is the zero address' })
   if (memo !== undefined && [...memo].length > maxMemoLength)
-    throw new ValidationError({ field: 'memo', message: `has ${[...memo].length} characters; at most ${maxMemoLength}` })
+    throw new ValidationError({
+      field: 'memo',
+      message: `has ${[...memo].length} characters; at most ${maxMemoLength}`,
+    })
   if (reference !== undefined && (reference.length === 0 || [...reference].length > maxReferenceLength))
     throw new ValidationError({ field: 'reference', message: `must have 1 to ${maxReferenceLength} characters` })
   if (dueDate !== undefined && dueDate.getTime() <= createdAt.getTime())
-    throw new ValidationError({ field: 'dueDate', message: `must be in the future (now is ${createdAt.toISOString()})` })
+    throw new ValidationError({
+      field: 'dueDate',
+      message: `must be in the future (now is ${createdAt.toISOString()})`,
+    })
   return {
     status: 'open',
     id,
@@ -220,7 +241,10 @@ export function transition(invoice: Invoice, event: Event, now: Date): Invoice {
   switch (event.type) {
     case 'scanned': {
       const { throughBlock } = event
-      return { ...invoice, scannedThroughBlock: throughBlock > invoice.scannedThroughBlock ? throughBlock : invoice.scannedThroughBlock }
+      return {
+        ...invoice,
+        scannedThroughBlock: throughBlock > invoice.scannedThroughBlock ? throughBlock : invoice.scannedThroughBlock,
+      }
     }
     case 'payment_observed': {
       const { payment } = event
@@ -241,9 +265,23 @@ export function transition(invoice: Invoice, event: Event, now: Date): Invoice {
 /** An invoice as JSON: bigints as decimal strings, dates as ISO 8601, absent optional fields as `null`. */
 export type Serialized = Serialized.Fields &
   (
-    | { /** `open` */ status: 'open'; /** Block number, decimal. */ scannedThroughBlock: string }
-    | { /** `paid` */ status: 'paid'; /** The transfer that paid it. */ payment: Serialized.Payment; /** ISO 8601. */ observedAt: string }
-    | { /** `expired` */ status: 'expired'; /** ISO 8601. */ expiredAt: string }
+    | {
+        /** `open` */
+        status: 'open'
+        /** Block number, decimal. */
+        scannedThroughBlock: string
+      }
+    | {
+        /** `paid` */ status: 'paid' /** The transfer that paid it. */
+        payment: Serialized.Payment /** ISO 8601. */
+        observedAt: string
+      }
+    | {
+        /** `expired` */
+        status: 'expired'
+        /** ISO 8601. */
+        expiredAt: string
+      }
   )
 
 export declare namespace Serialized {
@@ -349,6 +387,32 @@ export function deserialize(value: Serialized): Invoice {
 
 /** The fields of an invoice without its status and what the status carries. */
 function fieldsOf(invoice: Invoice): Fields {
-  const { id, creator, recipient, token, amount, memo, reference, dueDate, chainId, transaction, createdAt, createdAtBlock } = invoice
-  return { id, creator, recipient, token, amount, memo, reference, dueDate, chainId, transaction, createdAt, createdAtBlock }
+  const {
+    id,
+    creator,
+    recipient,
+    token,
+    amount,
+    memo,
+    reference,
+    dueDate,
+    chainId,
+    transaction,
+    createdAt,
+    createdAtBlock,
+  } = invoice
+  return {
+    id,
+    creator,
+    recipient,
+    token,
+    amount,
+    memo,
+    reference,
+    dueDate,
+    chainId,
+    transaction,
+    createdAt,
+    createdAtBlock,
+  }
 }

@@ -95,7 +95,9 @@ export function transition(entry: Entry, event: Event, now: Date): Entry {
     case 'adopt':
       if (entry.state !== 'settling') throw invalid()
       if (entry.lease !== event.from)
-        throw new InvalidTransitionError(`The settlement is held by ${entry.lease ?? 'nobody'}, not ${event.from ?? 'nobody'}.`)
+        throw new InvalidTransitionError(
+          `The settlement is held by ${entry.lease ?? 'nobody'}, not ${event.from ?? 'nobody'}.`,
+        )
       return next({ lease: event.lease })
     case 'confirmed':
       if (entry.state !== 'settling') throw invalid()
@@ -129,8 +131,16 @@ export type Claim = Pick<
 export type ClaimResult =
   | { ok: true; entry: Entry }
   | { /** This authorization is already held. */ ok: false; reason: 'replayed'; existing: Entry }
-  | { /** Another live entry of the payer holds the idempotency key. */ ok: false; reason: 'duplicate'; existing: Entry }
-  | { /** Outstanding claims plus this one exceed the balance. */ ok: false; reason: 'insufficient_funds'; outstanding: bigint }
+  | {
+      /** Another live entry of the payer holds the idempotency key. */ ok: false
+      reason: 'duplicate'
+      existing: Entry
+    }
+  | {
+      /** Outstanding claims plus this one exceed the balance. */ ok: false
+      reason: 'insufficient_funds'
+      outstanding: bigint
+    }
 
 /** A gateway process that holds claims, kept alive by its heartbeat. */
 export type Lease = {

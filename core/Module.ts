@@ -3,8 +3,8 @@ import type { Address } from 'viem'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
-import type { Guard as OutboundGuard } from './Outbound.js'
 import type { Oracle } from './Oracle.js'
+import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
 import type * as RateLimit from './RateLimit.js'
 import type { Endpoint } from './Rpc.js'
@@ -23,7 +23,11 @@ import type { XrpNetwork } from './XrpNetwork.js'
  */
 
 /** A token the stateful modules accept (invoices, escrows). */
-export type Token = { /** Symbol, e.g. `USDC`. */ symbol: string; /** ERC-20 address. */ address: Address; /** Decimals. */ decimals: number }
+export type Token = {
+  /** Symbol, e.g. `USDC`. */ symbol: string /** ERC-20 address. */
+  address: Address /** Decimals. */
+  decimals: number
+}
 
 /** What the settlement chain offers the stateful modules. */
 export type Onchain = {
@@ -123,9 +127,11 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
 export type AnyModule = Module<any, any, any>
 
 /** Declares a module; typed so that `routes`, `ready` and `jobs` see exactly the ports named in `needs`. */
-export function define<const needs extends Port = never, env extends TObject = TObject<{}>, const uses extends Port = never>(
-  module: Module<needs, env, uses>,
-): Module<needs, env, uses> {
+export function define<
+  const needs extends Port = never,
+  env extends TObject = TObject<{}>,
+  const uses extends Port = never,
+>(module: Module<needs, env, uses>): Module<needs, env, uses> {
   return module
 }
 

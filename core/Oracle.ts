@@ -10,7 +10,11 @@ export type Quote =
       /** When the source observed the price. */
       observedAt: Date
     }
-  | { /** No price. */ ok: false; /** Stable snake_case reason. */ reason: 'unknown_asset' | 'unavailable'; /** One sentence. */ message: string }
+  | {
+      /** No price. */ ok: false /** Stable snake_case reason. */
+      reason: 'unknown_asset' | 'unavailable' /** One sentence. */
+      message: string
+    }
 
 /** A source of USD prices for assets and fiat currencies. */
 export type Oracle = {

@@ -171,9 +171,9 @@ const shownLimit = 64
  */
 const badPorts = new Set([
   0, 1, 7, 9, 11, 13, 15, 17, 19, 20, 21, 22, 23, 25, 37, 42, 43, 53, 69, 77, 79, 87, 95, 101, 102, 103, 104, 109, 110,
-  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532, 540,
-  548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061, 6000, 6566,
-  6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
+  111, 113, 115, 117, 119, 123, 135, 137, 139, 143, 161, 179, 389, 427, 465, 512, 513, 514, 515, 526, 530, 531, 532,
+  540, 548, 554, 556, 563, 587, 601, 636, 989, 990, 993, 995, 1719, 1720, 1723, 2049, 3659, 4045, 4190, 5060, 5061,
+  6000, 6566, 6665, 6666, 6667, 6668, 6669, 6679, 6697, 10080,
 ])
 
 /** Bits in an address of each family. */
@@ -255,7 +255,9 @@ function ipv6FromText(input: string): Address | undefined {
   const halves = text.split('::')
   if (halves.length > 2) return undefined
   const pieces = (half: string) =>
-    half === '' ? [] : half.split(':').map((piece) => (/^[0-9a-f]{1,4}$/i.test(piece) ? Number.parseInt(piece, 16) : -1))
+    half === ''
+      ? []
+      : half.split(':').map((piece) => (/^[0-9a-f]{1,4}$/i.test(piece) ? Number.parseInt(piece, 16) : -1))
   const head = pieces(halves[0]!)
   const tail = halves.length === 2 ? [...pieces(halves[1]!), ...embedded] : []
   if (halves.length === 1) head.push(...embedded)
@@ -339,7 +341,10 @@ export function parseNetwork(text: string): parseNetwork.ReturnType {
   const mask = (1n << BigInt(bits - prefix)) - 1n
   if ((address.value & mask) !== 0n) {
     const first = serializeAddress({ ...address, value: address.value & ~mask })
-    return { ok: false, message: `"${cut(text)}" has bits set past its prefix (the block starts at ${first}/${prefix})` }
+    return {
+      ok: false,
+      message: `"${cut(text)}" has bits set past its prefix (the block starts at ${first}/${prefix})`,
+    }
   }
   return { ok: true, network: { address, prefix } }
 }
@@ -618,7 +623,11 @@ export function decide(parameters: decide.Parameters): decide.ReturnType {
     const range = classify(address)
     if (range === undefined) continue
     const subject = host.type === 'address' ? `${describe(url)} is` : `${describe(url)} resolves to`
-    return refuse('private_address', `${subject} an address of a special-purpose range (${range}), which is not allowed`, range)
+    return refuse(
+      'private_address',
+      `${subject} an address of a special-purpose range (${range}), which is not allowed`,
+      range,
+    )
   }
   return { ok: true, url, addresses }
 }
@@ -699,8 +708,15 @@ export function redirect(parameters: redirect.Parameters): redirect.ReturnType {
     return refuse('invalid_url', `${describe(url)} redirected to something that is not a URL`)
   }
   const upper = method.toUpperCase()
-  const toGet = (status === 303 && upper !== 'GET' && upper !== 'HEAD') || ((status === 301 || status === 302) && upper === 'POST')
-  return { ok: true, url: next, method: toGet ? 'GET' : method, keepBody: !toGet, crossOrigin: next.origin !== url.origin }
+  const toGet =
+    (status === 303 && upper !== 'GET' && upper !== 'HEAD') || ((status === 301 || status === 302) && upper === 'POST')
+  return {
+    ok: true,
+    url: next,
+    method: toGet ? 'GET' : method,
+    keepBody: !toGet,
+    crossOrigin: next.origin !== url.origin,
+  }
 }
 
 export declare namespace redirect {

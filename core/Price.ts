@@ -6,7 +6,12 @@ export const decimals = 6
 /** A price of a catalog entry, as the spec states it. Amounts are 6-decimal USD strings. */
 export type Price =
   | { /** No payment, no wallet. */ type: 'free' }
-  | { /** One amount per call. */ type: 'fixed'; /** USD, 6 decimals, e.g. `0.005000`. */ amount: string }
+  | {
+      /** One amount per call. */
+      type: 'fixed'
+      /** USD, 6 decimals, e.g. `0.005000`. */
+      amount: string
+    }
   | {
       /** The amount depends on the request (model, size) and lies within the bounds. */
       type: 'range'

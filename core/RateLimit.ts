@@ -38,7 +38,10 @@ export function refill(state: State, parameters: Options & { /** Current time, e
   const { capacity, refill, intervalMs, now } = parameters
   // A clock that steps back adds nothing (and takes nothing away).
   const elapsed = Math.max(0, now - state.updatedAt)
-  return { level: Math.min(capacity * intervalMs, state.level + elapsed * refill), updatedAt: Math.max(now, state.updatedAt) }
+  return {
+    level: Math.min(capacity * intervalMs, state.level + elapsed * refill),
+    updatedAt: Math.max(now, state.updatedAt),
+  }
 }
 
 /**
@@ -46,7 +49,7 @@ export function refill(state: State, parameters: Options & { /** Current time, e
  * when it will.
  */
 export function check(state: State, parameters: check.Parameters): check.ReturnType {
-  const { intervalMs, refill: perInterval, now } = parameters
+  const { intervalMs, refill: perInterval } = parameters
   const current = refill(state, parameters)
   if (current.level >= intervalMs) return { ok: true }
   return { ok: false, retryAt: current.updatedAt + Math.ceil((intervalMs - current.level) / perInterval) }
@@ -57,7 +60,13 @@ export declare namespace check {
     /** Current time, epoch ms. */
     now: number
   }
-  type ReturnType = { ok: true } | { ok: false; /** Epoch ms when a token will be there. */ retryAt: number }
+  type ReturnType =
+    | { ok: true }
+    | {
+        ok: false
+        /** Epoch ms when a token will be there. */
+        retryAt: number
+      }
 }
 
 /** Takes one token at `now`: the bucket after it, or (the bucket unchanged but topped up) when a token will be there. */
@@ -71,7 +80,12 @@ export function take(state: State, parameters: take.Parameters): take.ReturnType
 export declare namespace take {
   type Parameters = check.Parameters
   type ReturnType =
-    | { /** A token was taken. */ ok: true; /** The bucket after it. */ state: State }
+    | {
+        /** A token was taken. */
+        ok: true
+        /** The bucket after it. */
+        state: State
+      }
     | {
         /** No token now. */
         ok: false

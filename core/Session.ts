@@ -120,7 +120,12 @@ export declare namespace verify {
   type ReturnType =
     | { valid: true; claims: Claims }
     | { valid: false; reason: 'malformed' | 'tampered' }
-    | { valid: false; reason: 'expired'; /** The authentic claims of the expired token. */ claims: Claims }
+    | {
+        valid: false
+        reason: 'expired'
+        /** The authentic claims of the expired token. */
+        claims: Claims
+      }
 }
 
 /** Whether a later revocation (a higher generation of the address) has revoked the token. */
@@ -205,7 +210,12 @@ function base64UrlEncode(bytes: Uint8Array): string {
 /** Decodes unpadded base64url; undefined unless the text is the canonical encoding of its bytes (no malleability). */
 function base64UrlDecode(text: string): Uint8Array | undefined {
   if (text.length === 0 || !/^[A-Za-z0-9_-]+$/.test(text) || text.length % 4 === 1) return undefined
-  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/').padEnd(Math.ceil(text.length / 4) * 4, '='))
+  const binary = atob(
+    text
+      .replaceAll('-', '+')
+      .replaceAll('_', '/')
+      .padEnd(Math.ceil(text.length / 4) * 4, '='),
+  )
   const bytes = Uint8Array.from(binary, (character) => character.charCodeAt(0))
   return base64UrlEncode(bytes) === text ? bytes : undefined
 }

@@ -43,7 +43,9 @@ export type Refusal = { refused: true; reason: string }
  */
 export type Store = {
   /** Inserts a record; `exists` when the id is taken in that collection. */
-  insert: <value>(record: Omit<Record<value>, 'version' | 'updatedAt'>) => Promise<{ ok: true; record: Record<value> } | { ok: false; reason: 'exists' }>
+  insert: <value>(
+    record: Omit<Record<value>, 'version' | 'updatedAt'>,
+  ) => Promise<{ ok: true; record: Record<value> } | { ok: false; reason: 'exists' }>
   /** Reads a record. */
   get: <value>(collection: string, id: string) => Promise<Record<value> | undefined>
   /** Records of a collection that `owner` owns, newest first, at most `limit` (@default 100). */

@@ -42,10 +42,24 @@ export type Failure = {
 export type Outcome<value> = ({ ok: true } & value) | Failure
 
 /** Whether an upstream's calls may start now. */
-export type Availability = { /** Calls may start. */ ok: true } | { /** Calls are refused. */ ok: false; /** One sentence. */ reason: string }
+export type Availability =
+  | { /** Calls may start. */ ok: true }
+  | {
+      /** Calls are refused. */
+      ok: false
+      /** One sentence. */
+      reason: string
+    }
 
 /** Every {@link Reason}. */
-const reasons: ReadonlySet<string> = new Set<Reason>(['rejected', 'rate_limited', 'failed', 'timeout', 'too_large', 'unavailable'])
+const reasons: ReadonlySet<string> = new Set<Reason>([
+  'rejected',
+  'rate_limited',
+  'failed',
+  'timeout',
+  'too_large',
+  'unavailable',
+])
 
 /**
  * Whether a port's answer is an upstream {@link Failure} rather than one of the port's own results. A port's own
@@ -55,7 +69,12 @@ const reasons: ReadonlySet<string> = new Set<Reason>(['rejected', 'rate_limited'
 export function isFailure<value>(value: value | Failure): value is Failure {
   if (typeof value !== 'object' || value === null) return false
   const candidate = value as { ok?: unknown; reason?: unknown; message?: unknown }
-  return candidate.ok === false && 'status' in candidate && typeof candidate.message === 'string' && reasons.has(String(candidate.reason))
+  return (
+    candidate.ok === false &&
+    'status' in candidate &&
+    typeof candidate.message === 'string' &&
+    reasons.has(String(candidate.reason))
+  )
 }
 
 /** The reason an HTTP error status stands for. */
@@ -84,7 +103,9 @@ export function toError(failure: Failure): BaseError {
       return new UpstreamTimeoutError(`The upstream did not answer in time: ${failure.message}`, { details })
     case 'rate_limited':
     case 'unavailable':
-      return new UpstreamUnavailableError(`The upstream is unavailable for now${status}: ${failure.message}`, { details })
+      return new UpstreamUnavailableError(`The upstream is unavailable for now${status}: ${failure.message}`, {
+        details,
+      })
     case 'failed':
     case 'too_large':
       return new UpstreamFailedError(`The upstream failed${status}: ${failure.message}`, { details })

@@ -27,7 +27,8 @@ function files(directory: string): string[] {
 
 function imports(path: string): string[] {
   const source = readFileSync(path, 'utf8')
-  const pattern = /(?:^|\n)\s*(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g
+  const pattern =
+    /(?:^|\n)\s*(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g
   return [...source.matchAll(pattern)].map((match) => (match[1] ?? match[2] ?? match[3])!)
 }
 

@@ -1,24 +1,24 @@
 import {
   type Address,
   BaseError,
-  type Hex,
-  type PublicClient,
-  type StateOverride,
   concat,
   decodeFunctionResult,
   encodeAbiParameters,
   encodeFunctionData,
   erc20Abi,
   getAddress,
+  type Hex,
   hexToBigInt,
   keccak256,
   multicall3Abi,
   numberToHex,
+  type PublicClient,
   pad,
+  type StateOverride,
   toHex,
 } from 'viem'
-import * as BatchPayment from '../../core/BatchPayment.js'
 import type { BatchChain, GasEstimate } from '../../core/BatchChain.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
 
 /** Canonical Multicall3 address, the same on every chain (mds1/multicall); the devnet has ours there from genesis. */
 const canonicalMulticall3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
@@ -78,7 +78,8 @@ export function batchChain(parameters: batchChain.Parameters): BatchChain {
     },
     async readToken(token) {
       const code = await client.getCode({ address: token })
-      if (code === undefined || code === '0x') return { ok: false, reason: `${token} has no contract code on chain ${chainId}` }
+      if (code === undefined || code === '0x')
+        return { ok: false, reason: `${token} has no contract code on chain ${chainId}` }
       try {
         const [symbol, decimals] = await Promise.all([
           client.readContract({ address: token, abi: erc20Abi, functionName: 'symbol' }),
@@ -153,7 +154,12 @@ function allowanceSlot(layout: Layout, owner: Address, spender: Address): Hex {
 const markerBase = 1n << 200n
 
 /** Finds the allowance layout of `token` with one `eth_call` that overrides every candidate slot with its own marker. */
-async function findLayout(client: PublicClient, token: Address, owner: Address, spender: Address): Promise<Layout | null> {
+async function findLayout(
+  client: PublicClient,
+  token: Address,
+  owner: Address,
+  spender: Address,
+): Promise<Layout | null> {
   const stateOverride: StateOverride = [
     {
       address: token,
@@ -188,8 +194,15 @@ async function estimate(client: PublicClient, params: readonly unknown[]): Promi
     return { ok: true, gas: hexToBigInt(gas as Hex) }
   } catch (error) {
     const { code, message } = rpcErrorOf(error)
-    if (params.length > 2 && (code === -32602 || /trailing characters|too many arguments|invalid params/i.test(message)))
-      return { ok: false, reason: 'override_unsupported', message: `the node refuses state overrides in eth_estimateGas: ${message}` }
+    if (
+      params.length > 2 &&
+      (code === -32602 || /trailing characters|too many arguments|invalid params/i.test(message))
+    )
+      return {
+        ok: false,
+        reason: 'override_unsupported',
+        message: `the node refuses state overrides in eth_estimateGas: ${message}`,
+      }
     if (isCallFailure(error)) return { ok: false, reason: 'reverted', message }
     throw error
   }
@@ -214,5 +227,8 @@ function rpcErrorOf(error: unknown): { code: number | undefined; message: string
 function isCallFailure(error: unknown): boolean {
   const { code, message } = rpcErrorOf(error)
   if (code === 3) return true
-  return /revert|insufficient funds|exceeds|invalid opcode|out of gas|returned no data/i.test(message) || (code !== undefined && code <= -32000 && code >= -32099)
+  return (
+    /revert|insufficient funds|exceeds|invalid opcode|out of gas|returned no data/i.test(message) ||
+    (code !== undefined && code <= -32000 && code >= -32099)
+  )
 }

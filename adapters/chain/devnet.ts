@@ -3,9 +3,6 @@ import {
   type Address,
   type Chain,
   type CustomTransport,
-  type Hash,
-  type Hex,
-  type PublicClient,
   createPublicClient,
   createWalletClient,
   custom,
@@ -14,7 +11,10 @@ import {
   encodeDeployData,
   encodeFunctionData,
   getContractAddress,
+  type Hash,
+  type Hex,
   hexToBytes,
+  type PublicClient,
   parseEther,
   toHex,
 } from 'viem'
@@ -185,7 +185,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     head = { number, timestamp: Number(block.timestamp) }
     if (number <= previous.number) return undefined
     const first = number === previous.number + 1n ? block : await blockAt(toHex(previous.number + 1n))
-    return { count: Number(number - previous.number), timestamp: Number(first?.timestamp ?? block.timestamp), hash: block.hash }
+    return {
+      count: Number(number - previous.number),
+      timestamp: Number(first?.timestamp ?? block.timestamp),
+      hash: block.hash,
+    }
   }
 
   async function blockAt(tag: Hex | 'latest'): Promise<BlockHeader | undefined> {
@@ -203,7 +207,9 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   async function dispatch(method: string, params: unknown): Promise<JsonRpcOutcome> {
     if (!provider) return { error: { code: -32603, message: 'The devnet is closed.' } }
     if (journal && unjournaled.has(method))
-      return { error: { code: -32601, message: `${method} is not available on a devnet that keeps its chain in a journal.` } }
+      return {
+        error: { code: -32601, message: `${method} is not available on a devnet that keeps its chain in a journal.` },
+      }
     const given = params ?? []
     if (!reads.has(method)) return exclusive(() => change(method, given))
     await mineIfStale()
@@ -232,7 +238,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       const response = await answer(body)
       return response ? json(response) : new Response(null, { status: 204, headers: corsHeaders })
     }
-    if (body.length === 0) return json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })
+    if (body.length === 0)
+      return json({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })
     // In order: EDR serializes requests anyway, and nonces of one sender must not be reordered.
     const responses: object[] = []
     for (const item of body) {
@@ -254,14 +261,20 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   }
 
   const chain = devnetChain({ chainId, rpcUrl })
-  const transport = custom({ request: ({ method, params }) => request(method, params) }, { key: 'devnet', name: 'Devnet', retryCount: 0 })
+  const transport = custom(
+    { request: ({ method, params }) => request(method, params) },
+    { key: 'devnet', name: 'Devnet', retryCount: 0 },
+  )
   // Blocks are mined on submission, so a short polling interval makes receipt waits return at once.
   const publicClient = createPublicClient({ chain, transport, pollingInterval: 50 })
   const deployerClient = createWalletClient({ account: deployer, chain, transport })
 
   // The deployer's transactions go one at a time, so concurrent `fund` calls never race for a nonce.
   let deployerQueue: Promise<unknown> = Promise.resolve()
-  function submit(transaction: { to?: Address; data: Hex }): Promise<{ hash: Hash; contractAddress: Address | null | undefined }> {
+  function submit(transaction: {
+    to?: Address
+    data: Hex
+  }): Promise<{ hash: Hash; contractAddress: Address | null | undefined }> {
     const run = async () => {
       const hash = await deployerClient.sendTransaction(transaction)
       // Auto-mining: eth_sendRawTransaction returns once the transaction is in a block.
@@ -282,17 +295,22 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
 
   async function deploy(artifact: Artifact, nonce: bigint, args: readonly unknown[] = []): Promise<Address> {
     const expected = getContractAddress({ from: deployer.address, nonce })
-    const data = args.length === 0 ? artifact.bytecode : encodeDeployData({ abi: artifact.abi, bytecode: artifact.bytecode, args })
+    const data =
+      args.length === 0 ? artifact.bytecode : encodeDeployData({ abi: artifact.abi, bytecode: artifact.bytecode, args })
     const { contractAddress } = await submit({ data })
     if (contractAddress?.toLowerCase() !== expected.toLowerCase())
-      throw new Error(`${artifact.contractName} deployed at ${contractAddress}, expected ${expected}: the deployer's nonce moved.`)
+      throw new Error(
+        `${artifact.contractName} deployed at ${contractAddress}, expected ${expected}: the deployer's nonce moved.`,
+      )
     return expected
   }
 
   const addresses = contracts()
   const tokens: Record<string, devnet.Token> = {
     USDC: { address: addresses.token, decimals: 6 },
-    ...Object.fromEntries(devTokens.map(({ symbol, decimals }) => [symbol, { address: addresses.tokens[symbol]!, decimals }])),
+    ...Object.fromEntries(
+      devTokens.map(({ symbol, decimals }) => [symbol, { address: addresses.tokens[symbol]!, decimals }]),
+    ),
   }
   const tokenAddress = addresses.token
   try {
@@ -304,9 +322,9 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       await deploy(batchPayments, 2n, [feeRecipient, batchFeeBps])
       for (const [index, { symbol, name, decimals }] of devTokens.entries())
         await deploy(devToken, BigInt(3 + index), [name, symbol, decimals])
+      // The same number of whole tokens as of USDC: `tokenBalance` has 6 decimals.
       for (const { account } of accounts)
         for (const { address, decimals } of Object.values(tokens))
-          // The same number of whole tokens as of USDC: `tokenBalance` has 6 decimals.
           await mint(account.address, (tokenBalance * 10n ** BigInt(decimals)) / 10n ** 6n, address)
       await changes
       journal?.begin(header, pending ?? [])
@@ -654,10 +672,15 @@ function isId(value: unknown): value is string | number | null {
  */
 function toNodeError(error: JsonRpcErrorObject): JsonRpcErrorObject {
   const { data } = error
-  if (!isRecord(data) || !isRecord(data.reason) || !('Revert' in data.reason) || typeof data.data !== 'string') return error
+  if (!isRecord(data) || !isRecord(data.reason) || !('Revert' in data.reason) || typeof data.data !== 'string')
+    return error
   const revertData = data.data as Hex
   const reason = decodeErrorString(revertData)
-  return { code: 3, message: reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`, data: revertData }
+  return {
+    code: 3,
+    message: reason === undefined ? 'execution reverted' : `execution reverted: ${reason}`,
+    data: revertData,
+  }
 }
 
 /** Decodes Solidity's `Error(string)` revert data; undefined for anything else. */

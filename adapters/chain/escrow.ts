@@ -1,4 +1,4 @@
-import { type Address, type PublicClient, getAddress, zeroAddress } from 'viem'
+import { type Address, getAddress, type PublicClient, zeroAddress } from 'viem'
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowChain } from '../../core/EscrowChain.js'
 
@@ -15,7 +15,8 @@ export function escrowChain(parameters: escrowChain.Parameters): EscrowChain {
     async read(id) {
       const record = await client.readContract({ address, abi: Escrow.abi, functionName: 'escrows', args: [id] })
       const status = Escrow.contractStatuses[record.status]
-      if (status === undefined) throw new Error(`Escrow ${id} on ${address} has status ${record.status}, which this gateway does not know.`)
+      if (status === undefined)
+        throw new Error(`Escrow ${id} on ${address} has status ${record.status}, which this gateway does not know.`)
       if (status === 'none') return undefined
       return {
         status,

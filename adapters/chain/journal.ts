@@ -1,4 +1,14 @@
-import { closeSync, existsSync, openSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, writeSync } from 'node:fs'
+import {
+  closeSync,
+  existsSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  truncateSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs'
 import type { Hash } from 'viem'
 
 /** What makes two devnets the same chain at genesis; the first line of a journal. */
@@ -139,7 +149,10 @@ function lock(lockPath: string, path: string): void {
       })
     rmSync(lockPath, { force: true })
   }
-  throw new JournalError({ code: 'journal_locked', message: `Could not take the lock ${lockPath} of the devnet journal ${path}.` })
+  throw new JournalError({
+    code: 'journal_locked',
+    message: `Could not take the lock ${lockPath} of the devnet journal ${path}.`,
+  })
 }
 
 function isRunning(pid: number): boolean {
@@ -172,7 +185,10 @@ function read(path: string): { header: Header | undefined; entries: Entry[] } {
     } catch {
       // Only the last line may be damaged (a crash of the machine rather than of the process can leave zeros).
       if (index !== lines.length - 1)
-        throw new JournalError({ code: 'journal_invalid', message: `The devnet journal ${path} has a damaged line ${index + 1}.` })
+        throw new JournalError({
+          code: 'journal_invalid',
+          message: `The devnet journal ${path} has a damaged line ${index + 1}.`,
+        })
       end -= Buffer.byteLength(`${line}\n`)
     }
   }
@@ -180,10 +196,16 @@ function read(path: string): { header: Header | undefined; entries: Entry[] } {
   if (parsed.length === 0) return { header: undefined, entries: [] }
   const [header, ...entries] = parsed
   if (!isHeader(header))
-    throw new JournalError({ code: 'journal_invalid', message: `${path} is not a devnet journal (its first line is no journal header).` })
+    throw new JournalError({
+      code: 'journal_invalid',
+      message: `${path} is not a devnet journal (its first line is no journal header).`,
+    })
   for (const [index, entry] of entries.entries())
     if (!isEntry(entry))
-      throw new JournalError({ code: 'journal_invalid', message: `The devnet journal ${path} has an invalid entry on line ${index + 2}.` })
+      throw new JournalError({
+        code: 'journal_invalid',
+        message: `The devnet journal ${path} has an invalid entry on line ${index + 2}.`,
+      })
   return { header, entries: entries as Entry[] }
 }
 

@@ -22,19 +22,35 @@ export function transfers(parameters: transfers.Parameters): Transfers.Transfers
       const timestamps = new Map<bigint, bigint>()
       for (let start = fromBlock; start <= last; start += pageSize) {
         const end = start + pageSize - 1n < last ? start + pageSize - 1n : last
-        const logs = await client.getLogs({ address: token, event: transferEvent, args: { to }, fromBlock: start, toBlock: end, strict: true })
+        const logs = await client.getLogs({
+          address: token,
+          event: transferEvent,
+          args: { to },
+          fromBlock: start,
+          toBlock: end,
+          strict: true,
+        })
         for (const log of logs) {
           if (log.removed || log.args.value !== amount) continue
-          found.push({ hash: log.transactionHash, from: log.args.from, blockNumber: log.blockNumber, logIndex: log.logIndex })
-          if (log.blockTimestamp !== undefined && log.blockTimestamp !== null) timestamps.set(log.blockNumber, log.blockTimestamp)
+          found.push({
+            hash: log.transactionHash,
+            from: log.args.from,
+            blockNumber: log.blockNumber,
+            logIndex: log.logIndex,
+          })
+          if (log.blockTimestamp !== undefined && log.blockTimestamp !== null)
+            timestamps.set(log.blockNumber, log.blockTimestamp)
         }
       }
       for (const { blockNumber } of found)
-        if (!timestamps.has(blockNumber)) timestamps.set(blockNumber, (await client.getBlock({ blockNumber })).timestamp)
+        if (!timestamps.has(blockNumber))
+          timestamps.set(blockNumber, (await client.getBlock({ blockNumber })).timestamp)
       // Nodes answer in chain order already; sorting keeps "first come, first served" independent of the node.
       return found
         .map((transfer) => ({ ...transfer, blockTimestamp: timestamps.get(transfer.blockNumber)! }))
-        .sort((a, b) => (a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1))
+        .sort((a, b) =>
+          a.blockNumber === b.blockNumber ? a.logIndex - b.logIndex : a.blockNumber < b.blockNumber ? -1 : 1,
+        )
     },
     blockNumber,
   }

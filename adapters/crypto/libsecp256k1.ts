@@ -3,7 +3,13 @@ import { type RecoverPublicKey, recoverPublicKey } from '../../core/Authorizatio
 /** The part of the `secp256k1` package (libsecp256k1 through N-API) that recovery uses. */
 type Binding = {
   /** Recovers the public key of a 64-byte compact signature into `output`; throws when none can be recovered. */
-  ecdsaRecover: (signature: Uint8Array, recovery: number, digest: Uint8Array, compressed: boolean, output?: Uint8Array) => Uint8Array
+  ecdsaRecover: (
+    signature: Uint8Array,
+    recovery: number,
+    digest: Uint8Array,
+    compressed: boolean,
+    output?: Uint8Array,
+  ) => Uint8Array
 }
 
 // The package's entry point falls back to a pure-JS implementation (elliptic) when its native addon is missing;
@@ -44,7 +50,13 @@ export async function libsecp256k1(parameters: libsecp256k1.Parameters = {}): Pr
   }
   const expected = recoverPublicKey(selfTest)
   const actual = recover(selfTest)
-  if (!expected || !actual || actual.length !== expected.length || actual.some((byte, index) => byte !== expected[index])) return undefined
+  if (
+    !expected ||
+    !actual ||
+    actual.length !== expected.length ||
+    actual.some((byte, index) => byte !== expected[index])
+  )
+    return undefined
   return recover
 }
 

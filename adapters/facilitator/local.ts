@@ -2,23 +2,23 @@ import {
   type Address,
   BaseError,
   type Chain,
-  type Hash,
-  type Hex,
-  HttpRequestError,
-  type LocalAccount,
-  NonceTooHighError,
-  NonceTooLowError,
-  type PublicClient,
-  TimeoutError,
-  type Transport,
   createWalletClient,
   decodeErrorResult,
   encodeFunctionData,
+  type Hash,
+  type Hex,
+  HttpRequestError,
   isHex,
+  type LocalAccount,
   multicall3Abi,
+  NonceTooHighError,
+  NonceTooLowError,
+  type PublicClient,
   parseEventLogs,
   parseSignature,
   size,
+  TimeoutError,
+  type Transport,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Domain, Signed } from '../../core/Authorization.js'
@@ -46,7 +46,8 @@ export function local(parameters: local.Parameters): Facilitator {
     gasMarginPercent = 25,
     lookbackBlocks = 100_000n,
   } = parameters
-  const account: LocalAccount = 'privateKey' in parameters.relayer ? privateKeyToAccount(parameters.relayer.privateKey) : parameters.relayer
+  const account: LocalAccount =
+    'privateKey' in parameters.relayer ? privateKeyToAccount(parameters.relayer.privateKey) : parameters.relayer
   const wallet = createWalletClient({ account, chain, transport })
 
   /** Runs `calls` through `aggregate3` as an eth_call from the relayer; every call may fail. */
@@ -61,7 +62,13 @@ export function local(parameters: local.Parameters): Facilitator {
     })
   }
 
-  async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ balance: bigint }>> {
+  async function verify({
+    authorization,
+    domain,
+  }: {
+    authorization: Signed
+    domain: Domain
+  }): Promise<Outcome<{ balance: bigint }>> {
     const mismatch = checkNetwork(domain)
     if (mismatch) return mismatch
     const transfer = encodeTransfer(authorization)
@@ -72,7 +79,10 @@ export function local(parameters: local.Parameters): Facilitator {
     // One eth_call answers (a), (b) and (d); the block read runs beside it.
     const [[used, balance, simulation], block] = await Promise.all([
       aggregate([
-        { target: token, callData: encodeFunctionData({ abi: Eip3009.abi, functionName: 'authorizationState', args: [from, nonce] }) },
+        {
+          target: token,
+          callData: encodeFunctionData({ abi: Eip3009.abi, functionName: 'authorizationState', args: [from, nonce] }),
+        },
         { target: token, callData: encodeFunctionData({ abi: Eip3009.abi, functionName: 'balanceOf', args: [from] }) },
         { target: token, callData: transfer.data },
       ]),
@@ -81,9 +91,13 @@ export function local(parameters: local.Parameters): Facilitator {
     // A call to an address without code succeeds with no data, so the length tells a token from nothing.
     if (!used!.success || !balance!.success || size(used!.returnData) !== 32 || size(balance!.returnData) !== 32)
       return refuse('wrong_asset', `${token} does not answer authorizationState and balanceOf: not an EIP-3009 token.`)
-    if (BigInt(used!.returnData) !== 0n) return refuse('replayed', `Nonce ${nonce} of ${from} is already used on chain.`)
+    if (BigInt(used!.returnData) !== 0n)
+      return refuse('replayed', `Nonce ${nonce} of ${from} is already used on chain.`)
     if (BigInt(balance!.returnData) < value)
-      return refuse('insufficient_funds', `${from} holds ${BigInt(balance!.returnData)}, the authorization moves ${value}.`)
+      return refuse(
+        'insufficient_funds',
+        `${from} holds ${BigInt(balance!.returnData)}, the authorization moves ${value}.`,
+      )
 
     const wallClock = BigInt(Math.floor(Date.now() / 1000))
     for (const [clock, time] of [
@@ -93,7 +107,10 @@ export function local(parameters: local.Parameters): Facilitator {
       // The token requires block.timestamp > validAfter, strictly.
       if (validAfter >= time) return refuse('not_yet_valid', `Valid after ${validAfter}; ${clock} is ${time}.`)
       if (validBefore <= time + BigInt(expiryMarginSeconds))
-        return refuse('expired', `Valid before ${validBefore}; ${clock} is ${time}, and settling needs ${expiryMarginSeconds} s.`)
+        return refuse(
+          'expired',
+          `Valid before ${validBefore}; ${clock} is ${time}, and settling needs ${expiryMarginSeconds} s.`,
+        )
     }
     if (!simulation!.success) return fromRevert(simulation!.returnData)
     return { ok: true, balance: BigInt(balance!.returnData) }
@@ -105,13 +122,24 @@ export function local(parameters: local.Parameters): Facilitator {
   // At most one batch is being estimated, sent and mined at a time; the next one gathers everything that came meanwhile.
   let inFlight = false
 
-  function settle({ authorization, domain, onSubmitted }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
+  function settle({
+    authorization,
+    domain,
+    onSubmitted,
+  }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
     const mismatch = checkNetwork(domain)
     if (mismatch) return Promise.resolve(mismatch)
     const transfer = encodeTransfer(authorization)
     if (!transfer.ok) return Promise.resolve(transfer)
     return new Promise((resolve, reject) => {
-      queue.push({ authorization, token: domain.verifyingContract, callData: transfer.data, onSubmitted, resolve, reject })
+      queue.push({
+        authorization,
+        token: domain.verifyingContract,
+        callData: transfer.data,
+        onSubmitted,
+        resolve,
+        reject,
+      })
       // While a batch is in flight, arrivals wait for it and then go out together (group commit).
       if (inFlight) return
       if (queue.length >= maxBatch) flush()
@@ -200,12 +228,19 @@ export function local(parameters: local.Parameters): Facilitator {
       const transaction = { to: item.token, data: item.callData }
       return { transaction, estimateWith: transaction }
     }
-    const calls = (allowFailure: boolean) => items.map(({ token, callData }) => ({ target: token, allowFailure, callData }))
+    const calls = (allowFailure: boolean) =>
+      items.map(({ token, callData }) => ({ target: token, allowFailure, callData }))
     return {
-      transaction: { to: multicall, data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(true)] }) },
+      transaction: {
+        to: multicall,
+        data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(true)] }),
+      },
       // With allowFailure an inner call that runs out of gas does not revert the batch, so an estimate on it can come
       // out too low and silently fail items; estimating with allowFailure false makes every item count.
-      estimateWith: { to: multicall, data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(false)] }) },
+      estimateWith: {
+        to: multicall,
+        data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(false)] }),
+      },
     }
   }
 
@@ -250,7 +285,10 @@ export function local(parameters: local.Parameters): Facilitator {
 
   function checkNetwork(domain: Domain): Refused | undefined {
     if (domain.chainId === chain.id) return undefined
-    return refuse('wrong_network', `The authorization is for chain ${domain.chainId}; this facilitator settles on chain ${chain.id}.`)
+    return refuse(
+      'wrong_network',
+      `The authorization is for chain ${domain.chainId}; this facilitator settles on chain ${chain.id}.`,
+    )
   }
 
   return { verify, settle, status }
@@ -323,10 +361,24 @@ function encodeTransfer(authorization: Signed): { ok: true; data: Hex } | Refuse
   try {
     if (!isHex(signature, { strict: true })) return refuse('malformed_payment', 'The signature is not hex.')
     if (size(signature) !== 65)
-      return { ok: true, data: encodeFunctionData({ abi: Eip3009.abi, functionName: 'transferWithAuthorization', args: [...args, signature] }) }
+      return {
+        ok: true,
+        data: encodeFunctionData({
+          abi: Eip3009.abi,
+          functionName: 'transferWithAuthorization',
+          args: [...args, signature],
+        }),
+      }
     const { r, s, yParity } = parseSignature(signature)
     // Wallets write v as 0/1 or 27/28; the token accepts only 27/28.
-    return { ok: true, data: encodeFunctionData({ abi: Eip3009.abi, functionName: 'transferWithAuthorization', args: [...args, yParity + 27, r, s] }) }
+    return {
+      ok: true,
+      data: encodeFunctionData({
+        abi: Eip3009.abi,
+        functionName: 'transferWithAuthorization',
+        args: [...args, yParity + 27, r, s],
+      }),
+    }
   } catch (error) {
     return refuse('malformed_payment', `The authorization cannot be encoded: ${describe(error)}`)
   }
@@ -347,7 +399,10 @@ function isNonceError(error: unknown): boolean {
 }
 
 function isTransportFault(error: unknown): boolean {
-  return error instanceof BaseError && error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null
+  return (
+    error instanceof BaseError &&
+    error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null
+  )
 }
 
 function describe(error: unknown): string {

@@ -1,5 +1,11 @@
-import type { PaymentPayload, PaymentRequirements, SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types'
-import { type Hash, type PublicClient, isHash } from 'viem'
+import type {
+  PaymentPayload,
+  PaymentRequirements,
+  SettleResponse,
+  SupportedResponse,
+  VerifyResponse,
+} from '@x402/core/types'
+import { type Hash, isHash, type PublicClient } from 'viem'
 import type { Domain, Signed } from '../../core/Authorization.js'
 import type { Facilitator, Outcome, Refusal, Status } from '../../core/Facilitator.js'
 import type * as Upstream from '../../core/Upstream.js'
@@ -30,10 +36,21 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
   const call = (path: '/verify' | '/settle' | '/supported', body?: unknown) =>
     api.json({ method: body === undefined ? 'GET' : 'POST', path, body, label: path, accept: isRefusalStatus })
 
-  async function verify({ authorization, domain }: { authorization: Signed; domain: Domain }): Promise<Outcome<{ balance?: bigint }>> {
+  async function verify({
+    authorization,
+    domain,
+  }: {
+    authorization: Signed
+    domain: Domain
+  }): Promise<Outcome<{ balance?: bigint }>> {
     // The facilitator API does not say the balance; the chain does, beside the call, where a client is given.
     const balance = client
-      ?.readContract({ address: domain.verifyingContract, abi: Eip3009.abi, functionName: 'balanceOf', args: [authorization.from] })
+      ?.readContract({
+        address: domain.verifyingContract,
+        abi: Eip3009.abi,
+        functionName: 'balanceOf',
+        args: [authorization.from],
+      })
       .catch(() => undefined)
     const answer = await call('/verify', toRequest({ authorization, domain, maxTimeoutSeconds }))
     if (!answer.ok) return refuse('settlement_failed', answer.message)
@@ -41,10 +58,17 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
     if (!isRecord(response) || typeof response.isValid !== 'boolean')
       return refuse('settlement_failed', `The facilitator answered /verify with ${answer.status} and no isValid.`)
     if (response.isValid) return { ok: true, balance: await balance }
-    return refuse(toRefusal(response.invalidReason), describe('verify', response.invalidReason, response.invalidMessage))
+    return refuse(
+      toRefusal(response.invalidReason),
+      describe('verify', response.invalidReason, response.invalidMessage),
+    )
   }
 
-  async function settle({ authorization, domain, onSubmitted }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
+  async function settle({
+    authorization,
+    domain,
+    onSubmitted,
+  }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
     const answer = await call('/settle', toRequest({ authorization, domain, maxTimeoutSeconds }))
     if (!answer.ok) {
       // Refused before it was sent (open breaker, rate limit): nothing can land, so this is a plain failure.
@@ -65,9 +89,13 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
       if (typeof response.transaction === 'string' && isHash(response.transaction)) onSubmitted?.(response.transaction)
       return refuse('settlement_pending', describe('settle', response.errorReason, response.errorMessage))
     }
-    if (!response.success) return refuse(toRefusal(response.errorReason), describe('settle', response.errorReason, response.errorMessage))
+    if (!response.success)
+      return refuse(toRefusal(response.errorReason), describe('settle', response.errorReason, response.errorMessage))
     if (typeof response.transaction !== 'string' || !isHash(response.transaction))
-      return refuse('settlement_failed', `The facilitator reported success without a transaction hash (${String(response.transaction)}).`)
+      return refuse(
+        'settlement_failed',
+        `The facilitator reported success without a transaction hash (${String(response.transaction)}).`,
+      )
     return { ok: true, transaction: response.transaction }
   }
 
@@ -75,13 +103,20 @@ export function remote(parameters: remote.Parameters): remote.ReturnType {
     const answer = await call('/supported')
     if (!answer.ok) return answer
     if (answer.status !== 200 || !isRecord(answer.body) || !Array.isArray(answer.body.kinds))
-      return api.fail('failed', `The facilitator answered /supported with ${answer.status} and no kinds.`, answer.status)
+      return api.fail(
+        'failed',
+        `The facilitator answered /supported with ${answer.status} and no kinds.`,
+        answer.status,
+      )
     return answer.body as SupportedResponse
   }
 
   async function status(query: Parameters<Facilitator['status']>[0]): Promise<Status> {
     // The facilitator API has no status call; the chain is the record.
-    if (!client) throw new Error('remote: status reads authorizationState on chain; pass `client` (a PublicClient of the settlement chain).')
+    if (!client)
+      throw new Error(
+        'remote: status reads authorizationState on chain; pass `client` (a PublicClient of the settlement chain).',
+      )
     return Eip3009.status({ ...query, client, lookbackBlocks })
   }
 
@@ -140,7 +175,14 @@ export function toRequest(parameters: { authorization: Signed; domain: Domain; m
       accepted: paymentRequirements,
       payload: {
         signature,
-        authorization: { from, to, value: value.toString(), validAfter: validAfter.toString(), validBefore: validBefore.toString(), nonce },
+        authorization: {
+          from,
+          to,
+          value: value.toString(),
+          validAfter: validAfter.toString(),
+          validBefore: validBefore.toString(),
+          nonce,
+        },
       },
     },
     paymentRequirements,

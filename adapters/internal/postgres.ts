@@ -23,7 +23,11 @@ export function isolate(sql: Sql): Sql {
  * Runs a migration once, on first use, inside a transaction holding the advisory lock `lock`, so processes that
  * start together never create the same table twice; a failed run is tried again on the next use.
  */
-export function migrateOnce(parameters: { db: PostgresJsDatabase; lock: bigint; statements: readonly string[] }): () => Promise<void> {
+export function migrateOnce(parameters: {
+  db: PostgresJsDatabase
+  lock: bigint
+  statements: readonly string[]
+}): () => Promise<void> {
   const { db, lock, statements } = parameters
   let migrated: Promise<void> | undefined
   return () => {

@@ -17,12 +17,14 @@ export function open(parameters: open.Parameters): Database {
   // and it saves an fsync per write.
   client.exec('PRAGMA synchronous = NORMAL')
   // Under the write lock, so a column check and its `ALTER TABLE` see no other process's migration in between.
-  client.transaction(() => {
-    for (const step of migration) {
-      if (typeof step === 'string') client.exec(step)
-      else addColumn(client, step)
-    }
-  }).immediate()
+  client
+    .transaction(() => {
+      for (const step of migration) {
+        if (typeof step === 'string') client.exec(step)
+        else addColumn(client, step)
+      }
+    })
+    .immediate()
   return client
 }
 

@@ -77,9 +77,7 @@ export function memory(): Ledger {
         .filter((entry) => entry.state === state)
         .sort(
           (a, b) =>
-            a.claimedAt.getTime() - b.claimedAt.getTime() ||
-            compare(a.payer, b.payer) ||
-            compare(a.nonce, b.nonce),
+            a.claimedAt.getTime() - b.claimedAt.getTime() || compare(a.payer, b.payer) || compare(a.nonce, b.nonce),
         )
         .slice(0, limit)
     },
@@ -99,8 +97,7 @@ export function memory(): Ledger {
     },
     async acquire({ id, host, pid, heartbeatAt, staleBefore }) {
       open()
-      for (const lease of allLeases())
-        if (lease.heartbeatAt.getTime() < staleBefore.getTime()) leases.delete(lease.id)
+      for (const lease of allLeases()) if (lease.heartbeatAt.getTime() < staleBefore.getTime()) leases.delete(lease.id)
       // The databases' primary key refuses a second lease with one id; so does this store.
       if (leases.has(id)) throw new Error(`Lease ${id} is already registered.`)
       const taken = new Set(allLeases().map((lease) => lease.slot))

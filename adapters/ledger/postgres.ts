@@ -12,11 +12,11 @@ import {
   fromRow,
   idempotencyIndex,
   inStates,
+  pgLeases as leases,
   live,
   outstanding,
-  pgLeases as leases,
-  pgMigration,
   pgPayments as payments,
+  pgMigration,
   toKey,
   toRow,
 } from './schema.js'
@@ -134,7 +134,10 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     .returning({ id: leases.id })
     .prepare('ledger_renew')
   const allLeases = db.select().from(leases).orderBy(asc(leases.slot)).prepare('ledger_leases')
-  const drop = db.delete(leases).where(eq(leases.id, raw.placeholder('id'))).prepare('ledger_drop')
+  const drop = db
+    .delete(leases)
+    .where(eq(leases.id, raw.placeholder('id')))
+    .prepare('ledger_drop')
 
   /**
    * A balance-bounded claim: under the payer's advisory lock, checks the key, the idempotency key and the

@@ -1,12 +1,13 @@
+import { type AnyColumn, type SQL, sql } from 'drizzle-orm'
 import {
-  integer as pgInteger,
   numeric,
   index as pgIndex,
+  integer as pgInteger,
   primaryKey as pgPrimaryKey,
   pgTable,
   text as pgText,
-  timestamp,
   uniqueIndex as pgUniqueIndex,
+  timestamp,
 } from 'drizzle-orm/pg-core'
 import {
   integer,
@@ -16,11 +17,10 @@ import {
   text as sqliteText,
   uniqueIndex as sqliteUniqueIndex,
 } from 'drizzle-orm/sqlite-core'
-import { type AnyColumn, type SQL, sql } from 'drizzle-orm'
-import { type Address, type Hash, type Hex, getAddress } from 'viem'
+import { type Address, getAddress, type Hash, type Hex } from 'viem'
 import type { Claim, Entry, Protocol, State, StoredResponse } from '../../core/Ledger.js'
 import type { Effect } from '../../core/Store.js'
-import { jsonText, jsonbText } from '../internal/postgres.js'
+import { jsonbText, jsonText } from '../internal/postgres.js'
 import type { open } from '../internal/sqlite.js'
 
 // The DDL below and the drizzle tables describe the same tables; drizzle-kit is not used, so change both together.
@@ -93,12 +93,8 @@ export const sqlitePayments = sqliteTable(
   (table) => [
     sqlitePrimaryKey({ columns: [table.payer, table.nonce] }),
     sqliteIndex('payments_state_claimed_at').on(table.state, table.claimedAt),
-    sqliteUniqueIndex('payments_payer_idempotency_key')
-      .on(table.payer, table.idempotencyKey)
-      .where(sql.raw(holdsKey)),
-    sqliteIndex('payments_payer_outstanding')
-      .on(table.payer, table.state, table.amount)
-      .where(sql.raw(isOutstanding)),
+    sqliteUniqueIndex('payments_payer_idempotency_key').on(table.payer, table.idempotencyKey).where(sql.raw(holdsKey)),
+    sqliteIndex('payments_payer_outstanding').on(table.payer, table.state, table.amount).where(sql.raw(isOutstanding)),
     sqliteIndex('payments_response_updated_at').on(table.updatedAt).where(sql.raw('response IS NOT NULL')),
   ],
 )
@@ -415,4 +411,3 @@ export declare namespace fromRow {
     updatedAt: Date
   }
 }
-

@@ -10,11 +10,11 @@ import {
   fromClaim,
   fromRow,
   inStates,
+  sqliteLeases as leases,
   live,
   outstanding,
-  sqliteLeases as leases,
-  sqliteMigration,
   sqlitePayments as payments,
+  sqliteMigration,
   toKey,
   toRow,
 } from './schema.js'
@@ -79,12 +79,7 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
   const reserved = db
     .select({ amount: payments.amount })
     .from(payments)
-    .where(
-      and(
-        eq(payments.payer, sql.placeholder('payer')),
-        inStates(payments.state, outstanding),
-      ),
-    )
+    .where(and(eq(payments.payer, sql.placeholder('payer')), inStates(payments.state, outstanding)))
     .prepare()
   const update = db
     .update(payments)
@@ -128,7 +123,10 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     )
     .returning({ nonce: payments.nonce })
     .prepare()
-  const removeStale = db.delete(leases).where(lt(leases.heartbeatAt, sql.placeholder('staleBefore'))).prepare()
+  const removeStale = db
+    .delete(leases)
+    .where(lt(leases.heartbeatAt, sql.placeholder('staleBefore')))
+    .prepare()
   const slots = db.select({ slot: leases.slot }).from(leases).orderBy(asc(leases.slot)).prepare()
   const insertLease = db
     .insert(leases)
@@ -148,7 +146,10 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     .returning({ id: leases.id })
     .prepare()
   const allLeases = db.select().from(leases).orderBy(asc(leases.slot)).prepare()
-  const drop = db.delete(leases).where(eq(leases.id, sql.placeholder('id'))).prepare()
+  const drop = db
+    .delete(leases)
+    .where(eq(leases.id, sql.placeholder('id')))
+    .prepare()
 
   // Reads, applies `transition` and writes under the write lock, so no other process moves the entry in between.
   const applyAtomically = client.transaction((key: { payer: string; nonce: string }, event: Event) => {

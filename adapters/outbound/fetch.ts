@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises'
-import * as Outbound from '../../core/Outbound.js'
 import { readBounded } from '../../core/internal/stream.js'
+import * as Outbound from '../../core/Outbound.js'
 
 /** Errors of a connection that was never opened, so nothing was sent and the next address may be tried. */
 const notConnected = new Set(['ECONNREFUSED', 'ENETUNREACH', 'EHOSTUNREACH', 'EADDRNOTAVAIL', 'ConnectionRefused'])
@@ -30,7 +30,11 @@ export function outbound(parameters: outbound.Parameters = {}): Outbound.Guard {
   } = parameters
 
   /** Resolves (when the host is a name) and checks one hop; a timeout if the signal fires first. */
-  async function checkHop(url: string | URL, signal: AbortSignal, limitMs: number): Promise<Outbound.decide.ReturnType> {
+  async function checkHop(
+    url: string | URL,
+    signal: AbortSignal,
+    limitMs: number,
+  ): Promise<Outbound.decide.ReturnType> {
     const target = Outbound.target(url)
     if (!target.ok) return target
     if (target.host.type === 'address') return Outbound.decide({ url: target.url, allow })
@@ -56,7 +60,10 @@ export function outbound(parameters: outbound.Parameters = {}): Outbound.Guard {
       const pinned = Outbound.pin({ url: hop.url, address })
       const headers = new Headers(request.headers)
       headers.set('host', pinned.host)
-      const tls = { ...(pinned.serverName === undefined ? {} : { serverName: pinned.serverName }), ...(ca === undefined ? {} : { ca }) }
+      const tls = {
+        ...(pinned.serverName === undefined ? {} : { serverName: pinned.serverName }),
+        ...(ca === undefined ? {} : { ca }),
+      }
       try {
         const response = await fetch(pinned.url, {
           method: request.method,
@@ -73,7 +80,10 @@ export function outbound(parameters: outbound.Parameters = {}): Outbound.Guard {
         if (code === undefined || !notConnected.has(code)) break
       }
     }
-    return refuse('failed', `${Outbound.describe(hop.url)} could not be reached${code === undefined ? '' : ` (${code})`}`)
+    return refuse(
+      'failed',
+      `${Outbound.describe(hop.url)} could not be reached${code === undefined ? '' : ` (${code})`}`,
+    )
   }
 
   /** Reads the answer's body up to the limit; a declared length past it fails before reading. */
@@ -146,7 +156,10 @@ export function outbound(parameters: outbound.Parameters = {}): Outbound.Guard {
         // A body cut off by the time limit rejects the read; anything else mid-answer is a network fault.
         if (signal.aborted) return timeout(current, limitMs)
         const code = codeOf(error)
-        return refuse('failed', `${Outbound.describe(current)} failed mid-answer${code === undefined ? '' : ` (${code})`}`)
+        return refuse(
+          'failed',
+          `${Outbound.describe(current)} failed mid-answer${code === undefined ? '' : ` (${code})`}`,
+        )
       } finally {
         clearTimeout(timer)
       }

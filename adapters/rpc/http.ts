@@ -34,7 +34,8 @@ export function http(parameters: http.Parameters): Rpc.Endpoint {
       const { result, error } = fieldsOf(answer.body)
       if (error !== undefined && error !== null) {
         const { code, message } = fieldsOf(error)
-        if (typeof code !== 'number') return client.fail('failed', `The ${name} node answered an error without a code.`, answer.status)
+        if (typeof code !== 'number')
+          return client.fail('failed', `The ${name} node answered an error without a code.`, answer.status)
         return { ok: false, code, message: typeof message === 'string' ? message : '' }
       }
       return { ok: true, result: result ?? null }

@@ -1,5 +1,5 @@
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
-import { Unreadable, fieldsOf, vendor } from '../vendor/vendor.js'
+import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
 
 /** SDF's public Horizon servers by network passphrase: keyless, so each is the default for its network. */
 export const publicUrls: Readonly<Record<string, string>> = {
@@ -21,7 +21,9 @@ export function horizon(parameters: horizon.Parameters): StellarNetwork.StellarN
   const { networkPassphrase, url, ...options } = parameters
   const baseUrl = url ?? publicUrls[networkPassphrase]
   if (baseUrl === undefined)
-    throw new TypeError(`horizon: no public Horizon server is known for the network "${networkPassphrase}"; pass \`url\`.`)
+    throw new TypeError(
+      `horizon: no public Horizon server is known for the network "${networkPassphrase}"; pass \`url\`.`,
+    )
   const client = vendor({
     id: 'horizon',
     name: 'Horizon',
@@ -74,7 +76,12 @@ export function horizon(parameters: horizon.Parameters): StellarNetwork.StellarN
     },
 
     async submit(envelopeXdr) {
-      const answer = await client.json({ method: 'POST', path: '/transactions', form: { tx: envelopeXdr }, accept: [400, 504] })
+      const answer = await client.json({
+        method: 'POST',
+        path: '/transactions',
+        form: { tx: envelopeXdr },
+        accept: [400, 504],
+      })
       if (!answer.ok) return answer
       const { status } = answer
       const body = fieldsOf(answer.body)
@@ -92,7 +99,8 @@ export function horizon(parameters: horizon.Parameters): StellarNetwork.StellarN
         return { ok: false, reason, operations }
       }
       if (body.successful === false) return { ok: false, reason: 'tx_failed', operations: [] }
-      if (typeof body.hash !== 'string') return client.fail('failed', 'Horizon accepted the transaction but answered no hash.', status)
+      if (typeof body.hash !== 'string')
+        return client.fail('failed', 'Horizon accepted the transaction but answered no hash.', status)
       const hash = body.hash
       return client.read(
         () => ({

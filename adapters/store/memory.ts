@@ -11,7 +11,11 @@ export function memory(): Store.Store {
   const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`
   const revive = <value>(text: string) => {
     const parsed = JSON.parse(text)
-    return { ...parsed, createdAt: new Date(parsed.createdAt), updatedAt: new Date(parsed.updatedAt) } as Store.Record<value>
+    return {
+      ...parsed,
+      createdAt: new Date(parsed.createdAt),
+      updatedAt: new Date(parsed.updatedAt),
+    } as Store.Record<value>
   }
   const reviveEntry = <value>(text: string) => {
     const parsed = JSON.parse(text)
@@ -34,12 +38,14 @@ export function memory(): Store.Store {
     },
     async list(collection, { owner, limit = 100 }) {
       const checksummed = getAddress(owner)
-      return [...records.values()]
-        .map((text) => revive<never>(text))
-        .filter((record) => record.collection === collection && record.owners.includes(checksummed))
-        // Ties by id, descending by code unit: the durable adapters' binary ("C") collation orders ids the same way.
-        .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-        .slice(0, limit)
+      return (
+        [...records.values()]
+          .map((text) => revive<never>(text))
+          .filter((record) => record.collection === collection && record.owners.includes(checksummed))
+          // Ties by id, descending by code unit: the durable adapters' binary ("C") collation orders ids the same way.
+          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+          .slice(0, limit)
+      )
     },
     async update(collection, id, change) {
       const text = records.get(keyOf(collection, id))

@@ -255,4 +255,3 @@ export declare namespace postgres {
     sql: Sql
   }
 }
-

@@ -2,17 +2,17 @@ import { and, asc, desc, eq, gte, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { getAddress } from 'viem'
 import * as Store from '../../core/Store.js'
+import { open } from '../internal/sqlite.js'
 import {
   fromEntryRow,
   fromRecordRow,
   sqliteLogEntries as logEntries,
-  sqliteMigration,
   sqliteRecordOwners as recordOwners,
   sqliteRecords as records,
+  sqliteMigration,
   toJson,
   toOwners,
 } from './schema.js'
-import { open } from '../internal/sqlite.js'
 
 /** What an `append` maker returns, whatever its value's type. */
 type Made = Pick<Store.LogEntry, 'value' | 'hash' | 'createdAt'>

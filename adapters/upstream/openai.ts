@@ -66,7 +66,8 @@ export function openai(parameters: openai.Parameters): Chat.InferenceUpstream {
     async models() {
       // A list that is not the documented one is refused by `check`, so it is never cached.
       const outcome = await client.get('/models', {
-        check: (body, status) => (modelsOf(body) ? undefined : malformed(body, 'a data array of models with ids', status)),
+        check: (body, status) =>
+          modelsOf(body) ? undefined : malformed(body, 'a data array of models with ids', status),
       })
       if (!outcome.ok) return outcome
       return { ok: true, models: modelsOf(outcome.body)! }
@@ -94,5 +95,7 @@ export declare namespace openai {
 /** The models of a `/models` answer, when it is the documented list of objects with ids. */
 function modelsOf(body: unknown): Chat.Model[] | undefined {
   const data = fieldsOf(body).data
-  return Array.isArray(data) && data.every((model) => typeof fieldsOf(model).id === 'string') ? (data as Chat.Model[]) : undefined
+  return Array.isArray(data) && data.every((model) => typeof fieldsOf(model).id === 'string')
+    ? (data as Chat.Model[])
+    : undefined
 }

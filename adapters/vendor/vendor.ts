@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto'
 import * as Breaker from '../../core/Breaker.js'
 import * as Cache from '../../core/Cache.js'
+import { readBounded } from '../../core/internal/stream.js'
 import * as RateLimit from '../../core/RateLimit.js'
 import * as Upstream from '../../core/Upstream.js'
-import { readBounded } from '../../core/internal/stream.js'
 import { firstEvent, relay } from './internal/sse.js'
 
 /** Most bytes of an error body read to find its message. */
@@ -57,7 +57,12 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   let bucket = limit ? RateLimit.initial(limit, now()) : undefined
 
   /** A failure with `message` cut to length and every secret of `credentials` (and the base URL) removed. */
-  function failure(credentials: vendor.Auth, reason: Upstream.Reason, message: string, status?: number): Upstream.Failure {
+  function failure(
+    credentials: vendor.Auth,
+    reason: Upstream.Reason,
+    message: string,
+    status?: number,
+  ): Upstream.Failure {
     let text = message.replaceAll(baseUrl, '<redacted>')
     for (const secret of secretsOf(credentials)) text = text.replaceAll(secret, '<redacted>')
     return { ok: false, reason, status, message: text.slice(0, messageLimit) }
@@ -128,7 +133,11 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   }
 
   /** The URL of a request, without (`withKey: false`) or with a query key. */
-  function urlOf(request: { path?: string; query?: Record<string, string> }, credentials: vendor.Auth, withKey: boolean): URL {
+  function urlOf(
+    request: { path?: string; query?: Record<string, string> },
+    credentials: vendor.Auth,
+    withKey: boolean,
+  ): URL {
     const path = request.path ?? ''
     // An empty path is the base URL itself, exactly as configured (a JSON-RPC endpoint may need its trailing slash).
     const url = new URL(path === '' ? baseUrl : `${baseUrl.replace(/\/+$/, '')}${path}`)
@@ -139,24 +148,40 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   }
 
   /** Headers of a request: the declaration's, the credentials', and what the body and answer are. */
-  function headersOf(credentials: vendor.Auth, accept: string, contentType: string | undefined): Record<string, string> {
+  function headersOf(
+    credentials: vendor.Auth,
+    accept: string,
+    contentType: string | undefined,
+  ): Record<string, string> {
     const headers: Record<string, string> = { ...fixedHeaders, accept }
     if (contentType) headers['content-type'] = contentType
-    if (credentials.type === 'bearer' && credentials.token !== undefined) headers.authorization = `Bearer ${credentials.token}`
+    if (credentials.type === 'bearer' && credentials.token !== undefined)
+      headers.authorization = `Bearer ${credentials.token}`
     if (credentials.type === 'basic' && credentials.password !== undefined)
       headers.authorization = `Basic ${basicOf(credentials.username, credentials.password)}`
-    if (credentials.type === 'header' && credentials.value !== undefined) headers[credentials.name.toLowerCase()] = credentials.value
+    if (credentials.type === 'header' && credentials.value !== undefined)
+      headers[credentials.name.toLowerCase()] = credentials.value
     return headers
   }
 
   /** The failure of a request that threw: our time limit, or a network fault (never its text, which may quote the URL). */
   function faultOf(credentials: vendor.Auth, signal: AbortSignal, label: string | undefined): Upstream.Failure {
-    if (signal.aborted) return failure(credentials, 'timeout', `${name} did not answer${label ? ` ${label}` : ''} within ${timeoutMs} ms.`)
+    if (signal.aborted)
+      return failure(
+        credentials,
+        'timeout',
+        `${name} did not answer${label ? ` ${label}` : ''} within ${timeoutMs} ms.`,
+      )
     return failure(credentials, 'failed', `${name} could not be reached.`)
   }
 
   /** The failure an error status stands for, in the vendor's own words. */
-  function refusal(credentials: vendor.Auth, status: number, text: string | undefined, label: string | undefined): Upstream.Failure {
+  function refusal(
+    credentials: vendor.Auth,
+    status: number,
+    text: string | undefined,
+    label: string | undefined,
+  ): Upstream.Failure {
     return failure(credentials, Upstream.reasonOf(status), errorMessage({ status, text, label }), status)
   }
 
@@ -184,11 +209,20 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       const retryAfterMs = retryAfterOf(response.headers.get('retry-after'), now())
       if (!response.ok && !accepts(request.accept, status)) {
         const text = await readText(response, errorBodyLimit).catch(() => undefined)
-        return { outcome: refusal(credentials, status, text, label), retryable: retryableStatuses.has(status), retryAfterMs }
+        return {
+          outcome: refusal(credentials, status, text, label),
+          retryable: retryableStatuses.has(status),
+          retryAfterMs,
+        }
       }
       const text = await readText(response, maxResponseBytes)
       if (text === undefined) {
-        const tooLarge = failure(credentials, 'too_large', `${name} answered more than ${maxResponseBytes} bytes.`, status)
+        const tooLarge = failure(
+          credentials,
+          'too_large',
+          `${name} answered more than ${maxResponseBytes} bytes.`,
+          status,
+        )
         return { outcome: tooLarge, retryable: false }
       }
       let parsed: unknown
@@ -198,9 +232,18 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
         } catch {
           // An error status the vendor documents, without the documented body, is the error it says it is.
           if (!response.ok)
-            return { outcome: refusal(credentials, status, text, label), retryable: retryableStatuses.has(status), retryAfterMs }
+            return {
+              outcome: refusal(credentials, status, text, label),
+              retryable: retryableStatuses.has(status),
+              retryAfterMs,
+            }
           return {
-            outcome: failure(credentials, 'failed', `${name} answered${label ? ` ${label}` : ''} with a body that is not JSON.`, status),
+            outcome: failure(
+              credentials,
+              'failed',
+              `${name} answered${label ? ` ${label}` : ''} with a body that is not JSON.`,
+              status,
+            ),
             retryable: false,
           }
         }
@@ -280,14 +323,24 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       const type = response.headers.get('content-type') ?? ''
       if (!type.startsWith('text/event-stream') || !response.body) {
         await response.body?.cancel()
-        return failure(credentials, 'failed', `${name} answered ${type || 'no content type'} instead of an event stream`, response.status)
+        return failure(
+          credentials,
+          'failed',
+          `${name} answered ${type || 'no content type'} instead of an event stream`,
+          response.status,
+        )
       }
       const reader = response.body.getReader()
       const first = await firstEvent(reader, maxResponseBytes)
       if (!first.ok) {
         await reader.cancel().catch(() => {})
         return first.reason === 'too_large'
-          ? failure(credentials, 'too_large', `${name}'s first event is larger than ${maxResponseBytes} bytes`, response.status)
+          ? failure(
+              credentials,
+              'too_large',
+              `${name}'s first event is larger than ${maxResponseBytes} bytes`,
+              response.status,
+            )
           : failure(credentials, 'failed', `${name} closed the stream before its first event`, response.status)
       }
       const refused = request.check?.(first.data)
@@ -336,7 +389,8 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       if (refused) return { ok: false, reason: refused }
       if (limit && bucket) {
         const checked = RateLimit.check(bucket, { ...limit, now: now() })
-        if (!checked.ok && checked.retryAt - now() > maxWaitMs) return { ok: false, reason: rateRefusal(checked.retryAt) }
+        if (!checked.ok && checked.retryAt - now() > maxWaitMs)
+          return { ok: false, reason: rateRefusal(checked.retryAt) }
       }
       return { ok: true }
     },
@@ -432,7 +486,14 @@ export declare namespace vendor {
     /** Calls the vendor accepts from us; absent, no limit. */
     rateLimit?: Limit | undefined
     /** How long GET answers are served from memory; absent, nothing is cached. */
-    cache?: { /** Time to live, in ms. */ ttlMs: number; /** Most answers kept. @default 100 */ maxEntries?: number } | undefined
+    cache?:
+      | {
+          /** Time to live, in ms. */
+          ttlMs: number
+          /** Most answers kept. @default 100 */
+          maxEntries?: number
+        }
+      | undefined
     /** When the breaker opens and how long it stays open. @default { threshold: 5, coolDownMs: 30_000 } */
     breaker?: Partial<Breaker.Options>
     /** Current time, epoch ms. @default Date.now */
@@ -512,7 +573,12 @@ export declare namespace vendor {
   }
 
   /** A JSON answer: its status (2xx, or one the request accepts) and parsed body (`undefined` when empty). */
-  type Answer = { /** HTTP status. */ status: number; /** Parsed JSON body. */ body: unknown }
+  type Answer = {
+    /** HTTP status. */
+    status: number
+    /** Parsed JSON body. */
+    body: unknown
+  }
 
   /** What a vendor adapter calls. */
   type Client = {
@@ -523,9 +589,16 @@ export declare namespace vendor {
     /** Sends one call and reads its JSON answer. */
     json: (request: Request) => Promise<Upstream.Outcome<Answer>>
     /** `json` with `GET path`. */
-    get: (path: string, options?: Omit<Request, 'method' | 'path' | 'body' | 'form'>) => Promise<Upstream.Outcome<Answer>>
+    get: (
+      path: string,
+      options?: Omit<Request, 'method' | 'path' | 'body' | 'form'>,
+    ) => Promise<Upstream.Outcome<Answer>>
     /** `json` with `POST path` and a JSON body. */
-    post: (path: string, body: unknown, options?: Omit<Request, 'method' | 'path' | 'body'>) => Promise<Upstream.Outcome<Answer>>
+    post: (
+      path: string,
+      body: unknown,
+      options?: Omit<Request, 'method' | 'path' | 'body'>,
+    ) => Promise<Upstream.Outcome<Answer>>
     /** Sends one POST and resolves once its first event arrived; `events` relays the whole stream unchanged. */
     stream: (request: StreamRequest) => Promise<Upstream.Outcome<{ events: ReadableStream<Uint8Array> }>>
     /** Whether calls may start now: the key is set, the breaker is closed, and a token is near enough. */

@@ -1,6 +1,6 @@
 import type * as Upstream from '../../core/Upstream.js'
 import type * as XrpNetwork from '../../core/XrpNetwork.js'
-import { Unreadable, fieldsOf, vendor } from '../vendor/vendor.js'
+import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
 
 /**
  * An XRP Ledger network reached through a rippled server's JSON-RPC over HTTP (`{ method, params: [{...}] }`):
@@ -49,7 +49,8 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
       if (!answer.ok) return answer
       const { result } = answer
       if (typeof result.error === 'string') {
-        if (result.error === 'actNotFound' || result.error === 'actMalformed') return { ok: false, reason: result.error }
+        if (result.error === 'actNotFound' || result.error === 'actMalformed')
+          return { ok: false, reason: result.error }
         return client.fail('failed', `rippled refused account_info (${result.error}).`)
       }
       const data = fieldsOf(result.account_data)
@@ -80,13 +81,15 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
       const answer = await request('server_info', {})
       if (!answer.ok) return answer
       const { result } = answer
-      if (typeof result.error === 'string') return client.fail('failed', `rippled refused server_info (${result.error}).`)
+      if (typeof result.error === 'string')
+        return client.fail('failed', `rippled refused server_info (${result.error}).`)
       const info = fieldsOf(result.info)
       if (typeof info.validated_ledger !== 'object' || info.validated_ledger === null)
         return client.fail('failed', 'rippled has no validated ledger yet.')
       const ledger = fieldsOf(info.validated_ledger)
       const loadFactor = info.load_factor ?? 1
-      if (typeof loadFactor !== 'number' || !(loadFactor > 0)) return client.fail('failed', 'rippled answered an unreadable load_factor.')
+      if (typeof loadFactor !== 'number' || !(loadFactor > 0))
+        return client.fail('failed', 'rippled answered an unreadable load_factor.')
       return client.read(() => ({
         validatedLedger: toUint32(ledger.seq, 'validated_ledger.seq'),
         baseFee: xrpToDrops(ledger.base_fee_xrp, 'validated_ledger.base_fee_xrp'),
@@ -103,13 +106,20 @@ export function rippled(parameters: rippled.Parameters): XrpNetwork.XrpNetwork {
       if (!answer.ok) return answer
       const { result } = answer
       if (typeof result.error === 'string')
-        return { ok: false, reason: result.error, message: String(result.error_message ?? result.error_exception ?? result.error) }
+        return {
+          ok: false,
+          reason: result.error,
+          message: String(result.error_message ?? result.error_exception ?? result.error),
+        }
       const engineResult = result.engine_result
-      if (typeof engineResult !== 'string') return client.fail('failed', 'rippled answered submit without an engine_result.')
+      if (typeof engineResult !== 'string')
+        return client.fail('failed', 'rippled answered submit without an engine_result.')
       const message = String(result.engine_result_message ?? engineResult)
-      if (engineResult !== 'tesSUCCESS' && engineResult !== 'terQUEUED') return { ok: false, reason: engineResult, message }
+      if (engineResult !== 'tesSUCCESS' && engineResult !== 'terQUEUED')
+        return { ok: false, reason: engineResult, message }
       const hash = fieldsOf(result.tx_json).hash
-      if (typeof hash !== 'string') return client.fail('failed', 'rippled accepted the transaction but answered no hash.')
+      if (typeof hash !== 'string')
+        return client.fail('failed', 'rippled accepted the transaction but answered no hash.')
       return { ok: true, hash, result: engineResult }
     },
 

@@ -1,7 +1,7 @@
 import * as Catalog from '../../core/Catalog.js'
+import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import * as Schema from './schema.js'
-import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { type Availability, protocols, serviceName } from './terms.js'
 
 /** What every discovery document is generated from besides the catalog. */
@@ -195,7 +195,9 @@ function operation(entry: Catalog.Entry, context: Context) {
       availability.available ? '' : ` Unavailable: ${availability.reason}`
     }`,
     parameters: [...schema.path.map(parameter('path')), ...schema.query.map(parameter('query'))],
-    ...(schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } } : {}),
+    ...(schema.body
+      ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } }
+      : {}),
     responses: {
       '200': { description: 'Success.', content: { 'application/json': { schema: schema.output } } },
       '400': problem('Invalid input; nothing was charged.'),
@@ -213,7 +215,9 @@ function operation(entry: Catalog.Entry, context: Context) {
             },
           }
         : {}),
-      ...(availability.available ? {} : { [availability.code === 'not_implemented' ? '501' : '503']: problem(availability.reason) }),
+      ...(availability.available
+        ? {}
+        : { [availability.code === 'not_implemented' ? '501' : '503']: problem(availability.reason) }),
     },
     ...(paid
       ? {

@@ -1,12 +1,12 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http'
 import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from '@x402/core/schemas'
-import { Challenge, Credential, PaymentRequest, evm, x402 } from 'mppx'
-import { type Hex, getAddress, isAddress, size } from 'viem'
+import { Challenge, Credential, evm, PaymentRequest, x402 } from 'mppx'
+import { getAddress, type Hex, isAddress, size } from 'viem'
 import { type RecoverPublicKey, recover, type Signed } from '../../core/Authorization.js'
 import type { Refusal } from '../../core/Errors.js'
 import { echo } from '../../core/internal/echo.js'
 import type { Protocol } from '../../core/Ledger.js'
-import { type PaymentTerms, chainIdOf, toDomain } from '../../core/PaymentTerms.js'
+import { chainIdOf, type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Mpp from './mpp.js'
 import { v1NetworkOf } from './x402.js'
 
@@ -64,9 +64,23 @@ export declare namespace decode {
     raw: unknown
   }
   type ReturnType =
-    | { /** Checks passed. */ ok: true; /** The payment. */ payment: Payment }
-    | { /** Nothing to check. */ ok: true; /** No payment header. */ payment: undefined }
-    | { /** Refused. */ ok: false; /** Stable reason. */ reason: Refusal; /** One sentence for people. */ message: string }
+    | {
+        /** Checks passed. */
+        ok: true
+        /** The payment. */
+        payment: Payment
+      }
+    | {
+        /** Nothing to check. */
+        ok: true
+        /** No payment header. */
+        payment: undefined
+      }
+    | {
+        /** Refused. */ ok: false /** Stable reason. */
+        reason: Refusal /** One sentence for people. */
+        message: string
+      }
 }
 
 /** A refusal. Every caller string a message quotes goes through `echo`, so none is repeated at length. */
@@ -90,21 +104,35 @@ async function check(
 ): Promise<decode.ReturnType> {
   const { terms, amount, now } = parameters
   const authorization = toSigned(wire)
-  if (!authorization) return refuse('malformed_payment', 'The authorization has a field that is not an address, integer or hex value.')
+  if (!authorization)
+    return refuse('malformed_payment', 'The authorization has a field that is not an address, integer or hex value.')
   if (!sameAddress(authorization.to, terms.payTo))
-    return refuse('wrong_payee', `The authorization pays ${echo(authorization.to)}; this offer pays ${getAddress(terms.payTo)}.`)
+    return refuse(
+      'wrong_payee',
+      `The authorization pays ${echo(authorization.to)}; this offer pays ${getAddress(terms.payTo)}.`,
+    )
   if (authorization.value !== amount)
-    return refuse('amount_mismatch', `The authorization is for ${echo(String(authorization.value))} atomic units; this call costs exactly ${amount}.`)
+    return refuse(
+      'amount_mismatch',
+      `The authorization is for ${echo(String(authorization.value))} atomic units; this call costs exactly ${amount}.`,
+    )
   const seconds = BigInt(Math.floor(now.getTime() / 1000))
   if (authorization.validAfter > seconds)
-    return refuse('not_yet_valid', `The authorization is valid only after ${echo(String(authorization.validAfter))} (unix seconds).`)
+    return refuse(
+      'not_yet_valid',
+      `The authorization is valid only after ${echo(String(authorization.validAfter))} (unix seconds).`,
+    )
   if (authorization.validBefore < seconds + settlementMarginSeconds)
     return refuse('expired', `The authorization expired at ${echo(String(authorization.validBefore))} (unix seconds).`)
   // A 65-byte signature is an EOA's and recovers here; anything else (EIP-1271, EIP-6492) is for the chain to judge.
-  if (size(authorization.signature) !== 65) return { ok: true, payment: { ...payment, authorization, signatureChecked: false } }
+  if (size(authorization.signature) !== 65)
+    return { ok: true, payment: { ...payment, authorization, signatureChecked: false } }
   const signer = await recover(authorization, toDomain(terms), { recoverPublicKey: parameters.recoverPublicKey })
   if (signer === undefined || !sameAddress(signer, authorization.from))
-    return refuse('invalid_signature', `The signature does not recover to ${echo(authorization.from)} under the token's EIP-712 domain.`)
+    return refuse(
+      'invalid_signature',
+      `The signature does not recover to ${echo(authorization.from)} under the token's EIP-712 domain.`,
+    )
   return { ok: true, payment: { ...payment, authorization, signatureChecked: true } }
 }
 
@@ -138,14 +166,22 @@ async function fromV2(header: string, parameters: decode.Parameters): Promise<de
   const parsed = PaymentPayloadV2Schema.safeParse(raw)
   if (!parsed.success) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.')
   const { accepted, payload } = parsed.data
-  if (accepted.scheme !== 'exact') return refuse('malformed_payment', `Scheme ${echo(accepted.scheme)} is not offered; pay with exact.`)
+  if (accepted.scheme !== 'exact')
+    return refuse('malformed_payment', `Scheme ${echo(accepted.scheme)} is not offered; pay with exact.`)
   if (accepted.network !== terms.network)
     return refuse('wrong_network', `The payment is for ${echo(accepted.network)}; this offer is on ${terms.network}.`)
   if (!sameAddress(accepted.asset, terms.asset.address))
-    return refuse('wrong_asset', `The payment is in ${echo(accepted.asset)}; this offer is in ${getAddress(terms.asset.address)}.`)
+    return refuse(
+      'wrong_asset',
+      `The payment is in ${echo(accepted.asset)}; this offer is in ${getAddress(terms.asset.address)}.`,
+    )
   const exact = x402.ExactEip3009PayloadSchema.safeParse(payload)
-  if (!exact.success) return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
-  return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, { protocol: 'x402-v2', raw })
+  if (!exact.success)
+    return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
+  return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, {
+    protocol: 'x402-v2',
+    raw,
+  })
 }
 
 /** Reads an x402 v1 `X-PAYMENT`. */
@@ -163,11 +199,17 @@ async function fromV1(header: string, parameters: decode.Parameters): Promise<de
   const { scheme, network, payload } = parsed.data
   if (scheme !== 'exact') return refuse('malformed_payment', `Scheme ${echo(scheme)} is not offered; pay with exact.`)
   const expected = v1NetworkOf(terms.network)
-  if (expected === undefined) return refuse('wrong_network', `x402 v1 has no name for ${terms.network}; pay with x402 v2 or MPP.`)
-  if (network !== expected) return refuse('wrong_network', `The payment is for ${echo(network)}; this offer is on ${expected}.`)
+  if (expected === undefined)
+    return refuse('wrong_network', `x402 v1 has no name for ${terms.network}; pay with x402 v2 or MPP.`)
+  if (network !== expected)
+    return refuse('wrong_network', `The payment is for ${echo(network)}; this offer is on ${expected}.`)
   const exact = x402.ExactEip3009PayloadSchema.safeParse(payload)
-  if (!exact.success) return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
-  return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, { protocol: 'x402-v1', raw })
+  if (!exact.success)
+    return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
+  return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, {
+    protocol: 'x402-v1',
+    raw,
+  })
 }
 
 /** Reads an MPP `Authorization: Payment` credential and checks that it answers a live challenge of this route. */
@@ -183,10 +225,17 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
   if (!Challenge.verify(challenge, { secretKey: secret }))
     return refuse('challenge_mismatch', 'The challenge was not issued by this gateway, or was altered.')
   if (challenge.method !== evm.charge.name || challenge.intent !== evm.charge.intent)
-    return refuse('challenge_mismatch', `The challenge is for ${echo(challenge.method)}/${echo(challenge.intent)}; this offer is evm/charge.`)
-  if (challenge.realm !== Mpp.realmOf(resource)) return refuse('challenge_mismatch', `The challenge is for realm ${echo(challenge.realm)}.`)
+    return refuse(
+      'challenge_mismatch',
+      `The challenge is for ${echo(challenge.method)}/${echo(challenge.intent)}; this offer is evm/charge.`,
+    )
+  if (challenge.realm !== Mpp.realmOf(resource))
+    return refuse('challenge_mismatch', `The challenge is for realm ${echo(challenge.realm)}.`)
   if (Mpp.scopeFromOpaque(challenge.opaque) !== Mpp.scopeOf({ method, resource }))
-    return refuse('challenge_mismatch', `The challenge was issued for another route than ${Mpp.scopeOf({ method, resource })}.`)
+    return refuse(
+      'challenge_mismatch',
+      `The challenge was issued for another route than ${Mpp.scopeOf({ method, resource })}.`,
+    )
   const mismatch = requestMismatch(challenge.request, Mpp.request({ terms, amount }))
   if (mismatch !== undefined) return refuse('challenge_mismatch', mismatch)
   // Fail closed, as mppx's server does: a challenge without an expiry is not one of ours.
@@ -200,7 +249,10 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
   // The evm method spec binds the signature to the challenge through the nonce: keccak256(id || realm).
   if (wire.nonce.toLowerCase() !== evm.challengeHash(challenge).toLowerCase())
     return refuse('challenge_mismatch', 'The authorization nonce is not the hash of the challenge it answers.')
-  if (credential.source !== undefined && credential.source !== evm.toSource({ address: getAddress(wire.from), chainId: chainIdOf(terms.network) }))
+  if (
+    credential.source !== undefined &&
+    credential.source !== evm.toSource({ address: getAddress(wire.from), chainId: chainIdOf(terms.network) })
+  )
     return refuse('malformed_payment', `The credential source ${echo(credential.source)} is not the payer.`)
   return check(wire, parameters, { protocol: 'mpp', challengeId: challenge.id, raw: credential })
 }
@@ -208,14 +260,15 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
 /** The first economic field where an echoed request differs from this offer's, as a sentence; `undefined` if none. */
 function requestMismatch(echoed: Record<string, unknown>, expected: Mpp.ChargeRequest): string | undefined {
   const details = (echoed.methodDetails ?? {}) as Record<string, unknown>
-  if (echoed.amount !== expected.amount) return `The challenge is for ${echo(String(echoed.amount))} atomic units; this call costs ${expected.amount}.`
+  if (echoed.amount !== expected.amount)
+    return `The challenge is for ${echo(String(echoed.amount))} atomic units; this call costs ${expected.amount}.`
   if (typeof echoed.recipient !== 'string' || !sameAddress(echoed.recipient, expected.recipient))
     return `The challenge pays ${echo(String(echoed.recipient))}; this offer pays ${expected.recipient}.`
   if (typeof echoed.currency !== 'string' || !sameAddress(echoed.currency, expected.currency))
     return `The challenge is in ${echo(String(echoed.currency))}; this offer is in ${expected.currency}.`
   if (details.chainId !== expected.methodDetails.chainId)
     return `The challenge is on chain ${echo(String(details.chainId))}; this offer is on ${expected.methodDetails.chainId}.`
-  if (PaymentRequest.serialize(echoed) !== PaymentRequest.serialize(expected)) return 'The challenge request differs from this offer.'
+  if (PaymentRequest.serialize(echoed) !== PaymentRequest.serialize(expected))
+    return 'The challenge request differs from this offer.'
   return undefined
 }
-

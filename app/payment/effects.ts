@@ -87,5 +87,6 @@ export async function takeBack(parameters: { store: Store | undefined; entry: En
   const { store, entry, logger } = parameters
   if (!store || entry.effects.length === 0) return
   const kept = await undo(store, entry.effects)
-  if (kept.length > 0) logger.log('error', 'undo_incomplete', { endpoint: entry.endpoint, payer: entry.payer, kept: kept.length })
+  if (kept.length > 0)
+    logger.log('error', 'undo_incomplete', { endpoint: entry.endpoint, payer: entry.payer, kept: kept.length })
 }

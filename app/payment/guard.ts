@@ -1,5 +1,5 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import { type Address, type Hash, getAddress } from 'viem'
+import { type Address, getAddress, type Hash } from 'viem'
 import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
@@ -20,14 +20,14 @@ import type { Protocol } from '../../core/Ledger.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
+import type { Logger } from '../log.js'
 import * as Problem from '../problem.js'
+import { decode } from './decode.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
-import type { Logger } from '../log.js'
-import { decode } from './decode.js'
-import { type Claimed, settlement } from './settlement.js'
 import { offer } from './offer.js'
 import { receipt } from './receipt.js'
+import { type Claimed, settlement } from './settlement.js'
 import { v1NetworkOf } from './x402.js'
 
 /** A catalog entry with the exact amount one call to it costs. */
@@ -39,7 +39,10 @@ type Priced = {
 }
 
 /** The message of every replay refusal. */
-const replayed = { reason: 'replayed', message: 'This payment authorization was already used for another request.' } as const
+const replayed = {
+  reason: 'replayed',
+  message: 'This payment authorization was already used for another request.',
+} as const
 
 /**
  * The paid-call flow around a handler: offer (402) -> decode and check -> verify on chain -> claim in the ledger,
@@ -96,7 +99,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   }
 
   /** 503 while the chain has not decided: the hash when known, and x402's own `settlement_pending` response. */
-  function pending(request: Request, paid: { protocol: Protocol; payer: Address }, transaction: Hash | undefined): Response {
+  function pending(
+    request: Request,
+    paid: { protocol: Protocol; payer: Address },
+    transaction: Hash | undefined,
+  ): Response {
     const settleResponse = {
       success: false,
       errorReason: 'settlement_pending',
@@ -108,7 +115,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       paid.protocol === 'x402-v2'
         ? { 'PAYMENT-RESPONSE': encodePaymentResponseHeader(settleResponse) }
         : paid.protocol === 'x402-v1'
-          ? { 'X-PAYMENT-RESPONSE': encodePaymentResponseHeader({ ...settleResponse, network: v1NetworkOf(terms.network) ?? terms.network } as never) }
+          ? {
+              'X-PAYMENT-RESPONSE': encodePaymentResponseHeader({
+                ...settleResponse,
+                network: v1NetworkOf(terms.network) ?? terms.network,
+              } as never),
+            }
           : {}
     const error = new SettlementPendingError(
       'The payment was sent to the chain and its outcome is not known yet, so it may be charged. Retry this same request ' +
@@ -154,15 +166,19 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
           .status({ ...key, domain, ...(held.transaction ? { transaction: held.transaction } : {}) })
           .catch(() => undefined)
         if (onChain?.state === 'settled' && onChain.transaction) {
-          const confirmed = await ledger.apply(key, { type: 'confirmed', transaction: onChain.transaction }).catch(() => ledger.get(key))
+          const confirmed = await ledger
+            .apply(key, { type: 'confirmed', transaction: onChain.transaction })
+            .catch(() => ledger.get(key))
           if (confirmed?.state === 'settled') return stored(request, confirmed)
         }
         // Still undecided: whoever holds it is on it, or nobody is and this process finishes it. Sending the same
         // authorization again is safe: the token takes each nonce once, so at most one transfer lands.
-        if (held.lease !== undefined && (await lease.isLive(held.lease))) return pending(request, held, held.transaction)
+        if (held.lease !== undefined && (await lease.isLive(held.lease)))
+          return pending(request, held, held.transaction)
         const settled = await settlements.finish(held)
         if (settled?.ok) return stored(request, (await ledger.get(key))!)
-        if (!settled || settled.reason === 'settlement_pending') return pending(request, held, settled?.submitted ?? held.transaction)
+        if (!settled || settled.reason === 'settlement_pending')
+          return pending(request, held, settled?.submitted ?? held.transaction)
         return refuse(request, priced, { reason: 'settlement_failed', message: settled.message })
       }
       case 'claimed':
@@ -175,7 +191,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         await release(key, 'its process died before answering').catch(() => undefined)
         return 'retake'
       case 'failed':
-        return refuse(request, priced, { reason: 'settlement_failed', message: held.reason ?? 'The settlement failed; nothing was charged.' })
+        return refuse(request, priced, {
+          reason: 'settlement_failed',
+          message: held.reason ?? 'The settlement failed; nothing was charged.',
+        })
       case 'released':
         return 'retake'
     }
@@ -190,7 +209,9 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     try {
       return await ledger.apply(key, event)
     } catch (error) {
-      throw error instanceof InvalidTransitionError ? new Error(`The payment ledger refused ${event.type}.`, { cause: error }) : error
+      throw error instanceof InvalidTransitionError
+        ? new Error(`The payment ledger refused ${event.type}.`, { cause: error })
+        : error
     }
   }
 
@@ -207,7 +228,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     let bytes: Uint8Array
     if (response instanceof Response) {
       contentType = response.headers.get('content-type') ?? 'application/octet-stream'
-      if (contentType.includes('text/event-stream') || Number(response.headers.get('content-length') ?? 0) > responseLimitBytes)
+      if (
+        contentType.includes('text/event-stream') ||
+        Number(response.headers.get('content-length') ?? 0) > responseLimitBytes
+      )
         return undefined
       bytes = new Uint8Array(await response.clone().arrayBuffer())
     } else if (typeof response === 'string') {
@@ -254,7 +278,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
           message: `validBefore is more than maxTimeoutSeconds (${terms.maxTimeoutSeconds}) ahead.`,
         })
       const idempotency = Idempotency.keyOf({ headers: request.headers, payment: decoded.payment })
-      if (!idempotency.ok) return problem(request, new ValidationError({ field: idempotency.field, message: idempotency.message }))
+      if (!idempotency.ok)
+        return problem(request, new ValidationError({ field: idempotency.field, message: idempotency.message }))
       const fingerprint = Idempotency.fingerprint({ request, body: input.body })
       const key = { payer, nonce: authorization.nonce }
 
@@ -267,7 +292,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       }
       const duplicate = async (prior: Ledger.Entry) => {
         if (prior.fingerprint !== fingerprint)
-          return problem(request, new IdempotencyConflictError(`Idempotency key ${idempotency.key} was used for another request.`))
+          return problem(
+            request,
+            new IdempotencyConflictError(`Idempotency key ${idempotency.key} was used for another request.`),
+          )
         return replay(request, prior, priced)
       }
       if (idempotency.key !== undefined) {
@@ -298,13 +326,19 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
             message: `${payer} holds ${verified.balance} atomic units; its calls in progress take ${claim.outstanding}, and this one needs ${amount} more.`,
           })
         if (claim.existing.fingerprint !== fingerprint) return refuse(request, priced, replayed)
-        const answer = claim.reason === 'duplicate' ? await duplicate(claim.existing) : await replay(request, claim.existing, priced)
+        const answer =
+          claim.reason === 'duplicate' ? await duplicate(claim.existing) : await replay(request, claim.existing, priced)
         // Lost a race twice over (the holder died meanwhile): the caller retries and finds it free.
-        return answer === 'retake' ? problem(request, new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' }) : answer
+        return answer === 'retake'
+          ? problem(request, new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' })
+          : answer
       }
       const scope = scopes.get(request)
       if (scope) scope.record = async (effect) => void (await ledger.apply(key, { type: 'effect', effect }))
-      claims.set(request, { claimed: { key, protocol, authorization, endpoint: Catalog.key(entry), challengeId }, priced })
+      claims.set(request, {
+        claimed: { key, protocol, authorization, endpoint: Catalog.key(entry), challengeId },
+        priced,
+      })
       return undefined
     },
 
@@ -393,7 +427,10 @@ export declare namespace guard {
     /** After the handler: settles on success (headers to add) or withholds the resource; releases on failure. */
     after: (
       request: Request,
-      handled: { /** HTTP status of the handler's answer. */ status: number; /** What the handler returned. */ response: unknown },
+      handled: {
+        /** HTTP status of the handler's answer. */ status: number /** What the handler returned. */
+        response: unknown
+      },
     ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
     /** Releases the claim of a request whose handler threw, and takes back its writes. */
     release: (request: Request, reason: string) => Promise<void>

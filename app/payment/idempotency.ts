@@ -24,17 +24,23 @@ export const paymentIdentifierDeclaration = {
  */
 export function keyOf(parameters: keyOf.Parameters): keyOf.ReturnType {
   const { headers, payment } = parameters
-  const extensions = (payment.raw as { extensions?: Record<string, { info?: { id?: unknown } }> } | undefined)?.extensions
+  const extensions = (payment.raw as { extensions?: Record<string, { info?: { id?: unknown } }> } | undefined)
+    ?.extensions
   const id = payment.protocol === 'x402-v2' ? extensions?.[paymentIdentifier]?.info?.id : undefined
   if (id !== undefined) {
     if (typeof id !== 'string' || !/^[A-Za-z0-9_-]{16,128}$/.test(id))
-      return { ok: false, field: `extensions.${paymentIdentifier}.info.id`, message: 'must be 16 to 128 letters, digits, - or _' }
+      return {
+        ok: false,
+        field: `extensions.${paymentIdentifier}.info.id`,
+        message: 'must be 16 to 128 letters, digits, - or _',
+      }
     return { ok: true, key: id }
   }
   const header = headers.get('idempotency-key')
   if (header === null) return { ok: true, key: undefined }
   const key = header.trim().replace(/^"(.*)"$/, '$1')
-  if (!/^[\x21-\x7e]{1,255}$/.test(key)) return { ok: false, field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }
+  if (!/^[\x21-\x7e]{1,255}$/.test(key))
+    return { ok: false, field: 'Idempotency-Key', message: 'must be 1 to 255 visible ASCII characters' }
   return { ok: true, key }
 }
 
@@ -46,8 +52,18 @@ export declare namespace keyOf {
     payment: decode.Payment
   }
   type ReturnType =
-    | { ok: true; /** The key; absent when the caller gave none. */ key: string | undefined }
-    | { ok: false; /** Where the bad key was. */ field: string; /** What is wrong with it. */ message: string }
+    | {
+        ok: true
+        /** The key
+        absent when the caller gave none. */ key: string | undefined
+      }
+    | {
+        ok: false
+        /** Where the bad key was. */
+        field: string
+        /** What is wrong with it. */
+        message: string
+      }
 }
 
 /**

@@ -21,10 +21,17 @@ export async function processLease(parameters: processLease.Parameters): Promise
   } = parameters
 
   const isDead = (lease: Lease, at: Date) =>
-    lease.heartbeatAt.getTime() < at.getTime() - ttlMs || (lease.host === host && lease.pid !== pid && !isRunning(lease.pid))
+    lease.heartbeatAt.getTime() < at.getTime() - ttlMs ||
+    (lease.host === host && lease.pid !== pid && !isRunning(lease.pid))
 
   for (const lease of await ledger.leases()) if (isDead(lease, now())) await ledger.drop(lease.id)
-  let own = await ledger.acquire({ id: crypto.randomUUID(), host, pid, heartbeatAt: now(), staleBefore: new Date(now().getTime() - ttlMs) })
+  let own = await ledger.acquire({
+    id: crypto.randomUUID(),
+    host,
+    pid,
+    heartbeatAt: now(),
+    staleBefore: new Date(now().getTime() - ttlMs),
+  })
 
   // A snapshot of the others, read again when older than a second: liveness is asked on the paid path.
   let snapshot: { at: number; leases: Map<string, Lease> } | undefined
@@ -40,7 +47,13 @@ export async function processLease(parameters: processLease.Parameters): Promise
       if (await ledger.renew({ id: own.id, now: now() })) return
       // Taken for dead (a pause longer than the ttl): whatever it held was released; go on under a new lease.
       logger.log('warn', 'lease_lost', { lease: own.id })
-      own = await ledger.acquire({ id: crypto.randomUUID(), host, pid, heartbeatAt: now(), staleBefore: new Date(now().getTime() - ttlMs) })
+      own = await ledger.acquire({
+        id: crypto.randomUUID(),
+        host,
+        pid,
+        heartbeatAt: now(),
+        staleBefore: new Date(now().getTime() - ttlMs),
+      })
     } catch (error) {
       logger.log('error', 'lease_renew_failed', { error: error instanceof Error ? error.name : 'unknown' })
     }

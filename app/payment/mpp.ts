@@ -1,6 +1,6 @@
-import { Challenge, PaymentRequest, evm } from 'mppx'
+import { Challenge, evm, PaymentRequest } from 'mppx'
 import { formatUnits } from 'viem'
-import { type PaymentTerms, chainIdOf } from '../../core/PaymentTerms.js'
+import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
 
 /** An MPP `evm` charge request in canonical form: atomic amount, checksummed addresses, `methodDetails`. */
 export type ChargeRequest = ReturnType<typeof evm.charge.schema.request.parse>

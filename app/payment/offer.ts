@@ -60,7 +60,14 @@ export declare namespace offer {
     /** Current time; MPP challenges expire `terms.maxTimeoutSeconds` later. */
     now: Date
     /** Why a payment that came with the request was refused, when one was. */
-    refusal?: { /** Stable reason. */ reason: Refusal; /** One sentence for people. */ message: string } | undefined
+    refusal?:
+      | {
+          /** Stable reason. */
+          reason: Refusal
+          /** One sentence for people. */
+          message: string
+        }
+      | undefined
   }
   /** The x402 v1 402 body. */
   type Body = {

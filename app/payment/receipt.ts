@@ -1,8 +1,8 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import { Receipt, evm } from 'mppx'
+import { evm, Receipt } from 'mppx'
 import type { Address, Hash } from 'viem'
 import type { Protocol } from '../../core/Ledger.js'
-import { type PaymentTerms, chainIdOf } from '../../core/PaymentTerms.js'
+import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
 import { v1NetworkOf } from './x402.js'
 
 /**

@@ -28,13 +28,25 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     retentionMs = 60 * 60_000,
   } = parameters
   const result = { settled: 0, failed: 0, released: 0, pending: 0 }
-  const settlements = settlement({ ledger, facilitator, domain, lease, store, logger, timeoutMs: parameters.settlementTimeoutMs })
+  const settlements = settlement({
+    ledger,
+    facilitator,
+    domain,
+    lease,
+    store,
+    logger,
+    timeoutMs: parameters.settlementTimeoutMs,
+  })
   // Another process may decide the same entry first; its move wins and this one is skipped.
   const apply = (...args: Parameters<Ledger['apply']>) => ledger.apply(...args).catch(() => undefined)
 
   for (const entry of await ledger.list({ state: 'settling', limit: 1000 })) {
     const key = { payer: entry.payer, nonce: entry.nonce }
-    const status = await facilitator.status({ ...key, domain, ...(entry.transaction ? { transaction: entry.transaction } : {}) })
+    const status = await facilitator.status({
+      ...key,
+      domain,
+      ...(entry.transaction ? { transaction: entry.transaction } : {}),
+    })
     if (status.state === 'settled' && status.transaction) {
       if (await apply(key, { type: 'confirmed', transaction: status.transaction })) result.settled++
     } else if (deserialize(entry.authorization).validBefore * 1000n <= BigInt(now.getTime())) {
@@ -53,9 +65,15 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
   }
 
   for (const entry of await ledger.list({ state: 'claimed', limit: 1000 })) {
-    const dead = entry.lease === undefined ? now.getTime() - entry.claimedAt.getTime() >= staleAfterMs : !(await lease.isLive(entry.lease))
+    const dead =
+      entry.lease === undefined
+        ? now.getTime() - entry.claimedAt.getTime() >= staleAfterMs
+        : !(await lease.isLive(entry.lease))
     if (!dead) continue
-    const released = await apply({ payer: entry.payer, nonce: entry.nonce }, { type: 'release', reason: 'its process died before answering' })
+    const released = await apply(
+      { payer: entry.payer, nonce: entry.nonce },
+      { type: 'release', reason: 'its process died before answering' },
+    )
     if (released) {
       await takeBack({ store, entry: released, logger })
       result.released++
@@ -63,7 +81,8 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
   }
 
   await ledger.forget({ before: new Date(now.getTime() - retentionMs) })
-  if (result.settled + result.failed + result.released + result.pending > 0) logger.log('info', 'ledger_reconciled', result)
+  if (result.settled + result.failed + result.released + result.pending > 0)
+    logger.log('info', 'ledger_reconciled', result)
   return result
 }
 

@@ -1,5 +1,5 @@
 import type { Address, Hash, Hex } from 'viem'
-import { type Domain, type Signed, deserialize } from '../../core/Authorization.js'
+import { type Domain, deserialize, type Signed } from '../../core/Authorization.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
 import type { Entry, Ledger, Protocol } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
@@ -36,13 +36,22 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
     const { key, endpoint } = claimed
     if (outcome.ok) {
       await ledger.apply(key, { type: 'confirmed', transaction: outcome.transaction })
-      logger.log('info', 'payment_settled', { endpoint, payer: key.payer, protocol: claimed.protocol, transaction: outcome.transaction })
+      logger.log('info', 'payment_settled', {
+        endpoint,
+        payer: key.payer,
+        protocol: claimed.protocol,
+        transaction: outcome.transaction,
+      })
     } else if (outcome.reason === 'settlement_pending') {
       // Nobody is sending it any more: the next retry (or reconciliation) finishes it.
       await ledger.apply(key, { type: 'adopt', from: lease.id, lease: undefined })
       logger.log('warn', 'settlement_pending', { endpoint, payer: key.payer })
     } else {
-      await takeBack({ store, entry: await ledger.apply(key, { type: 'fail', reason: `${outcome.reason}: ${outcome.message}` }), logger })
+      await takeBack({
+        store,
+        entry: await ledger.apply(key, { type: 'fail', reason: `${outcome.reason}: ${outcome.message}` }),
+        logger,
+      })
       logger.log('warn', 'settlement_failed', { endpoint, reason: outcome.reason })
     }
   }
@@ -78,16 +87,17 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
     })
     const result = await Promise.race([outcome, late])
     clearTimeout(timer)
-    if (result === 'late') return { ok: false, reason: 'settlement_pending', message: `No confirmation within ${timeoutMs} ms.`, submitted }
+    if (result === 'late')
+      return { ok: false, reason: 'settlement_pending', message: `No confirmation within ${timeoutMs} ms.`, submitted }
     return { ...result, submitted }
   }
 
   return {
     settle,
     async finish(held) {
-      const adopted = await ledger.apply({ payer: held.payer, nonce: held.nonce }, { type: 'adopt', from: held.lease, lease: lease.id }).catch(
-        () => undefined,
-      )
+      const adopted = await ledger
+        .apply({ payer: held.payer, nonce: held.nonce }, { type: 'adopt', from: held.lease, lease: lease.id })
+        .catch(() => undefined)
       if (!adopted) return undefined
       return settle({
         key: { payer: adopted.payer, nonce: adopted.nonce },

@@ -1,7 +1,7 @@
 import type { PaymentRequirements } from '@x402/core/types'
 import { EVM_NETWORK_CHAIN_ID_MAP } from '@x402/evm/v1'
 import { getAddress } from 'viem'
-import { type PaymentTerms, chainIdOf } from '../../core/PaymentTerms.js'
+import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
 
 // Written out here because @x402/core types a v1 `network` as CAIP-2, while v1 carries names like `base-sepolia`.
 /** x402 v1 payment requirements, as v1 clients parse them from a 402 body. */

@@ -43,15 +43,17 @@ function oneAtATime<T>(send: () => Promise<T>): Promise<T> {
   sending = result.catch(() => undefined)
   return result
 }
-const viemClient = createWalletClient({ account, chain: baseSepolia, transport: http(rpcUrl) }).extend(
-  publicActions,
-)
+const viemClient = createWalletClient({ account, chain: baseSepolia, transport: http(rpcUrl) }).extend(publicActions)
 
 const evmSigner = toFacilitatorEvmSigner({
   getCode: (args: { address: `0x${string}` }) => viemClient.getCode(args),
   address: account.address,
-  readContract: (args: { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args?: readonly unknown[] }) =>
-    viemClient.readContract({ ...args, args: args.args || [] } as Parameters<typeof viemClient.readContract>[0]),
+  readContract: (args: {
+    address: `0x${string}`
+    abi: readonly unknown[]
+    functionName: string
+    args?: readonly unknown[]
+  }) => viemClient.readContract({ ...args, args: args.args || [] } as Parameters<typeof viemClient.readContract>[0]),
   verifyTypedData: (args: {
     address: `0x${string}`
     domain: Record<string, unknown>
@@ -60,9 +62,17 @@ const evmSigner = toFacilitatorEvmSigner({
     message: Record<string, unknown>
     signature: `0x${string}`
   }) => viemClient.verifyTypedData(args as Parameters<typeof viemClient.verifyTypedData>[0]),
-  writeContract: (args: { address: `0x${string}`; abi: readonly unknown[]; functionName: string; args: readonly unknown[] }) =>
-    oneAtATime(() => viemClient.writeContract({ ...args, args: args.args || [] } as Parameters<typeof viemClient.writeContract>[0])),
-  sendTransaction: (args: { to: `0x${string}`; data: `0x${string}` }) => oneAtATime(() => viemClient.sendTransaction(args)),
+  writeContract: (args: {
+    address: `0x${string}`
+    abi: readonly unknown[]
+    functionName: string
+    args: readonly unknown[]
+  }) =>
+    oneAtATime(() =>
+      viemClient.writeContract({ ...args, args: args.args || [] } as Parameters<typeof viemClient.writeContract>[0]),
+    ),
+  sendTransaction: (args: { to: `0x${string}`; data: `0x${string}` }) =>
+    oneAtATime(() => viemClient.sendTransaction(args)),
   waitForTransactionReceipt: (args: { hash: `0x${string}` }) => viemClient.waitForTransactionReceipt(args),
 })
 
@@ -71,8 +81,10 @@ registerExactEvmScheme(facilitator, { signer: evmSigner, networks: network })
 
 /** The in-process facilitator as the resource server's FacilitatorClient. */
 const facilitatorClient: FacilitatorClient = {
-  verify: (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => facilitator.verify(paymentPayload, paymentRequirements),
-  settle: (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) => facilitator.settle(paymentPayload, paymentRequirements),
+  verify: (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) =>
+    facilitator.verify(paymentPayload, paymentRequirements),
+  settle: (paymentPayload: PaymentPayload, paymentRequirements: PaymentRequirements) =>
+    facilitator.settle(paymentPayload, paymentRequirements),
   getSupported: async () => facilitator.getSupported() as Awaited<ReturnType<FacilitatorClient['getSupported']>>,
 }
 

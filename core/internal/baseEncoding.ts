@@ -1,5 +1,5 @@
 import { sha256 } from '@noble/hashes/sha2'
-import { type BytesCoder, base32nopad, base58 as bitcoinBase58, base58xrp, utils } from '@scure/base'
+import { type BytesCoder, base32nopad, base58xrp, base58 as bitcoinBase58, utils } from '@scure/base'
 
 /** Base58 alphabet of Bitcoin and Solana, for messages that name a character outside it. */
 export const bitcoinAlphabet = '123456789ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz'

@@ -2,7 +2,10 @@
  * Reads a byte stream to its end, counting bytes as they arrive; `undefined` (and the stream cancelled) as soon as
  * it exceeds `limitBytes`, so a body without a declared length cannot exceed the limit either.
  */
-export async function readBounded(stream: ReadableStream<Uint8Array>, limitBytes: number): Promise<Uint8Array | undefined> {
+export async function readBounded(
+  stream: ReadableStream<Uint8Array>,
+  limitBytes: number,
+): Promise<Uint8Array | undefined> {
   const reader = stream.getReader()
   const chunks: Uint8Array[] = []
   let size = 0

@@ -70,7 +70,10 @@ const decentralizedEnv = Type.Object({
  * only when `<prefix>_UPSTREAM_URL` is set.
  */
 function modelsOf(list: string | undefined, prefix: 'CHAT' | 'DECENTRALIZED'): string[] {
-  const models = (list ?? '').split(',').map((id) => id.trim()).filter((id) => id !== '')
+  const models = (list ?? '')
+    .split(',')
+    .map((id) => id.trim())
+    .filter((id) => id !== '')
   if (models.length === 0)
     throw new ConfigError(
       `${prefix}_ALLOWED_MODELS is required with ${prefix}_UPSTREAM_URL: the comma-separated model ids callers may use for the fixed price.`,
@@ -85,7 +88,10 @@ function chatLimits(env: Static<typeof chatEnv>): Limits {
 
 /** The limits of the decentralized upstream, read from the decentralized family's environment. */
 function decentralizedLimits(env: Static<typeof decentralizedEnv>): Limits {
-  return { models: modelsOf(env.DECENTRALIZED_ALLOWED_MODELS, 'DECENTRALIZED'), maxTokens: env.DECENTRALIZED_MAX_TOKENS }
+  return {
+    models: modelsOf(env.DECENTRALIZED_ALLOWED_MODELS, 'DECENTRALIZED'),
+    maxTokens: env.DECENTRALIZED_MAX_TOKENS,
+  }
 }
 
 /** Chat completions and models (`/api/v1/chat/*`, `/api/v1/models`) on an OpenAI-compatible upstream. */

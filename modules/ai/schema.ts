@@ -55,7 +55,13 @@ export const chatFields: readonly string[] = Object.keys(chatProperties({ models
 
 function chatProperties(limits: Limits) {
   const tokens = (description: string) =>
-    Type.Optional(Type.Integer({ minimum: 1, maximum: limits.maxTokens, description: `${description} At most ${limits.maxTokens}.` }))
+    Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: limits.maxTokens,
+        description: `${description} At most ${limits.maxTokens}.`,
+      }),
+    )
   return {
     model: Model(limits.models),
     messages: Type.Array(Message, { minItems: 1, maxItems: 4096, description: 'The conversation so far.' }),
@@ -64,8 +70,12 @@ function chatProperties(limits: Limits) {
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2, description: 'Sampling temperature.' })),
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1, description: 'Nucleus sampling mass.' })),
     n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'Choices to generate; one per paid call.' })),
-    stream: Type.Optional(Type.Boolean({ description: 'Answer as server-sent events (`data: {...}` chunks, then `data: [DONE]`).' })),
-    stream_options: Type.Optional(Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true })),
+    stream: Type.Optional(
+      Type.Boolean({ description: 'Answer as server-sent events (`data: {...}` chunks, then `data: [DONE]`).' }),
+    ),
+    stream_options: Type.Optional(
+      Type.Object({ include_usage: Type.Optional(Type.Boolean()) }, { additionalProperties: true }),
+    ),
     stop: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()])),
     presence_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
     frequency_penalty: Type.Optional(Type.Number({ minimum: -2, maximum: 2 })),
@@ -79,8 +89,12 @@ function chatProperties(limits: Limits) {
     parallel_tool_calls: Type.Optional(Type.Boolean()),
     functions: Type.Optional(Type.Array(Passed, { maxItems: 128, description: 'Legacy function calling.' })),
     function_call: Type.Optional(Type.Union([Type.String({ maxLength: 64 }), Passed])),
-    response_format: Type.Optional(Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: true })),
-    reasoning_effort: Type.Optional(Type.Union(['minimal', 'low', 'medium', 'high'].map((effort) => Type.Literal(effort)))),
+    response_format: Type.Optional(
+      Type.Object({ type: Type.String({ maxLength: 64 }) }, { additionalProperties: true }),
+    ),
+    reasoning_effort: Type.Optional(
+      Type.Union(['minimal', 'low', 'medium', 'high'].map((effort) => Type.Literal(effort))),
+    ),
   }
 }
 /** Body of `POST /chat/completions` (the model union is built at boot, so its static type is a plain string). */

@@ -1,6 +1,14 @@
 import type * as Chat from '../../core/Chat.js'
 import * as Upstream from '../../core/Upstream.js'
-import { type ChatBody, type EmbeddingsBody, type ImagesBody, type Limits, chatFields, embeddingsFields, imagesFields } from './schema.js'
+import {
+  type ChatBody,
+  chatFields,
+  type EmbeddingsBody,
+  embeddingsFields,
+  type ImagesBody,
+  imagesFields,
+  type Limits,
+} from './schema.js'
 
 /** What the chat module needs: an OpenAI-compatible upstream and the operator's limits. */
 export type Deps = Limits & {
@@ -17,7 +25,8 @@ export type InferenceDeps = Limits & {
 /** Refuses limits that would make every call fail or let calls cost more than their fixed price. */
 export function assertLimits(limits: Limits): void {
   if (limits.models.length === 0) throw new Error('At least one model must be allowed.')
-  if (!Number.isInteger(limits.maxTokens) || limits.maxTokens < 1) throw new Error('The max_tokens ceiling must be a positive integer.')
+  if (!Number.isInteger(limits.maxTokens) || limits.maxTokens < 1)
+    throw new Error('The max_tokens ceiling must be a positive integer.')
 }
 
 /** Whether the upstream takes calls now; checked before payment so that nobody pays for a call that cannot run. */
@@ -32,7 +41,8 @@ export function available(deps: Pick<Deps, 'upstream'>): Upstream.Availability {
  * has arrived.
  */
 export async function complete(deps: Deps, input: ChatBody): Promise<Chat.Answer> {
-  const limited = input.max_tokens === undefined && input.max_completion_tokens === undefined ? { max_tokens: deps.maxTokens } : {}
+  const limited =
+    input.max_tokens === undefined && input.max_completion_tokens === undefined ? { max_tokens: deps.maxTokens } : {}
   const outcome = await deps.upstream.complete({ ...standard(input, chatFields), ...limited })
   if (!outcome.ok) throw Upstream.toError(outcome)
   return outcome.answer

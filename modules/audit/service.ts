@@ -2,8 +2,8 @@ import { type Address, getAddress } from 'viem'
 import * as AuditChain from '../../core/AuditChain.js'
 import { ForbiddenError, ValidationError } from '../../core/Errors.js'
 import { genesisHash, type LogEntry, type Store } from '../../core/Store.js'
-import { type LogBody, maxDetailsBytes, type QueryQuery } from './schema.js'
 import * as Time from '../../core/Time.js'
+import { type LogBody, maxDetailsBytes, type QueryQuery } from './schema.js'
 
 /** What the audit module needs from outside. */
 export type Deps = {
@@ -51,7 +51,10 @@ export function assertDetails(details: unknown): asserts details is Details | un
     throw new ValidationError({ field: 'details', message: 'must be a JSON object' })
   const size = new TextEncoder().encode(JSON.stringify(details)).length
   if (size > maxDetailsBytes)
-    throw new ValidationError({ field: 'details', message: `must be at most ${maxDetailsBytes} bytes as JSON (got ${size})` })
+    throw new ValidationError({
+      field: 'details',
+      message: `must be at most ${maxDetailsBytes} bytes as JSON (got ${size})`,
+    })
 }
 
 /**
@@ -61,7 +64,9 @@ export function assertDetails(details: unknown): asserts details is Details | un
 export async function log(deps: Deps, input: log.Input) {
   const { caller, action, actor, resource, details } = input
   if (actor.toLowerCase() !== caller.toLowerCase())
-    throw new ForbiddenError('The actor of an audit entry must be the address that pays for it.', { details: { field: 'actor' } })
+    throw new ForbiddenError('The actor of an audit entry must be the address that pays for it.', {
+      details: { field: 'actor' },
+    })
   assertDetails(details)
   const createdAt = (deps.now ?? (() => new Date()))()
   // Hash what the store will give back: JSON drops undefined fields, so round-trip before hashing.
@@ -72,7 +77,13 @@ export async function log(deps: Deps, input: log.Input) {
     const linked = { sequence: (last?.sequence ?? 0) + 1, previousHash: last?.hash ?? genesisHash, value, createdAt }
     return { value, createdAt, hash: AuditChain.hash(linked) }
   })
-  return { id: value.id, recorded: true, sequence: entry.sequence, hash: entry.hash, recordedAt: entry.createdAt.toISOString() }
+  return {
+    id: value.id,
+    recorded: true,
+    sequence: entry.sequence,
+    hash: entry.hash,
+    recordedAt: entry.createdAt.toISOString(),
+  }
 }
 
 export declare namespace log {

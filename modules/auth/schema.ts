@@ -9,14 +9,11 @@ export const SessionBody = Type.Object(
       description: 'EVM address the session is for; must be the payer of this call (compared case-insensitively).',
     }),
     permissions: Type.Optional(
-      Type.Array(
-        Type.Union(Session.permissions.map((permission) => Type.Literal(permission))),
-        {
-          uniqueItems: true,
-          maxItems: Session.permissions.length,
-          description: `Granted permissions, each one of: ${Session.permissions.join(', ')}. Default: ${Session.defaultPermissions.join(', ')}.`,
-        },
-      ),
+      Type.Array(Type.Union(Session.permissions.map((permission) => Type.Literal(permission))), {
+        uniqueItems: true,
+        maxItems: Session.permissions.length,
+        description: `Granted permissions, each one of: ${Session.permissions.join(', ')}. Default: ${Session.defaultPermissions.join(', ')}.`,
+      }),
     ),
     ttlSeconds: Type.Optional(
       Type.Integer({

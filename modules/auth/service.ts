@@ -30,12 +30,21 @@ export type Revocation = {
  * of the address (atomically, in the store), and the new token belongs to the new generation.
  */
 export async function session(deps: Deps, input: session.Input) {
-  const { caller, address, permissions = [...Session.defaultPermissions], ttlSeconds = Session.defaultTtlSeconds } = input
+  const {
+    caller,
+    address,
+    permissions = [...Session.defaultPermissions],
+    ttlSeconds = Session.defaultTtlSeconds,
+  } = input
   if (address.toLowerCase() !== caller.toLowerCase())
-    throw new ForbiddenError('A session can only be issued for the address that pays for it.', { details: { field: 'address' } })
+    throw new ForbiddenError('A session can only be issued for the address that pays for it.', {
+      details: { field: 'address' },
+    })
   const now = (deps.now ?? (() => new Date()))()
   const subject = getAddress(caller)
-  const generation = input.revokeOthers ? await revoke(deps.store, subject, now) : await generationOf(deps.store, subject)
+  const generation = input.revokeOthers
+    ? await revoke(deps.store, subject, now)
+    : await generationOf(deps.store, subject)
   const issuedAt = Math.floor(now.getTime() / 1000)
   const claims: Session.Claims = {
     iss: Session.issuer,

@@ -7,7 +7,9 @@ import * as Batch from '../../core/Batch.js'
 /** `base` (default) or `peaq`; the preflight refuses anything else, naming the allowed values. */
 const chain = Type.Union(
   Batch.chains.map((name) => Type.Literal(name)),
-  { description: `Chain of the batch contract: ${Batch.chains.join(' or ')}; default base. Any other value is refused.` },
+  {
+    description: `Chain of the batch contract: ${Batch.chains.join(' or ')}; default base. Any other value is refused.`,
+  },
 )
 
 const token = Type.String({
@@ -35,7 +37,10 @@ export const ExecuteBody = Type.Object(
     token,
     recipients,
     amounts,
-    sender: Type.String({ maxLength: 64, description: 'The address that will sign and send; gas is estimated against its allowance.' }),
+    sender: Type.String({
+      maxLength: 64,
+      description: 'The address that will sign and send; gas is estimated against its allowance.',
+    }),
     chain: Type.Optional(chain),
   },
   { additionalProperties: false },
@@ -49,9 +54,15 @@ export const EstimateBody = Type.Object(
     token: Type.Optional(token),
     recipients: Type.Optional(recipients),
     amounts: Type.Optional(amounts),
-    sender: Type.Optional(Type.String({ maxLength: 64, description: 'The address that will send; sharpens the gas estimate.' })),
+    sender: Type.Optional(
+      Type.String({ maxLength: 64, description: 'The address that will send; sharpens the gas estimate.' }),
+    ),
     recipientCount: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: Batch.maxRecipients, description: 'Count-only form: a worst-case gas ceiling, no totals.' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: Batch.maxRecipients,
+        description: 'Count-only form: a worst-case gas ceiling, no totals.',
+      }),
     ),
     chain: Type.Optional(chain),
   },

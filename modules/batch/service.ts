@@ -40,7 +40,14 @@ export async function execute(deps: Deps, body: ExecuteBody) {
   const feeBps = await read(chain, () => contract.feeBps())
   const gas = await measure({ chain, contract, token, recipients, sender, feeBps })
   return {
-    ...BatchPayment.toExecution({ chainId: contract.chainId, contract: contract.address, token, recipients, feeBps, gasLimit: gas.limit }),
+    ...BatchPayment.toExecution({
+      chainId: contract.chainId,
+      contract: contract.address,
+      token,
+      recipients,
+      feeBps,
+      gasLimit: gas.limit,
+    }),
     chain,
     gasEstimate: gas.view,
   }
@@ -58,7 +65,11 @@ export async function estimate(deps: Deps, body: EstimateBody) {
   const token = await onChain(request)
   const feeBps = await read(chain, () => contract.feeBps())
   const gas = await measure({ chain, contract, token, recipients, sender, feeBps })
-  return { ...BatchPayment.toDetailedEstimate({ token, recipients, feeBps, gasLimit: gas.limit }), chain, gasEstimate: gas.view }
+  return {
+    ...BatchPayment.toDetailedEstimate({ token, recipients, feeBps, gasLimit: gas.limit }),
+    chain,
+    gasEstimate: gas.view,
+  }
 }
 
 /** The count-only batch estimate of `recipientCount` payments: the gas model's worst case and the contract's fee rate. */
@@ -100,7 +111,8 @@ export async function admit(deps: Deps, value: unknown): Promise<{ chain: Batch.
       { details: { field: 'chain', chain, reason: 'not_configured' } },
     )
   const verdict = await verifyCode(deps.chains.base, peaq)
-  if (!verdict.ok) throw new UpstreamUnavailableError(verdict.message, { details: { field: 'chain', chain, ...verdict.details } })
+  if (!verdict.ok)
+    throw new UpstreamUnavailableError(verdict.message, { details: { field: 'chain', chain, ...verdict.details } })
   return { chain, contract: peaq }
 }
 
@@ -129,7 +141,10 @@ const verdicts = new WeakMap<BatchChain, WeakMap<BatchChain, Promise<Verdict>>>(
  */
 export function verifyCode(primary: BatchChain, candidate: BatchChain): Promise<Verdict> {
   let byCandidate = verdicts.get(primary)
-  if (!byCandidate) verdicts.set(primary, (byCandidate = new WeakMap()))
+  if (!byCandidate) {
+    byCandidate = new WeakMap()
+    verdicts.set(primary, byCandidate)
+  }
   const cached = byCandidate.get(candidate)
   if (cached) return cached
   const verdict = compareCode(primary, candidate)
@@ -194,7 +209,10 @@ async function parseExecute(deps: Deps, body: unknown) {
   const input = fieldsOf(body)
   const target = await parseTarget(deps, input, { tokenRequired: true })
   const sender = Batch.resolveAddress({ value: input.sender, field: 'sender' })
-  const { recipients } = Batch.validateRecipients({ recipients: input.recipients as string[], amounts: input.amounts as string[] })
+  const { recipients } = Batch.validateRecipients({
+    recipients: input.recipients as string[],
+    amounts: input.amounts as string[],
+  })
   return { ...target, sender, recipients }
 }
 
@@ -209,11 +227,22 @@ async function parseEstimate(deps: Deps, body: unknown) {
         field: 'recipients',
         message: 'give recipients and amounts (detailed form) or recipientCount (count-only form)',
       })
-    if (typeof recipientCount !== 'number' || !Number.isSafeInteger(recipientCount) || recipientCount < 1 || recipientCount > Batch.maxRecipients)
-      throw new ValidationError({ field: 'recipientCount', message: `must be an integer from 1 to ${Batch.maxRecipients}` })
+    if (
+      typeof recipientCount !== 'number' ||
+      !Number.isSafeInteger(recipientCount) ||
+      recipientCount < 1 ||
+      recipientCount > Batch.maxRecipients
+    )
+      throw new ValidationError({
+        field: 'recipientCount',
+        message: `must be an integer from 1 to ${Batch.maxRecipients}`,
+      })
     return { ...target, form: 'count' as const, recipientCount }
   }
-  const { recipients } = Batch.validateRecipients({ recipients: input.recipients as string[], amounts: input.amounts as string[] })
+  const { recipients } = Batch.validateRecipients({
+    recipients: input.recipients as string[],
+    amounts: input.amounts as string[],
+  })
   if (recipientCount !== undefined && recipientCount !== recipients.length)
     throw new ValidationError({
       field: 'recipientCount',
@@ -223,22 +252,30 @@ async function parseEstimate(deps: Deps, body: unknown) {
 }
 
 /** Chain and token of a request; a symbol must have an address configured on the chain. */
-async function parseTarget(deps: Deps, input: Record<string, unknown>, options: { tokenRequired: boolean }): Promise<Parsed> {
+async function parseTarget(
+  deps: Deps,
+  input: Record<string, unknown>,
+  options: { tokenRequired: boolean },
+): Promise<Parsed> {
   const { chain, contract } = await admit(deps, input.chain)
   if (options.tokenRequired && input.token === undefined)
     throw new ValidationError({ field: 'token', message: 'required: a token symbol or an ERC-20 address' })
   const token = Batch.resolveToken({ chain, token: input.token })
   if (token.symbol !== null && !token.isETH && contract.tokens[token.symbol] === undefined)
-    throw new UpstreamUnavailableError(`${token.symbol} has no contract address configured for ${chain} on this gateway.`, {
-      details: { field: 'token', chain },
-    })
+    throw new UpstreamUnavailableError(
+      `${token.symbol} has no contract address configured for ${chain} on this gateway.`,
+      {
+        details: { field: 'token', chain },
+      },
+    )
   return { chain, contract, token }
 }
 
 /** The token with its address and decimals on the chain: configured symbols from config, other addresses read on chain. */
 async function onChain(parsed: Parsed): Promise<BatchPayment.Token> {
   const { chain, contract, token } = parsed
-  if (token.isETH) return { symbol: token.symbol ?? 'ETH', address: BatchPayment.nativeToken, decimals: 18, isETH: true }
+  if (token.isETH)
+    return { symbol: token.symbol ?? 'ETH', address: BatchPayment.nativeToken, decimals: 18, isETH: true }
   if (token.symbol !== null)
     return { symbol: token.symbol, address: contract.tokens[token.symbol]!, decimals: token.decimals!, isETH: false }
   const address = token.address!
@@ -279,7 +316,12 @@ async function measure(parameters: {
     const data = BatchPayment.calldata({ token, recipients })
     const value = isETH ? totalWithFee : 0n
     const result = await read(chain, () =>
-      contract.estimateGas({ from: sender, data, value, allowance: short ? { token: token.address, amount: totalWithFee } : undefined }),
+      contract.estimateGas({
+        from: sender,
+        data,
+        value,
+        allowance: short ? { token: token.address, amount: totalWithFee } : undefined,
+      }),
     )
     if (result.ok)
       return {

@@ -2,17 +2,28 @@ import { type Static, Type } from '@sinclair/typebox'
 
 const address = (description: string) => Type.String({ minLength: 1, maxLength: 64, description })
 
-const escrowId = Type.String({ minLength: 1, maxLength: 80, description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.' })
+const escrowId = Type.String({
+  minLength: 1,
+  maxLength: 80,
+  description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.',
+})
 
 // A path or query id is checked here, before any payment is asked for; a body id keeps the service's own message.
-const idParameter = Type.String({ pattern: '^0x[0-9a-fA-F]{64}$', description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.' })
+const idParameter = Type.String({
+  pattern: '^0x[0-9a-fA-F]{64}$',
+  description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.',
+})
 
 /** Body of `POST /api/v1/escrow/create`. */
 export const CreateBody = Type.Object(
   {
     depositor: address('EVM address that deposits and is refunded on cancel; must be the paying wallet.'),
     beneficiary: address('EVM address paid on release.'),
-    token: Type.String({ minLength: 1, maxLength: 64, description: 'Symbol of a supported token (e.g. USDC) or its contract address.' }),
+    token: Type.String({
+      minLength: 1,
+      maxLength: 64,
+      description: 'Symbol of a supported token (e.g. USDC) or its contract address.',
+    }),
     amount: Type.String({
       minLength: 1,
       maxLength: 100,
@@ -21,7 +32,8 @@ export const CreateBody = Type.Object(
     arbiter: Type.Optional(address('EVM address that may release or cancel besides the depositor.')),
     expiry: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 40 }), Type.Integer({ minimum: 0 })], {
-        description: 'When anyone may cancel: ISO 8601 with a time zone (2030-01-01T00:00:00Z) or Unix time in seconds.',
+        description:
+          'When anyone may cancel: ISO 8601 with a time zone (2030-01-01T00:00:00Z) or Unix time in seconds.',
       }),
     ),
   },

@@ -1,7 +1,7 @@
-import { type Address, type Hex, formatUnits, getAddress, isAddress, isAddressEqual, toHex } from 'viem'
+import { type Address, formatUnits, getAddress, type Hex, isAddress, isAddressEqual, toHex } from 'viem'
+import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowChain } from '../../core/EscrowChain.js'
-import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Store } from '../../core/Store.js'
 import type { CreateBody, FundBody, ListQuery, SettleBody } from './schema.js'
 
@@ -38,9 +38,12 @@ export async function create(deps: Deps, input: CreateBody & Payer) {
   const amount = toAmount(input.amount)
   const expiry = input.expiry === undefined ? undefined : toExpiry(input.expiry)
   if (!isAddressEqual(depositor, input.payer))
-    throw new ForbiddenError(`depositor ${depositor} is not the wallet that paid for this call; an escrow is created by its depositor.`, {
-      details: { field: 'depositor' },
-    })
+    throw new ForbiddenError(
+      `depositor ${depositor} is not the wallet that paid for this call; an escrow is created by its depositor.`,
+      {
+        details: { field: 'depositor' },
+      },
+    )
 
   const now = clock(deps)
   const escrow = Escrow.from({
@@ -58,7 +61,13 @@ export async function create(deps: Deps, input: CreateBody & Payer) {
   const owners = [depositor, beneficiary, ...(arbiter === undefined ? [] : [arbiter])].filter(
     (owner, index, all) => all.findIndex((other) => isAddressEqual(other, owner)) === index,
   )
-  const inserted = await deps.store.insert({ collection, id: escrow.id, owners, value: Escrow.serialize(escrow), createdAt: now })
+  const inserted = await deps.store.insert({
+    collection,
+    id: escrow.id,
+    owners,
+    value: Escrow.serialize(escrow),
+    createdAt: now,
+  })
   // 32 random bytes never collide in practice; a collision is a fault, not a case to handle.
   if (!inserted.ok) throw new Error(`Escrow id ${escrow.id} is already taken.`)
   return { status: escrow.status, escrow: view(escrow) }
@@ -71,7 +80,8 @@ export async function create(deps: Deps, input: CreateBody & Payer) {
  */
 export async function fund(deps: Deps, input: FundBody & Payer) {
   const escrow = await load(deps, input.escrowId, 'escrowId', input.payer)
-  if (escrow.status === 'released' || escrow.status === 'cancelled') return { status: escrow.status, escrow: view(escrow) }
+  if (escrow.status === 'released' || escrow.status === 'cancelled')
+    return { status: escrow.status, escrow: view(escrow) }
   const funded = await save(deps, escrow, Escrow.reconcile(escrow, await read(deps, escrow), clock(deps)))
   return { status: funded.status, escrow: view(funded) }
 }
@@ -93,9 +103,12 @@ export function cancel(deps: Deps, input: SettleBody & Payer) {
 export async function list(deps: Deps, input: ListQuery & Payer) {
   const address = toAddress(input.address, 'address')
   if (!isAddressEqual(address, input.payer))
-    throw new ForbiddenError(`address ${address} is not the wallet that paid for this call; only your own escrows are listed.`, {
-      details: { field: 'address' },
-    })
+    throw new ForbiddenError(
+      `address ${address} is not the wallet that paid for this call; only your own escrows are listed.`,
+      {
+        details: { field: 'address' },
+      },
+    )
   const records = await deps.store.list<Escrow.Serialized>(collection, { owner: getAddress(input.payer) })
   const escrows = await Promise.all(records.map((record) => refresh(deps, Escrow.deserialize(record.value))))
   return { escrows: escrows.map(view), count: escrows.length }
@@ -123,7 +136,8 @@ export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): vo
   const { pathId, queryId } = input
   if (typeof pathId === 'string' && typeof queryId === 'string' && pathId.toLowerCase() !== queryId.toLowerCase())
     throw new ValidationError({ field: 'id', message: 'the path and the query name different escrows; give one' })
-  if (pathId === undefined && queryId === undefined) throw new ValidationError({ field: 'id', message: 'is required, in the path or as ?id=' })
+  if (pathId === undefined && queryId === undefined)
+    throw new ValidationError({ field: 'id', message: 'is required, in the path or as ?id=' })
 }
 
 /** Refuses, before payment, an `address` to list for that is not an EVM address. */
@@ -135,7 +149,9 @@ export function preflightList(query: { address?: unknown }): void {
 async function settle(deps: Deps, action: Escrow.Action, input: SettleBody & Payer) {
   const caller = toAddress(input.caller, 'caller')
   if (!isAddressEqual(caller, input.payer))
-    throw new ForbiddenError(`caller ${caller} is not the wallet that paid for this call.`, { details: { field: 'caller' } })
+    throw new ForbiddenError(`caller ${caller} is not the wallet that paid for this call.`, {
+      details: { field: 'caller' },
+    })
   let escrow = await load(deps, input.escrowId, 'escrowId', input.payer)
   const now = clock(deps)
   if (!Escrow.isAllowed({ escrow, action, caller, now }))
@@ -154,7 +170,8 @@ async function settle(deps: Deps, action: Escrow.Action, input: SettleBody & Pay
 
 /** The escrow if the payer is one of its parties; otherwise 404, exactly as if it did not exist. */
 async function load(deps: Deps, id: string, field: string, payer: Address): Promise<Escrow.Escrow> {
-  if (!/^0x[0-9a-fA-F]{64}$/.test(id)) throw new ValidationError({ field, message: 'must be 32 bytes as 0x-prefixed hex' })
+  if (!/^0x[0-9a-fA-F]{64}$/.test(id))
+    throw new ValidationError({ field, message: 'must be 32 bytes as 0x-prefixed hex' })
   const key = id.toLowerCase() as Hex
   const record = await deps.store.get<Escrow.Serialized>(collection, key)
   if (record === undefined || !record.owners.some((owner) => isAddressEqual(owner, payer)))
@@ -216,7 +233,8 @@ function clock(deps: Deps): Date {
 
 /** A checksummed EVM address; mixed case must carry a valid EIP-55 checksum. */
 function toAddress(value: string, field: string): Address {
-  if (!isAddress(value, { strict: true })) throw new ValidationError({ field, message: 'must be an EVM address (0x and 40 hex digits, valid checksum)' })
+  if (!isAddress(value, { strict: true }))
+    throw new ValidationError({ field, message: 'must be an EVM address (0x and 40 hex digits, valid checksum)' })
   return getAddress(value)
 }
 
@@ -248,8 +266,12 @@ function toAmount(value: string): bigint {
 function toExpiry(value: string | number): Date {
   const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
   const seconds = typeof value === 'number' ? value : /^\d{1,16}$/.test(value) ? Number(value) : undefined
-  const date = seconds !== undefined ? new Date(seconds * 1000) : iso.test(value as string) ? new Date(value) : undefined
+  const date =
+    seconds !== undefined ? new Date(seconds * 1000) : iso.test(value as string) ? new Date(value) : undefined
   if (date === undefined || Number.isNaN(date.getTime()))
-    throw new ValidationError({ field: 'expiry', message: 'must be ISO 8601 with a time zone (2030-01-01T00:00:00Z) or Unix time in seconds' })
+    throw new ValidationError({
+      field: 'expiry',
+      message: 'must be ISO 8601 with a time zone (2030-01-01T00:00:00Z) or Unix time in seconds',
+    })
   return date
 }

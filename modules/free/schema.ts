@@ -10,7 +10,11 @@ export type UuidQuery = Static<typeof UuidQuery>
 /** Query of `GET /free/convert`. */
 export const ConvertQuery = Type.Object({
   amount: Type.String({ minLength: 1, maxLength: 100, description: 'Non-negative decimal amount in `from` units.' }),
-  from: Type.String({ minLength: 1, maxLength: 16, description: 'Source unit: wei, gwei, ether, lamports, sol, drops, xrp, stroops, xlm, or a currency/asset symbol.' }),
+  from: Type.String({
+    minLength: 1,
+    maxLength: 16,
+    description: 'Source unit: wei, gwei, ether, lamports, sol, drops, xrp, stroops, xlm, or a currency/asset symbol.',
+  }),
   to: Type.String({ minLength: 1, maxLength: 16, description: 'Target unit, as `from`.' }),
 })
 /** Query of `GET /free/convert`. */

@@ -47,11 +47,14 @@ export async function convert(deps: Deps, input: ConvertQuery) {
   const target = toAsset(to, '0', 'to')
   const [sourceUsd, targetUsd] = await Promise.all([usd(deps, source.symbol), usd(deps, target.symbol)])
   const value = (source.whole * sourceUsd.scaled) / targetUsd.scaled
-  const result = target.decimals === undefined ? trim(value, scale) : Units.convert({
-    amount: trim(value / 10n ** (scale - BigInt(target.decimals)), BigInt(target.decimals)),
-    from: target.wholeUnit!,
-    to,
-  }).amount
+  const result =
+    target.decimals === undefined
+      ? trim(value, scale)
+      : Units.convert({
+          amount: trim(value / 10n ** (scale - BigInt(target.decimals)), BigInt(target.decimals)),
+          from: target.wholeUnit!,
+          to,
+        }).amount
   return {
     amount: result,
     from,
@@ -97,11 +100,17 @@ export function estimateBatch(input: EstimateBatchQuery) {
 type Asset = { symbol: string; whole: bigint; decimals: number | undefined; wholeUnit: string | undefined }
 
 function toAsset(unit: string, amount: string, field: 'from' | 'to'): Asset {
-  if (!/^[A-Za-z][A-Za-z0-9]{0,15}$/.test(unit)) throw new ValidationError({ field, message: 'must be a unit or symbol' })
+  if (!/^[A-Za-z][A-Za-z0-9]{0,15}$/.test(unit))
+    throw new ValidationError({ field, message: 'must be a unit or symbol' })
   if (Units.isNativeUnit(unit)) {
     const whole = Units.wholeUnitOf(unit)
     const converted = Units.convert({ amount, from: unit, to: whole.name })
-    return { symbol: whole.symbol, whole: toScaled(converted.amount, 'amount'), decimals: whole.decimals, wholeUnit: whole.name }
+    return {
+      symbol: whole.symbol,
+      whole: toScaled(converted.amount, 'amount'),
+      decimals: whole.decimals,
+      wholeUnit: whole.name,
+    }
   }
   return { symbol: unit.toUpperCase(), whole: toScaled(amount, 'amount'), decimals: undefined, wholeUnit: undefined }
 }

@@ -1,7 +1,7 @@
 import * as Module from '../../core/Module.js'
-import { scan } from './service.js'
 import { routes } from './routes.js'
 import type * as Service from './service.js'
+import { scan } from './service.js'
 
 export { scan } from './service.js'
 

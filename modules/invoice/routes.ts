@@ -5,23 +5,29 @@ import * as Service from './service.js'
 
 /** Invoicing: validate, call the service with the verified payer, nothing else. */
 export function routes(deps: Service.Deps) {
-  return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'invoice' })
-    .post('/api/v1/invoice/create', ({ body, caller }) => Service.create(deps, { ...body, caller }), {
-      body: CreateBody,
-    })
-    // Each preflight runs in `transform`, ahead of schema validation and of the payment guard: a parameter the
-    // service would refuse is refused before any payment is asked for.
-    .get('/api/v1/invoice/list', ({ query, caller }) => Service.list(deps, { address: query.address, caller }), {
-      query: ListQuery,
-      transform: ({ query }) => Service.preflightList(query),
-    })
-    .get(
-      '/api/v1/invoice/:id',
-      ({ params, query, caller }) => Service.get(deps, { pathId: params.id, queryId: query.id, caller }),
-      { params: IdParams, query: IdQuery, transform: ({ params, query }) => Service.preflightGet({ pathId: params.id, queryId: query.id }) },
-    )
-    .get('/api/v1/invoice', ({ query, caller }) => Service.get(deps, { queryId: query.id, caller }), {
-      query: ByIdQuery,
-      transform: ({ query }) => Service.preflightGet({ queryId: query.id }),
-    })
+  return (
+    new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'invoice' })
+      .post('/api/v1/invoice/create', ({ body, caller }) => Service.create(deps, { ...body, caller }), {
+        body: CreateBody,
+      })
+      // Each preflight runs in `transform`, ahead of schema validation and of the payment guard: a parameter the
+      // service would refuse is refused before any payment is asked for.
+      .get('/api/v1/invoice/list', ({ query, caller }) => Service.list(deps, { address: query.address, caller }), {
+        query: ListQuery,
+        transform: ({ query }) => Service.preflightList(query),
+      })
+      .get(
+        '/api/v1/invoice/:id',
+        ({ params, query, caller }) => Service.get(deps, { pathId: params.id, queryId: query.id, caller }),
+        {
+          params: IdParams,
+          query: IdQuery,
+          transform: ({ params, query }) => Service.preflightGet({ pathId: params.id, queryId: query.id }),
+        },
+      )
+      .get('/api/v1/invoice', ({ query, caller }) => Service.get(deps, { queryId: query.id, caller }), {
+        query: ByIdQuery,
+        transform: ({ query }) => Service.preflightGet({ queryId: query.id }),
+      })
+  )
 }

@@ -1,9 +1,15 @@
 import { type Address, checksumAddress, formatUnits } from 'viem'
 import * as AddressRules from '../../core/Address.js'
 import * as AuditChain from '../../core/AuditChain.js'
-import { BadRequestError, ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  UpstreamUnavailableError,
+  ValidationError,
+} from '../../core/Errors.js'
 import * as Invoice from '../../core/Invoice.js'
-import { type Store, genesisHash } from '../../core/Store.js'
+import { genesisHash, type Store } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
 import type { CreateBody } from './schema.js'
 
@@ -101,13 +107,16 @@ export declare namespace create {
 export async function list(deps: Deps, input: list.Input) {
   const caller = checksumAddress(input.caller)
   const address = toAddress(input.address, 'address')
-  if (address !== caller) throw new ForbiddenError(`address must be the paying address ${caller}: only your own invoices can be listed.`)
+  if (address !== caller)
+    throw new ForbiddenError(`address must be the paying address ${caller}: only your own invoices can be listed.`)
   const records = await deps.store.list<Invoice.Serialized>(collection, { owner: address, limit: maxListed })
   const invoices = records.map((record) => Invoice.deserialize(record.value))
   const open = invoices.filter((invoice) => invoice.status === 'open').slice(0, maxRefreshedPerList)
   const head = open.length > 0 ? await fromChain(() => deps.transfers.blockNumber()) : undefined
   const refreshed = new Map(
-    (await Promise.all(open.map((invoice) => refresh(deps, invoice, head)))).map((invoice) => [invoice.id, invoice] as const),
+    (await Promise.all(open.map((invoice) => refresh(deps, invoice, head)))).map(
+      (invoice) => [invoice.id, invoice] as const,
+    ),
   )
   return { invoices: invoices.map((invoice) => present(refreshed.get(invoice.id) ?? invoice)), count: invoices.length }
 }
@@ -130,7 +139,7 @@ export async function get(deps: Deps, input: get.Input) {
   preflightGet({ pathId, queryId })
   const id = (pathId ?? queryId)!
   const record = await deps.store.get<Invoice.Serialized>(collection, id)
-  if (!record || !record.owners.includes(checksumAddress(input.caller))) throw new NotFoundError(`No invoice ${id}.`)
+  if (!record?.owners.includes(checksumAddress(input.caller))) throw new NotFoundError(`No invoice ${id}.`)
   return { invoice: present(await refresh(deps, Invoice.deserialize(record.value))) }
 }
 
@@ -138,7 +147,9 @@ export async function get(deps: Deps, input: get.Input) {
 export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): void {
   const { pathId, queryId } = input
   if (typeof pathId === 'string' && typeof queryId === 'string' && pathId !== queryId)
-    throw new BadRequestError('The path and the query name different invoices; give one id.', { details: { field: 'id' } })
+    throw new BadRequestError('The path and the query name different invoices; give one id.', {
+      details: { field: 'id' },
+    })
   if (pathId === undefined && queryId === undefined)
     throw new ValidationError({ field: 'id', message: 'required: the invoice id, in the path or as ?id=' })
 }
@@ -169,7 +180,13 @@ export async function scan(deps: Deps, parameters: scan.Parameters = {}): Promis
   const { store } = deps
   const cursorCollection = 'invoice_scan'
   const cursorId = 'cursor'
-  await store.insert<Cursor>({ collection: cursorCollection, id: cursorId, owners: [], value: { next: 1 }, createdAt: nowOf(deps) })
+  await store.insert<Cursor>({
+    collection: cursorCollection,
+    id: cursorId,
+    owners: [],
+    value: { next: 1 },
+    createdAt: nowOf(deps),
+  })
   const cursor = (await store.get<Cursor>(cursorCollection, cursorId))!
   let fromSequence = cursor.value.next
   let entries = await store.entries<Queued>(queue, { fromSequence, limit })
@@ -187,7 +204,7 @@ export async function scan(deps: Deps, parameters: scan.Parameters = {}): Promis
   const head = await deps.transfers.blockNumber()
   for (const entry of entries) {
     const record = await store.get<Invoice.Serialized>(collection, entry.value.invoiceId)
-    if (!record || record.value.status !== 'open') continue
+    if (record?.value.status !== 'open') continue
     const invoice = await refresh(deps, Invoice.deserialize(record.value), head)
     result.checked += 1
     if (invoice.status === 'paid') result.paid += 1
@@ -222,10 +239,17 @@ async function refresh(deps: Deps, invoice: Invoice.Invoice, knownHead?: bigint)
   const head = knownHead ?? (await fromChain(() => deps.transfers.blockNumber()))
   let current: Invoice.Invoice = invoice
   const fromBlock = invoice.scannedThroughBlock + 1n
-  const toBlock = head < invoice.scannedThroughBlock + maxBlocksPerRefresh ? head : invoice.scannedThroughBlock + maxBlocksPerRefresh
+  const toBlock =
+    head < invoice.scannedThroughBlock + maxBlocksPerRefresh ? head : invoice.scannedThroughBlock + maxBlocksPerRefresh
   if (fromBlock <= toBlock) {
     const transfers = await fromChain(() =>
-      deps.transfers.find({ token: invoice.token.address, to: invoice.recipient, amount: invoice.amount, fromBlock, toBlock }),
+      deps.transfers.find({
+        token: invoice.token.address,
+        to: invoice.recipient,
+        amount: invoice.amount,
+        fromBlock,
+        toBlock,
+      }),
     )
     for (const transfer of transfers) {
       const payment: Invoice.Payment = {
@@ -252,13 +276,24 @@ async function refresh(deps: Deps, invoice: Invoice.Invoice, knownHead?: bigint)
 async function claim(store: Store, invoice: Invoice.Invoice, payment: Invoice.Payment, now: Date): Promise<boolean> {
   const id = `${payment.txHash.toLowerCase()}:${payment.logIndex}`
   const owners = ownersOf(invoice)
-  const inserted = await store.insert<Claim>({ collection: paymentsCollection, id, owners, value: { invoiceId: invoice.id }, createdAt: now })
+  const inserted = await store.insert<Claim>({
+    collection: paymentsCollection,
+    id,
+    owners,
+    value: { invoiceId: invoice.id },
+    createdAt: now,
+  })
   if (inserted.ok) return true
   return (await store.get<Claim>(paymentsCollection, id))?.value.invoiceId === invoice.id
 }
 
 /** Applies an event to an open invoice in the store; when another process closed it first, answers what it stored. */
-async function apply(store: Store, invoice: Invoice.Invoice, event: Invoice.Event, now: Date): Promise<Invoice.Invoice> {
+async function apply(
+  store: Store,
+  invoice: Invoice.Invoice,
+  event: Invoice.Event,
+  now: Date,
+): Promise<Invoice.Invoice> {
   const updated = await store.update<Invoice.Serialized>(collection, invoice.id, (record) => {
     const current = Invoice.deserialize(record.value)
     if (current.status !== 'open') return { refused: true, reason: `already ${current.status}` }
@@ -283,9 +318,12 @@ async function fromChain<value>(read: () => Promise<value>): Promise<value> {
   try {
     return await read()
   } catch (error) {
-    throw new UpstreamUnavailableError('The chain invoices are paid on could not be read to check for payments; try again shortly.', {
-      cause: error,
-    })
+    throw new UpstreamUnavailableError(
+      'The chain invoices are paid on could not be read to check for payments; try again shortly.',
+      {
+        cause: error,
+      },
+    )
   }
 }
 
@@ -308,11 +346,16 @@ function toAddress(value: string, field: string): Address {
 function toToken(tokens: readonly Invoice.Token[], value: string): Invoice.Token {
   const address = value.startsWith('0x') ? toAddress(value, 'token') : undefined
   const found = tokens.find((token) =>
-    address === undefined ? token.symbol.toUpperCase() === value.toUpperCase() : checksumAddress(token.address) === address,
+    address === undefined
+      ? token.symbol.toUpperCase() === value.toUpperCase()
+      : checksumAddress(token.address) === address,
   )
   if (found) return found
   const accepted = tokens.map((token) => `${token.symbol} (${token.address})`).join(', ')
-  throw new ValidationError({ field: 'token', message: `is not a token invoices are paid in here; use ${accepted || 'none configured'}` })
+  throw new ValidationError({
+    field: 'token',
+    message: `is not a token invoices are paid in here; use ${accepted || 'none configured'}`,
+  })
 }
 
 /** A raw base-unit integer string as a bigint; the range (> 0, uint256) is checked by {@link Invoice.from}. */
@@ -328,7 +371,9 @@ function toAmount(value: string): bigint {
 
 /** An ISO 8601 date-time with seconds optional and an explicit offset (`Z` or `±hh:mm`); local times are ambiguous. */
 function toDueDate(value: string): Date {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(value)
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(
+    value,
+  )
   const date = new Date(value)
   if (match && !Number.isNaN(date.getTime())) {
     const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = match
@@ -340,9 +385,14 @@ function toDueDate(value: string): Date {
     const real = month! >= 1 && month! <= 12 && calendarDay.getUTCMonth() === month! - 1
     if (real && hour! < 24 && minute! < 60 && second < 60 && offsetHours < 24 && offsetMinutes < 60) return date
   }
-  throw new ValidationError({ field: 'dueDate', message: 'must be an ISO 8601 date-time with an offset, e.g. 2030-01-31T17:00:00Z' })
+  throw new ValidationError({
+    field: 'dueDate',
+    message: 'must be an ISO 8601 date-time with an offset, e.g. 2030-01-31T17:00:00Z',
+  })
 }
 
 function randomHex(bytes: number): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join('')
+  return Array.from(crypto.getRandomValues(new Uint8Array(bytes)), (byte) => byte.toString(16).padStart(2, '0')).join(
+    '',
+  )
 }

@@ -19,17 +19,25 @@ export const levels = ['debug', 'info', 'warn', 'error'] as const
 /** One severity level. */
 export type Level = (typeof levels)[number]
 
-
-const Level = Type.Union(levels.map((level) => Type.Literal(level)), { description: `One of: ${levels.join(', ')}.` })
+const Level = Type.Union(
+  levels.map((level) => Type.Literal(level)),
+  { description: `One of: ${levels.join(', ')}.` },
+)
 
 /** One log entry of an ingest call. */
 export const LogEntry = Type.Object(
   {
     service: Type.String({ minLength: 1, maxLength: 128, description: 'Name of the emitting service.' }),
     level: Level,
-    message: Type.String({ maxLength: maxMessageLength, description: `The message, at most ${maxMessageLength} characters.` }),
+    message: Type.String({
+      maxLength: maxMessageLength,
+      description: `The message, at most ${maxMessageLength} characters.`,
+    }),
     timestamp: Type.Optional(
-      Type.String({ pattern: isoPattern, description: 'When it happened, ISO 8601 with a zone. Default: the time of ingest.' }),
+      Type.String({
+        pattern: isoPattern,
+        description: 'When it happened, ISO 8601 with a zone. Default: the time of ingest.',
+      }),
     ),
     // Unknown here, checked as an object by the route before validation: the framework's normalization would
     // reshape an array or a string into an object to fit an object schema.
@@ -58,9 +66,14 @@ export type IngestBody = Static<typeof IngestBody>
 export const QueryQuery = Type.Object({
   service: Type.Optional(Type.String({ minLength: 1, maxLength: 128, description: 'Only logs of this service.' })),
   level: Type.Optional(Level),
-  since: Type.Optional(Type.String({ pattern: isoPattern, description: 'Only logs whose timestamp is at or after this time.' })),
+  since: Type.Optional(
+    Type.String({ pattern: isoPattern, description: 'Only logs whose timestamp is at or after this time.' }),
+  ),
   limit: Type.Optional(
-    Type.String({ pattern: '^(?:[1-9][0-9]{0,2}|1000)$', description: 'Most logs to return, 1 to 1000. Default: 100.' }),
+    Type.String({
+      pattern: '^(?:[1-9][0-9]{0,2}|1000)$',
+      description: 'Most logs to return, 1 to 1000. Default: 100.',
+    }),
   ),
 })
 /** Query of `GET /api/v1/logs/query`. */

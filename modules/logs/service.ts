@@ -1,8 +1,8 @@
 import { type Address, getAddress } from 'viem'
 import { ValidationError } from '../../core/Errors.js'
 import type { Store } from '../../core/Store.js'
-import { type IngestBody, type Level, maxFields, maxQueryScan, type QueryQuery } from './schema.js'
 import * as Time from '../../core/Time.js'
+import { type IngestBody, type Level, maxFields, maxQueryScan, type QueryQuery } from './schema.js'
 
 /** What the logs module needs from outside. */
 export type Deps = {
@@ -60,13 +60,18 @@ export async function ingest(deps: Deps, input: ingest.Input) {
   const owner = getAddress(input.caller)
   const now = (deps.now ?? (() => new Date()))()
   // Check every timestamp first, so a bad entry stores nothing.
-  const logs = input.entries.map((entry, index): Log => ({
-    service: entry.service,
-    level: entry.level,
-    message: entry.message,
-    timestamp: entry.timestamp === undefined ? now.toISOString() : Time.fromIso(entry.timestamp, `entries.${index}.timestamp`).toISOString(),
-    ...(entry.fields === undefined ? {} : { fields: entry.fields as Fields }),
-  }))
+  const logs = input.entries.map(
+    (entry, index): Log => ({
+      service: entry.service,
+      level: entry.level,
+      message: entry.message,
+      timestamp:
+        entry.timestamp === undefined
+          ? now.toISOString()
+          : Time.fromIso(entry.timestamp, `entries.${index}.timestamp`).toISOString(),
+      ...(entry.fields === undefined ? {} : { fields: entry.fields as Fields }),
+    }),
+  )
   const ids: string[] = []
   for (const value of logs) {
     const id = crypto.randomUUID()
@@ -94,13 +99,17 @@ export async function query(deps: Deps, input: query.Input) {
   const from = since === undefined ? undefined : Time.fromIso(since, 'since').getTime()
   const records = await deps.store.list<Log>(collection, { owner: getAddress(caller), limit: maxQueryScan })
   const matches = records
-    .filter(({ value }) =>
-      (service === undefined || value.service === service) &&
-      (level === undefined || value.level === level) &&
-      (from === undefined || Date.parse(value.timestamp) >= from))
+    .filter(
+      ({ value }) =>
+        (service === undefined || value.service === service) &&
+        (level === undefined || value.level === level) &&
+        (from === undefined || Date.parse(value.timestamp) >= from),
+    )
     .sort((a, b) => Date.parse(b.value.timestamp) - Date.parse(a.value.timestamp))
   return {
-    logs: matches.slice(0, Number(limit)).map(({ id, value, createdAt }) => ({ id, ...value, ingestedAt: createdAt.toISOString() })),
+    logs: matches
+      .slice(0, Number(limit))
+      .map(({ id, value, createdAt }) => ({ id, ...value, ingestedAt: createdAt.toISOString() })),
     total: matches.length,
   }
 }

@@ -12,7 +12,8 @@ const chain = Type.Union(
 const token = Type.String({
   minLength: 1,
   maxLength: 64,
-  description: 'Token symbol (base: USDC, USDT, EURC, DAI, WETH, or ETH; peaq: USDC) or an ERC-20 address on the chain.',
+  description:
+    'Token symbol (base: USDC, USDT, EURC, DAI, WETH, or ETH; peaq: USDC) or an ERC-20 address on the chain.',
 })
 
 /** One employee paid by a payroll run. */
@@ -24,7 +25,10 @@ export const Employee = Type.Object(
       description: 'RAW base-unit integer string, e.g. "2500000000" for 2,500 USDC.',
     }),
     name: Type.Optional(
-      Type.String({ maxLength: Batch.maxMemoLength, description: 'Off-chain label for the caller; not part of the transaction.' }),
+      Type.String({
+        maxLength: Batch.maxMemoLength,
+        description: 'Off-chain label for the caller; not part of the transaction.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -35,7 +39,11 @@ export const ExecuteBody = Type.Object(
   {
     token,
     sender: Type.String({ maxLength: 64, description: 'The employer address that will approve, sign and send.' }),
-    employees: Type.Array(Employee, { minItems: 1, maxItems: Batch.maxRecipients, description: `1 to ${Batch.maxRecipients} employees.` }),
+    employees: Type.Array(Employee, {
+      minItems: 1,
+      maxItems: Batch.maxRecipients,
+      description: `1 to ${Batch.maxRecipients} employees.`,
+    }),
     chain: Type.Optional(chain),
   },
   { additionalProperties: false },
@@ -46,7 +54,11 @@ export type ExecuteBody = Static<typeof ExecuteBody>
 /** Body of `POST /api/v1/payroll/estimate`. */
 export const EstimateBody = Type.Object(
   {
-    employeeCount: Type.Integer({ minimum: 1, maximum: Batch.maxRecipients, description: `Employees paid, 1 to ${Batch.maxRecipients}.` }),
+    employeeCount: Type.Integer({
+      minimum: 1,
+      maximum: Batch.maxRecipients,
+      description: `Employees paid, 1 to ${Batch.maxRecipients}.`,
+    }),
     token: Type.Optional(token),
     chain: Type.Optional(chain),
   },

@@ -41,7 +41,10 @@ export async function execute(deps: Deps, body: ExecuteBody) {
       ? {
           approvalTransaction: {
             to: approvalRequired.token,
-            data: BatchPayment.approveCalldata({ spender: approvalRequired.spender, amount: BigInt(approvalRequired.amount) }),
+            data: BatchPayment.approveCalldata({
+              spender: approvalRequired.spender,
+              amount: BigInt(approvalRequired.amount),
+            }),
             value: '0',
             chainId: transaction.chainId,
           },
@@ -89,18 +92,36 @@ export async function tokens(deps: Deps) {
     decimals: number
     isETH: boolean
   }[] = []
-  const chains: { chain: Batch.Chain; chainId: number | null; contract: string | null; available: boolean; reason?: string }[] = []
+  const chains: {
+    chain: Batch.Chain
+    chainId: number | null
+    contract: string | null
+    available: boolean
+    reason?: string
+  }[] = []
   for (const chain of Batch.chains) {
     const contract = deps.chains[chain]
     if (!contract) {
-      chains.push({ chain, chainId: null, contract: null, available: false, reason: `${chain} is not configured on this gateway` })
+      chains.push({
+        chain,
+        chainId: null,
+        contract: null,
+        available: false,
+        reason: `${chain} is not configured on this gateway`,
+      })
       continue
     }
     try {
       await BatchService.admit(deps, chain)
     } catch (error) {
       if (!(error instanceof UpstreamUnavailableError)) throw error
-      chains.push({ chain, chainId: contract.chainId, contract: contract.address, available: false, reason: error.message })
+      chains.push({
+        chain,
+        chainId: contract.chainId,
+        contract: contract.address,
+        available: false,
+        reason: error.message,
+      })
       continue
     }
     chains.push({ chain, chainId: contract.chainId, contract: contract.address, available: true })
@@ -117,7 +138,10 @@ function toBatch(body: unknown) {
   const input = fieldsOf(body)
   const { employees } = input
   if (!Array.isArray(employees))
-    throw new ValidationError({ field: 'employees', message: `must be an array of 1 to ${Batch.maxRecipients} { address, amount } objects` })
+    throw new ValidationError({
+      field: 'employees',
+      message: `must be an array of 1 to ${Batch.maxRecipients} { address, amount } objects`,
+    })
   const entries = employees.map((employee, index) => {
     if (typeof employee !== 'object' || employee === null || Array.isArray(employee))
       throw new ValidationError({ field: `employees.${index}`, message: 'must be an object with address and amount' })
@@ -136,9 +160,21 @@ function toBatch(body: unknown) {
 function toCount(body: unknown) {
   const input = fieldsOf(body)
   const { employeeCount } = input
-  if (typeof employeeCount !== 'number' || !Number.isSafeInteger(employeeCount) || employeeCount < 1 || employeeCount > Batch.maxRecipients)
-    throw new ValidationError({ field: 'employeeCount', message: `must be an integer from 1 to ${Batch.maxRecipients}` })
-  return { token: input.token as string | undefined, chain: input.chain as Batch.Chain | undefined, recipientCount: employeeCount }
+  if (
+    typeof employeeCount !== 'number' ||
+    !Number.isSafeInteger(employeeCount) ||
+    employeeCount < 1 ||
+    employeeCount > Batch.maxRecipients
+  )
+    throw new ValidationError({
+      field: 'employeeCount',
+      message: `must be an integer from 1 to ${Batch.maxRecipients}`,
+    })
+  return {
+    token: input.token as string | undefined,
+    chain: input.chain as Batch.Chain | undefined,
+    recipientCount: employeeCount,
+  }
 }
 
 /** Runs a batch call and renames the batch's fields in its validation errors to the payroll's. */
@@ -150,7 +186,8 @@ async function asEmployees<value>(run: () => Promise<value>): Promise<value> {
     const match = /^(recipients|amounts)(?:\.(\d+))?$/.exec(error.field)
     if (!match) throw error
     const [, list, index] = match
-    const field = index === undefined ? 'employees' : `employees.${index}.${list === 'recipients' ? 'address' : 'amount'}`
+    const field =
+      index === undefined ? 'employees' : `employees.${index}.${list === 'recipients' ? 'address' : 'amount'}`
     const message = error.message.slice(error.field.length + 2).replace(/\brecipients\b/g, 'employees')
     throw new ValidationError({ field, message })
   }

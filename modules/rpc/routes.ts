@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
-import { CallBody } from './schema.js'
 import type { CallBody as CallBodyType } from './schema.js'
+import { CallBody } from './schema.js'
 import * as Service from './service.js'
 
 /** Read-only JSON-RPC forwarding to the configured chains. */

@@ -13,7 +13,9 @@ export function CallBody(chains: readonly string[]) {
         Rpc.allowedMethods.map((method) => Type.Literal(method)),
         { description: 'A read-only JSON-RPC method; see GET /api/v1/rpc/chains for the list.' },
       ),
-      params: Type.Optional(Type.Array(Type.Unknown(), { maxItems: Rpc.maxParams, description: 'Positional parameters.' })),
+      params: Type.Optional(
+        Type.Array(Type.Unknown(), { maxItems: Rpc.maxParams, description: 'Positional parameters.' }),
+      ),
     },
     { additionalProperties: false },
   )

@@ -12,7 +12,11 @@ export type Deps = {
 /** The configured chains and the methods that may be forwarded. */
 export function chains(deps: Deps) {
   return {
-    chains: deps.chains.map((chain) => ({ name: chain.name, chainId: chain.chainId, network: `eip155:${chain.chainId}` })),
+    chains: deps.chains.map((chain) => ({
+      name: chain.name,
+      chainId: chain.chainId,
+      network: `eip155:${chain.chainId}`,
+    })),
     allowedMethods: [...Rpc.allowedMethods],
   }
 }

@@ -28,7 +28,8 @@ export function parseAmount(value: string): { ok: true; stroops: bigint } | { ok
     return { ok: false, message: (error as Error).message.replace(/^amount: /, '') }
   }
   if (stroops === 0n) return { ok: false, message: 'must be greater than 0' }
-  if (stroops > maxStroops) return { ok: false, message: 'exceeds the largest amount one Stellar payment can carry (922337203685.4775807 XLM)' }
+  if (stroops > maxStroops)
+    return { ok: false, message: 'exceeds the largest amount one Stellar payment can carry (922337203685.4775807 XLM)' }
   return { ok: true, stroops }
 }
 
@@ -49,8 +50,16 @@ export const BatchBody = Type.Object(
         'Secret seed (S..., 56 characters) of the paying account. Used in memory to sign this one transaction; never logged, stored or echoed.',
     }),
     recipients: Type.Array(
-      Type.String({ maxLength: 69, format: 'stellar-destination', description: 'Stellar account (G...) or muxed account (M...).' }),
-      { minItems: 1, maxItems: maxOperations, description: `Accounts to pay, 1 to ${maxOperations}; parallel to amounts. Each must already exist.` },
+      Type.String({
+        maxLength: 69,
+        format: 'stellar-destination',
+        description: 'Stellar account (G...) or muxed account (M...).',
+      }),
+      {
+        minItems: 1,
+        maxItems: maxOperations,
+        description: `Accounts to pay, 1 to ${maxOperations}; parallel to amounts. Each must already exist.`,
+      },
     ),
     amounts: Type.Array(
       Type.String({

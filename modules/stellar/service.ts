@@ -1,6 +1,6 @@
 import { Account, Asset, Keypair, Operation, TransactionBuilder } from '@stellar/stellar-sdk/base'
 import { bytesToHex, formatUnits } from 'viem'
-import { BaseError, StellarNetworkError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { StellarNetworkError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
 import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
@@ -43,7 +43,10 @@ export async function batch(deps: Deps, input: BatchBody): Promise<batch.ReturnT
   const source = keypair.publicKey()
   const { network } = deps
 
-  const [account, fees] = await Promise.all([network.loadAccount(source).then(answered), network.feeStats().then(answered)])
+  const [account, fees] = await Promise.all([
+    network.loadAccount(source).then(answered),
+    network.feeStats().then(answered),
+  ])
   if (!account.ok)
     throw new StellarNetworkError(
       account.reason === 'not_found'
@@ -66,7 +69,9 @@ export async function batch(deps: Deps, input: BatchBody): Promise<batch.ReturnT
     timebounds: { minTime: 0, maxTime },
   })
   for (const { destination, stroops } of payments)
-    builder.addOperation(Operation.payment({ destination, asset: Asset.native(), amount: formatUnits(stroops, decimals) }))
+    builder.addOperation(
+      Operation.payment({ destination, asset: Asset.native(), amount: formatUnits(stroops, decimals) }),
+    )
   const transaction = builder.build()
   transaction.sign(keypair)
   const hash = bytesToHex(transaction.hash()).slice(2)
@@ -88,8 +93,14 @@ export async function batch(deps: Deps, input: BatchBody): Promise<batch.ReturnT
     ),
     maxFee: formatUnits(maxFee, decimals),
   }
-  if (submitted.status === 'pending') return { ...summary, status: 'pending', validUntil: new Date(maxTime * 1000).toISOString() }
-  return { ...summary, status: 'success', ledger: submitted.ledger, feeCharged: formatUnits(submitted.feeCharged, decimals) }
+  if (submitted.status === 'pending')
+    return { ...summary, status: 'pending', validUntil: new Date(maxTime * 1000).toISOString() }
+  return {
+    ...summary,
+    status: 'success',
+    ledger: submitted.ledger,
+    feeCharged: formatUnits(submitted.feeCharged, decimals),
+  }
 }
 
 export declare namespace batch {
@@ -155,7 +166,10 @@ function bid(deps: Deps, fees: StellarNetwork.FeeStats): bigint {
 function toPayments(input: BatchBody): Payment[] {
   const { recipients, amounts } = input
   if (recipients.length === 0 || recipients.length > maxOperations)
-    throw new ValidationError({ field: 'recipients', message: `must hold 1 to ${maxOperations} accounts (one transaction holds at most ${maxOperations} operations)` })
+    throw new ValidationError({
+      field: 'recipients',
+      message: `must hold 1 to ${maxOperations} accounts (one transaction holds at most ${maxOperations} operations)`,
+    })
   if (amounts.length !== recipients.length)
     throw new ValidationError({
       field: 'amounts',
@@ -163,7 +177,10 @@ function toPayments(input: BatchBody): Payment[] {
     })
   return recipients.map((destination, index) => {
     if (!isDestination(destination))
-      throw new ValidationError({ field: `recipients.${index}`, message: 'must be a Stellar account (G...) or muxed account (M...) with a valid checksum' })
+      throw new ValidationError({
+        field: `recipients.${index}`,
+        message: 'must be a Stellar account (G...) or muxed account (M...) with a valid checksum',
+      })
     const amount = parseAmount(amounts[index]!)
     if (!amount.ok) throw new ValidationError({ field: `amounts.${index}`, message: amount.message })
     return { destination, stroops: amount.stroops }
@@ -172,7 +189,10 @@ function toPayments(input: BatchBody): Payment[] {
 
 /** The signing key of the secret; a secret that fails its check is refused without repeating any of it. */
 function toKeypair(secret: string): Keypair {
-  const refused = new ValidationError({ field: 'sourceSecret', message: 'must be a Stellar secret seed (S..., 56 characters, valid checksum)' })
+  const refused = new ValidationError({
+    field: 'sourceSecret',
+    message: 'must be a Stellar secret seed (S..., 56 characters, valid checksum)',
+  })
   if (typeof secret !== 'string' || !isSecretSeed(secret)) throw refused
   try {
     return Keypair.fromSecret(secret)
@@ -188,12 +208,17 @@ function toCount(value: number): number {
 }
 
 /** The error for a transaction the network refused, naming the payments whose operations failed. */
-function refusal(submitted: Extract<StellarNetwork.Submitted, { ok: false }>, payments: Payment[], hash: string): StellarNetworkError {
+function refusal(
+  submitted: Extract<StellarNetwork.Submitted, { ok: false }>,
+  payments: Payment[],
+  hash: string,
+): StellarNetworkError {
   const { reason, operations } = submitted
   const failed = operations.flatMap((code, index) =>
     code === 'op_success' ? [] : [{ index, recipient: payments[index]?.destination, code }],
   )
-  const detail = failed.length === 0 ? '' : ` (${failed.map(({ index, code }) => `recipients.${index}: ${code}`).join(', ')})`
+  const detail =
+    failed.length === 0 ? '' : ` (${failed.map(({ index, code }) => `recipients.${index}: ${code}`).join(', ')})`
   return new StellarNetworkError(`The Stellar network refused the transaction: ${reason}${detail}. Nothing was paid.`, {
     details: { network: 'stellar', reason, operations, failed, hash },
   })
@@ -209,10 +234,20 @@ function answered<value>(outcome: value | Upstream.Failure, submitted?: { hash: 
   const upstream = { reason: outcome.reason, status: outcome.status ?? null }
   // Nothing was sent, so nothing can land: the caller may simply try again later.
   if (outcome.reason === 'unavailable')
-    throw new UpstreamUnavailableError(`The Stellar network is unavailable for now: ${outcome.message}`, { details: { network: 'stellar', upstream } })
-  throw new StellarNetworkError(`The Stellar network failed: ${outcome.message}${submitted ? ` ${submitted.message}` : ''}`, {
-    details: { network: 'stellar', reason: 'network_error', upstream, ...(submitted ? { hash: submitted.hash } : {}) },
-  })
+    throw new UpstreamUnavailableError(`The Stellar network is unavailable for now: ${outcome.message}`, {
+      details: { network: 'stellar', upstream },
+    })
+  throw new StellarNetworkError(
+    `The Stellar network failed: ${outcome.message}${submitted ? ` ${submitted.message}` : ''}`,
+    {
+      details: {
+        network: 'stellar',
+        reason: 'network_error',
+        upstream,
+        ...(submitted ? { hash: submitted.hash } : {}),
+      },
+    },
+  )
 }
 
 /** The current time from `deps.now`, or the wall clock. */

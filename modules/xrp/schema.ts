@@ -60,10 +60,18 @@ export const BatchBody = Type.Object(
         format: 'xrp-destination',
         description: 'Classic address (r...) or X-address (X.../T..., whose tag becomes the DestinationTag).',
       }),
-      { minItems: 1, maxItems: maxRecipients, description: `Accounts to pay, 1 to ${maxRecipients}; parallel to amounts.` },
+      {
+        minItems: 1,
+        maxItems: maxRecipients,
+        description: `Accounts to pay, 1 to ${maxRecipients}; parallel to amounts.`,
+      },
     ),
     amounts: Type.Array(
-      Type.String({ maxLength: 40, format: 'xrp-amount', description: 'XRP as a decimal string, greater than 0, at most 6 decimals, e.g. "12.5".' }),
+      Type.String({
+        maxLength: 40,
+        format: 'xrp-amount',
+        description: 'XRP as a decimal string, greater than 0, at most 6 decimals, e.g. "12.5".',
+      }),
       { minItems: 1, maxItems: maxRecipients, description: 'XRP to pay each recipient, parallel to recipients.' },
     ),
   },

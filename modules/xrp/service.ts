@@ -1,7 +1,7 @@
 import { formatUnits } from 'viem'
 import { type Payment as PaymentTransaction, Wallet } from 'xrpl'
 import * as Address from '../../core/Address.js'
-import { BaseError, ConflictError, UpstreamUnavailableError, ValidationError, XrpNetworkError } from '../../core/Errors.js'
+import { ConflictError, UpstreamUnavailableError, ValidationError, XrpNetworkError } from '../../core/Errors.js'
 import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
 import type * as XrpNetwork from '../../core/XrpNetwork.js'
@@ -108,7 +108,9 @@ export async function batch(deps: Deps, input: BatchBody) {
       Sequence: account.sequence + index,
       LastLedgerSequence: lastLedgerSequence,
       Flags: 0,
-      ...(server.networkId !== undefined && server.networkId > networkIdThreshold ? { NetworkID: server.networkId } : {}),
+      ...(server.networkId !== undefined && server.networkId > networkIdThreshold
+        ? { NetworkID: server.networkId }
+        : {}),
     }
     const { tx_blob, hash } = wallet.sign(transaction)
     return { txBlob: tx_blob, hash, sequence: account.sequence + index }
@@ -124,7 +126,12 @@ export async function batch(deps: Deps, input: BatchBody) {
   for (const [index, transaction] of signed.entries()) {
     const submitted = await network.submit(transaction.txBlob)
     if (Upstream.isFailure(submitted)) {
-      const details = { network: 'xrp', failedIndex: index, sender, upstream: { reason: submitted.reason, status: submitted.status ?? null } }
+      const details = {
+        network: 'xrp',
+        failedIndex: index,
+        sender,
+        upstream: { reason: submitted.reason, status: submitted.status ?? null },
+      }
       // Refused before it was sent (open breaker, rate limit): this payment and the rest were not submitted.
       if (submitted.reason === 'unavailable')
         throw new UpstreamUnavailableError(
@@ -217,13 +224,20 @@ function toPayments(input: BatchBody, sender: string): Payment[] {
   return recipients.map((recipient, index) => {
     const field = `recipients.${index}`
     const address = Address.validateXrp(recipient)
-    if (!address.valid) throw new ValidationError({ field, message: 'must be an XRP Ledger classic address (r...) or X-address with a valid checksum' })
+    if (!address.valid)
+      throw new ValidationError({
+        field,
+        message: 'must be an XRP Ledger classic address (r...) or X-address with a valid checksum',
+      })
     const { destination, tag } =
       address.format === 'xrp_x_address'
         ? { destination: address.details.classicAddress, tag: address.details.tag ?? undefined }
         : { destination: recipient, tag: undefined }
     if (destination === sender)
-      throw new ValidationError({ field, message: `is the sender's own account (${sender}); the XRP Ledger refuses payments to oneself` })
+      throw new ValidationError({
+        field,
+        message: `is the sender's own account (${sender}); the XRP Ledger refuses payments to oneself`,
+      })
     const amount = parseAmount(amounts[index]!)
     if (!amount.ok) throw new ValidationError({ field: `amounts.${index}`, message: amount.message })
     return { recipient, destination, tag, drops: amount.drops }
@@ -264,6 +278,10 @@ function answered<value>(outcome: value | Upstream.Failure): value {
   if (!Upstream.isFailure(outcome)) return outcome
   const upstream = { reason: outcome.reason, status: outcome.status ?? null }
   if (outcome.reason === 'unavailable')
-    throw new UpstreamUnavailableError(`The XRP Ledger is unavailable for now: ${outcome.message}`, { details: { network: 'xrp', upstream } })
-  throw new XrpNetworkError(`The XRP Ledger failed: ${outcome.message}`, { details: { network: 'xrp', reason: 'network_error', upstream } })
+    throw new UpstreamUnavailableError(`The XRP Ledger is unavailable for now: ${outcome.message}`, {
+      details: { network: 'xrp', upstream },
+    })
+  throw new XrpNetworkError(`The XRP Ledger failed: ${outcome.message}`, {
+    details: { network: 'xrp', reason: 'network_error', upstream },
+  })
 }

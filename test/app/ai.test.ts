@@ -43,9 +43,12 @@ afterAll(async () => {
 })
 
 function post(path: string, body: unknown, headers: Record<string, string> = {}): Request {
-  return new Request(`${origin}${path}`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  return new Request(`${origin}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
 }
-
 
 describe('POST /api/v1/chat/completions', () => {
   test('behavior: no payment is a 402 at the catalog price', async () => {
@@ -67,8 +70,15 @@ describe('POST /api/v1/chat/completions', () => {
 
   test('behavior: a paid completion is relayed unchanged and charged exactly the price', async () => {
     const payer = gateway.account(1)
-    const [payerBefore, payeeBefore] = [await gateway.balance(payer.address), await gateway.balance(gateway.terms.payTo)]
-    const response = await gateway.paid(payer, 'POST', '/api/v1/chat/completions', { model: 'small-model', messages, temperature: 0.3 })
+    const [payerBefore, payeeBefore] = [
+      await gateway.balance(payer.address),
+      await gateway.balance(gateway.terms.payTo),
+    ]
+    const response = await gateway.paid(payer, 'POST', '/api/v1/chat/completions', {
+      model: 'small-model',
+      messages,
+      temperature: 0.3,
+    })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual(completionOf('small-model'))
     expect(chat.last().headers.get('authorization')).toBe('Bearer sk-chat-operator-key')
@@ -82,14 +92,20 @@ describe('POST /api/v1/chat/completions', () => {
     const payer = gateway.account(2)
     const before = await gateway.balance(payer.address)
     chat.state.hold = true
-    const response = await gateway.paid(payer, 'POST', '/api/v1/chat/completions', { model: 'small-model', messages, stream: true })
+    const response = await gateway.paid(payer, 'POST', '/api/v1/chat/completions', {
+      model: 'small-model',
+      messages,
+      stream: true,
+    })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
     // The upstream has sent one event and is held; the payment is already on chain and the receipt is on the stream.
     expect(chat.lastStream().sent).toBe(1)
     expect(await gateway.balance(payer.address)).toBe(before - price.chat)
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
-    const receipt = await gateway.devnet.publicClient.getTransactionReceipt({ hash: settled.transaction as `0x${string}` })
+    const receipt = await gateway.devnet.publicClient.getTransactionReceipt({
+      hash: settled.transaction as `0x${string}`,
+    })
     expect(receipt.status).toBe('success')
     const events = eventsOf(chunksOf('small-model', false))
     const reader = textReader(response.body!)
@@ -107,7 +123,11 @@ describe('POST /api/v1/chat/completions', () => {
     const streamsBefore = chat.streams.length
     try {
       const withheld = await gateway.fetch(
-        post('/api/v1/chat/completions', { model: 'small-model', messages, stream: true }, { 'PAYMENT-SIGNATURE': header }),
+        post(
+          '/api/v1/chat/completions',
+          { model: 'small-model', messages, stream: true },
+          { 'PAYMENT-SIGNATURE': header },
+        ),
       )
       expect(withheld.status).toBe(402)
       expect(((await withheld.json()) as { code: string }).code).toBe('settlement_failed')
@@ -126,49 +146,80 @@ describe('POST /api/v1/chat/completions', () => {
     const payer = privateKeyToAccount(generatePrivateKey())
     await gateway.devnet.fund({ address: payer.address, amount: price.chat })
     // Both verify against a balance of one price; the ledger holds the first claim against it.
-    const headers = await Promise.all([gateway.presigned({ signer: payer, value: price.chat }), gateway.presigned({ signer: payer, value: price.chat })])
+    const headers = await Promise.all([
+      gateway.presigned({ signer: payer, value: price.chat }),
+      gateway.presigned({ signer: payer, value: price.chat }),
+    ])
     const streamsBefore = chat.streams.length
     const responses = await Promise.all(
       headers.map((header) =>
-        gateway.fetch(post('/api/v1/chat/completions', { model: 'small-model', messages, stream: true }, { 'PAYMENT-SIGNATURE': header })),
+        gateway.fetch(
+          post(
+            '/api/v1/chat/completions',
+            { model: 'small-model', messages, stream: true },
+            { 'PAYMENT-SIGNATURE': header },
+          ),
+        ),
       ),
     )
     expect(responses.map((response) => response.status).sort()).toEqual([200, 402])
     const refused = responses.find((response) => response.status === 402)!
     expect(((await refused.json()) as { code: string }).code).toBe('insufficient_funds')
-    expect(await responses.find((response) => response.status === 200)!.text()).toBe(eventsOf(chunksOf('small-model', false)).join(''))
+    expect(await responses.find((response) => response.status === 200)!.text()).toBe(
+      eventsOf(chunksOf('small-model', false)).join(''),
+    )
     expect(chat.streams.length - streamsBefore).toBe(1)
     expect(await gateway.balance(payer.address)).toBe(0n)
   })
 
   test.each([
-    ['an upstream 500', () => Response.json({ error: { message: 'boom' } }, { status: 500 }), false, 502, 'upstream_failed'],
-    ['an upstream 400', () => Response.json({ error: { message: 'bad image' } }, { status: 400 }), false, 400, 'upstream_rejected'],
+    [
+      'an upstream 500',
+      () => Response.json({ error: { message: 'boom' } }, { status: 500 }),
+      false,
+      502,
+      'upstream_failed',
+    ],
+    [
+      'an upstream 400',
+      () => Response.json({ error: { message: 'bad image' } }, { status: 400 }),
+      false,
+      400,
+      'upstream_rejected',
+    ],
     [
       'an error as the first event of a stream',
-      () => new Response('data: {"error":{"message":"overloaded"}}\n\n', { headers: { 'content-type': 'text/event-stream' } }),
+      () =>
+        new Response('data: {"error":{"message":"overloaded"}}\n\n', {
+          headers: { 'content-type': 'text/event-stream' },
+        }),
       true,
       502,
       'upstream_failed',
     ],
-  ])('error: %s after payment charges nothing and releases the authorization', async (_, answer, stream, status, code) => {
-    const payer = gateway.account(3)
-    const before = await gateway.balance(payer.address)
-    const header = await gateway.presigned({ signer: payer, value: price.chat })
-    chat.state.answer = answer
-    try {
-      const response = await gateway.fetch(post('/api/v1/chat/completions', { model: 'small-model', messages, stream }, { 'PAYMENT-SIGNATURE': header }))
-      expect(response.status).toBe(status)
-      expect(response.headers.get('content-type')).toBe('application/problem+json')
-      expect(((await response.json()) as { code: string }).code).toBe(code)
-      expect(response.headers.get('payment-response')).toBeNull()
-    } finally {
-      chat.state.answer = undefined
-    }
-    expect(await gateway.balance(payer.address)).toBe(before)
-    const nonce = JSON.parse(atob(header)).payload.authorization.nonce as `0x${string}`
-    expect((await gateway.ledger.get({ payer: payer.address, nonce }))?.state).toBe('released')
-  })
+  ])(
+    'error: %s after payment charges nothing and releases the authorization',
+    async (_, answer, stream, status, code) => {
+      const payer = gateway.account(3)
+      const before = await gateway.balance(payer.address)
+      const header = await gateway.presigned({ signer: payer, value: price.chat })
+      chat.state.answer = answer
+      try {
+        const response = await gateway.fetch(
+          post('/api/v1/chat/completions', { model: 'small-model', messages, stream }, { 'PAYMENT-SIGNATURE': header }),
+        )
+        expect(response.status).toBe(status)
+        expect(response.headers.get('content-type')).toBe('application/problem+json')
+        expect(((await response.json()) as { code: string }).code).toBe(code)
+        expect(response.headers.get('payment-response')).toBeNull()
+      } finally {
+        chat.state.answer = undefined
+      }
+      expect(await gateway.balance(payer.address)).toBe(before)
+      const nonce = JSON.parse(atob(header)).payload.authorization.nonce as `0x${string}`
+      expect((await gateway.ledger.get({ payer: payer.address, nonce }))?.state).toBe('released')
+    },
+  )
 })
 
 describe('GET /api/v1/models', () => {
@@ -192,7 +243,10 @@ describe('/decentralized/v1', () => {
   test('behavior: chat completions on the second upstream, paid at their own price', async () => {
     const payer = gateway.account(5)
     const before = await gateway.balance(payer.address)
-    const response = await gateway.paid(payer, 'POST', '/decentralized/v1/chat/completions', { model: 'small-model', messages })
+    const response = await gateway.paid(payer, 'POST', '/decentralized/v1/chat/completions', {
+      model: 'small-model',
+      messages,
+    })
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual(completionOf('small-model'))
     expect(network.last().path).toBe('/v1/chat/completions')
@@ -208,7 +262,10 @@ describe('/decentralized/v1', () => {
     try {
       // The breaker opens after 5 failed calls in a row (the adapter's default); none of them is charged.
       for (let call = 0; call < 5; call++) {
-        const response = await gateway.paid(payer, 'POST', '/decentralized/v1/embeddings', { model: 'small-model', input: 'x' })
+        const response = await gateway.paid(payer, 'POST', '/decentralized/v1/embeddings', {
+          model: 'small-model',
+          input: 'x',
+        })
         expect(response.status).toBe(502)
       }
       const hits = network.received.length
@@ -220,7 +277,9 @@ describe('/decentralized/v1', () => {
       expect(gateway.gateway.availability(entry)).toMatchObject({ available: false, code: 'upstream_unavailable' })
       expect(network.received).toHaveLength(hits)
       // The chat upstream has a breaker of its own.
-      expect((await gateway.fetch(post('/api/v1/chat/completions', { model: 'small-model', messages }))).status).toBe(402)
+      expect((await gateway.fetch(post('/api/v1/chat/completions', { model: 'small-model', messages }))).status).toBe(
+        402,
+      )
     } finally {
       network.state.answer = undefined
     }
@@ -241,7 +300,9 @@ describe('unconfigured', () => {
         ['GET', '/decentralized/v1/models'],
       ] as const) {
         const response = await bare.fetch(
-          method === 'GET' ? `${origin}${path}` : post(path, { model: 'small-model', messages, input: 'x', prompt: 'x' }),
+          method === 'GET'
+            ? `${origin}${path}`
+            : post(path, { model: 'small-model', messages, input: 'x', prompt: 'x' }),
         )
         expect(response.status).toBe(503)
         expect(((await response.json()) as { code: string }).code).toBe('upstream_unavailable')

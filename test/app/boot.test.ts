@@ -3,10 +3,10 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { decodePaymentResponseHeader } from '@x402/core/http'
-import { type Hex, createPublicClient, erc20Abi, http } from 'viem'
+import postgresJs from 'postgres'
+import { createPublicClient, erc20Abi, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { account, contracts } from '../../adapters/chain/devnet.js'
-import postgresJs from 'postgres'
 import { postgres } from '../../adapters/store/postgres.js'
 import { sqlite } from '../../adapters/store/sqlite.js'
 import { boot } from '../../app/boot.js'
@@ -36,9 +36,15 @@ async function refused(env: Record<string, string>): Promise<StartError> {
 describe('boot: records and their chain', () => {
   test('default: the first start records the genesis hash of its chain beside the records', async () => {
     const directory = dataDir()
-    const booted = await boot({ config: parse({ DATA_DIR: directory, DEVNET_RPC_PORT: '0', DEVNET_PERSIST: 'false' }), logger: silent() })
+    const booted = await boot({
+      config: parse({ DATA_DIR: directory, DEVNET_RPC_PORT: '0', DEVNET_PERSIST: 'false' }),
+      logger: silent(),
+    })
     const genesis = (await booted.devnet!.publicClient.getBlock({ blockNumber: 0n })).hash
-    expect((await booted.store.get<{ genesis: Hex; network: string }>('gateway', 'chain'))?.value).toEqual({ genesis, network: 'eip155:84532' })
+    expect((await booted.store.get<{ genesis: Hex; network: string }>('gateway', 'chain'))?.value).toEqual({
+      genesis,
+      network: 'eip155:84532',
+    })
     await booted.close()
   })
 
@@ -46,7 +52,13 @@ describe('boot: records and their chain', () => {
     const directory = dataDir()
     const store = sqlite({ path: join(directory, 'store.sqlite') })
     const gone = `0x${'ab'.repeat(32)}`
-    await store.insert({ collection: 'gateway', id: 'chain', owners: [], value: { genesis: gone, network: 'eip155:84532' }, createdAt: new Date() })
+    await store.insert({
+      collection: 'gateway',
+      id: 'chain',
+      owners: [],
+      value: { genesis: gone, network: 'eip155:84532' },
+      createdAt: new Date(),
+    })
     await store.close()
 
     const error = await refused({ DATA_DIR: directory, DEVNET_RPC_PORT: '0' })
@@ -72,9 +84,15 @@ describe('boot: records and their chain', () => {
 
   test('error: an unreachable database is one line that names its host, never its password', async () => {
     const port = freePort()
-    const error = await refused({ DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${port}/test`, DATA_DIR: dataDir(), DEVNET_RPC_PORT: '0' })
+    const error = await refused({
+      DATABASE_URL: `postgres://postgres:hunter2@127.0.0.1:${port}/test`,
+      DATA_DIR: dataDir(),
+      DEVNET_RPC_PORT: '0',
+    })
     expect(error.code).toBe('database_unreachable')
-    expect(error.message).toBe(`The database at DATABASE_URL (127.0.0.1:${port}) is unreachable: ECONNREFUSED. Start PostgreSQL or fix DATABASE_URL.`)
+    expect(error.message).toBe(
+      `The database at DATABASE_URL (127.0.0.1:${port}) is unreachable: ECONNREFUSED. Start PostgreSQL or fix DATABASE_URL.`,
+    )
     expect(error.message).not.toContain('hunter2')
   })
 })
@@ -90,12 +108,27 @@ describe.if(databaseUrl !== undefined)('boot: records on PostgreSQL', () => {
       const url = `${databaseUrl}${databaseUrl!.includes('?') ? '&' : '?'}search_path=${schema}`
       const sql = postgresJs(url, { max: 1, onnotice: () => {} })
       const gone = `0x${'cd'.repeat(32)}`
-      await postgres({ sql }).insert({ collection: 'gateway', id: 'chain', owners: [], value: { genesis: gone }, createdAt: new Date() })
+      await postgres({ sql }).insert({
+        collection: 'gateway',
+        id: 'chain',
+        owners: [],
+        value: { genesis: gone },
+        createdAt: new Date(),
+      })
       await sql.end()
-      const error = await refused({ DATABASE_URL: url, DATA_DIR: dataDir(), DEVNET_RPC_PORT: '0', DEVNET_PERSIST: 'false' })
+      const error = await refused({
+        DATABASE_URL: url,
+        DATA_DIR: dataDir(),
+        DEVNET_RPC_PORT: '0',
+        DEVNET_PERSIST: 'false',
+      })
       expect(error.code).toBe('records_of_other_chain')
-      expect(error.message).toStartWith(`DATABASE_URL (${new URL(databaseUrl!).host}) holds records of chain ${gone}, but the chain at the embedded devnet`)
-      expect(error.message).toEndWith('set DEVNET_PERSIST=true so that the devnet keeps its chain, or start with another database.')
+      expect(error.message).toStartWith(
+        `DATABASE_URL (${new URL(databaseUrl!).host}) holds records of chain ${gone}, but the chain at the embedded devnet`,
+      )
+      expect(error.message).toEndWith(
+        'set DEVNET_PERSIST=true so that the devnet keeps its chain, or start with another database.',
+      )
     } finally {
       await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
       await admin.end()
@@ -129,15 +162,25 @@ describe('boot: RPC_URL on a devnet of npm run devnet', () => {
   })
 
   test('behavior: a gateway on NETWORK=eip155:84532 finds the contracts, relays with account #9 and settles a paid call', async () => {
-    const booted = await boot({ config: parse({ RPC_URL: rpcUrl, NETWORK: 'eip155:84532', DATA_DIR: dataDir() }), logger: silent() })
+    const booted = await boot({
+      config: parse({ RPC_URL: rpcUrl, NETWORK: 'eip155:84532', DATA_DIR: dataDir() }),
+      logger: silent(),
+    })
     expect(booted.devnet).toBeUndefined()
     expect(booted.terms.asset.address).toBe(contracts().token)
     const chain = createPublicClient({ transport: http(rpcUrl) })
     const payer = privateKeyToAccount(account({ index: 3 }).privateKey)
-    const balance = () => chain.readContract({ address: contracts().token, abi: erc20Abi, functionName: 'balanceOf', args: [payer.address] })
+    const balance = () =>
+      chain.readContract({
+        address: contracts().token,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [payer.address],
+      })
     const before = await balance()
 
-    const fetch = ((input: RequestInfo | URL, init?: RequestInit) => booted.gateway.handle(new Request(input, init))) as typeof globalThis.fetch
+    const fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+      booted.gateway.handle(new Request(input, init))) as typeof globalThis.fetch
     const response = await clients({ terms: booted.terms, fetch }).x402(payer)(`${origin}/api/v1/rpc/chains`)
     expect(response.status).toBe(200)
     const { transaction } = decodePaymentResponseHeader(response.headers.get('payment-response')!)
@@ -180,6 +223,8 @@ describe('boot: RPC_URL elsewhere', () => {
     const port = freePort()
     const error = await refused({ RPC_URL: `http://127.0.0.1:${port}`, DATA_DIR: dataDir() })
     expect(error.code).toBe('chain_unreachable')
-    expect(error.message).toBe(`No chain answers at RPC_URL (127.0.0.1:${port}): ECONNREFUSED. Start it (\`npm run devnet\` for a devnet) or fix RPC_URL.`)
+    expect(error.message).toBe(
+      `No chain answers at RPC_URL (127.0.0.1:${port}): ECONNREFUSED. Start it (\`npm run devnet\` for a devnet) or fix RPC_URL.`,
+    )
   })
 })

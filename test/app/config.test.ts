@@ -66,7 +66,11 @@ describe('parse', () => {
   })
 
   test('behavior: PUBLIC_HOSTS is a comma-separated list of host[:port], trimmed and lower-cased', () => {
-    expect(parse({ PUBLIC_HOSTS: ' Pay.Example , pay.example:8443,[::1]:3402 ' }).publicHosts).toEqual(['pay.example', 'pay.example:8443', '[::1]:3402'])
+    expect(parse({ PUBLIC_HOSTS: ' Pay.Example , pay.example:8443,[::1]:3402 ' }).publicHosts).toEqual([
+      'pay.example',
+      'pay.example:8443',
+      '[::1]:3402',
+    ])
   })
 
   test('error: a PUBLIC_HOSTS entry that is not a host[:port] is refused', () => {
@@ -89,7 +93,7 @@ describe('parse', () => {
 describe('configurationTable', () => {
   const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
 
-  test('default: the README\'s configuration table is the one the schemas generate (else run `npm run docs`)', () => {
+  test("default: the README's configuration table is the one the schemas generate (else run `npm run docs`)", () => {
     const problem = check(readme)
     if (problem !== undefined) throw new Error(problem)
   })
@@ -99,7 +103,10 @@ describe('configurationTable', () => {
     const listed = [...table.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1])
     expect(listed).toEqual(variables.map((variable) => variable.name))
     const titles = [...table.matchAll(/^\*\*(.+?)\*\*/gm)].map((match) => match[1])
-    expect(titles).toEqual(['Gateway', ...families.filter((family) => family.env).map((family) => `\`${family.name}\` family`)])
+    expect(titles).toEqual([
+      'Gateway',
+      ...families.filter((family) => family.env).map((family) => `\`${family.name}\` family`),
+    ])
   })
 
   test('behavior: a secret is marked "never logged" from its schema flag, and the default text wins over the default', () => {
@@ -113,7 +120,7 @@ describe('configurationTable', () => {
     expect(table).toContain('| `RELAYER_MNEMONIC` | none |')
   })
 
-  test('error: editing the README\'s table alone fails, naming the line and `npm run docs`', () => {
+  test("error: editing the README's table alone fails, naming the line and `npm run docs`", () => {
     const edited = readme.replace('| TCP port of the HTTP server |', '| TCP port |')
     expect(check(edited)).toContain('run `npm run docs`')
     expect(check(edited)).toContain('| `PORT` | `3402` | TCP port |')
@@ -141,7 +148,12 @@ describe('terms', () => {
     const devnet = terms(parse({}))
     expect(devnet.network).toBe('eip155:84532')
     expect(devnet.payTo).toBe('0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266')
-    expect(devnet.asset).toEqual({ address: '0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9', name: 'USD Coin', version: '2', decimals: 6 })
+    expect(devnet.asset).toEqual({
+      address: '0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9',
+      name: 'USD Coin',
+      version: '2',
+      decimals: 6,
+    })
   })
 
   test('behavior: Base uses Circle USDC', () => {

@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type LocalAccount, erc20Abi } from 'viem'
+import { erc20Abi, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { sqlite } from '../../adapters/ledger/sqlite.js'
 import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { terms as termsOf } from '../../app/terms.js'
-import { type Server, freePort, start } from '../../bench/processes.js'
+import { freePort, type Server, start } from '../../bench/processes.js'
 import { type Hold, servedDevnet } from '../support/chain.js'
 
 // The gateway runs as a process of its own and is killed with SIGKILL at each point of a paid call; the chain
@@ -51,7 +51,12 @@ afterAll(async () => {
 
 const terms = () => termsOf(parse(env))
 const balance = (address: `0x${string}`) =>
-  chain.devnet.publicClient.readContract({ address: terms().asset.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+  chain.devnet.publicClient.readContract({
+    address: terms().asset.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 
 async function fundedPayer(): Promise<LocalAccount> {
   const payer = privateKeyToAccount(generatePrivateKey())
@@ -60,7 +65,12 @@ async function fundedPayer(): Promise<LocalAccount> {
 }
 
 /** Sends a paid request, kills the gateway once the chain sees `hold`, lets the held call go, restarts, retries. */
-async function crashAndRetry(parameters: { hold: Hold; forward: boolean; request: () => Request; payer: LocalAccount }) {
+async function crashAndRetry(parameters: {
+  hold: Hold
+  forward: boolean
+  request: () => Request
+  payer: LocalAccount
+}) {
   const { hold, forward, request, payer } = parameters
   figures.calls++
   const inflight = fetch(request()).then(
@@ -99,35 +109,44 @@ describe('a gateway process under faults: kill -9 mid-call, a slow node', () => 
         headers: { 'content-type': 'application/json', 'PAYMENT-SIGNATURE': header },
         body: JSON.stringify({ chain: 'devnet', method: 'eth_getBalance', params: [payer.address, 'latest'] }),
       })
-    const { text } = await crashAndRetry({ hold: chain.hold('eth_getBalance', 'before'), forward: true, request, payer })
+    const { text } = await crashAndRetry({
+      hold: chain.hold('eth_getBalance', 'before'),
+      forward: true,
+      request,
+      payer,
+    })
     expect(JSON.parse(text)).toMatchObject({ jsonrpc: '2.0', result: expect.stringMatching(/^0x/) })
   })
 
   test('behavior: killed while sending the settlement, which never reached the node: the retry sends it again, charged once', async () => {
     const payer = await fundedPayer()
     const header = await presigned(payer)
-    const request = () => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    const request = () =>
+      new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     await crashAndRetry({ hold: chain.hold('eth_sendRawTransaction', 'before'), forward: false, request, payer })
   })
 
   test('behavior: killed while sending the settlement, which the node then mined: the retry finds it on chain, charged once', async () => {
     const payer = await fundedPayer()
     const header = await presigned(payer)
-    const request = () => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    const request = () =>
+      new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     await crashAndRetry({ hold: chain.hold('eth_sendRawTransaction', 'before'), forward: true, request, payer })
   })
 
   test('behavior: killed after the settlement was mined, before the answer: the retry gets the answer, charged once', async () => {
     const payer = await fundedPayer()
     const header = await presigned(payer)
-    const request = () => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    const request = () =>
+      new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     await crashAndRetry({ hold: chain.hold('eth_getTransactionReceipt', 'before'), forward: true, request, payer })
   })
 
   test('behavior: a node that answers eth_sendRawTransaction 7 s late, under 20 concurrent calls: each is told settlement_pending, each retry is served, each charged once', async () => {
     const payers = await Promise.all(Array.from({ length: 20 }, () => fundedPayer()))
     const headers = await Promise.all(payers.map((payer) => presigned(payer)))
-    const request = (header: string) => new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+    const request = (header: string) =>
+      new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     chain.delay('eth_sendRawTransaction', 7_000)
     let first: Response[]
     try {

@@ -61,7 +61,11 @@ describe('GET /openapi.json', () => {
       expect(operation.responses['402']).toBeDefined()
       expect(operation['x-payment-info'].protocols).toEqual(['mpp', 'x402'])
       if (entry.price.type === 'fixed')
-        expect(operation['x-payment-info'].price).toEqual({ mode: 'fixed', amount: entry.price.amount, currency: 'USD' })
+        expect(operation['x-payment-info'].price).toEqual({
+          mode: 'fixed',
+          amount: entry.price.amount,
+          currency: 'USD',
+        })
     }
   })
 
@@ -152,7 +156,9 @@ describe('absolute URLs without PUBLIC_URL', () => {
   test('behavior: a host on PUBLIC_HOSTS is used as the client sent it; any other gets the listen address', async () => {
     const listed = testGateway({ env: { PUBLIC_HOSTS: 'pay.example, PAY.example:8443' } })
     expect(JSON.parse(await read(listed, 'http://pay.example/')).links.openapi).toBe('http://pay.example/openapi.json')
-    expect(JSON.parse(await read(listed, 'http://pay.example:8443/')).links.openapi).toBe('http://pay.example:8443/openapi.json')
+    expect(JSON.parse(await read(listed, 'http://pay.example:8443/')).links.openapi).toBe(
+      'http://pay.example:8443/openapi.json',
+    )
     expect(JSON.parse(await read(listed, 'http://pay.example:9999/')).links.openapi).toBe(`${listen}/openapi.json`)
     expect(JSON.parse(await read(listed, `http://${poisoned}/`)).links.openapi).toBe(`${listen}/openapi.json`)
   })

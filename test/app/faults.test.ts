@@ -26,7 +26,12 @@ async function escrow() {
   const response = await gateway.paid(
     'POST',
     '/api/v1/escrow/create',
-    { depositor: payer.address, beneficiary: privateKeyToAccount(generatePrivateKey()).address, token: 'USDC', amount: '1000' },
+    {
+      depositor: payer.address,
+      beneficiary: privateKeyToAccount(generatePrivateKey()).address,
+      token: 'USDC',
+      amount: '1000',
+    },
     payer,
   )
   expect(response.status).toBe(200)
@@ -36,19 +41,23 @@ async function escrow() {
 describe('a chain node that fails', () => {
   const calls = {
     'rpc/call': () => gateway.paid('POST', '/api/v1/rpc/call', { chain: 'faulty', method: 'eth_blockNumber' }, payer),
-    'invoice/create': () => gateway.paid('POST', '/api/v1/invoice/create', { creator: payer.address, token: 'USDC', amount: '5' }, payer),
+    'invoice/create': () =>
+      gateway.paid('POST', '/api/v1/invoice/create', { creator: payer.address, token: 'USDC', amount: '5' }, payer),
     'escrow/fund': async () => gateway.paid('POST', '/api/v1/escrow/fund', { escrowId: await escrow() }, payer),
   }
 
-  test.each(Object.keys(calls))('error: %s against a node that does not answer in time is a 504 upstream_timeout, not charged', async (name) => {
-    node.state.mode = 'hang'
-    const before = settled.length
-    const response = await calls[name as keyof typeof calls]()
-    const refused = await problem(response)
-    expect({ status: response.status, code: refused.code }).toEqual({ status: 504, code: 'upstream_timeout' })
-    // Only the escrow's own creation was paid for.
-    expect(settled.length - before).toBe(name === 'escrow/fund' ? 1 : 0)
-  })
+  test.each(Object.keys(calls))(
+    'error: %s against a node that does not answer in time is a 504 upstream_timeout, not charged',
+    async (name) => {
+      node.state.mode = 'hang'
+      const before = settled.length
+      const response = await calls[name as keyof typeof calls]()
+      const refused = await problem(response)
+      expect({ status: response.status, code: refused.code }).toEqual({ status: 504, code: 'upstream_timeout' })
+      // Only the escrow's own creation was paid for.
+      expect(settled.length - before).toBe(name === 'escrow/fund' ? 1 : 0)
+    },
+  )
 
   test.each(Object.keys(calls))('error: %s against a node that answers HTTP 500 is never a 500', async (name) => {
     node.state.mode = 'http_error'
@@ -86,18 +95,34 @@ describe('the log of fault scenarios', () => {
     },
   }
   const { payment } = stubPayment()
-  const logged = testGateway({ store: memory(), onchain: node.onchain(asset), chains: [...node.chains, leaky], payment, logger })
+  const logged = testGateway({
+    store: memory(),
+    onchain: node.onchain(asset),
+    chains: [...node.chains, leaky],
+    payment,
+    logger,
+  })
 
   test('security: holds no RPC URL, no request body and no secret, and still names each fault', async () => {
-    const rpc = (chain: string) => logged.paid('POST', '/api/v1/rpc/call', { chain, method: 'eth_getBalance', params: [marker] }, payer)
+    const rpc = (chain: string) =>
+      logged.paid('POST', '/api/v1/rpc/call', { chain, method: 'eth_getBalance', params: [marker] }, payer)
     for (const mode of ['hang', 'http_error'] as const) {
       node.state.mode = mode
       await rpc('faulty')
-      await logged.paid('POST', '/api/v1/invoice/create', { creator: payer.address, token: 'USDC', amount: '5', memo: marker }, payer)
+      await logged.paid(
+        'POST',
+        '/api/v1/invoice/create',
+        { creator: payer.address, token: 'USDC', amount: '5', memo: marker },
+        payer,
+      )
     }
     await rpc('gone')
     expect((await rpc('leaky')).status).toBe(500)
-    await logged.fetch('/api/v1/audit/log', { method: 'POST', headers: { 'content-type': 'application/json' }, body: `{"action": ${marker}}` })
+    await logged.fetch('/api/v1/audit/log', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: `{"action": ${marker}}`,
+    })
     await logged.post('/api/v1/auth/session', { address: { toString: 1 }, secret: marker })
 
     const log = lines.join('')

@@ -13,7 +13,12 @@ describe('fund', () => {
       args: [recipient, '2.5'],
       env: { DEVNET_RPC_URL: `http://127.0.0.1:${server.port}` },
     })
-    const balance = await chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [recipient] })
+    const balance = await chain.publicClient.readContract({
+      address: chain.token.address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [recipient],
+    })
     server.stop(true)
     await chain.close()
     expect(exitCode).toBe(0)
@@ -30,6 +35,8 @@ describe('fund', () => {
     })
     expect(exitCode).toBe(1)
     expect(stdout).toBe('')
-    expect(stderr).toBe(`No devnet answers at ${url}: start one with \`npm start\` or \`npm run devnet\` (or set DEVNET_RPC_URL).\n`)
+    expect(stderr).toBe(
+      `No devnet answers at ${url}: start one with \`npm start\` or \`npm run devnet\` (or set DEVNET_RPC_URL).\n`,
+    )
   })
 })

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
-import type { Onchain } from '../support/gateway.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
 import { type Case, cases, filler } from '../support/fuzz.js'
+import type { Onchain } from '../support/gateway.js'
 import { testGateway } from '../support/gateway.js'
 import { origin, paidGateway } from '../support/paid.js'
 
@@ -18,10 +18,17 @@ const amountOf = (entry: Catalog.Entry) => Price.quote({ price: entry.price })
 const hangMs = 20_000
 
 /** The devnet's funded account #1 pays; #2 is the other party. */
-const parties = { payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', other: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC' } as const
+const parties = {
+  payer: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+  other: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC',
+} as const
 
 /** Sends one case and reads the whole answer, or reports a hang. */
-async function answer(handle: (request: Request) => Promise<Response>, fuzz: Case, headers: Record<string, string> = {}) {
+async function answer(
+  handle: (request: Request) => Promise<Response>,
+  fuzz: Case,
+  headers: Record<string, string> = {},
+) {
   const request = new Request(`${origin}${fuzz.path}`, {
     method: fuzz.method,
     headers: { ...headers, ...(fuzz.body === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -49,8 +56,10 @@ async function answer(handle: (request: Request) => Promise<Response>, fuzz: Cas
 /** What is wrong with one answer, if anything. */
 function violation(answered: { status: number; headers: Headers; text: string }): string | undefined {
   if (answered.status === 0) return `hang or fault: ${answered.text}`
-  if (answered.status >= 500 && ![501, 502, 503, 504].includes(answered.status)) return `status ${answered.status}: ${answered.text.slice(0, 300)}`
-  if (answered.status >= 400 && answered.text.includes(filler.repeat(40))) return `status ${answered.status} repeats a long caller string`
+  if (answered.status >= 500 && ![501, 502, 503, 504].includes(answered.status))
+    return `status ${answered.status}: ${answered.text.slice(0, 300)}`
+  if (answered.status >= 400 && answered.text.includes(filler.repeat(40)))
+    return `status ${answered.status} repeats a long caller string`
   return undefined
 }
 
@@ -105,12 +114,15 @@ describe('schema fuzzer', () => {
         const paid = !Catalog.isFree(entry) && entry.price.type === 'fixed'
         // Every case on the routes that can run; a few on the others, to see that nothing is charged there.
         for (const fuzz of cases(entry, parties, { limit: available ? 30 : 3 })) {
-          const headers: Record<string, string> = paid ? { 'PAYMENT-SIGNATURE': await gateway.presigned({ signer: payer, value: amountOf(entry) }) } : {}
+          const headers: Record<string, string> = paid
+            ? { 'PAYMENT-SIGNATURE': await gateway.presigned({ signer: payer, value: amountOf(entry) }) }
+            : {}
           const answered = await answer(gateway.gateway.handle, fuzz, headers)
           const problem = violation(answered)
           if (problem) failures.push(`${fuzz.method} ${fuzz.path.slice(0, 80)} (${fuzz.name}): ${problem}`)
           if (!paid || answered.status < 200 || answered.status >= 300) continue
-          if (!answered.headers.get('payment-response')) failures.push(`${fuzz.method} ${fuzz.path.slice(0, 80)} (${fuzz.name}): served without a receipt`)
+          if (!answered.headers.get('payment-response'))
+            failures.push(`${fuzz.method} ${fuzz.path.slice(0, 80)} (${fuzz.name}): served without a receipt`)
           owed += amountOf(entry)
           served++
         }

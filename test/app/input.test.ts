@@ -47,7 +47,12 @@ describe('a value that cannot be turned into a string', () => {
 
   test('behavior: inside a field that takes any JSON object it is accepted as data', async () => {
     // Audit details take any object: the entry is valid, so the only refusal left is the missing payment setup.
-    const response = await gateway.post('/api/v1/audit/log', { action: 'a', actor: address, resource: 'r', details: { toString: 1 } })
+    const response = await gateway.post('/api/v1/audit/log', {
+      action: 'a',
+      actor: address,
+      resource: 'r',
+      details: { toString: 1 },
+    })
     expect(response.status).toBe(503)
   })
 })
@@ -123,11 +128,15 @@ describe('oversized request heads', () => {
 
   test('behavior: heads within the limits are served', async () => {
     expect((await gateway.fetch(`/free/uuid?count=1&pad=${'a'.repeat(maxTargetBytes - 100)}`)).status).toBe(200)
-    expect((await gateway.fetch('/free/timestamp', { headers: { 'x-padding': 'b'.repeat(maxHeaderBytes - 200) } })).status).toBe(200)
+    expect(
+      (await gateway.fetch('/free/timestamp', { headers: { 'x-padding': 'b'.repeat(maxHeaderBytes - 200) } })).status,
+    ).toBe(200)
   })
 
   test("behavior: `npm start` raises Bun's own parser limit above the gateway's, so the gateway answers first", () => {
-    const start = (JSON.parse(readFileSync(join(import.meta.dir, '../../package.json'), 'utf8')) as { scripts: { start: string } }).scripts.start
+    const start = (
+      JSON.parse(readFileSync(join(import.meta.dir, '../../package.json'), 'utf8')) as { scripts: { start: string } }
+    ).scripts.start
     const parser = Number(/--max-http-header-size=(\d+)/.exec(start)?.[1])
     expect(parser).toBeGreaterThan(maxTargetBytes + maxHeaderBytes)
   })
@@ -139,19 +148,29 @@ describe('unknown body fields', () => {
     ['/api/v1/escrow/fund', { escrowId: `0x${'ab'.repeat(32)}`, amount: '1' }, 'amount'],
     ['/api/v1/invoice/create', { creator: address, token: 'USDC', amount: '1', currency: 'USD' }, 'currency'],
     ['/api/v1/audit/log', { action: 'a', actor: address, resource: 'r', caller: address }, 'caller'],
-    ['/api/v1/logs/ingest', { entries: [{ level: 'info', message: 'm', service: 's', extra: true }] }, 'entries.0.extra'],
-  ])('error: POST %s with a field it does not take is a 400 naming it, before any payment is asked for', async (path, body, field) => {
-    const response = await paid.post(path, body)
-    expect(response.status).toBe(400)
-    const refused = await problem(response)
-    expect(refused.code).toBe('validation_failed')
-    expect(refused.field).toBe(field)
-  })
+    [
+      '/api/v1/logs/ingest',
+      { entries: [{ level: 'info', message: 'm', service: 's', extra: true }] },
+      'entries.0.extra',
+    ],
+  ])(
+    'error: POST %s with a field it does not take is a 400 naming it, before any payment is asked for',
+    async (path, body, field) => {
+      const response = await paid.post(path, body)
+      expect(response.status).toBe(400)
+      const refused = await problem(response)
+      expect(refused.code).toBe('validation_failed')
+      expect(refused.field).toBe(field)
+    },
+  )
 
   test('security: an undeclared query parameter never reaches the handler', async () => {
     // `caller` is what the audit query names the payer; a query parameter of that name must not stand in for it.
     const [alice, bob] = [privateKeyToAccount(generatePrivateKey()), privateKeyToAccount(generatePrivateKey())]
-    expect((await paid.paid('POST', '/api/v1/audit/log', { action: 'a', actor: alice.address, resource: 'r' }, alice)).status).toBe(200)
+    expect(
+      (await paid.paid('POST', '/api/v1/audit/log', { action: 'a', actor: alice.address, resource: 'r' }, alice))
+        .status,
+    ).toBe(200)
     const response = await paid.paid('GET', `/api/v1/audit/query?caller=${alice.address}`, undefined, bob)
     expect(response.status).toBe(200)
     expect(((await response.json()) as { total: number }).total).toBe(0)
@@ -160,26 +179,57 @@ describe('unknown body fields', () => {
   describe('on the OpenAI-compatible pass-through bodies', () => {
     const stub = openaiStub()
     afterAll(() => stub.stop())
-    const limits = { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '64', DECENTRALIZED_ALLOWED_MODELS: 'small-model', DECENTRALIZED_MAX_TOKENS: '64' }
+    const limits = {
+      CHAT_ALLOWED_MODELS: 'small-model',
+      CHAT_MAX_TOKENS: '64',
+      DECENTRALIZED_ALLOWED_MODELS: 'small-model',
+      DECENTRALIZED_MAX_TOKENS: '64',
+    }
     const upstream = openai({ name: 'the chat upstream', baseUrl: stub.url, apiKey: 'sk-test', retryDelayMs: 0 })
-    const ai = testGateway({ env: limits, inference: { chat: upstream, decentralized: upstream }, payment: stubPayment().payment })
+    const ai = testGateway({
+      env: limits,
+      inference: { chat: upstream, decentralized: upstream },
+      payment: stubPayment().payment,
+    })
     const messages = [{ role: 'user', content: 'Hi', name: 'agent-7' }]
 
     test.each([['/api/v1/chat/completions'], ['/decentralized/v1/chat/completions']])(
       'behavior: %s takes fields it does not know, forwarding nested ones and never top-level vendor extensions',
       async (path) => {
-        const body = { model: 'small-model', messages, stream_options: { include_usage: true, include_obfuscation: false }, provider: { order: ['x'] } }
+        const body = {
+          model: 'small-model',
+          messages,
+          stream_options: { include_usage: true, include_obfuscation: false },
+          provider: { order: ['x'] },
+        }
         const response = await ai.paid('POST', path, { ...body, stream: true })
         expect(response.status).toBe(200)
         await response.text()
-        expect(stub.last().body).toEqual({ model: 'small-model', messages, stream: true, stream_options: body.stream_options, max_tokens: 64 })
+        expect(stub.last().body).toEqual({
+          model: 'small-model',
+          messages,
+          stream: true,
+          stream_options: body.stream_options,
+          max_tokens: 64,
+        })
       },
     )
 
     test('behavior: embeddings and images take fields they do not know, without forwarding them', async () => {
-      expect((await ai.paid('POST', '/decentralized/v1/embeddings', { model: 'small-model', input: 'hi', provider: 'x' })).status).toBe(200)
+      expect(
+        (await ai.paid('POST', '/decentralized/v1/embeddings', { model: 'small-model', input: 'hi', provider: 'x' }))
+          .status,
+      ).toBe(200)
       expect(stub.last().body).toEqual({ model: 'small-model', input: 'hi' })
-      expect((await ai.paid('POST', '/decentralized/v1/images/generations', { model: 'small-model', prompt: 'a cat', seed: 7 })).status).toBe(200)
+      expect(
+        (
+          await ai.paid('POST', '/decentralized/v1/images/generations', {
+            model: 'small-model',
+            prompt: 'a cat',
+            seed: 7,
+          })
+        ).status,
+      ).toBe(200)
       expect(stub.last().body).toEqual({ model: 'small-model', prompt: 'a cat' })
     })
   })
@@ -200,7 +250,11 @@ describe('echoed caller strings', () => {
   })
 
   test('security: a long media type or repeated parameter name is echoed bounded', async () => {
-    const mediaType = await gateway.fetch('/free/validate-batch', { method: 'POST', headers: { 'content-type': `text/${long}` }, body: 'x' })
+    const mediaType = await gateway.fetch('/free/validate-batch', {
+      method: 'POST',
+      headers: { 'content-type': `text/${long}` },
+      body: 'x',
+    })
     expect(mediaType.status).toBe(415)
     await bounded(mediaType)
     const repeated = await gateway.fetch(`/free/uuid?${long}=1&${long}=2`)

@@ -32,7 +32,9 @@ describe('describeError', () => {
     class NodeError extends Error {
       override readonly name = 'NodeError'
     }
-    const error = new Error('handler failed with body {"secret":"s3"}', { cause: new NodeError('https://node.example/key') })
+    const error = new Error('handler failed with body {"secret":"s3"}', {
+      cause: new NodeError('https://node.example/key'),
+    })
     const described = describeError(error)
     expect(described.names).toEqual(['Error', 'NodeError'])
     expect(described.frames.length).toBeGreaterThan(0)

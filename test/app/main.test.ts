@@ -26,7 +26,9 @@ describe('main', () => {
     })
     expect(exitCode).toBe(1)
     expect(stdout).toBe('')
-    expect(stderr).toBe(`Port ${holder.port} on 127.0.0.1 is in use (by another gateway or devnet?): stop that process or set PORT to a free port.\n`)
+    expect(stderr).toBe(
+      `Port ${holder.port} on 127.0.0.1 is in use (by another gateway or devnet?): stop that process or set PORT to a free port.\n`,
+    )
     expect(await (await fetch(`http://127.0.0.1:${holder.port}/`)).text()).toBe('first')
   })
 
@@ -44,7 +46,12 @@ describe('main', () => {
   test("error: a family's configuration that cannot run (an AI upstream without allowed models) stops the start with its message, no stack", async () => {
     const { exitCode, stderr } = await run({
       script: 'app/main.ts',
-      env: { PORT: String(freePort()), DEVNET_RPC_PORT: '0', DATA_DIR: dataDir(), CHAT_UPSTREAM_URL: 'http://127.0.0.1:9/v1' },
+      env: {
+        PORT: String(freePort()),
+        DEVNET_RPC_PORT: '0',
+        DATA_DIR: dataDir(),
+        CHAT_UPSTREAM_URL: 'http://127.0.0.1:9/v1',
+      },
     })
     expect(exitCode).toBe(1)
     expect(stderr.split('\n')[0]).toBe(
@@ -53,11 +60,12 @@ describe('main', () => {
     expect(stderr).not.toContain('    at ')
   })
 
-  test('error: a chain at RPC_URL that is not NETWORK\'s stops the start with one line and exit code 1', async () => {
+  test("error: a chain at RPC_URL that is not NETWORK's stops the start with one line and exit code 1", async () => {
     const node = Bun.serve({
       hostname: '127.0.0.1',
       port: 0,
-      fetch: async (request) => Response.json({ jsonrpc: '2.0', id: ((await request.json()) as { id: number }).id, result: '0x1' }),
+      fetch: async (request) =>
+        Response.json({ jsonrpc: '2.0', id: ((await request.json()) as { id: number }).id, result: '0x1' }),
     })
     const port = node.port
     const { exitCode, stderr } = await run({

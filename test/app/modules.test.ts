@@ -19,8 +19,16 @@ const tiny = Module.define({
   name: 'tiny',
   paths: ['/api/v1/tx/decode'],
   needs: ['outbound'],
-  env: Type.Object({ TINY_TOKEN: Type.String({ minLength: 8, default: 'tiny-default', secret: true, description: 'Token of the tiny family.' }) }),
-  routes: ({ env }) => new Elysia({ name: 'tiny' }).get('/api/v1/tx/decode', () => ({ tokenLength: env.TINY_TOKEN.length })),
+  env: Type.Object({
+    TINY_TOKEN: Type.String({
+      minLength: 8,
+      default: 'tiny-default',
+      secret: true,
+      description: 'Token of the tiny family.',
+    }),
+  }),
+  routes: ({ env }) =>
+    new Elysia({ name: 'tiny' }).get('/api/v1/tx/decode', () => ({ tokenLength: env.TINY_TOKEN.length })),
   jobs: [{ name: 'tiny-sweep', run: async ({ env }) => ticks.push(env.TINY_TOKEN) }],
 })
 
@@ -32,7 +40,11 @@ const guard: Outbound.Guard = {
 
 describe('a new family', () => {
   test('default: mounts with one line, reads its env slice, gets its port', async () => {
-    const gateway = testGateway({ families: [...families, tiny], ports: { outbound: guard }, env: { TINY_TOKEN: 'a-longer-token' } })
+    const gateway = testGateway({
+      families: [...families, tiny],
+      ports: { outbound: guard },
+      env: { TINY_TOKEN: 'a-longer-token' },
+    })
     const response = await gateway.fetch('/api/v1/tx/decode')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ tokenLength: 14 })
@@ -73,7 +85,9 @@ describe('a new family', () => {
     const now = () => new Date('2026-01-01T00:00:30.000Z')
     const processes = [jobRunner({ store, logger: silent(), now }), jobRunner({ store, logger: silent(), now })]
     ticks.length = 0
-    expect(await Promise.all(processes.map((runner) => runner.tick(job)))).toEqual(expect.arrayContaining([true, false]))
+    expect(await Promise.all(processes.map((runner) => runner.tick(job)))).toEqual(
+      expect.arrayContaining([true, false]),
+    )
     expect(ticks).toEqual(['tiny-default'])
   })
 })
@@ -131,7 +145,12 @@ describe('rate limits of free endpoints', () => {
 })
 
 describe('the ai family environment', () => {
-  const upstream = openai({ name: 'the chat upstream', baseUrl: 'http://127.0.0.1:9/v1', apiKey: 'sk-test', retries: 0 })
+  const upstream = openai({
+    name: 'the chat upstream',
+    baseUrl: 'http://127.0.0.1:9/v1',
+    apiKey: 'sk-test',
+    retries: 0,
+  })
 
   test('default: the limits are the ai and decentralized slices, not the gateway configuration', () => {
     const config = parse({ CHAT_ALLOWED_MODELS: 'a, b', CHAT_MAX_TOKENS: '64', DECENTRALIZED_MAX_TOKENS: '32' })
@@ -139,11 +158,17 @@ describe('the ai family environment', () => {
     expect(config.modules.decentralized).toEqual({ DECENTRALIZED_MAX_TOKENS: 32 })
     const names = (modules: readonly Module.AnyModule[]) => variablesOf(modules).map((variable) => variable.name)
     expect(names([])).not.toContain('CHAT_ALLOWED_MODELS')
-    expect(names(families.filter((family) => family.name === 'ai')).slice(-2)).toEqual(['CHAT_ALLOWED_MODELS', 'CHAT_MAX_TOKENS'])
+    expect(names(families.filter((family) => family.name === 'ai')).slice(-2)).toEqual([
+      'CHAT_ALLOWED_MODELS',
+      'CHAT_MAX_TOKENS',
+    ])
   })
 
   test('behavior: the allowed models and the token ceiling of the slice are enforced before payment', async () => {
-    const gateway = testGateway({ env: { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '8' }, inference: { chat: upstream } })
+    const gateway = testGateway({
+      env: { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '8' },
+      inference: { chat: upstream },
+    })
     const messages = [{ role: 'user', content: 'Hi' }]
     const tooMany = await gateway.post('/api/v1/chat/completions', { model: 'small-model', messages, max_tokens: 9 })
     expect(tooMany.status).toBe(400)
@@ -154,8 +179,12 @@ describe('the ai family environment', () => {
   })
 
   test('error: an upstream without allowed models stops the start, naming the variable', () => {
-    expect(() => testGateway({ inference: { chat: upstream } })).toThrow('CHAT_ALLOWED_MODELS is required with CHAT_UPSTREAM_URL')
-    expect(() => testGateway({ inference: { decentralized: upstream } })).toThrow('DECENTRALIZED_ALLOWED_MODELS is required')
+    expect(() => testGateway({ inference: { chat: upstream } })).toThrow(
+      'CHAT_ALLOWED_MODELS is required with CHAT_UPSTREAM_URL',
+    )
+    expect(() => testGateway({ inference: { decentralized: upstream } })).toThrow(
+      'DECENTRALIZED_ALLOWED_MODELS is required',
+    )
     expect(() => testGateway({ env: { CHAT_MAX_TOKENS: '0' } })).toThrow('CHAT_MAX_TOKENS=')
   })
 })

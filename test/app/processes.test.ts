@@ -2,13 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type LocalAccount, erc20Abi } from 'viem'
+import { erc20Abi, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { mnemonic } from '../../adapters/chain/devnet.js'
 import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { terms as termsOf } from '../../app/terms.js'
-import { type Server, bun, freePort, root, start } from '../../bench/processes.js'
+import { bun, freePort, root, type Server, start } from '../../bench/processes.js'
 import { gatewayDatabases } from '../support/backends.js'
 import { servedDevnet } from '../support/chain.js'
 
@@ -31,15 +31,31 @@ describe.each(gatewayDatabases('processes'))('two gateway processes on $name', (
   test(`behavior: ${calls} paid calls over two processes sharing one relayer mnemonic: none lost, each charged once`, async () => {
     const { env: databaseEnv, teardown } = await open()
     // Both processes share one database: the SQLite variant shares one DATA_DIR.
-    const env = { RPC_URL: chain.url, NETWORK: 'eip155:84532', RELAYER_MNEMONIC: mnemonic, DATA_DIR: mkdtempSync(join(tmpdir(), 'two-')), ...databaseEnv }
+    const env = {
+      RPC_URL: chain.url,
+      NETWORK: 'eip155:84532',
+      RELAYER_MNEMONIC: mnemonic,
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'two-')),
+      ...databaseEnv,
+    }
     const gateways: Server[] = []
     try {
       for (const name of ['first', 'second'])
-        gateways.push(await start({ name: `gateway ${name}`, script: 'app/main.ts', port: freePort(), env, inherit: false, readyPath: '/' }))
+        gateways.push(
+          await start({
+            name: `gateway ${name}`,
+            script: 'app/main.ts',
+            port: freePort(),
+            env,
+            inherit: false,
+            readyPath: '/',
+          }),
+        )
       const terms = termsOf(parse(env))
       const pay = clients({ terms, fetch })
       const accounts: LocalAccount[] = Array.from({ length: payers }, () => privateKeyToAccount(generatePrivateKey()))
-      for (const account of accounts) await chain.devnet.fund({ address: account.address, amount: price * BigInt(calls / payers) })
+      for (const account of accounts)
+        await chain.devnet.fund({ address: account.address, amount: price * BigInt(calls / payers) })
 
       // Each payer sends its calls one after another, alternating between the processes; the payers run at once.
       const statuses = await Promise.all(
@@ -48,7 +64,9 @@ describe.each(gatewayDatabases('processes'))('two gateway processes on $name', (
           for (let call = 0; call < calls / payers; call++) {
             const gateway = gateways[(index + call) % 2]!
             const header = await pay.presigned({ signer: payer, value: price })
-            const response = await fetch(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
+            const response = await fetch(`${gateway.origin}/api/v1/rpc/chains`, {
+              headers: { 'PAYMENT-SIGNATURE': header },
+            })
             await response.arrayBuffer()
             seen.push(response.status)
           }
@@ -60,7 +78,12 @@ describe.each(gatewayDatabases('processes'))('two gateway processes on $name', (
       expect(all.length).toBe(calls)
       for (const account of accounts)
         expect(
-          await chain.devnet.publicClient.readContract({ address: terms.asset.address, abi: erc20Abi, functionName: 'balanceOf', args: [account.address] }),
+          await chain.devnet.publicClient.readContract({
+            address: terms.asset.address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [account.address],
+          }),
         ).toBe(0n)
     } finally {
       for (const gateway of gateways) await gateway.stop()
@@ -77,9 +100,21 @@ describe('one relayer key', () => {
       DATA_DIR: mkdtempSync(join(tmpdir(), 'one-key-')),
       RELAYER_PRIVATE_KEY: chain.devnet.accounts[9]!.privateKey,
     }
-    const first = await start({ name: 'first', script: 'app/main.ts', port: freePort(), env, inherit: false, readyPath: '/' })
+    const first = await start({
+      name: 'first',
+      script: 'app/main.ts',
+      port: freePort(),
+      env,
+      inherit: false,
+      readyPath: '/',
+    })
     try {
-      const second = Bun.spawn([bun, 'app/main.ts'], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env, PORT: String(freePort()) }, stdout: 'ignore', stderr: 'pipe' })
+      const second = Bun.spawn([bun, 'app/main.ts'], {
+        cwd: root,
+        env: { PATH: process.env.PATH ?? '', ...env, PORT: String(freePort()) },
+        stdout: 'ignore',
+        stderr: 'pipe',
+      })
       expect(await second.exited).toBe(1)
       const stderr = (await new Response(second.stderr as ReadableStream).text()).trim()
       expect(stderr.split('\n')[0]).toContain('RELAYER_MNEMONIC')

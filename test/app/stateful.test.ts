@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Hex, type LocalAccount, createWalletClient, erc20Abi } from 'viem'
+import { createWalletClient, erc20Abi, type Hex, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { origin, paidGateway } from '../support/paid.js'
 
@@ -26,7 +26,11 @@ async function json(response: Response) {
 /** Sends an unsigned transaction the gateway returned, signed by `account`, and waits for it. */
 async function send(account: LocalAccount, transaction: { to: Hex; data: Hex; value: string }) {
   const wallet = createWalletClient({ account, chain: gateway.devnet.chain, transport: gateway.devnet.transport })
-  const hash = await wallet.sendTransaction({ to: transaction.to, data: transaction.data, value: BigInt(transaction.value) })
+  const hash = await wallet.sendTransaction({
+    to: transaction.to,
+    data: transaction.data,
+    value: BigInt(transaction.value),
+  })
   const receipt = await gateway.devnet.publicClient.waitForTransactionReceipt({ hash })
   expect(receipt.status).toBe('success')
   return hash
@@ -49,17 +53,24 @@ describe('escrow through the paid flow', () => {
     await send(depositor, transactions.approve)
     await send(depositor, transactions.deposit)
 
-    expect((await json(await gateway.paid(depositor, 'POST', '/api/v1/escrow/fund', { escrowId: id }))).body.status).toBe('active')
+    expect(
+      (await json(await gateway.paid(depositor, 'POST', '/api/v1/escrow/fund', { escrowId: id }))).body.status,
+    ).toBe('active')
 
     const outsiderBefore = await gateway.balance(outsider.address)
     const peek = await gateway.paid(outsider, 'GET', `/api/v1/escrow/${id}`)
     expect(peek.status).toBe(404)
     expect(await gateway.balance(outsider.address)).toBe(outsiderBefore)
-    const steal = await gateway.paid(outsider, 'POST', '/api/v1/escrow/release', { escrowId: id, caller: depositor.address })
+    const steal = await gateway.paid(outsider, 'POST', '/api/v1/escrow/release', {
+      escrowId: id,
+      caller: depositor.address,
+    })
     expect(steal.status).toBe(403)
     expect(await gateway.balance(outsider.address)).toBe(outsiderBefore)
 
-    const release = await json(await gateway.paid(depositor, 'POST', '/api/v1/escrow/release', { escrowId: id, caller: depositor.address }))
+    const release = await json(
+      await gateway.paid(depositor, 'POST', '/api/v1/escrow/release', { escrowId: id, caller: depositor.address }),
+    )
     expect(release.status).toBe(200)
     const beneficiaryBefore = await gateway.balance(beneficiary.address)
     await send(depositor, release.body.transaction)
@@ -74,7 +85,11 @@ describe('invoices through the paid flow', () => {
   test('behavior: the invoice turns paid when its own transaction is sent; others get 404 and pay nothing', async () => {
     const [creator, customer, outsider] = [gateway.account(4), gateway.account(5), gateway.account(6)]
     const created = await json(
-      await gateway.paid(creator, 'POST', '/api/v1/invoice/create', { creator: creator.address, token: 'USDC', amount: '1234567' }),
+      await gateway.paid(creator, 'POST', '/api/v1/invoice/create', {
+        creator: creator.address,
+        token: 'USDC',
+        amount: '1234567',
+      }),
     )
     expect(created.status).toBe(200)
     const invoice = created.body.invoice
@@ -94,7 +109,9 @@ describe('invoices through the paid flow', () => {
 describe('sessions, audit and logs through the paid flow', () => {
   test('behavior: a session only for the payer itself, verified offline', async () => {
     const [owner, other] = [gateway.account(7), gateway.account(8)]
-    const session = await json(await gateway.paid(owner, 'POST', '/api/v1/auth/session', { address: owner.address, permissions: ['read'] }))
+    const session = await json(
+      await gateway.paid(owner, 'POST', '/api/v1/auth/session', { address: owner.address, permissions: ['read'] }),
+    )
     expect(session.status).toBe(200)
     const verified = await json(await gateway.paid(other, 'GET', `/api/v1/auth/verify?token=${session.body.token}`))
     expect(verified.body).toMatchObject({ valid: true, permissions: ['read'] })
@@ -105,7 +122,11 @@ describe('sessions, audit and logs through the paid flow', () => {
 
   test('behavior: audit and logs belong to their payer and survive a restart of the embedded store', async () => {
     const [actor, other] = [gateway.account(1), gateway.account(2)]
-    const logged = await gateway.paid(actor, 'POST', '/api/v1/audit/log', { action: 'deploy', actor: actor.address, resource: 'service-a' })
+    const logged = await gateway.paid(actor, 'POST', '/api/v1/audit/log', {
+      action: 'deploy',
+      actor: actor.address,
+      resource: 'service-a',
+    })
     expect(logged.status).toBe(200)
     const ingested = await gateway.paid(actor, 'POST', '/api/v1/logs/ingest', {
       entries: [{ service: 'service-a', level: 'info', message: 'started' }],
@@ -146,7 +167,11 @@ describe('batch payments through the paid flow', () => {
     const feeRecipient = gateway.devnet.batch.feeRecipient
     const feeBefore = await gateway.balance(feeRecipient)
 
-    const wallet = createWalletClient({ account: sender, chain: gateway.devnet.chain, transport: gateway.devnet.transport })
+    const wallet = createWalletClient({
+      account: sender,
+      chain: gateway.devnet.chain,
+      transport: gateway.devnet.transport,
+    })
     await gateway.devnet.publicClient.waitForTransactionReceipt({
       hash: await wallet.writeContract({
         address: approvalRequired.token,
@@ -155,7 +180,12 @@ describe('batch payments through the paid flow', () => {
         args: [approvalRequired.spender, BigInt(approvalRequired.amount)],
       }),
     })
-    const hash = await wallet.sendTransaction({ to: transaction.to, data: transaction.data, value: BigInt(transaction.value), gas: BigInt(transaction.gasLimit) })
+    const hash = await wallet.sendTransaction({
+      to: transaction.to,
+      data: transaction.data,
+      value: BigInt(transaction.value),
+      gas: BigInt(transaction.gasLimit),
+    })
     expect((await gateway.devnet.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
 
     const balances = await Promise.all(recipients.map((recipient) => gateway.balance(recipient)))
@@ -166,9 +196,21 @@ describe('batch payments through the paid flow', () => {
   test('error: 201 recipients and an unknown chain are 400 before any payment', async () => {
     const recipients = Array.from({ length: 201 }, () => privateKeyToAccount(generatePrivateKey()).address)
     const body = { token: 'USDC', recipients, amounts: recipients.map(() => '1'), sender: gateway.account(9).address }
-    const tooMany = await gateway.fetch(new Request(`${origin}/api/v1/batch/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+    const tooMany = await gateway.fetch(
+      new Request(`${origin}/api/v1/batch/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    )
     expect(tooMany.status).toBe(400)
-    const chain = await gateway.fetch(new Request(`${origin}/api/v1/batch/execute`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...body, recipients: recipients.slice(0, 2), amounts: ['1', '1'], chain: 'ethereum' }) }))
+    const chain = await gateway.fetch(
+      new Request(`${origin}/api/v1/batch/execute`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...body, recipients: recipients.slice(0, 2), amounts: ['1', '1'], chain: 'ethereum' }),
+      }),
+    )
     expect(chain.status).toBe(400)
     expect(chain.headers.get('payment-required')).toBeNull()
   })

@@ -60,7 +60,8 @@ function changeCharacter(text: string, index: number, alphabet: string): string 
   return text.slice(0, index) + alphabet[(current + 1) % alphabet.length] + text.slice(index + 1)
 }
 
-const bytes = (length: number, fill: (index: number) => number) => Uint8Array.from({ length }, (_, index) => fill(index))
+const bytes = (length: number, fill: (index: number) => number) =>
+  Uint8Array.from({ length }, (_, index) => fill(index))
 
 // EIP-55 "Test Cases" (all caps, all lower, normal).
 const eip55 = [
@@ -81,17 +82,72 @@ const stellarAccount = 'GAAZI4TCR3TY5OJHCTJC2A4QSY6CJWJH5IAJTGKIN2ER7LBNVKOCCWN7
 
 // ripple-address-codec test vectors: [classic address, tag or null, mainnet X-address, testnet X-address].
 const xAddressVectors: [string, number | null, string, string][] = [
-  ['r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59', null, 'X7AcgcsBL6XDcUb289X4mJ8djcdyKaB5hJDWMArnXr61cqZ', 'T719a5UwUCnEs54UsxG9CJYYDhwmFCqkr7wxCcNcfZ6p5GZ'],
-  ['r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59', 1, 'X7AcgcsBL6XDcUb289X4mJ8djcdyKaGZMhc9YTE92ehJ2Fu', 'T719a5UwUCnEs54UsxG9CJYYDhwmFCvbJNZbi37gBGkRkbE'],
-  ['r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59', 11747, 'X7AcgcsBL6XDcUb289X4mJ8djcdyKaLFuhLRuNXPrDeJd9A', 'T719a5UwUCnEs54UsxG9CJYYDhwmFCziiNHtUukubF2Mg6t'],
-  ['rLczgQHxPhWtjkaQqn3Q6UM8AbRbbRvs5K', null, 'XVZVpQj8YSVpNyiwXYSqvQoQqgBttTxAZwMcuJd4xteQHyt', 'TVVrSWtmQQssgVcmoMBcFQZKKf56QscyWLKnUyiuZW8ALU4'],
-  ['rsA2LpzuawewSBQXkiju3YQTMzW13pAAdW', 23480, 'X7d3eHCXzwBeWrZec1yT24iZerQjYL8m8zCJ16ACxu1BrBY', 'T7YChPFWifjCAXLEtg5N74c7fSAYsvSokwcmBPBUZWhxH5P'],
-  ['rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf', null, 'XVLhHMPHU98es4dbozjVtdWzVrDjtV5fdx1mHp98tDMoQXb', 'TVE26TYGhfLC7tQDno7G8dGtxSkYQn49b3qD26PK7FcGSKE'],
-  ['rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf', 0, 'XVLhHMPHU98es4dbozjVtdWzVrDjtV8AqEL4xcZj5whKbmc', 'TVE26TYGhfLC7tQDno7G8dGtxSkYQnSy8RHqGHoGJ59spi2'],
-  ['rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf', 1, 'XVLhHMPHU98es4dbozjVtdWzVrDjtV8xvjGQTYPiAx6gwDC', 'TVE26TYGhfLC7tQDno7G8dGtxSkYQnSz1uDimDdPYXzSpyw'],
-  ['rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf', 65591, 'XVLhHMPHU98es4dbozjVtdWzVrDjtVozpjdhPQVdt3ghaWw', 'TVE26TYGhfLC7tQDno7G8dGtxSkYQn7ryu2W6njw7mT1jmS'],
-  ['rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf', 4294967295, 'XVLhHMPHU98es4dbozjVtdWzVrDjtV18pX8yuPT7y4xaEHi', 'TVE26TYGhfLC7tQDno7G8dGtxSkYQnXoy6kSDh6rZzApc69'],
-  ['rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY', 13371337, 'XV5sbjUmgPpvXv4ixFWZ5ptAYZ6PD2qwGkhgc48zzcx6Gkr', 'TVd2rqMkYL2AyS97NdELcpeiprNBjwVUDvp3vhpXbNhLwJi'],
+  [
+    'r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59',
+    null,
+    'X7AcgcsBL6XDcUb289X4mJ8djcdyKaB5hJDWMArnXr61cqZ',
+    'T719a5UwUCnEs54UsxG9CJYYDhwmFCqkr7wxCcNcfZ6p5GZ',
+  ],
+  [
+    'r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59',
+    1,
+    'X7AcgcsBL6XDcUb289X4mJ8djcdyKaGZMhc9YTE92ehJ2Fu',
+    'T719a5UwUCnEs54UsxG9CJYYDhwmFCvbJNZbi37gBGkRkbE',
+  ],
+  [
+    'r9cZA1mLK5R5Am25ArfXFmqgNwjZgnfk59',
+    11747,
+    'X7AcgcsBL6XDcUb289X4mJ8djcdyKaLFuhLRuNXPrDeJd9A',
+    'T719a5UwUCnEs54UsxG9CJYYDhwmFCziiNHtUukubF2Mg6t',
+  ],
+  [
+    'rLczgQHxPhWtjkaQqn3Q6UM8AbRbbRvs5K',
+    null,
+    'XVZVpQj8YSVpNyiwXYSqvQoQqgBttTxAZwMcuJd4xteQHyt',
+    'TVVrSWtmQQssgVcmoMBcFQZKKf56QscyWLKnUyiuZW8ALU4',
+  ],
+  [
+    'rsA2LpzuawewSBQXkiju3YQTMzW13pAAdW',
+    23480,
+    'X7d3eHCXzwBeWrZec1yT24iZerQjYL8m8zCJ16ACxu1BrBY',
+    'T7YChPFWifjCAXLEtg5N74c7fSAYsvSokwcmBPBUZWhxH5P',
+  ],
+  [
+    'rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf',
+    null,
+    'XVLhHMPHU98es4dbozjVtdWzVrDjtV5fdx1mHp98tDMoQXb',
+    'TVE26TYGhfLC7tQDno7G8dGtxSkYQn49b3qD26PK7FcGSKE',
+  ],
+  [
+    'rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf',
+    0,
+    'XVLhHMPHU98es4dbozjVtdWzVrDjtV8AqEL4xcZj5whKbmc',
+    'TVE26TYGhfLC7tQDno7G8dGtxSkYQnSy8RHqGHoGJ59spi2',
+  ],
+  [
+    'rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf',
+    1,
+    'XVLhHMPHU98es4dbozjVtdWzVrDjtV8xvjGQTYPiAx6gwDC',
+    'TVE26TYGhfLC7tQDno7G8dGtxSkYQnSz1uDimDdPYXzSpyw',
+  ],
+  [
+    'rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf',
+    65591,
+    'XVLhHMPHU98es4dbozjVtdWzVrDjtVozpjdhPQVdt3ghaWw',
+    'TVE26TYGhfLC7tQDno7G8dGtxSkYQn7ryu2W6njw7mT1jmS',
+  ],
+  [
+    'rGWrZyQqhTp9Xu7G5Pkayo7bXjH4k4QYpf',
+    4294967295,
+    'XVLhHMPHU98es4dbozjVtdWzVrDjtV18pX8yuPT7y4xaEHi',
+    'TVE26TYGhfLC7tQDno7G8dGtxSkYQnXoy6kSDh6rZzApc69',
+  ],
+  [
+    'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY',
+    13371337,
+    'XV5sbjUmgPpvXv4ixFWZ5ptAYZ6PD2qwGkhgc48zzcx6Gkr',
+    'TVd2rqMkYL2AyS97NdELcpeiprNBjwVUDvp3vhpXbNhLwJi',
+  ],
 ]
 
 // js-stellar-base muxed-account vectors (SEP-23): all pay into the same G account.
@@ -168,7 +224,11 @@ describe('Address.validate', () => {
       [stellarAccount, 'xrp', 'bad_characters'],
     ]
     for (const [address, family, reason] of vectors)
-      expect({ address, family, result: Address.validate({ address, families: [family] }).results[family] }).toMatchObject({
+      expect({
+        address,
+        family,
+        result: Address.validate({ address, families: [family] }).results[family],
+      }).toMatchObject({
         address,
         family,
         result: { valid: false, reason },
@@ -186,7 +246,10 @@ describe('Address.validate', () => {
   })
 
   test('behavior: redacts a secret seed whichever family is asked', () => {
-    const seed = strkey(18 << 3, bytes(32, (index) => index * 7))
+    const seed = strkey(
+      18 << 3,
+      bytes(32, (index) => index * 7),
+    )
     expect(seed.startsWith('S')).toBe(true)
     for (const families of [undefined, ['stellar'], ['evm']] as const) {
       const result = Address.validate({ address: seed, families })
@@ -201,14 +264,16 @@ describe('Address.validate', () => {
   test('error: the empty string is bad_length for every family', () => {
     const result = Address.validate({ address: '' })
     expect(result.valid).toBe(false)
-    for (const family of Address.families) expect(result.results[family]).toMatchObject({ valid: false, reason: 'bad_length' })
+    for (const family of Address.families)
+      expect(result.results[family]).toMatchObject({ valid: false, reason: 'bad_length' })
   })
 
   test('error: surrounding whitespace is bad_characters for every family, not trimmed', () => {
     for (const address of [` ${evm}`, `${solana}\n`, `\t${xrpGenesis}`, `${stellarAccount} `]) {
       const result = Address.validate({ address })
       expect(result.valid).toBe(false)
-      for (const family of Address.families) expect(result.results[family]).toMatchObject({ valid: false, reason: 'bad_characters' })
+      for (const family of Address.families)
+        expect(result.results[family]).toMatchObject({ valid: false, reason: 'bad_characters' })
     }
   })
 
@@ -223,7 +288,10 @@ describe('Address.validate', () => {
         message: 'The text has 100000 characters; no supported address is longer than 128.',
       })
     // 128 characters still decode.
-    expect(Address.validateSolana('1'.repeat(128))).toMatchObject({ reason: 'bad_length', message: expect.stringContaining('128 bytes') })
+    expect(Address.validateSolana('1'.repeat(128))).toMatchObject({
+      reason: 'bad_length',
+      message: expect.stringContaining('128 bytes'),
+    })
   })
 
   test('error: families must name at least one known family', () => {
@@ -266,7 +334,10 @@ describe('Address.validateEvm', () => {
       [`0x ${evm.slice(3)}`, 'bad_characters'],
     ]
     for (const [address, reason] of vectors)
-      expect({ address, result: Address.validateEvm(address) }).toMatchObject({ address, result: { valid: false, reason } })
+      expect({ address, result: Address.validateEvm(address) }).toMatchObject({
+        address,
+        result: { valid: false, reason },
+      })
     expect(Address.validateEvm(`${evm.slice(0, -1)}g`)).toMatchObject({
       message: 'Character "g" at position 41 is not in hexadecimal digits.',
     })
@@ -285,7 +356,11 @@ describe('Address.validateSolana', () => {
       expect(decoded.length).toBe(32)
       if (expected) expect(decoded).toEqual(expected)
       expect(base58.encode(decoded)).toBe(address)
-      expect(Address.validateSolana(address)).toMatchObject({ valid: true, format: 'solana', details: { checksum: false } })
+      expect(Address.validateSolana(address)).toMatchObject({
+        valid: true,
+        format: 'solana',
+        details: { checksum: false },
+      })
     }
   })
 
@@ -314,22 +389,30 @@ describe('Address.validateSolana', () => {
 
   test('error: characters outside base58 and byte lengths other than 32', () => {
     const vectors: [string, Address.Reason, string][] = [
-      ['0OIl' + solana.slice(4), 'bad_characters', 'Character "0" at position 0'],
+      [`0OIl${solana.slice(4)}`, 'bad_characters', 'Character "0" at position 0'],
       [`${solana.slice(0, 10)}O${solana.slice(11)}`, 'bad_characters', 'Character "O" at position 10'],
       [base58.encode(bytes(31, (index) => index + 1)), 'bad_length', 'decodes to 31 bytes'],
       [base58.encode(bytes(33, (index) => index + 1)), 'bad_length', 'decodes to 33 bytes'],
       ['1', 'bad_length', 'decodes to 1 byte;'],
     ]
     for (const [address, reason, message] of vectors)
-      expect(Address.validateSolana(address)).toMatchObject({ valid: false, reason, message: expect.stringContaining(message) })
+      expect(Address.validateSolana(address)).toMatchObject({
+        valid: false,
+        reason,
+        message: expect.stringContaining(message),
+      })
   })
 
   test('error: a transaction signature is bad_length', () => {
-    const signature = ed25519.sign(new TextEncoder().encode('hello'), bytes(32, () => 1))
+    const signature = ed25519.sign(
+      new TextEncoder().encode('hello'),
+      bytes(32, () => 1),
+    )
     expect(Address.validateSolana(base58.encode(signature))).toEqual({
       valid: false,
       reason: 'bad_length',
-      message: 'The text decodes to 64 bytes; a Solana address decodes to 32 (64 bytes is the length of a transaction signature).',
+      message:
+        'The text decodes to 64 bytes; a Solana address decodes to 32 (64 bytes is the length of a transaction signature).',
     })
   })
 
@@ -361,7 +444,10 @@ describe('Address.validateXrp', () => {
 
   test('behavior: accepts X-addresses and unpacks network, tag and classic address', () => {
     for (const [classicAddress, tag, main, test] of xAddressVectors) {
-      for (const [address, network] of [[main, 'main'], [test, 'test']] as const) {
+      for (const [address, network] of [
+        [main, 'main'],
+        [test, 'test'],
+      ] as const) {
         expect(xAddress(accountIdOf(classicAddress), tag, network)).toBe(address)
         expect(Address.validateXrp(address)).toEqual({
           valid: true,
@@ -373,7 +459,11 @@ describe('Address.validateXrp', () => {
   })
 
   test('error: one changed character is bad_checksum', () => {
-    for (const address of ['rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh', 'rrrrrrrrrrrrrrrrrrrrrhoLvTp', xAddressVectors[1]![2]]) {
+    for (const address of [
+      'rHb9CJAWyB4rj91VRWn96DkukG4bwdtyTh',
+      'rrrrrrrrrrrrrrrrrrrrrhoLvTp',
+      xAddressVectors[1]![2],
+    ]) {
       // A change inside the leading run of `r` (zero bytes) changes the length instead.
       for (const index of [1, 10, address.length - 1].filter((index) => !/^r+$/.test(address.slice(0, index + 1)))) {
         const changed = changeCharacter(address, index, rippleAlphabet)
@@ -384,7 +474,9 @@ describe('Address.validateXrp', () => {
       }
     }
     // ripple-address-codec's bad-checksum vector.
-    expect(Address.validateXrp('XVLhHMPHU98es4dbozjVtdWzVrDjtV5fdx1mHp98tDMoQXa')).toMatchObject({ reason: 'bad_checksum' })
+    expect(Address.validateXrp('XVLhHMPHU98es4dbozjVtdWzVrDjtV5fdx1mHp98tDMoQXa')).toMatchObject({
+      reason: 'bad_checksum',
+    })
   })
 
   test('error: version, length, tag and characters', () => {
@@ -406,7 +498,10 @@ describe('Address.validateXrp', () => {
       [`l${xrpGenesis.slice(1)}`, 'bad_characters'],
     ]
     for (const [address, reason] of vectors)
-      expect({ address, result: Address.validateXrp(address) }).toMatchObject({ address, result: { valid: false, reason } })
+      expect({ address, result: Address.validateXrp(address) }).toMatchObject({
+        address,
+        result: { valid: false, reason },
+      })
   })
 
   test('error: a secret seed is reported and redacted', () => {
@@ -416,7 +511,9 @@ describe('Address.validateXrp', () => {
     expect(xrpEncode(decoded.subarray(0, -4))).toBe(seed)
     expect(decoded[0]).toBe(0x21)
     expect(Address.validateXrp(seed)).toMatchObject({ valid: false, reason: 'secret_seed_not_address' })
-    expect(Address.validateXrp(changeCharacter(seed, 12, rippleAlphabet))).toMatchObject({ reason: 'secret_seed_not_address' })
+    expect(Address.validateXrp(changeCharacter(seed, 12, rippleAlphabet))).toMatchObject({
+      reason: 'secret_seed_not_address',
+    })
     const ed25519Seed = xrpEncode(new Uint8Array([0x01, 0xe1, 0x4b, ...bytes(16, (index) => index)]))
     expect(ed25519Seed.startsWith('sEd')).toBe(true)
     expect(Address.validateXrp(ed25519Seed)).toMatchObject({ reason: 'secret_seed_not_address' })
@@ -432,8 +529,11 @@ describe('Address.validateStellar', () => {
       expect(strkey(decoded[0]!, decoded.subarray(1, 33))).toBe(address)
     }
     expect(strkey(6 << 3, new Uint8Array(32))).toBe('GAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAWHF')
-    const built = [new Uint8Array(32), bytes(32, () => 0xff), bytes(32, (index) => index + 1)].map((key) => strkey(6 << 3, key))
-    for (const address of [...known, ...built]) expect(Address.validateStellar(address)).toEqual({ valid: true, format: 'stellar_account' })
+    const built = [new Uint8Array(32), bytes(32, () => 0xff), bytes(32, (index) => index + 1)].map((key) =>
+      strkey(6 << 3, key),
+    )
+    for (const address of [...known, ...built])
+      expect(Address.validateStellar(address)).toEqual({ valid: true, format: 'stellar_account' })
   })
 
   test('behavior: accepts muxed accounts and unpacks the account and id', () => {
@@ -470,7 +570,10 @@ describe('Address.validateStellar', () => {
       ['BAAD6DBUX6J22DMZOHIEZTEQ64CVCHEDRKWZONFEUL5Q26QD7R76RGR4TV', 'bad_characters'],
     ]
     for (const [address, reason] of vectors)
-      expect({ address, result: Address.validateStellar(address) }).toMatchObject({ address, result: { valid: false, reason } })
+      expect({ address, result: Address.validateStellar(address) }).toMatchObject({
+        address,
+        result: { valid: false, reason },
+      })
   })
 
   test('error: other strkey kinds are named, not accepted', () => {
@@ -501,7 +604,10 @@ describe('Address.validateStellar', () => {
   })
 
   test('error: a secret seed is reported without echoing it, even with a typo', () => {
-    const seed = strkey(18 << 3, bytes(32, (index) => index))
+    const seed = strkey(
+      18 << 3,
+      bytes(32, (index) => index),
+    )
     for (const address of [seed, changeCharacter(seed, 30, 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567'), seed.slice(0, -1)]) {
       const result = Address.validateStellar(address)
       expect(result).toMatchObject({ valid: false, reason: 'secret_seed_not_address' })
@@ -513,7 +619,15 @@ describe('Address.validateStellar', () => {
 
 describe('baseEncoding', () => {
   test('behavior: RFC 4648 base32 vectors, unpadded', () => {
-    const vectors = [['', ''], ['f', 'MY'], ['fo', 'MZXQ'], ['foo', 'MZXW6'], ['foob', 'MZXW6YQ'], ['fooba', 'MZXW6YTB'], ['foobar', 'MZXW6YTBOI']]
+    const vectors = [
+      ['', ''],
+      ['f', 'MY'],
+      ['fo', 'MZXQ'],
+      ['foo', 'MZXW6'],
+      ['foob', 'MZXW6YQ'],
+      ['fooba', 'MZXW6YTB'],
+      ['foobar', 'MZXW6YTBOI'],
+    ]
     for (const [text, encoded] of vectors) {
       const raw = new TextEncoder().encode(text)
       expect(base32.encode(raw)).toBe(encoded!)

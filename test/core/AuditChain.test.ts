@@ -28,11 +28,16 @@ function chain(length: number): AuditChain.Linked[] {
 
 describe('serialize', () => {
   test('default: canonical JSON, keys sorted at every depth, no whitespace', () => {
-    expect(AuditChain.serialize(first)).toMatchInlineSnapshot(`"{"createdAt":"2025-01-02T03:04:05.678Z","previousHash":"0x0000000000000000000000000000000000000000000000000000000000000000","sequence":1,"value":{"action":"invoice.cancel","details":{"a":"é","z":[1,{"a":null,"b":true}]},"resource":"invoice:42"}}"`)
+    expect(AuditChain.serialize(first)).toMatchInlineSnapshot(
+      `"{"createdAt":"2025-01-02T03:04:05.678Z","previousHash":"0x0000000000000000000000000000000000000000000000000000000000000000","sequence":1,"value":{"action":"invoice.cancel","details":{"a":"é","z":[1,{"a":null,"b":true}]},"resource":"invoice:42"}}"`,
+    )
   })
 
   test('behavior: the order keys arrive in does not matter (stores may reorder them)', () => {
-    const reordered = { ...first, value: { details: { a: 'é', z: [1, { a: null, b: true }] }, action: 'invoice.cancel', resource: 'invoice:42' } }
+    const reordered = {
+      ...first,
+      value: { details: { a: 'é', z: [1, { a: null, b: true }] }, action: 'invoice.cancel', resource: 'invoice:42' },
+    }
     expect(AuditChain.serialize(reordered)).toBe(AuditChain.serialize(first))
   })
 
@@ -45,8 +50,12 @@ describe('serialize', () => {
 
 describe('hash', () => {
   test('default: keccak256 of the canonical JSON in UTF-8', () => {
-    expect(AuditChain.hash(first)).toMatchInlineSnapshot(`"0x24c3572575980e80b6fb5eb76adf65db53662af270bea320a6c00ab469cec2ae"`)
-    expect(AuditChain.hash(first)).toBe(`0x${bytesToHex(keccak_256(new TextEncoder().encode(AuditChain.serialize(first))))}`)
+    expect(AuditChain.hash(first)).toMatchInlineSnapshot(
+      `"0x24c3572575980e80b6fb5eb76adf65db53662af270bea320a6c00ab469cec2ae"`,
+    )
+    expect(AuditChain.hash(first)).toBe(
+      `0x${bytesToHex(keccak_256(new TextEncoder().encode(AuditChain.serialize(first))))}`,
+    )
   })
 
   test.each([
@@ -73,7 +82,11 @@ describe('verify', () => {
     const entries = chain(5)
     const head = AuditChain.verify(entries.slice(0, 2))
     expect(head.valid).toBe(true)
-    expect(AuditChain.verify(entries.slice(2), { after: entries[1] })).toEqual({ valid: true, length: 5, head: entries[4]!.hash })
+    expect(AuditChain.verify(entries.slice(2), { after: entries[1] })).toEqual({
+      valid: true,
+      length: 5,
+      head: entries[4]!.hash,
+    })
     expect(AuditChain.verify(entries.slice(2), { after: { ...entries[1]!, hash: genesisHash } })).toEqual({
       valid: false,
       brokenAt: 3,
@@ -102,18 +115,30 @@ describe('verify', () => {
 
   test('security: a removed entry is a gap at its sequence', () => {
     const entries = chain(4)
-    expect(AuditChain.verify([entries[0]!, entries[2]!, entries[3]!])).toEqual({ valid: false, brokenAt: 2, reason: 'sequence_gap' })
+    expect(AuditChain.verify([entries[0]!, entries[2]!, entries[3]!])).toEqual({
+      valid: false,
+      brokenAt: 2,
+      reason: 'sequence_gap',
+    })
   })
 
   test('security: a removed and renumbered entry breaks the link', () => {
     const entries = chain(4)
     const renumbered = { ...entries[2]!, sequence: 2 }
-    expect(AuditChain.verify([entries[0]!, renumbered])).toEqual({ valid: false, brokenAt: 2, reason: 'previous_hash_mismatch' })
+    expect(AuditChain.verify([entries[0]!, renumbered])).toEqual({
+      valid: false,
+      brokenAt: 2,
+      reason: 'previous_hash_mismatch',
+    })
   })
 
   test('security: swapped entries are caught at the first out of place', () => {
     const entries = chain(3)
-    expect(AuditChain.verify([entries[0]!, entries[2]!, entries[1]!])).toEqual({ valid: false, brokenAt: 2, reason: 'sequence_gap' })
+    expect(AuditChain.verify([entries[0]!, entries[2]!, entries[1]!])).toEqual({
+      valid: false,
+      brokenAt: 2,
+      reason: 'sequence_gap',
+    })
   })
 
   test('behavior: a chain cut short at its end verifies; its head differs from the one kept', () => {

@@ -16,7 +16,9 @@ const implementations = [
 /** What viem answers for the same signed authorization: the address, or `undefined` where it throws. */
 async function viem(signed: Authorization.Signed, domain: Authorization.Domain): Promise<Address | undefined> {
   const { signature, ...authorization } = signed
-  return recoverTypedDataAddress({ ...Authorization.toTypedData(authorization, domain), signature }).catch(() => undefined)
+  return recoverTypedDataAddress({ ...Authorization.toTypedData(authorization, domain), signature }).catch(
+    () => undefined,
+  )
 }
 
 function random(bytes: number): bigint {
@@ -59,23 +61,35 @@ describe('hash', () => {
   test('behavior: equals viem hashTypedData on random authorizations and domains', () => {
     for (const { signed, domain } of vectors) {
       const { signature: _, ...authorization } = signed
-      expect(toHex(Authorization.hash(authorization, domain)!)).toBe(hashTypedData(Authorization.toTypedData(authorization, domain)))
+      expect(toHex(Authorization.hash(authorization, domain)!)).toBe(
+        hashTypedData(Authorization.toTypedData(authorization, domain)),
+      )
     }
   })
 
   test('error: a field viem cannot encode gives no digest', () => {
     const { signed, domain } = vectors[0]!
-    const wrongChecksum = (signed.from.slice(0, 2) + signed.from.slice(2).replace(/[a-f]/, (c) => c.toUpperCase()).replace(/[A-F]/, (c) => c.toLowerCase())) as Address
+    const wrongChecksum = (signed.from.slice(0, 2) +
+      signed.from
+        .slice(2)
+        .replace(/[a-f]/, (c) => c.toUpperCase())
+        .replace(/[A-F]/, (c) => c.toLowerCase())) as Address
     expect(Authorization.hash({ ...signed, value: 1n << 256n }, domain)).toBeUndefined()
     expect(Authorization.hash({ ...signed, validBefore: -1n }, domain)).toBeUndefined()
     expect(Authorization.hash({ ...signed, nonce: signed.nonce.slice(0, 64) as Hex }, domain)).toBeUndefined()
-    if (wrongChecksum !== signed.from) expect(Authorization.hash({ ...signed, from: wrongChecksum }, domain)).toBeUndefined()
+    if (wrongChecksum !== signed.from)
+      expect(Authorization.hash({ ...signed, from: wrongChecksum }, domain)).toBeUndefined()
   })
 })
 
 describe('domainSeparator', () => {
   test('default: the separator of the devnet token, as viem computes it, once per domain', () => {
-    const domain = { name: 'USD Coin', version: '2', chainId: 84_532, verifyingContract: '0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9' } as const
+    const domain = {
+      name: 'USD Coin',
+      version: '2',
+      chainId: 84_532,
+      verifyingContract: '0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9',
+    } as const
     const separator = Authorization.domainSeparator(domain)
     const types = {
       EIP712Domain: [
@@ -116,15 +130,18 @@ describe.each(implementations)('recover with %s', (_, recoverPublicKey) => {
     }
   })
 
-  test.skipIf(!recoverPublicKey)('behavior: another message or domain recovers another address, as in viem', async () => {
-    for (const { signed, domain } of vectors.slice(0, 20)) {
-      const cheaper = { ...signed, value: signed.value + 1n }
-      expect(await run(cheaper, domain)).toBe((await viem(cheaper, domain))!)
-      expect(await run(cheaper, domain)).not.toBe(signed.from)
-      const elsewhere = { ...domain, chainId: domain.chainId + 1 }
-      expect(await run(signed, elsewhere)).toBe((await viem(signed, elsewhere))!)
-    }
-  })
+  test.skipIf(!recoverPublicKey)(
+    'behavior: another message or domain recovers another address, as in viem',
+    async () => {
+      for (const { signed, domain } of vectors.slice(0, 20)) {
+        const cheaper = { ...signed, value: signed.value + 1n }
+        expect(await run(cheaper, domain)).toBe((await viem(cheaper, domain))!)
+        expect(await run(cheaper, domain)).not.toBe(signed.from)
+        const elsewhere = { ...domain, chainId: domain.chainId + 1 }
+        expect(await run(signed, elsewhere)).toBe((await viem(signed, elsewhere))!)
+      }
+    },
+  )
 
   test.skipIf(!recoverPublicKey)('error: invalid v, as viem refuses it', async () => {
     const { signed, domain } = vectors[1]!
@@ -154,16 +171,19 @@ describe.each(implementations)('recover with %s', (_, recoverPublicKey) => {
     }
   })
 
-  test.skipIf(!recoverPublicKey)('error: a high-s twin, which the token rejects (EIP-2) and viem would recover', async () => {
-    for (const { signed, domain } of vectors.slice(0, 20)) {
-      const s = BigInt(`0x${signed.signature.slice(66, 130)}`)
-      const v = Number.parseInt(signed.signature.slice(130), 16)
-      const twin = { ...signed, signature: withSignature(signed.signature, { s: n - s, v: v === 27 ? 28 : 27 }) }
-      // viem recovers the same signer from the malleated signature; the token's signature check refuses it.
-      expect(await viem(twin, domain)).toBe(signed.from)
-      expect(await run(twin, domain)).toBeUndefined()
-    }
-  })
+  test.skipIf(!recoverPublicKey)(
+    'error: a high-s twin, which the token rejects (EIP-2) and viem would recover',
+    async () => {
+      for (const { signed, domain } of vectors.slice(0, 20)) {
+        const s = BigInt(`0x${signed.signature.slice(66, 130)}`)
+        const v = Number.parseInt(signed.signature.slice(130), 16)
+        const twin = { ...signed, signature: withSignature(signed.signature, { s: n - s, v: v === 27 ? 28 : 27 }) }
+        // viem recovers the same signer from the malleated signature; the token's signature check refuses it.
+        expect(await viem(twin, domain)).toBe(signed.from)
+        expect(await run(twin, domain)).toBeUndefined()
+      }
+    },
+  )
 
   test.skipIf(!recoverPublicKey)('error: a field viem cannot encode', async () => {
     const { signed, domain } = vectors[3]!
@@ -199,7 +219,9 @@ describe('libsecp256k1', () => {
       const signature = crypto.getRandomValues(new Uint8Array(64))
       signature[32]! &= 0x7f
       const recovery = (index % 2) as 0 | 1
-      expect(native!({ digest, signature, recovery })).toEqual(Authorization.recoverPublicKey({ digest, signature, recovery }))
+      expect(native!({ digest, signature, recovery })).toEqual(
+        Authorization.recoverPublicKey({ digest, signature, recovery }),
+      )
     }
   })
 })

@@ -16,7 +16,6 @@ function addresses(count: number): string[] {
   return Array.from({ length: count }, (_, index) => checksumAddress(`0x${(index + 1).toString(16).padStart(40, 'a')}`))
 }
 
-
 describe('constants', () => {
   test('default', () => {
     expect(Batch.maxRecipients).toBe(200)
@@ -122,10 +121,13 @@ describe('resolveChain', () => {
     expect(Batch.resolveChain('peaq')).toBe('peaq')
   })
 
-  test.each(['ethereum', 'Base', 'BASE', '', 8453, null])('error: %p is refused, naming the allowed values', (chain) => {
-    expect(fieldOf(() => Batch.resolveChain(chain))).toBe('chain')
-    expect(() => Batch.resolveChain(chain)).toThrow('allowed: base, peaq')
-  })
+  test.each(['ethereum', 'Base', 'BASE', '', 8453, null])(
+    'error: %p is refused, naming the allowed values',
+    (chain) => {
+      expect(fieldOf(() => Batch.resolveChain(chain))).toBe('chain')
+      expect(() => Batch.resolveChain(chain)).toThrow('allowed: base, peaq')
+    },
+  )
 })
 
 describe('resolveToken', () => {
@@ -226,7 +228,13 @@ describe('validateRecipients', () => {
     ['201 recipients', addresses(201), addresses(201).map(() => '1'), 'recipients', 'at most 200'],
     ['fewer amounts', [alice, bob], ['1'], 'amounts', 'has 1 entries but recipients has 2'],
     ['more amounts', [alice], ['1', '2'], 'amounts', 'parallel arrays'],
-    ['bad address at 3', [alice, bob, carol, '0x1234', alice], ['1', '1', '1', '1', '1'], 'recipients.3', 'not an EVM address'],
+    [
+      'bad address at 3',
+      [alice, bob, carol, '0x1234', alice],
+      ['1', '1', '1', '1', '1'],
+      'recipients.3',
+      'not an EVM address',
+    ],
     ['bad checksum at 1', [alice, bobBadChecksum], ['1', '1'], 'recipients.1', 'EIP-55'],
     ['zero address at 0', [zero], ['1'], 'recipients.0', 'zero address'],
     ['ENS name', ['vitalik.eth'], ['1'], 'recipients.0', 'not an EVM address'],
@@ -412,8 +420,14 @@ describe('validate', () => {
   })
 
   test('behavior: an unsupported chain does not also fail a symbol, but still checks an address token', () => {
-    expect(Batch.validate({ chain: 'solana', token: 'USDC', recipients: [{ address: alice, amount: '1' }] }).errors).toEqual([
-      { field: 'chain', code: 'unsupported_chain', message: '"solana" is not supported; allowed: base, peaq (default base)' },
+    expect(
+      Batch.validate({ chain: 'solana', token: 'USDC', recipients: [{ address: alice, amount: '1' }] }).errors,
+    ).toEqual([
+      {
+        field: 'chain',
+        code: 'unsupported_chain',
+        message: '"solana" is not supported; allowed: base, peaq (default base)',
+      },
     ])
     const withAddress = Batch.validate({ chain: 'solana', token: zero, recipients: [{ address: alice, amount: '1' }] })
     expect(withAddress.errors.map((e) => e.code)).toEqual(['unsupported_chain', 'zero_address'])
@@ -455,8 +469,18 @@ describe('validate', () => {
     ['address missing', { recipients: [{ amount: '1' }] }, 'recipients.0.address', 'required'],
     ['address number', { recipients: [{ address: 1, amount: '1' }] }, 'recipients.0.address', 'invalid_address'],
     ['address short', { recipients: [{ address: '0xabc', amount: '1' }] }, 'recipients.0.address', 'invalid_address'],
-    ['address no 0x', { recipients: [{ address: alice.slice(2), amount: '1' }] }, 'recipients.0.address', 'invalid_address'],
-    ['address checksum', { recipients: [{ address: bobBadChecksum, amount: '1' }] }, 'recipients.0.address', 'invalid_checksum'],
+    [
+      'address no 0x',
+      { recipients: [{ address: alice.slice(2), amount: '1' }] },
+      'recipients.0.address',
+      'invalid_address',
+    ],
+    [
+      'address checksum',
+      { recipients: [{ address: bobBadChecksum, amount: '1' }] },
+      'recipients.0.address',
+      'invalid_checksum',
+    ],
     ['address zero', { recipients: [{ address: zero, amount: '1' }] }, 'recipients.0.address', 'zero_address'],
     ['amount missing', { recipients: [{ address: alice }] }, 'recipients.0.amount', 'required'],
     ['amount number', { recipients: [{ address: alice, amount: 1 }] }, 'recipients.0.amount', 'invalid_amount'],
@@ -464,7 +488,12 @@ describe('validate', () => {
     ['amount plus', { recipients: [{ address: alice, amount: '+1' }] }, 'recipients.0.amount', 'invalid_amount'],
     ['amount negative', { recipients: [{ address: alice, amount: '-1' }] }, 'recipients.0.amount', 'invalid_amount'],
     ['amount zero', { recipients: [{ address: alice, amount: '000' }] }, 'recipients.0.amount', 'amount_zero'],
-    ['amount 79 digits', { recipients: [{ address: alice, amount: '9'.repeat(79) }] }, 'recipients.0.amount', 'amount_too_large'],
+    [
+      'amount 79 digits',
+      { recipients: [{ address: alice, amount: '9'.repeat(79) }] },
+      'recipients.0.amount',
+      'amount_too_large',
+    ],
     [
       'amount above uint256',
       { recipients: [{ address: alice, amount: (maxUint256 + 1n).toString() }] },
@@ -483,7 +512,9 @@ describe('validate', () => {
     const result = Batch.validate(payload)
     expect(result.valid).toBe(false)
     expect(result.summary).toBeNull()
-    expect(result.errors.map((error) => ({ field: error.field, code: error.code as string }))).toEqual([{ field, code }])
+    expect(result.errors.map((error) => ({ field: error.field, code: error.code as string }))).toEqual([
+      { field, code },
+    ])
     expect(result.errors[0]?.message.length).toBeGreaterThan(0)
   })
 })

@@ -56,7 +56,13 @@ describe('calldata', () => {
     expect(data.slice(0, 10)).toBe('0xfb83b683')
     expect(decodeFunctionData({ abi: BatchPayment.abi, data })).toEqual({
       functionName: 'sprayToken',
-      args: [usdc, [{ recipient: bob, amount: 1_500_000n }, { recipient: carol, amount: 2_000_001n }]],
+      args: [
+        usdc,
+        [
+          { recipient: bob, amount: 1_500_000n },
+          { recipient: carol, amount: 2_000_001n },
+        ],
+      ],
     })
   })
 
@@ -64,18 +70,29 @@ describe('calldata', () => {
     const data = BatchPayment.calldata({ token: ether, recipients: payments })
     expect(decodeFunctionData({ abi: BatchPayment.abi, data })).toEqual({
       functionName: 'sprayETH',
-      args: [[{ recipient: bob, amount: 1_500_000n }, { recipient: carol, amount: 2_000_001n }]],
+      args: [
+        [
+          { recipient: bob, amount: 1_500_000n },
+          { recipient: carol, amount: 2_000_001n },
+        ],
+      ],
     })
   })
 
   test('behavior: sprayEqual(token, recipients, amountPerRecipient); the zero address pays ether', () => {
     const data = BatchPayment.equalCalldata({ token: zeroAddress, recipients: [bob, carol], amountPerRecipient: 7n })
-    expect(decodeFunctionData({ abi: BatchPayment.abi, data })).toEqual({ functionName: 'sprayEqual', args: [zeroAddress, [bob, carol], 7n] })
+    expect(decodeFunctionData({ abi: BatchPayment.abi, data })).toEqual({
+      functionName: 'sprayEqual',
+      args: [zeroAddress, [bob, carol], 7n],
+    })
   })
 
   test('behavior: approve(spender, amount) for the allowance', () => {
     const data = BatchPayment.approveCalldata({ spender: contract, amount: 3_510_501n })
-    expect(decodeFunctionData({ abi: erc20Abi, data })).toEqual({ functionName: 'approve', args: [contract, 3_510_501n] })
+    expect(decodeFunctionData({ abi: erc20Abi, data })).toEqual({
+      functionName: 'approve',
+      args: [contract, 3_510_501n],
+    })
   })
 })
 
@@ -87,17 +104,23 @@ describe('gasLimit', () => {
   test('behavior: without a measurement, the gas model with the given cold recipients', () => {
     const model = Gas.estimate({ recipientCount: 10, coldRecipients: 3, isETH: true, chain: 'base' })
     expect(BatchPayment.gasLimit({ recipientCount: 10, coldRecipients: 3, isETH: true, chain: 'base' })).toBe(model.gas)
-    expect(BatchPayment.gasLimit({ recipientCount: 10, isETH: true, chain: 'base' })).toBe(Gas.estimate({ recipientCount: 10, isETH: true }).gas)
+    expect(BatchPayment.gasLimit({ recipientCount: 10, isETH: true, chain: 'base' })).toBe(
+      Gas.estimate({ recipientCount: 10, isETH: true }).gas,
+    )
   })
 
   test('behavior: never below the peaq storage-proof floor', () => {
     const { proofFloor } = Gas.estimate({ recipientCount: 1, isETH: false, chain: 'peaq' })
     expect(proofFloor).toBeGreaterThan(100_000n)
-    expect(BatchPayment.gasLimit({ measured: 50_000n, recipientCount: 1, isETH: false, chain: 'peaq' })).toBe(proofFloor)
+    expect(BatchPayment.gasLimit({ measured: 50_000n, recipientCount: 1, isETH: false, chain: 'peaq' })).toBe(
+      proofFloor,
+    )
   })
 
   test('error: a recipient count outside 1..200', () => {
-    expect(fieldOf(() => BatchPayment.gasLimit({ recipientCount: 201, isETH: false, chain: 'base' }))).toBe('recipientCount')
+    expect(fieldOf(() => BatchPayment.gasLimit({ recipientCount: 201, isETH: false, chain: 'base' }))).toBe(
+      'recipientCount',
+    )
   })
 })
 
@@ -115,7 +138,14 @@ describe('coldRecipients', () => {
 describe('toExecution', () => {
   test('default: an ERC-20 batch with its approval, amounts human, value "0", gas limit hex', () => {
     expect(
-      BatchPayment.toExecution({ chainId: 8453, contract, token: usdcToken, recipients: payments, feeBps: 30n, gasLimit: 123_317n }),
+      BatchPayment.toExecution({
+        chainId: 8453,
+        contract,
+        token: usdcToken,
+        recipients: payments,
+        feeBps: 30n,
+        gasLimit: 123_317n,
+      }),
     ).toMatchInlineSnapshot(`
       {
         "approvalRequired": {
@@ -152,23 +182,40 @@ describe('toExecution', () => {
 
   test('behavior: a native batch sends the total with fee as value in wei and needs no approval', () => {
     const recipients = [{ address: bob, amount: 10n ** 18n }]
-    const execution = BatchPayment.toExecution({ chainId: 8453, contract, token: ether, recipients, feeBps: 30n, gasLimit: 60_000n })
+    const execution = BatchPayment.toExecution({
+      chainId: 8453,
+      contract,
+      token: ether,
+      recipients,
+      feeBps: 30n,
+      gasLimit: 60_000n,
+    })
     expect(execution.transaction.value).toBe('1003000000000000000')
-    expect(execution.batch).toEqual({ recipientCount: 1, totalAmount: '1', fee: '0.003', feePercent: '0.3%', totalWithFee: '1.003' })
+    expect(execution.batch).toEqual({
+      recipientCount: 1,
+      totalAmount: '1',
+      fee: '0.003',
+      feePercent: '0.3%',
+      totalWithFee: '1.003',
+    })
     expect(execution.token).toEqual({ symbol: 'ETH', address: zeroAddress, decimals: 18, isETH: true })
     expect('approvalRequired' in execution).toBe(false)
   })
 
   test('error: no recipients', () => {
-    expect(fieldOf(() => BatchPayment.toExecution({ chainId: 1, contract, token: ether, recipients: [], feeBps: 30n, gasLimit: 1n }))).toBe(
-      'recipients',
-    )
+    expect(
+      fieldOf(() =>
+        BatchPayment.toExecution({ chainId: 1, contract, token: ether, recipients: [], feeBps: 30n, gasLimit: 1n }),
+      ),
+    ).toBe('recipients')
   })
 })
 
 describe('toDetailedEstimate', () => {
   test('default: totals human, suggested gas limit decimal', () => {
-    expect(BatchPayment.toDetailedEstimate({ token: usdcToken, recipients: payments, feeBps: 30n, gasLimit: 123_317n })).toEqual({
+    expect(
+      BatchPayment.toDetailedEstimate({ token: usdcToken, recipients: payments, feeBps: 30n, gasLimit: 123_317n }),
+    ).toEqual({
       success: true,
       token: usdcToken,
       recipientCount: 2,
@@ -182,21 +229,27 @@ describe('toDetailedEstimate', () => {
 })
 
 describe('toCountEstimate', () => {
-  test('default: the gas model\'s worst case as a decimal string, no totals, and a note saying it is a ceiling', () => {
+  test("default: the gas model's worst case as a decimal string, no totals, and a note saying it is a ceiling", () => {
     const estimate = BatchPayment.toCountEstimate({ token: usdcToken, recipientCount: 200, feeBps: 30n, chain: 'base' })
     const { gas } = Gas.estimate({ recipientCount: 200, isETH: false })
-    expect(estimate).toMatchObject({ success: true, token: usdcToken, recipientCount: 200, feePercent: '0.3%', estimatedGas: gas.toString() })
+    expect(estimate).toMatchObject({
+      success: true,
+      token: usdcToken,
+      recipientCount: 200,
+      feePercent: '0.3%',
+      estimatedGas: gas.toString(),
+    })
     expect(estimate.suggestedGasLimit).toBe(gas.toString())
     expect(estimate.note).toContain('Conservative ceiling')
     expect('totalAmount' in estimate).toBe(false)
   })
 
   test('behavior: native batches and peaq use their own model', () => {
-    expect(BatchPayment.toCountEstimate({ token: ether, recipientCount: 3, feeBps: 30n, chain: 'base' }).estimatedGas).toBe(
-      Gas.estimate({ recipientCount: 3, isETH: true }).gas.toString(),
-    )
-    expect(BatchPayment.toCountEstimate({ token: usdcToken, recipientCount: 1, feeBps: 30n, chain: 'peaq' }).estimatedGas).toBe(
-      Gas.estimate({ recipientCount: 1, isETH: false, chain: 'peaq' }).gas.toString(),
-    )
+    expect(
+      BatchPayment.toCountEstimate({ token: ether, recipientCount: 3, feeBps: 30n, chain: 'base' }).estimatedGas,
+    ).toBe(Gas.estimate({ recipientCount: 3, isETH: true }).gas.toString())
+    expect(
+      BatchPayment.toCountEstimate({ token: usdcToken, recipientCount: 1, feeBps: 30n, chain: 'peaq' }).estimatedGas,
+    ).toBe(Gas.estimate({ recipientCount: 1, isETH: false, chain: 'peaq' }).gas.toString())
   })
 })

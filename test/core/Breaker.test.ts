@@ -17,8 +17,13 @@ describe('transition', () => {
   })
 
   test('behavior: failures below the threshold keep it closed; a success resets the count', () => {
-    expect(run(Breaker.initial, ['attempt', 'failure', 'attempt', 'failure'])).toEqual({ status: 'closed', failures: 2 })
-    expect(run(Breaker.initial, ['attempt', 'failure', 'attempt', 'failure', 'attempt', 'success'])).toEqual(Breaker.initial)
+    expect(run(Breaker.initial, ['attempt', 'failure', 'attempt', 'failure'])).toEqual({
+      status: 'closed',
+      failures: 2,
+    })
+    expect(run(Breaker.initial, ['attempt', 'failure', 'attempt', 'failure', 'attempt', 'success'])).toEqual(
+      Breaker.initial,
+    )
   })
 
   test('behavior: `threshold` failures in a row open it for the cool-down', () => {
@@ -31,7 +36,10 @@ describe('transition', () => {
   test('behavior: after the cool-down one probe goes through; others wait for it', () => {
     const probing = Breaker.transition({ status: 'open', until: 6_000 }, { type: 'attempt' }, at(6_000))
     expect(probing).toEqual({ status: 'half_open', since: 6_000 })
-    expect(Breaker.check(probing, { now: 6_500, coolDownMs: options.coolDownMs })).toEqual({ ok: false, retryAt: 7_000 })
+    expect(Breaker.check(probing, { now: 6_500, coolDownMs: options.coolDownMs })).toEqual({
+      ok: false,
+      retryAt: 7_000,
+    })
   })
 
   test('behavior: the probe succeeding closes it; failing opens it for another cool-down', () => {

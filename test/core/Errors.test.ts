@@ -6,7 +6,9 @@ type Concrete = new (parameters: unknown) => Errors.BaseError
 
 /** Every concrete error class core/Errors.ts exports, by its exported name. */
 const classes = Object.entries(Errors).flatMap(([name, value]) =>
-  typeof value === 'function' && value.prototype instanceof Errors.BaseError ? [[name, value as unknown as Concrete] as const] : [],
+  typeof value === 'function' && value.prototype instanceof Errors.BaseError
+    ? [[name, value as unknown as Concrete] as const]
+    : [],
 )
 
 /** An instance of an error class, whatever its constructor takes. */

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import type { Address, Hex } from 'viem'
+import { ConflictError, InvalidTransitionError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import type { Deposit } from '../../core/EscrowChain.js'
-import { ConflictError, InvalidTransitionError } from '../../core/Errors.js'
 import { fieldOf } from '../support/errors.js'
 
 const id: Hex = `0x${'ab'.repeat(32)}`
@@ -74,7 +74,9 @@ describe('from', () => {
   })
 
   test('behavior: the expiry is cut to whole seconds, as the contract stores it', () => {
-    expect(created({ expiry: new Date('2030-01-02T00:00:00.999Z') }).expiry).toEqual(new Date('2030-01-02T00:00:00.000Z'))
+    expect(created({ expiry: new Date('2030-01-02T00:00:00.999Z') }).expiry).toEqual(
+      new Date('2030-01-02T00:00:00.000Z'),
+    )
   })
 
   test.each([
@@ -100,7 +102,12 @@ describe('transition', () => {
 
   test.each(['released', 'cancelled'] as const)('behavior: active -> %s, keeping when it was funded', (type) => {
     const active = Escrow.transition(created(), { type: 'funded' }, later)
-    expect(Escrow.transition(active, { type }, settledAt)).toEqual({ ...created(), status: type, fundedAt: later, settledAt })
+    expect(Escrow.transition(active, { type }, settledAt)).toEqual({
+      ...created(),
+      status: type,
+      fundedAt: later,
+      settledAt,
+    })
   })
 
   test.each([
@@ -127,7 +134,12 @@ describe('transition', () => {
     }
     expect(error).toBeInstanceOf(InvalidTransitionError)
     expect((error as InvalidTransitionError).code).toBe('conflict')
-    expect((error as InvalidTransitionError).details).toEqual({ escrowId: id, escrowStatus: status, event: type, reason })
+    expect((error as InvalidTransitionError).details).toEqual({
+      escrowId: id,
+      escrowStatus: status,
+      event: type,
+      reason,
+    })
   })
 
   test('behavior: pure; the input is not changed', () => {
@@ -159,12 +171,16 @@ describe('isAllowed', () => {
   })
 
   test('behavior: addresses compare in any case', () => {
-    expect(Escrow.isAllowed({ escrow, action: 'release', caller: depositor.toLowerCase() as Address, now: later })).toBe(true)
+    expect(
+      Escrow.isAllowed({ escrow, action: 'release', caller: depositor.toLowerCase() as Address, now: later }),
+    ).toBe(true)
   })
 
   test('behavior: without an expiry only the depositor and arbiter ever cancel', () => {
     const forever = created({ expiry: undefined })
-    expect(Escrow.isAllowed({ escrow: forever, action: 'cancel', caller: outsider, now: new Date('2100-01-01') })).toBe(false)
+    expect(Escrow.isAllowed({ escrow: forever, action: 'cancel', caller: outsider, now: new Date('2100-01-01') })).toBe(
+      false,
+    )
   })
 })
 
@@ -202,7 +218,11 @@ describe('verify', () => {
 
 describe('reconcile', () => {
   test('default: a created escrow with its deposit on chain becomes active', () => {
-    expect(Escrow.reconcile(created(), depositOf(created()), later)).toEqual({ ...created(), status: 'active', fundedAt: later })
+    expect(Escrow.reconcile(created(), depositOf(created()), later)).toEqual({
+      ...created(),
+      status: 'active',
+      fundedAt: later,
+    })
   })
 
   test('behavior: a deposit already released on chain takes the record to released in one step', () => {
@@ -239,7 +259,11 @@ describe('calldata', () => {
   test.each([
     ['release', Escrow.release({ id }), `0x67d42a8b${word(id)}`],
     ['cancel', Escrow.cancel({ id }), `0xc4d252f5${word(id)}`],
-    ['approve', Escrow.approve({ spender: contract, amount: 12_500_000n }), `0x095ea7b3${word(contract)}${word('0xbebc20')}`],
+    [
+      'approve',
+      Escrow.approve({ spender: contract, amount: 12_500_000n }),
+      `0x095ea7b3${word(contract)}${word('0xbebc20')}`,
+    ],
     [
       'deposit',
       Escrow.deposit(created()),
@@ -257,7 +281,12 @@ describe('calldata', () => {
   test('behavior: toFundingTransactions approves the contract for the amount, then deposits', () => {
     const escrow = created()
     expect(Escrow.toFundingTransactions(escrow)).toEqual({
-      approve: { to: usdc.address, data: Escrow.approve({ spender: contract, amount: escrow.amount }), value: '0', chainId: 84_532 },
+      approve: {
+        to: usdc.address,
+        data: Escrow.approve({ spender: contract, amount: escrow.amount }),
+        value: '0',
+        chainId: 84_532,
+      },
       deposit: { to: contract, data: Escrow.deposit(escrow), value: '0', chainId: 84_532 },
     })
   })

@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { fieldOf } from '../support/errors.js'
 import * as Gas from '../../core/Gas.js'
-
+import { fieldOf } from '../support/errors.js'
 
 /** peaq's block gas limit: 75% of a 0.5 s block at 40M gas per second (peaq runtime `BlockGasLimit`). */
 const peaqBlockGasLimit = 15_000_000n
@@ -133,10 +132,13 @@ describe('estimate', () => {
       expect(Gas.estimate({ recipientCount: 200, isETH, chain: 'peaq' }).gas).toBeLessThan(peaqBlockGasLimit)
   })
 
-  test.each([[0], [201], [-1], [1.5], [Number.NaN], [Number.POSITIVE_INFINITY]])('error: recipientCount %p', (recipientCount) => {
-    expect(fieldOf(() => Gas.estimate({ recipientCount, isETH: false }))).toBe('recipientCount')
-    expect(() => Gas.estimate({ recipientCount, isETH: false })).toThrow('must be an integer from 1 to 200')
-  })
+  test.each([[0], [201], [-1], [1.5], [Number.NaN], [Number.POSITIVE_INFINITY]])(
+    'error: recipientCount %p',
+    (recipientCount) => {
+      expect(fieldOf(() => Gas.estimate({ recipientCount, isETH: false }))).toBe('recipientCount')
+      expect(() => Gas.estimate({ recipientCount, isETH: false })).toThrow('must be an integer from 1 to 200')
+    },
+  )
 
   test.each([[-1], [11], [2.5]])('error: coldRecipients %p', (coldRecipients) => {
     expect(fieldOf(() => Gas.estimate({ recipientCount: 10, isETH: false, coldRecipients }))).toBe('coldRecipients')

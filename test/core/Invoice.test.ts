@@ -28,7 +28,14 @@ function open(parameters: Partial<Invoice.from.Parameters> = {}): Invoice.Open {
 }
 
 function payment(parameters: Partial<Invoice.Payment> = {}): Invoice.Payment {
-  return { txHash, from: carol, blockNumber: 101n, logIndex: 0, paidAt: new Date('2030-01-02T00:00:00.000Z'), ...parameters }
+  return {
+    txHash,
+    from: carol,
+    blockNumber: 101n,
+    logIndex: 0,
+    paidAt: new Date('2030-01-02T00:00:00.000Z'),
+    ...parameters,
+  }
 }
 
 const later = new Date('2030-01-05T00:00:00.000Z')
@@ -78,7 +85,11 @@ describe('transition', () => {
   })
 
   test('behavior: a payment mined exactly at the due date pays', () => {
-    const paid = Invoice.transition(open(), { type: 'payment_observed', payment: payment({ paidAt: dueDate }) }, afterDue)
+    const paid = Invoice.transition(
+      open(),
+      { type: 'payment_observed', payment: payment({ paidAt: dueDate }) },
+      afterDue,
+    )
     expect(paid.status).toBe('paid')
   })
 
@@ -90,12 +101,17 @@ describe('transition', () => {
   })
 
   test('behavior: open -> expired after the due date', () => {
-    expect(Invoice.transition(open(), { type: 'expire' }, afterDue)).toMatchObject({ status: 'expired', expiredAt: afterDue })
+    expect(Invoice.transition(open(), { type: 'expire' }, afterDue)).toMatchObject({
+      status: 'expired',
+      expiredAt: afterDue,
+    })
   })
 
   test('error: expire before the due date, or without one', () => {
     expect(() => Invoice.transition(open(), { type: 'expire' }, dueDate)).toThrow(InvalidTransitionError)
-    expect(() => Invoice.transition(open({ dueDate: undefined }), { type: 'expire' }, afterDue)).toThrow(InvalidTransitionError)
+    expect(() => Invoice.transition(open({ dueDate: undefined }), { type: 'expire' }, afterDue)).toThrow(
+      InvalidTransitionError,
+    )
   })
 
   test('error: a payment mined at or before the creation block, or after the due date', () => {
@@ -108,7 +124,11 @@ describe('transition', () => {
 
   test.each(['scanned', 'payment_observed', 'expire'] as const)('error: paid and expired are final (%s)', (type) => {
     const event: Invoice.Event =
-      type === 'scanned' ? { type, throughBlock: 500n } : type === 'payment_observed' ? { type, payment: payment() } : { type }
+      type === 'scanned'
+        ? { type, throughBlock: 500n }
+        : type === 'payment_observed'
+          ? { type, payment: payment() }
+          : { type }
     const paid = Invoice.transition(open(), { type: 'payment_observed', payment: payment() }, later)
     const expired = Invoice.transition(open(), { type: 'expire' }, afterDue)
     expect(() => Invoice.transition(paid, event, afterDue)).toThrow('An invoice in status paid cannot take event')

@@ -47,7 +47,16 @@ const refused: Record<'ledger' | 'escrow' | 'invoice', () => unknown> = {
     ),
   escrow: () =>
     machines.escrow(
-      Escrow.from({ id: `0x${'ab'.repeat(32)}`, chainId: 1, contract: bob, depositor: alice, beneficiary: bob, token, amount: 1n, createdAt: now }),
+      Escrow.from({
+        id: `0x${'ab'.repeat(32)}`,
+        chainId: 1,
+        contract: bob,
+        depositor: alice,
+        beneficiary: bob,
+        token,
+        amount: 1n,
+        createdAt: now,
+      }),
       { type: 'released' },
       now,
     ),

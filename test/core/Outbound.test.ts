@@ -90,9 +90,12 @@ describe('parseAddress', () => {
     expect(Outbound.parseAddress(text)).toBeUndefined()
   })
 
-  test.each(['example.com', 'localhost', 'xn--bcher-kva.example', '127.0.0.1.example', ''])('error: %p is a name, not an address', (text) => {
-    expect(Outbound.parseAddress(text)).toBeUndefined()
-  })
+  test.each(['example.com', 'localhost', 'xn--bcher-kva.example', '127.0.0.1.example', ''])(
+    'error: %p is a name, not an address',
+    (text) => {
+      expect(Outbound.parseAddress(text)).toBeUndefined()
+    },
+  )
 })
 
 describe('classify', () => {
@@ -195,12 +198,17 @@ describe('classify', () => {
     expect(rangeOf(text)).toBe(range)
   })
 
-  test.each(['2606:4700:4700::1111', '2001:200::1', '2a00:1450:4001::1', '::ffff:8.8.8.8', '64:ff9b::8.8.8.8', '2002:808:808::1', '3fff:1000::1'])(
-    'behavior: IPv6 %p is globally reachable',
-    (text) => {
-      expect(rangeOf(text)).toBeUndefined()
-    },
-  )
+  test.each([
+    '2606:4700:4700::1111',
+    '2001:200::1',
+    '2a00:1450:4001::1',
+    '::ffff:8.8.8.8',
+    '64:ff9b::8.8.8.8',
+    '2002:808:808::1',
+    '3fff:1000::1',
+  ])('behavior: IPv6 %p is globally reachable', (text) => {
+    expect(rangeOf(text)).toBeUndefined()
+  })
 })
 
 describe('parseNetwork', () => {
@@ -215,7 +223,8 @@ describe('parseNetwork', () => {
       if (!parsed.ok) throw new Error(parsed.message)
       return parsed.network
     }
-    const inside = (block: string, address: string) => Outbound.contains(network(block), Outbound.parseAddress(address)!)
+    const inside = (block: string, address: string) =>
+      Outbound.contains(network(block), Outbound.parseAddress(address)!)
     expect(inside('10.0.0.0/8', '10.255.0.1')).toBe(true)
     expect(inside('10.0.0.0/8', '11.0.0.1')).toBe(false)
     expect(inside('0.0.0.0/0', '8.8.8.8')).toBe(true)
@@ -326,9 +335,15 @@ describe('decide', () => {
   const publicAnswer = ['93.184.215.14']
 
   test('default: a name resolving to public addresses may go, to those addresses in order', () => {
-    const decided = Outbound.decide({ url: 'https://example.com/hook', addresses: ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', ...publicAnswer] })
+    const decided = Outbound.decide({
+      url: 'https://example.com/hook',
+      addresses: ['2606:2800:21f:cb07:6820:80da:af6b:8b2c', ...publicAnswer],
+    })
     expect(decided.ok).toBe(true)
-    expect(decided.ok && decided.addresses.map(Outbound.serializeAddress)).toEqual(['2606:2800:21f:cb07:6820:80da:af6b:8b2c', '93.184.215.14'])
+    expect(decided.ok && decided.addresses.map(Outbound.serializeAddress)).toEqual([
+      '2606:2800:21f:cb07:6820:80da:af6b:8b2c',
+      '93.184.215.14',
+    ])
   })
 
   test.each([
@@ -372,13 +387,21 @@ describe('decide', () => {
     [['2606:4700:4700::1111', 'fd00::1'], 'unique_local'],
     [['fe80::1%eth0'], 'link_local'],
   ] as const)('security: a name resolving to %p is refused (%s): every address is checked', (addresses, range) => {
-    expect(Outbound.decide({ url: 'https://hooks.example.com/', addresses })).toMatchObject({ ok: false, reason: 'private_address', range })
+    expect(Outbound.decide({ url: 'https://hooks.example.com/', addresses })).toMatchObject({
+      ok: false,
+      reason: 'private_address',
+      range,
+    })
   })
 
   test('error: a name that resolves to nothing, or to something that is no address, is unresolvable', () => {
-    expect(Outbound.decide({ url: 'https://nowhere.example/', addresses: [] })).toMatchObject({ reason: 'unresolvable' })
+    expect(Outbound.decide({ url: 'https://nowhere.example/', addresses: [] })).toMatchObject({
+      reason: 'unresolvable',
+    })
     expect(Outbound.decide({ url: 'https://nowhere.example/' })).toMatchObject({ reason: 'unresolvable' })
-    expect(Outbound.decide({ url: 'https://odd.example/', addresses: ['1.2.3.4', 'not-an-ip'] })).toMatchObject({ reason: 'unresolvable' })
+    expect(Outbound.decide({ url: 'https://odd.example/', addresses: ['1.2.3.4', 'not-an-ip'] })).toMatchObject({
+      reason: 'unresolvable',
+    })
   })
 
   test('behavior: the allow-list lets listed addresses, blocks and hosts through, and nothing else', () => {
@@ -388,10 +411,16 @@ describe('decide', () => {
     expect(Outbound.decide({ url: 'http://127.0.0.2:8080/', allow })).toMatchObject({ reason: 'private_address' })
     expect(Outbound.decide({ url: 'http://[::1]:8080/', allow })).toMatchObject({ reason: 'private_address' })
     expect(Outbound.decide({ url: 'http://a.example/', addresses: ['10.1.2.3'], allow }).ok).toBe(true)
-    expect(Outbound.decide({ url: 'http://a.example/', addresses: ['10.1.2.3', '10.2.0.1'], allow })).toMatchObject({ reason: 'private_address' })
+    expect(Outbound.decide({ url: 'http://a.example/', addresses: ['10.1.2.3', '10.2.0.1'], allow })).toMatchObject({
+      reason: 'private_address',
+    })
     expect(Outbound.decide({ url: 'http://INTERNAL.example.com./x', addresses: ['192.168.9.9'], allow }).ok).toBe(true)
-    expect(Outbound.decide({ url: 'http://sub.internal.example.com/', addresses: ['192.168.9.9'], allow })).toMatchObject({ reason: 'private_address' })
-    expect(Outbound.decide({ url: 'http://internal.example.com.evil.example/', addresses: ['192.168.9.9'], allow })).toMatchObject({
+    expect(
+      Outbound.decide({ url: 'http://sub.internal.example.com/', addresses: ['192.168.9.9'], allow }),
+    ).toMatchObject({ reason: 'private_address' })
+    expect(
+      Outbound.decide({ url: 'http://internal.example.com.evil.example/', addresses: ['192.168.9.9'], allow }),
+    ).toMatchObject({
       reason: 'private_address',
     })
   })
@@ -407,7 +436,8 @@ describe('decide', () => {
 })
 
 describe('pin', () => {
-  const pinned = (url: string, address: string) => Outbound.pin({ url: new URL(url), address: Outbound.parseAddress(address)! })
+  const pinned = (url: string, address: string) =>
+    Outbound.pin({ url: new URL(url), address: Outbound.parseAddress(address)! })
 
   test('default: http connects to the address and sends the original Host', () => {
     expect(pinned('http://hooks.example.com:8080/a/b?c=d#frag', '93.184.215.14')).toEqual({

@@ -47,11 +47,18 @@ describe('boundsOf', () => {
   test('default', () => {
     expect(Price.boundsOf(Price.fromStated('0.005'))).toEqual({ min: 5_000n, max: 5_000n })
     expect(Price.boundsOf(range)).toEqual({ min: 20_000n, max: 80_000n })
-    expect(Price.boundsOf({ type: 'varies' }, { ...perSize, bounds: { min: 1n, max: 2n } })).toEqual({ min: 1n, max: 2n })
+    expect(Price.boundsOf({ type: 'varies' }, { ...perSize, bounds: { min: 1n, max: 2n } })).toEqual({
+      min: 1n,
+      max: 2n,
+    })
   })
 
   test('error: bounds that are not a positive range', () => {
-    expect(() => Price.boundsOf({ type: 'varies' }, { ...perSize, bounds: { min: 0n, max: 2n } })).toThrow('positive range')
-    expect(() => Price.boundsOf({ type: 'varies' }, { ...perSize, bounds: { min: 3n, max: 2n } })).toThrow('positive range')
+    expect(() => Price.boundsOf({ type: 'varies' }, { ...perSize, bounds: { min: 0n, max: 2n } })).toThrow(
+      'positive range',
+    )
+    expect(() => Price.boundsOf({ type: 'varies' }, { ...perSize, bounds: { min: 3n, max: 2n } })).toThrow(
+      'positive range',
+    )
   })
 })

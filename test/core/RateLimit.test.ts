@@ -35,10 +35,25 @@ describe('initial', () => {
 
 describe('take', () => {
   test.each([
-    ['one per 3 s: the second call waits for the next token', slow, [0, 0, 2_999, 3_000, 3_001], [true, 3_000, 3_000, true, 6_000]],
+    [
+      'one per 3 s: the second call waits for the next token',
+      slow,
+      [0, 0, 2_999, 3_000, 3_001],
+      [true, 3_000, 3_000, true, 6_000],
+    ],
     ['one per 3 s: an idle bucket holds no more than its capacity', slow, [0, 60_000, 60_000], [true, true, 63_000]],
-    ['10 per s: a burst of 10, then one every 100 ms', burst, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 100, 100], [true, true, true, true, true, true, true, true, true, true, 100, 100, true, 200]],
-    ['3 per s: whole milliseconds, never early', thirds, [0, 0, 333, 334, 334, 667, 1_000], [true, 334, 334, true, 668, 668, true]],
+    [
+      '10 per s: a burst of 10, then one every 100 ms',
+      burst,
+      [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 50, 100, 100],
+      [true, true, true, true, true, true, true, true, true, true, 100, 100, true, 200],
+    ],
+    [
+      '3 per s: whole milliseconds, never early',
+      thirds,
+      [0, 0, 333, 334, 334, 667, 1_000],
+      [true, 334, 334, true, 668, 668, true],
+    ],
   ] as const)('vector: %s', (_, options, times, expected) => {
     expect(run(options, [...times])).toEqual([...expected])
   })

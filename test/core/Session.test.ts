@@ -20,7 +20,9 @@ const encode = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('
 
 describe('sign', () => {
   test('default: a compact HS256 JWS of the claims', () => {
-    expect(token).toMatchInlineSnapshot(`"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJhZ2VudC1wYXktZ2F0ZXdheSIsInN1YiI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsInBlcm1zIjpbInJlYWQiLCJwYXkiXSwiaWF0IjoxNzAwMDAwMDAwLCJleHAiOjE3MDAwMDM2MDAsImp0aSI6IjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCIsImdlbiI6MH0.PpooCbueaoxZ97rlAWSbzX_iOzeje9j4Nq3wVO99fjY"`)
+    expect(token).toMatchInlineSnapshot(
+      `"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJpc3MiOiJhZ2VudC1wYXktZ2F0ZXdheSIsInN1YiI6IjB4NzA5OTc5NzBDNTE4MTJkYzNBMDEwQzdkMDFiNTBlMGQxN2RjNzlDOCIsInBlcm1zIjpbInJlYWQiLCJwYXkiXSwiaWF0IjoxNzAwMDAwMDAwLCJleHAiOjE3MDAwMDM2MDAsImp0aSI6IjAwMDAwMDAwLTAwMDAtNDAwMC04MDAwLTAwMDAwMDAwMDAwMCIsImdlbiI6MH0.PpooCbueaoxZ97rlAWSbzX_iOzeje9j4Nq3wVO99fjY"`,
+    )
     const [header, payload] = token.split('.')
     expect(decode(header!)).toEqual({ alg: 'HS256', typ: 'JWT' })
     expect(decode(payload!)).toEqual(claims)
@@ -48,7 +50,11 @@ describe('verify', () => {
 
   test('behavior: valid until the last millisecond before exp; expired at exp, with the authentic claims', () => {
     expect(Session.verify({ token, secret, now: new Date(claims.exp * 1000 - 1) }).valid).toBe(true)
-    expect(Session.verify({ token, secret, now: new Date(claims.exp * 1000) })).toEqual({ valid: false, reason: 'expired', claims })
+    expect(Session.verify({ token, secret, now: new Date(claims.exp * 1000) })).toEqual({
+      valid: false,
+      reason: 'expired',
+      claims,
+    })
   })
 
   test('security: altered claims under the old signature are tampered', () => {
@@ -60,11 +66,16 @@ describe('verify', () => {
   })
 
   test('security: another secret, or an altered signature, is tampered', () => {
-    expect(Session.verify({ token, secret: `${secret}-other`, now: during })).toEqual({ valid: false, reason: 'tampered' })
+    expect(Session.verify({ token, secret: `${secret}-other`, now: during })).toEqual({
+      valid: false,
+      reason: 'tampered',
+    })
     const [header, payload, signature] = token.split('.')
     const flipped = Buffer.from(signature!, 'base64url')
     flipped[0]! ^= 1
-    expect(Session.verify({ token: `${header}.${payload}.${flipped.toString('base64url')}`, secret, now: during }).valid).toBe(false)
+    expect(
+      Session.verify({ token: `${header}.${payload}.${flipped.toString('base64url')}`, secret, now: during }).valid,
+    ).toBe(false)
     expect(Session.verify({ token: `${header}.${payload}.${signature!.slice(0, -3)}`, secret, now: during })).toEqual({
       valid: false,
       reason: 'tampered',
@@ -73,11 +84,15 @@ describe('verify', () => {
 
   test('security: alg none and other algorithms are malformed, never trusted', () => {
     const [, payload, signature] = token.split('.')
-    expect(Session.verify({ token: `${encode({ alg: 'none', typ: 'JWT' })}.${payload}.`, secret, now: during })).toEqual({
+    expect(
+      Session.verify({ token: `${encode({ alg: 'none', typ: 'JWT' })}.${payload}.`, secret, now: during }),
+    ).toEqual({
       valid: false,
       reason: 'malformed',
     })
-    expect(Session.verify({ token: `${encode({ alg: 'HS512', typ: 'JWT' })}.${payload}.${signature}`, secret, now: during })).toEqual({
+    expect(
+      Session.verify({ token: `${encode({ alg: 'HS512', typ: 'JWT' })}.${payload}.${signature}`, secret, now: during }),
+    ).toEqual({
       valid: false,
       reason: 'malformed',
     })
@@ -101,7 +116,10 @@ describe('verify', () => {
     const last = alphabet.indexOf(signature!.at(-1)!)
     const variant = `${signature!.slice(0, -1)}${alphabet[last | 1]}`
     expect(variant).not.toBe(signature)
-    expect(Session.verify({ token: `${header}.${payload}.${variant}`, secret, now: during })).toEqual({ valid: false, reason: 'malformed' })
+    expect(Session.verify({ token: `${header}.${payload}.${variant}`, secret, now: during })).toEqual({
+      valid: false,
+      reason: 'malformed',
+    })
   })
 
   test('error: authentic claims of a shape this gateway never signs are malformed', () => {

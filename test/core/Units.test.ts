@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { fieldOf } from '../support/errors.js'
 import * as Units from '../../core/Units.js'
-
+import { fieldOf } from '../support/errors.js'
 
 describe('units', () => {
   test('default', () => {
-    expect(Object.fromEntries(Object.entries(Units.units).map(([name, unit]) => [name, `${unit.family}/${unit.decimals}`])))
-      .toMatchInlineSnapshot(`
+    expect(
+      Object.fromEntries(Object.entries(Units.units).map(([name, unit]) => [name, `${unit.family}/${unit.decimals}`])),
+    ).toMatchInlineSnapshot(`
       {
         "drops": "xrp/0",
         "eth": "eth/18",

@@ -5,8 +5,8 @@ import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
 import { ai, available, decentralizedManifest, manifest } from '../../modules/ai/index.js'
 import { moduleGateway } from '../support/gateway.js'
-import { chunksOf, completionOf, eventsOf, openaiStub, stubModels, textReader } from '../support/openai.js'
 import { accounts, ok, payers, refused } from '../support/module.js'
+import { chunksOf, completionOf, eventsOf, openaiStub, stubModels, textReader } from '../support/openai.js'
 
 const stub = openaiStub()
 afterAll(() => stub.stop())
@@ -18,7 +18,9 @@ const limits = { models: ['small-model', 'large-model', 'not-served-model'], max
 const limitsEnv = { CHAT_ALLOWED_MODELS: limits.models.join(','), CHAT_MAX_TOKENS: String(limits.maxTokens) }
 const messages = [{ role: 'user', content: 'Hi' }]
 const chatPath = '/api/v1/chat/completions'
-const chatPrice = Price.quote({ price: Catalog.entries.find((entry) => entry.method === 'POST' && entry.path === chatPath)!.price })
+const chatPrice = Price.quote({
+  price: Catalog.entries.find((entry) => entry.method === 'POST' && entry.path === chatPath)!.price,
+})
 
 /** The chat module on the stub, with a breaker that opens after `threshold` failures. */
 function setup(parameters: { threshold?: number; timeoutMs?: number } = {}) {
@@ -34,11 +36,12 @@ function setup(parameters: { threshold?: number; timeoutMs?: number } = {}) {
   return { deps, api: moduleGateway(manifest, { ports: { chat: upstream }, env: limitsEnv, payer: payers.alice }) }
 }
 
-
 describe('POST /api/v1/chat/completions', () => {
   test('default: forwards the request and answers the upstream completion unchanged (choices, usage)', async () => {
     const { api } = setup()
-    const body = await ok(await api.post(chatPath, { model: 'small-model', messages, max_tokens: 32, temperature: 0.5 }))
+    const body = await ok(
+      await api.post(chatPath, { model: 'small-model', messages, max_tokens: 32, temperature: 0.5 }),
+    )
     expect(body).toEqual(completionOf('small-model'))
     expect(stub.last().path).toBe('/v1/chat/completions')
     expect(stub.last().body).toEqual({ model: 'small-model', messages, max_tokens: 32, temperature: 0.5 })
@@ -57,7 +60,11 @@ describe('POST /api/v1/chat/completions', () => {
             { type: 'image_url', image_url: { url: 'https://images.invalid/cat.png', detail: 'high' } },
           ],
         },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }] },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"cat"}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: '{"answer":"a cat"}' },
       ],
       max_completion_tokens: 200,
@@ -74,12 +81,20 @@ describe('POST /api/v1/chat/completions', () => {
       tools: [
         {
           type: 'function',
-          function: { name: 'lookup', description: 'Looks up', parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] }, strict: true },
+          function: {
+            name: 'lookup',
+            description: 'Looks up',
+            parameters: { type: 'object', properties: { q: { type: 'string' } }, required: ['q'] },
+            strict: true,
+          },
         },
       ],
       tool_choice: { type: 'function', function: { name: 'lookup' } },
       parallel_tool_calls: false,
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object' }, strict: true } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object' }, strict: true },
+      },
       reasoning_effort: 'low',
     }
     await ok(await api.post(chatPath, request))
@@ -120,7 +135,12 @@ describe('POST /api/v1/chat/completions', () => {
 
   test('security: vendor extensions (fallback models, routing, plugins) are dropped, never forwarded', async () => {
     const { api } = setup()
-    const extensions = { models: ['secret-model'], provider: { order: ['x'] }, plugins: [{ id: 'web' }], service_tier: 'priority' }
+    const extensions = {
+      models: ['secret-model'],
+      provider: { order: ['x'] },
+      plugins: [{ id: 'web' }],
+      service_tier: 'priority',
+    }
     await ok(await api.post(chatPath, { model: 'small-model', messages, max_tokens: 8, ...extensions }))
     expect(stub.last().body).toEqual({ model: 'small-model', messages, max_tokens: 8 })
   })
@@ -128,7 +148,12 @@ describe('POST /api/v1/chat/completions', () => {
   test('behavior: `stream: true` answers server-sent events that arrive as the upstream sends them', async () => {
     const { api } = setup()
     stub.state.hold = true
-    const response = await api.post(chatPath, { model: 'small-model', messages, stream: true, stream_options: { include_usage: true } })
+    const response = await api.post(chatPath, {
+      model: 'small-model',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     expect(response.status).toBe(200)
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8')
     expect(response.headers.get('cache-control')).toBe('no-store')
@@ -138,13 +163,22 @@ describe('POST /api/v1/chat/completions', () => {
     expect(stub.lastStream().sent).toBe(1)
     stub.proceed()
     expect(await reader.rest()).toBe(events.slice(1).join(''))
-    expect(stub.last().body).toEqual({ model: 'small-model', messages, stream: true, stream_options: { include_usage: true }, max_tokens: 256 })
+    expect(stub.last().body).toEqual({
+      model: 'small-model',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 256,
+    })
   })
 
   test('error: an upstream 400 is a 400 upstream_rejected with the upstream status and message', async () => {
     const { api } = setup()
     stub.state.answer = () =>
-      Response.json({ error: { message: "Invalid 'messages[0].content': image too large", type: 'invalid_request_error' } }, { status: 400 })
+      Response.json(
+        { error: { message: "Invalid 'messages[0].content': image too large", type: 'invalid_request_error' } },
+        { status: 400 },
+      )
     const problem = await refused(await api.post(chatPath, { model: 'small-model', messages }), 400)
     expect(problem).toMatchObject({
       code: 'upstream_rejected',
@@ -160,10 +194,15 @@ describe('POST /api/v1/chat/completions', () => {
     [429, 503, 'upstream_unavailable'],
   ])('error: an upstream %i is a %i %s, with its status and message', async (upstreamStatus, status, code) => {
     const { api } = setup()
-    stub.state.answer = () => Response.json({ error: { message: `stub says ${upstreamStatus}` } }, { status: upstreamStatus })
+    stub.state.answer = () =>
+      Response.json({ error: { message: `stub says ${upstreamStatus}` } }, { status: upstreamStatus })
     const problem = await refused(await api.post(chatPath, { model: 'small-model', messages }), status)
     expect(problem.code).toBe(code)
-    expect(problem.upstream).toEqual({ status: upstreamStatus, reason: expect.any(String), message: `stub says ${upstreamStatus}` })
+    expect(problem.upstream).toEqual({
+      status: upstreamStatus,
+      reason: expect.any(String),
+      message: `stub says ${upstreamStatus}`,
+    })
   })
 
   test('error: no answer in time is a 504 upstream_timeout', async () => {
@@ -179,7 +218,9 @@ describe('POST /api/v1/chat/completions', () => {
   test('error: a stream whose first event is an error is a 502, not a 200 stream', async () => {
     const { api } = setup()
     stub.state.answer = () =>
-      new Response('data: {"error":{"message":"model overloaded"}}\n\n', { headers: { 'content-type': 'text/event-stream' } })
+      new Response('data: {"error":{"message":"model overloaded"}}\n\n', {
+        headers: { 'content-type': 'text/event-stream' },
+      })
     const problem = await refused(await api.post(chatPath, { model: 'small-model', messages, stream: true }), 502)
     expect(problem.detail).toBe('The upstream failed: model overloaded')
   })
@@ -187,7 +228,9 @@ describe('POST /api/v1/chat/completions', () => {
   test('error: a stream refused with an error status is problem+json', async () => {
     const { api } = setup()
     stub.state.answer = () => Response.json({ error: { message: 'down' } }, { status: 503 })
-    expect((await refused(await api.post(chatPath, { model: 'small-model', messages, stream: true }), 502)).code).toBe('upstream_failed')
+    expect((await refused(await api.post(chatPath, { model: 'small-model', messages, stream: true }), 502)).code).toBe(
+      'upstream_failed',
+    )
   })
 })
 
@@ -227,7 +270,9 @@ describe('available', () => {
     expect(state.ok).toBe(false)
     expect(!state.ok && state.reason).toMatch(/^the chat upstream failed 2 calls in a row; calls resume after /)
     const hits = stub.received.length
-    expect((await refused(await api.post(chatPath, { model: 'small-model', messages }), 503)).code).toBe('upstream_unavailable')
+    expect((await refused(await api.post(chatPath, { model: 'small-model', messages }), 503)).code).toBe(
+      'upstream_unavailable',
+    )
     expect((await refused(await api.get('/api/v1/models'), 503)).code).toBe('upstream_unavailable')
     expect(stub.received).toHaveLength(hits)
   })
@@ -245,13 +290,18 @@ describe('ai', () => {
   test('error: no allowed model, or a ceiling that is not a positive integer, fails at boot', () => {
     const { upstream } = setup().deps
     expect(() => ai({ upstream, models: [], maxTokens: 10 })).toThrow('At least one model must be allowed.')
-    expect(() => ai({ upstream, models: ['m'], maxTokens: 0 })).toThrow('The max_tokens ceiling must be a positive integer.')
-    expect(() => ai({ upstream, models: ['m'], maxTokens: 1.5 })).toThrow('The max_tokens ceiling must be a positive integer.')
+    expect(() => ai({ upstream, models: ['m'], maxTokens: 0 })).toThrow(
+      'The max_tokens ceiling must be a positive integer.',
+    )
+    expect(() => ai({ upstream, models: ['m'], maxTokens: 1.5 })).toThrow(
+      'The max_tokens ceiling must be a positive integer.',
+    )
   })
 })
 
 describe('decentralized', () => {
-  const upstream = () => openai({ name: 'the decentralized upstream', baseUrl: stub.url, apiKey: 'sk-second-key', retryDelayMs: 0 })
+  const upstream = () =>
+    openai({ name: 'the decentralized upstream', baseUrl: stub.url, apiKey: 'sk-second-key', retryDelayMs: 0 })
   const setupDecentralized = () =>
     moduleGateway(decentralizedManifest, {
       ports: { decentralized: upstream() },
@@ -261,15 +311,22 @@ describe('decentralized', () => {
 
   test('default: chat completions on the second upstream, with its own key and limits', async () => {
     const api = setupDecentralized()
-    expect(await ok(await api.post('/decentralized/v1/chat/completions', { model: 'small-model', messages }))).toEqual(completionOf('small-model'))
+    expect(await ok(await api.post('/decentralized/v1/chat/completions', { model: 'small-model', messages }))).toEqual(
+      completionOf('small-model'),
+    )
     expect(stub.last().headers.get('authorization')).toBe('Bearer sk-second-key')
     expect(stub.last().body.max_tokens).toBe(128)
-    expect((await refused(await api.post('/decentralized/v1/chat/completions', { model: 'large-model', messages }), 400)).field).toBe('model')
+    expect(
+      (await refused(await api.post('/decentralized/v1/chat/completions', { model: 'large-model', messages }), 400))
+        .field,
+    ).toBe('model')
   })
 
   test('default: embeddings in the API shape', async () => {
     const api = setupDecentralized()
-    const body = await ok(await api.post('/decentralized/v1/embeddings', { model: 'small-model', input: ['one', 'two'], dimensions: 3 }))
+    const body = await ok(
+      await api.post('/decentralized/v1/embeddings', { model: 'small-model', input: ['one', 'two'], dimensions: 3 }),
+    )
     expect(body.object).toBe('list')
     expect(body.data[0].embedding).toEqual([0.25, -0.5, 0.125])
     expect(stub.last().body).toEqual({ model: 'small-model', input: ['one', 'two'], dimensions: 3 })
@@ -277,9 +334,22 @@ describe('decentralized', () => {
 
   test('default: image generation in the API shape, one image per call', async () => {
     const api = setupDecentralized()
-    const body = await ok(await api.post('/decentralized/v1/images/generations', { model: 'small-model', prompt: 'a fox', size: '512x512' }))
+    const body = await ok(
+      await api.post('/decentralized/v1/images/generations', {
+        model: 'small-model',
+        prompt: 'a fox',
+        size: '512x512',
+      }),
+    )
     expect(body.data).toEqual([{ url: 'https://images.invalid/1.png', revised_prompt: 'a fox' }])
-    expect((await refused(await api.post('/decentralized/v1/images/generations', { model: 'small-model', prompt: 'a fox', n: 4 }), 400)).field).toBe('n')
+    expect(
+      (
+        await refused(
+          await api.post('/decentralized/v1/images/generations', { model: 'small-model', prompt: 'a fox', n: 4 }),
+          400,
+        )
+      ).field,
+    ).toBe('n')
   })
 
   test('default: models in the API shape (`object: list`, `data`), filtered by the allow-list', async () => {
@@ -357,7 +427,9 @@ describe('streaming and settlement', () => {
     const api = moduleGateway(manifest, {
       ports: { chat: upstream },
       env: limitsEnv,
-      facilitator: { settle: async () => ({ ok: false, reason: 'settlement_failed', message: 'The transfer reverted.' }) },
+      facilitator: {
+        settle: async () => ({ ok: false, reason: 'settlement_failed', message: 'The transfer reverted.' }),
+      },
     })
     stub.state.hold = true
     await streamed(api, async (answered) => {

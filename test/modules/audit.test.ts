@@ -13,7 +13,10 @@ const { alice, bob } = payers
 function setup(wrap: (store: Store) => Store = (store) => store) {
   const clock = { now: new Date('2025-06-01T12:00:00.000Z') }
   const inner = memory()
-  const family = Module.define({ ...manifest, routes: ({ ports }) => audit({ store: ports.store, now: () => clock.now }) })
+  const family = Module.define({
+    ...manifest,
+    routes: ({ ports }) => audit({ store: ports.store, now: () => clock.now }),
+  })
   const app = moduleGateway(family, { ports: { store: wrap(inner) } })
   const log = async (body: object, as = alice) => ok(await app.post('/api/v1/audit/log', { actor: as, ...body }, as))
   const query = async (search = '', as = alice) => ok(await app.get(`/api/v1/audit/query${search}`, as))
@@ -21,7 +24,7 @@ function setup(wrap: (store: Store) => Store = (store) => store) {
 }
 
 describe('POST /api/v1/audit/log', () => {
-  test('default: recorded in the payer\'s chain, linked to the genesis hash', async () => {
+  test("default: recorded in the payer's chain, linked to the genesis hash", async () => {
     const { log, inner } = setup()
     const recorded = await log({ action: 'invoice.cancel', resource: 'invoice:42', details: { reason: 'duplicate' } })
     expect(recorded).toEqual({
@@ -33,7 +36,13 @@ describe('POST /api/v1/audit/log', () => {
     })
     const [entry] = await inner.entries(`audit:${alice}`)
     expect(entry).toMatchObject({ sequence: 1, previousHash: `0x${'0'.repeat(64)}`, hash: recorded.hash })
-    expect(entry!.value).toEqual({ id: recorded.id, action: 'invoice.cancel', actor: alice, resource: 'invoice:42', details: { reason: 'duplicate' } })
+    expect(entry!.value).toEqual({
+      id: recorded.id,
+      action: 'invoice.cancel',
+      actor: alice,
+      resource: 'invoice:42',
+      details: { reason: 'duplicate' },
+    })
     expect(AuditChain.hash(entry!)).toBe(recorded.hash)
   })
 
@@ -61,7 +70,10 @@ describe('POST /api/v1/audit/log', () => {
   test('error: details over 8 KiB are 400 and nothing is recorded', async () => {
     const { app, inner } = setup()
     const details = { text: 'é'.repeat(4092) }
-    const problem = await refused(await app.post('/api/v1/audit/log', { action: 'a', actor: alice, resource: 'r', details }, alice), 400)
+    const problem = await refused(
+      await app.post('/api/v1/audit/log', { action: 'a', actor: alice, resource: 'r', details }, alice),
+      400,
+    )
     expect(problem).toMatchObject({ code: 'validation_failed', field: 'details' })
     expect(await inner.entries(`audit:${alice}`)).toEqual([])
   })
@@ -82,13 +94,18 @@ describe('POST /api/v1/audit/log', () => {
 
   test('security: without a payment it is 402 and nothing is recorded', async () => {
     const { app, inner } = setup()
-    expect((await refused(await app.post('/api/v1/audit/log', { action: 'a', actor: alice, resource: 'r' }), 402)).code).toBe('payment_required')
+    expect(
+      (await refused(await app.post('/api/v1/audit/log', { action: 'a', actor: alice, resource: 'r' }), 402)).code,
+    ).toBe('payment_required')
     expect(await inner.entries(`audit:${alice}`)).toEqual([])
   })
 
-  test('security: recording in someone else\'s name is 403 and touches no chain', async () => {
+  test("security: recording in someone else's name is 403 and touches no chain", async () => {
     const { app, inner } = setup()
-    const problem = await refused(await app.post('/api/v1/audit/log', { action: 'a', actor: bob, resource: 'r' }, alice), 403)
+    const problem = await refused(
+      await app.post('/api/v1/audit/log', { action: 'a', actor: bob, resource: 'r' }, alice),
+      403,
+    )
     expect(problem).toMatchObject({ code: 'forbidden', field: 'actor' })
     expect(await inner.entries(`audit:${alice}`)).toEqual([])
     expect(await inner.entries(`audit:${bob}`)).toEqual([])
@@ -96,7 +113,7 @@ describe('POST /api/v1/audit/log', () => {
 })
 
 describe('GET /api/v1/audit/query', () => {
-  test('default: the payer\'s entries, most recent first, with a verification of the whole chain', async () => {
+  test("default: the payer's entries, most recent first, with a verification of the whole chain", async () => {
     const { log, query, clock } = setup()
     const first = await log({ action: 'invoice.create', resource: 'invoice:1' })
     clock.now = new Date('2025-06-01T13:00:00.000Z')
@@ -133,7 +150,11 @@ describe('GET /api/v1/audit/query', () => {
 
   test('behavior: an empty trail is valid and empty', async () => {
     const { query } = setup()
-    expect(await query()).toEqual({ entries: [], total: 0, verification: { valid: true, length: 0, head: `0x${'0'.repeat(64)}` } })
+    expect(await query()).toEqual({
+      entries: [],
+      total: 0,
+      verification: { valid: true, length: 0, head: `0x${'0'.repeat(64)}` },
+    })
   })
 
   test('behavior: filters by action and since; the verification still covers the whole chain', async () => {
@@ -174,7 +195,10 @@ describe('GET /api/v1/audit/query', () => {
       ...store,
       entries: async <value>(chain: string, parameters?: { fromSequence?: number; limit?: number }) =>
         (await store.entries<value>(chain, parameters)).map((entry) =>
-          entry.sequence === 2 ? { ...entry, value: { ...(entry.value as object), resource: 'invoice:999' } as value } : entry),
+          entry.sequence === 2
+            ? { ...entry, value: { ...(entry.value as object), resource: 'invoice:999' } as value }
+            : entry,
+        ),
     }))
     for (const resource of ['invoice:1', 'invoice:2', 'invoice:3']) await log({ action: 'invoice.pay', resource })
     const answer = await query()
@@ -196,13 +220,17 @@ describe('GET /api/v1/audit/query', () => {
     const { log, query } = setup()
     await log({ action: 'secret.thing', resource: 'vault' })
     const bobs = await query('', bob)
-    expect(bobs).toEqual({ entries: [], total: 0, verification: { valid: true, length: 0, head: `0x${'0'.repeat(64)}` } })
+    expect(bobs).toEqual({
+      entries: [],
+      total: 0,
+      verification: { valid: true, length: 0, head: `0x${'0'.repeat(64)}` },
+    })
     await log({ action: 'own.thing', resource: 'r' }, bob)
     expect((await query('', bob)).entries.map((entry: any) => entry.action)).toEqual(['own.thing'])
     expect((await query('', alice)).entries.map((entry: any) => entry.action)).toEqual(['secret.thing'])
   })
 
-  test('security: asking for another actor\'s trail is 403', async () => {
+  test("security: asking for another actor's trail is 403", async () => {
     const { log, app } = setup()
     await log({ action: 'a', resource: 'r' })
     const problem = await refused(await app.get(`/api/v1/audit/query?actor=${alice}`, bob), 403)

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { memory } from '../../adapters/store/memory.js'
-import * as Session from '../../core/Session.js'
 import * as Module from '../../core/Module.js'
+import * as Session from '../../core/Session.js'
 import { auth, manifest } from '../../modules/auth/index.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, payers, refused } from '../support/module.js'
@@ -13,10 +13,15 @@ const { alice, bob } = payers
 function setup() {
   const clock = { now: new Date('2025-06-01T12:00:00.000Z') }
   const store = memory()
-  const family = Module.define({ ...manifest, routes: ({ ports }) => auth({ store: ports.store, secret, now: () => clock.now }) })
+  const family = Module.define({
+    ...manifest,
+    routes: ({ ports }) => auth({ store: ports.store, secret, now: () => clock.now }),
+  })
   const app = moduleGateway(family, { ports: { store } })
-  const issue = async (body: object, as = alice) => ok(await app.post('/api/v1/auth/session', { address: as, ...body }, as))
-  const verify = async (token: string, as = bob) => ok(await app.get(`/api/v1/auth/verify?token=${encodeURIComponent(token)}`, as))
+  const issue = async (body: object, as = alice) =>
+    ok(await app.post('/api/v1/auth/session', { address: as, ...body }, as))
+  const verify = async (token: string, as = bob) =>
+    ok(await app.get(`/api/v1/auth/verify?token=${encodeURIComponent(token)}`, as))
   return { clock, store, app, issue, verify }
 }
 
@@ -39,7 +44,11 @@ describe('POST /api/v1/auth/session', () => {
   test('behavior: permissions and ttlSeconds as asked; the address compares case-insensitively', async () => {
     const { app } = setup()
     const session = await ok(
-      await app.post('/api/v1/auth/session', { address: alice.toUpperCase().replace('0X', '0x'), permissions: ['write', 'pay'], ttlSeconds: 60 }, alice),
+      await app.post(
+        '/api/v1/auth/session',
+        { address: alice.toUpperCase().replace('0X', '0x'), permissions: ['write', 'pay'], ttlSeconds: 60 },
+        alice,
+      ),
     )
     expect(session.permissions).toEqual(['write', 'pay'])
     expect(session.expiresAt).toBe('2025-06-01T12:01:00.000Z')
@@ -68,11 +77,14 @@ describe('POST /api/v1/auth/session', () => {
   // The bare test app used to drop unknown fields (Elysia's normalization); the gateway refuses them, naming one.
   test('security: unknown fields are refused with 400, never granted', async () => {
     const { app } = setup()
-    const problem = await refused(await app.post('/api/v1/auth/session', { address: alice, scope: 'all', perms: ['admin'] }, alice), 400)
+    const problem = await refused(
+      await app.post('/api/v1/auth/session', { address: alice, scope: 'all', perms: ['admin'] }, alice),
+      400,
+    )
     expect(problem).toMatchObject({ code: 'validation_failed', field: 'scope' })
   })
 
-  test('security: a session for someone else\'s address is 403', async () => {
+  test("security: a session for someone else's address is 403", async () => {
     const { app } = setup()
     const problem = await refused(await app.post('/api/v1/auth/session', { address: bob }, alice), 403)
     expect(problem.code).toBe('forbidden')
@@ -106,7 +118,13 @@ describe('GET /api/v1/auth/verify', () => {
     clock.now = new Date('2025-06-01T12:00:59.999Z')
     expect((await verify(session.token)).valid).toBe(true)
     clock.now = new Date('2025-06-01T12:01:00.000Z')
-    expect(await verify(session.token)).toEqual({ valid: false, permissions: [], address: alice, expiresAt: session.expiresAt, reason: 'expired' })
+    expect(await verify(session.token)).toEqual({
+      valid: false,
+      permissions: [],
+      address: alice,
+      expiresAt: session.expiresAt,
+      reason: 'expired',
+    })
   })
 
   test('behavior: revokeOthers revokes every earlier token of the address, not the new one, not later ones', async () => {
@@ -116,7 +134,13 @@ describe('GET /api/v1/auth/verify', () => {
     const others = await issue({}, bob)
     const fresh = await issue({ revokeOthers: true })
     expect(fresh.revokedOthers).toBe(true)
-    for (const old of [first, second]) expect(await verify(old.token)).toMatchObject({ valid: false, permissions: [], address: alice, reason: 'revoked' })
+    for (const old of [first, second])
+      expect(await verify(old.token)).toMatchObject({
+        valid: false,
+        permissions: [],
+        address: alice,
+        reason: 'revoked',
+      })
     expect((await verify(fresh.token)).valid).toBe(true)
     expect((await verify(others.token)).valid).toBe(true)
     expect((await verify((await issue({})).token)).valid).toBe(true)
@@ -149,20 +173,36 @@ describe('GET /api/v1/auth/verify', () => {
 
   test('security: a token signed with another secret is tampered', async () => {
     const { verify } = setup()
-    const claims: Session.Claims = { iss: Session.issuer, sub: alice, perms: ['admin'], iat: 1_748_779_200, exp: 1_748_782_800, jti: 'x', gen: 0 }
+    const claims: Session.Claims = {
+      iss: Session.issuer,
+      sub: alice,
+      perms: ['admin'],
+      iat: 1_748_779_200,
+      exp: 1_748_782_800,
+      jti: 'x',
+      gen: 0,
+    }
     const foreign = Session.sign({ claims, secret: 'another-secret-0123456789abcdef0123456789' })
     expect((await verify(foreign)).reason).toBe('tampered')
   })
 
   test('error: a string that is not a token is malformed', async () => {
     const { verify } = setup()
-    expect(await verify('not-a-token')).toEqual({ valid: false, permissions: [], address: null, expiresAt: null, reason: 'malformed' })
+    expect(await verify('not-a-token')).toEqual({
+      valid: false,
+      permissions: [],
+      address: null,
+      expiresAt: null,
+      reason: 'malformed',
+    })
   })
 
   test('error: a missing or oversized token is 400', async () => {
     const { app } = setup()
     expect((await refused(await app.get('/api/v1/auth/verify', bob), 400)).code).toBe('validation_failed')
-    expect((await refused(await app.get(`/api/v1/auth/verify?token=${'a'.repeat(2049)}`, bob), 400)).field).toBe('token')
+    expect((await refused(await app.get(`/api/v1/auth/verify?token=${'a'.repeat(2049)}`, bob), 400)).field).toBe(
+      'token',
+    )
   })
 })
 

@@ -2,16 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   type Abi,
   type Address,
-  type Hex,
-  type PrivateKeyAccount,
-  type PublicClient,
   createWalletClient,
   encodeDeployData,
   erc20Abi,
   formatUnits,
   getAddress,
+  type Hex,
   hexToBigInt,
   keccak256,
+  type PrivateKeyAccount,
+  type PublicClient,
   zeroAddress,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -45,7 +45,11 @@ beforeAll(async () => {
   edr = port(chain.publicClient, chain.batch.address)
   const feeRecipient = fresh(1)[0]!
   const deployed = await send(signer(9), {
-    data: encodeDeployData({ abi: batchArtifact.abi as unknown as Abi, bytecode: batchArtifact.bytecode as Hex, args: [feeRecipient, 30n] }),
+    data: encodeDeployData({
+      abi: batchArtifact.abi as unknown as Abi,
+      bytecode: batchArtifact.bytecode as Hex,
+      args: [feeRecipient, 30n],
+    }),
   })
   twin = { address: getAddress(deployed.contractAddress!), feeRecipient }
   api = pays({ base })
@@ -61,7 +65,8 @@ afterAll(async () => {
 })
 
 function port(client: PublicClient, address: Address, tokens?: Record<string, Address>): BatchChain {
-  const configured = tokens ?? Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
+  const configured =
+    tokens ?? Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
   return batchChain({ client, address, chainId: chain.chainId, tokens: configured })
 }
 
@@ -72,11 +77,16 @@ function signer(index: number): PrivateKeyAccount {
 let counter = 0
 /** Addresses that hold nothing yet. */
 function fresh(count: number): Address[] {
-  return Array.from({ length: count }, () => getAddress(`0x${(++counter).toString(16).padStart(6, '0')}${'ba7c4'.repeat(7).slice(0, 34)}`))
+  return Array.from({ length: count }, () =>
+    getAddress(`0x${(++counter).toString(16).padStart(6, '0')}${'ba7c4'.repeat(7).slice(0, 34)}`),
+  )
 }
 
 /** Sends from `account` and expects success. */
-async function send(account: PrivateKeyAccount, transaction: { to?: Address; data: Hex; value?: bigint; gas?: bigint }) {
+async function send(
+  account: PrivateKeyAccount,
+  transaction: { to?: Address; data: Hex; value?: bigint; gas?: bigint },
+) {
   const wallet = createWalletClient({ account, chain: chain.chain, transport: chain.transport })
   const hash = await wallet.sendTransaction(transaction)
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
@@ -97,9 +107,17 @@ async function approve(account: PrivateKeyAccount, approval: { token: Address; s
 }
 
 /** Sends the unsigned transaction of an execute answer with its gas limit; returns the receipt. */
-function broadcast(account: PrivateKeyAccount, transaction: { to: Address; data: Hex; value: string; chainId: number; gasLimit: Hex }) {
+function broadcast(
+  account: PrivateKeyAccount,
+  transaction: { to: Address; data: Hex; value: string; chainId: number; gasLimit: Hex },
+) {
   expect(transaction.chainId).toBe(chain.chainId)
-  return send(account, { to: transaction.to, data: transaction.data, value: BigInt(transaction.value), gas: hexToBigInt(transaction.gasLimit) })
+  return send(account, {
+    to: transaction.to,
+    data: transaction.data,
+    value: BigInt(transaction.value),
+    gas: hexToBigInt(transaction.gasLimit),
+  })
 }
 
 function holding(token: Address | undefined, address: Address): Promise<bigint> {
@@ -123,7 +141,9 @@ describe('POST /api/v1/batch/execute', () => {
       const isETH = symbol === 'ETH'
       const token = isETH ? undefined : chain.tokens[symbol]!.address
       const recipients = fresh(count)
-      const amounts = recipients.map((_, index) => (isETH ? 10n ** 15n + BigInt(index) : 1_000_000n + 7n * BigInt(index)))
+      const amounts = recipients.map((_, index) =>
+        isETH ? 10n ** 15n + BigInt(index) : 1_000_000n + 7n * BigInt(index),
+      )
       const total = amounts.reduce((sum, amount) => sum + amount, 0n)
       const fee = (total * 30n) / 10_000n
       const decimals = isETH ? 18 : 6
@@ -157,7 +177,8 @@ describe('POST /api/v1/batch/execute', () => {
       const feeBefore = await holding(token, chain.batch.feeRecipient)
       if (!isETH) await approve(sender, answer.approvalRequired)
       const receipt = await broadcast(sender, answer.transaction)
-      for (const [index, recipient] of recipients.entries()) expect(await holding(token, recipient)).toBe(amounts[index]!)
+      for (const [index, recipient] of recipients.entries())
+        expect(await holding(token, recipient)).toBe(amounts[index]!)
       expect(await holding(token, chain.batch.feeRecipient)).toBe(feeBefore + fee)
       expect(await holding(token, chain.batch.address)).toBe(0n)
       const gasLimit = hexToBigInt(answer.transaction.gasLimit)
@@ -169,7 +190,12 @@ describe('POST /api/v1/batch/execute', () => {
   test('behavior: with the allowance short, gas is measured as if approved and the answer says so', async () => {
     const sender = signer(2)
     const answer = await ok(
-      await api.post(execute, { token: 'usdc', recipients: fresh(3), amounts: ['1', '2', '3'], sender: sender.address.toLowerCase() }),
+      await api.post(execute, {
+        token: 'usdc',
+        recipients: fresh(3),
+        amounts: ['1', '2', '3'],
+        sender: sender.address.toLowerCase(),
+      }),
     )
     expect(answer.gasEstimate).toMatchObject({
       method: 'eth_estimateGas_with_allowance_override',
@@ -179,16 +205,25 @@ describe('POST /api/v1/batch/execute', () => {
     })
     expect(answer.gasEstimate.note).toContain(`must approve 6 base units to ${chain.batch.address}`)
     await approve(sender, answer.approvalRequired)
-    const again = await ok(await api.post(execute, { token: 'USDC', recipients: fresh(3), amounts: ['1', '2', '3'], sender: sender.address }))
+    const again = await ok(
+      await api.post(execute, {
+        token: 'USDC',
+        recipients: fresh(3),
+        amounts: ['1', '2', '3'],
+        sender: sender.address,
+      }),
+    )
     expect(again.gasEstimate).toMatchObject({ method: 'eth_estimateGas', allowanceSufficient: true, allowance: '6' })
   })
 
-  test('behavior: on a node without estimate overrides (EDR), the gas model with the recipients\' real balances; still enough gas', async () => {
+  test("behavior: on a node without estimate overrides (EDR), the gas model with the recipients' real balances; still enough gas", async () => {
     const edrApi = pays({ base: edr })
     const sender = signer(3)
     // Two recipients already hold USDC (warm), two hold nothing (cold).
     const recipients = [chain.accounts[7]!.address, chain.accounts[8]!.address, ...fresh(2)]
-    const answer = await ok(await edrApi.post(execute, { token: 'USDC', recipients, amounts: ['5', '6', '7', '8'], sender: sender.address }))
+    const answer = await ok(
+      await edrApi.post(execute, { token: 'USDC', recipients, amounts: ['5', '6', '7', '8'], sender: sender.address }),
+    )
     expect(answer.gasEstimate).toMatchObject({ method: 'model', allowanceSufficient: false, coldRecipients: 2 })
     expect(answer.gasEstimate.note).toContain('refuses state overrides')
     const gasLimit = hexToBigInt(answer.transaction.gasLimit)
@@ -201,9 +236,13 @@ describe('POST /api/v1/batch/execute', () => {
   test('behavior: every symbol of base resolves on the devnet, and a token given by address', async () => {
     const sender = signer(1).address
     for (const [symbol, { address, decimals }] of Object.entries(chain.tokens)) {
-      const answer = await ok(await api.post(execute, { token: symbol.toLowerCase(), recipients: fresh(1), amounts: ['1000'], sender }))
+      const answer = await ok(
+        await api.post(execute, { token: symbol.toLowerCase(), recipients: fresh(1), amounts: ['1000'], sender }),
+      )
       expect(answer.token).toEqual({ symbol, address, decimals, isETH: false })
-      const byAddress = await ok(await api.post(execute, { token: address.toLowerCase(), recipients: fresh(1), amounts: ['1000'], sender }))
+      const byAddress = await ok(
+        await api.post(execute, { token: address.toLowerCase(), recipients: fresh(1), amounts: ['1000'], sender }),
+      )
       expect(byAddress.token).toEqual({ symbol, address, decimals, isETH: false })
     }
     // An ERC-20 the gateway has no symbol for: its symbol and decimals are read from the chain.
@@ -215,21 +254,35 @@ describe('POST /api/v1/batch/execute', () => {
       }),
     })
     const guilder = getAddress(deployed.contractAddress!)
-    const answer = await ok(await api.post(execute, { token: guilder, recipients: fresh(1), amounts: ['1000'], sender }))
+    const answer = await ok(
+      await api.post(execute, { token: guilder, recipients: fresh(1), amounts: ['1000'], sender }),
+    )
     expect(answer.token).toEqual({ symbol: 'GLD', address: guilder, decimals: 9, isETH: false })
     expect(answer.batch.totalAmount).toBe('0.000001')
   })
 
   test('error: a chain other than base or peaq is a 400 naming the allowed values', async () => {
     for (const value of ['ethereum', 'Base', '', 8453]) {
-      const problem = await refused(await api.post(execute, { token: 'USDC', recipients: fresh(1), amounts: ['1'], sender: signer(1).address, chain: value }), 400)
+      const problem = await refused(
+        await api.post(execute, {
+          token: 'USDC',
+          recipients: fresh(1),
+          amounts: ['1'],
+          sender: signer(1).address,
+          chain: value,
+        }),
+        400,
+      )
       expect(problem).toMatchObject({ code: 'validation_failed', field: 'chain' })
       expect(problem.detail).toContain('allowed: base, peaq')
     }
   })
 
   test('error: recipients and amounts of different lengths', async () => {
-    const problem = await refused(await api.post(execute, { token: 'USDC', recipients: fresh(2), amounts: ['1'], sender: signer(1).address }), 400)
+    const problem = await refused(
+      await api.post(execute, { token: 'USDC', recipients: fresh(2), amounts: ['1'], sender: signer(1).address }),
+      400,
+    )
     expect(problem).toMatchObject({ field: 'amounts' })
     expect(problem.detail).toContain('parallel arrays')
   })
@@ -242,7 +295,12 @@ describe('POST /api/v1/batch/execute', () => {
     [1500000, 'JSON numbers'],
   ])('error: the amount %p is refused with a hint (%s)', async (amount, hint) => {
     const problem = await refused(
-      await api.post(execute, { token: 'USDC', recipients: fresh(2), amounts: ['1', amount], sender: signer(1).address }),
+      await api.post(execute, {
+        token: 'USDC',
+        recipients: fresh(2),
+        amounts: ['1', amount],
+        sender: signer(1).address,
+      }),
       400,
     )
     expect(problem).toMatchObject({ code: 'validation_failed', field: 'amounts.1' })
@@ -251,7 +309,12 @@ describe('POST /api/v1/batch/execute', () => {
 
   test('error: 201 recipients is a 400; 200 is the most', async () => {
     const problem = await refused(
-      await api.post(execute, { token: 'USDC', recipients: fresh(201), amounts: Array(201).fill('1'), sender: signer(1).address }),
+      await api.post(execute, {
+        token: 'USDC',
+        recipients: fresh(201),
+        amounts: Array(201).fill('1'),
+        sender: signer(1).address,
+      }),
       400,
     )
     expect(problem).toMatchObject({ field: 'recipients' })
@@ -269,7 +332,11 @@ describe('POST /api/v1/batch/execute', () => {
       [{ token: 'USDC', recipients: [zeroAddress], amounts: ['1'], sender }, 'recipients.0', 'zero address'],
       [{ token: 'USDC', recipients: ['0x1234'], amounts: ['1'], sender }, 'recipients.0', 'not an EVM address'],
       [{ token: 'USDC', recipients: [recipient], amounts: ['1'], sender: badChecksum }, 'sender', 'checksum'],
-      [{ token: 'DOGE', recipients: [recipient], amounts: ['1'], sender }, 'token', 'use one of USDC, USDT, EURC, DAI, WETH, ETH'],
+      [
+        { token: 'DOGE', recipients: [recipient], amounts: ['1'], sender },
+        'token',
+        'use one of USDC, USDT, EURC, DAI, WETH, ETH',
+      ],
       [{ recipients: [recipient], amounts: ['1'], sender }, 'token', 'required'],
       [{ token: zeroAddress, recipients: [recipient], amounts: ['1'], sender }, 'token', 'use the symbol ETH'],
     ] as const
@@ -278,21 +345,27 @@ describe('POST /api/v1/batch/execute', () => {
       expect(problem.field).toBe(field)
       expect(problem.detail).toContain(detail)
     }
-    const notToken = await refused(await api.post(execute, { token: chain.escrow.address, recipients: [recipient], amounts: ['1'], sender }), 400)
+    const notToken = await refused(
+      await api.post(execute, { token: chain.escrow.address, recipients: [recipient], amounts: ['1'], sender }),
+      400,
+    )
     expect(notToken).toMatchObject({ field: 'token' })
     expect(notToken.detail).toContain('is not an ERC-20 on base')
   })
 
   test('error: a symbol without an address configured on the chain is unavailable (503), before the chain is asked', async () => {
     const partial = pays({ base: port(chain.publicClient, chain.batch.address, { USDC: chain.tokens.USDC!.address }) })
-    const problem = await refused(await partial.post(execute, { token: 'EURC', recipients: fresh(1), amounts: ['1'], sender: signer(1).address }), 503)
+    const problem = await refused(
+      await partial.post(execute, { token: 'EURC', recipients: fresh(1), amounts: ['1'], sender: signer(1).address }),
+      503,
+    )
     expect(problem).toMatchObject({ code: 'upstream_unavailable', field: 'token' })
     expect(problem.detail).toContain('EURC has no contract address configured for base')
   })
 })
 
 describe('POST /api/v1/batch/estimate', () => {
-  test('default: detailed: totals with the contract\'s fee; the suggested gas limit (decimal) is at least the gas used and within 25%', async () => {
+  test("default: detailed: totals with the contract's fee; the suggested gas limit (decimal) is at least the gas used and within 25%", async () => {
     const sender = signer(4)
     const recipients = fresh(25)
     const amounts = recipients.map((_, index) => String(3_000_000 + index))
@@ -312,16 +385,22 @@ describe('POST /api/v1/batch/estimate', () => {
 
     const built = await ok(await api.post(execute, { token: 'USDC', recipients, amounts, sender: sender.address }))
     await approve(sender, built.approvalRequired)
-    const { gasUsed } = await send(sender, { to: built.transaction.to, data: built.transaction.data, gas: BigInt(quote.suggestedGasLimit) })
+    const { gasUsed } = await send(sender, {
+      to: built.transaction.to,
+      data: built.transaction.data,
+      gas: BigInt(quote.suggestedGasLimit),
+    })
     expect(BigInt(quote.suggestedGasLimit)).toBeGreaterThanOrEqual(gasUsed)
     expect(Number(quote.suggestedGasLimit) / Number(gasUsed)).toBeLessThanOrEqual(1.25)
   })
 
-  test('behavior: detailed without a sender: the gas model over the recipients\' real balances', async () => {
+  test("behavior: detailed without a sender: the gas model over the recipients' real balances", async () => {
     const recipients = [chain.accounts[0]!.address, ...fresh(2)]
     const quote = await ok(await api.post(estimate, { token: 'ETH', recipients, amounts: ['1', '2', '3'] }))
     expect(quote.gasEstimate).toMatchObject({ method: 'model', coldRecipients: 2, allowanceSufficient: null })
-    expect(quote.suggestedGasLimit).toBe(Gas.estimate({ recipientCount: 3, coldRecipients: 2, isETH: true }).gas.toString())
+    expect(quote.suggestedGasLimit).toBe(
+      Gas.estimate({ recipientCount: 3, coldRecipients: 2, isETH: true }).gas.toString(),
+    )
     expect(quote.totalWithFee).toBe('0.000000000000000006')
   })
 
@@ -353,22 +432,34 @@ describe('POST /api/v1/batch/estimate', () => {
       [{ recipients: fresh(2), amounts: ['1'] }, 400, 'amounts'],
       [{ recipientCount: 2, chain: 'polygon' }, 400, 'chain'],
     ] as const
-    for (const [body, status, field] of cases) expect((await refused(await api.post(estimate, body), status)).field).toBe(field)
+    for (const [body, status, field] of cases)
+      expect((await refused(await api.post(estimate, body), status)).field).toBe(field)
   })
 })
 
 describe('chain peaq', () => {
-  const body = () => ({ token: 'USDC', recipients: fresh(1), amounts: ['1000'], sender: signer(1).address, chain: 'peaq' })
+  const body = () => ({
+    token: 'USDC',
+    recipients: fresh(1),
+    amounts: ['1000'],
+    sender: signer(1).address,
+    chain: 'peaq',
+  })
 
   test('error: unconfigured, peaq is refused with 503 and the reason', async () => {
     for (const path of [execute, estimate]) {
       const problem = await refused(await api.post(path, body()), 503)
-      expect(problem).toMatchObject({ code: 'upstream_unavailable', field: 'chain', chain: 'peaq', reason: 'not_configured' })
+      expect(problem).toMatchObject({
+        code: 'upstream_unavailable',
+        field: 'chain',
+        chain: 'peaq',
+        reason: 'not_configured',
+      })
       expect(problem.detail).toContain('peaq is not configured')
     }
   })
 
-  test('error: a peaq contract whose code differs from base\'s is refused with both hashes; so is one without code', async () => {
+  test("error: a peaq contract whose code differs from base's is refused with both hashes; so is one without code", async () => {
     const mismatched = pays({ base, peaq: port(chain.publicClient, chain.escrow.address) })
     const problem = await refused(await mismatched.post(execute, body()), 503)
     expect(problem).toMatchObject({
@@ -380,13 +471,24 @@ describe('chain peaq', () => {
     })
     expect(problem.detail).toContain('verified identical')
     const empty = pays({ base, peaq: port(chain.publicClient, fresh(1)[0]!) })
-    expect(await refused(await empty.post(estimate, { recipientCount: 1, chain: 'peaq' }), 503)).toMatchObject({ reason: 'no_code' })
+    expect(await refused(await empty.post(estimate, { recipientCount: 1, chain: 'peaq' }), 503)).toMatchObject({
+      reason: 'no_code',
+    })
   })
 
-  test('behavior: a peaq contract with base\'s code is accepted, checked once and cached; its transaction pays out', async () => {
+  test("behavior: a peaq contract with base's code is accepted, checked once and cached; its transaction pays out", async () => {
     let reads = 0
-    const counted = (inner: BatchChain): BatchChain => ({ ...inner, codeHash: () => (reads++, inner.codeHash()) })
-    const chains: Chains = { base: counted(base), peaq: counted(port(chain.publicClient, twin.address, { USDC: chain.tokens.USDC!.address })) }
+    const counted = (inner: BatchChain): BatchChain => ({
+      ...inner,
+      codeHash: () => {
+        reads++
+        return inner.codeHash()
+      },
+    })
+    const chains: Chains = {
+      base: counted(base),
+      peaq: counted(port(chain.publicClient, twin.address, { USDC: chain.tokens.USDC!.address })),
+    }
     const peaqApi = pays(chains)
     const sender = signer(5)
     const answer = await ok(await peaqApi.post(execute, body()))

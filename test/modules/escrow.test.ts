@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type Address, type Hex, type PrivateKeyAccount, createWalletClient, encodeFunctionData, erc20Abi, getAddress, toHex } from 'viem'
+import {
+  type Address,
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  type Hex,
+  type PrivateKeyAccount,
+  toHex,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { escrowChain } from '../../adapters/chain/escrow.js'
@@ -48,16 +56,28 @@ async function call(payer: PrivateKeyAccount, method: 'GET' | 'POST', path: stri
 }
 
 /** Signs and sends an unsigned transaction the gateway returned, from `account`. */
-async function send(account: PrivateKeyAccount, transaction: { to: Address; data: Hex; value: string; chainId: number }) {
+async function send(
+  account: PrivateKeyAccount,
+  transaction: { to: Address; data: Hex; value: string; chainId: number },
+) {
   expect(transaction.chainId).toBe(chain.chainId)
   const wallet = createWalletClient({ account, chain: chain.chain, transport: chain.transport })
-  const hash = await wallet.sendTransaction({ to: transaction.to, data: transaction.data, value: BigInt(transaction.value) })
+  const hash = await wallet.sendTransaction({
+    to: transaction.to,
+    data: transaction.data,
+    value: BigInt(transaction.value),
+  })
   const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
   expect(receipt.status).toBe('success')
 }
 
 function balanceOf(address: Address): Promise<bigint> {
-  return chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+  return chain.publicClient.readContract({
+    address: chain.token.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 }
 
 /** Creates an escrow from the depositor to the beneficiary, with the arbiter unless overridden. */
@@ -119,13 +139,21 @@ describe('POST /api/v1/escrow/create', () => {
         value: '0',
         chainId: chain.chainId,
       },
-      deposit: { to: chain.escrow.address, data: expect.stringMatching(/^0x35dd0576/), value: '0', chainId: chain.chainId },
+      deposit: {
+        to: chain.escrow.address,
+        data: expect.stringMatching(/^0x35dd0576/),
+        value: '0',
+        chainId: chain.chainId,
+      },
     })
   })
 
   test('behavior: the token by address, an arbiter, and an expiry in ISO 8601 or Unix seconds', async () => {
     const seconds = Math.floor(Date.now() / 1000) + 86_400
-    const iso = await create({ token: chain.token.address.toLowerCase(), expiry: new Date(seconds * 1000).toISOString() })
+    const iso = await create({
+      token: chain.token.address.toLowerCase(),
+      expiry: new Date(seconds * 1000).toISOString(),
+    })
     const unix = await create({ expiry: String(seconds) })
     const number = await create({ expiry: seconds })
     for (const escrow of [iso, unix, number]) {
@@ -247,7 +275,12 @@ describe('POST /api/v1/escrow/release', () => {
     expect(body).toEqual({
       status: 'active',
       escrowId: created.id,
-      transaction: { to: chain.escrow.address, data: Escrow.release({ id: created.id }), value: '0', chainId: chain.chainId },
+      transaction: {
+        to: chain.escrow.address,
+        data: Escrow.release({ id: created.id }),
+        value: '0',
+        chainId: chain.chainId,
+      },
     })
 
     const before = await balanceOf(beneficiary().address)
@@ -263,7 +296,10 @@ describe('POST /api/v1/escrow/release', () => {
 
   test('behavior: the arbiter may release', async () => {
     const created = await funded({ amount: '1000000' })
-    const { status, body } = await call(arbiter(), 'POST', '/api/v1/escrow/release', { escrowId: created.id, caller: arbiter().address })
+    const { status, body } = await call(arbiter(), 'POST', '/api/v1/escrow/release', {
+      escrowId: created.id,
+      caller: arbiter().address,
+    })
     expect(status).toBe(200)
     const before = await balanceOf(beneficiary().address)
     await send(arbiter(), body.transaction)
@@ -313,8 +349,14 @@ describe('POST /api/v1/escrow/release', () => {
   test('security: an outsider gets 404, the same as for an escrow that does not exist', async () => {
     const created = await funded({ amount: '1000000' })
     const missing = toHex(crypto.getRandomValues(new Uint8Array(32)))
-    const theirs = await call(outsider(), 'POST', '/api/v1/escrow/release', { escrowId: created.id, caller: outsider().address })
-    const none = await call(outsider(), 'POST', '/api/v1/escrow/release', { escrowId: missing, caller: outsider().address })
+    const theirs = await call(outsider(), 'POST', '/api/v1/escrow/release', {
+      escrowId: created.id,
+      caller: outsider().address,
+    })
+    const none = await call(outsider(), 'POST', '/api/v1/escrow/release', {
+      escrowId: missing,
+      caller: outsider().address,
+    })
     expect(theirs.status).toBe(404)
     expect({ ...theirs.body, detail: theirs.body.detail.replace(created.id, '<id>') }).toEqual({
       ...none.body,
@@ -328,9 +370,17 @@ describe('POST /api/v1/escrow/cancel', () => {
     const before = await balanceOf(depositor().address)
     const created = await funded({ amount: '7250000' })
     expect(await balanceOf(depositor().address)).toBe(before - 7_250_000n)
-    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/cancel', { escrowId: created.id, caller: depositor().address })
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/cancel', {
+      escrowId: created.id,
+      caller: depositor().address,
+    })
     expect(status).toBe(200)
-    expect(body.transaction).toEqual({ to: chain.escrow.address, data: Escrow.cancel({ id: created.id }), value: '0', chainId: chain.chainId })
+    expect(body.transaction).toEqual({
+      to: chain.escrow.address,
+      data: Escrow.cancel({ id: created.id }),
+      value: '0',
+      chainId: chain.chainId,
+    })
     await send(depositor(), body.transaction)
     expect(await balanceOf(depositor().address)).toBe(before)
     expect((await call(depositor(), 'GET', `/api/v1/escrow?id=${created.id}`)).body.escrow.status).toBe('cancelled')
@@ -338,7 +388,10 @@ describe('POST /api/v1/escrow/cancel', () => {
 
   test('error: before it is funded, 409 not_funded', async () => {
     const created = await create()
-    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/cancel', { escrowId: created.id, caller: depositor().address })
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/cancel', {
+      escrowId: created.id,
+      caller: depositor().address,
+    })
     expect(status).toBe(409)
     expect(body.reason).toBe('not_funded')
   })
@@ -350,7 +403,10 @@ describe('POST /api/v1/escrow/cancel', () => {
     const early = await call(beneficiary(), 'POST', '/api/v1/escrow/cancel', cancel)
     expect(early.status).toBe(403)
     expect(early.body.detail).toContain(expiry.toISOString())
-    while (Date.now() < expiry.getTime() || (await chain.publicClient.getBlock()).timestamp * 1000n < BigInt(expiry.getTime()))
+    while (
+      Date.now() < expiry.getTime() ||
+      (await chain.publicClient.getBlock()).timestamp * 1000n < BigInt(expiry.getTime())
+    )
       await Bun.sleep(250)
     const { status, body } = await call(beneficiary(), 'POST', '/api/v1/escrow/cancel', cancel)
     expect(status).toBe(200)
@@ -369,7 +425,15 @@ describe('GET /api/v1/escrow/:id', () => {
       expect(byPath.body.escrow).toEqual(created)
     }
     expect((await call(depositor(), 'GET', `/api/v1/escrow?id=${created.id}`)).body.escrow).toEqual(created)
-    expect((await call(depositor(), 'GET', `/api/v1/escrow/${created.id}?id=${created.id.toUpperCase().replace('0X', '0x')}`)).status).toBe(200)
+    expect(
+      (
+        await call(
+          depositor(),
+          'GET',
+          `/api/v1/escrow/${created.id}?id=${created.id.toUpperCase().replace('0X', '0x')}`,
+        )
+      ).status,
+    ).toBe(200)
   })
 
   test('error: the path and the query naming different escrows is 400; neither is 400', async () => {

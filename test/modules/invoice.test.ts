@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type Address, type Hex, createWalletClient, decodeFunctionData, encodeFunctionData, erc20Abi } from 'viem'
+import { type Address, createWalletClient, decodeFunctionData, encodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
@@ -34,11 +34,21 @@ function setup() {
     now: () => clock.now ?? new Date(),
   }
   // The module keeps `deps` itself (a test swaps its transfers), with the gateway's journaled store.
-  const family = Module.define({ ...manifest, routes: ({ ports }) => invoice(Object.assign(deps, { store: ports.store })) })
-  const app = moduleGateway(family, { ports: { store: deps.store, onchain: { chainId: deps.chainId, transfers: deps.transfers, tokens: deps.tokens } } })
+  const family = Module.define({
+    ...manifest,
+    routes: ({ ports }) => invoice(Object.assign(deps, { store: ports.store })),
+  })
+  const app = moduleGateway(family, {
+    ports: { store: deps.store, onchain: { chainId: deps.chainId, transfers: deps.transfers, tokens: deps.tokens } },
+  })
   // Paid by the caller's own devnet key, as its wallet would.
   const request = (caller: Address, path: string, body?: unknown) =>
-    app.send(body === undefined ? 'GET' : 'POST', path, body, privateKeyToAccount(chain.accounts.find((account) => account.address === caller)!.privateKey))
+    app.send(
+      body === undefined ? 'GET' : 'POST',
+      path,
+      body,
+      privateKeyToAccount(chain.accounts.find((account) => account.address === caller)!.privateKey),
+    )
   return {
     deps,
     clock,
@@ -66,13 +76,21 @@ type Invoice = {
 }
 
 function wallet(index: number) {
-  return createWalletClient({ account: privateKeyToAccount(chain.accounts[index]!.privateKey), chain: chain.chain, transport: chain.transport })
+  return createWalletClient({
+    account: privateKeyToAccount(chain.accounts[index]!.privateKey),
+    chain: chain.chain,
+    transport: chain.transport,
+  })
 }
 
 /** Sends the invoice's unsigned transaction from account `index`, as a payer's wallet would; resolves with its hash. */
 async function pay(index: number, transaction: Invoice['transaction']): Promise<Hex> {
   expect(transaction.chainId).toBe(chain.chainId)
-  const hash = await wallet(index).sendTransaction({ to: transaction.to, data: transaction.data, value: BigInt(transaction.value) })
+  const hash = await wallet(index).sendTransaction({
+    to: transaction.to,
+    data: transaction.data,
+    value: BigInt(transaction.value),
+  })
   expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
   return hash
 }
@@ -102,7 +120,13 @@ describe('POST /api/v1/invoice/create', () => {
   test('default: an open invoice with the unsigned transfer that pays it', async () => {
     const { create } = setup()
     const before = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
-    const created = await create(alice, { creator: alice, token: 'USDC', amount: '1500000', memo: 'March', reference: 'PO-7' })
+    const created = await create(alice, {
+      creator: alice,
+      token: 'USDC',
+      amount: '1500000',
+      memo: 'March',
+      reference: 'PO-7',
+    })
     expect(created).toMatchObject({
       id: expect.stringMatching(/^inv_[0-9a-f]{32}$/),
       status: 'open',
@@ -120,20 +144,34 @@ describe('POST /api/v1/invoice/create', () => {
       scannedThroughBlock: before.toString(),
       transaction: { to: chain.token.address, value: '0', chainId: chain.chainId },
     })
-    expect(decodeFunctionData({ abi: erc20Abi, data: created.transaction.data })).toEqual({ functionName: 'transfer', args: [alice, 1_500_000n] })
+    expect(decodeFunctionData({ abi: erc20Abi, data: created.transaction.data })).toEqual({
+      functionName: 'transfer',
+      args: [alice, 1_500_000n],
+    })
   })
 
   test('behavior: the token by address in any case, the symbol in any case, a recipient and a due date', async () => {
     const { create } = setup()
     const dueDate = new Date(Date.now() + 86_400_000).toISOString()
-    const byAddress = await create(alice, { creator: alice.toLowerCase(), token: chain.token.address.toLowerCase(), amount: '1', recipient: bob, dueDate })
+    const byAddress = await create(alice, {
+      creator: alice.toLowerCase(),
+      token: chain.token.address.toLowerCase(),
+      amount: '1',
+      recipient: bob,
+      dueDate,
+    })
     expect(byAddress).toMatchObject({ creator: alice, recipient: bob, token: { symbol: 'USDC' }, dueDate })
-    expect((await create(alice, { creator: alice, token: 'usdc', amount: '1' })).token).toMatchObject({ address: chain.token.address })
+    expect((await create(alice, { creator: alice, token: 'usdc', amount: '1' })).token).toMatchObject({
+      address: chain.token.address,
+    })
   })
 
   test('security: creator must be the caller', async () => {
     const { request } = setup()
-    const body = await problem(await request(bob, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1' }), 403)
+    const body = await problem(
+      await request(bob, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1' }),
+      403,
+    )
     expect(body.code).toBe('forbidden')
   })
 
@@ -157,14 +195,22 @@ describe('POST /api/v1/invoice/create', () => {
     ['dueDate', 'not a date', { dueDate: 'tomorrow' }],
   ] as const)('error: %s %s is 400', async (field, _, change) => {
     const { request } = setup()
-    const body = await problem(await request(alice, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1', ...change }), 400)
+    const body = await problem(
+      await request(alice, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1', ...change }),
+      400,
+    )
     expect(body.code).toBe('validation_failed')
     expect(body.field).toBe(field)
   })
 
   test('behavior: a due date with an offset and without seconds', async () => {
     const { create } = setup()
-    const created = await create(alice, { creator: alice, token: 'USDC', amount: '1', dueDate: '2099-01-01T10:00+02:00' })
+    const created = await create(alice, {
+      creator: alice,
+      token: 'USDC',
+      amount: '1',
+      dueDate: '2099-01-01T10:00+02:00',
+    })
     expect(created.dueDate).toBe('2099-01-01T08:00:00.000Z')
   })
 })
@@ -222,7 +268,9 @@ describe('payment detection', () => {
     await wallet(2).sendTransaction({ to: recipient, value: 1_000_000n })
     const stillOpen = await read(alice, created.id)
     expect(stillOpen.status).toBe('open')
-    expect(BigInt(stillOpen.scannedThroughBlock as string)).toBe(await chain.publicClient.getBlockNumber({ cacheTime: 0 }))
+    expect(BigInt(stillOpen.scannedThroughBlock as string)).toBe(
+      await chain.publicClient.getBlockNumber({ cacheTime: 0 }),
+    )
 
     const hash = await transfer(2, recipient, 1_000_000n)
     expect((await read(alice, created.id)).payment?.txHash).toBe(hash)
@@ -248,7 +296,9 @@ describe('payment detection', () => {
   test('error: path and query naming different ids, or no id at all, are 400', async () => {
     const { create, request } = setup()
     const created = await create(alice, { creator: alice, token: 'USDC', amount: '5' })
-    expect((await problem(await request(alice, `/api/v1/invoice/${created.id}?id=inv_other`), 400)).code).toBe('bad_request')
+    expect((await problem(await request(alice, `/api/v1/invoice/${created.id}?id=inv_other`), 400)).code).toBe(
+      'bad_request',
+    )
     expect((await problem(await request(alice, '/api/v1/invoice'), 400)).field).toBe('id')
   })
 })
@@ -257,7 +307,13 @@ describe('expiry', () => {
   test('behavior: open past its due date turns expired', async () => {
     const { create, read, clock } = setup()
     const dueDate = new Date(Date.now() + 3_600_000)
-    const created = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '9', dueDate: dueDate.toISOString() })
+    const created = await create(alice, {
+      creator: alice,
+      recipient: freshRecipient(),
+      token: 'USDC',
+      amount: '9',
+      dueDate: dueDate.toISOString(),
+    })
     expect((await read(alice, created.id)).status).toBe('open')
     clock.now = new Date(dueDate.getTime() + 1000)
     expect(await read(alice, created.id)).toMatchObject({ status: 'expired', expiredAt: clock.now.toISOString() })
@@ -266,7 +322,13 @@ describe('expiry', () => {
   test('behavior: paid before the due date stays paid when read after it', async () => {
     const { create, read, clock } = setup()
     const dueDate = new Date(Date.now() + 3_600_000)
-    const created = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '11', dueDate: dueDate.toISOString() })
+    const created = await create(alice, {
+      creator: alice,
+      recipient: freshRecipient(),
+      token: 'USDC',
+      amount: '11',
+      dueDate: dueDate.toISOString(),
+    })
     const hash = await pay(2, created.transaction)
     clock.now = new Date(dueDate.getTime() + 1000)
     expect(await read(alice, created.id)).toMatchObject({ status: 'paid', payment: { txHash: hash } })
@@ -277,7 +339,13 @@ describe('expiry', () => {
     const recipient = freshRecipient()
     // Created two hours ago, due one hour ago: any transfer mined now is late.
     clock.now = new Date(Date.now() - 7_200_000)
-    const late = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '13', dueDate: new Date(Date.now() - 3_600_000).toISOString() })
+    const late = await create(alice, {
+      creator: alice,
+      recipient,
+      token: 'USDC',
+      amount: '13',
+      dueDate: new Date(Date.now() - 3_600_000).toISOString(),
+    })
     const open = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '13' })
     clock.now = undefined
     const hash = await pay(2, late.transaction)
@@ -334,7 +402,9 @@ describe('GET /api/v1/invoice/:id', () => {
     const hidden = await problem(await request(carol, `/api/v1/invoice/${created.id}`), 404)
     const missing = await problem(await request(carol, '/api/v1/invoice/inv_00000000000000000000000000000000'), 404)
     expect(hidden.code).toBe('not_found')
-    expect(hidden.detail.replace(created.id, '<id>')).toBe(missing.detail.replace('inv_00000000000000000000000000000000', '<id>'))
+    expect(hidden.detail.replace(created.id, '<id>')).toBe(
+      missing.detail.replace('inv_00000000000000000000000000000000', '<id>'),
+    )
     expect((await problem(await request(carol, `/api/v1/invoice?id=${created.id}`), 404)).code).toBe('not_found')
   })
 })
@@ -343,8 +413,20 @@ describe('scan', () => {
   test('behavior: finds payments and expiries without a read', async () => {
     const { create, read, deps, clock } = setup()
     const dueDate = new Date(Date.now() + 3_600_000).toISOString()
-    const toPay = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '19', dueDate })
-    const toExpire = await create(bob, { creator: bob, recipient: freshRecipient(), token: 'USDC', amount: '19', dueDate })
+    const toPay = await create(alice, {
+      creator: alice,
+      recipient: freshRecipient(),
+      token: 'USDC',
+      amount: '19',
+      dueDate,
+    })
+    const toExpire = await create(bob, {
+      creator: bob,
+      recipient: freshRecipient(),
+      token: 'USDC',
+      amount: '19',
+      dueDate,
+    })
     const hash = await pay(2, toPay.transaction)
     clock.now = new Date(Date.now() + 7_200_000)
 
@@ -358,7 +440,8 @@ describe('scan', () => {
 
   test('behavior: walks the invoices in windows and starts over at the end', async () => {
     const { create, deps } = setup()
-    for (let index = 0; index < 5; index++) await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '23' })
+    for (let index = 0; index < 5; index++)
+      await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '23' })
     const checked = []
     for (let run = 0; run < 4; run++) checked.push((await scan(deps, { limit: 2 })).checked)
     expect(checked).toEqual([2, 2, 1, 2])
@@ -375,8 +458,12 @@ describe('chain unavailable', () => {
     deps.transfers = { find: down, blockNumber: down }
     const body = { creator: alice, token: 'USDC', amount: '29' }
     expect((await problem(await request(alice, '/api/v1/invoice/create', body), 503)).code).toBe('upstream_unavailable')
-    expect((await problem(await request(alice, `/api/v1/invoice/${created.id}`), 503)).code).toBe('upstream_unavailable')
-    expect((await problem(await request(alice, `/api/v1/invoice/list?address=${alice}`), 503)).code).toBe('upstream_unavailable')
+    expect((await problem(await request(alice, `/api/v1/invoice/${created.id}`), 503)).code).toBe(
+      'upstream_unavailable',
+    )
+    expect((await problem(await request(alice, `/api/v1/invoice/list?address=${alice}`), 503)).code).toBe(
+      'upstream_unavailable',
+    )
     expect((await deps.store.get<{ status: string }>('invoices', created.id))?.value.status).toBe('open')
   })
 })

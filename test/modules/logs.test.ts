@@ -11,7 +11,10 @@ const { alice, bob } = payers
 function setup() {
   const clock = { now: new Date('2025-06-01T12:00:00.000Z') }
   const store = memory()
-  const family = Module.define({ ...manifest, routes: ({ ports }) => logs({ store: ports.store, now: () => clock.now }) })
+  const family = Module.define({
+    ...manifest,
+    routes: ({ ports }) => logs({ store: ports.store, now: () => clock.now }),
+  })
   const app = moduleGateway(family, { ports: { store } })
   const ingest = async (entries: object[], as = alice) => ok(await app.post('/api/v1/logs/ingest', { entries }, as))
   const query = async (search = '', as = alice) => ok(await app.get(`/api/v1/logs/query${search}`, as))
@@ -62,7 +65,11 @@ describe('POST /api/v1/logs/ingest', () => {
     ['a timestamp on a day that does not exist', [entry({ timestamp: '2025-02-29T00:00:00Z' })], 'entries.0.timestamp'],
     ['fields that are an array', [entry({ fields: [1, 2] })], 'entries.0.fields'],
     ['fields that are a string', [entry(), entry({ fields: 'text' })], 'entries.1.fields'],
-    ['more than 64 fields', [entry({ fields: Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`f${index}`, index])) })], 'entries.0.fields'],
+    [
+      'more than 64 fields',
+      [entry({ fields: Object.fromEntries(Array.from({ length: 65 }, (_, index) => [`f${index}`, index])) })],
+      'entries.0.fields',
+    ],
   ])('error: %s is 400 and nothing is stored', async (_, entries, field) => {
     const { app, store } = setup()
     const problem = await refused(await app.post('/api/v1/logs/ingest', { entries }, alice), 400)
@@ -73,13 +80,15 @@ describe('POST /api/v1/logs/ingest', () => {
   test('error: entries that are not an array is 400', async () => {
     const { app } = setup()
     // The framework wraps a lone value in an array before validating; it is refused either way.
-    expect((await refused(await app.post('/api/v1/logs/ingest', { entries: 'x' }, alice), 400)).field).toStartWith('entries')
+    expect((await refused(await app.post('/api/v1/logs/ingest', { entries: 'x' }, alice), 400)).field).toStartWith(
+      'entries',
+    )
     expect((await refused(await app.post('/api/v1/logs/ingest', {}, alice), 400)).field).toBe('entries')
   })
 })
 
 describe('GET /api/v1/logs/query', () => {
-  test('default: the payer\'s logs, newest first, with a total', async () => {
+  test("default: the payer's logs, newest first, with a total", async () => {
     const { ingest, query } = setup()
     const { ids } = await ingest([
       entry({ message: 'older', timestamp: '2025-06-01T10:00:00Z' }),
@@ -96,7 +105,14 @@ describe('GET /api/v1/logs/query', () => {
           fields: { requestId: 'r1' },
           ingestedAt: '2025-06-01T12:00:00.000Z',
         },
-        { id: ids[0], service: 'api', level: 'info', message: 'older', timestamp: '2025-06-01T10:00:00.000Z', ingestedAt: '2025-06-01T12:00:00.000Z' },
+        {
+          id: ids[0],
+          service: 'api',
+          level: 'info',
+          message: 'older',
+          timestamp: '2025-06-01T10:00:00.000Z',
+          ingestedAt: '2025-06-01T12:00:00.000Z',
+        },
       ],
       total: 2,
     })
@@ -120,7 +136,9 @@ describe('GET /api/v1/logs/query', () => {
 
   test('behavior: limit returns the newest; total counts every match', async () => {
     const { ingest, query } = setup()
-    await ingest(Array.from({ length: 5 }, (_, index) => entry({ message: `${index}`, timestamp: `2025-06-01T0${index}:00:00Z` })))
+    await ingest(
+      Array.from({ length: 5 }, (_, index) => entry({ message: `${index}`, timestamp: `2025-06-01T0${index}:00:00Z` })),
+    )
     const answer = await query('?limit=2')
     expect(answer.total).toBe(5)
     expect(answer.logs.map((log: any) => log.message)).toEqual(['4', '3'])

@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   type Abi,
   type Address,
-  type Hex,
-  type PrivateKeyAccount,
-  type PublicClient,
   createWalletClient,
   decodeFunctionData,
   encodeDeployData,
   erc20Abi,
   getAddress,
+  type Hex,
   hexToBigInt,
+  type PrivateKeyAccount,
+  type PublicClient,
   zeroAddress,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -45,7 +45,8 @@ afterAll(async () => {
 })
 
 function port(client: PublicClient, address: Address, tokens?: Record<string, Address>): BatchChain {
-  const configured = tokens ?? Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
+  const configured =
+    tokens ?? Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
   return batchChain({ client, address, chainId: chain.chainId, tokens: configured })
 }
 
@@ -55,10 +56,15 @@ function signer(index: number): PrivateKeyAccount {
 
 let counter = 0
 function fresh(count: number): Address[] {
-  return Array.from({ length: count }, () => getAddress(`0x${(++counter).toString(16).padStart(6, '0')}${'9a7011'.repeat(6).slice(0, 34)}`))
+  return Array.from({ length: count }, () =>
+    getAddress(`0x${(++counter).toString(16).padStart(6, '0')}${'9a7011'.repeat(6).slice(0, 34)}`),
+  )
 }
 
-async function send(account: PrivateKeyAccount, transaction: { to?: Address; data: Hex; value?: string | bigint; gasLimit?: Hex }) {
+async function send(
+  account: PrivateKeyAccount,
+  transaction: { to?: Address; data: Hex; value?: string | bigint; gasLimit?: Hex },
+) {
   const wallet = createWalletClient({ account, chain: chain.chain, transport: chain.transport })
   const hash = await wallet.sendTransaction({
     to: transaction.to,
@@ -75,13 +81,16 @@ function balanceOf(token: Address, address: Address): Promise<bigint> {
   return chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
 }
 
-const staff = (amounts: string[]) => fresh(amounts.length).map((address, index) => ({ address, amount: amounts[index]!, name: `Employee ${index}` }))
+const staff = (amounts: string[]) =>
+  fresh(amounts.length).map((address, index) => ({ address, amount: amounts[index]!, name: `Employee ${index}` }))
 
 describe('POST /api/v1/payroll/execute', () => {
-  test('default: awaiting the sender\'s signature, no hash; the approval and the batch it returns pay every employee exactly', async () => {
+  test("default: awaiting the sender's signature, no hash; the approval and the batch it returns pay every employee exactly", async () => {
     const employer = signer(1)
     const employees = staff(['2500000000', '3100000000', '1999999999'])
-    const run = await ok(await api.post('/api/v1/payroll/execute', { token: 'USDC', sender: employer.address, employees }))
+    const run = await ok(
+      await api.post('/api/v1/payroll/execute', { token: 'USDC', sender: employer.address, employees }),
+    )
     const total = 7_599_999_999n
     const fee = (total * 30n) / 10_000n
     expect(run).toMatchObject({
@@ -104,19 +113,27 @@ describe('POST /api/v1/payroll/execute', () => {
     const feeBefore = await balanceOf(chain.token.address, chain.batch.feeRecipient)
     await send(employer, run.approvalTransaction)
     await send(employer, run.transaction)
-    for (const { address, amount } of employees) expect(await balanceOf(chain.token.address, address)).toBe(BigInt(amount))
+    for (const { address, amount } of employees)
+      expect(await balanceOf(chain.token.address, address)).toBe(BigInt(amount))
     expect(await balanceOf(chain.token.address, chain.batch.feeRecipient)).toBe(feeBefore + fee)
   })
 
   test('behavior: in ether, one sprayETH transaction and no approval', async () => {
     const employees = staff(['1000000000000000', '2000000000000000'])
-    const run = await ok(await api.post('/api/v1/payroll/execute', { token: 'ETH', sender: signer(2).address, employees }))
-    expect(run).toMatchObject({ status: 'awaiting_signature', txHash: null, token: { symbol: 'ETH', address: zeroAddress, isETH: true } })
+    const run = await ok(
+      await api.post('/api/v1/payroll/execute', { token: 'ETH', sender: signer(2).address, employees }),
+    )
+    expect(run).toMatchObject({
+      status: 'awaiting_signature',
+      txHash: null,
+      token: { symbol: 'ETH', address: zeroAddress, isETH: true },
+    })
     expect(run.approvalRequired).toBeUndefined()
     expect(run.approvalTransaction).toBeUndefined()
     expect(run.transaction.value).toBe('3009000000000000')
     await send(signer(2), run.transaction)
-    for (const { address, amount } of employees) expect(await chain.publicClient.getBalance({ address })).toBe(BigInt(amount))
+    for (const { address, amount } of employees)
+      expect(await chain.publicClient.getBalance({ address })).toBe(BigInt(amount))
   })
 
   test('error: a bad employee names the employee and the field', async () => {
@@ -131,7 +148,10 @@ describe('POST /api/v1/payroll/execute', () => {
       [['not an object'], 'employees.0', 'must be an object'],
     ] as const
     for (const [employees, field, detail] of cases) {
-      const problem = await refused(await api.post('/api/v1/payroll/execute', { token: 'USDC', sender, employees }), 400)
+      const problem = await refused(
+        await api.post('/api/v1/payroll/execute', { token: 'USDC', sender, employees }),
+        400,
+      )
       expect(problem.field).toBe(field)
       expect(problem.detail).toContain(detail)
     }
@@ -139,13 +159,17 @@ describe('POST /api/v1/payroll/execute', () => {
 
   test('error: a chain outside the allowlist is 400; peaq unconfigured is 503', async () => {
     const body = { token: 'USDC', sender: signer(1).address, employees: staff(['1']) }
-    expect(await refused(await api.post('/api/v1/payroll/execute', { ...body, chain: 'solana' }), 400)).toMatchObject({ field: 'chain' })
-    expect(await refused(await api.post('/api/v1/payroll/execute', { ...body, chain: 'peaq' }), 503)).toMatchObject({ reason: 'not_configured' })
+    expect(await refused(await api.post('/api/v1/payroll/execute', { ...body, chain: 'solana' }), 400)).toMatchObject({
+      field: 'chain',
+    })
+    expect(await refused(await api.post('/api/v1/payroll/execute', { ...body, chain: 'peaq' }), 503)).toMatchObject({
+      reason: 'not_configured',
+    })
   })
 })
 
 describe('POST /api/v1/payroll/estimate', () => {
-  test('default: the gas model\'s ceiling by employee count and the contract\'s fee rate', async () => {
+  test("default: the gas model's ceiling by employee count and the contract's fee rate", async () => {
     const { estimate } = await ok(await api.post('/api/v1/payroll/estimate', { employeeCount: 50 }))
     const model = Gas.estimate({ recipientCount: 50, isETH: false })
     expect(estimate).toMatchObject({
@@ -184,24 +208,48 @@ describe('GET /api/v1/payroll/tokens', () => {
     ])
     expect(chains).toEqual([
       { chain: 'base', chainId: chain.chainId, contract: chain.batch.address, available: true },
-      { chain: 'peaq', chainId: null, contract: null, available: false, reason: 'peaq is not configured on this gateway' },
+      {
+        chain: 'peaq',
+        chainId: null,
+        contract: null,
+        available: false,
+        reason: 'peaq is not configured on this gateway',
+      },
     ])
   })
 
   test('behavior: peaq lists its tokens once its contract code is verified; a mismatched peaq lists none and says why', async () => {
     const deployed = await send(signer(9), {
-      data: encodeDeployData({ abi: batchArtifact.abi as unknown as Abi, bytecode: batchArtifact.bytecode as Hex, args: [signer(9).address, 30n] }),
+      data: encodeDeployData({
+        abi: batchArtifact.abi as unknown as Abi,
+        bytecode: batchArtifact.bytecode as Hex,
+        args: [signer(9).address, 30n],
+      }),
     })
     const twin = getAddress(deployed.contractAddress!)
     const verified = pays({ base, peaq: port(chain.publicClient, twin, { USDC: chain.token.address }) })
     const listed = await ok(await verified.get('/api/v1/payroll/tokens'))
     expect(listed.tokens.filter((token: { chain: string }) => token.chain === 'peaq')).toEqual([
-      { chain: 'peaq', chainId: chain.chainId, symbol: 'USDC', address: chain.token.address, decimals: 6, isETH: false },
+      {
+        chain: 'peaq',
+        chainId: chain.chainId,
+        symbol: 'USDC',
+        address: chain.token.address,
+        decimals: 6,
+        isETH: false,
+      },
     ])
 
-    const mismatched = pays({ base, peaq: port(chain.publicClient, chain.escrow.address, { USDC: chain.token.address }) })
+    const mismatched = pays({
+      base,
+      peaq: port(chain.publicClient, chain.escrow.address, { USDC: chain.token.address }),
+    })
     const refusedPeaq = await ok(await mismatched.get('/api/v1/payroll/tokens'))
     expect(refusedPeaq.tokens.some((token: { chain: string }) => token.chain === 'peaq')).toBe(false)
-    expect(refusedPeaq.chains[1]).toMatchObject({ chain: 'peaq', available: false, reason: expect.stringContaining('runs different code') })
+    expect(refusedPeaq.chains[1]).toMatchObject({
+      chain: 'peaq',
+      available: false,
+      reason: expect.stringContaining('runs different code'),
+    })
   })
 })

@@ -1,15 +1,22 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Keypair, StrKey, type Transaction, TransactionBuilder, encodeMuxedAccountToAddress, encodeMuxedAccount } from '@stellar/stellar-sdk/base'
+import {
+  encodeMuxedAccount,
+  encodeMuxedAccountToAddress,
+  Keypair,
+  StrKey,
+  type Transaction,
+  TransactionBuilder,
+} from '@stellar/stellar-sdk/base'
 import { bytesToHex } from 'viem'
 import { horizon } from '../../adapters/stellar/horizon.js'
-import type * as StellarNetwork from '../../core/StellarNetwork.js'
 import * as Module from '../../core/Module.js'
+import type * as StellarNetwork from '../../core/StellarNetwork.js'
 import { manifest, stellar } from '../../modules/stellar/index.js'
 import type { Deps } from '../../modules/stellar/service.js'
 import { type HorizonFixture, startHorizon } from '../adapters/stellar/horizon-fixture.js'
+import { captureOutput } from '../support/capture.js'
 import { moduleGateway } from '../support/gateway.js'
 import { payers } from '../support/module.js'
-import { captureOutput } from '../support/capture.js'
 
 const passphrase = 'Test SDF Network ; September 2015'
 const now = new Date('2030-01-01T00:00:00Z')
@@ -24,7 +31,10 @@ const { seen } = captureOutput()
 
 /** The stellar family alone in the gateway, its routes built with `deps`, every paid call paid by alice. */
 function gatewayOf(deps: Deps) {
-  return moduleGateway(Module.define({ ...manifest, routes: () => stellar(deps) }), { ports: { stellar: deps.network }, payer: payers.alice })
+  return moduleGateway(Module.define({ ...manifest, routes: () => stellar(deps) }), {
+    ports: { stellar: deps.network },
+    payer: payers.alice,
+  })
 }
 
 /** Sends a request through the gateway and keeps the body for the secret scan. */
@@ -49,7 +59,13 @@ function recording(options: { sequence?: bigint; baseFee?: bigint; p90?: bigint 
     submit: async (envelope) => {
       submitted.push(envelope)
       const transaction = TransactionBuilder.fromXDR(envelope, passphrase)
-      return { ok: true, status: 'success', hash: bytesToHex(transaction.hash()).slice(2), ledger: 78, feeCharged: 100n }
+      return {
+        ok: true,
+        status: 'success',
+        hash: bytesToHex(transaction.hash()).slice(2),
+        ledger: 78,
+        feeCharged: 100n,
+      }
     },
     available: () => ({ ok: true }),
   }
@@ -79,13 +95,21 @@ describe('stellar: batch, the signed envelope (offline)', () => {
     expect(transaction.fee).toBe('300')
     expect(transaction.timeBounds).toEqual({ minTime: '0', maxTime: String(now.getTime() / 1000 + 60) })
     expect(transaction.operations.map((operation) => operation.type)).toEqual(['payment', 'payment', 'payment'])
-    expect(transaction.operations.map((operation) => (operation as { destination: string }).destination)).toEqual([alice, bob, muxed])
+    expect(transaction.operations.map((operation) => (operation as { destination: string }).destination)).toEqual([
+      alice,
+      bob,
+      muxed,
+    ])
     expect(transaction.operations.map((operation) => (operation as { amount: string }).amount)).toEqual([
       '1.0000000',
       '0.0000001',
       '922337203685.4775807',
     ])
-    expect(transaction.operations.every((operation) => (operation as { asset: { isNative: () => boolean } }).asset.isNative())).toBe(true)
+    expect(
+      transaction.operations.every((operation) =>
+        (operation as { asset: { isNative: () => boolean } }).asset.isNative(),
+      ),
+    ).toBe(true)
 
     expect(transaction.signatures).toHaveLength(1)
     const hash = transaction.hash()
@@ -108,7 +132,11 @@ describe('stellar: batch, the signed envelope (offline)', () => {
     const { network, submitted } = recording()
     const app = gatewayOf({ network })
     const recipients = Array.from({ length: 100 }, () => Keypair.random().publicKey())
-    const { status } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients, amounts: recipients.map(() => '0.5') })
+    const { status } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients,
+      amounts: recipients.map(() => '0.5'),
+    })
     expect(status).toBe(200)
     const transaction = decode(submitted[0]!)
     expect(transaction.operations).toHaveLength(100)
@@ -117,7 +145,11 @@ describe('stellar: batch, the signed envelope (offline)', () => {
 
   test('behavior: the fee bid is the 90th percentile of recent fees, at least the base fee, at most the ceiling', async () => {
     const surge = recording({ baseFee: 100n, p90: 2_500n })
-    await call(gatewayOf({ network: surge.network }), '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
+    await call(gatewayOf({ network: surge.network }), '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice, bob],
+      amounts: ['1', '1'],
+    })
     expect(decode(surge.submitted[0]!).fee).toBe('5000')
 
     const capped = recording({ baseFee: 100n, p90: 5_000_000n })
@@ -141,7 +173,11 @@ describe('stellar: batch, input', () => {
     ['lowercase', secret.toLowerCase()],
     ['an XRP seed', 'snoPBrXtMeMyMHUVTgbuqAfg1SUTb'],
   ])('error: a secret that is %s is a 400 that does not repeat it', async (_, bad) => {
-    const { status, contentType, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: bad, recipients: [alice], amounts: ['1'] })
+    const { status, contentType, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: bad,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(400)
     expect(contentType).toBe('application/problem+json')
     expect(body.code).toBe('validation_failed')
@@ -151,7 +187,11 @@ describe('stellar: batch, input', () => {
   })
 
   test('error: recipients and amounts of different lengths', async () => {
-    const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice, bob], amounts: ['1'] })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice, bob],
+      amounts: ['1'],
+    })
     expect(status).toBe(400)
     expect(body.field).toBe('amounts')
     expect(body.detail).toBe('amounts: has 1 entries for 2 recipients; recipients and amounts are parallel arrays')
@@ -159,13 +199,21 @@ describe('stellar: batch, input', () => {
 
   test('error: more than 100 recipients', async () => {
     const recipients = Array.from({ length: 101 }, () => alice)
-    const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients, amounts: recipients.map(() => '1') })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients,
+      amounts: recipients.map(() => '1'),
+    })
     expect(status).toBe(400)
     expect(body.field).toBe('recipients')
   })
 
   test('error: no recipients', async () => {
-    const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [], amounts: [] })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [],
+      amounts: [],
+    })
     expect(status).toBe(400)
     expect(body.field).toBe('recipients')
   })
@@ -173,7 +221,11 @@ describe('stellar: batch, input', () => {
   test.each([['0'], ['0.0000000'], ['-1'], ['1.00000001'], ['1e3'], ['abc'], [''], ['922337203685.4775808'], [1]])(
     'error: the amount %p is a 400 naming its index',
     async (amount) => {
-      const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice, bob], amounts: ['1', amount] })
+      const { status, body } = await call(app, '/api/v1/stellar/batch', {
+        sourceSecret: secret,
+        recipients: [alice, bob],
+        amounts: ['1', amount],
+      })
       expect(status).toBe(400)
       expect(body.field).toBe('amounts.1')
     },
@@ -184,7 +236,11 @@ describe('stellar: batch, input', () => {
     ['a secret seed', Keypair.random().secret()],
     ['an EVM address', '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'],
   ])('error: a recipient that is %s is a 400 that does not repeat it', async (_, bad) => {
-    const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice, bad], amounts: ['1', '1'] })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice, bad],
+      amounts: ['1', '1'],
+    })
     expect(status).toBe(400)
     expect(body.field).toBe('recipients.1')
     expect(JSON.stringify(body)).not.toContain(bad)
@@ -241,7 +297,11 @@ describe('stellar: batch, submitted to Horizon', () => {
       },
     })
     const before = server.accounts.get(alice)!.balance
-    const { status, body } = await call(racing, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
+    const { status, body } = await call(racing, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(502)
     expect(body.code).toBe('upstream_failed')
     expect(body.reason).toBe('tx_bad_seq')
@@ -251,27 +311,43 @@ describe('stellar: batch, submitted to Horizon', () => {
 
   test('error: a recipient that does not exist fails the whole transaction: 502 naming the operation', async () => {
     const before = server.accounts.get(alice)!.balance
-    const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice, carol], amounts: ['1', '1'] })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice, carol],
+      amounts: ['1', '1'],
+    })
     expect(status).toBe(502)
     expect(body.reason).toBe('tx_failed')
     expect(body.operations).toEqual(['op_success', 'op_no_destination'])
     expect(body.failed).toEqual([{ index: 1, recipient: carol, code: 'op_no_destination' }])
-    expect(body.detail).toBe('The Stellar network refused the transaction: tx_failed (recipients.1: op_no_destination). Nothing was paid.')
+    expect(body.detail).toBe(
+      'The Stellar network refused the transaction: tx_failed (recipients.1: op_no_destination). Nothing was paid.',
+    )
     expect(server.accounts.get(alice)!.balance).toBe(before)
   })
 
   test('error: more than the balance is op_underfunded', async () => {
-    const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['5000'] })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice],
+      amounts: ['5000'],
+    })
     expect(status).toBe(502)
     expect(body.failed).toEqual([{ index: 0, recipient: alice, code: 'op_underfunded' }])
   })
 
   test('error: a source account that was never funded is a 502 with not_found', async () => {
     const stranger = Keypair.random()
-    const { status, body } = await call(app, '/api/v1/stellar/batch', { sourceSecret: stranger.secret(), recipients: [alice], amounts: ['1'] })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: stranger.secret(),
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(502)
     expect(body.reason).toBe('not_found')
-    expect(body.detail).toBe(`The source account ${stranger.publicKey()} does not exist on the Stellar network; fund it first.`)
+    expect(body.detail).toBe(
+      `The source account ${stranger.publicKey()} does not exist on the Stellar network; fund it first.`,
+    )
     expect(JSON.stringify(body)).not.toContain(stranger.secret())
   })
 
@@ -287,7 +363,11 @@ describe('stellar: batch, submitted to Horizon', () => {
       },
       now: () => now,
     })
-    const { status, body } = await call(pending, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
+    const { status, body } = await call(pending, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(200)
     expect(body.status).toBe('pending')
     expect(body.hash).toMatch(/^[0-9a-f]{64}$/)
@@ -306,7 +386,11 @@ describe('stellar: batch, submitted to Horizon', () => {
       },
       now: () => now,
     })
-    const { status, body } = await call(failing, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
+    const { status, body } = await call(failing, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(502)
     expect(body.reason).toBe('network_error')
     expect(body.hash).toMatch(/^[0-9a-f]{64}$/)
@@ -328,7 +412,11 @@ describe('stellar: batch, submitted to Horizon', () => {
     const url = `http://127.0.0.1:${closed.port}`
     closed.stop(true)
     const down = gatewayOf({ network: horizon({ url, networkPassphrase: passphrase }) })
-    const { status, body } = await call(down, '/api/v1/stellar/batch', { sourceSecret: secret, recipients: [alice], amounts: ['1'] })
+    const { status, body } = await call(down, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(502)
     expect(body.detail).toBe('The Stellar network failed: Horizon could not be reached.')
     expect(body.detail).not.toContain(url)
@@ -381,6 +469,7 @@ describe('stellar: secrets', () => {
   test('security: no response, error or log line of this file holds the secret or any 8 characters of it', () => {
     const everything = seen.join('\n')
     expect(everything.length).toBeGreaterThan(0)
-    for (let start = 0; start + 8 <= secret.length; start++) expect(everything).not.toContain(secret.slice(start, start + 8))
+    for (let start = 0; start + 8 <= secret.length; start++)
+      expect(everything).not.toContain(secret.slice(start, start + 8))
   })
 })

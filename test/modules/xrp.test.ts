@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ECDSA, Wallet, classicAddressToXAddress, decode, deriveAddress, hashes, verifySignature } from 'xrpl'
+import { classicAddressToXAddress, decode, deriveAddress, ECDSA, hashes, verifySignature, Wallet } from 'xrpl'
 import { rippled } from '../../adapters/xrp/rippled.js'
-import type * as XrpNetwork from '../../core/XrpNetwork.js'
 import * as Module from '../../core/Module.js'
+import type * as XrpNetwork from '../../core/XrpNetwork.js'
 import { manifest, xrp } from '../../modules/xrp/index.js'
 import type { Deps } from '../../modules/xrp/service.js'
 import { type RippledFixture, startRippled } from '../adapters/xrp/rippled-fixture.js'
+import { captureOutput } from '../support/capture.js'
 import { moduleGateway } from '../support/gateway.js'
 import { payers } from '../support/module.js'
-import { captureOutput } from '../support/capture.js'
 
 const sender = Wallet.generate()
 const secret = sender.seed!
@@ -21,7 +21,10 @@ const { seen } = captureOutput()
 
 /** The xrp family alone in the gateway, its routes built with `deps`, every paid call paid by alice. */
 function gatewayOf(deps: Deps) {
-  return moduleGateway(Module.define({ ...manifest, routes: () => xrp(deps) }), { ports: { xrp: deps.network }, payer: payers.alice })
+  return moduleGateway(Module.define({ ...manifest, routes: () => xrp(deps) }), {
+    ports: { xrp: deps.network },
+    payer: payers.alice,
+  })
 }
 
 /** Sends a request through the gateway and keeps the body for the secret scan. */
@@ -33,11 +36,24 @@ async function call(app: ReturnType<typeof gatewayOf>, method: 'GET' | 'POST', p
 }
 
 /** A network held in memory that records the blobs it is asked to submit and accepts them all. */
-function recording(options: { sequence?: number; balance?: bigint; openLedgerFee?: bigint; networkId?: number; queue?: number } = {}) {
+function recording(
+  options: { sequence?: number; balance?: bigint; openLedgerFee?: bigint; networkId?: number; queue?: number } = {},
+) {
   const submitted: string[] = []
   const network: XrpNetwork.XrpNetwork = {
-    accountInfo: async () => ({ ok: true, sequence: options.sequence ?? 10, balance: options.balance ?? 1_000_000_000_000n, ownerCount: 0 }),
-    fee: async () => ({ baseFee: 10n, minimumFee: 10n, openLedgerFee: options.openLedgerFee ?? 10n, medianFee: 5_000n, currentLedger: 501 }),
+    accountInfo: async () => ({
+      ok: true,
+      sequence: options.sequence ?? 10,
+      balance: options.balance ?? 1_000_000_000_000n,
+      ownerCount: 0,
+    }),
+    fee: async () => ({
+      baseFee: 10n,
+      minimumFee: 10n,
+      openLedgerFee: options.openLedgerFee ?? 10n,
+      medianFee: 5_000n,
+      currentLedger: 501,
+    }),
     serverInfo: async () => ({
       validatedLedger: 500,
       baseFee: 10n,
@@ -48,8 +64,13 @@ function recording(options: { sequence?: number; balance?: bigint; openLedgerFee
     }),
     submit: async (blob) => {
       submitted.push(blob)
-      return { ok: true, hash: hashes.hashSignedTx(blob), result: submitted.length - 1 === options.queue ? 'terQUEUED' : 'tesSUCCESS' }
-    },  available: () => ({ ok: true }),
+      return {
+        ok: true,
+        hash: hashes.hashSignedTx(blob),
+        result: submitted.length - 1 === options.queue ? 'terQUEUED' : 'tesSUCCESS',
+      }
+    },
+    available: () => ({ ok: true }),
   }
   return { network, submitted }
 }
@@ -67,13 +88,19 @@ describe('xrp: batch, the signed transactions (offline)', () => {
     expect(submitted).toHaveLength(3)
     const decoded = submitted.map((blob) => decode(blob) as Record<string, any>)
     expect(decoded.map(({ TransactionType }) => TransactionType)).toEqual(['Payment', 'Payment', 'Payment'])
-    expect(decoded.map(({ Account }) => Account)).toEqual([sender.classicAddress, sender.classicAddress, sender.classicAddress])
+    expect(decoded.map(({ Account }) => Account)).toEqual([
+      sender.classicAddress,
+      sender.classicAddress,
+      sender.classicAddress,
+    ])
     expect(decoded.map(({ Destination }) => Destination)).toEqual([alice, bob, carol])
     expect(decoded.map(({ Amount }) => Amount)).toEqual(['1000000', '1', '99999999999'])
     expect(decoded.map(({ Sequence }) => Sequence)).toEqual([41, 42, 43])
     expect(decoded.map(({ Fee }) => Fee)).toEqual(['10', '10', '10'])
     expect(decoded.map(({ LastLedgerSequence }) => LastLedgerSequence)).toEqual([520, 520, 520])
-    expect(decoded.every((transaction) => transaction.NetworkID === undefined && transaction.DestinationTag === undefined)).toBe(true)
+    expect(
+      decoded.every((transaction) => transaction.NetworkID === undefined && transaction.DestinationTag === undefined),
+    ).toBe(true)
     for (const [index, blob] of submitted.entries()) {
       expect(verifySignature(blob, sender.publicKey)).toBe(true)
       expect(deriveAddress(decoded[index]!.SigningPubKey)).toBe(sender.classicAddress)
@@ -129,13 +156,21 @@ describe('xrp: batch, the signed transactions (offline)', () => {
 
   test('behavior: a network with an id above 1024 gets NetworkID in every transaction', async () => {
     const { network, submitted } = recording({ networkId: 21_338 })
-    await call(gatewayOf({ network }), 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
+    await call(gatewayOf({ network }), 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients: [alice, bob],
+      amounts: ['1', '1'],
+    })
     expect(submitted.map((blob) => (decode(blob) as Record<string, unknown>).NetworkID)).toEqual([21_338, 21_338])
   })
 
   test('behavior: the fee follows the open ledger, at most the ceiling', async () => {
     const busy = recording({ openLedgerFee: 5_000n })
-    await call(gatewayOf({ network: busy.network }), 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice], amounts: ['1'] })
+    await call(gatewayOf({ network: busy.network }), 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect((decode(busy.submitted[0]!) as Record<string, unknown>).Fee).toBe('5000')
 
     const surging = recording({ openLedgerFee: 9_000_000n })
@@ -171,7 +206,11 @@ describe('xrp: batch, input', () => {
     ['a Stellar secret', 'SB6PEGIORHZKGQ6WNTFLKBOTLWKUDQ6QJJJHU3665GFFXGZIOJARLK6Q'],
     ['not base58', `s${'0'.repeat(28)}`],
   ])('error: a secret that is %s is a 400 that does not repeat it', async (_, bad) => {
-    const { status, contentType, body } = await call(app, 'POST', '/api/v1/xrp/batch', { senderSecret: bad, recipients: [alice], amounts: ['1'] })
+    const { status, contentType, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: bad,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(400)
     expect(contentType).toBe('application/problem+json')
     expect(body.code).toBe('validation_failed')
@@ -181,7 +220,11 @@ describe('xrp: batch, input', () => {
   })
 
   test('error: recipients and amounts of different lengths', async () => {
-    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice], amounts: ['1', '2'] })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients: [alice],
+      amounts: ['1', '2'],
+    })
     expect(status).toBe(400)
     expect(body.field).toBe('amounts')
     expect(body.detail).toBe('amounts: has 2 entries for 1 recipients; recipients and amounts are parallel arrays')
@@ -189,7 +232,11 @@ describe('xrp: batch, input', () => {
 
   test('error: more than 100 recipients', async () => {
     const recipients = Array.from({ length: 101 }, () => alice)
-    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients, amounts: recipients.map(() => '1') })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients,
+      amounts: recipients.map(() => '1'),
+    })
     expect(status).toBe(400)
     expect(body.field).toBe('recipients')
   })
@@ -197,7 +244,11 @@ describe('xrp: batch, input', () => {
   test.each([['0'], ['-1'], ['1.0000001'], ['1e3'], ['abc'], [''], ['100000000000.000001'], [1]])(
     'error: the amount %p is a 400 naming its index',
     async (amount) => {
-      const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob], amounts: ['1', amount] })
+      const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+        senderSecret: secret,
+        recipients: [alice, bob],
+        amounts: ['1', amount],
+      })
       expect(status).toBe(400)
       expect(body.field).toBe('amounts.1')
     },
@@ -208,7 +259,11 @@ describe('xrp: batch, input', () => {
     ['a secret seed', Wallet.generate().seed!],
     ['a Stellar account', 'GAKUCBUYTWAT4AUNPTXM3KU7YBZ6G3JETT62R3M73B63XMPMSHBZPYUY'],
   ])('error: a recipient that is %s is a 400 that does not repeat it', async (_, bad) => {
-    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bad], amounts: ['1', '1'] })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients: [alice, bad],
+      amounts: ['1', '1'],
+    })
     expect(status).toBe(400)
     expect(body.field).toBe('recipients.1')
     expect(JSON.stringify(body)).not.toContain(bad)
@@ -273,7 +328,12 @@ describe('xrp: batch, submitted to rippled', () => {
     expect(status).toBe(409)
     expect(body.reason).toBe('insufficient_balance')
     expect(body.reserve).toBe('1')
-    expect(server.received.slice(received).map((text) => JSON.parse(text).method).sort()).toEqual(['account_info', 'fee', 'server_info'])
+    expect(
+      server.received
+        .slice(received)
+        .map((text) => JSON.parse(text).method)
+        .sort(),
+    ).toEqual(['account_info', 'fee', 'server_info'])
     expect(server.accounts.get(sender.classicAddress)!.balance).toBe(balance)
   })
 
@@ -288,7 +348,11 @@ describe('xrp: batch, submitted to rippled', () => {
     expect(body.code).toBe('upstream_failed')
     expect(body.reason).toBe('tecNO_DST_INSUF_XRP')
     expect(body.failedIndex).toBe(1)
-    expect(body.payments.map(({ result }: { result: string }) => result)).toEqual(['tesSUCCESS', 'tecNO_DST_INSUF_XRP', 'not_submitted'])
+    expect(body.payments.map(({ result }: { result: string }) => result)).toEqual([
+      'tesSUCCESS',
+      'tecNO_DST_INSUF_XRP',
+      'not_submitted',
+    ])
     expect(body.detail).toBe(
       'The XRP Ledger refused payment 1 (recipients.1): tecNO_DST_INSUF_XRP (Destination does not exist. Too little XRP sent to create it.). Payments 0 to 0 were submitted and are final once validated (see details.payments); the rest were not submitted.',
     )
@@ -309,7 +373,11 @@ describe('xrp: batch, submitted to rippled', () => {
       },
     })
     const before = server.accounts.get(alice)!.balance
-    const { status, body } = await call(racing, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob], amounts: ['1', '1'] })
+    const { status, body } = await call(racing, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients: [alice, bob],
+      amounts: ['1', '1'],
+    })
     expect(status).toBe(502)
     expect(body.reason).toBe('tefPAST_SEQ')
     expect(body.detail).toEndWith('Nothing was sent.')
@@ -319,10 +387,16 @@ describe('xrp: batch, submitted to rippled', () => {
 
   test('error: a sender that was never funded is a 502 with actNotFound', async () => {
     const stranger = Wallet.generate()
-    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', { senderSecret: stranger.seed, recipients: [alice], amounts: ['1'] })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: stranger.seed,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(502)
     expect(body.reason).toBe('actNotFound')
-    expect(body.detail).toBe(`The sender account ${stranger.classicAddress} does not exist on the XRP Ledger; fund it first.`)
+    expect(body.detail).toBe(
+      `The sender account ${stranger.classicAddress} does not exist on the XRP Ledger; fund it first.`,
+    )
     expect(JSON.stringify(body)).not.toContain(stranger.seed!)
   })
 
@@ -338,11 +412,21 @@ describe('xrp: batch, submitted to rippled', () => {
         },
       },
     })
-    const { status, body } = await call(failing, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice, bob, alice], amounts: ['1', '1', '1'] })
+    const { status, body } = await call(failing, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients: [alice, bob, alice],
+      amounts: ['1', '1', '1'],
+    })
     expect(status).toBe(502)
     expect(body.reason).toBe('network_error')
-    expect(body.payments.map(({ result }: { result: string }) => result)).toEqual(['tesSUCCESS', 'unknown', 'not_submitted'])
-    expect(body.detail).toStartWith(`The XRP Ledger failed while payment 1 (${body.payments[1].hash}) was being submitted: rippled answered submit with HTTP 503.`)
+    expect(body.payments.map(({ result }: { result: string }) => result)).toEqual([
+      'tesSUCCESS',
+      'unknown',
+      'not_submitted',
+    ])
+    expect(body.detail).toStartWith(
+      `The XRP Ledger failed while payment 1 (${body.payments[1].hash}) was being submitted: rippled answered submit with HTTP 503.`,
+    )
   })
 
   test('error: a busy server is a 502 network_error', async () => {
@@ -358,7 +442,11 @@ describe('xrp: batch, submitted to rippled', () => {
     const url = `http://127.0.0.1:${closed.port}/`
     closed.stop(true)
     const down = gatewayOf({ network: rippled({ url }) })
-    const { status, body } = await call(down, 'POST', '/api/v1/xrp/batch', { senderSecret: secret, recipients: [alice], amounts: ['1'] })
+    const { status, body } = await call(down, 'POST', '/api/v1/xrp/batch', {
+      senderSecret: secret,
+      recipients: [alice],
+      amounts: ['1'],
+    })
     expect(status).toBe(502)
     expect(body.detail).toBe('The XRP Ledger failed: rippled could not be reached.')
   })
@@ -416,7 +504,8 @@ describe('xrp: secrets', () => {
   test('security: no response, error or log line of this file holds the seed or any 8 characters of it', () => {
     const everything = seen.join('\n')
     expect(everything.length).toBeGreaterThan(0)
-    for (let start = 0; start + 8 <= secret.length; start++) expect(everything).not.toContain(secret.slice(start, start + 8))
+    for (let start = 0; start + 8 <= secret.length; start++)
+      expect(everything).not.toContain(secret.slice(start, start + 8))
     expect(everything.toUpperCase()).not.toContain(sender.privateKey.slice(2).toUpperCase())
   })
 })

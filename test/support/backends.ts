@@ -32,7 +32,11 @@ export async function postgresFixture<port>(
     schema,
     open: () => {
       // The suites check behavior, not durability on power loss: not waiting for the WAL flush halves their time.
-      const sql = postgresJs(url, { max: 10, onnotice: () => {}, connection: { search_path: schema, synchronous_commit: 'off' } })
+      const sql = postgresJs(url, {
+        max: 10,
+        onnotice: () => {},
+        connection: { search_path: schema, synchronous_commit: 'off' },
+      })
       clients.push(sql)
       return open(sql)
     },

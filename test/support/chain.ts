@@ -26,7 +26,8 @@ export async function servedDevnet() {
       methods = (Array.isArray(body) ? body : [body]).map((item) => String(item.method))
     } catch {}
     const method = methods.find((candidate) => holds.has(candidate))
-    const forward = () => chain.handleJsonRpc(new Request(request.url, { method: 'POST', body: text, headers: request.headers }))
+    const forward = () =>
+      chain.handleJsonRpc(new Request(request.url, { method: 'POST', body: text, headers: request.headers }))
     const delay = Math.max(0, ...methods.map((candidate) => delays.get(candidate) ?? 0))
     if (delay > 0) {
       // The node runs the call at once and answers late, as a congested node does.

@@ -1,4 +1,4 @@
-import { type PublicClient, createPublicClient, http as viemHttp } from 'viem'
+import { createPublicClient, type PublicClient, http as viemHttp } from 'viem'
 import { escrowChain } from '../../adapters/chain/escrow.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { http } from '../../adapters/rpc/http.js'
@@ -45,7 +45,10 @@ export function faultyNode(parameters: { timeoutMs?: number } = {}) {
     url,
     goneUrl,
     state,
-    chains: [http({ name: 'faulty', chainId: 84532, url, timeoutMs }), http({ name: 'gone', chainId: 84532, url: goneUrl, timeoutMs })],
+    chains: [
+      http({ name: 'faulty', chainId: 84532, url, timeoutMs }),
+      http({ name: 'gone', chainId: 84532, url: goneUrl, timeoutMs }),
+    ],
     onchain,
     stop() {
       for (const resolve of pending) resolve()

@@ -28,7 +28,11 @@ export const maxCases = 30
 export type Parties = { payer: Address; other: Address }
 
 /** Up to `limit` cases for `entry`: the plausible request first, then mutations in a seeded order. */
-export function cases(entry: Catalog.Entry, parties: Parties, parameters: { seed?: number; limit?: number } = {}): Case[] {
+export function cases(
+  entry: Catalog.Entry,
+  parties: Parties,
+  parameters: { seed?: number; limit?: number } = {},
+): Case[] {
   const { seed = 0x5eed, limit = maxCases } = parameters
   const random = mulberry32(seed ^ hash(Catalog.key(entry)))
   const base = plausible(entry, parties)
@@ -39,10 +43,15 @@ export function cases(entry: Catalog.Entry, parties: Parties, parameters: { seed
     const without = { ...base }
     delete without[field.name]
     if (field.required) mutations.push({ name: `without ${field.name}`, values: without })
-    for (const [label, value] of junk(random)) mutations.push({ name: `${field.name} = ${label}`, values: { ...base, [field.name]: value } })
+    for (const [label, value] of junk(random))
+      mutations.push({ name: `${field.name} = ${label}`, values: { ...base, [field.name]: value } })
     if (field.in === 'query') {
       const pair = `${encode(field.name)}=${encode(String(base[field.name] ?? 'x'))}`
-      mutations.push({ name: `${field.name} repeated`, values: base, extraQuery: field.name in base ? pair : `${pair}&${pair}` })
+      mutations.push({
+        name: `${field.name} repeated`,
+        values: base,
+        extraQuery: field.name in base ? pair : `${pair}&${pair}`,
+      })
     }
   }
   mutations.push({ name: 'an extra field', values: { ...base, fuzzExtra: 'x' } })
@@ -151,18 +160,29 @@ function byName(parties: Parties): Record<string, unknown> {
   }
 }
 
-const byType: Record<Catalog.FieldType, unknown> = { string: 'fuzz', number: 1, boolean: true, array: ['fuzz'], object: { fuzz: 1 } }
+const byType: Record<Catalog.FieldType, unknown> = {
+  string: 'fuzz',
+  number: 1,
+  boolean: true,
+  array: ['fuzz'],
+  object: { fuzz: 1 },
+}
 
 /** The HTTP request of one mutation: path fields in the path, query fields in the query, the rest in the body. */
-function toCase(entry: Catalog.Entry, mutation: { name: string; values: Values; raw?: string; extraQuery?: string }): Case {
+function toCase(
+  entry: Catalog.Entry,
+  mutation: { name: string; values: Values; raw?: string; extraQuery?: string },
+): Case {
   const located = new Map(entry.request.map((field) => [field.name, field.in]))
   let path = entry.path
   const query: string[] = []
   const body: Values = {}
   for (const [name, value] of Object.entries(mutation.values)) {
     const location = located.get(name) ?? (entry.method === 'GET' ? 'query' : 'body')
-    if (location === 'path') path = path.replace(`:${name}`, encode(typeof value === 'string' ? value : JSON.stringify(value) ?? 'null'))
-    else if (location === 'query') query.push(`${encode(name)}=${encode(typeof value === 'string' ? value : JSON.stringify(value) ?? '')}`)
+    if (location === 'path')
+      path = path.replace(`:${name}`, encode(typeof value === 'string' ? value : (JSON.stringify(value) ?? 'null')))
+    else if (location === 'query')
+      query.push(`${encode(name)}=${encode(typeof value === 'string' ? value : (JSON.stringify(value) ?? ''))}`)
     else body[name] = value
   }
   // A path parameter the mutation left out is left empty, as a client that lost it would send.

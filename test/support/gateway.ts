@@ -1,5 +1,5 @@
 import { decodePaymentRequiredHeader } from '@x402/core/http'
-import { type Address, type Hash, type LocalAccount, getAddress } from 'viem'
+import { type Address, getAddress, type Hash, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { memory } from '../../adapters/ledger/memory.js'
 import { clients } from '../../app/clients.js'
@@ -29,7 +29,9 @@ export function testGateway(
     /** Chains for RPC forwarding. */
     chains?: Module.Ports['chains'] | undefined
     /** OpenAI-compatible upstreams; absent, the AI endpoints are unavailable. */
-    inference?: { chat?: Module.Ports['chat'] | undefined; decentralized?: Module.Ports['decentralized'] | undefined } | undefined
+    inference?:
+      | { chat?: Module.Ports['chat'] | undefined; decentralized?: Module.Ports['decentralized'] | undefined }
+      | undefined
     /** The Stellar network; absent, the Stellar endpoints are unavailable. */
     stellar?: Module.Ports['stellar'] | undefined
     /** The XRP Ledger; absent, the XRP endpoints are unavailable. */
@@ -75,15 +77,25 @@ export function testGateway(
      * Sends `method path` with a JSON body (or none), paid at the entry's price by `payer` (a new key by default) with
      * a signed x402 v2 authorization. Only meaningful with {@link stubPayment} or a real facilitator.
      */
-    async paid(method: string, path: string, body?: unknown, payer: LocalAccount = privateKeyToAccount(generatePrivateKey())) {
+    async paid(
+      method: string,
+      path: string,
+      body?: unknown,
+      payer: LocalAccount = privateKeyToAccount(generatePrivateKey()),
+    ) {
       const route = new URL(path, 'http://gateway.test').pathname
-      const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
+      const entry = Catalog.entries.find(
+        (candidate) => candidate.method === method && toPattern(candidate.path).test(route),
+      )
       if (!entry) throw new Error(`No catalog entry for ${method} ${route}`)
       const header = await pay.presigned({ signer: payer, value: Price.quote({ price: entry.price }) })
       return gateway.handle(
         new Request(`http://gateway.test${path}`, {
           method,
-          headers: { 'PAYMENT-SIGNATURE': header, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: {
+            'PAYMENT-SIGNATURE': header,
+            ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+          },
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         }),
       )
@@ -162,7 +174,9 @@ export function moduleGateway(
     headers: Record<string, string> = {},
   ): Promise<Response> {
     const route = new URL(path, 'http://gateway.test').pathname
-    const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
+    const entry = Catalog.entries.find(
+      (candidate) => candidate.method === method && toPattern(candidate.path).test(route),
+    )
     if (!entry || Catalog.isFree(entry) || as === undefined) return gateway.handle(request(method, path, body, headers))
     const signer = typeof as === 'string' ? accountOf(as) : as
     // A fixed price is known; any other is what the gateway offers for this very call, as a client reads it off the 402.

@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { expect } from 'bun:test'
-import { type PgTable, getTableConfig as getPgTableConfig } from 'drizzle-orm/pg-core'
-import { type SQLiteTable, getTableConfig as getSqliteTableConfig } from 'drizzle-orm/sqlite-core'
+import { getTableConfig as getPgTableConfig, type PgTable } from 'drizzle-orm/pg-core'
+import { getTableConfig as getSqliteTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core'
 import type postgresJs from 'postgres'
 
 /**
@@ -16,7 +16,14 @@ export function expectSqliteSchema(path: string, tables: readonly SQLiteTable[])
       const config = getSqliteTableConfig(table)
       const columns = database.query(`PRAGMA table_info(${config.name})`).all() as Column[]
       const key = keyOf(config)
-      expect(columns.map(({ name, type, notnull, pk }) => ({ name, type: type.toLowerCase(), notNull: notnull === 1, pk: pk > 0 }))).toEqual(
+      expect(
+        columns.map(({ name, type, notnull, pk }) => ({
+          name,
+          type: type.toLowerCase(),
+          notNull: notnull === 1,
+          pk: pk > 0,
+        })),
+      ).toEqual(
         config.columns.map((column) => ({
           name: column.name,
           type: column.getSQLType(),
@@ -24,7 +31,11 @@ export function expectSqliteSchema(path: string, tables: readonly SQLiteTable[])
           pk: key.includes(column.name),
         })),
       )
-      const indexes = database.query(`PRAGMA index_list(${config.name})`).all() as { name: string; unique: number; partial: number }[]
+      const indexes = database.query(`PRAGMA index_list(${config.name})`).all() as {
+        name: string
+        unique: number
+        partial: number
+      }[]
       for (const index of config.indexes)
         expect(indexes.find(({ name }) => name === index.config.name)).toMatchObject({
           unique: index.config.unique ? 1 : 0,
@@ -64,11 +75,18 @@ export async function expectPgSchema(sql: postgresJs.Sql, schema: string, tables
       expect(found!.definition.startsWith('CREATE UNIQUE INDEX')).toBe(index.config.unique)
       expect(found!.definition.includes(' WHERE ')).toBe(index.config.where !== undefined)
     }
-    for (const column of config.columns.filter((column) => column.isUnique)) expect(indexes.map(({ name }) => name)).toContain(column.uniqueName!)
+    for (const column of config.columns.filter((column) => column.isUnique))
+      expect(indexes.map(({ name }) => name)).toContain(column.uniqueName!)
   }
 }
 
 /** The primary key's columns: a composite key, or the columns marked primary. */
-function keyOf(config: { primaryKeys: { columns: { name: string }[] }[]; columns: { name: string; primary: boolean }[] }): string[] {
-  return config.primaryKeys[0]?.columns.map((column) => column.name) ?? config.columns.filter((column) => column.primary).map((column) => column.name)
+function keyOf(config: {
+  primaryKeys: { columns: { name: string }[] }[]
+  columns: { name: string; primary: boolean }[]
+}): string[] {
+  return (
+    config.primaryKeys[0]?.columns.map((column) => column.name) ??
+    config.columns.filter((column) => column.primary).map((column) => column.name)
+  )
 }

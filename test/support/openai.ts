@@ -25,7 +25,14 @@ export function completionOf(model: string) {
     created: 1_700_000_000,
     model,
     system_fingerprint: 'fp_stub',
-    choices: [{ index: 0, message: { role: 'assistant', content: 'Hello there.', refusal: null }, logprobs: null, finish_reason: 'stop' }],
+    choices: [
+      {
+        index: 0,
+        message: { role: 'assistant', content: 'Hello there.', refusal: null },
+        logprobs: null,
+        finish_reason: 'stop',
+      },
+    ],
     usage: { prompt_tokens: 9, completion_tokens: 3, total_tokens: 12 },
   }
 }
@@ -45,7 +52,16 @@ export function chunksOf(model: string, includeUsage: boolean) {
     chunk({ content: 'lo.' }, null),
     chunk({}, 'stop'),
     ...(includeUsage
-      ? [{ id: 'chatcmpl-stub', object: 'chat.completion.chunk', created: 1_700_000_000, model, choices: [], usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 } }]
+      ? [
+          {
+            id: 'chatcmpl-stub',
+            object: 'chat.completion.chunk',
+            created: 1_700_000_000,
+            model,
+            choices: [],
+            usage: { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 },
+          },
+        ]
       : []),
   ]
 }
@@ -79,7 +95,12 @@ export function openaiStub() {
     async fetch(request) {
       const path = new URL(request.url).pathname
       const text = await request.text()
-      const recorded: Received = { method: request.method, path, headers: request.headers, body: text ? JSON.parse(text) : undefined }
+      const recorded: Received = {
+        method: request.method,
+        path,
+        headers: request.headers,
+        body: text ? JSON.parse(text) : undefined,
+      }
       received.push(recorded)
       hits.set(path, (hits.get(path) ?? 0) + 1)
       const override = await state.answer?.(recorded)
@@ -98,8 +119,14 @@ export function openaiStub() {
           usage: { prompt_tokens: 2, total_tokens: 2 },
         })
       if (request.method === 'POST' && path === '/v1/images/generations')
-        return Response.json({ created: 1_700_000_000, data: [{ url: 'https://images.invalid/1.png', revised_prompt: body.prompt }] })
-      return Response.json({ error: { message: `No route ${request.method} ${path}`, type: 'invalid_request_error' } }, { status: 404 })
+        return Response.json({
+          created: 1_700_000_000,
+          data: [{ url: 'https://images.invalid/1.png', revised_prompt: body.prompt }],
+        })
+      return Response.json(
+        { error: { message: `No route ${request.method} ${path}`, type: 'invalid_request_error' } },
+        { status: 404 },
+      )
     },
   })
 

@@ -1,4 +1,4 @@
-import { type Address, type Hex, type PublicClient, createPublicClient, custom } from 'viem'
+import { type Address, createPublicClient, custom, type Hex, type PublicClient } from 'viem'
 import type { devnet } from '../../adapters/chain/devnet.js'
 
 /** One account's override in `eth_estimateGas`'s third parameter, as geth and reth take it. */
@@ -38,7 +38,9 @@ export function withEstimateOverrides(chain: devnet.Devnet): PublicClient {
   const transport = custom(
     {
       request: ({ method, params }) =>
-        serial(() => (method === 'eth_estimateGas' ? estimate(params as unknown[]) : chain.request(method, params as unknown[]))),
+        serial(() =>
+          method === 'eth_estimateGas' ? estimate(params as unknown[]) : chain.request(method, params as unknown[]),
+        ),
     },
     { retryCount: 0 },
   )

@@ -1,7 +1,7 @@
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Address, type LocalAccount, erc20Abi } from 'viem'
+import { type Address, erc20Abi, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { boot } from '../../app/boot.js'
 import { clients } from '../../app/clients.js'
@@ -19,9 +19,19 @@ export const origin = 'http://gateway.test'
  * no journal unless `env` sets DEVNET_PERSIST=true (a test that restarts on the same DATA_DIR needs it).
  */
 export async function paidGateway(
-  parameters: { ledger?: Ledger; env?: Record<string, string>; facilitator?: boot.Parameters['facilitator']; logger?: Logger } = {},
+  parameters: {
+    ledger?: Ledger
+    env?: Record<string, string>
+    facilitator?: boot.Parameters['facilitator']
+    logger?: Logger
+  } = {},
 ) {
-  const config = parse({ DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')), DEVNET_RPC_PORT: '0', DEVNET_PERSIST: 'false', ...parameters.env })
+  const config = parse({
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')),
+    DEVNET_RPC_PORT: '0',
+    DEVNET_PERSIST: 'false',
+    ...parameters.env,
+  })
   const booted = await boot({
     config,
     logger: parameters.logger ?? silent(),
@@ -41,12 +51,19 @@ export async function paidGateway(
     account,
     /** USDC balance in atomic units. */
     balance: (address: Address) =>
-      devnet.publicClient.readContract({ address: devnet.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+      devnet.publicClient.readContract({
+        address: devnet.token.address,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [address],
+      }),
     ...pay,
     /** Sends `method path` with a JSON body (or none), paid by `payer` at the endpoint's catalog price. */
     async paid(payer: LocalAccount, method: string, path: string, body?: unknown): Promise<Response> {
       const route = new URL(path, origin).pathname
-      const entry = Catalog.entries.find((candidate) => candidate.method === method && toPattern(candidate.path).test(route))
+      const entry = Catalog.entries.find(
+        (candidate) => candidate.method === method && toPattern(candidate.path).test(route),
+      )
       if (!entry) throw new Error(`No catalog entry for ${method} ${route}`)
       const header = await pay.presigned({ signer: payer, value: Price.quote({ price: entry.price }) })
       return fetch(`${origin}${path}`, {

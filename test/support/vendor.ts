@@ -24,7 +24,12 @@ export function vendorServer() {
     port: 0,
     hostname: '127.0.0.1',
     async fetch(request) {
-      const recorded: Seen = { method: request.method, url: new URL(request.url), headers: request.headers, body: await request.text() }
+      const recorded: Seen = {
+        method: request.method,
+        url: new URL(request.url),
+        headers: request.headers,
+        body: await request.text(),
+      }
       seen.push(recorded)
       return (await state.answer?.(recorded)) ?? Response.json({ path: recorded.url.pathname, n: seen.length })
     },

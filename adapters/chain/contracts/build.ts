@@ -99,5 +99,7 @@ export function build(): Artifact[] {
 
 if (import.meta.main) {
   for (const artifact of build())
-    console.log(`${artifact.contractName}: ${(artifact.bytecode.length - 2) / 2} bytes -> ${basename(artifactsDirectory)}/${artifact.contractName}.json`)
+    console.log(
+      `${artifact.contractName}: ${(artifact.bytecode.length - 2) / 2} bytes -> ${basename(artifactsDirectory)}/${artifact.contractName}.json`,
+    )
 }

@@ -1,4 +1,13 @@
-import { type Address, type Hash, type Hex, type Log, type PublicClient, isAddressEqual, parseAbi, parseEventLogs } from 'viem'
+import {
+  type Address,
+  type Hash,
+  type Hex,
+  isAddressEqual,
+  type Log,
+  type PublicClient,
+  parseAbi,
+  parseEventLogs,
+} from 'viem'
 import type { Domain } from '../../../core/Authorization.js'
 import type { Refusal, Status } from '../../../core/Facilitator.js'
 
@@ -57,7 +66,12 @@ const logRangeBlocks = 10_000n
 export async function status(parameters: status.Parameters): Promise<Status> {
   const { client, payer, nonce, domain, transaction, lookbackBlocks } = parameters
   const used: Used = { token: domain.verifyingContract, payer, nonce }
-  const spent = await client.readContract({ address: used.token, abi, functionName: 'authorizationState', args: [payer, nonce] })
+  const spent = await client.readContract({
+    address: used.token,
+    abi,
+    functionName: 'authorizationState',
+    args: [payer, nonce],
+  })
   if (!spent) return { state: 'unused' }
   if (transaction) {
     const receipt = await client.getTransactionReceipt({ hash: transaction }).catch(() => undefined)
@@ -73,7 +87,13 @@ export async function status(parameters: status.Parameters): Promise<Status> {
   const oldest = latest > lookbackBlocks ? latest - lookbackBlocks : 0n
   for (let toBlock = latest; toBlock >= oldest; toBlock -= logRangeBlocks) {
     const fromBlock = toBlock - oldest >= logRangeBlocks ? toBlock - logRangeBlocks + 1n : oldest
-    const logs = await client.getLogs({ address: used.token, event: authorizationUsed, args: { authorizer: payer, nonce }, fromBlock, toBlock })
+    const logs = await client.getLogs({
+      address: used.token,
+      event: authorizationUsed,
+      args: { authorizer: payer, nonce },
+      fromBlock,
+      toBlock,
+    })
     const hash = logs.at(-1)?.transactionHash
     if (hash) return { state: 'settled', transaction: hash }
     if (fromBlock === oldest) break

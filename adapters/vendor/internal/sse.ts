@@ -12,7 +12,10 @@ export type First =
       /** Their total size in bytes. */
       bytes: number
     }
-  | { /** No such event. */ ok: false; /** The stream ended first, or grew past the limit first. */ reason: 'closed' | 'too_large' }
+  | {
+      /** No such event. */ ok: false /** The stream ended first, or grew past the limit first. */
+      reason: 'closed' | 'too_large'
+    }
 
 /**
  * Reads `reader` until the first complete event that has data (comments and data-less events are skipped, as

@@ -16,7 +16,9 @@ describe('compile', () => {
   const compiled = compile()
 
   test('behavior: every source contract has a committed artifact and nothing else is committed', () => {
-    const files = readdirSync(artifactsDirectory).filter((file) => file.endsWith('.json')).sort()
+    const files = readdirSync(artifactsDirectory)
+      .filter((file) => file.endsWith('.json'))
+      .sort()
     expect(files, rebuild).toEqual(compiled.map(({ contractName }) => `${contractName}.json`).sort())
   })
 
@@ -25,7 +27,9 @@ describe('compile', () => {
       const { text, artifact: stored } = committed(artifact.contractName)
       expect(stored.sourceHash, `${artifact.contractName}: source changed, ${rebuild}`).toBe(artifact.sourceHash)
       expect(stored.bytecode, `${artifact.contractName}: bytecode differs, ${rebuild}`).toBe(artifact.bytecode)
-      expect(stored.deployedBytecode, `${artifact.contractName}: runtime bytecode differs, ${rebuild}`).toBe(artifact.deployedBytecode)
+      expect(stored.deployedBytecode, `${artifact.contractName}: runtime bytecode differs, ${rebuild}`).toBe(
+        artifact.deployedBytecode,
+      )
       expect(stored.abi, `${artifact.contractName}: ABI differs, ${rebuild}`).toEqual(artifact.abi)
       expect(text, `${artifact.contractName}: formatting differs, ${rebuild}`).toBe(serialize(artifact))
     }
@@ -37,7 +41,9 @@ describe('compile', () => {
       .filter((item): item is AbiFunction => item.type === 'function')
       .map((item) => toFunctionSignature(item))
     const theirs = eip3009ABI.map((item) => toFunctionSignature(item))
-    expect(theirs).toContain('transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)')
+    expect(theirs).toContain(
+      'transferWithAuthorization(address,address,uint256,uint256,uint256,bytes32,uint8,bytes32,bytes32)',
+    )
     for (const signature of theirs) expect(ours).toContain(signature)
   })
 })

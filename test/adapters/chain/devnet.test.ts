@@ -2,14 +2,14 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { authorizationTypes, eip3009ABI } from '@x402/evm'
 import {
   type Address,
-  type Hex,
-  type PrivateKeyAccount,
   createWalletClient,
-  domainSeparator,
   decodeFunctionResult,
+  domainSeparator,
   encodeFunctionData,
   getContractAddress,
+  type Hex,
   multicall3Abi,
+  type PrivateKeyAccount,
   parseAbi,
   parseEther,
   parseEventLogs,
@@ -84,11 +84,21 @@ function wallet(account: PrivateKeyAccount) {
 }
 
 function balanceOf(address: Address): Promise<bigint> {
-  return chain.publicClient.readContract({ address: chain.token.address, abi: tokenAbi, functionName: 'balanceOf', args: [address] })
+  return chain.publicClient.readContract({
+    address: chain.token.address,
+    abi: tokenAbi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 }
 
 function domain() {
-  return { name: chain.token.name, version: chain.token.version, chainId: chain.chainId, verifyingContract: chain.token.address }
+  return {
+    name: chain.token.name,
+    version: chain.token.version,
+    chainId: chain.chainId,
+    verifyingContract: chain.token.address,
+  }
 }
 
 /** An EIP-3009 authorization signed by `from` with viem's signTypedData, as x402 clients build it. */
@@ -100,12 +110,29 @@ async function authorize(parameters: {
   validBefore?: bigint
   primaryType?: 'TransferWithAuthorization' | 'ReceiveWithAuthorization'
 }) {
-  const { from, to, value, validAfter = now() - 600n, validBefore = now() + 3600n, primaryType = 'TransferWithAuthorization' } = parameters
+  const {
+    from,
+    to,
+    value,
+    validAfter = now() - 600n,
+    validBefore = now() + 3600n,
+    primaryType = 'TransferWithAuthorization',
+  } = parameters
   const message = { from: from.address, to, value, validAfter, validBefore, nonce: randomNonce() }
   const types = { [primaryType]: authorizationTypes.TransferWithAuthorization } as const
   const signature = await from.signTypedData({ domain: domain(), types, primaryType, message })
   const { r, s, v } = parseSignature(signature)
-  const args = [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, Number(v), r, s] as const
+  const args = [
+    message.from,
+    message.to,
+    message.value,
+    message.validAfter,
+    message.validBefore,
+    message.nonce,
+    Number(v),
+    r,
+    s,
+  ] as const
   return { message, signature, args }
 }
 
@@ -134,12 +161,14 @@ describe('devnet', () => {
     ])
   })
 
-  test('behavior: Escrow is deployed at the deployer\'s second address, after the token', async () => {
+  test("behavior: Escrow is deployed at the deployer's second address, after the token", async () => {
     expect(chain.escrow).toEqual({ address: '0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404' })
     const deployer = deriveDeployer()
     expect(chain.escrow.address).toBe(getContractAddress({ from: deployer, nonce: 1n }))
     expect(chain.token.address).toBe(getContractAddress({ from: deployer, nonce: 0n }))
-    expect(await chain.publicClient.getCode({ address: chain.escrow.address })).toBe(escrowArtifact.deployedBytecode as Hex)
+    expect(await chain.publicClient.getCode({ address: chain.escrow.address })).toBe(
+      escrowArtifact.deployedBytecode as Hex,
+    )
   })
 
   test('behavior: the token reads like USDC', async () => {
@@ -189,7 +218,10 @@ describe('devnet', () => {
     expect(await balanceOf(payer.address)).toBe(payerBefore - value)
     expect(await balanceOf(relayer.address)).toBe(relayerBefore)
     expect(await stateOf()).toBe(true)
-    const events = parseEventLogs({ abi: tokenAbi, logs: receipt.logs }).map(({ eventName, args }) => ({ eventName, args }))
+    const events = parseEventLogs({ abi: tokenAbi, logs: receipt.logs }).map(({ eventName, args }) => ({
+      eventName,
+      args,
+    }))
     expect(events).toEqual([
       { eventName: 'AuthorizationUsed', args: { authorizer: payer.address, nonce: message.nonce } },
       { eventName: 'Transfer', args: { from: payer.address, to: payee, value } },
@@ -203,7 +235,15 @@ describe('devnet', () => {
       address: chain.token.address,
       abi: eip3009ABI,
       functionName: 'transferWithAuthorization',
-      args: [message.from, message.to, message.value, message.validAfter, message.validBefore, message.nonce, signature],
+      args: [
+        message.from,
+        message.to,
+        message.value,
+        message.validAfter,
+        message.validBefore,
+        message.nonce,
+        signature,
+      ],
     })
     expect((await chain.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
     expect(await balanceOf(payee)).toBe(10n)
@@ -212,7 +252,12 @@ describe('devnet', () => {
   test('error: the same authorization a second time reverts', async () => {
     const payee = privateKeyToAccount(generatePrivateKey()).address
     const { args } = await authorize({ from: signer(1), to: payee, value: 5n })
-    const submit = { address: chain.token.address, abi: eip3009ABI, functionName: 'transferWithAuthorization', args } as const
+    const submit = {
+      address: chain.token.address,
+      abi: eip3009ABI,
+      functionName: 'transferWithAuthorization',
+      args,
+    } as const
     const first = await wallet(signer(2)).writeContract(submit)
     expect((await chain.publicClient.waitForTransactionReceipt({ hash: first })).status).toBe('success')
 
@@ -273,15 +318,25 @@ describe('devnet', () => {
     )
     // (r, n - s, flipped v) recovers the same signer; EIP-2 says only the lower-s form is valid.
     const highS = toHex(secp256k1Order - BigInt(s), { size: 32 })
-    await expect(simulate([from, to, value, validAfter, validBefore, nonce, v === 27 ? 28 : 27, r, highS])).rejects.toThrow(
-      "ECRecover: invalid signature 's' value",
-    )
+    await expect(
+      simulate([from, to, value, validAfter, validBefore, nonce, v === 27 ? 28 : 27, r, highS]),
+    ).rejects.toThrow("ECRecover: invalid signature 's' value")
   })
 
   test('behavior: receiveWithAuthorization must be sent by the payee', async () => {
     const payee = signer(5)
-    const { args } = await authorize({ from: signer(1), to: payee.address, value: 7n, primaryType: 'ReceiveWithAuthorization' })
-    const submit = { address: chain.token.address, abi: tokenAbi, functionName: 'receiveWithAuthorization', args } as const
+    const { args } = await authorize({
+      from: signer(1),
+      to: payee.address,
+      value: 7n,
+      primaryType: 'ReceiveWithAuthorization',
+    })
+    const submit = {
+      address: chain.token.address,
+      abi: tokenAbi,
+      functionName: 'receiveWithAuthorization',
+      args,
+    } as const
     await expect(chain.publicClient.simulateContract({ ...submit, account: signer(2) })).rejects.toThrow(
       'FiatTokenV2: caller must be the payee',
     )
@@ -298,7 +353,12 @@ describe('devnet', () => {
     const cancel = parseSignature(
       await payer.signTypedData({
         domain: domain(),
-        types: { CancelAuthorization: [{ name: 'authorizer', type: 'address' }, { name: 'nonce', type: 'bytes32' }] },
+        types: {
+          CancelAuthorization: [
+            { name: 'authorizer', type: 'address' },
+            { name: 'nonce', type: 'bytes32' },
+          ],
+        },
         primaryType: 'CancelAuthorization',
         message: { authorizer: payer.address, nonce: message.nonce },
       }),
@@ -361,8 +421,18 @@ describe('devnet', () => {
     })
     const read = (functionName: 'allowance' | 'nonces') =>
       functionName === 'allowance'
-        ? chain.publicClient.readContract({ address: chain.token.address, abi: tokenAbi, functionName, args: [holder.address, spender.address] })
-        : chain.publicClient.readContract({ address: chain.token.address, abi: tokenAbi, functionName, args: [holder.address] })
+        ? chain.publicClient.readContract({
+            address: chain.token.address,
+            abi: tokenAbi,
+            functionName,
+            args: [holder.address, spender.address],
+          })
+        : chain.publicClient.readContract({
+            address: chain.token.address,
+            abi: tokenAbi,
+            functionName,
+            args: [holder.address],
+          })
     expect(await read('allowance')).toBe(value)
     expect(await read('nonces')).toBe(nonce + 1n)
 
@@ -390,7 +460,11 @@ describe('devnet', () => {
   test('behavior: handleJsonRpc serves single and batch requests over HTTP', async () => {
     const post = (body: string) =>
       chain.handleJsonRpc(
-        new Request('http://127.0.0.1:8545/', { method: 'POST', headers: { 'content-type': 'application/json' }, body }),
+        new Request('http://127.0.0.1:8545/', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body,
+        }),
       )
 
     const single = await post(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_chainId', params: [] }))
@@ -447,13 +521,19 @@ describe('devnet', () => {
     )
     expect(await response.json()).toMatchObject({
       id: 1,
-      error: { code: 3, message: 'execution reverted: DevUSDC: caller is not the owner', data: expect.stringMatching(/^0x08c379a0/) },
+      error: {
+        code: 3,
+        message: 'execution reverted: DevUSDC: caller is not the owner',
+        data: expect.stringMatching(/^0x08c379a0/),
+      },
     })
   })
 
   test('behavior: Multicall3 is at its canonical address from genesis and aggregate3 batches calls', async () => {
     expect(multicall3Address).toBe('0xcA11bde05977b3631167028862bE2a173976CA11')
-    expect(await chain.publicClient.getCode({ address: multicall3Address })).toBe(multicall3Artifact.deployedBytecode as Hex)
+    expect(await chain.publicClient.getCode({ address: multicall3Address })).toBe(
+      multicall3Artifact.deployedBytecode as Hex,
+    )
 
     const holder = chain.accounts[3]!.address
     const balanceCall = encodeFunctionData({ abi: tokenAbi, functionName: 'balanceOf', args: [holder] })
@@ -471,7 +551,9 @@ describe('devnet', () => {
       ],
     })
     expect(result[0]!.success).toBe(true)
-    expect(decodeFunctionResult({ abi: tokenAbi, functionName: 'balanceOf', data: result[0]!.returnData })).toBe(await balanceOf(holder))
+    expect(decodeFunctionResult({ abi: tokenAbi, functionName: 'balanceOf', data: result[0]!.returnData })).toBe(
+      await balanceOf(holder),
+    )
     // Only the token's owner mints; the failure comes back as data, with the token's revert reason.
     expect(result[1]).toEqual({ success: false, returnData: expect.stringMatching(/^0x08c379a0/) })
 
@@ -509,20 +591,29 @@ describe('devnet', () => {
       address: multicall3Address,
       abi,
       functionName: 'tryAggregate',
-      args: [false, [{ target: chain.token.address, callData }, { target: chain.token.address, callData: '0xdeadbeef' }]],
+      args: [
+        false,
+        [
+          { target: chain.token.address, callData },
+          { target: chain.token.address, callData: '0xdeadbeef' },
+        ],
+      ],
     })
     expect(decodeFunctionResult({ abi: tokenAbi, functionName: 'name', data: results[0]!.returnData })).toBe('USD Coin')
     expect(results[1]!.success).toBe(false)
-    expect(await chain.publicClient.readContract({ address: multicall3Address, abi, functionName: 'getBlockNumber' })).toBe(
-      await chain.publicClient.getBlockNumber(),
-    )
+    expect(
+      await chain.publicClient.readContract({ address: multicall3Address, abi, functionName: 'getBlockNumber' }),
+    ).toBe(await chain.publicClient.getBlockNumber())
   })
 
   test('behavior: fund mints devnet USDC, also concurrently', async () => {
     const recipients = Array.from({ length: 5 }, () => privateKeyToAccount(generatePrivateKey()).address)
-    const hashes = await Promise.all(recipients.map((address, index) => chain.fund({ address, amount: BigInt(index + 1) * 1_000_000n })))
+    const hashes = await Promise.all(
+      recipients.map((address, index) => chain.fund({ address, amount: BigInt(index + 1) * 1_000_000n })),
+    )
     expect(new Set(hashes).size).toBe(5)
-    for (const [index, address] of recipients.entries()) expect(await balanceOf(address)).toBe(BigInt(index + 1) * 1_000_000n)
+    for (const [index, address] of recipients.entries())
+      expect(await balanceOf(address)).toBe(BigInt(index + 1) * 1_000_000n)
   })
 
   test('error: only the deployer mints', async () => {
@@ -539,8 +630,7 @@ describe('devnet', () => {
 
   test('behavior: block timestamps follow wall-clock time under a burst of transactions', async () => {
     const client = wallet(signer(8))
-    for (let index = 0; index < 20; index++)
-      await client.sendTransaction({ to: chain.accounts[9]!.address, value: 1n })
+    for (let index = 0; index < 20; index++) await client.sendTransaction({ to: chain.accounts[9]!.address, value: 1n })
     const block = await chain.publicClient.getBlock()
     expect(Number(block.timestamp)).toBeLessThanOrEqual(Number(now()))
     expect(Number(block.timestamp)).toBeGreaterThanOrEqual(Number(now()) - 2)

@@ -3,10 +3,10 @@ import {
   type AbiEvent,
   type AbiParameter,
   type Address,
-  type Hex,
-  type PrivateKeyAccount,
   createWalletClient,
   erc20Abi,
+  type Hex,
+  type PrivateKeyAccount,
   parseEventLogs,
   toHex,
   zeroAddress,
@@ -44,7 +44,12 @@ function randomId(): Hex {
 }
 
 function balanceOf(address: Address): Promise<bigint> {
-  return chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+  return chain.publicClient.readContract({
+    address: chain.token.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 }
 
 async function latestTimestamp(): Promise<bigint> {
@@ -62,7 +67,13 @@ async function send(account: PrivateKeyAccount, transaction: { to: Address; data
 
 /** Simulates an escrow call from `account`; rejects with viem's decoded contract error when it reverts. */
 function simulate(account: PrivateKeyAccount, functionName: 'release' | 'cancel', id: Hex) {
-  return chain.publicClient.simulateContract({ address: chain.escrow.address, abi: Escrow.abi, functionName, args: [id], account })
+  return chain.publicClient.simulateContract({
+    address: chain.escrow.address,
+    abi: Escrow.abi,
+    functionName,
+    args: [id],
+    account,
+  })
 }
 
 type Terms = { id: Hex; amount: bigint; beneficiary: Address; arbiter?: Address; expiry?: bigint; token?: Address }
@@ -88,7 +99,13 @@ async function deposit(account: PrivateKeyAccount, terms: Terms) {
 
 async function active(amount = 5_000_000n, overrides: Partial<Terms> = {}): Promise<Hex> {
   const id = randomId()
-  await deposit(depositor(), { id, amount, beneficiary: beneficiary().address, arbiter: arbiter().address, ...overrides })
+  await deposit(depositor(), {
+    id,
+    amount,
+    beneficiary: beneficiary().address,
+    arbiter: arbiter().address,
+    ...overrides,
+  })
   return id
 }
 
@@ -98,7 +115,8 @@ describe('Escrow.sol', () => {
       const types = (parameters: readonly AbiParameter[]): string =>
         parameters
           .map((parameter) => {
-            const type = 'components' in parameter && parameter.components ? `(${types(parameter.components)})` : parameter.type
+            const type =
+              'components' in parameter && parameter.components ? `(${types(parameter.components)})` : parameter.type
             return `${type}${(parameter as { indexed?: boolean }).indexed ? ' indexed' : ''} ${parameter.name ?? ''}`.trim()
           })
           .join(',')
@@ -124,7 +142,13 @@ describe('escrowChain.read', () => {
   test('behavior: a deposit reads back with its terms, arbiter and expiry', async () => {
     const id = randomId()
     const expiry = (await latestTimestamp()) + 3600n
-    await deposit(depositor(), { id, amount: 7_000_000n, beneficiary: beneficiary().address, arbiter: arbiter().address, expiry })
+    await deposit(depositor(), {
+      id,
+      amount: 7_000_000n,
+      beneficiary: beneficiary().address,
+      arbiter: arbiter().address,
+      expiry,
+    })
     expect(await port.read(id)).toEqual({
       status: 'active',
       depositor: depositor().address,
@@ -147,18 +171,39 @@ describe('deposit', () => {
   test('default: pulls exactly the amount from the depositor and emits Deposited', async () => {
     const id = randomId()
     const amount = 12_345_678n
-    const [depositorBefore, escrowBefore] = await Promise.all([balanceOf(depositor().address), balanceOf(chain.escrow.address)])
-    const receipt = await deposit(depositor(), { id, amount, beneficiary: beneficiary().address, arbiter: arbiter().address })
+    const [depositorBefore, escrowBefore] = await Promise.all([
+      balanceOf(depositor().address),
+      balanceOf(chain.escrow.address),
+    ])
+    const receipt = await deposit(depositor(), {
+      id,
+      amount,
+      beneficiary: beneficiary().address,
+      arbiter: arbiter().address,
+    })
     expect(await balanceOf(depositor().address)).toBe(depositorBefore - amount)
     expect(await balanceOf(chain.escrow.address)).toBe(escrowBefore + amount)
-    expect(parseEventLogs({ abi: Escrow.abi, logs: receipt.logs, eventName: 'Deposited' }).map(({ args }) => args)).toEqual([
-      { id, depositor: depositor().address, beneficiary: beneficiary().address, arbiter: arbiter().address, token: chain.token.address, amount, expiry: 0n },
+    expect(
+      parseEventLogs({ abi: Escrow.abi, logs: receipt.logs, eventName: 'Deposited' }).map(({ args }) => args),
+    ).toEqual([
+      {
+        id,
+        depositor: depositor().address,
+        beneficiary: beneficiary().address,
+        arbiter: arbiter().address,
+        token: chain.token.address,
+        amount,
+        expiry: 0n,
+      },
     ])
   })
 
   test('error: an id already used reverts with EscrowExists, also for another depositor', async () => {
     const id = await active(1_000_000n)
-    await send(outsider(), { to: chain.token.address, data: Escrow.approve({ spender: chain.escrow.address, amount: 1_000_000n }) })
+    await send(outsider(), {
+      to: chain.token.address,
+      data: Escrow.approve({ spender: chain.escrow.address, amount: 1_000_000n }),
+    })
     await expect(
       chain.publicClient.simulateContract({
         address: chain.escrow.address,
@@ -177,7 +222,14 @@ describe('deposit', () => {
     ['an expiry in the past', 'ExpiryInPast', { expiry: 1n }],
     ['a token address without code', 'TokenCallFailed', { token: privateKeyToAccount(generatePrivateKey()).address }],
   ] as const)('error: %s reverts with %s', async (_, error, overrides) => {
-    const terms = { id: randomId(), token: chain.token.address, amount: 1_000_000n, beneficiary: beneficiary().address, expiry: 0n, ...overrides }
+    const terms = {
+      id: randomId(),
+      token: chain.token.address,
+      amount: 1_000_000n,
+      beneficiary: beneficiary().address,
+      expiry: 0n,
+      ...overrides,
+    }
     await expect(
       chain.publicClient.simulateContract({
         address: chain.escrow.address,
@@ -189,7 +241,7 @@ describe('deposit', () => {
     ).rejects.toThrow(error)
   })
 
-  test('error: without allowance the token\'s own reason comes through', async () => {
+  test("error: without allowance the token's own reason comes through", async () => {
     const poor = signer(5)
     await expect(
       chain.publicClient.simulateContract({
@@ -207,13 +259,16 @@ describe('release', () => {
   test('default: the depositor releases; the beneficiary receives exactly the amount; Released is emitted', async () => {
     const amount = 3_330_000n
     const id = await active(amount)
-    const [beneficiaryBefore, escrowBefore] = await Promise.all([balanceOf(beneficiary().address), balanceOf(chain.escrow.address)])
+    const [beneficiaryBefore, escrowBefore] = await Promise.all([
+      balanceOf(beneficiary().address),
+      balanceOf(chain.escrow.address),
+    ])
     const receipt = await send(depositor(), { to: chain.escrow.address, data: Escrow.release({ id }) })
     expect(await balanceOf(beneficiary().address)).toBe(beneficiaryBefore + amount)
     expect(await balanceOf(chain.escrow.address)).toBe(escrowBefore - amount)
-    expect(parseEventLogs({ abi: Escrow.abi, logs: receipt.logs, eventName: 'Released' }).map(({ args }) => args)).toEqual([
-      { id, by: depositor().address, beneficiary: beneficiary().address, amount },
-    ])
+    expect(
+      parseEventLogs({ abi: Escrow.abi, logs: receipt.logs, eventName: 'Released' }).map(({ args }) => args),
+    ).toEqual([{ id, by: depositor().address, beneficiary: beneficiary().address, amount }])
     expect((await port.read(id))?.status).toBe('released')
   })
 
@@ -252,15 +307,18 @@ describe('cancel', () => {
     expect(await balanceOf(depositor().address)).toBe(before - amount)
     const receipt = await send(depositor(), { to: chain.escrow.address, data: Escrow.cancel({ id }) })
     expect(await balanceOf(depositor().address)).toBe(before)
-    expect(parseEventLogs({ abi: Escrow.abi, logs: receipt.logs, eventName: 'Cancelled' }).map(({ args }) => args)).toEqual([
-      { id, by: depositor().address, depositor: depositor().address, amount },
-    ])
+    expect(
+      parseEventLogs({ abi: Escrow.abi, logs: receipt.logs, eventName: 'Cancelled' }).map(({ args }) => args),
+    ).toEqual([{ id, by: depositor().address, depositor: depositor().address, amount }])
     expect((await port.read(id))?.status).toBe('cancelled')
   })
 
   test('behavior: the arbiter cancels; the refund goes to the depositor, not the arbiter', async () => {
     const id = await active(1_000_000n)
-    const [depositorBefore, arbiterBefore] = await Promise.all([balanceOf(depositor().address), balanceOf(arbiter().address)])
+    const [depositorBefore, arbiterBefore] = await Promise.all([
+      balanceOf(depositor().address),
+      balanceOf(arbiter().address),
+    ])
     await send(arbiter(), { to: chain.escrow.address, data: Escrow.cancel({ id }) })
     expect(await balanceOf(depositor().address)).toBe(depositorBefore + 1_000_000n)
     expect(await balanceOf(arbiter().address)).toBe(arbiterBefore)

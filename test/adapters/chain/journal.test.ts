@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Address, type Hash, createWalletClient, erc20Abi, parseEther, parseGwei } from 'viem'
+import { type Address, createWalletClient, erc20Abi, type Hash, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../../adapters/chain/devnet.js'
 import { open } from '../../../adapters/chain/journal.js'
@@ -32,11 +32,17 @@ async function stop(chain: devnet.Devnet): Promise<void> {
 async function stateOf(chain: devnet.Devnet, addresses: readonly Address[]) {
   const latest = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
   const hashes: Hash[] = []
-  for (let number = 0n; number <= latest; number++) hashes.push((await chain.publicClient.getBlock({ blockNumber: number })).hash)
+  for (let number = 0n; number <= latest; number++)
+    hashes.push((await chain.publicClient.getBlock({ blockNumber: number })).hash)
   const balances = await Promise.all(
     addresses.map(async (address) => ({
       eth: await chain.publicClient.getBalance({ address }),
-      usdc: await chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+      usdc: await chain.publicClient.readContract({
+        address: chain.token.address,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [address],
+      }),
       nonce: await chain.publicClient.getTransactionCount({ address }),
     })),
   )
@@ -49,7 +55,12 @@ async function activity(chain: devnet.Devnet, rounds: number): Promise<void> {
   const wallet = createWalletClient({ account: sender, chain: chain.chain, transport: chain.transport })
   for (let round = 0; round < rounds; round++) {
     await wallet.sendTransaction({ to: chain.accounts[5]!.address, value: parseEther('0.5') })
-    await wallet.writeContract({ address: chain.token.address, abi: erc20Abi, functionName: 'transfer', args: [chain.accounts[6]!.address, 1_000n] })
+    await wallet.writeContract({
+      address: chain.token.address,
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: [chain.accounts[6]!.address, 1_000n],
+    })
     await chain.fund({ address: chain.accounts[7]!.address, amount: 250n })
   }
   await chain.request('evm_mine', [])
@@ -145,7 +156,9 @@ describe('devnet with a journal', () => {
     const first = await devnet({ blockTime: 0, genesisTime: 1_700_000_000 })
     const second = await devnet({ blockTime: 0, genesisTime: 1_700_000_001 })
     opened.push(first, second)
-    const [one, two] = await Promise.all([first, second].map((chain) => chain.publicClient.getBlock({ blockNumber: 0n })))
+    const [one, two] = await Promise.all(
+      [first, second].map((chain) => chain.publicClient.getBlock({ blockNumber: 0n })),
+    )
     expect(one!.hash).not.toBe(two!.hash)
   })
 
@@ -168,24 +181,27 @@ describe('devnet with a journal', () => {
     await stop(chain)
   })
 
-  test.if(process.platform === 'linux')('behavior: a lock left by a process killed with -9 and not reaped yet (a zombie) is taken over', async () => {
-    const path = journalPath()
-    // `sleep 0` exits at once, and its parent, replaced by `sleep 5`, never reaps it: a zombie until the parent ends.
-    const parent = Bun.spawn(['sh', '-c', 'sleep 0 & echo $!; exec sleep 5'], { stdout: 'pipe' })
-    try {
-      const reader = parent.stdout.getReader()
-      const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim())
-      reader.releaseLock()
-      const stateOf = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]!.charAt(0)
-      while (stateOf() !== 'Z') await Bun.sleep(5)
-      writeFileSync(`${path}.lock`, String(zombie))
-      const chain = await start(path)
-      expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid))
-      await stop(chain)
-    } finally {
-      parent.kill()
-    }
-  })
+  test.if(process.platform === 'linux')(
+    'behavior: a lock left by a process killed with -9 and not reaped yet (a zombie) is taken over',
+    async () => {
+      const path = journalPath()
+      // `sleep 0` exits at once, and its parent, replaced by `sleep 5`, never reaps it: a zombie until the parent ends.
+      const parent = Bun.spawn(['sh', '-c', 'sleep 0 & echo $!; exec sleep 5'], { stdout: 'pipe' })
+      try {
+        const reader = parent.stdout.getReader()
+        const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim())
+        reader.releaseLock()
+        const stateOf = () => readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]!.charAt(0)
+        while (stateOf() !== 'Z') await Bun.sleep(5)
+        writeFileSync(`${path}.lock`, String(zombie))
+        const chain = await start(path)
+        expect(readFileSync(`${path}.lock`, 'utf8')).toBe(String(process.pid))
+        await stop(chain)
+      } finally {
+        parent.kill()
+      }
+    },
+  )
 
   test('error: a journal of another chain id is refused', async () => {
     const path = journalPath()

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type Address, type Hash, createWalletClient, encodeFunctionData, erc20Abi, multicall3Abi } from 'viem'
+import { type Address, createWalletClient, encodeFunctionData, erc20Abi, type Hash, multicall3Abi } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { devnet, multicall3Address } from '../../../adapters/chain/devnet.js'
 import { transfers } from '../../../adapters/chain/transfers.js'
@@ -21,8 +21,17 @@ function freshAddress(): Address {
 
 /** Sends `amount` devnet USDC from account `index` to `to`; resolves with the mined receipt. */
 async function send(index: number, to: Address, amount: bigint) {
-  const wallet = createWalletClient({ account: privateKeyToAccount(chain.accounts[index]!.privateKey), chain: chain.chain, transport: chain.transport })
-  const hash = await wallet.writeContract({ address: chain.token.address, abi: erc20Abi, functionName: 'transfer', args: [to, amount] })
+  const wallet = createWalletClient({
+    account: privateKeyToAccount(chain.accounts[index]!.privateKey),
+    chain: chain.chain,
+    transport: chain.transport,
+  })
+  const hash = await wallet.writeContract({
+    address: chain.token.address,
+    abi: erc20Abi,
+    functionName: 'transfer',
+    args: [to, amount],
+  })
   return chain.publicClient.waitForTransactionReceipt({ hash })
 }
 
@@ -39,7 +48,12 @@ describe('transfers.find', () => {
     await send(3, freshAddress(), 5n)
     const second = await send(4, to, 5n)
 
-    const found = await transfers({ client: chain.publicClient }).find({ token: chain.token.address, to, amount: 5n, fromBlock })
+    const found = await transfers({ client: chain.publicClient }).find({
+      token: chain.token.address,
+      to,
+      amount: 5n,
+      fromBlock,
+    })
     expect(found).toEqual([
       {
         hash: first.transactionHash,
@@ -85,21 +99,39 @@ describe('transfers.find', () => {
       }) as typeof chain.publicClient.getLogs,
     }
 
-    const paged = await transfers({ client: counting, pageSize: 2n }).find({ token: chain.token.address, to, amount: 3n, fromBlock, toBlock })
+    const paged = await transfers({ client: counting, pageSize: 2n }).find({
+      token: chain.token.address,
+      to,
+      amount: 3n,
+      fromBlock,
+      toBlock,
+    })
     expect(ranges).toEqual([
       [fromBlock, fromBlock + 1n],
       [fromBlock + 2n, fromBlock + 3n],
       [fromBlock + 4n, fromBlock + 4n],
     ])
     expect(paged).toHaveLength(5)
-    expect(paged).toEqual(await transfers({ client: chain.publicClient }).find({ token: chain.token.address, to, amount: 3n, fromBlock, toBlock }))
+    expect(paged).toEqual(
+      await transfers({ client: chain.publicClient }).find({
+        token: chain.token.address,
+        to,
+        amount: 3n,
+        fromBlock,
+        toBlock,
+      }),
+    )
   })
 
   test('behavior: two transfers in one transaction are told apart by log index', async () => {
     const to = freshAddress()
     await chain.fund({ address: multicall3Address, amount: 2n })
     const transfer = encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [to, 1n] })
-    const wallet = createWalletClient({ account: privateKeyToAccount(chain.accounts[5]!.privateKey), chain: chain.chain, transport: chain.transport })
+    const wallet = createWalletClient({
+      account: privateKeyToAccount(chain.accounts[5]!.privateKey),
+      chain: chain.chain,
+      transport: chain.transport,
+    })
     const hash = await wallet.writeContract({
       address: multicall3Address,
       abi: multicall3Abi,
@@ -108,7 +140,12 @@ describe('transfers.find', () => {
     })
     const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
 
-    const found = await transfers({ client: chain.publicClient }).find({ token: chain.token.address, to, amount: 1n, fromBlock: receipt.blockNumber })
+    const found = await transfers({ client: chain.publicClient }).find({
+      token: chain.token.address,
+      to,
+      amount: 1n,
+      fromBlock: receipt.blockNumber,
+    })
     expect(found.map(({ hash, from, logIndex }) => ({ hash, from, logIndex }))).toEqual(
       receipt.logs.map((log) => ({ hash, from: multicall3Address, logIndex: log.logIndex })),
     )
@@ -119,7 +156,12 @@ describe('transfers.find', () => {
     const to = freshAddress()
     const fromBlock = (await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n
     await send(1, to, 4n)
-    const found = await transfers({ client: chain.publicClient }).find({ token: multicall3Address, to, amount: 4n, fromBlock })
+    const found = await transfers({ client: chain.publicClient }).find({
+      token: multicall3Address,
+      to,
+      amount: 4n,
+      fromBlock,
+    })
     expect(found).toEqual([])
   })
 

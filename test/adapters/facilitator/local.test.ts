@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   type Address,
-  type Hash,
-  type Hex,
-  type PrivateKeyAccount,
   createPublicClient,
   createWalletClient,
   custom,
+  type Hash,
+  type Hex,
+  type PrivateKeyAccount,
   parseAbi,
   parseSignature,
   toHex,
@@ -55,7 +55,12 @@ function payer(index: number): PrivateKeyAccount {
 }
 
 function domain(): Domain {
-  return { name: chain.token.name, version: chain.token.version, chainId: chain.chainId, verifyingContract: chain.token.address }
+  return {
+    name: chain.token.name,
+    version: chain.token.version,
+    chainId: chain.chainId,
+    verifyingContract: chain.token.address,
+  }
 }
 
 function randomAddress(): Address {
@@ -88,7 +93,12 @@ async function sign(
 }
 
 function balanceOf(address: Address): Promise<bigint> {
-  return chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+  return chain.publicClient.readContract({
+    address: chain.token.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 }
 
 /** Submits `authorization` from account 2, outside any facilitator: a competitor that lands first. */
@@ -143,7 +153,12 @@ function transactionOf(outcome: Awaited<ReturnType<Facilitator['settle']>>): Has
 describe('local.verify', () => {
   test('default', async () => {
     const authorization = await sign(payer(1), { to: randomAddress(), value: 1_000n })
-    const balance = await chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [payer(1).address] })
+    const balance = await chain.publicClient.readContract({
+      address: chain.token.address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [payer(1).address],
+    })
     expect(await facilitator.verify({ authorization, domain: domain() })).toEqual({ ok: true, balance })
   })
 
@@ -155,7 +170,10 @@ describe('local.verify', () => {
   test('error: replayed once the nonce is used on chain', async () => {
     const authorization = await sign(payer(1), { to: randomAddress(), value: 1_000n })
     transactionOf(await facilitator.settle({ authorization, domain: domain() }))
-    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({ ok: false, reason: 'replayed' })
+    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'replayed',
+    })
   })
 
   test('error: insufficient_funds when the balance is below the value', async () => {
@@ -170,14 +188,23 @@ describe('local.verify', () => {
 
   test('error: expired after validBefore, and within the settlement margin before it', async () => {
     const past = await sign(payer(2), { to: randomAddress(), value: 1n, validBefore: now() - 1n })
-    expect(await facilitator.verify({ authorization: past, domain: domain() })).toMatchObject({ ok: false, reason: 'expired' })
+    expect(await facilitator.verify({ authorization: past, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'expired',
+    })
     const tooSoon = await sign(payer(2), { to: randomAddress(), value: 1n, validBefore: now() + 3n })
-    expect(await facilitator.verify({ authorization: tooSoon, domain: domain() })).toMatchObject({ ok: false, reason: 'expired' })
+    expect(await facilitator.verify({ authorization: tooSoon, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'expired',
+    })
   })
 
   test('error: not_yet_valid before validAfter', async () => {
     const authorization = await sign(payer(2), { to: randomAddress(), value: 1n, validAfter: now() + 60n })
-    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({ ok: false, reason: 'not_yet_valid' })
+    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'not_yet_valid',
+    })
   })
 
   test('error: invalid_signature when a field differs from what was signed', async () => {
@@ -189,7 +216,9 @@ describe('local.verify', () => {
       message: expect.stringContaining('FiatTokenV2: invalid signature'),
     })
     // Not 65 bytes: the `bytes` overload is simulated, and the token refuses the length.
-    expect(await facilitator.verify({ authorization: { ...signed, signature: '0x1234' }, domain: domain() })).toMatchObject({
+    expect(
+      await facilitator.verify({ authorization: { ...signed, signature: '0x1234' }, domain: domain() }),
+    ).toMatchObject({
       ok: false,
       reason: 'invalid_signature',
       message: expect.stringContaining('invalid signature length'),
@@ -199,19 +228,30 @@ describe('local.verify', () => {
   test('error: wrong_network for a domain of another chain', async () => {
     const other = { ...domain(), chainId: 8453 }
     const authorization = await sign(payer(3), { to: randomAddress(), value: 1n }, other)
-    expect(await facilitator.verify({ authorization, domain: other })).toMatchObject({ ok: false, reason: 'wrong_network' })
-    expect(await facilitator.settle({ authorization, domain: other })).toMatchObject({ ok: false, reason: 'wrong_network' })
+    expect(await facilitator.verify({ authorization, domain: other })).toMatchObject({
+      ok: false,
+      reason: 'wrong_network',
+    })
+    expect(await facilitator.settle({ authorization, domain: other })).toMatchObject({
+      ok: false,
+      reason: 'wrong_network',
+    })
   })
 
   test('error: wrong_asset when the verifying contract is not a token', async () => {
     const notToken = { ...domain(), verifyingContract: randomAddress() }
     const authorization = await sign(payer(3), { to: randomAddress(), value: 1n }, notToken)
-    expect(await facilitator.verify({ authorization, domain: notToken })).toMatchObject({ ok: false, reason: 'wrong_asset' })
+    expect(await facilitator.verify({ authorization, domain: notToken })).toMatchObject({
+      ok: false,
+      reason: 'wrong_asset',
+    })
   })
 
   test('error: malformed_payment for a signature that is not hex', async () => {
     const signed = await sign(payer(3), { to: randomAddress(), value: 1n })
-    expect(await facilitator.verify({ authorization: { ...signed, signature: '0xnothex' as Hex }, domain: domain() })).toMatchObject({
+    expect(
+      await facilitator.verify({ authorization: { ...signed, signature: '0xnothex' as Hex }, domain: domain() }),
+    ).toMatchObject({
       ok: false,
       reason: 'malformed_payment',
     })
@@ -239,7 +279,9 @@ describe('local.settle', () => {
     const to = randomAddress()
     const values = payers.map((_, index) => BigInt(index + 1) * 1_000n)
     const authorizations = await Promise.all(payers.map((from, index) => sign(from, { to, value: values[index]! })))
-    const outcomes = await Promise.all(authorizations.map((authorization) => facilitator.settle({ authorization, domain: domain() })))
+    const outcomes = await Promise.all(
+      authorizations.map((authorization) => facilitator.settle({ authorization, domain: domain() })),
+    )
     const hashes = outcomes.map(transactionOf)
     const mined = await receipts(hashes)
     expect(mined.length).toBeLessThan(10)
@@ -247,7 +289,8 @@ describe('local.settle', () => {
       expect(receipt.status).toBe('success')
       expect(receipt.to?.toLowerCase()).toBe(multicall3Address.toLowerCase())
     }
-    for (const [index, { address }] of payers.entries()) expect(await balanceOf(address)).toBe(10_000_000n - values[index]!)
+    for (const [index, { address }] of payers.entries())
+      expect(await balanceOf(address)).toBe(10_000_000n - values[index]!)
     expect(await balanceOf(to)).toBe(values.reduce((sum, value) => sum + value, 0n))
   })
 
@@ -258,8 +301,14 @@ describe('local.settle', () => {
     transactionOf(await facilitator.settle({ authorization: used, domain: domain() }))
 
     const fresh = await Promise.all(payers.slice(1).map((from) => sign(from, { to, value: 100n })))
-    const outcomes = await Promise.all([used, ...fresh].map((authorization) => facilitator.settle({ authorization, domain: domain() })))
-    expect(outcomes[0]).toMatchObject({ ok: false, reason: 'replayed', message: expect.stringContaining('authorization is used or canceled') })
+    const outcomes = await Promise.all(
+      [used, ...fresh].map((authorization) => facilitator.settle({ authorization, domain: domain() })),
+    )
+    expect(outcomes[0]).toMatchObject({
+      ok: false,
+      reason: 'replayed',
+      message: expect.stringContaining('authorization is used or canceled'),
+    })
     const hashes = outcomes.slice(1).map(transactionOf)
     expect(new Set(hashes).size).toBe(1)
     expect(await balanceOf(to)).toBe(500n)
@@ -270,7 +319,10 @@ describe('local.settle', () => {
     const [from] = await fundedPayers(1)
     const to = randomAddress()
     const authorization = await sign(from!, { to, value: 700n })
-    const outcomes = await Promise.all([facilitator.settle({ authorization, domain: domain() }), facilitator.settle({ authorization, domain: domain() })])
+    const outcomes = await Promise.all([
+      facilitator.settle({ authorization, domain: domain() }),
+      facilitator.settle({ authorization, domain: domain() }),
+    ])
     expect(outcomes.filter((outcome) => outcome.ok)).toHaveLength(1)
     expect(outcomes.filter((outcome) => !outcome.ok)).toMatchObject([{ reason: 'replayed' }])
     expect(await balanceOf(to)).toBe(700n)
@@ -281,7 +333,9 @@ describe('local.settle', () => {
     const to = randomAddress()
     const first = await sign(from!, { to, value: 600n })
     const second = await sign(from!, { to, value: 600n })
-    const outcomes = await Promise.all([first, second].map((authorization) => facilitator.settle({ authorization, domain: domain() })))
+    const outcomes = await Promise.all(
+      [first, second].map((authorization) => facilitator.settle({ authorization, domain: domain() })),
+    )
     expect(outcomes[0]!.ok).toBe(true)
     expect(outcomes[1]).toMatchObject({ ok: false, reason: 'insufficient_funds' })
     expect(await balanceOf(to)).toBe(600n)
@@ -292,7 +346,9 @@ describe('local.settle', () => {
     const to = randomAddress()
     const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 50n })))
     const raced = withFrontRunner(0, () => frontRun(authorizations[2]!))
-    const outcomes = await Promise.all(authorizations.map((authorization) => raced.settle({ authorization, domain: domain() })))
+    const outcomes = await Promise.all(
+      authorizations.map((authorization) => raced.settle({ authorization, domain: domain() })),
+    )
     expect(outcomes[2]).toMatchObject({ ok: false, reason: 'replayed' })
     const hashes = [0, 1, 3].map((index) => transactionOf(outcomes[index]!))
     expect(new Set(hashes).size).toBe(1)
@@ -330,7 +386,9 @@ describe('local.settle', () => {
       await Bun.sleep(1)
     }
     const hashes = (await Promise.all(waves)).map(transactionOf)
-    const transactions = await Promise.all([...new Set(hashes)].map((hash) => chain.publicClient.getTransaction({ hash })))
+    const transactions = await Promise.all(
+      [...new Set(hashes)].map((hash) => chain.publicClient.getTransaction({ hash })),
+    )
     expect(transactions.length).toBeGreaterThanOrEqual(8)
     const nonces = transactions.map(({ nonce }) => nonce).sort((a, b) => a - b)
     expect(new Set(nonces).size).toBe(nonces.length)
@@ -343,11 +401,15 @@ describe('local.settle', () => {
     const relayer = privateKeyToAccount(chain.accounts[7]!.privateKey)
     const facilitatorOf7 = create({ relayer })
     const to = randomAddress()
-    transactionOf(await facilitatorOf7.settle({ authorization: await sign(payer(5), { to, value: 1n }), domain: domain() }))
+    transactionOf(
+      await facilitatorOf7.settle({ authorization: await sign(payer(5), { to, value: 1n }), domain: domain() }),
+    )
     // The same key sends outside the facilitator: the counted nonce is now stale.
     const wallet = createWalletClient({ account: relayer, chain: chain.chain, transport: chain.transport })
     await wallet.sendTransaction({ to: randomAddress(), value: 1n })
-    transactionOf(await facilitatorOf7.settle({ authorization: await sign(payer(5), { to, value: 2n }), domain: domain() }))
+    transactionOf(
+      await facilitatorOf7.settle({ authorization: await sign(payer(5), { to, value: 2n }), domain: domain() }),
+    )
     expect(await balanceOf(to)).toBe(3n)
   })
 })
@@ -365,7 +427,12 @@ describe('local.status', () => {
     const authorization = await sign(payer(5), { to: randomAddress(), value: 5n })
     const transaction = transactionOf(await facilitator.settle({ authorization, domain: domain() }))
     // Later blocks, so the search must look past the newest one.
-    const other = transactionOf(await facilitator.settle({ authorization: await sign(payer(5), { to: randomAddress(), value: 1n }), domain: domain() }))
+    const other = transactionOf(
+      await facilitator.settle({
+        authorization: await sign(payer(5), { to: randomAddress(), value: 1n }),
+        domain: domain(),
+      }),
+    )
     const query = { payer: authorization.from, nonce: authorization.nonce, domain: domain() }
     expect(await facilitator.status(query)).toEqual({ state: 'settled', transaction })
     expect(await facilitator.status({ ...query, transaction: other })).toEqual({ state: 'settled', transaction })
@@ -383,18 +450,30 @@ describe('local (measure)', () => {
     let next = 0
     /** Settles `count` payments from fresh payers, `rounds` waves one after another; reads gas from the receipts. */
     async function run(count: number, rounds = 1) {
-      const authorizations = await Promise.all(payers.slice(next, next + count * rounds).map((from) => sign(from, { to, value: 1_000n })))
+      const authorizations = await Promise.all(
+        payers.slice(next, next + count * rounds).map((from) => sign(from, { to, value: 1_000n })),
+      )
       next += count * rounds
       const hashes: Hash[] = []
       const start = performance.now()
       for (let round = 0; round < rounds; round++) {
         const wave = authorizations.slice(round * count, (round + 1) * count)
-        hashes.push(...(await Promise.all(wave.map((authorization) => measured.settle({ authorization, domain: domain() })))).map(transactionOf))
+        hashes.push(
+          ...(await Promise.all(wave.map((authorization) => measured.settle({ authorization, domain: domain() })))).map(
+            transactionOf,
+          ),
+        )
       }
       const ms = performance.now() - start
       const mined = await receipts(hashes)
       const gas = mined.reduce((sum, receipt) => sum + receipt.gasUsed, 0n)
-      return { count, rounds, transactions: mined.length, gasPerPayment: gas / BigInt(count * rounds), perSecond: ((count * rounds) / ms) * 1000 }
+      return {
+        count,
+        rounds,
+        transactions: mined.length,
+        gasPerPayment: gas / BigInt(count * rounds),
+        perSecond: ((count * rounds) / ms) * 1000,
+      }
     }
     const figures = [await run(1, 10), await run(10), await run(50), await run(200)]
     for (const { count, rounds, transactions, gasPerPayment, perSecond } of figures)

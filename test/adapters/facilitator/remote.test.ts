@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { PaymentPayloadV2Schema, PaymentRequirementsV2Schema } from '@x402/core/schemas'
 import type { SettleResponse, SupportedResponse, VerifyResponse } from '@x402/core/types'
-import { type Address, type Hex, type PrivateKeyAccount, getAddress, parseAbi, toHex } from 'viem'
+import { type Address, getAddress, type Hex, type PrivateKeyAccount, parseAbi, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../../adapters/chain/devnet.js'
 import { local } from '../../../adapters/facilitator/local.js'
@@ -81,7 +81,10 @@ async function facilitatorServer(request: Request, behind: Facilitator): Promise
   const requirements = PaymentRequirementsV2Schema.safeParse(paymentRequirements)
   if (x402Version !== 2 || !payload.success || !requirements.success)
     return Response.json({ isValid: false, invalidReason: 'invalid_payload' }, { status: 400 })
-  const { signature, authorization: raw } = payload.data.payload as { signature: Hex; authorization: Record<string, string> }
+  const { signature, authorization: raw } = payload.data.payload as {
+    signature: Hex
+    authorization: Record<string, string>
+  }
   const authorization: Signed = {
     from: getAddress(raw.from!),
     to: getAddress(raw.to!),
@@ -104,7 +107,12 @@ async function facilitatorServer(request: Request, behind: Facilitator): Promise
     return Response.json(
       (outcome.ok
         ? { isValid: true, payer }
-        : { isValid: false, invalidReason: x402Reasons[outcome.reason], invalidMessage: outcome.message, payer }) satisfies VerifyResponse,
+        : {
+            isValid: false,
+            invalidReason: x402Reasons[outcome.reason],
+            invalidMessage: outcome.message,
+            payer,
+          }) satisfies VerifyResponse,
     )
   }
   if (path === '/settle') {
@@ -113,7 +121,14 @@ async function facilitatorServer(request: Request, behind: Facilitator): Promise
     return outcome.ok
       ? Response.json({ success: true, transaction: outcome.transaction, network, payer } satisfies SettleResponse)
       : Response.json(
-          { success: false, errorReason: x402Reasons[outcome.reason], errorMessage: outcome.message, transaction: '', network, payer } satisfies SettleResponse,
+          {
+            success: false,
+            errorReason: x402Reasons[outcome.reason],
+            errorMessage: outcome.message,
+            transaction: '',
+            network,
+            payer,
+          } satisfies SettleResponse,
           { status: 400 },
         )
   }
@@ -125,7 +140,12 @@ function now(): bigint {
 }
 
 function domain(): Domain {
-  return { name: chain.token.name, version: chain.token.version, chainId: chain.chainId, verifyingContract: chain.token.address }
+  return {
+    name: chain.token.name,
+    version: chain.token.version,
+    chainId: chain.chainId,
+    verifyingContract: chain.token.address,
+  }
 }
 
 function payer(index: number): PrivateKeyAccount {
@@ -136,14 +156,29 @@ function randomAddress(): Address {
   return privateKeyToAccount(generatePrivateKey()).address
 }
 
-async function sign(from: PrivateKeyAccount, parameters: { to: Address; value: bigint; validAfter?: bigint; validBefore?: bigint }): Promise<Signed> {
+async function sign(
+  from: PrivateKeyAccount,
+  parameters: { to: Address; value: bigint; validAfter?: bigint; validBefore?: bigint },
+): Promise<Signed> {
   const { to, value, validAfter = now() - 600n, validBefore = now() + 3600n } = parameters
-  const authorization = { from: from.address, to, value, validAfter, validBefore, nonce: toHex(crypto.getRandomValues(new Uint8Array(32))) }
+  const authorization = {
+    from: from.address,
+    to,
+    value,
+    validAfter,
+    validBefore,
+    nonce: toHex(crypto.getRandomValues(new Uint8Array(32))),
+  }
   return { ...authorization, signature: await from.signTypedData(toTypedData(authorization, domain())) }
 }
 
 function balanceOf(address: Address): Promise<bigint> {
-  return chain.publicClient.readContract({ address: chain.token.address, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
+  return chain.publicClient.readContract({
+    address: chain.token.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 }
 
 function lastBody(path: string) {
@@ -198,11 +233,20 @@ describe('remote.verify', () => {
       message: expect.stringContaining('invalid_exact_evm_signature'),
     })
     const expired = await sign(payer(2), { to: randomAddress(), value: 1n, validBefore: now() - 1n })
-    expect(await facilitator.verify({ authorization: expired, domain: domain() })).toMatchObject({ ok: false, reason: 'expired' })
+    expect(await facilitator.verify({ authorization: expired, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'expired',
+    })
     const early = await sign(payer(2), { to: randomAddress(), value: 1n, validAfter: now() + 600n })
-    expect(await facilitator.verify({ authorization: early, domain: domain() })).toMatchObject({ ok: false, reason: 'not_yet_valid' })
+    expect(await facilitator.verify({ authorization: early, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'not_yet_valid',
+    })
     const tooMuch = await sign(payer(2), { to: randomAddress(), value: 10n ** 15n })
-    expect(await facilitator.verify({ authorization: tooMuch, domain: domain() })).toMatchObject({ ok: false, reason: 'insufficient_funds' })
+    expect(await facilitator.verify({ authorization: tooMuch, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'insufficient_funds',
+    })
   })
 })
 
@@ -217,7 +261,9 @@ describe('remote.settle', () => {
     expect(lastBody('/settle').body).toMatchObject({
       x402Version: 2,
       paymentRequirements: { scheme: 'exact', network: 'eip155:84532', amount: '2000', payTo: to },
-      paymentPayload: { payload: { signature: authorization.signature, authorization: { from: authorization.from, value: '2000' } } },
+      paymentPayload: {
+        payload: { signature: authorization.signature, authorization: { from: authorization.from, value: '2000' } },
+      },
     })
     expect(await balanceOf(to)).toBe(2_000n)
     expect(await balanceOf(authorization.from)).toBe(before - 2_000n)
@@ -232,14 +278,19 @@ describe('remote.settle', () => {
       reason: 'replayed',
       message: expect.stringContaining('invalid_exact_evm_nonce_already_used'),
     })
-    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({ ok: false, reason: 'replayed' })
+    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'replayed',
+    })
   })
 
-  test('behavior: concurrent settlements through the remote share the facilitator\'s multicall', async () => {
+  test("behavior: concurrent settlements through the remote share the facilitator's multicall", async () => {
     const facilitator = remote({ url: baseUrl })
     const to = randomAddress()
     const authorizations = await Promise.all([1, 2, 3, 4, 5].map((index) => sign(payer(index), { to, value: 10n })))
-    const outcomes = await Promise.all(authorizations.map((authorization) => facilitator.settle({ authorization, domain: domain() })))
+    const outcomes = await Promise.all(
+      authorizations.map((authorization) => facilitator.settle({ authorization, domain: domain() })),
+    )
     const hashes = outcomes.map((outcome) => (outcome.ok ? outcome.transaction : outcome.reason))
     expect(new Set(hashes).size).toBeLessThan(5)
     expect(await balanceOf(to)).toBe(50n)
@@ -254,7 +305,10 @@ describe('remote.settle', () => {
       reason: 'settlement_pending',
       message: expect.stringContaining('within 100 ms'),
     })
-    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({ ok: false, reason: 'settlement_failed' })
+    expect(await facilitator.verify({ authorization, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'settlement_failed',
+    })
     expect(performance.now() - start).toBeLessThan(1_000)
   })
 
@@ -262,7 +316,10 @@ describe('remote.settle', () => {
     const authorization = await sign(payer(4), { to: randomAddress(), value: 3n })
     // Settled through the facilitator first; then a request whose answer never arrives.
     const settled = await remote({ url: baseUrl }).settle({ authorization, domain: domain() })
-    const lost = await remote({ url: `${baseUrl}/slow`, timeoutMs: 100, client: chain.publicClient }).settle({ authorization, domain: domain() })
+    const lost = await remote({ url: `${baseUrl}/slow`, timeoutMs: 100, client: chain.publicClient }).settle({
+      authorization,
+      domain: domain(),
+    })
     expect(lost).toEqual(settled)
     expect(settled.ok).toBe(true)
   })
@@ -286,8 +343,14 @@ describe('remote: breaker', () => {
   test('behavior: a /settle the open breaker refuses was never sent, so it is settlement_failed, not pending', async () => {
     const facilitator = remote({ url: `${baseUrl}/broken`, breaker: { threshold: 1, coolDownMs: 60_000 } })
     const authorization = await sign(payer(4), { to: randomAddress(), value: 1n })
-    expect(await facilitator.settle({ authorization, domain: domain() })).toMatchObject({ ok: false, reason: 'settlement_pending' })
-    expect(facilitator.available()).toMatchObject({ ok: false, reason: expect.stringContaining('The facilitator failed 1 calls in a row') })
+    expect(await facilitator.settle({ authorization, domain: domain() })).toMatchObject({
+      ok: false,
+      reason: 'settlement_pending',
+    })
+    expect(facilitator.available()).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('The facilitator failed 1 calls in a row'),
+    })
     const sent = received.length
     expect(await facilitator.settle({ authorization, domain: domain() })).toMatchObject({
       ok: false,
@@ -300,7 +363,9 @@ describe('remote: breaker', () => {
 
 describe('remote.supported', () => {
   test('default: reads GET /supported', async () => {
-    expect(await remote({ url: baseUrl }).supported()).toMatchObject({ kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }] })
+    expect(await remote({ url: baseUrl }).supported()).toMatchObject({
+      kinds: [{ x402Version: 2, scheme: 'exact', network: 'eip155:84532' }],
+    })
   })
 })
 
@@ -311,13 +376,16 @@ describe('remote.status', () => {
     const query = { payer: authorization.from, nonce: authorization.nonce, domain: domain() }
     expect(await facilitator.status(query)).toEqual({ state: 'unused' })
     const outcome = await facilitator.settle({ authorization, domain: domain() })
-    expect(await facilitator.status(query)).toEqual({ state: 'settled', transaction: outcome.ok ? outcome.transaction : undefined })
+    expect(await facilitator.status(query)).toEqual({
+      state: 'settled',
+      transaction: outcome.ok ? outcome.transaction : undefined,
+    })
   })
 
   test('error: without client, status rejects instead of guessing', async () => {
-    await expect(remote({ url: baseUrl }).status({ payer: randomAddress(), nonce: toHex(1, { size: 32 }), domain: domain() })).rejects.toThrow(
-      'pass `client`',
-    )
+    await expect(
+      remote({ url: baseUrl }).status({ payer: randomAddress(), nonce: toHex(1, { size: 32 }), domain: domain() }),
+    ).rejects.toThrow('pass `client`')
   })
 })
 

@@ -4,21 +4,13 @@ import { mkdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import postgresJs from 'postgres'
-import { type Address, type Hash, type Hex, getAddress, toHex } from 'viem'
+import { type Address, getAddress, type Hash, type Hex, toHex } from 'viem'
 import { memory } from '../../../adapters/ledger/memory.js'
 import { postgres } from '../../../adapters/ledger/postgres.js'
 import { pgLeases, pgPayments, sqliteLeases, sqlitePayments } from '../../../adapters/ledger/schema.js'
 import { sqlite } from '../../../adapters/ledger/sqlite.js'
 import { InvalidTransitionError } from '../../../core/Errors.js'
-import {
-  type Claim,
-  type ClaimResult,
-  type Entry,
-  type Event,
-  type Ledger,
-  type State,
-  type StoredResponse,
-} from '../../../core/Ledger.js'
+import type { Claim, ClaimResult, Entry, Event, Ledger, State, StoredResponse } from '../../../core/Ledger.js'
 import type { Effect } from '../../../core/Store.js'
 import { type Fixture, postgresFixture, sqliteFixture } from '../../support/backends.js'
 import { expectPgSchema, expectSqliteSchema } from '../../support/migration.js'
@@ -99,7 +91,10 @@ const effect: Effect = {
 const pathTo: Record<State, Event[]> = {
   claimed: [],
   settling: [{ type: 'settle', response }],
-  settled: [{ type: 'settle', response }, { type: 'confirmed', transaction: `0x${'11'.repeat(32)}` }],
+  settled: [
+    { type: 'settle', response },
+    { type: 'confirmed', transaction: `0x${'11'.repeat(32)}` },
+  ],
   failed: [{ type: 'fail', reason: 'reverted' }],
   released: [{ type: 'release', reason: 'handler failed' }],
 }
@@ -282,8 +277,7 @@ describe.each(backends)('ledger: $name', (backend) => {
       const winners = results.filter((result) => result.ok)
       expect(winners).toHaveLength(1)
       for (const result of results)
-        if (!result.ok)
-          expect(result).toEqual({ ok: false, reason: 'replayed', existing: claimed(winners[0]!) })
+        if (!result.ok) expect(result).toEqual({ ok: false, reason: 'replayed', existing: claimed(winners[0]!) })
     })
 
     test.skipIf(!backend.shared)(
@@ -473,14 +467,16 @@ describe.each(backends)('ledger: $name', (backend) => {
   describe('apply', () => {
     test('behavior: adopt moves an undecided settlement only from the lease that holds it; two takers, one wins', async () => {
       const claim = await entryIn('settling')
-      await expect(ledger.apply(claim, { type: 'adopt', from: 'a-lease-that-never-held-it', lease: 'mine' })).rejects.toThrow(
-        InvalidTransitionError,
-      )
+      await expect(
+        ledger.apply(claim, { type: 'adopt', from: 'a-lease-that-never-held-it', lease: 'mine' }),
+      ).rejects.toThrow(InvalidTransitionError)
       const given = await ledger.apply(claim, { type: 'adopt', from: 'lease-of-the-test', lease: undefined })
       expect(given.lease).toBeUndefined()
       await withOther(async (other) => {
         const outcomes = await Promise.allSettled(
-          [ledger, other].map((instance, index) => instance.apply(claim, { type: 'adopt', from: undefined, lease: `taker-${index}` })),
+          [ledger, other].map((instance, index) =>
+            instance.apply(claim, { type: 'adopt', from: undefined, lease: `taker-${index}` }),
+          ),
         )
         expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1)
       })

@@ -11,7 +11,13 @@ import { certificate, privateKey } from '../../support/tls.js'
 const hits = { public: 0, private: 0 }
 
 /** What the public stand-in saw of the last request to /echo. */
-type Echo = { host: string | null; method: string; body: string; authorization: string | null; contentType: string | null }
+type Echo = {
+  host: string | null
+  method: string
+  body: string
+  authorization: string | null
+  contentType: string | null
+}
 
 let publicServer: ReturnType<typeof Bun.serve>
 let privateServer: ReturnType<typeof Bun.serve>
@@ -41,12 +47,17 @@ beforeAll(() => {
           return Response.json(echo)
         }
         case '/redirect':
-          return new Response(null, { status: Number(url.searchParams.get('status') ?? 302), headers: { location: to ?? '/echo' } })
+          return new Response(null, {
+            status: Number(url.searchParams.get('status') ?? 302),
+            headers: { location: to ?? '/echo' },
+          })
         case '/loop':
           return new Response(null, { status: 302, headers: { location: '/loop' } })
         case '/chain': {
           const left = Number(url.searchParams.get('left'))
-          return left === 0 ? new Response('end of chain') : new Response(null, { status: 301, headers: { location: `chain?left=${left - 1}` } })
+          return left === 0
+            ? new Response('end of chain')
+            : new Response(null, { status: 301, headers: { location: `chain?left=${left - 1}` } })
         }
         case '/bytes':
           return new Response(new Uint8Array(Number(url.searchParams.get('n'))))
@@ -154,7 +165,11 @@ describe('outbound', () => {
       url: at('public.example.test', '/echo'),
       addresses: ['127.0.0.1'],
     })
-    expect(await guard.check('http://internal.example.test/')).toMatchObject({ ok: false, reason: 'private_address', range: 'private' })
+    expect(await guard.check('http://internal.example.test/')).toMatchObject({
+      ok: false,
+      reason: 'private_address',
+      range: 'private',
+    })
     expect(hits.public).toBe(before)
   })
 
@@ -162,7 +177,9 @@ describe('outbound', () => {
     const before = hits.private
     expect(text(await guard.fetch(`http://listed.example.test:${privateServer.port}/`))).toBe('private')
     expect(hits.private).toBe(before + 1)
-    expect(await guard.fetch(`http://private.example.test:${privateServer.port}/`)).toMatchObject({ reason: 'private_address' })
+    expect(await guard.fetch(`http://private.example.test:${privateServer.port}/`)).toMatchObject({
+      reason: 'private_address',
+    })
     expect(hits.private).toBe(before + 1)
   })
 
@@ -191,17 +208,31 @@ describe('outbound', () => {
   })
 
   test('security: a name resolving to a private or metadata address is refused; every address is checked', async () => {
-    expect(await guard.fetch('http://internal.example.test/')).toMatchObject({ reason: 'private_address', range: 'private' })
-    expect(await guard.fetch('http://metadata.example.test/')).toMatchObject({ reason: 'private_address', range: 'metadata' })
+    expect(await guard.fetch('http://internal.example.test/')).toMatchObject({
+      reason: 'private_address',
+      range: 'private',
+    })
+    expect(await guard.fetch('http://metadata.example.test/')).toMatchObject({
+      reason: 'private_address',
+      range: 'metadata',
+    })
     const before = hits.public
-    expect(await guard.fetch(at('mixed.example.test', '/echo'))).toMatchObject({ reason: 'private_address', range: 'private' })
+    expect(await guard.fetch(at('mixed.example.test', '/echo'))).toMatchObject({
+      reason: 'private_address',
+      range: 'private',
+    })
     expect(hits.public).toBe(before)
   })
 
   test('security: a public URL that redirects to a private address is refused at that hop', async () => {
     const before = hits.private
     const direct = `http://127.0.0.2:${privateServer.port}/`
-    for (const to of [direct, `http://private.example.test:${privateServer.port}/`, 'http://[::ffff:10.0.0.1]/', 'http://169.254.169.254/']) {
+    for (const to of [
+      direct,
+      `http://private.example.test:${privateServer.port}/`,
+      'http://[::ffff:10.0.0.1]/',
+      'http://169.254.169.254/',
+    ]) {
       const refusal = await guard.fetch(at('public.example.test', `/redirect?to=${encodeURIComponent(to)}`))
       expect(refusal).toMatchObject({ ok: false, reason: 'private_address' })
     }
@@ -209,7 +240,9 @@ describe('outbound', () => {
   })
 
   test('security: a redirect to another scheme or a bad port is refused', async () => {
-    expect(await guard.fetch(at('public.example.test', '/redirect?to=file:///etc/passwd'))).toMatchObject({ reason: 'scheme_not_allowed' })
+    expect(await guard.fetch(at('public.example.test', '/redirect?to=file:///etc/passwd'))).toMatchObject({
+      reason: 'scheme_not_allowed',
+    })
     expect(await guard.fetch(at('public.example.test', '/redirect?to=http://public.example.test:25/'))).toMatchObject({
       reason: 'port_not_allowed',
     })
@@ -230,20 +263,28 @@ describe('outbound', () => {
     expect(calls).toBe(1)
     expect(hits).toEqual({ public: before.public + 1, private: before.private })
     // The next request resolves again, gets the private answer, and is refused.
-    expect(await rebinding.fetch(`http://rebind.example.test:${publicServer.port}/echo`)).toMatchObject({ reason: 'private_address' })
+    expect(await rebinding.fetch(`http://rebind.example.test:${publicServer.port}/echo`)).toMatchObject({
+      reason: 'private_address',
+    })
     expect(hits.private).toBe(before.private)
   })
 
   test('behavior: redirects are followed, re-checked, up to 3; a 4th and a loop are refused', async () => {
     expect(text(await guard.fetch(at('public.example.test', '/chain?left=3')))).toBe('end of chain')
-    expect(await guard.fetch(at('public.example.test', '/chain?left=4'))).toMatchObject({ reason: 'too_many_redirects' })
+    expect(await guard.fetch(at('public.example.test', '/chain?left=4'))).toMatchObject({
+      reason: 'too_many_redirects',
+    })
     const before = hits.public
     expect(await guard.fetch(at('public.example.test', '/loop'))).toMatchObject({ reason: 'too_many_redirects' })
     expect(hits.public).toBe(before + 4)
   })
 
   test('behavior: 307 sends the body again; 303 turns into a GET without it; another origin gets no credentials', async () => {
-    const init = { method: 'POST', body: '{"event":1}', headers: { 'content-type': 'application/json', authorization: 'Bearer t' } }
+    const init = {
+      method: 'POST',
+      body: '{"event":1}',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer t' },
+    }
     const kept = JSON.parse(text(await guard.fetch(at('public.example.test', '/redirect?status=307'), init)))
     expect(kept).toEqual({
       host: `public.example.test:${publicServer.port}`,
@@ -255,8 +296,14 @@ describe('outbound', () => {
     const dropped = JSON.parse(text(await guard.fetch(at('public.example.test', '/redirect?status=303'), init)))
     expect(dropped).toMatchObject({ method: 'GET', body: '', contentType: null, authorization: 'Bearer t' })
     const elsewhere = encodeURIComponent(at('hooks.example.test', '/echo'))
-    const crossed = JSON.parse(text(await guard.fetch(at('public.example.test', `/redirect?status=307&to=${elsewhere}`), init)))
-    expect(crossed).toMatchObject({ host: `hooks.example.test:${publicServer.port}`, method: 'POST', authorization: null })
+    const crossed = JSON.parse(
+      text(await guard.fetch(at('public.example.test', `/redirect?status=307&to=${elsewhere}`), init)),
+    )
+    expect(crossed).toMatchObject({
+      host: `hooks.example.test:${publicServer.port}`,
+      method: 'POST',
+      authorization: null,
+    })
   })
 
   test('behavior: a body up to the limit is read; past it, declared or streamed, it is too_large', async () => {
@@ -264,7 +311,9 @@ describe('outbound', () => {
     expect(exact.ok && exact.body.byteLength).toBe(4096)
     expect(await guard.fetch(at('public.example.test', '/bytes?n=4097'))).toMatchObject({ reason: 'too_large' })
     expect(await guard.fetch(at('public.example.test', '/stream?chunks=64'))).toMatchObject({ reason: 'too_large' })
-    expect(await guard.fetch(at('public.example.test', '/bytes?n=100'), { maxBytes: 99 })).toMatchObject({ reason: 'too_large' })
+    expect(await guard.fetch(at('public.example.test', '/bytes?n=100'), { maxBytes: 99 })).toMatchObject({
+      reason: 'too_large',
+    })
   })
 
   test('behavior: a slow answer, a slow body and a slow resolver are cut at the time limit', async () => {
@@ -308,7 +357,9 @@ describe('outbound', () => {
     if (!loopback.ok) throw new Error(loopback.message)
     // Nothing listens on 127.0.0.3: the connection is refused, nothing was sent, and 127.0.0.1 is tried next.
     const twoAddresses = outbound({ allow: loopback.list, resolve: async () => ['127.0.0.3', '127.0.0.1'] })
-    expect(JSON.parse(text(await twoAddresses.fetch(`http://two.example.test:${publicServer.port}/echo`)))).toMatchObject({
+    expect(
+      JSON.parse(text(await twoAddresses.fetch(`http://two.example.test:${publicServer.port}/echo`))),
+    ).toMatchObject({
       host: `two.example.test:${publicServer.port}`,
     })
   })
@@ -323,7 +374,9 @@ describe('outbound', () => {
     expect(!refused.ok && refused.message).not.toContain('secret')
     expect(await guard.fetch('not a url')).toMatchObject({ reason: 'invalid_url' })
     expect(await guard.fetch('gopher://public.example.test/')).toMatchObject({ reason: 'scheme_not_allowed' })
-    expect(await guard.fetch('http://user:pw@public.example.test/')).toMatchObject({ reason: 'credentials_not_allowed' })
+    expect(await guard.fetch('http://user:pw@public.example.test/')).toMatchObject({
+      reason: 'credentials_not_allowed',
+    })
   })
 
   test('security: no message shows more than 64 characters of a caller URL', async () => {

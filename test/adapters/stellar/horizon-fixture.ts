@@ -2,7 +2,7 @@
 // documented shapes over a tiny ledger of native balances. Submitted envelopes are decoded and judged the way
 // stellar-core would for native payments (source, sequence, time bounds, fee, signature, destinations, reserves),
 // then applied; refusals come back as Horizon's `transaction_failed` problem with `extras.result_codes`.
-import { Keypair, type Transaction, TransactionBuilder, extractBaseAddress } from '@stellar/stellar-sdk/base'
+import { extractBaseAddress, Keypair, type Transaction, TransactionBuilder } from '@stellar/stellar-sdk/base'
 import { bytesToHex, formatUnits, parseUnits } from 'viem'
 
 /** A funded account of the local ledger. */
@@ -66,9 +66,17 @@ export function startHorizon(options: { now?: () => Date } = {}): HorizonFixture
       const body = request.method === 'POST' ? await request.text() : ''
       fixture.received.push(body)
       const fault = fixture.faults.shift()
-      if (fault === 'server_error') return problem(500, 'server_error', 'Internal Server Error', 'An error occurred while processing this request.')
-      if (fault === 'rate_limited') return problem(429, 'rate_limit_exceeded', 'Rate Limit Exceeded', 'The rate limit for the requesting IP address is over its alloted limit.')
-      if (fault === 'not_json') return new Response('<html>bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } })
+      if (fault === 'server_error')
+        return problem(500, 'server_error', 'Internal Server Error', 'An error occurred while processing this request.')
+      if (fault === 'rate_limited')
+        return problem(
+          429,
+          'rate_limit_exceeded',
+          'Rate Limit Exceeded',
+          'The rate limit for the requesting IP address is over its alloted limit.',
+        )
+      if (fault === 'not_json')
+        return new Response('<html>bad gateway</html>', { status: 502, headers: { 'content-type': 'text/html' } })
       if (fault === 'timeout')
         return problem(
           504,
@@ -82,7 +90,12 @@ export function startHorizon(options: { now?: () => Date } = {}): HorizonFixture
         const id = decodeURIComponent(account[1]!)
         const entry = accounts.get(id)
         if (!entry)
-          return problem(404, 'not_found', 'Resource Missing', 'The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.')
+          return problem(
+            404,
+            'not_found',
+            'Resource Missing',
+            'The resource at the url requested was not found.  This usually occurs for one of two reasons:  The url requested is not valid, or no data in our database could be found with the parameters provided.',
+          )
         return json(200, {
           _links: { self: { href: `${url.origin}/accounts/${id}` } },
           id,
@@ -93,7 +106,14 @@ export function startHorizon(options: { now?: () => Date } = {}): HorizonFixture
           last_modified_ledger: fixture.ledger,
           thresholds: { low_threshold: 0, med_threshold: 0, high_threshold: 0 },
           flags: { auth_required: false, auth_revocable: false, auth_immutable: false, auth_clawback_enabled: false },
-          balances: [{ balance: formatUnits(entry.balance, 7), buying_liabilities: '0.0000000', selling_liabilities: '0.0000000', asset_type: 'native' }],
+          balances: [
+            {
+              balance: formatUnits(entry.balance, 7),
+              buying_liabilities: '0.0000000',
+              selling_liabilities: '0.0000000',
+              asset_type: 'native',
+            },
+          ],
           signers: [{ weight: 1, key: id, type: 'ed25519_public_key' }],
           num_sponsoring: 0,
           num_sponsored: 0,
@@ -108,29 +128,50 @@ export function startHorizon(options: { now?: () => Date } = {}): HorizonFixture
           last_ledger_base_fee: fixture.baseFee.toString(),
           ledger_capacity_usage: '0.12',
           fee_charged: Object.fromEntries(
-            ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((key) => [
-              key,
-              charged(key === 'p90' || key === 'p95' || key === 'p99' || key === 'max' ? fixture.p90 : fixture.baseFee),
-            ]),
+            ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map(
+              (key) => [
+                key,
+                charged(
+                  key === 'p90' || key === 'p95' || key === 'p99' || key === 'max' ? fixture.p90 : fixture.baseFee,
+                ),
+              ],
+            ),
           ),
           max_fee: Object.fromEntries(
-            ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map((key) => [key, '100000']),
+            ['max', 'min', 'mode', 'p10', 'p20', 'p30', 'p40', 'p50', 'p60', 'p70', 'p80', 'p90', 'p95', 'p99'].map(
+              (key) => [key, '100000'],
+            ),
           ),
         })
       }
 
       if (request.method === 'POST' && url.pathname === '/transactions') {
         if (request.headers.get('content-type')?.split(';')[0] !== 'application/x-www-form-urlencoded')
-          return problem(415, 'unsupported_media_type', 'Unsupported Media Type', 'The request has an unsupported content type.')
+          return problem(
+            415,
+            'unsupported_media_type',
+            'Unsupported Media Type',
+            'The request has an unsupported content type.',
+          )
         const envelope = new URLSearchParams(body).get('tx')
-        if (!envelope) return problem(400, 'bad_request', 'Bad Request', 'The request you sent was invalid in some way.', { invalid_field: 'tx', reason: 'tx is required' })
+        if (!envelope)
+          return problem(400, 'bad_request', 'Bad Request', 'The request you sent was invalid in some way.', {
+            invalid_field: 'tx',
+            reason: 'tx is required',
+          })
         let transaction: Transaction
         try {
           transaction = TransactionBuilder.fromXDR(envelope, networkPassphrase) as Transaction
         } catch {
-          return problem(400, 'transaction_malformed', 'Transaction Malformed', 'Horizon could not decode the transaction envelope in this request.', {
-            envelope_xdr: envelope,
-          })
+          return problem(
+            400,
+            'transaction_malformed',
+            'Transaction Malformed',
+            'Horizon could not decode the transaction envelope in this request.',
+            {
+              envelope_xdr: envelope,
+            },
+          )
         }
         return submit(transaction, envelope)
       }
@@ -198,7 +239,9 @@ export function startHorizon(options: { now?: () => Date } = {}): HorizonFixture
       successful: true,
       hash,
       ledger: fixture.ledger,
-      created_at: now().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+      created_at: now()
+        .toISOString()
+        .replace(/\.\d{3}Z$/, 'Z'),
       source_account: transaction.source,
       source_account_sequence: transaction.sequence,
       fee_account: transaction.source,
@@ -207,10 +250,16 @@ export function startHorizon(options: { now?: () => Date } = {}): HorizonFixture
       operation_count: transaction.operations.length,
       envelope_xdr: envelope,
       memo_type: 'none',
-      signatures: transaction.signatures.map((signature) => Buffer.from(signature.signature.toBytes()).toString('base64')),
+      signatures: transaction.signatures.map((signature) =>
+        Buffer.from(signature.signature.toBytes()).toString('base64'),
+      ),
       valid_after: new Date(Number(bounds?.minTime ?? 0) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
-      ...(bounds && Number(bounds.maxTime) !== 0 ? { valid_before: new Date(Number(bounds.maxTime) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') } : {}),
-      preconditions: { timebounds: { min_time: bounds?.minTime ?? '0', ...(bounds ? { max_time: bounds.maxTime } : {}) } },
+      ...(bounds && Number(bounds.maxTime) !== 0
+        ? { valid_before: new Date(Number(bounds.maxTime) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z') }
+        : {}),
+      preconditions: {
+        timebounds: { min_time: bounds?.minTime ?? '0', ...(bounds ? { max_time: bounds.maxTime } : {}) },
+      },
     })
   }
 
@@ -224,12 +273,27 @@ function minimumBalance(account: LedgerAccount): bigint {
 }
 
 function json(status: number, body: unknown): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/hal+json; charset=utf-8' } })
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/hal+json; charset=utf-8' },
+  })
 }
 
-function problem(status: number, type: string, title: string, detail: string, extras?: Record<string, unknown>): Response {
+function problem(
+  status: number,
+  type: string,
+  title: string,
+  detail: string,
+  extras?: Record<string, unknown>,
+): Response {
   return new Response(
-    JSON.stringify({ type: `https://stellar.org/horizon-errors/${type}`, title, status, detail, ...(extras ? { extras } : {}) }),
+    JSON.stringify({
+      type: `https://stellar.org/horizon-errors/${type}`,
+      title,
+      status,
+      detail,
+      ...(extras ? { extras } : {}),
+    }),
     { status, headers: { 'content-type': 'application/problem+json; charset=utf-8' } },
   )
 }

@@ -15,7 +15,11 @@ import {
 } from '../../../adapters/store/schema.js'
 import { sqlite } from '../../../adapters/store/sqlite.js'
 import * as Store from '../../../core/Store.js'
-import { type Fixture as SharedFixture, postgresFixture as postgresSchema, sqliteFixture as sqliteFile } from '../../support/backends.js'
+import {
+  postgresFixture as postgresSchema,
+  type Fixture as SharedFixture,
+  sqliteFixture as sqliteFile,
+} from '../../support/backends.js'
 import { expectPgSchema, expectSqliteSchema } from '../../support/migration.js'
 import { appendTo, type Counter, increment, isChained } from './writes.js'
 
@@ -362,7 +366,10 @@ describe.each(backends)('store: $name', (backend) => {
       await store.update<{ n: number }>(record.collection, record.id, (current) => ({ n: current.value.n + 1 }))
       await store.remove(record.collection, record.id)
       const again = { ...record, value: { n: 5 }, owners: [bob] }
-      expect(await store.insert(again)).toEqual({ ok: true, record: { ...again, version: 1, updatedAt: record.createdAt } })
+      expect(await store.insert(again)).toEqual({
+        ok: true,
+        record: { ...again, version: 1, updatedAt: record.createdAt },
+      })
       expect(await store.list(record.collection, { owner: alice })).toEqual([])
       expect((await store.list(record.collection, { owner: bob })).map(({ id }) => id)).toEqual([record.id])
     })

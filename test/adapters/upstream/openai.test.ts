@@ -7,9 +7,9 @@ afterAll(() => stub.stop())
 beforeEach(() => stub.reset())
 
 const apiKey = 'sk-test-openai-key'
-const upstream = (parameters: Partial<openai.Parameters> = {}) => openai({ baseUrl: stub.url, apiKey, retryDelayMs: 0, ...parameters })
+const upstream = (parameters: Partial<openai.Parameters> = {}) =>
+  openai({ baseUrl: stub.url, apiKey, retryDelayMs: 0, ...parameters })
 const messages = [{ role: 'user', content: 'Hi' }]
-
 
 describe('complete', () => {
   test('default: POSTs /chat/completions with the request unchanged and relays the completion unchanged', async () => {
@@ -17,11 +17,22 @@ describe('complete', () => {
       model: 'small-model',
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is this?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA', detail: 'low' } },
+          ],
+        },
       ],
       max_tokens: 64,
       temperature: 0.2,
-      tools: [{ type: 'function', function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'lookup', parameters: { type: 'object', properties: { q: { type: 'string' } } } },
+        },
+      ],
       tool_choice: 'auto',
       response_format: { type: 'json_object' },
     }
@@ -35,7 +46,12 @@ describe('complete', () => {
 
   test('behavior: `stream: true` resolves after the first event; the rest arrives as the upstream sends it', async () => {
     stub.state.hold = true
-    const outcome = await upstream().complete({ model: 'small-model', messages, stream: true, stream_options: { include_usage: true } })
+    const outcome = await upstream().complete({
+      model: 'small-model',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    })
     if (!outcome.ok || outcome.answer.type !== 'stream') throw new Error('expected a stream')
     expect(stub.last().headers.get('accept')).toBe('text/event-stream')
     const events = eventsOf(chunksOf('small-model', true))
@@ -63,15 +79,26 @@ describe('complete', () => {
   test.each([
     ['data: [DONE]\n\n', 'the OpenAI-compatible upstream ended the stream before its first chunk'],
     ['data: not json\n\n', 'the OpenAI-compatible upstream sent an event that is not JSON'],
-    ['data: {"object":"chat.completion.chunk"}\n\n', 'the OpenAI-compatible upstream answered without choices in its first chunk'],
+    [
+      'data: {"object":"chat.completion.chunk"}\n\n',
+      'the OpenAI-compatible upstream answered without choices in its first chunk',
+    ],
   ])('error: a first event %j is a failure', async (event, message) => {
     stub.state.answer = () => new Response(event, { headers: { 'content-type': 'text/event-stream' } })
-    expect(await upstream().complete({ model: 'small-model', messages, stream: true })).toMatchObject({ ok: false, reason: 'failed', message })
+    expect(await upstream().complete({ model: 'small-model', messages, stream: true })).toMatchObject({
+      ok: false,
+      reason: 'failed',
+      message,
+    })
   })
 
   test('error: a 200 without choices is a failure, with the error it carries if any', async () => {
     stub.state.answer = () => Response.json({ error: { message: 'No endpoints found for this model', code: 404 } })
-    expect(await upstream().complete({ model: 'small-model', messages })).toMatchObject({ ok: false, reason: 'failed', message: 'No endpoints found for this model' })
+    expect(await upstream().complete({ model: 'small-model', messages })).toMatchObject({
+      ok: false,
+      reason: 'failed',
+      message: 'No endpoints found for this model',
+    })
     stub.state.answer = () => Response.json({ id: 'x' })
     expect(await upstream({ name: 'the chat upstream' }).complete({ model: 'small-model', messages })).toMatchObject({
       ok: false,
@@ -80,7 +107,11 @@ describe('complete', () => {
   })
 
   test('error: an upstream 400 is `rejected` with its message', async () => {
-    stub.state.answer = () => Response.json({ error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error' } }, { status: 400 })
+    stub.state.answer = () =>
+      Response.json(
+        { error: { message: "Invalid value for 'temperature'", type: 'invalid_request_error' } },
+        { status: 400 },
+      )
     expect(await upstream().complete({ model: 'small-model', messages })).toEqual({
       ok: false,
       reason: 'rejected',
@@ -132,12 +163,20 @@ describe('embed and generateImages', () => {
     expect(stub.last().body).toEqual({ model: 'small-model', input: ['a', 'b'], encoding_format: 'float' })
     expect(embeddings).toEqual({
       ok: true,
-      body: { object: 'list', data: [{ object: 'embedding', index: 0, embedding: [0.25, -0.5, 0.125] }], model: 'small-model', usage: { prompt_tokens: 2, total_tokens: 2 } },
+      body: {
+        object: 'list',
+        data: [{ object: 'embedding', index: 0, embedding: [0.25, -0.5, 0.125] }],
+        model: 'small-model',
+        usage: { prompt_tokens: 2, total_tokens: 2 },
+      },
     })
     const images = await upstream().generateImages({ model: 'small-model', prompt: 'a red fox', size: '256x256' })
     expect(stub.last().path).toBe('/v1/images/generations')
     expect(stub.last().body).toEqual({ model: 'small-model', prompt: 'a red fox', size: '256x256' })
-    expect(images).toEqual({ ok: true, body: { created: 1_700_000_000, data: [{ url: 'https://images.invalid/1.png', revised_prompt: 'a red fox' }] } })
+    expect(images).toEqual({
+      ok: true,
+      body: { created: 1_700_000_000, data: [{ url: 'https://images.invalid/1.png', revised_prompt: 'a red fox' }] },
+    })
   })
 
   test('error: an answer without a data array is a failure', async () => {

@@ -16,7 +16,12 @@ describe('auth', () => {
     ['none', { type: 'none' }, {}, ''],
     ['bearer', { type: 'bearer', token: secret }, { authorization: `Bearer ${secret}` }, ''],
     ['header', { type: 'header', name: 'X-Api-Key', value: secret }, { 'x-api-key': secret }, ''],
-    ['basic', { type: 'basic', username: 'gateway', password: secret }, { authorization: `Basic ${btoa(`gateway:${secret}`)}` }, ''],
+    [
+      'basic',
+      { type: 'basic', username: 'gateway', password: secret },
+      { authorization: `Basic ${btoa(`gateway:${secret}`)}` },
+      '',
+    ],
     ['query', { type: 'query', name: 'api_key', value: secret }, {}, `?api_key=${encodeURIComponent(secret)}`],
   ] as const)('default: %s sends its credentials where the vendor expects them', async (_, auth, headers, search) => {
     expect((await client(auth).get('/balance', { query: {} })).ok).toBe(true)
@@ -26,7 +31,7 @@ describe('auth', () => {
     expect(request.url.search).toBe(search)
   })
 
-  test('behavior: a query key goes beside the call\'s own parameters', async () => {
+  test("behavior: a query key goes beside the call's own parameters", async () => {
     await client({ type: 'query', name: 'key', value: 'k1' }).get('/search', { query: { q: 'fox' } })
     expect(Object.fromEntries(server.last().url.searchParams)).toEqual({ q: 'fox', key: 'k1' })
   })
@@ -34,13 +39,16 @@ describe('auth', () => {
   test.each([
     [{ type: 'bearer', token: undefined, env: 'SEARCH_API_KEY' }, 'the stub needs a key; set SEARCH_API_KEY.'],
     [{ type: 'header', name: 'x-api-key', value: undefined }, 'the stub needs a key.'],
-  ] as const)('error: a key that is not set makes the vendor unavailable; nothing is sent (%j)', async (auth, reason) => {
-    const unkeyed = client(auth)
-    expect(unkeyed.available()).toEqual({ ok: false, reason })
-    expect(await unkeyed.get('/x')).toEqual({ ok: false, reason: 'unavailable', status: undefined, message: reason })
-    expect(await unkeyed.stream({ path: '/x', body: {} })).toMatchObject({ ok: false, reason: 'unavailable' })
-    expect(server.seen).toHaveLength(0)
-  })
+  ] as const)(
+    'error: a key that is not set makes the vendor unavailable; nothing is sent (%j)',
+    async (auth, reason) => {
+      const unkeyed = client(auth)
+      expect(unkeyed.available()).toEqual({ ok: false, reason })
+      expect(await unkeyed.get('/x')).toEqual({ ok: false, reason: 'unavailable', status: undefined, message: reason })
+      expect(await unkeyed.stream({ path: '/x', body: {} })).toMatchObject({ ok: false, reason: 'unavailable' })
+      expect(server.seen).toHaveLength(0)
+    },
+  )
 })
 
 describe('redaction', () => {
@@ -52,14 +60,19 @@ describe('redaction', () => {
   ] as const)('security: %s: a secret the vendor echoes never reaches a failure', async (_, auth, echoed) => {
     server.state.answer = (request) =>
       Response.json(
-        { error: { message: `Invalid key ${echoed[0]} for ${request.url.href}; header ${request.headers.get('authorization') ?? ''}` } },
+        {
+          error: {
+            message: `Invalid key ${echoed[0]} for ${request.url.href}; header ${request.headers.get('authorization') ?? ''}`,
+          },
+        },
         { status: 401 },
       )
     const failure = await client(auth).get('/x')
     expect(failure).toMatchObject({ ok: false, reason: 'failed', status: 401 })
     const text = JSON.stringify(failure)
     expect(text).toContain('<redacted>')
-    for (const form of [secret, encodeURIComponent(secret), btoa(`gateway:${secret}`), server.url]) expect(text).not.toContain(form)
+    for (const form of [secret, encodeURIComponent(secret), btoa(`gateway:${secret}`), server.url])
+      expect(text).not.toContain(form)
   })
 
   test('security: a failure the adapter writes is redacted too', () => {
@@ -92,7 +105,13 @@ describe('retries', () => {
   }
   const quick = (parameters: Partial<vendor.Declaration> = {}) => {
     const slept: number[] = []
-    const client = vendor({ id: 'stub', name: 'the stub', baseUrl: server.url, sleep: async (ms) => void slept.push(ms), ...parameters })
+    const client = vendor({
+      id: 'stub',
+      name: 'the stub',
+      baseUrl: server.url,
+      sleep: async (ms) => void slept.push(ms),
+      ...parameters,
+    })
     return { client, slept }
   }
 
@@ -118,12 +137,15 @@ describe('retries', () => {
     expect(server.seen).toHaveLength(2)
   })
 
-  test.each([[400], [401], [404], [422]])('behavior: HTTP %i is not retried: sending it again changes nothing', async (status) => {
-    flaky([status])
-    const { client } = quick()
-    expect(await client.get('/x')).toMatchObject({ ok: false, status })
-    expect(server.seen).toHaveLength(1)
-  })
+  test.each([[400], [401], [404], [422]])(
+    'behavior: HTTP %i is not retried: sending it again changes nothing',
+    async (status) => {
+      flaky([status])
+      const { client } = quick()
+      expect(await client.get('/x')).toMatchObject({ ok: false, status })
+      expect(server.seen).toHaveLength(1)
+    },
+  )
 
   test('behavior: Retry-After (seconds or a date) is honoured when longer than the backoff', async () => {
     flaky([429], { 'retry-after': '2' })
@@ -137,7 +159,7 @@ describe('retries', () => {
     expect(dated.slept).toEqual([3_000])
   })
 
-  test('behavior: a Retry-After beyond maxRetryDelayMs ends the retries with the vendor\'s answer', async () => {
+  test("behavior: a Retry-After beyond maxRetryDelayMs ends the retries with the vendor's answer", async () => {
     flaky([429], { 'retry-after': '60' })
     const { client, slept } = quick({ maxRetryDelayMs: 5_000 })
     expect(await client.get('/x')).toMatchObject({ ok: false, reason: 'rate_limited', status: 429, message: 'busy' })
@@ -155,7 +177,7 @@ describe('retries', () => {
     expect(client.available().ok).toBe(false)
   })
 
-  test('behavior: a retry the breaker refuses (another call opened it meanwhile) ends with the vendor\'s own failure', async () => {
+  test("behavior: a retry the breaker refuses (another call opened it meanwhile) ends with the vendor's own failure", async () => {
     const { client } = quick({ breaker: { threshold: 1, coolDownMs: 60_000 } })
     let release: () => void = () => {}
     const held = new Promise<void>((resolve) => {
@@ -183,10 +205,21 @@ describe('size limit', () => {
     expect(await client.get('/x')).toEqual({ ok: false, reason: 'rejected', status: 400, message: 'e'.repeat(500) })
   })
 
-  test('error: a JSON answer past maxResponseBytes is too_large, and does not count against the vendor\'s health', async () => {
+  test("error: a JSON answer past maxResponseBytes is too_large, and does not count against the vendor's health", async () => {
     server.state.answer = () => Response.json({ data: 'x'.repeat(5_000) })
-    const client = vendor({ id: 'stub', name: 'the stub', baseUrl: server.url, maxResponseBytes: 1_024, breaker: { threshold: 1 } })
-    expect(await client.get('/x')).toEqual({ ok: false, reason: 'too_large', status: 200, message: 'the stub answered more than 1024 bytes.' })
+    const client = vendor({
+      id: 'stub',
+      name: 'the stub',
+      baseUrl: server.url,
+      maxResponseBytes: 1_024,
+      breaker: { threshold: 1 },
+    })
+    expect(await client.get('/x')).toEqual({
+      ok: false,
+      reason: 'too_large',
+      status: 200,
+      message: 'the stub answered more than 1024 bytes.',
+    })
     expect(client.available()).toEqual({ ok: true })
   })
 })

@@ -49,16 +49,14 @@ describe('cache', () => {
     expect(server.seen.map((request) => request.url.search)).toEqual(['?id=a', '?id=b'])
   })
 
-  test('security: answers are kept apart by auth identity: another key never gets this key\'s answer', async () => {
+  test("security: answers are kept apart by auth identity: another key never gets this key's answer", async () => {
     const { client } = cached()
     await client.get('/balance')
     await client.get('/balance', { auth: { type: 'bearer', token: 'sk-caller-own-key' } })
     await client.get('/balance', { auth: { type: 'header', name: 'x-api-key', value: 'sk-operator' } })
-    expect(server.seen.map((request) => request.headers.get('authorization') ?? request.headers.get('x-api-key'))).toEqual([
-      'Bearer sk-operator',
-      'Bearer sk-caller-own-key',
-      'sk-operator',
-    ])
+    expect(
+      server.seen.map((request) => request.headers.get('authorization') ?? request.headers.get('x-api-key')),
+    ).toEqual(['Bearer sk-operator', 'Bearer sk-caller-own-key', 'sk-operator'])
     await client.get('/balance', { auth: { type: 'bearer', token: 'sk-caller-own-key' } })
     await client.get('/balance')
     expect(server.seen).toHaveLength(3)
@@ -69,7 +67,9 @@ describe('cache', () => {
     server.state.answer = () => new Response('down', { status: 500 })
     expect((await client.get('/x')).ok).toBe(false)
     server.state.answer = undefined
-    expect(await client.get('/x', { check: () => client.fail('failed', 'not the documented shape') })).toMatchObject({ ok: false })
+    expect(await client.get('/x', { check: () => client.fail('failed', 'not the documented shape') })).toMatchObject({
+      ok: false,
+    })
     expect(await client.get('/x')).toMatchObject({ ok: true, body: { n: 3 } })
     await client.post('/x', {})
     await client.post('/x', {})

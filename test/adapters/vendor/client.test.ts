@@ -10,7 +10,15 @@ const apiKey = 'sk-test-0123456789abcdef'
 
 /** A client of the stub with quick limits. */
 function client(parameters: Partial<vendor.Declaration> = {}) {
-  return vendor({ id: 'stub', name: 'the stub', baseUrl: stub.url, auth: { type: 'bearer', token: apiKey }, retryDelayMs: 0, timeoutMs: 2_000, ...parameters })
+  return vendor({
+    id: 'stub',
+    name: 'the stub',
+    baseUrl: stub.url,
+    auth: { type: 'bearer', token: apiKey },
+    retryDelayMs: 0,
+    timeoutMs: 2_000,
+    ...parameters,
+  })
 }
 
 /** Makes the stub answer every request with `status` and an OpenAI error body. */
@@ -69,14 +77,22 @@ describe('json', () => {
     [{ detail: 'detail field' }, 'detail field'],
   ])('behavior: the error message is found in %j', async (body, message) => {
     stub.state.answer = () => Response.json(body, { status: 404 })
-    expect(await client().json({ method: 'POST', path: '/x', body: {} })).toMatchObject({ reason: 'failed', status: 404, message })
+    expect(await client().json({ method: 'POST', path: '/x', body: {} })).toMatchObject({
+      reason: 'failed',
+      status: 404,
+      message,
+    })
   })
 
   test('behavior: a text error body is its own message; an empty one names the status', async () => {
     stub.state.answer = () => new Response('Bad Gateway from proxy', { status: 502 })
-    expect(await client({ retries: 0 }).json({ method: 'GET', path: '/x' })).toMatchObject({ message: 'Bad Gateway from proxy' })
+    expect(await client({ retries: 0 }).json({ method: 'GET', path: '/x' })).toMatchObject({
+      message: 'Bad Gateway from proxy',
+    })
     stub.state.answer = () => new Response(null, { status: 500 })
-    expect(await client({ retries: 0 }).json({ method: 'GET', path: '/x' })).toMatchObject({ message: 'answered HTTP 500' })
+    expect(await client({ retries: 0 }).json({ method: 'GET', path: '/x' })).toMatchObject({
+      message: 'answered HTTP 500',
+    })
   })
 
   test('security: the key never appears in a message, even when the upstream echoes it', async () => {
@@ -92,14 +108,20 @@ describe('json', () => {
       return Response.json({ data: [] })
     }
     const started = Date.now()
-    const outcome = await client({ timeoutMs: 50, retries: 0 }).json({ method: 'POST', path: '/chat/completions', body: {} })
+    const outcome = await client({ timeoutMs: 50, retries: 0 }).json({
+      method: 'POST',
+      path: '/chat/completions',
+      body: {},
+    })
     expect(outcome).toMatchObject({ ok: false, reason: 'timeout', status: undefined })
     expect(Date.now() - started).toBeLessThan(250)
   })
 
   test('error: an answer larger than the limit is refused, declared or not', async () => {
     stub.state.answer = () => Response.json({ data: 'x'.repeat(2_000) })
-    expect(await client({ maxResponseBytes: 1_000 }).json({ method: 'POST', path: '/x', body: {} })).toMatchObject({ reason: 'too_large' })
+    expect(await client({ maxResponseBytes: 1_000 }).json({ method: 'POST', path: '/x', body: {} })).toMatchObject({
+      reason: 'too_large',
+    })
     stub.state.answer = () =>
       new Response(
         new ReadableStream({
@@ -108,19 +130,27 @@ describe('json', () => {
           },
         }),
       )
-    expect(await client({ maxResponseBytes: 1_000 }).json({ method: 'POST', path: '/x', body: {} })).toMatchObject({ reason: 'too_large' })
+    expect(await client({ maxResponseBytes: 1_000 }).json({ method: 'POST', path: '/x', body: {} })).toMatchObject({
+      reason: 'too_large',
+    })
   })
 
   test('error: a 2xx that is not JSON is a failure', async () => {
     stub.state.answer = () => new Response('<html>login</html>', { headers: { 'content-type': 'text/html' } })
-    expect(await client().json({ method: 'POST', path: '/x', body: {} })).toMatchObject({ reason: 'failed', status: 200 })
+    expect(await client().json({ method: 'POST', path: '/x', body: {} })).toMatchObject({
+      reason: 'failed',
+      status: 200,
+    })
   })
 
   test('error: an unreachable upstream is a failure that names no URL', async () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}/v1`
     closed.stop(true)
-    const outcome = await vendor({ id: 'stub', name: 'the stub', baseUrl: url, retries: 0 }).json({ method: 'GET', path: '/models' })
+    const outcome = await vendor({ id: 'stub', name: 'the stub', baseUrl: url, retries: 0 }).json({
+      method: 'GET',
+      path: '/models',
+    })
     expect(outcome).toMatchObject({ ok: false, reason: 'failed', status: undefined })
     expect(JSON.stringify(outcome)).not.toContain(url)
   })
@@ -130,7 +160,10 @@ describe('stream', () => {
   const read = async (stream: ReadableStream<Uint8Array>) => new Response(stream).text()
 
   test('default: resolves after the first event and relays the stream byte for byte', async () => {
-    const outcome = await client().stream({ path: '/chat/completions', body: { model: 'm', messages: [], stream: true } })
+    const outcome = await client().stream({
+      path: '/chat/completions',
+      body: { model: 'm', messages: [], stream: true },
+    })
     if (!outcome.ok) throw new Error(outcome.message)
     expect(stub.last().headers.get('accept')).toBe('text/event-stream')
     const text = await read(outcome.events)
@@ -140,7 +173,9 @@ describe('stream', () => {
 
   test('behavior: comments and data-less events before the first data are skipped, and relayed', async () => {
     stub.state.answer = () =>
-      new Response(': keep-alive\n\nevent: ping\n\ndata: {"a":1}\r\n\r\ndata: [DONE]\n\n', { headers: { 'content-type': 'text/event-stream' } })
+      new Response(': keep-alive\n\nevent: ping\n\ndata: {"a":1}\r\n\r\ndata: [DONE]\n\n', {
+        headers: { 'content-type': 'text/event-stream' },
+      })
     const seen: string[] = []
     const outcome = await client().stream({ path: '/x', body: {}, check: (data) => void seen.push(data) })
     if (!outcome.ok) throw new Error(outcome.message)
@@ -159,22 +194,34 @@ describe('stream', () => {
 
   test('error: an error status, a non-stream answer, or a stream closed before any event', async () => {
     failWith(500)
-    expect(await client().stream({ path: '/x', body: {} })).toMatchObject({ reason: 'failed', status: 500, message: 'stub failure 500' })
+    expect(await client().stream({ path: '/x', body: {} })).toMatchObject({
+      reason: 'failed',
+      status: 500,
+      message: 'stub failure 500',
+    })
     stub.state.answer = () => Response.json({ choices: [] })
     expect(await client().stream({ path: '/x', body: {} })).toMatchObject({ reason: 'failed', status: 200 })
     stub.state.answer = () => new Response(': only a comment\n\n', { headers: { 'content-type': 'text/event-stream' } })
-    expect(await client().stream({ path: '/x', body: {} })).toMatchObject({ reason: 'failed', message: 'the stub closed the stream before its first event' })
+    expect(await client().stream({ path: '/x', body: {} })).toMatchObject({
+      reason: 'failed',
+      message: 'the stub closed the stream before its first event',
+    })
   })
 
   test('error: no first event within the time limit is a timeout', async () => {
     stub.state.answer = () =>
-      new Response(new ReadableStream({ pull: () => Bun.sleep(1_000) }), { headers: { 'content-type': 'text/event-stream' } })
+      new Response(new ReadableStream({ pull: () => Bun.sleep(1_000) }), {
+        headers: { 'content-type': 'text/event-stream' },
+      })
     expect(await client({ timeoutMs: 50 }).stream({ path: '/x', body: {} })).toMatchObject({ reason: 'timeout' })
   })
 
   test('error: a stream that stalls after its first event is cut after idleTimeoutMs', async () => {
     stub.state.hold = true
-    const outcome = await client({ idleTimeoutMs: 50 }).stream({ path: '/chat/completions', body: { model: 'm', messages: [], stream: true } })
+    const outcome = await client({ idleTimeoutMs: 50 }).stream({
+      path: '/chat/completions',
+      body: { model: 'm', messages: [], stream: true },
+    })
     if (!outcome.ok) throw new Error(outcome.message)
     await expect(read(outcome.events)).rejects.toThrow()
     stub.proceed()
@@ -182,7 +229,10 @@ describe('stream', () => {
 
   test('security: a stream nobody reads (a withheld answer) is aborted after idleTimeoutMs', async () => {
     stub.state.hold = true
-    const outcome = await client({ idleTimeoutMs: 50 }).stream({ path: '/chat/completions', body: { model: 'm', messages: [], stream: true } })
+    const outcome = await client({ idleTimeoutMs: 50 }).stream({
+      path: '/chat/completions',
+      body: { model: 'm', messages: [], stream: true },
+    })
     expect(outcome.ok).toBe(true)
     await Bun.sleep(150)
     stub.proceed()
@@ -192,7 +242,10 @@ describe('stream', () => {
 
   test('error: a stream larger than the limit is cut', async () => {
     stub.state.hold = true
-    const outcome = await client({ maxResponseBytes: 400 }).stream({ path: '/chat/completions', body: { model: 'm', messages: [], stream: true } })
+    const outcome = await client({ maxResponseBytes: 400 }).stream({
+      path: '/chat/completions',
+      body: { model: 'm', messages: [], stream: true },
+    })
     if (!outcome.ok) throw new Error(outcome.message)
     stub.proceed()
     await expect(read(outcome.events)).rejects.toThrow(/grew past 400 bytes/)

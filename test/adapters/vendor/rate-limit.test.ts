@@ -9,11 +9,20 @@ beforeEach(() => server.reset())
 /** A client of the stand-in allowing `rateLimit`, on a clock the test moves. */
 function limited(rateLimit: vendor.Declaration['rateLimit']) {
   const time = clocked(0)
-  const client = vendor({ id: 'stub', name: 'the stub', baseUrl: server.url, rateLimit, retries: 0, now: time.now, sleep: time.sleep })
+  const client = vendor({
+    id: 'stub',
+    name: 'the stub',
+    baseUrl: server.url,
+    rateLimit,
+    retries: 0,
+    now: time.now,
+    sleep: time.sleep,
+  })
   return { ...time, client }
 }
 
-const refusal = (at: number) => `the stub takes 1 calls per 3000 ms from this gateway; the next may start at ${new Date(at).toISOString()}.`
+const refusal = (at: number) =>
+  `the stub takes 1 calls per 3000 ms from this gateway; the next may start at ${new Date(at).toISOString()}.`
 
 describe('rate limit', () => {
   test('behavior: a call waits for the next token when it comes within maxWaitMs', async () => {
@@ -35,7 +44,12 @@ describe('rate limit', () => {
   test('error: a token further away than maxWaitMs refuses the call, with when to come back, and nothing is sent', async () => {
     const { client, slept } = limited({ capacity: 1, refill: 1, intervalMs: 3_000, maxWaitMs: 1_000 })
     await client.get('/a')
-    expect(await client.get('/b')).toEqual({ ok: false, reason: 'unavailable', status: undefined, message: refusal(3_000) })
+    expect(await client.get('/b')).toEqual({
+      ok: false,
+      reason: 'unavailable',
+      status: undefined,
+      message: refusal(3_000),
+    })
     expect(slept).toEqual([])
     expect(server.seen).toHaveLength(1)
   })
@@ -81,15 +95,21 @@ describe('rate limit', () => {
       now: time.now,
       sleep: time.sleep,
     })
-    server.state.answer = () => (server.seen.length === 1 ? new Response(null, { status: 503 }) : Response.json({ fine: true }))
+    server.state.answer = () =>
+      server.seen.length === 1 ? new Response(null, { status: 503 }) : Response.json({ fine: true })
     expect(await client.get('/flaky')).toMatchObject({ ok: true, body: { fine: true } })
     // 10 ms of backoff, then the rest of the interval for a token.
     expect(time.slept).toEqual([10, 2_990])
   })
 
   test('error: a rate limit that is no bucket fails at construction', () => {
-    expect(() => vendor({ id: 'stub', name: 'the stub', baseUrl: server.url, rateLimit: { capacity: 0, refill: 1, intervalMs: 1_000 } })).toThrow(
-      "A rate limit's capacity must be a positive integer",
-    )
+    expect(() =>
+      vendor({
+        id: 'stub',
+        name: 'the stub',
+        baseUrl: server.url,
+        rateLimit: { capacity: 0, refill: 1, intervalMs: 1_000 },
+      }),
+    ).toThrow("A rate limit's capacity must be a positive integer")
   })
 })

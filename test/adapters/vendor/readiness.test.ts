@@ -2,10 +2,10 @@ import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { horizon } from '../../../adapters/stellar/horizon.js'
 import { openai } from '../../../adapters/upstream/openai.js'
 import { rippled } from '../../../adapters/xrp/rippled.js'
+import { stubPayment, testGateway } from '../../support/gateway.js'
+import { openaiStub } from '../../support/openai.js'
 import { startHorizon } from '../stellar/horizon-fixture.js'
 import { startRippled } from '../xrp/rippled-fixture.js'
-import { openaiStub } from '../../support/openai.js'
-import { stubPayment, testGateway } from '../../support/gateway.js'
 
 // An open breaker in a vendor adapter is read by the gateway before payment: the route answers 503, never 402, and
 // neither the payment nor the vendor is touched.
@@ -30,8 +30,18 @@ async function problem(response: Response) {
 describe('readiness before payment', () => {
   test('behavior: GET /api/v1/models is a 402 while the upstream is healthy, a 503 once its breaker is open', async () => {
     const { payment, settled } = stubPayment()
-    const upstream = openai({ name: 'the chat upstream', baseUrl: stub.url, apiKey: 'sk-operator', retries: 0, breaker })
-    const gateway = testGateway({ env: { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '64' }, inference: { chat: upstream }, payment })
+    const upstream = openai({
+      name: 'the chat upstream',
+      baseUrl: stub.url,
+      apiKey: 'sk-operator',
+      retries: 0,
+      breaker,
+    })
+    const gateway = testGateway({
+      env: { CHAT_ALLOWED_MODELS: 'small-model', CHAT_MAX_TOKENS: '64' },
+      inference: { chat: upstream },
+      payment,
+    })
     expect((await gateway.fetch('/api/v1/models')).status).toBe(402)
 
     stub.state.answer = () => Response.json({ error: { message: 'overloaded' } }, { status: 503 })
@@ -53,7 +63,12 @@ describe('readiness before payment', () => {
 
   test('behavior: the Stellar and XRP endpoints are refused the same way while Horizon or rippled is failing', async () => {
     const { payment, settled } = stubPayment()
-    const stellar = horizon({ url: stellarServer.url, networkPassphrase: stellarServer.networkPassphrase, retries: 0, breaker })
+    const stellar = horizon({
+      url: stellarServer.url,
+      networkPassphrase: stellarServer.networkPassphrase,
+      retries: 0,
+      breaker,
+    })
     const xrp = rippled({ url: xrpServer.url, retries: 0, breaker })
     const gateway = testGateway({ stellar, xrp, payment })
     expect((await gateway.post('/api/v1/stellar/estimate', { recipientCount: 2 })).status).toBe(402)

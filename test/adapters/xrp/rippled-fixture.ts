@@ -75,7 +75,11 @@ export function startRippled(): RippledFixture {
     queueSubmit: undefined,
     fund(address, xrp, sequence = 7) {
       const [whole = '0', fraction = ''] = xrp.split('.')
-      accounts.set(address, { sequence, balance: BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0')), ownerCount: 0 })
+      accounts.set(address, {
+        sequence,
+        balance: BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0')),
+        ownerCount: 0,
+      })
     },
     stop: () => server.stop(true),
   }
@@ -87,25 +91,49 @@ export function startRippled(): RippledFixture {
       fixture.received.push(text)
       const fault = fixture.faults.shift()
       if (fault === 'http_error') return new Response('Server is overloaded\n', { status: 503 })
-      if (fault === 'not_json') return new Response('<html>gateway error</html>', { status: 200, headers: { 'content-type': 'text/html' } })
+      if (fault === 'not_json')
+        return new Response('<html>gateway error</html>', { status: 200, headers: { 'content-type': 'text/html' } })
       if (request.method !== 'POST') return new Response('Method not allowed', { status: 405 })
       let call: { method?: string; params?: Record<string, unknown>[] }
       try {
         call = JSON.parse(text)
       } catch {
-        return json({ result: { error: 'invalidParams', error_code: 31, error_message: 'Unable to parse request.', status: 'error' } })
+        return json({
+          result: {
+            error: 'invalidParams',
+            error_code: 31,
+            error_message: 'Unable to parse request.',
+            status: 'error',
+          },
+        })
       }
       const params = call.params?.[0] ?? {}
       const request_ = { command: call.method, ...params }
       if (fault === 'too_busy')
-        return json({ result: { error: 'tooBusy', error_code: 9, error_message: 'The server is too busy to help you now.', request: request_, status: 'error' } })
+        return json({
+          result: {
+            error: 'tooBusy',
+            error_code: 9,
+            error_message: 'The server is too busy to help you now.',
+            request: request_,
+            status: 'error',
+          },
+        })
       const current = fixture.validatedLedger + 1
 
       switch (call.method) {
         case 'account_info': {
           const address = params.account
           if (typeof address !== 'string')
-            return json({ result: { error: 'invalidParams', error_code: 31, error_message: "Missing field 'account'.", request: request_, status: 'error' } })
+            return json({
+              result: {
+                error: 'invalidParams',
+                error_code: 31,
+                error_message: "Missing field 'account'.",
+                request: request_,
+                status: 'error',
+              },
+            })
           const account = accounts.get(address)
           if (!account)
             return json({
@@ -133,7 +161,12 @@ export function startRippled(): RippledFixture {
                 Sequence: account.sequence,
                 index: 'A'.repeat(64),
               },
-              account_flags: { defaultRipple: false, depositAuth: false, disableMasterKey: false, requireDestinationTag: false },
+              account_flags: {
+                defaultRipple: false,
+                depositAuth: false,
+                disableMasterKey: false,
+                requireDestinationTag: false,
+              },
               ledger_current_index: current,
               status: 'success',
               validated: false,
@@ -153,7 +186,12 @@ export function startRippled(): RippledFixture {
               },
               expected_ledger_size: '24',
               ledger_current_index: current,
-              levels: { median_level: '128000', minimum_level: '256', open_ledger_level: '256', reference_level: '256' },
+              levels: {
+                median_level: '128000',
+                minimum_level: '256',
+                open_ledger_level: '256',
+                reference_level: '256',
+              },
               max_queue_size: '480',
               status: 'success',
             },
@@ -190,7 +228,15 @@ export function startRippled(): RippledFixture {
         case 'submit':
           return json({ result: submit(params, request_) })
         default:
-          return json({ result: { error: 'unknownCmd', error_code: 32, error_message: 'Unknown method.', request: request_, status: 'error' } })
+          return json({
+            result: {
+              error: 'unknownCmd',
+              error_code: 32,
+              error_message: 'Unknown method.',
+              request: request_,
+              status: 'error',
+            },
+          })
       }
     },
   })
@@ -199,19 +245,35 @@ export function startRippled(): RippledFixture {
   function submit(params: Record<string, unknown>, request: Record<string, unknown>): Record<string, unknown> {
     const blob = params.tx_blob
     if (typeof blob !== 'string')
-      return { error: 'invalidParams', error_code: 31, error_message: "Missing field 'tx_blob'.", request, status: 'error' }
+      return {
+        error: 'invalidParams',
+        error_code: 31,
+        error_message: "Missing field 'tx_blob'.",
+        request,
+        status: 'error',
+      }
     let tx: Record<string, any>
     try {
       tx = decode(blob)
     } catch (error) {
-      return { error: 'invalidTransaction', error_exception: String((error as Error).message), request, status: 'error' }
+      return {
+        error: 'invalidTransaction',
+        error_exception: String((error as Error).message),
+        request,
+        status: 'error',
+      }
     }
     let signatureValid = false
     try {
       signatureValid = verifySignature(blob)
     } catch {}
     if (!signatureValid)
-      return { error: 'invalidTransaction', error_exception: 'fails local checks: Invalid signature.', request, status: 'error' }
+      return {
+        error: 'invalidTransaction',
+        error_exception: 'fails local checks: Invalid signature.',
+        request,
+        status: 'error',
+      }
     const hash = hashes.hashSignedTx(blob)
     const answer = (result: keyof typeof engine, applied = false) => ({
       accepted: result === 'tesSUCCESS' || result === 'terQUEUED',
@@ -233,19 +295,26 @@ export function startRippled(): RippledFixture {
 
     if (tx.TransactionType !== 'Payment' || typeof tx.Amount !== 'string') return answer('temBAD_AMOUNT')
     if (fixture.networkId > 1024 ? tx.NetworkID !== fixture.networkId : tx.NetworkID !== undefined)
-      return { error: 'invalidTransaction', error_exception: 'fails local checks: Malformed: NetworkID.', request, status: 'error' }
+      return {
+        error: 'invalidTransaction',
+        error_exception: 'fails local checks: Malformed: NetworkID.',
+        request,
+        status: 'error',
+      }
     const source = accounts.get(tx.Account)
     if (!source) return answer('terNO_ACCOUNT')
     // No regular key or signer list here: only the account's master key may sign for it.
     if (deriveAddress(tx.SigningPubKey) !== tx.Account) return answer('tefBAD_AUTH_MASTER')
     if (tx.Sequence < source.sequence) return answer('tefPAST_SEQ')
     if (tx.Sequence > source.sequence) return answer('terPRE_SEQ')
-    if (tx.LastLedgerSequence !== undefined && tx.LastLedgerSequence < fixture.validatedLedger + 1) return answer('tefMAX_LEDGER')
+    if (tx.LastLedgerSequence !== undefined && tx.LastLedgerSequence < fixture.validatedLedger + 1)
+      return answer('tefMAX_LEDGER')
     const fee = BigInt(tx.Fee)
     const amount = BigInt(tx.Amount)
     if (amount <= 0n) return answer('temBAD_AMOUNT')
     if (tx.Destination === tx.Account) return answer('temREDUNDANT')
-    if (fee < fixture.openLedgerFee) return fee >= fixture.baseFee ? queue(source, { ...tx, hash }, answer) : answer('telINSUF_FEE_P')
+    if (fee < fixture.openLedgerFee)
+      return fee >= fixture.baseFee ? queue(source, { ...tx, hash }, answer) : answer('telINSUF_FEE_P')
     const reserve = fixture.reserveBase + fixture.reserveIncrement * BigInt(source.ownerCount)
     const destination = accounts.get(tx.Destination)
     if (!destination && amount < fixture.reserveBase) return answer('tecNO_DST_INSUF_XRP')
@@ -261,7 +330,11 @@ export function startRippled(): RippledFixture {
   }
 
   /** Holds a transaction for a later ledger: its sequence counts as used, nothing moves yet. */
-  function queue(source: LedgerAccount, tx: Record<string, unknown>, answer: (result: 'terQUEUED') => Record<string, unknown>) {
+  function queue(
+    source: LedgerAccount,
+    tx: Record<string, unknown>,
+    answer: (result: 'terQUEUED') => Record<string, unknown>,
+  ) {
     source.sequence += 1
     fixture.applied.push({ ...tx, queued: true })
     return answer('terQUEUED')

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ECDSA, type Payment, Wallet, decode, encode } from 'xrpl'
+import { decode, ECDSA, encode, type Payment, Wallet } from 'xrpl'
 import { rippled } from '../../../adapters/xrp/rippled.js'
 import { type RippledFixture, startRippled } from './rippled-fixture.js'
 
@@ -35,7 +35,12 @@ function payment(overrides: Partial<Payment> = {}, wallet = sender) {
 
 describe('rippled: accountInfo', () => {
   test('default: sequence, balance in drops and owner count of the open ledger', async () => {
-    expect(await network.accountInfo(sender.classicAddress)).toEqual({ ok: true, sequence: 7, balance: 100_000_000n, ownerCount: 0 })
+    expect(await network.accountInfo(sender.classicAddress)).toEqual({
+      ok: true,
+      sequence: 7,
+      balance: 100_000_000n,
+      ownerCount: 0,
+    })
     expect(JSON.parse(server.received.at(-1)!)).toEqual({
       method: 'account_info',
       params: [{ account: sender.classicAddress, ledger_index: 'current' }],
@@ -79,7 +84,10 @@ describe('rippled: submit', () => {
     const signed = payment()
     expect(await network.submit(signed.tx_blob)).toEqual({ ok: true, hash: signed.hash, result: 'tesSUCCESS' })
     expect(server.accounts.get(receiver.classicAddress)!.balance).toBe(21_500_000n)
-    expect(JSON.parse(server.received.at(-1)!)).toEqual({ method: 'submit', params: [{ tx_blob: signed.tx_blob, fail_hard: true }] })
+    expect(JSON.parse(server.received.at(-1)!)).toEqual({
+      method: 'submit',
+      params: [{ tx_blob: signed.tx_blob, fail_hard: true }],
+    })
   })
 
   test('error: a sequence already used is tefPAST_SEQ', async () => {
@@ -92,19 +100,30 @@ describe('rippled: submit', () => {
     expect(result).toEqual({ ok: false, reason: 'tecUNFUNDED_PAYMENT', message: 'Insufficient XRP balance to send.' })
   })
 
-  test('error: a signature by a key that is not the account\'s is tefBAD_AUTH_MASTER', async () => {
+  test("error: a signature by a key that is not the account's is tefBAD_AUTH_MASTER", async () => {
     const result = await network.submit(payment({}, Wallet.generate()).tx_blob)
-    expect(result).toEqual({ ok: false, reason: 'tefBAD_AUTH_MASTER', message: 'Auth for unclaimed account needs correct master key.' })
+    expect(result).toEqual({
+      ok: false,
+      reason: 'tefBAD_AUTH_MASTER',
+      message: 'Auth for unclaimed account needs correct master key.',
+    })
   })
 
   test('error: a blob whose signature does not verify is an invalid transaction', async () => {
     const signed = payment()
     const decoded = decode(signed.tx_blob) as unknown as Payment & { TxnSignature: string }
     const flipped = decoded.TxnSignature[10] === '0' ? '1' : '0'
-    const tampered = encode({ ...decoded, TxnSignature: decoded.TxnSignature.slice(0, 10) + flipped + decoded.TxnSignature.slice(11) })
+    const tampered = encode({
+      ...decoded,
+      TxnSignature: decoded.TxnSignature.slice(0, 10) + flipped + decoded.TxnSignature.slice(11),
+    })
     expect(tampered).not.toBe(signed.tx_blob)
     const result = await network.submit(tampered)
-    expect(result).toEqual({ ok: false, reason: 'invalidTransaction', message: 'fails local checks: Invalid signature.' })
+    expect(result).toEqual({
+      ok: false,
+      reason: 'invalidTransaction',
+      message: 'fails local checks: Invalid signature.',
+    })
   })
 
   test('behavior: a queued transaction is accepted as terQUEUED', async () => {
@@ -118,24 +137,41 @@ describe('rippled: submit', () => {
 describe('rippled: faults', () => {
   test('error: an HTTP error is a failure', async () => {
     server.faults.push('http_error')
-    expect(await network.fee()).toEqual({ ok: false, reason: 'failed', status: 503, message: 'rippled answered fee with HTTP 503.' })
+    expect(await network.fee()).toEqual({
+      ok: false,
+      reason: 'failed',
+      status: 503,
+      message: 'rippled answered fee with HTTP 503.',
+    })
   })
 
   test('error: a busy server is a failure, whatever the command', async () => {
     server.faults.push('too_busy')
-    expect(await network.submit(payment().tx_blob)).toMatchObject({ ok: false, message: 'rippled cannot serve submit now (tooBusy).' })
+    expect(await network.submit(payment().tx_blob)).toMatchObject({
+      ok: false,
+      message: 'rippled cannot serve submit now (tooBusy).',
+    })
   })
 
   test('error: a body that is not JSON is a failure', async () => {
     server.faults.push('not_json')
-    expect(await network.serverInfo()).toMatchObject({ ok: false, reason: 'failed', message: 'rippled answered server_info with a body that is not JSON.' })
+    expect(await network.serverInfo()).toMatchObject({
+      ok: false,
+      reason: 'failed',
+      message: 'rippled answered server_info with a body that is not JSON.',
+    })
   })
 
   test('error: an unreachable server is a failure without the URL', async () => {
     const closed = Bun.serve({ port: 0, fetch: () => new Response() })
     const url = `http://127.0.0.1:${closed.port}/provider-key`
     closed.stop(true)
-    expect(await rippled({ url, retries: 0 }).fee()).toEqual({ ok: false, reason: 'failed', status: undefined, message: 'rippled could not be reached.' })
+    expect(await rippled({ url, retries: 0 }).fee()).toEqual({
+      ok: false,
+      reason: 'failed',
+      status: undefined,
+      message: 'rippled could not be reached.',
+    })
   })
 
   test('error: a server slower than timeoutMs is a timeout', async () => {

@@ -4,10 +4,10 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import { PaymentRequiredV2Schema } from '@x402/core/schemas'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { Challenge, Credential, Receipt, x402 as MppX402 } from 'mppx'
+import { Challenge, Credential, x402 as MppX402, Receipt } from 'mppx'
 import { Mppx } from 'mppx/client'
 import { evm } from 'mppx/evm/client'
-import { type Hash, getAddress } from 'viem'
+import { getAddress, type Hash } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { createPaymentHeader, selectPaymentRequirements } from 'x402/client'
 import { ChainIdToNetwork, PaymentRequirementsSchema, SettleResponseSchema, settleResponseFromHeader } from 'x402/types'
@@ -56,7 +56,10 @@ function server(parameters: { challenge: () => Response; success?: Record<string
       (request.headers.get('authorization') ?? '').startsWith('Payment ')
     if (!carries) return parameters.challenge()
     paid.push(request)
-    return new Response('{"ok":true}', { status: 200, headers: { 'content-type': 'application/json', ...parameters.success } })
+    return new Response('{"ok":true}', {
+      status: 200,
+      headers: { 'content-type': 'application/json', ...parameters.success },
+    })
   }
   return { fetch: fetch as typeof globalThis.fetch, paid }
 }
@@ -68,7 +71,12 @@ function x402ClientFor(): x402Client {
   const allowed = { asset: terms.asset.address, maxAmountPerPayment: '1000000' }
   // v1 requirements carry the v1 network name, which spend controls match literally (typed as CAIP-2 only).
   const v1 = 'base-sepolia' as `${string}:${string}`
-  return client.setSpendControls({ allowedAssets: [{ network: terms.network, ...allowed }, { network: v1, ...allowed }] })
+  return client.setSpendControls({
+    allowedAssets: [
+      { network: terms.network, ...allowed },
+      { network: v1, ...allowed },
+    ],
+  })
 }
 
 /** Pays our 402 with @x402/fetch and an ExactEvmScheme signer; returns the paid request's headers. */
@@ -140,7 +148,10 @@ describe('offer', () => {
       ],
       extensions: { 'payment-identifier': paymentIdentifierDeclaration },
     })
-    expect(v2.extensions?.['payment-identifier']).toMatchObject({ info: { required: false }, schema: { properties: { id: { minLength: 16, maxLength: 128 } } } })
+    expect(v2.extensions?.['payment-identifier']).toMatchObject({
+      info: { required: false },
+      schema: { properties: { id: { minLength: 16, maxLength: 128 } } },
+    })
 
     expect(body).toEqual({
       x402Version: 1,
@@ -193,7 +204,12 @@ describe('offer', () => {
   })
 
   test('behavior: a description with line breaks still makes a legal challenge', () => {
-    const { headers } = offer({ ...context, description: 'Chains\nand methods', mimeType: 'application/json', now: new Date() })
+    const { headers } = offer({
+      ...context,
+      description: 'Chains\nand methods',
+      mimeType: 'application/json',
+      now: new Date(),
+    })
     expect(Challenge.deserialize(headers['WWW-Authenticate']!).description).toBe('Chains and methods')
   })
 
@@ -202,12 +218,24 @@ describe('offer', () => {
     expect(v1NetworkOf('eip155:8453')).toBe('base')
     expect(ChainIdToNetwork[84532]).toBe('base-sepolia')
     expect(ChainIdToNetwork[8453]).toBe('base')
-    const base = offer({ ...context, terms: { ...terms, network: 'eip155:8453' }, description: 'd', mimeType: 'application/json', now: new Date() })
+    const base = offer({
+      ...context,
+      terms: { ...terms, network: 'eip155:8453' },
+      description: 'd',
+      mimeType: 'application/json',
+      now: new Date(),
+    })
     expect(base.body.accepts[0]!.network).toBe('base')
   })
 
   test('behavior: a network v1 cannot name gets no v1 offer', () => {
-    const local = offer({ ...context, terms: { ...terms, network: 'eip155:31337' }, description: 'd', mimeType: 'application/json', now: new Date() })
+    const local = offer({
+      ...context,
+      terms: { ...terms, network: 'eip155:31337' },
+      description: 'd',
+      mimeType: 'application/json',
+      now: new Date(),
+    })
     expect(local.body.accepts).toEqual([])
     expect(decodePaymentRequiredHeader(local.headers['PAYMENT-REQUIRED']!).accepts[0]!.network).toBe('eip155:31337')
   })
@@ -244,7 +272,10 @@ describe('decode', () => {
         ['wrong_network', (p) => (p.accepted.network = 'eip155:8453')],
         ['wrong_asset', (p) => (p.accepted.asset = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913')],
         ['invalid_signature', (p) => (p.payload.signature = `${p.payload.signature.slice(0, 10)}${'00'.repeat(60)}1b`)],
-        ['invalid_signature', (p) => (p.payload.authorization.validBefore = String(Number(p.payload.authorization.validBefore) + 1))],
+        [
+          'invalid_signature',
+          (p) => (p.payload.authorization.validBefore = String(Number(p.payload.authorization.validBefore) + 1)),
+        ],
         ['not_yet_valid', (p) => (p.payload.authorization.validAfter = String(Math.floor(Date.now() / 1000) + 60))],
         ['expired', (p) => (p.payload.authorization.validBefore = String(Math.floor(Date.now() / 1000)))],
         ['malformed_payment', (p) => (p.accepted.scheme = 'upto')],
@@ -252,22 +283,33 @@ describe('decode', () => {
       ]
       for (const [reason, edit] of cases) {
         const headers = new Headers({ 'payment-signature': tamper(header, edit) })
-        expect({ reason, decoded: await decode({ ...context, headers, now: now() }) }).toMatchObject({ reason, decoded: { ok: false, reason } })
+        expect({ reason, decoded: await decode({ ...context, headers, now: now() }) }).toMatchObject({
+          reason,
+          decoded: { ok: false, reason },
+        })
       }
       const garbage = new Headers({ 'payment-signature': 'not base64 json!' })
-      expect(await decode({ ...context, headers: garbage, now: now() })).toMatchObject({ ok: false, reason: 'malformed_payment' })
+      expect(await decode({ ...context, headers: garbage, now: now() })).toMatchObject({
+        ok: false,
+        reason: 'malformed_payment',
+      })
     })
 
     test('behavior: a smart-wallet signature is left to the chain', async () => {
       const header = (await payV2()).get('payment-signature')!
-      const headers = new Headers({ 'payment-signature': tamper(header, (p) => (p.payload.signature = `0x${'11'.repeat(200)}`)) })
+      const headers = new Headers({
+        'payment-signature': tamper(header, (p) => (p.payload.signature = `0x${'11'.repeat(200)}`)),
+      })
       const decoded = await decode({ ...context, headers, now: now() })
       expect(decoded).toMatchObject({ ok: true, payment: { protocol: 'x402-v2', signatureChecked: false } })
     })
 
     test('behavior: the nonce is one ledger key whatever its letter case', async () => {
       const header = (await payV2()).get('payment-signature')!
-      const upper = tamper(header, (p) => (p.payload.authorization.nonce = `0x${p.payload.authorization.nonce.slice(2).toUpperCase()}`))
+      const upper = tamper(
+        header,
+        (p) => (p.payload.authorization.nonce = `0x${p.payload.authorization.nonce.slice(2).toUpperCase()}`),
+      )
       const decoded = await decode({ ...context, headers: new Headers({ 'payment-signature': upper }), now: now() })
       if (!decoded.ok || !decoded.payment) throw new Error(JSON.stringify(decoded))
       expect(decoded.payment.authorization.nonce).toBe(decoded.payment.authorization.nonce.toLowerCase() as never)
@@ -280,7 +322,11 @@ describe('decode', () => {
       const decoded = await decode({ ...context, headers, now: now() })
       if (!decoded.ok || !decoded.payment) throw new Error(JSON.stringify(decoded))
       expect(decoded.payment.protocol).toBe('x402-v1')
-      expect(decoded.payment.authorization).toMatchObject({ from: payer.address, to: getAddress(terms.payTo), value: amount })
+      expect(decoded.payment.authorization).toMatchObject({
+        from: payer.address,
+        to: getAddress(terms.payTo),
+        value: amount,
+      })
       expect(decoded.payment.signatureChecked).toBe(true)
     })
 
@@ -302,10 +348,21 @@ describe('decode', () => {
     test('error: another network or amount', async () => {
       const header = (await payV1()).get('x-payment')!
       const network = new Headers({ 'x-payment': tamper(header, (p) => (p.network = 'base')) })
-      expect(await decode({ ...context, headers: network, now: now() })).toMatchObject({ ok: false, reason: 'wrong_network' })
+      expect(await decode({ ...context, headers: network, now: now() })).toMatchObject({
+        ok: false,
+        reason: 'wrong_network',
+      })
       const value = new Headers({ 'x-payment': tamper(header, (p) => (p.payload.authorization.value = '1')) })
-      expect(await decode({ ...context, headers: value, now: now() })).toMatchObject({ ok: false, reason: 'amount_mismatch' })
-      const local = await decode({ ...context, terms: { ...terms, network: 'eip155:31337' }, headers: new Headers({ 'x-payment': header }), now: now() })
+      expect(await decode({ ...context, headers: value, now: now() })).toMatchObject({
+        ok: false,
+        reason: 'amount_mismatch',
+      })
+      const local = await decode({
+        ...context,
+        terms: { ...terms, network: 'eip155:31337' },
+        headers: new Headers({ 'x-payment': header }),
+        now: now(),
+      })
       expect(local).toMatchObject({ ok: false, reason: 'wrong_network' })
     })
   })
@@ -318,13 +375,24 @@ describe('decode', () => {
       const decoded = await decode({ ...context, headers, now: now() })
       if (!decoded.ok || !decoded.payment) throw new Error(JSON.stringify(decoded))
       const credential = Credential.deserialize(headers.get('authorization')!)
-      expect(decoded.payment).toMatchObject({ protocol: 'mpp', signatureChecked: true, challengeId: credential.challenge.id })
-      expect(decoded.payment.authorization).toMatchObject({ from: payer.address, to: getAddress(terms.payTo), value: amount })
+      expect(decoded.payment).toMatchObject({
+        protocol: 'mpp',
+        signatureChecked: true,
+        challengeId: credential.challenge.id,
+      })
+      expect(decoded.payment.authorization).toMatchObject({
+        from: payer.address,
+        to: getAddress(terms.payTo),
+        value: amount,
+      })
     })
 
     test('error: a challenge bound with another key', async () => {
       const headers = await payMpp(() => challengeResponse({ secret: 'another-secret-at-least-32-bytes-long!!' }))
-      expect(await decode({ ...context, headers, now: now() })).toMatchObject({ ok: false, reason: 'challenge_mismatch' })
+      expect(await decode({ ...context, headers, now: now() })).toMatchObject({
+        ok: false,
+        reason: 'challenge_mismatch',
+      })
     })
 
     test('error: an expired challenge', async () => {
@@ -335,21 +403,43 @@ describe('decode', () => {
 
     test('error: a challenge for another amount or another route', async () => {
       const headers = await payMpp(() => challengeResponse({ amount: 2000n }))
-      expect(await decode({ ...context, headers, now: now() })).toMatchObject({ ok: false, reason: 'challenge_mismatch' })
+      expect(await decode({ ...context, headers, now: now() })).toMatchObject({
+        ok: false,
+        reason: 'challenge_mismatch',
+      })
       const own = await payMpp()
-      const elsewhere = await decode({ ...context, resource: 'http://127.0.0.1:3402/api/v1/rpc/call', headers: own, now: now() })
+      const elsewhere = await decode({
+        ...context,
+        resource: 'http://127.0.0.1:3402/api/v1/rpc/call',
+        headers: own,
+        now: now(),
+      })
       expect(elsewhere).toMatchObject({ ok: false, reason: 'challenge_mismatch' })
     })
 
     test('error: an edited echo or a forged signature', async () => {
       const header = (await payMpp()).get('authorization')!
       const credential = Credential.deserialize(header)
-      const cheaper = Credential.serialize({ ...credential, challenge: { ...credential.challenge, request: { ...credential.challenge.request, amount: '1' } } })
-      expect(await decode({ ...context, headers: new Headers({ authorization: cheaper }), now: now() })).toMatchObject({ ok: false, reason: 'challenge_mismatch' })
+      const cheaper = Credential.serialize({
+        ...credential,
+        challenge: { ...credential.challenge, request: { ...credential.challenge.request, amount: '1' } },
+      })
+      expect(await decode({ ...context, headers: new Headers({ authorization: cheaper }), now: now() })).toMatchObject({
+        ok: false,
+        reason: 'challenge_mismatch',
+      })
       const payload = credential.payload as { signature: string }
-      const forged = Credential.serialize({ ...credential, payload: { ...payload, signature: `0x${'00'.repeat(64)}1b` } })
-      expect(await decode({ ...context, headers: new Headers({ authorization: forged }), now: now() })).toMatchObject({ ok: false, reason: 'invalid_signature' })
-      expect(await decode({ ...context, headers: new Headers({ authorization: 'Payment !!!' }), now: now() })).toMatchObject({ ok: false, reason: 'malformed_payment' })
+      const forged = Credential.serialize({
+        ...credential,
+        payload: { ...payload, signature: `0x${'00'.repeat(64)}1b` },
+      })
+      expect(await decode({ ...context, headers: new Headers({ authorization: forged }), now: now() })).toMatchObject({
+        ok: false,
+        reason: 'invalid_signature',
+      })
+      expect(
+        await decode({ ...context, headers: new Headers({ authorization: 'Payment !!!' }), now: now() }),
+      ).toMatchObject({ ok: false, reason: 'malformed_payment' })
     })
   })
 })
@@ -373,13 +463,25 @@ describe('decode: echoed caller strings', () => {
 
   test('security: a long x402 scheme or network is echoed at most 64 characters long', async () => {
     const v2 = (await payV2()).get('payment-signature')!
-    for (const edit of [(p: any) => (p.accepted.scheme = long), (p: any) => (p.accepted.network = `eip155:${long}`), (p: any) => (p.accepted.asset = long)]) {
-      const decoded = await decode({ ...context, headers: new Headers({ 'payment-signature': tamper(v2, edit) }), now: now() })
+    for (const edit of [
+      (p: any) => (p.accepted.scheme = long),
+      (p: any) => (p.accepted.network = `eip155:${long}`),
+      (p: any) => (p.accepted.asset = long),
+    ]) {
+      const decoded = await decode({
+        ...context,
+        headers: new Headers({ 'payment-signature': tamper(v2, edit) }),
+        now: now(),
+      })
       if (decoded.ok) throw new Error('expected a refusal')
       bounded(decoded.message)
     }
     const v1 = (await payV1()).get('x-payment')!
-    const decoded = await decode({ ...context, headers: new Headers({ 'x-payment': tamper(v1, (p) => (p.scheme = long)) }), now: now() })
+    const decoded = await decode({
+      ...context,
+      headers: new Headers({ 'x-payment': tamper(v1, (p) => (p.scheme = long)) }),
+      now: now(),
+    })
     if (decoded.ok) throw new Error('expected a refusal')
     bounded(decoded.message)
   })
@@ -397,7 +499,10 @@ describe('receipt', () => {
       network: 'eip155:84532',
       payer: payer.address,
     })
-    expect(MppX402.Header.decodePaymentResponse(headers['PAYMENT-RESPONSE']!)).toMatchObject({ success: true, transaction })
+    expect(MppX402.Header.decodePaymentResponse(headers['PAYMENT-RESPONSE']!)).toMatchObject({
+      success: true,
+      transaction,
+    })
   })
 
   test('default: x402 v1 X-PAYMENT-RESPONSE, as the legacy package decodes it', () => {
@@ -422,12 +527,19 @@ describe('receipt', () => {
 
   test('behavior: the official clients read the receipt of a paid call', async () => {
     const client = x402ClientFor()
-    const { fetch } = server({ challenge: () => challengeResponse(), success: receipt({ ...settled, protocol: 'x402-v2' }) })
+    const { fetch } = server({
+      challenge: () => challengeResponse(),
+      success: receipt({ ...settled, protocol: 'x402-v2' }),
+    })
     const response = await wrapFetchWithPayment(fetch, client)(resource)
     expect(decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction).toBe(transaction)
 
     const mpp = server({ challenge: () => challengeResponse(), success: receipt({ ...settled, protocol: 'mpp' }) })
-    const mppx = Mppx.create({ methods: [evm({ account: payer, authorization: { name: 'USD Coin', version: '2' } })], fetch: mpp.fetch, polyfill: false })
+    const mppx = Mppx.create({
+      methods: [evm({ account: payer, authorization: { name: 'USD Coin', version: '2' } })],
+      fetch: mpp.fetch,
+      polyfill: false,
+    })
     const paid = await mppx.fetch(resource)
     expect(Receipt.fromResponse(paid).reference).toBe(transaction)
   })

@@ -19,7 +19,11 @@ afterAll(async () => {
 })
 
 function post(url: string, body: unknown, headers: Record<string, string> = {}): Request {
-  return new Request(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) })
+  return new Request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify(body),
+  })
 }
 
 async function refusal(response: Response) {
@@ -38,13 +42,19 @@ describe('paid call', () => {
     expect(response.headers.get('payment-required')).toBeTruthy()
     expect(response.headers.get('www-authenticate')).toStartWith('Payment ')
     expect(response.headers.get('cache-control')).toBe('no-store')
-    const body = (await response.json()) as { code: string; x402Version: number; accepts: { maxAmountRequired: string }[] }
+    const body = (await response.json()) as {
+      code: string
+      x402Version: number
+      accepts: { maxAmountRequired: string }[]
+    }
     expect(body.code).toBe('payment_required')
     expect(body.accepts[0]!.maxAmountRequired).toBe(price.toString())
   })
 
   test('behavior: bad input is a 400 before any payment is asked for', async () => {
-    const response = await gateway.fetch(post(callUrl, { chain: 'devnet', method: 'eth_sendRawTransaction', params: ['0x00'] }))
+    const response = await gateway.fetch(
+      post(callUrl, { chain: 'devnet', method: 'eth_sendRawTransaction', params: ['0x00'] }),
+    )
     expect(response.status).toBe(400)
     expect(((await response.json()) as { field: string }).field).toBe('method')
     const unknownChain = await gateway.fetch(post(callUrl, { chain: 'mainnet', method: 'eth_blockNumber' }))
@@ -53,7 +63,10 @@ describe('paid call', () => {
 
   test('behavior: x402 v2 (@x402/fetch) pays, the payee gains exactly the price, the receipt names the transaction', async () => {
     const payer = gateway.account(1)
-    const [payerBefore, payeeBefore] = [await gateway.balance(payer.address), await gateway.balance(gateway.terms.payTo)]
+    const [payerBefore, payeeBefore] = [
+      await gateway.balance(payer.address),
+      await gateway.balance(gateway.terms.payTo),
+    ]
     const response = await gateway.x402(payer)(chainsUrl)
     expect(response.status).toBe(200)
     const body = (await response.json()) as { chains: { name: string; chainId: number }[]; allowedMethods: string[] }
@@ -61,7 +74,9 @@ describe('paid call', () => {
     expect(body.allowedMethods).toContain('eth_call')
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
     expect(settled.success).toBe(true)
-    const receipt = await gateway.devnet.publicClient.getTransactionReceipt({ hash: settled.transaction as `0x${string}` })
+    const receipt = await gateway.devnet.publicClient.getTransactionReceipt({
+      hash: settled.transaction as `0x${string}`,
+    })
     expect(receipt.status).toBe('success')
     expect(await gateway.balance(payer.address)).toBe(payerBefore - price)
     expect(await gateway.balance(gateway.terms.payTo)).toBe(payeeBefore + price)
@@ -121,14 +136,20 @@ describe('paid call', () => {
     const before = await gateway.balance(payer.address)
     const header = await gateway.presigned({ signer: payer })
     const responses = await Promise.all(
-      Array.from({ length: 20 }, () => gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } }))),
+      Array.from({ length: 20 }, () =>
+        gateway.fetch(new Request(chainsUrl, { headers: { 'PAYMENT-SIGNATURE': header } })),
+      ),
     )
     // One is served; the copies that overtook it are told to come back, and those after it get its kept answer.
     const transactions = new Set<string>()
     for (const response of responses) {
       expect([200, 503]).toContain(response.status)
-      if (response.status === 200) transactions.add(decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction)
-      else expect(['payment_in_progress', 'settlement_pending']).toContain(((await response.json()) as { code: string }).code)
+      if (response.status === 200)
+        transactions.add(decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction)
+      else
+        expect(['payment_in_progress', 'settlement_pending']).toContain(
+          ((await response.json()) as { code: string }).code,
+        )
     }
     expect(transactions.size).toBe(1)
     expect(await gateway.balance(payer.address)).toBe(before - price)
@@ -139,7 +160,11 @@ describe('paid call', () => {
     const before = await gateway.balance(payer.address)
     const header = await gateway.presigned({ signer: payer })
     // eth_call to the token with calldata it rejects: the node answers an error, the handler answers 502.
-    const failing = { chain: 'devnet', method: 'eth_call', params: [{ to: gateway.devnet.token.address, data: '0xdeadbeef' }, 'latest'] }
+    const failing = {
+      chain: 'devnet',
+      method: 'eth_call',
+      params: [{ to: gateway.devnet.token.address, data: '0xdeadbeef' }, 'latest'],
+    }
     const response = await gateway.fetch(post(callUrl, failing, { 'PAYMENT-SIGNATURE': header }))
     expect(response.status).toBe(502)
     expect(((await response.json()) as { code: string }).code).toBe('upstream_failed')

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader, decodePaymentSignatureHeader, encodePaymentSignatureHeader } from '@x402/core/http'
-import { type Address, type Hash, type LocalAccount } from 'viem'
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentResponseHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentSignatureHeader,
+} from '@x402/core/http'
+import type { Address, Hash, LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import * as Idempotency from '../../../app/payment/idempotency.js'
 import * as Catalog from '../../../core/Catalog.js'
@@ -44,7 +49,8 @@ afterAll(async () => {
 
 /** The amount a call to a fixed-price entry costs, in atomic units. */
 const amountOf = (entry: Catalog.Entry) => Price.quote({ price: entry.price })
-const entryOf = (method: string, path: string) => Catalog.entries.find((entry) => entry.method === method && entry.path === path)!
+const entryOf = (method: string, path: string) =>
+  Catalog.entries.find((entry) => entry.method === method && entry.path === path)!
 const chainsEntry = entryOf('GET', '/api/v1/rpc/chains')
 const invoiceEntry = entryOf('POST', '/api/v1/invoice/create')
 
@@ -102,7 +108,10 @@ describe('HEAD and foreign methods on paid routes', () => {
         // An unavailable route answers 501/503 before any payment; an available one the offer.
         // Available: the offer, or a 400 where the placeholder id or a missing parameter is refused before it.
         const expected = availability.available ? [400, 402] : [availability.code === 'not_implemented' ? 501 : 503]
-        expect({ route: Catalog.key(entry), status: expected.includes(response.status) }).toEqual({ route: Catalog.key(entry), status: true })
+        expect({ route: Catalog.key(entry), status: expected.includes(response.status) }).toEqual({
+          route: Catalog.key(entry),
+          status: true,
+        })
         if (response.status === 402) expect(response.headers.get('payment-required')).toBeTruthy()
         expect(await response.text()).toBe('')
       }
@@ -114,9 +123,14 @@ describe('HEAD and foreign methods on paid routes', () => {
     for (const entry of paid) {
       const path = entry.path.replace(/:[A-Za-z]+/g, 'abc')
       for (const method of methods.filter((candidate) => candidate !== entry.method)) {
-        if ((method === 'HEAD' && entry.method === 'GET') || servedByAnother(method === 'HEAD' ? 'GET' : method, path)) continue
+        if ((method === 'HEAD' && entry.method === 'GET') || servedByAnother(method === 'HEAD' ? 'GET' : method, path))
+          continue
         const response = await gateway.fetch(new Request(`${origin}${path}`, { method }))
-        expect({ route: Catalog.key(entry), method, status: response.status }).toEqual({ route: Catalog.key(entry), method, status: 405 })
+        expect({ route: Catalog.key(entry), method, status: response.status }).toEqual({
+          route: Catalog.key(entry),
+          method,
+          status: 405,
+        })
         expect(response.headers.get('allow')).toContain(entry.method)
         expect(response.headers.get('content-type')).toBe('application/problem+json')
       }
@@ -190,7 +204,10 @@ describe('idempotency keys', () => {
   /** The header with x402's payment-identifier extension. */
   function withIdentifier(header: string, id: string): string {
     const payload = decodePaymentSignatureHeader(header)
-    return encodePaymentSignatureHeader({ ...payload, extensions: { 'payment-identifier': { info: { required: false, id } } } })
+    return encodePaymentSignatureHeader({
+      ...payload,
+      extensions: { 'payment-identifier': { info: { required: false, id } } },
+    })
   }
 
   test('behavior: the 402 declares payment-identifier', async () => {
@@ -203,12 +220,18 @@ describe('idempotency keys', () => {
     const payer = await fundedPayer(funds)
     const id = `pay_${crypto.randomUUID().replaceAll('-', '')}`
     const first = await gateway.fetch(
-      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id)),
+      invoiceRequest(
+        payer.address,
+        withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id),
+      ),
     )
     expect(first.status).toBe(200)
     const firstBody = await first.text()
     const second = await gateway.fetch(
-      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id)),
+      invoiceRequest(
+        payer.address,
+        withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id),
+      ),
     )
     expect(second.status).toBe(200)
     expect(await second.text()).toBe(firstBody)
@@ -216,7 +239,11 @@ describe('idempotency keys', () => {
     expect(await gateway.balance(payer.address)).toBe(funds - amountOf(invoiceEntry))
 
     const conflict = await gateway.fetch(
-      invoiceRequest(payer.address, withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id), 'other'),
+      invoiceRequest(
+        payer.address,
+        withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) }), id),
+        'other',
+      ),
     )
     expect(conflict.status).toBe(409)
     expect(((await conflict.json()) as { code: string }).code).toBe('idempotency_conflict')
@@ -226,7 +253,9 @@ describe('idempotency keys', () => {
   test('error: a malformed payment-identifier is a 400 naming it, nothing charged', async () => {
     const payer = await fundedPayer(funds)
     const header = withIdentifier(await gateway.presigned({ signer: payer, value: amountOf(chainsEntry) }), 'short')
-    const response = await gateway.fetch(new Request(`${origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } }))
+    const response = await gateway.fetch(
+      new Request(`${origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } }),
+    )
     expect(response.status).toBe(400)
     expect(((await response.json()) as { field: string }).field).toBe('extensions.payment-identifier.info.id')
     expect(await gateway.balance(payer.address)).toBe(funds)
@@ -262,7 +291,9 @@ describe.each(gatewayDatabases('money'))('claims within the balance, on $name', 
     try {
       const payer = privateKeyToAccount(generatePrivateKey())
       await own.devnet.fund({ address: payer.address, amount: amountOf(invoiceEntry) })
-      const headers = await Promise.all(Array.from({ length: 10 }, () => own.presigned({ signer: payer, value: amountOf(invoiceEntry) })))
+      const headers = await Promise.all(
+        Array.from({ length: 10 }, () => own.presigned({ signer: payer, value: amountOf(invoiceEntry) })),
+      )
       const responses = await Promise.all(
         headers.map((header) =>
           own.fetch(
@@ -276,7 +307,9 @@ describe.each(gatewayDatabases('money'))('claims within the balance, on $name', 
       )
       expect(responses.map((response) => response.status).sort()).toEqual([200, ...Array(9).fill(402)])
       const codes = await Promise.all(
-        responses.filter((response) => response.status === 402).map(async (response) => ((await response.json()) as { code: string }).code),
+        responses
+          .filter((response) => response.status === 402)
+          .map(async (response) => ((await response.json()) as { code: string }).code),
       )
       expect(new Set(codes)).toEqual(new Set(['insufficient_funds']))
       expect(await own.store.list('invoices', { owner: payer.address })).toHaveLength(1)
@@ -289,12 +322,13 @@ describe.each(gatewayDatabases('money'))('claims within the balance, on $name', 
 })
 
 describe('claims and balances', () => {
-
   test('security: a call whose settlement fails keeps no record it wrote', async () => {
     const payer = await fundedPayer(funds)
     chain.refuse = true
     try {
-      const response = await gateway.fetch(invoiceRequest(payer.address, await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) })))
+      const response = await gateway.fetch(
+        invoiceRequest(payer.address, await gateway.presigned({ signer: payer, value: amountOf(invoiceEntry) })),
+      )
       expect(response.status).toBe(402)
       expect(((await response.json()) as { code: string }).code).toBe('settlement_failed')
     } finally {
@@ -307,7 +341,9 @@ describe('claims and balances', () => {
   test('behavior: a claim left by a dead process does not block its authorization: the retry is served', async () => {
     const payer = await fundedPayer(funds)
     const header = await gateway.presigned({ signer: payer, value: amountOf(chainsEntry) })
-    const { payload } = decodePaymentSignatureHeader(header) as unknown as { payload: { authorization: { nonce: Hash } } }
+    const { payload } = decodePaymentSignatureHeader(header) as unknown as {
+      payload: { authorization: { nonce: Hash } }
+    }
     const request = () => new Request(`${origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     const key = { payer: payer.address, nonce: payload.authorization.nonce }
     // What a process killed mid-handler leaves: the claim, under a lease nobody renews.
@@ -336,7 +372,9 @@ describe('claims and balances', () => {
     expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(1)
     expect(statuses.every((status) => status === 200 || status === 503)).toBe(true)
     for (const response of responses.filter((candidate) => candidate.status === 503))
-      expect(['payment_in_progress', 'settlement_pending']).toContain(((await response.json()) as { code: string }).code)
+      expect(['payment_in_progress', 'settlement_pending']).toContain(
+        ((await response.json()) as { code: string }).code,
+      )
     expect(await balanceReaching(payer.address, funds - amountOf(chainsEntry))).toBe(funds - amountOf(chainsEntry))
   })
 })

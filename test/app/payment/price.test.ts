@@ -5,8 +5,8 @@ import { Challenge } from 'mppx'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { clients } from '../../../app/clients.js'
 import { parse } from '../../../app/config.js'
-import * as Module from '../../../core/Module.js'
 import { terms as termsOf } from '../../../app/terms.js'
+import * as Module from '../../../core/Module.js'
 import type * as Price from '../../../core/Price.js'
 import { stubPayment, testGateway } from '../../support/gateway.js'
 
@@ -32,7 +32,8 @@ const terms = termsOf(parse({}))
 function setup(prices: Price.Rules | null = { [key]: perSize }) {
   const { payment, settled } = stubPayment()
   const gateway = testGateway({ payment, families: [images(prices ?? undefined)] })
-  const fetch = ((input: RequestInfo | URL, init?: RequestInit) => gateway.handle(new Request(input, init))) as typeof globalThis.fetch
+  const fetch = ((input: RequestInfo | URL, init?: RequestInit) =>
+    gateway.handle(new Request(input, init))) as typeof globalThis.fetch
   const pay = clients({ terms, fetch })
   const post = (size: number, headers: Record<string, string> = {}) =>
     gateway.handle(
@@ -123,7 +124,8 @@ describe('a price per request', () => {
       fetch: (async (input: RequestInfo | URL, init?: RequestInit) => {
         if (answers.length > 0) return new Response(null, { status: 500 })
         const request = new Request(input, init)
-        if (!request.headers.has('authorization')) return new Response('{}', { status: 402, headers: { 'www-authenticate': challenge } })
+        if (!request.headers.has('authorization'))
+          return new Response('{}', { status: 402, headers: { 'www-authenticate': challenge } })
         answers.push(await fetch(new Request(request, { body: JSON.stringify({ size: 5 }) })))
         return answers[0]!.clone()
       }) as typeof globalThis.fetch,
@@ -146,12 +148,22 @@ describe('a price per request', () => {
       resources: { method: string; path: string; available: boolean; price: unknown }[]
     }
     const resource = manifest.resources.find((candidate) => `${candidate.method} ${candidate.path}` === key)!
-    const price = { mode: 'range', minAmount: '0.020000', maxAmount: '0.080000', currency: 'USD', rule: '$0.01 per size unit' }
+    const price = {
+      mode: 'range',
+      minAmount: '0.020000',
+      maxAmount: '0.080000',
+      currency: 'USD',
+      rule: '$0.01 per size unit',
+    }
     expect(resource).toMatchObject({ available: true, price })
-    const openapi = (await (await gateway.fetch('/openapi.json')).json()) as { paths: Record<string, Record<string, any>> }
+    const openapi = (await (await gateway.fetch('/openapi.json')).json()) as {
+      paths: Record<string, Record<string, any>>
+    }
     expect(openapi.paths[path]!.post['x-payment-info'].price).toEqual(price)
     expect(openapi.paths[path]!.post.description).toBe('$0.020000-$0.080000 by request ($0.01 per size unit) per call.')
-    expect(await (await gateway.fetch('/llms.txt')).text()).toContain(`- ${key}: $0.020000-$0.080000 by request ($0.01 per size unit) - `)
+    expect(await (await gateway.fetch('/llms.txt')).text()).toContain(
+      `- ${key}: $0.020000-$0.080000 by request ($0.01 per size unit) - `,
+    )
   })
 
   test('behavior: an entry priced per request whose module declares no rule answers 501 before any payment', async () => {
