@@ -10,6 +10,7 @@ import * as logs from '../modules/logs/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as stellar from '../modules/stellar/index.js'
+import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
 export type { Onchain, Token } from '../core/Module.js'
@@ -29,6 +30,7 @@ export const families: readonly Module.AnyModule[] = [
   payroll.manifest,
   stellar.manifest,
   xrp.manifest,
+  txdecode.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

@@ -1,0 +1,28 @@
+import * as Module from '../../core/Module.js'
+import { routes } from './routes.js'
+import type * as Service from './service.js'
+
+/** The transaction decoder, mounted by the gateway. */
+export function txdecode(deps: txdecode.Deps) {
+  return routes(deps)
+}
+
+export declare namespace txdecode {
+  /** What the module needs: the service's dependencies. */
+  type Deps = Service.Deps
+}
+
+/**
+ * Plain-language decoding of a settlement-chain transaction (`/api/v1/tx/decode`): the chain it reads is the one of
+ * `chains` whose id is the settlement chain's.
+ */
+export const manifest = Module.define({
+  name: 'txdecode',
+  paths: ['/api/v1/tx/decode'],
+  needs: ['onchain', 'chains'],
+  routes: ({ ports }) => {
+    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
+    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
+    return txdecode({ endpoint, tokens: ports.onchain.tokens })
+  },
+})
