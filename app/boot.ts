@@ -180,6 +180,8 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
   return {
     store,
     chains: [settlement.endpoint],
+    // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
+    evm: (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false }),
     onchain: {
       chainId,
       transfers: transfers({ client: settlement.client }),

@@ -3,6 +3,7 @@ import * as ai from '../modules/ai/index.js'
 import * as audit from '../modules/audit/index.js'
 import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
+import * as chaindata from '../modules/chaindata/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as invoice from '../modules/invoice/index.js'
@@ -21,6 +22,7 @@ export const families: readonly Module.AnyModule[] = [
   ai.manifest,
   ai.decentralizedManifest,
   rpc.manifest,
+  chaindata.manifest,
   auth.manifest,
   audit.manifest,
   logs.manifest,
@@ -39,6 +41,7 @@ export const portNames: Record<Module.Port, string> = {
   onchain: 'a chain',
   escrow: 'an escrow contract',
   chains: 'a chain',
+  evm: 'an EVM JSON-RPC client',
   oracle: 'a price source',
   batch: 'a batch contract',
   stellar: 'a Horizon server (HORIZON_URL)',

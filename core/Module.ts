@@ -7,7 +7,7 @@ import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
 import type * as RateLimit from './RateLimit.js'
-import type { Endpoint } from './Rpc.js'
+import type { Connect, Endpoint } from './Rpc.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Store } from './Store.js'
 import type { Transfers } from './Transfers.js'
@@ -49,6 +49,8 @@ export type Ports = {
   escrow: EscrowChain
   /** Chains RPC forwarding reads from; at least one. */
   chains: readonly Endpoint[]
+  /** Opens a JSON-RPC client to any EVM chain's node by URL, with a short time limit (chain-data reads). */
+  evm: Connect
   /** USD price source. */
   oracle: Oracle
   /** The batch-payment contract on each accepted chain. */

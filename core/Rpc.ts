@@ -43,3 +43,13 @@ export type Endpoint = {
    */
   request: (method: Method, params: readonly unknown[]) => Promise<Answer | Failure>
 }
+
+/** Opens a JSON-RPC client to the EVM node at `url`; every call answers as {@link Endpoint.request} does. */
+export type Connect = (parameters: {
+  /** Name callers use for the chain. */
+  name: string
+  /** EIP-155 chain id. */
+  chainId: number
+  /** JSON-RPC URL; may carry a provider key, so it is never shown to callers. */
+  url: string
+}) => Endpoint

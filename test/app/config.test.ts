@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
+import { arbitrum, avalanche, bsc, mainnet, optimism, polygon } from 'viem/chains'
 import { ConfigError, parse, variables } from '../../app/config.js'
 import { check, configurationTable, end, withConfigurationTable } from '../../app/docs.js'
 import { families } from '../../app/modules.js'
@@ -41,6 +42,15 @@ describe('parse', () => {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },
         ai: { CHAT_MAX_TOKENS: 1024 },
         decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
+        // Keyless public nodes by default (viem's `rpcUrls.default`); `base` is the settlement chain unless set.
+        chaindata: {
+          CHAIN_RPC_ETHEREUM: mainnet.rpcUrls.default.http[0],
+          CHAIN_RPC_ARBITRUM: arbitrum.rpcUrls.default.http[0],
+          CHAIN_RPC_POLYGON: polygon.rpcUrls.default.http[0],
+          CHAIN_RPC_OPTIMISM: optimism.rpcUrls.default.http[0],
+          CHAIN_RPC_AVALANCHE: avalanche.rpcUrls.default.http[0],
+          CHAIN_RPC_BSC: bsc.rpcUrls.default.http[0],
+        },
       },
     })
   })

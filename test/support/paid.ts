@@ -11,6 +11,9 @@ import * as Catalog from '../../core/Catalog.js'
 import type { Ledger } from '../../core/Ledger.js'
 import * as Price from '../../core/Price.js'
 
+/** Chains whose chain-data RPC URL defaults to a public node off this machine. */
+export const offMachineChains = ['ETHEREUM', 'ARBITRUM', 'POLYGON', 'OPTIMISM', 'AVALANCHE', 'BSC'] as const
+
 /** Origin the in-process gateway answers on. */
 export const origin = 'http://gateway.test'
 
@@ -30,6 +33,8 @@ export async function paidGateway(
     DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')),
     DEVNET_RPC_PORT: '0',
     DEVNET_PERSIST: 'false',
+    // Tests never leave the machine: the chain-data endpoints read a closed local port unless a test says otherwise.
+    ...Object.fromEntries(offMachineChains.map((name) => [`CHAIN_RPC_${name}`, 'http://127.0.0.1:9'])),
     ...parameters.env,
   })
   const booted = await boot({

@@ -1,0 +1,71 @@
+import { arbitrum, avalanche, base, bsc, mainnet, optimism, polygon } from 'viem/chains'
+
+/**
+ * The EVM chains the chain-data endpoints read, from viem's chain definitions: the name callers use, the chain's own
+ * name, its EIP-155 id and its keyless public RPC URL. `base` is the settlement chain the gateway runs on (the devnet
+ * on embedded defaults), so its id and URL here are Base mainnet's and serve only when the operator points it there.
+ */
+export const registry = [
+  { name: 'base', title: base.name, chainId: base.id, publicUrl: base.rpcUrls.default.http[0], liveWithinSeconds: 60 },
+  {
+    name: 'ethereum',
+    title: mainnet.name,
+    chainId: mainnet.id,
+    publicUrl: mainnet.rpcUrls.default.http[0],
+    liveWithinSeconds: 120,
+  },
+  {
+    name: 'arbitrum',
+    title: arbitrum.name,
+    chainId: arbitrum.id,
+    publicUrl: arbitrum.rpcUrls.default.http[0],
+    liveWithinSeconds: 60,
+  },
+  {
+    name: 'polygon',
+    title: polygon.name,
+    chainId: polygon.id,
+    publicUrl: polygon.rpcUrls.default.http[0],
+    liveWithinSeconds: 60,
+  },
+  {
+    name: 'optimism',
+    title: optimism.name,
+    chainId: optimism.id,
+    publicUrl: optimism.rpcUrls.default.http[0],
+    liveWithinSeconds: 60,
+  },
+  {
+    name: 'avalanche',
+    title: avalanche.name,
+    chainId: avalanche.id,
+    publicUrl: avalanche.rpcUrls.default.http[0],
+    liveWithinSeconds: 60,
+  },
+  { name: 'bsc', title: bsc.name, chainId: bsc.id, publicUrl: bsc.rpcUrls.default.http[0], liveWithinSeconds: 60 },
+] as const satisfies readonly Entry[]
+
+/** One chain of the {@link registry}. */
+export type Entry = {
+  /** Name callers use, e.g. `ethereum`. */
+  name: string
+  /** The chain's own name, e.g. `Ethereum`. */
+  title: string
+  /** EIP-155 chain id. */
+  chainId: number
+  /** viem's default public RPC URL (`rpcUrls.default.http[0]`). */
+  publicUrl: string
+  /** A chain whose latest block is older than this is not live, in seconds. */
+  liveWithinSeconds: number
+}
+
+/** A name from the {@link registry}. */
+export type Name = (typeof registry)[number]['name']
+
+/** The names of the {@link registry}, in order. */
+export const names: readonly Name[] = registry.map((entry) => entry.name)
+
+/** The chain named `name`, or `undefined`. */
+export function find(name: string): Entry | undefined {
+  return registry.find((entry) => entry.name === name)
+}

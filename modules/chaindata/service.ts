@@ -1,0 +1,259 @@
+import { formatGwei, getAddress, hexToBigInt, isAddress, isHex, numberToHex } from 'viem'
+import * as Cache from '../../core/Cache.js'
+import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import * as EvmChain from '../../core/EvmChain.js'
+import type * as Rpc from '../../core/Rpc.js'
+import * as Upstream from '../../core/Upstream.js'
+import type { NonceQuery } from './schema.js'
+
+/** Blocks of fee history the gas levels are drawn from. */
+export const historyBlocks = 20
+
+/** Reward percentiles of the three gas levels. */
+export const percentiles = { slow: 10, standard: 50, fast: 90 } as const
+
+/** How long a gas answer is served again, in ms. */
+export const gasTtlMs = 15_000
+
+/** One chain the module reads: its registry entry and a JSON-RPC client to its node. */
+export type Chain = {
+  /** The chain in the registry. */
+  entry: EvmChain.Entry
+  /** Its node. */
+  endpoint: Rpc.Endpoint
+}
+
+/** What the chain-data module needs from outside. */
+export type Deps = {
+  /** Every chain of the registry, in its order. */
+  chains: readonly Chain[]
+  /** Current time, epoch ms. */
+  now: () => number
+  /** Gas answers of the last {@link gasTtlMs}. */
+  cache: Cache.Cache<GasSnapshot>
+  /** The gas reading under way, which concurrent calls share. */
+  inFlight: { gas?: Promise<GasSnapshot> | undefined }
+}
+
+/**
+ * The module's dependencies: `base` reads the settlement chain (unless `urls.base` points it elsewhere), every other
+ * chain its URL from `urls` through `connect`.
+ */
+export function from(parameters: from.Parameters): Deps {
+  const { settlement, connect, urls, now = Date.now } = parameters
+  const chains = EvmChain.registry.map((entry): Chain => {
+    const url = urls[entry.name]
+    if (entry.name === 'base' && url === undefined) return { entry, endpoint: settlement }
+    return { entry, endpoint: connect({ name: entry.name, chainId: entry.chainId, url: url ?? entry.publicUrl }) }
+  })
+  return { chains, now, cache: Cache.create({ ttlMs: gasTtlMs, maxEntries: 1, now }), inFlight: {} }
+}
+
+export declare namespace from {
+  type Parameters = {
+    /** The settlement chain's node. */
+    settlement: Rpc.Endpoint
+    /** Opens a client to a node by URL. */
+    connect: Rpc.Connect
+    /** RPC URL per chain name; a chain without one reads its public URL (`base`: the settlement chain). */
+    urls: Partial<Record<EvmChain.Name, string | undefined>>
+    /** Current time, epoch ms. @default Date.now */
+    now?: () => number
+  }
+}
+
+/** An amount of wei, as a decimal string and in gwei. */
+export type Amount = { /** Wei, decimal. */ wei: string /** Gwei, decimal. */; gwei: string }
+
+/** A fee level of an EIP-1559 transaction. */
+export type Level = {
+  /** Tip to the block producer per gas. */
+  maxPriorityFeePerGas: Amount
+  /** Ceiling per gas: twice the next base fee plus the tip, so it survives a few full blocks. */
+  maxFeePerGas: Amount
+}
+
+/** Who a per-chain entry is about. */
+type Named = { /** Name callers use. */ chain: string /** The chain's own name. */; name: string; chainId: number }
+
+/** The gas of one chain, or why it could not be read. */
+export type GasEntry =
+  | (Named & {
+      available: true
+      /** Newest block of the history, decimal. */
+      block: string
+      /** Base fee of the next block. */
+      baseFeePerGas: Amount
+      slow: Level
+      standard: Level
+      fast: Level
+    })
+  | (Named & { available: false /** Why it could not be read. */; reason: string })
+
+/** A gas reading of every chain and when it was taken. */
+export type GasSnapshot = { gas: Record<string, GasEntry>; takenAt: number }
+
+/** Gas of every chain, from the last {@link gasTtlMs} when there is a reading that recent. */
+export async function gas(deps: Deps) {
+  const cached = deps.cache.get('gas')
+  const snapshot = cached ?? (await shared(deps))
+  return {
+    gas: snapshot.gas,
+    blocks: historyBlocks,
+    percentiles,
+    updatedAt: new Date(snapshot.takenAt).toISOString(),
+    cached: cached !== undefined,
+    age: Math.max(0, Math.floor((deps.now() - snapshot.takenAt) / 1000)),
+  }
+}
+
+/** The reading under way, or a new one; concurrent callers share it. */
+function shared(deps: Deps): Promise<GasSnapshot> {
+  if (!deps.inFlight.gas)
+    deps.inFlight.gas = readGas(deps).finally(() => {
+      deps.inFlight.gas = undefined
+    })
+  return deps.inFlight.gas
+}
+
+/** Reads every chain's fee history at once; a chain that does not answer is reported, never fatal unless all fail. */
+async function readGas(deps: Deps): Promise<GasSnapshot> {
+  const entries = await Promise.all(deps.chains.map((chain) => gasOf(chain)))
+  if (entries.every((entry) => !entry.available))
+    throw new UpstreamUnavailableError(
+      `No chain answered eth_feeHistory: ${entries.map((entry) => `${entry.chain}: ${(entry as { reason: string }).reason}`).join('; ')}`,
+    )
+  const snapshot = { gas: Object.fromEntries(entries.map((entry) => [entry.chain, entry])), takenAt: deps.now() }
+  deps.cache.set('gas', snapshot)
+  return snapshot
+}
+
+/** The gas levels of one chain from its last {@link historyBlocks} blocks. */
+async function gasOf(chain: Chain): Promise<GasEntry> {
+  const named = namedOf(chain)
+  const levels = Object.values(percentiles)
+  const answer = await read(chain, 'eth_feeHistory', [numberToHex(historyBlocks), 'latest', levels])
+  if (!answer.ok) return { ...named, available: false, reason: answer.reason }
+  const { oldestBlock, baseFeePerGas, reward } = fieldsOf(answer.result)
+  if (!isHex(oldestBlock) || !isHexList(baseFeePerGas) || baseFeePerGas.length === 0)
+    return { ...named, available: false, reason: `${chain.entry.name} answered eth_feeHistory in an unknown shape.` }
+  const rewards = Array.isArray(reward) ? reward.filter(isHexList).filter((row) => row.length === levels.length) : []
+  const nextBase = hexToBigInt(baseFeePerGas.at(-1)!)
+  const levelOf = (index: number): Level => {
+    const tips = rewards.map((row) => hexToBigInt(row[index]!))
+    const tip = tips.length === 0 ? 0n : tips.reduce((sum, value) => sum + value, 0n) / BigInt(tips.length)
+    return { maxPriorityFeePerGas: amountOf(tip), maxFeePerGas: amountOf(2n * nextBase + tip) }
+  }
+  // baseFeePerGas holds one entry per block of the history plus the next block's.
+  const newest = hexToBigInt(oldestBlock) + BigInt(baseFeePerGas.length - 2)
+  return {
+    ...named,
+    available: true,
+    block: (newest < 0n ? 0n : newest).toString(),
+    baseFeePerGas: amountOf(nextBase),
+    slow: levelOf(0),
+    standard: levelOf(1),
+    fast: levelOf(2),
+  }
+}
+
+/** The status of one chain: its latest block and whether it is live, or why it could not be read. */
+export type StatusEntry =
+  | (Named & {
+      available: true
+      /** Number of the latest block. */
+      height: number
+      /** Seconds since the latest block's timestamp. */
+      latestBlockAge: number
+      /** Whether the latest block is younger than `liveWithinSeconds`. */
+      live: boolean
+      /** Threshold of liveness, in seconds. */
+      liveWithinSeconds: number
+    })
+  | (Named & { available: false; live: false; reason: string })
+
+/** Block height, latest block age and liveness of every chain; a chain that does not answer is reported as such. */
+export async function chainStatus(deps: Deps) {
+  const entries = await Promise.all(deps.chains.map((chain) => statusOf(deps, chain)))
+  return {
+    chains: Object.fromEntries(entries.map((entry) => [entry.chain, entry])),
+    checkedAt: new Date(deps.now()).toISOString(),
+  }
+}
+
+async function statusOf(deps: Deps, chain: Chain): Promise<StatusEntry> {
+  const named = namedOf(chain)
+  const answer = await read(chain, 'eth_getBlockByNumber', ['latest', false])
+  if (!answer.ok) return { ...named, available: false, live: false, reason: answer.reason }
+  const { number, timestamp } = fieldsOf(answer.result)
+  if (!isHex(number) || !isHex(timestamp))
+    return {
+      ...named,
+      available: false,
+      live: false,
+      reason: `${chain.entry.name} answered eth_getBlockByNumber in an unknown shape.`,
+    }
+  const age = Math.max(0, Math.floor(deps.now() / 1000) - Number(hexToBigInt(timestamp)))
+  const { liveWithinSeconds } = chain.entry
+  return {
+    ...named,
+    available: true,
+    height: Number(hexToBigInt(number)),
+    latestBlockAge: age,
+    live: age <= liveWithinSeconds,
+    liveWithinSeconds,
+  }
+}
+
+/**
+ * Transaction count of an address, latest and pending, never cached. Throws {@link ValidationError} naming `address`
+ * or `chain` before anything is read.
+ */
+export async function nonce(deps: Deps, query: NonceQuery) {
+  if (!isAddress(query.address, { strict: true }))
+    throw new ValidationError({
+      field: 'address',
+      message: 'must be 0x and 40 hex digits, with a valid EIP-55 checksum when it is mixed-case',
+    })
+  const chain = deps.chains.find((candidate) => candidate.entry.name === query.chain)
+  if (!chain) throw new ValidationError({ field: 'chain', message: `must be one of: ${EvmChain.names.join(', ')}` })
+  const address = getAddress(query.address)
+  const [latest, pending] = await Promise.all(
+    (['latest', 'pending'] as const).map(async (tag) => {
+      const answer = await read(chain, 'eth_getTransactionCount', [address, tag])
+      if (!answer.ok) throw new UpstreamUnavailableError(answer.reason)
+      if (!isHex(answer.result))
+        throw new UpstreamUnavailableError(`${chain.entry.name} answered eth_getTransactionCount in an unknown shape.`)
+      return Number(hexToBigInt(answer.result))
+    }),
+  )
+  return { ...namedOf(chain), address, latest: latest!, pending: pending! }
+}
+
+/** One call to a chain's node: its result, or why there is none (unreachable, timed out, the node's error). */
+async function read(
+  chain: Chain,
+  method: Rpc.Method,
+  params: readonly unknown[],
+): Promise<{ ok: true; result: unknown } | { ok: false; reason: string }> {
+  const answer = await chain.endpoint.request(method, params)
+  if (Upstream.isFailure(answer)) return { ok: false, reason: `${answer.reason}: ${answer.message}` }
+  if (!answer.ok) return { ok: false, reason: `${method} failed on ${chain.entry.name}: ${answer.message}` }
+  return answer
+}
+
+function namedOf(chain: Chain): Named {
+  return { chain: chain.entry.name, name: chain.entry.title, chainId: chain.endpoint.chainId }
+}
+
+function amountOf(wei: bigint): Amount {
+  return { wei: wei.toString(), gwei: formatGwei(wei) }
+}
+
+function fieldsOf(value: unknown): Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
+}
+
+function isHexList(value: unknown): value is `0x${string}`[] {
+  return Array.isArray(value) && value.every((item) => isHex(item) && item !== '0x')
+}

@@ -1,0 +1,260 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { privateKeyToAccount } from 'viem/accounts'
+import type * as Rpc from '../../core/Rpc.js'
+import * as Service from '../../modules/chaindata/service.js'
+import { paidGateway } from '../support/paid.js'
+
+/** A JSON-RPC node stand-in answering in the node's shapes, counting the calls per method. */
+function standIn(parameters: { timestamp: () => number }) {
+  const calls: Record<string, number> = {}
+  const server = Bun.serve({
+    port: 0,
+    hostname: '127.0.0.1',
+    async fetch(request) {
+      const { id, method, params } = (await request.json()) as { id: number; method: string; params: unknown[] }
+      calls[method] = (calls[method] ?? 0) + 1
+      const result =
+        method === 'eth_feeHistory'
+          ? {
+              oldestBlock: '0x64',
+              baseFeePerGas: [...Array.from({ length: 20 }, () => '0x3b9aca00'), '0x77359400'],
+              gasUsedRatio: Array.from({ length: 20 }, () => 0.5),
+              reward: Array.from({ length: 20 }, (_, index) => [
+                index % 2 === 0 ? '0x1' : '0x3',
+                '0x3b9aca00',
+                '0x77359400',
+              ]),
+            }
+          : method === 'eth_getBlockByNumber'
+            ? { number: '0x77', timestamp: `0x${parameters.timestamp().toString(16)}`, hash: `0x${'ab'.repeat(32)}` }
+            : method === 'eth_getTransactionCount'
+              ? params[1] === 'pending'
+                ? '0x8'
+                : '0x7'
+              : undefined
+      if (result === undefined)
+        return Response.json({ jsonrpc: '2.0', id, error: { code: -32601, message: 'method not found' } })
+      return Response.json({ jsonrpc: '2.0', id, result })
+    },
+  })
+  return { url: `http://127.0.0.1:${server.port}`, calls, stop: () => server.stop(true) }
+}
+
+/** A local port nothing listens on. */
+async function closedPort() {
+  const server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
+  const url = `http://127.0.0.1:${server.port}`
+  await server.stop(true)
+  return url
+}
+
+const now = () => Math.floor(Date.now() / 1000)
+let stale = false
+const live = standIn({ timestamp: now })
+const old = standIn({ timestamp: () => (stale ? now() - 3_600 : now()) })
+let gateway: Awaited<ReturnType<typeof paidGateway>>
+let dead: string
+
+beforeAll(async () => {
+  dead = await closedPort()
+  gateway = await paidGateway({
+    env: {
+      CHAIN_RPC_ETHEREUM: live.url,
+      CHAIN_RPC_ARBITRUM: live.url,
+      CHAIN_RPC_POLYGON: old.url,
+      CHAIN_RPC_OPTIMISM: live.url,
+      CHAIN_RPC_AVALANCHE: live.url,
+      CHAIN_RPC_BSC: dead,
+    },
+  })
+})
+afterAll(async () => {
+  await gateway.close()
+  live.stop()
+  old.stop()
+})
+
+const names = ['base', 'ethereum', 'arbitrum', 'polygon', 'optimism', 'avalanche', 'bsc']
+
+describe('GET /free/gas', () => {
+  test('default: every chain answered independently, the dead one reported unavailable with its reason', async () => {
+    const response = await gateway.fetch('http://gateway.test/free/gas')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(Object.keys(body.gas)).toEqual(names)
+    expect(body.percentiles).toEqual({ slow: 10, standard: 50, fast: 90 })
+    expect(body.blocks).toBe(20)
+    // The devnet, read in process as `base`.
+    expect(body.gas.base).toMatchObject({ chain: 'base', available: true, chainId: gateway.devnet.chainId })
+    expect(BigInt(body.gas.base.baseFeePerGas.wei)).toBeGreaterThan(0n)
+    expect(body.gas.ethereum).toEqual({
+      chain: 'ethereum',
+      name: 'Ethereum',
+      chainId: 1,
+      available: true,
+      block: '119',
+      baseFeePerGas: { wei: '2000000000', gwei: '2' },
+      slow: {
+        maxPriorityFeePerGas: { wei: '2', gwei: '0.000000002' },
+        maxFeePerGas: { wei: '4000000002', gwei: '4.000000002' },
+      },
+      standard: {
+        maxPriorityFeePerGas: { wei: '1000000000', gwei: '1' },
+        maxFeePerGas: { wei: '5000000000', gwei: '5' },
+      },
+      fast: { maxPriorityFeePerGas: { wei: '2000000000', gwei: '2' }, maxFeePerGas: { wei: '6000000000', gwei: '6' } },
+    })
+    expect(body.gas.bsc).toMatchObject({ chain: 'bsc', chainId: 56, available: false })
+    expect(body.gas.bsc.reason).toContain('could not be reached')
+    expect(body.gas.bsc.reason).not.toContain(dead)
+  })
+
+  test('behavior: a second call within 15 s is the cached answer, with its age, and reaches no node', async () => {
+    const before = live.calls.eth_feeHistory ?? 0
+    const first = (await (await gateway.fetch('http://gateway.test/free/gas')).json()) as any
+    const second = (await (await gateway.fetch('http://gateway.test/free/gas')).json()) as any
+    expect(second.cached).toBe(true)
+    expect(second.age).toBeGreaterThanOrEqual(0)
+    expect(second.updatedAt).toBe(first.updatedAt)
+    expect(second.gas).toEqual(first.gas)
+    expect(live.calls.eth_feeHistory ?? 0).toBeLessThanOrEqual(before + 4)
+    const after = live.calls.eth_feeHistory
+    await gateway.fetch('http://gateway.test/free/gas')
+    expect(live.calls.eth_feeHistory).toBe(after)
+  })
+})
+
+describe('GET /api/v1/oracle/gas', () => {
+  test('error: without payment it is a 402 and reaches no node', async () => {
+    const response = await gateway.fetch('http://gateway.test/api/v1/oracle/gas')
+    expect(response.status).toBe(402)
+  })
+
+  test('default: paid through the real flow, it charges exactly 0.005 USDC and answers the gas object', async () => {
+    const payer = gateway.account(3)
+    const before = await gateway.balance(payer.address)
+    const response = await gateway.paid(payer, 'GET', '/api/v1/oracle/gas')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(Object.keys(body.gas)).toEqual(names)
+    expect(body.gas.ethereum.available).toBe(true)
+    expect(body.gas.bsc.available).toBe(false)
+    expect(before - (await gateway.balance(payer.address))).toBe(5_000n)
+  })
+})
+
+describe('GET /free/chain-status', () => {
+  test('default: height, latest block age and liveness per chain; the dead chain unavailable', async () => {
+    stale = true
+    const response = await gateway.fetch('http://gateway.test/free/chain-status')
+    stale = false
+    expect(response.status).toBe(200)
+    const { chains } = (await response.json()) as any
+    expect(Object.keys(chains)).toEqual(names)
+    expect(chains.base).toMatchObject({ available: true, chainId: gateway.devnet.chainId })
+    expect(chains.base.height).toBeGreaterThanOrEqual(0)
+    expect(chains.ethereum).toMatchObject({ available: true, height: 119, live: true, liveWithinSeconds: 120 })
+    expect(chains.ethereum.latestBlockAge).toBeLessThanOrEqual(5)
+    expect(chains.polygon).toMatchObject({ available: true, live: false })
+    expect(chains.polygon.latestBlockAge).toBeGreaterThanOrEqual(3_600)
+    expect(chains.bsc).toMatchObject({ available: false, live: false })
+    expect(chains.bsc.reason).toContain('could not be reached')
+  })
+})
+
+describe('GET /free/nonce', () => {
+  const address = privateKeyToAccount(`0x${'11'.repeat(32)}`).address
+
+  test('default: latest and pending transaction counts from the node, never cached', async () => {
+    const before = live.calls.eth_getTransactionCount ?? 0
+    for (let round = 0; round < 2; round++) {
+      const response = await gateway.fetch(`http://gateway.test/free/nonce?address=${address}&chain=ethereum`)
+      expect(response.status).toBe(200)
+      expect(await response.json()).toEqual({
+        chain: 'ethereum',
+        name: 'Ethereum',
+        chainId: 1,
+        address,
+        latest: 7,
+        pending: 8,
+      })
+    }
+    expect(live.calls.eth_getTransactionCount).toBe(before + 4)
+  })
+
+  test('behavior: base reads the devnet; an all-lowercase address is accepted', async () => {
+    const payer = gateway.account(1).address
+    const response = await gateway.fetch(`http://gateway.test/free/nonce?address=${payer.toLowerCase()}&chain=base`)
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(body.address).toBe(payer)
+    expect(body.pending).toBeGreaterThanOrEqual(body.latest)
+  })
+
+  test('error: a dead chain is an upstream problem, not a 200', async () => {
+    const response = await gateway.fetch(`http://gateway.test/free/nonce?address=${address}&chain=bsc`)
+    expect([502, 503, 504]).toContain(response.status)
+  })
+
+  const mixed = address.slice(0, 2) + address.slice(2).replace(/[a-f]/, (letter) => letter.toUpperCase())
+  const broken = address === mixed ? address.replace(/[A-F]/, (letter) => letter.toLowerCase()) : mixed
+  test.each([
+    ['address', `address=${broken}&chain=ethereum`],
+    ['address', 'address=0x1234&chain=ethereum'],
+    ['address', `address=${broken}&chain=nowhere`],
+    ['address', 'chain=ethereum'],
+    ['chain', `address=${address}&chain=nowhere`],
+    ['chain', `address=${address}`],
+  ])('error: a bad %s is a 400 naming it, before any node is asked (%s)', async (field, query) => {
+    const before = live.calls.eth_getTransactionCount ?? 0
+    const response = await gateway.fetch(`http://gateway.test/free/nonce?${query}`)
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as any).field).toBe(field)
+    expect(live.calls.eth_getTransactionCount ?? 0).toBe(before)
+  })
+})
+
+describe('Service.gas', () => {
+  function endpoint(counter: { calls: number }): Rpc.Endpoint {
+    return {
+      name: 'stand-in',
+      chainId: 1,
+      request: async () => {
+        counter.calls++
+        return {
+          ok: true,
+          result: { oldestBlock: '0x1', baseFeePerGas: ['0x1', '0x2'], reward: [['0x1', '0x2', '0x3']] },
+        }
+      },
+    }
+  }
+
+  test('behavior: cached for 15 s by the clock, then read again', async () => {
+    const counter = { calls: 0 }
+    let time = 1_000_000
+    const deps = Service.from({
+      settlement: endpoint(counter),
+      connect: () => endpoint(counter),
+      urls: {},
+      now: () => time,
+    })
+    expect((await Service.gas(deps)).cached).toBe(false)
+    expect(counter.calls).toBe(7)
+    time += 14_999
+    expect(await Service.gas(deps)).toMatchObject({ cached: true, age: 14 })
+    expect(counter.calls).toBe(7)
+    time += 1
+    expect((await Service.gas(deps)).cached).toBe(false)
+    expect(counter.calls).toBe(14)
+  })
+
+  test('error: when no chain answers, the call fails (and a paid call charges nothing)', async () => {
+    const down: Rpc.Endpoint = {
+      name: 'down',
+      chainId: 1,
+      request: async () => ({ ok: false, reason: 'failed', status: 502, message: 'down' }),
+    }
+    const deps = Service.from({ settlement: down, connect: () => down, urls: {} })
+    await expect(Service.gas(deps)).rejects.toThrow('No chain answered eth_feeHistory')
+  })
+})
