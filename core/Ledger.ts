@@ -125,6 +125,11 @@ export type Claim = Pick<
    * outstanding claims (`claimed` and `settling`) fit in it, so a payer cannot be served beyond what it can pay.
    */
   balance?: bigint | undefined
+  /**
+   * When `balance` was read. Entries settled since then count against it too: the balance may not show their
+   * transfers yet. @default only `claimed` and `settling` entries count
+   */
+  balanceAt?: Date | undefined
 }
 
 /** Result of a claim: the new entry, or why not. */

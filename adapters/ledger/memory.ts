@@ -48,8 +48,16 @@ export function memory(): Ledger {
       const duplicate = entry.idempotencyKey === undefined ? undefined : holder(entry.payer, entry.idempotencyKey)
       if (duplicate) return { ok: false, reason: 'duplicate', existing: duplicate }
       if (claim.balance !== undefined) {
+        const { balanceAt } = claim
         const reserved = entries()
-          .filter((other) => other.payer === entry.payer && (outstanding as readonly string[]).includes(other.state))
+          .filter(
+            (other) =>
+              other.payer === entry.payer &&
+              ((outstanding as readonly string[]).includes(other.state) ||
+                (balanceAt !== undefined &&
+                  other.state === 'settled' &&
+                  other.updatedAt.getTime() >= balanceAt.getTime())),
+          )
           .reduce((sum, other) => sum + other.amount, 0n)
         if (reserved + entry.amount > claim.balance)
           return { ok: false, reason: 'insufficient_funds', outstanding: reserved }

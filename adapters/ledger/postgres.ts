@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, isNotNull, lt, sql as raw } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, gte, isNotNull, lt, sql as raw } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { getAddress } from 'viem'
@@ -143,7 +143,7 @@ export function postgres(parameters: postgres.Parameters): Ledger {
    * A balance-bounded claim: under the payer's advisory lock, checks the key, the idempotency key and the
    * outstanding sum, then inserts. `undefined` when the entry was released under it, to be tried again.
    */
-  const claimWithin = (values: toRow.ReturnType, balance: bigint) =>
+  const claimWithin = (values: toRow.ReturnType, balance: bigint, balanceAt: Date | undefined) =>
     db.transaction(async (tx): Promise<ClaimResult | undefined> => {
       // A statement of its own: under READ COMMITTED the next statements' snapshots are taken once the lock is held,
       // so they see the claims that the previous holder committed.
@@ -165,7 +165,23 @@ export function postgres(parameters: postgres.Parameters): Ledger {
         .where(and(eq(payments.payer, raw.placeholder('payer')), inStates(payments.state, outstanding)))
         .prepare('ledger_outstanding')
         .execute(values)
-      const sum = BigInt(reserved!.sum)
+      // Settled since the balance was read: the balance may not show those transfers yet.
+      const [settled] =
+        balanceAt === undefined
+          ? [{ sum: '0' }]
+          : await tx
+              .select({ sum: raw<string>`coalesce(sum(${payments.amount}), 0)::text` })
+              .from(payments)
+              .where(
+                and(
+                  eq(payments.payer, raw.placeholder('payer')),
+                  raw`${payments.state} = 'settled'`,
+                  gte(payments.updatedAt, raw.placeholder('balanceAt')),
+                ),
+              )
+              .prepare('ledger_settled_since')
+              .execute({ payer: values.payer, balanceAt: balanceAt.toISOString() })
+      const sum = BigInt(reserved!.sum) + BigInt(settled!.sum)
       if (sum + values.amount > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
       const [claimed] = await claimOn(tx).execute(values)
       if (claimed) return { ok: true, entry: fromRow(claimed) }
@@ -182,7 +198,7 @@ export function postgres(parameters: postgres.Parameters): Ledger {
       for (let attempt = 1; ; attempt++) {
         try {
           if (parameters.balance !== undefined) {
-            const result = await claimWithin(values, parameters.balance)
+            const result = await claimWithin(values, parameters.balance, parameters.balanceAt)
             if (result || attempt >= 3) return result ?? replayedOrVanished(await read.execute(values), values)
             continue
           }

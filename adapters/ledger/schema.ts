@@ -53,6 +53,9 @@ const holdsKey = `idempotency_key IS NOT NULL AND state IN (${literals(live)})`
  */
 const isOutstanding = `state IN (${literals(outstanding)})`
 
+/** `state = 'settled'`: the entries a balance read before their settlement may not show yet (see `Claim.balanceAt`). */
+const isSettled = "state = 'settled'"
+
 /** The `payments` table on SQLite: amounts as decimal text (exact beyond 2^64), times as epoch milliseconds. */
 export const sqlitePayments = sqliteTable(
   'payments',
@@ -95,6 +98,7 @@ export const sqlitePayments = sqliteTable(
     sqliteIndex('payments_state_claimed_at').on(table.state, table.claimedAt),
     sqliteUniqueIndex('payments_payer_idempotency_key').on(table.payer, table.idempotencyKey).where(sql.raw(holdsKey)),
     sqliteIndex('payments_payer_outstanding').on(table.payer, table.state, table.amount).where(sql.raw(isOutstanding)),
+    sqliteIndex('payments_payer_settled_updated_at').on(table.payer, table.updatedAt).where(sql.raw(isSettled)),
     sqliteIndex('payments_response_updated_at').on(table.updatedAt).where(sql.raw('response IS NOT NULL')),
   ],
 )
@@ -141,6 +145,7 @@ export const pgPayments = pgTable(
     pgIndex('payments_state_claimed_at').on(table.state, table.claimedAt),
     pgUniqueIndex('payments_payer_idempotency_key').on(table.payer, table.idempotencyKey).where(sql.raw(holdsKey)),
     pgIndex('payments_payer_outstanding').on(table.payer, table.state, table.amount).where(sql.raw(isOutstanding)),
+    pgIndex('payments_payer_settled_updated_at').on(table.payer, table.updatedAt).where(sql.raw(isSettled)),
     pgIndex('payments_response_updated_at').on(table.updatedAt).where(sql.raw('response IS NOT NULL')),
   ],
 )
@@ -224,6 +229,7 @@ export const sqliteMigration: readonly open.Step[] = [
     WHERE ${holdsKey}`,
   `CREATE INDEX IF NOT EXISTS payments_payer_outstanding ON payments (payer, state, amount)
     WHERE ${isOutstanding}`,
+  `CREATE INDEX IF NOT EXISTS payments_payer_settled_updated_at ON payments (payer, updated_at) WHERE ${isSettled}`,
   'CREATE INDEX IF NOT EXISTS payments_response_updated_at ON payments (updated_at) WHERE response IS NOT NULL',
   `CREATE TABLE IF NOT EXISTS leases (
     id TEXT NOT NULL PRIMARY KEY,
@@ -264,6 +270,7 @@ export const pgMigration: readonly string[] = [
     WHERE ${holdsKey}`,
   `CREATE INDEX IF NOT EXISTS payments_payer_outstanding ON payments (payer, state, amount)
     WHERE ${isOutstanding}`,
+  `CREATE INDEX IF NOT EXISTS payments_payer_settled_updated_at ON payments (payer, updated_at) WHERE ${isSettled}`,
   'CREATE INDEX IF NOT EXISTS payments_response_updated_at ON payments (updated_at) WHERE response IS NOT NULL',
   `CREATE TABLE IF NOT EXISTS leases (
     id text PRIMARY KEY,

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNotNull, lt, sql } from 'drizzle-orm'
+import { and, asc, eq, gte, isNotNull, lt, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { getAddress } from 'viem'
 import { InvalidTransitionError } from '../../core/Errors.js'
@@ -81,6 +81,18 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     .from(payments)
     .where(and(eq(payments.payer, sql.placeholder('payer')), inStates(payments.state, outstanding)))
     .prepare()
+  // Settled since the balance was read (`updated_at` as epoch ms: a placeholder in a condition skips the column).
+  const settledSince = db
+    .select({ amount: payments.amount })
+    .from(payments)
+    .where(
+      and(
+        eq(payments.payer, sql.placeholder('payer')),
+        sql`${payments.state} = 'settled'`,
+        gte(payments.updatedAt, sql.placeholder('balanceAt')),
+      ),
+    )
+    .prepare()
   const update = db
     .update(payments)
     // drizzle's update types leave out placeholders, which its runtime encodes through the column like values.
@@ -160,15 +172,22 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
   })
   // Checks the key, the idempotency key and the outstanding sum, then inserts, all under the write lock: no other
   // process claims for the payer in between.
-  const claimWithin = client.transaction((values: ReturnType<typeof toValues>, balance: bigint): ClaimResult => {
-    const existing = read.get(values)
-    if (existing && existing.state !== 'released') return { ok: false, reason: 'replayed', existing: fromRow(existing) }
-    const holder = values.idempotencyKey === null ? undefined : find.get(values)
-    if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
-    const sum = reserved.all(values).reduce((total, { amount }) => total + BigInt(amount), 0n)
-    if (sum + BigInt(values.amount) > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
-    return { ok: true, entry: fromRow(claim.get(values)!) }
-  })
+  const claimWithin = client.transaction(
+    (values: ReturnType<typeof toValues>, balance: bigint, balanceAt: Date | undefined): ClaimResult => {
+      const existing = read.get(values)
+      if (existing && existing.state !== 'released')
+        return { ok: false, reason: 'replayed', existing: fromRow(existing) }
+      const holder = values.idempotencyKey === null ? undefined : find.get(values)
+      if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
+      const counted = [
+        ...reserved.all(values),
+        ...(balanceAt === undefined ? [] : settledSince.all({ payer: values.payer, balanceAt: balanceAt.getTime() })),
+      ]
+      const sum = counted.reduce((total, { amount }) => total + BigInt(amount), 0n)
+      if (sum + BigInt(values.amount) > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
+      return { ok: true, entry: fromRow(claim.get(values)!) }
+    },
+  )
   // Removes the stale leases and takes the lowest free slot under the write lock, so no other process takes it.
   const acquireAtomically = client.transaction((lease: Omit<Lease, 'slot'>, staleBefore: Date): Lease => {
     removeStale.run({ staleBefore: staleBefore.getTime() })
@@ -180,7 +199,8 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
   return {
     async claim(parameters) {
       const values = toValues(parameters)
-      if (parameters.balance !== undefined) return claimWithin.immediate(values, parameters.balance)
+      if (parameters.balance !== undefined)
+        return claimWithin.immediate(values, parameters.balance, parameters.balanceAt)
       for (let attempt = 1; ; attempt++) {
         let claimed: typeof payments.$inferSelect | undefined
         try {

@@ -304,6 +304,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         if (answer && answer !== 'retake') return answer
       }
 
+      // Before the chain is read: whatever settles from here on may be missing from the balance it answers.
+      const balanceAt = new Date()
       const verified = await facilitator.verify({ authorization, domain })
       if (!verified.ok) return refuse(request, priced, verified)
       const claim = await ledger.claim({
@@ -317,6 +319,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         idempotencyKey: idempotency.key,
         lease: lease.id,
         balance: verified.balance,
+        balanceAt,
         claimedAt: now,
       })
       if (!claim.ok) {

@@ -383,6 +383,27 @@ describe.each(backends)('ledger: $name', (backend) => {
       expect((await ledger.claim(bounded({ amount: 20n }))).ok).toBe(true)
     })
 
+    test('behavior: an entry settled after the balance was read counts against it; one settled before does not', async () => {
+      const owner = freshPayer()
+      const first = claimOf({ payer: owner, amount: 10n, balance: 10n })
+      expect((await ledger.claim(first)).ok).toBe(true)
+      // A second call reads the balance (still 10: the first has not moved it yet), then the first settles.
+      const readBefore = new Date()
+      await Bun.sleep(5)
+      await ledger.apply(first, { type: 'settle', response })
+      await ledger.apply(first, { type: 'confirmed', transaction: hash() })
+      expect(await ledger.claim(claimOf({ payer: owner, amount: 10n, balance: 10n, balanceAt: readBefore }))).toEqual({
+        ok: false,
+        reason: 'insufficient_funds',
+        outstanding: 10n,
+      })
+      // A balance read after the settlement shows it, so the settled entry no longer counts.
+      await Bun.sleep(5)
+      const readAfter = new Date()
+      const fresh = await ledger.claim(claimOf({ payer: owner, amount: 10n, balance: 10n, balanceAt: readAfter }))
+      expect(fresh.ok).toBe(true)
+    })
+
     test('behavior: a claim filling the balance exactly succeeds; a zero balance takes only zero amounts', async () => {
       const owner = freshPayer()
       expect((await ledger.claim(claimOf({ payer: owner, amount: 7n, balance: 7n }))).ok).toBe(true)
