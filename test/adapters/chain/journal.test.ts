@@ -185,8 +185,9 @@ describe('devnet with a journal', () => {
     'behavior: a lock left by a process killed with -9 and not reaped yet (a zombie) is taken over',
     async () => {
       const path = journalPath()
-      // `sleep 0` exits at once, and its parent, replaced by `sleep 5`, never reaps it: a zombie until the parent ends.
-      const parent = Bun.spawn(['sh', '-c', 'sleep 0 & echo $!; exec sleep 5'], { stdout: 'pipe' })
+      // The shell is replaced by `sleep 5` while `sleep 1` still runs, so nobody reaps `sleep 1` when it exits: a zombie
+      // until the parent ends. (With `sleep 0` the shell could reap it before its `exec`, and there was no zombie.)
+      const parent = Bun.spawn(['sh', '-c', 'sleep 1 & echo $!; exec sleep 5'], { stdout: 'pipe' })
       try {
         const reader = parent.stdout.getReader()
         const zombie = Number(new TextDecoder().decode((await reader.read()).value).trim())
