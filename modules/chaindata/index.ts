@@ -20,10 +20,14 @@ const urlOf = (name: EvmChain.Name) =>
     secret: true,
   })
 
-/** Gas, block height and liveness, and nonces on 7 EVM chains (`/free/gas`, `/free/chain-status`, `/free/nonce`, `/api/v1/oracle/gas`). */
+/**
+ * Gas, block height and liveness, and nonces on 7 EVM chains (`/free/gas`, `/free/chain-status`, `/free/nonce`,
+ * `/api/v1/oracle/gas`); curated tokens and wallet balances on `base` and `ethereum` (`/api/v1/tokens`,
+ * `/api/v1/balances`), read from the same nodes.
+ */
 export const manifest = Module.define({
   name: 'chaindata',
-  paths: ['/free/gas', '/free/chain-status', '/free/nonce', '/api/v1/oracle/gas'],
+  paths: ['/free/gas', '/free/chain-status', '/free/nonce', '/api/v1/oracle/gas', '/api/v1/balances', '/api/v1/tokens'],
   needs: ['chains', 'evm'],
   env: Type.Object({
     CHAIN_RPC_BASE: Type.Optional(

@@ -1,4 +1,5 @@
-import { type Static, Type } from '@sinclair/typebox'
+import { FormatRegistry, type Static, Type } from '@sinclair/typebox'
+import { isAddress } from 'viem'
 import * as EvmChain from '../../core/EvmChain.js'
 
 /** Query of `GET /free/nonce`. */
@@ -11,3 +12,37 @@ export const NonceQuery = Type.Object({
 })
 /** Query of `GET /free/nonce`. */
 export type NonceQuery = Static<typeof NonceQuery>
+
+/** The chains `GET /api/v1/balances` reads and `GET /api/v1/tokens` lists. */
+export const balanceChains = ['base', 'ethereum'] as const
+
+/** Whether `value` is a comma-separated list of distinct {@link balanceChains}. */
+export function isChainList(value: string): boolean {
+  const names = value.split(',').map((name) => name.trim())
+  return (
+    names.every((name) => (balanceChains as readonly string[]).includes(name)) && new Set(names).size === names.length
+  )
+}
+
+// Checked by the route schema, so a bad address or chain list is a 400 before any payment is asked for.
+FormatRegistry.Set('evm-address', (value) => isAddress(value, { strict: true }))
+FormatRegistry.Set('balance-chains', isChainList)
+
+/** Query of `GET /api/v1/balances`. */
+export const BalancesQuery = Type.Object({
+  address: Type.String({
+    maxLength: 64,
+    format: 'evm-address',
+    description: 'Wallet, 0x and 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum.',
+  }),
+  chains: Type.Optional(
+    Type.String({
+      maxLength: 64,
+      format: 'balance-chains',
+      default: balanceChains.join(','),
+      description: `Comma-separated chains, each once, of: ${balanceChains.join(', ')}. @default all of them`,
+    }),
+  ),
+})
+/** Query of `GET /api/v1/balances`. */
+export type BalancesQuery = Static<typeof BalancesQuery>

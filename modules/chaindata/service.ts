@@ -1,10 +1,26 @@
-import { formatGwei, getAddress, hexToBigInt, isAddress, isHex, numberToHex } from 'viem'
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  erc20Abi,
+  formatGwei,
+  formatUnits,
+  getAddress,
+  type Hex,
+  hexToBigInt,
+  isAddress,
+  isHex,
+  numberToHex,
+  parseAbi,
+  size,
+} from 'viem'
 import * as Cache from '../../core/Cache.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as EvmChain from '../../core/EvmChain.js'
 import type * as Rpc from '../../core/Rpc.js'
+import * as TokenList from '../../core/TokenList.js'
 import * as Upstream from '../../core/Upstream.js'
-import type { NonceQuery } from './schema.js'
+import { type BalancesQuery, balanceChains, isChainList, type NonceQuery } from './schema.js'
 
 /** Blocks of fee history the gas levels are drawn from. */
 export const historyBlocks = 20
@@ -256,4 +272,123 @@ function fieldsOf(value: unknown): Record<string, unknown> {
 
 function isHexList(value: unknown): value is `0x${string}`[] {
   return Array.isArray(value) && value.every((item) => isHex(item) && item !== '0x')
+}
+
+/** Canonical Multicall3 address, the same on every chain (the devnet has it from genesis). */
+export const multicall3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
+
+const multicallAbi = parseAbi([
+  'struct Call3 { address target; bool allowFailure; bytes callData; }',
+  'function aggregate3(Call3[] calls) payable returns ((bool success, bytes returnData)[])',
+  'function getEthBalance(address addr) view returns (uint256 balance)',
+])
+
+/** An amount in atomic units and in whole tokens, both decimal strings. */
+export type TokenAmount = { /** Atomic units. */ raw: string /** Whole tokens. */; formatted: string }
+
+/** The balance of one token, or `null` amounts with the reason when its `balanceOf` failed. */
+export type TokenBalance = TokenList.Listed &
+  ({ raw: string; formatted: string } | { raw: null; formatted: null; reason: string })
+
+/** The balances of a wallet on one chain, or why the chain could not be read. */
+export type BalanceEntry =
+  | (Named & {
+      available: true
+      native: { symbol: string; decimals: number } & TokenAmount
+      tokens: TokenBalance[]
+    })
+  | (Named & { available: false; reason: string })
+
+/** Native currency of the balance chains. */
+const native = { symbol: 'ETH', decimals: 18 } as const
+
+/** The curated tokens of every balance chain, with the chain's native currency. */
+export function tokens(deps: Deps) {
+  const chains = balanceChainsOf(deps, balanceChains)
+  return {
+    chains: Object.fromEntries(
+      chains.map((chain) => [
+        chain.entry.name,
+        { ...namedOf(chain), native, tokens: TokenList.of(chain.entry.name, chain.endpoint.chainId) },
+      ]),
+    ),
+  }
+}
+
+/**
+ * Native and curated-token balances of `query.address` on each chain of `query.chains`, one Multicall3 `aggregate3`
+ * `eth_call` per chain. A chain that cannot be read is reported as such; when none can, it throws
+ * {@link UpstreamUnavailableError} (503, nothing charged).
+ */
+export async function balances(deps: Deps, query: BalancesQuery) {
+  const address = getAddress(query.address)
+  const names = (query.chains ?? balanceChains.join(','))
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '')
+  if (!isChainList(names.join(',')))
+    throw new ValidationError({ field: 'chains', message: `must list distinct chains of: ${balanceChains.join(', ')}` })
+  const entries = await Promise.all(balanceChainsOf(deps, names).map((chain) => balancesOn(chain, address)))
+  if (entries.every((entry) => !entry.available))
+    throw new UpstreamUnavailableError(
+      `No chain answered the balance read: ${entries.map((entry) => `${entry.chain}: ${(entry as { reason: string }).reason}`).join('; ')}`,
+    )
+  return { address, chains: Object.fromEntries(entries.map((entry) => [entry.chain, entry])) }
+}
+
+function balanceChainsOf(deps: Deps, names: readonly string[]): Chain[] {
+  return names.map((name) => deps.chains.find((chain) => chain.entry.name === name)!).filter(Boolean)
+}
+
+/** One `aggregate3` call: `getEthBalance` then `balanceOf` of every listed token, each allowed to fail. */
+async function balancesOn(chain: Chain, address: Address): Promise<BalanceEntry> {
+  const named = namedOf(chain)
+  const listed = TokenList.of(chain.entry.name, chain.endpoint.chainId)
+  const calls = [
+    {
+      target: multicall3,
+      allowFailure: true,
+      callData: encodeFunctionData({ abi: multicallAbi, functionName: 'getEthBalance', args: [address] }),
+    },
+    ...listed.map((token) => ({
+      target: token.address,
+      allowFailure: true,
+      callData: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
+    })),
+  ]
+  const data = encodeFunctionData({ abi: multicallAbi, functionName: 'aggregate3', args: [calls] })
+  const answer = await read(chain, 'eth_call', [{ to: multicall3, data }, 'latest'])
+  if (!answer.ok) return { ...named, available: false, reason: answer.reason }
+  let results: readonly { success: boolean; returnData: Hex }[]
+  try {
+    if (!isHex(answer.result)) throw new Error('not hex')
+    results = decodeFunctionResult({ abi: multicallAbi, functionName: 'aggregate3', data: answer.result })
+    if (results.length !== calls.length) throw new Error('wrong length')
+  } catch {
+    return { ...named, available: false, reason: `${chain.entry.name} answered aggregate3 in an unknown shape.` }
+  }
+  const nativeBalance = uintOf(results[0]!)
+  if (nativeBalance === undefined)
+    return { ...named, available: false, reason: `getEthBalance failed on ${chain.entry.name} (no Multicall3 there?).` }
+  return {
+    ...named,
+    available: true,
+    native: { ...native, ...tokenAmountOf(nativeBalance, native.decimals) },
+    tokens: listed.map((token, index): TokenBalance => {
+      const value = uintOf(results[index + 1]!)
+      return value === undefined
+        ? { ...token, raw: null, formatted: null, reason: 'balanceOf failed' }
+        : { ...token, ...tokenAmountOf(value, token.decimals) }
+    }),
+  }
+}
+
+/** The uint256 a successful call returned, or `undefined`. */
+function uintOf(result: { success: boolean; returnData: Hex }): bigint | undefined {
+  if (!result.success || size(result.returnData) !== 32) return undefined
+  return hexToBigInt(result.returnData)
+}
+
+function tokenAmountOf(raw: bigint, decimals: number): TokenAmount {
+  return { raw: raw.toString(), formatted: formatUnits(raw, decimals) }
 }
