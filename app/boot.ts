@@ -13,9 +13,10 @@ import {
 import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
 import { batchChain } from '../adapters/chain/batch.js'
-import { account, contracts, devnet, devnetChain } from '../adapters/chain/devnet.js'
+import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
+import { baseFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { local } from '../adapters/facilitator/local.js'
@@ -34,6 +35,7 @@ import type { BatchChain } from '../core/BatchChain.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
+import type { PriceFeeds } from '../core/PriceFeeds.js'
 import type * as Rpc from '../core/Rpc.js'
 import type { Store } from '../core/Store.js'
 import { type Config, ConfigError } from './config.js'
@@ -102,7 +104,11 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     config,
     terms,
     logger,
-    ports: { ...defaultPorts(config, settlement, storage.store), ...parameters.ports },
+    ports: {
+      ...defaultPorts(config, settlement, storage.store),
+      prices: await feedsOf(settlement, logger),
+      ...parameters.ports,
+    },
     families: parameters.families,
     payment: {
       ledger,
@@ -172,6 +178,35 @@ export declare namespace boot {
 /** The OpenAI-compatible adapter of a configured upstream. */
 function inferenceOf(upstream: Config['chatUpstream'], name: string) {
   return upstream ? openai({ name, baseUrl: upstream.url, apiKey: upstream.key }) : undefined
+}
+
+/** Heartbeat of the devnet's price feeds, in seconds: a day, so that a devnet left running keeps its prices. */
+const devnetFeedHeartbeatS = 86_400
+
+/**
+ * The settlement chain's USD price feeds, each checked by `description()` and `decimals()`: Chainlink's on Base,
+ * ours on a devnet. Feeds that fail the check leave the port absent (the prices endpoints answer 503), with a warning.
+ */
+async function feedsOf(settlement: Settlement, logger: Logger): Promise<PriceFeeds | undefined> {
+  const onBase = settlement.chain.id === base.id && !settlement.isDevnet
+  const deployed = contracts().priceFeeds
+  const feeds = onBase
+    ? baseFeeds
+    : settlement.isDevnet
+      ? devPriceFeeds.map(({ symbol, description }) => ({
+          symbol,
+          description,
+          address: deployed[symbol]!,
+          heartbeatS: devnetFeedHeartbeatS,
+        }))
+      : undefined
+  if (!feeds) return undefined
+  try {
+    return await priceFeeds({ client: settlement.client, chainId: settlement.chain.id, feeds })
+  } catch (error) {
+    logger.log('warn', 'price_feeds_unavailable', { reason: error instanceof Error ? error.message : String(error) })
+    return undefined
+  }
 }
 
 /** Every port the configuration describes, each built once; one left out is absent and its modules unavailable. */

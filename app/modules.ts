@@ -9,6 +9,7 @@ import * as free from '../modules/free/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as logs from '../modules/logs/index.js'
 import * as payroll from '../modules/payroll/index.js'
+import * as prices from '../modules/prices/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
@@ -23,6 +24,7 @@ export const families: readonly Module.AnyModule[] = [
   ai.decentralizedManifest,
   rpc.manifest,
   chaindata.manifest,
+  prices.manifest,
   auth.manifest,
   audit.manifest,
   logs.manifest,
@@ -43,6 +45,7 @@ export const portNames: Record<Module.Port, string> = {
   chains: 'a chain',
   evm: 'an EVM JSON-RPC client',
   oracle: 'a price source',
+  prices: 'price feeds',
   batch: 'a batch contract',
   stellar: 'a Horizon server (HORIZON_URL)',
   xrp: 'a rippled server (RIPPLED_URL)',

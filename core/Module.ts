@@ -6,6 +6,7 @@ import type { EscrowChain } from './EscrowChain.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
+import type { PriceFeeds } from './PriceFeeds.js'
 import type * as RateLimit from './RateLimit.js'
 import type { Connect, Endpoint } from './Rpc.js'
 import type { StellarNetwork } from './StellarNetwork.js'
@@ -53,6 +54,8 @@ export type Ports = {
   evm: Connect
   /** USD price source. */
   oracle: Oracle
+  /** AggregatorV3 USD price feeds (USDC, ETH, SOL), checked at start. */
+  prices: PriceFeeds
   /** The batch-payment contract on each accepted chain. */
   batch: BatchChains
   /** The Stellar network (Horizon). */

@@ -24,6 +24,7 @@ import devTokenJson from './contracts/artifacts/DevToken.json' with { type: 'jso
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
 import escrowJson from './contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Json from './contracts/artifacts/Multicall3.json' with { type: 'json' }
+import priceFeedJson from './contracts/artifacts/PriceFeed.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 
@@ -47,6 +48,16 @@ export const devTokens = [
   { symbol: 'WETH', name: 'Wrapped Ether', decimals: 18 },
 ] as const
 
+/**
+ * The USD price feeds deployed after every other contract, in deployment order (deployer nonces 7 to 9): our
+ * AggregatorV3-compatible `PriceFeed` with 8 decimals and these starting answers; the deployer sets new ones.
+ */
+export const devPriceFeeds = [
+  { symbol: 'USDC', description: 'USDC / USD', answer: 100_000_000n },
+  { symbol: 'ETH', description: 'ETH / USD', answer: 300_000_000_000n },
+  { symbol: 'SOL', description: 'SOL / USD', answer: 15_000_000_000n },
+] as const
+
 /** Canonical Multicall3 address, the same on every chain; the devnet has our Multicall3 there from genesis. */
 export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 
@@ -56,6 +67,7 @@ const devToken = devTokenJson as unknown as Artifact
 const batchPayments = batchPaymentsJson as unknown as Artifact
 const escrow = escrowJson as unknown as Artifact
 const multicall3 = multicall3Json as unknown as Artifact
+const priceFeed = priceFeedJson as unknown as Artifact
 
 const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
 
@@ -64,7 +76,8 @@ const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
  * token, and deploys the contracts from the committed artifacts. The deployer's first transactions are the
  * deployments, so each address is the same on every devnet: DevUSDC `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9`
  * (nonce 0), Escrow `0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404` (nonce 1), BatchPayments (nonce 2), then the
- * {@link devTokens} (nonces 3 to 6); {@link contracts} gives them without a devnet.
+ * {@link devTokens} (nonces 3 to 6), then the {@link devPriceFeeds} (nonces 7 to 9); {@link contracts} gives them
+ * without a devnet.
  *
  * With a `journal`, every request that changes the chain is appended to it with the timestamps of the blocks it
  * mined, and a devnet started on an existing journal replays it instead of deploying: same blocks, same hashes.
@@ -322,6 +335,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       await deploy(batchPayments, 2n, [feeRecipient, batchFeeBps])
       for (const [index, { symbol, name, decimals }] of devTokens.entries())
         await deploy(devToken, BigInt(3 + index), [name, symbol, decimals])
+      for (const [index, { description, answer }] of devPriceFeeds.entries())
+        await deploy(priceFeed, BigInt(3 + devTokens.length + index), [description, answer])
       // The same number of whole tokens as of USDC: `tokenBalance` has 6 decimals.
       for (const { account } of accounts)
         for (const { address, decimals } of Object.values(tokens))
@@ -371,6 +386,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     escrow: { address: addresses.escrow },
     batch: { address: addresses.batch, feeRecipient, feeBps: batchFeeBps },
     tokens,
+    priceFeeds: addresses.priceFeeds,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -475,6 +491,8 @@ export declare namespace devnet {
     }
     /** Every ERC-20 on the devnet by symbol: USDC (DevUSDC) and the {@link devTokens}, each funded to every account. */
     tokens: Readonly<Record<string, Token>>
+    /** The USD price feeds ({@link devPriceFeeds}) by token symbol; the deployer sets their answers. */
+    priceFeeds: Readonly<Record<string, Address>>
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -538,6 +556,9 @@ export function contracts(): contracts.ReturnType {
     batch: at(2),
     feeRecipient: deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address,
     tokens: { USDC: at(0), ...Object.fromEntries(devTokens.map(({ symbol }, index) => [symbol, at(3 + index)])) },
+    priceFeeds: Object.fromEntries(
+      devPriceFeeds.map(({ symbol }, index) => [symbol, at(3 + devTokens.length + index)]),
+    ),
   }
 }
 
@@ -553,6 +574,8 @@ export declare namespace contracts {
     feeRecipient: Address
     /** Every devnet ERC-20 by symbol: USDC and the {@link devTokens}. */
     tokens: Readonly<Record<string, Address>>
+    /** The devnet's USD price feeds by token symbol ({@link devPriceFeeds}): USDC, ETH, SOL. */
+    priceFeeds: Readonly<Record<string, Address>>
   }
 }
 

@@ -20,6 +20,7 @@ import { generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem
 import escrowArtifact from '../../../adapters/chain/contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Artifact from '../../../adapters/chain/contracts/artifacts/Multicall3.json' with { type: 'json' }
 import { contracts, deployerIndex, devnet, mnemonic, multicall3Address } from '../../../adapters/chain/devnet.js'
+import { aggregatorV3Abi } from '../../../adapters/chain/priceFeeds.js'
 
 // Human-readable signatures on purpose: a call only succeeds if the contract has exactly this function.
 const tokenAbi = parseAbi([
@@ -665,7 +666,22 @@ describe('contracts', () => {
       batch: chain.batch.address,
       feeRecipient: chain.batch.feeRecipient,
       tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
+      priceFeeds: chain.priceFeeds,
     })
+  })
+
+  test('default: the price feeds come after every other contract (nonces 7 to 9) and answer their pair', async () => {
+    const { priceFeeds } = contracts()
+    expect(Object.keys(priceFeeds)).toEqual(['USDC', 'ETH', 'SOL'])
+    for (const [symbol, address] of Object.entries(priceFeeds)) {
+      const description = await chain.publicClient.readContract({
+        address,
+        abi: aggregatorV3Abi,
+        functionName: 'description',
+      })
+      expect(description).toBe(`${symbol} / USD`)
+      expect(await chain.publicClient.readContract({ address, abi: aggregatorV3Abi, functionName: 'decimals' })).toBe(8)
+    }
   })
 })
 

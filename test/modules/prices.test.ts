@@ -1,0 +1,232 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createWalletClient, parseAbi, parseUnits } from 'viem'
+import { mnemonicToAccount } from 'viem/accounts'
+import { deployerIndex, mnemonic } from '../../adapters/chain/devnet.js'
+import { aggregatorV3Abi, priceFeeds } from '../../adapters/chain/priceFeeds.js'
+import type { PriceFeeds } from '../../core/PriceFeeds.js'
+import * as Service from '../../modules/prices/service.js'
+import { paidGateway } from '../support/paid.js'
+
+const feedAbi = parseAbi(['function setAnswer(int256)', 'function setAnswerAt(int256, uint256)'])
+
+let gateway: Awaited<ReturnType<typeof paidGateway>>
+let owner: ReturnType<typeof createWalletClient>
+const nowS = () => Math.floor(Date.now() / 1000)
+
+/** Sets a feed's answer from the deployer (the feeds' owner), optionally as of `updatedAt`, and waits for it. */
+async function set(symbol: string, usd: string, updatedAt?: number) {
+  const address = gateway.devnet.priceFeeds[symbol]!
+  const answer = usd.startsWith('-') ? -parseUnits(usd.slice(1), 8) : parseUnits(usd, 8)
+  const hash =
+    updatedAt === undefined
+      ? await owner.writeContract({
+          address,
+          abi: feedAbi,
+          functionName: 'setAnswer',
+          args: [answer],
+          account: owner.account!,
+          chain: gateway.devnet.chain,
+        })
+      : await owner.writeContract({
+          address,
+          abi: feedAbi,
+          functionName: 'setAnswerAt',
+          args: [answer, BigInt(updatedAt)],
+          account: owner.account!,
+          chain: gateway.devnet.chain,
+        })
+  const receipt = await gateway.devnet.publicClient.waitForTransactionReceipt({ hash })
+  expect(receipt.status).toBe('success')
+}
+
+/** The devnet's feeds as the gateway opens them, with a counter of reads. */
+async function counted(): Promise<{ feeds: PriceFeeds; reads: () => number }> {
+  const opened = await priceFeeds({
+    client: gateway.devnet.publicClient,
+    chainId: gateway.devnet.chainId,
+    feeds: ['USDC', 'ETH', 'SOL'].map((symbol) => ({
+      symbol,
+      description: `${symbol} / USD`,
+      address: gateway.devnet.priceFeeds[symbol]!,
+      heartbeatS: 3_600,
+    })),
+  })
+  let reads = 0
+  return {
+    feeds: {
+      ...opened,
+      read: () => {
+        reads++
+        return opened.read()
+      },
+    },
+    reads: () => reads,
+  }
+}
+
+beforeAll(async () => {
+  gateway = await paidGateway()
+  owner = createWalletClient({
+    account: mnemonicToAccount(mnemonic, { addressIndex: deployerIndex }),
+    chain: gateway.devnet.chain,
+    transport: gateway.devnet.transport,
+  })
+  // Before the gateway's first read, which it then serves for 60 s.
+  await set('ETH', '3150.25')
+  await set('SOL', '142.5', nowS() - 2 * 86_400)
+  await set('USDC', '-1')
+})
+afterAll(async () => {
+  await gateway.close()
+})
+
+type Body = { currency: string; prices: Record<string, Record<string, unknown> & { source: Record<string, unknown> }> }
+
+describe('GET /free/prices', () => {
+  test('default: USDC, ETH and SOL, free; the set ETH price as a decimal string with its feed, update time and age', async () => {
+    const response = await gateway.fetch('http://gateway.test/free/prices')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Body
+    expect(body.currency).toBe('USD')
+    expect(Object.keys(body.prices)).toEqual(['USDC', 'ETH', 'SOL'])
+    const eth = body.prices.ETH!
+    expect(eth.available).toBe(true)
+    expect(eth.usd).toBe('3150.25')
+    expect(eth.source.feed).toBe(gateway.devnet.priceFeeds.ETH)
+    expect(eth.source.description).toBe('ETH / USD')
+    expect(eth.source.roundId).toBe('2')
+    expect(typeof eth.updatedAt).toBe('string')
+    expect(Math.abs(Date.parse(eth.updatedAt as string) / 1000 - nowS())).toBeLessThan(60)
+    expect(eth.ageSeconds).toBeGreaterThanOrEqual(0)
+    expect(eth.ageSeconds).toBeLessThan(60)
+  })
+
+  test('error: a round older than its heartbeat is refused as stale for that token only', async () => {
+    const body = (await (await gateway.fetch('http://gateway.test/free/prices')).json()) as Body
+    expect(body.prices.SOL).toMatchObject({ token: 'SOL', available: false, reason: 'stale' })
+    expect(body.prices.SOL!.usd).toBeUndefined()
+    expect(body.prices.ETH!.available).toBe(true)
+  })
+
+  test('error: a negative answer is refused', async () => {
+    const body = (await (await gateway.fetch('http://gateway.test/free/prices')).json()) as Body
+    expect(body.prices.USDC).toMatchObject({ token: 'USDC', available: false, reason: 'invalid_answer' })
+    expect(body.prices.USDC!.source.feed).toBe(gateway.devnet.priceFeeds.USDC)
+  })
+})
+
+describe('GET /api/v1/prices', () => {
+  test('default: unpaid, 402', async () => {
+    expect((await gateway.fetch('http://gateway.test/api/v1/prices?token=ETH')).status).toBe(402)
+  })
+
+  test('default: one token, charging exactly 0.002 USDC', async () => {
+    const payer = gateway.account(3)
+    const before = await gateway.balance(payer.address)
+    const response = await gateway.paid(payer, 'GET', '/api/v1/prices?token=eth')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as Body
+    expect(Object.keys(body.prices)).toEqual(['ETH'])
+    expect(body.prices.ETH!.usd).toBe('3150.25')
+    expect(before - (await gateway.balance(payer.address))).toBe(2_000n)
+  })
+
+  test('default: many tokens', async () => {
+    const response = await gateway.paid(gateway.account(4), 'GET', '/api/v1/prices?tokens=SOL,ETH')
+    expect(response.status).toBe(200)
+    expect(Object.keys(((await response.json()) as Body).prices)).toEqual(['SOL', 'ETH'])
+  })
+
+  test('error: an unknown token is refused before payment', async () => {
+    const payer = gateway.account(5)
+    const before = await gateway.balance(payer.address)
+    const response = await gateway.paid(payer, 'GET', '/api/v1/prices?tokens=ETH,DOGE')
+    expect(response.status).toBe(400)
+    expect(await response.text()).toContain('DOGE')
+    expect(await gateway.balance(payer.address)).toBe(before)
+  })
+})
+
+describe('GET /api/v1/oracle/prices', () => {
+  test('default: every token without `tokens`, charging exactly 0.008 USDC', async () => {
+    const payer = gateway.account(6)
+    const before = await gateway.balance(payer.address)
+    const response = await gateway.paid(payer, 'GET', '/api/v1/oracle/prices')
+    expect(response.status).toBe(200)
+    expect(Object.keys(((await response.json()) as Body).prices)).toEqual(['USDC', 'ETH', 'SOL'])
+    expect(before - (await gateway.balance(payer.address))).toBe(8_000n)
+  })
+
+  test('default: only the given tokens', async () => {
+    const response = await gateway.paid(gateway.account(6), 'GET', '/api/v1/oracle/prices?tokens=ETH')
+    expect(Object.keys(((await response.json()) as Body).prices)).toEqual(['ETH'])
+  })
+})
+
+describe('Service.prices', () => {
+  test('behavior: one read serves 60 s (injected clock); the next read sees the new answer', async () => {
+    const { feeds, reads } = await counted()
+    let now = Date.now()
+    const deps = Service.from({ feeds, now: () => now })
+    const first = await Service.prices(deps, ['ETH'])
+    await set('ETH', '3200.5')
+    now += 59_000
+    const cached = await Service.prices(deps, ['ETH'])
+    expect(reads()).toBe(1)
+    expect(first.prices.ETH).toMatchObject({ usd: '3150.25' })
+    expect(cached.prices.ETH).toMatchObject({ usd: '3150.25' })
+    now += 1_000
+    const fresh = await Service.prices(deps, ['ETH'])
+    expect(reads()).toBe(2)
+    expect(fresh.prices.ETH).toMatchObject({ available: true, usd: '3200.5' })
+    // Concurrent calls share one read.
+    now += 60_000
+    await Promise.all([Service.prices(deps, ['ETH']), Service.prices(deps, ['SOL'])])
+    expect(reads()).toBe(3)
+  })
+
+  test('behavior: the round turns stale once its age passes the heartbeat', async () => {
+    const { feeds } = await counted()
+    await set('ETH', '3300')
+    const deps = Service.from({ feeds, now: () => (nowS() + 3_601 + 5) * 1000 })
+    const answer = await Service.prices(deps, ['ETH'])
+    expect(answer.prices.ETH).toMatchObject({ available: false, reason: 'stale' })
+    const { feeds: same } = await counted()
+    expect((await Service.prices(Service.from({ feeds: same }), ['ETH'])).prices.ETH).toMatchObject({
+      available: true,
+      usd: '3300',
+    })
+  })
+
+  test('error: a feed answering another pair refuses the start', async () => {
+    await expect(
+      priceFeeds({
+        client: gateway.devnet.publicClient,
+        chainId: gateway.devnet.chainId,
+        feeds: [{ symbol: 'ETH', description: 'ETH / USD', address: gateway.devnet.priceFeeds.SOL!, heartbeatS: 60 }],
+      }),
+    ).rejects.toThrow('is "SOL / USD", not "ETH / USD"')
+  })
+
+  test('error: the feeds are the deployer’s: another account cannot set an answer', async () => {
+    const other = createWalletClient({
+      account: gateway.account(7),
+      chain: gateway.devnet.chain,
+      transport: gateway.devnet.transport,
+    })
+    await expect(
+      other.writeContract({
+        address: gateway.devnet.priceFeeds.ETH!,
+        abi: feedAbi,
+        functionName: 'setAnswer',
+        args: [1n],
+      }),
+    ).rejects.toThrow()
+    const [, answer] = await gateway.devnet.publicClient.readContract({
+      address: gateway.devnet.priceFeeds.ETH!,
+      abi: aggregatorV3Abi,
+      functionName: 'latestRoundData',
+    })
+    expect(answer).toBe(330_000_000_000n)
+  })
+})
