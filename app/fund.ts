@@ -1,15 +1,7 @@
-import {
-  createPublicClient,
-  createWalletClient,
-  defineChain,
-  getAddress,
-  getContractAddress,
-  http,
-  isAddress,
-  parseUnits,
-} from 'viem'
+import { getAddress, getContractAddress, isAddress, parseUnits } from 'viem'
 import { mnemonicToAccount } from 'viem/accounts'
 import { deployerIndex, mnemonic } from '../adapters/chain/devnet.js'
+import { connectDevnet } from './devnet-client.js'
 
 // Dev command: mints devnet USDC to an address on a running gateway's embedded devnet.
 // Usage: npm run fund -- <address> <usdc amount, e.g. 250.5>   (DEVNET_RPC_URL, default http://127.0.0.1:8545)
@@ -19,27 +11,11 @@ if (!address || !isAddress(address, { strict: false }) || !/^\d+(\.\d{1,6})?$/.t
   process.stderr.write('Usage: npm run fund -- <0x address> [usdc amount, up to 6 decimals; default 1000]\n')
   process.exit(2)
 }
-const url = process.env.DEVNET_RPC_URL ?? 'http://127.0.0.1:8545'
-const transport = http(url, { retryCount: 0 })
-const chainId = await createPublicClient({ transport })
-  .getChainId()
-  .catch(() => {
-    process.stderr.write(
-      `No devnet answers at ${url}: start one with \`npm start\` or \`npm run devnet\` (or set DEVNET_RPC_URL).\n`,
-    )
-    return process.exit(1)
-  })
-const chain = defineChain({
-  id: chainId,
-  name: 'Devnet',
-  nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-  rpcUrls: { default: { http: [url] } },
+const token = getContractAddress({
+  from: mnemonicToAccount(mnemonic, { addressIndex: deployerIndex }).address,
+  nonce: 0n,
 })
-// The devnet's deployer key is public (test mnemonic) and is the token's minter; it exists only on the devnet.
-const deployer = mnemonicToAccount(mnemonic, { addressIndex: deployerIndex })
-const token = getContractAddress({ from: deployer.address, nonce: 0n })
-const client = createPublicClient({ chain, transport })
-const wallet = createWalletClient({ account: deployer, chain, transport })
+const { client, wallet } = await connectDevnet({ expected: { name: 'devnet USDC', address: token } })
 const abi = [
   {
     type: 'function',
@@ -56,12 +32,6 @@ const abi = [
     outputs: [{ type: 'uint256' }],
   },
 ] as const
-if ((await client.getCode({ address: token })) === undefined) {
-  process.stderr.write(
-    `The chain at ${url} has no devnet USDC at ${token}: DEVNET_RPC_URL must be the JSON-RPC of a devnet.\n`,
-  )
-  process.exit(1)
-}
 const recipient = getAddress(address)
 const hash = await wallet.writeContract({
   address: token,

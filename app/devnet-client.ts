@@ -1,0 +1,66 @@
+import {
+  type Address,
+  type Chain,
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  http,
+  type PublicClient,
+  type Transport,
+  type WalletClient,
+} from 'viem'
+import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
+import { deployerIndex, mnemonic } from '../adapters/chain/devnet.js'
+
+/**
+ * The running devnet at DEVNET_RPC_URL (default `http://127.0.0.1:8545`), as the dev commands (`npm run fund`,
+ * `npm run price`) reach it: as its deployer, whose key is public (test mnemonic) and exists only on the devnet.
+ * Exits with one line when no chain answers there, or when `expected` has no code on it.
+ */
+export async function connectDevnet(parameters: connectDevnet.Parameters): Promise<connectDevnet.ReturnType> {
+  const { expected } = parameters
+  const url = process.env.DEVNET_RPC_URL ?? 'http://127.0.0.1:8545'
+  const transport = http(url, { retryCount: 0 })
+  const chainId = await createPublicClient({ transport })
+    .getChainId()
+    .catch(() => {
+      process.stderr.write(
+        `No devnet answers at ${url}: start one with \`npm start\` or \`npm run devnet\` (or set DEVNET_RPC_URL).\n`,
+      )
+      return process.exit(1)
+    })
+  const chain = defineChain({
+    id: chainId,
+    name: 'Devnet',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  })
+  const deployer = mnemonicToAccount(mnemonic, { addressIndex: deployerIndex })
+  const client = createPublicClient({ chain, transport }) as PublicClient
+  if ((await client.getCode({ address: expected.address })) === undefined) {
+    process.stderr.write(
+      `The chain at ${url} has no ${expected.name} at ${expected.address}: DEVNET_RPC_URL must be the JSON-RPC of a devnet.\n`,
+    )
+    process.exit(1)
+  }
+  return { url, chain, deployer, client, wallet: createWalletClient({ account: deployer, chain, transport }) }
+}
+
+export declare namespace connectDevnet {
+  type Parameters = {
+    /** The contract the command acts on; its absence means the URL is not one of our devnets. */
+    expected: { /** For the message, e.g. `devnet USDC`. */ name: string /** Its address. */; address: Address }
+  }
+  type ReturnType = {
+    /** The JSON-RPC URL. */
+    url: string
+    /** The devnet's chain, by the id its node answers. */
+    chain: Chain
+    /** The deployer account (mints tokens, owns the price feeds). */
+    deployer: HDAccount
+    /** Reads the chain. */
+    client: PublicClient
+    /** Sends as the deployer. */
+    wallet: WalletClient<Transport, Chain, HDAccount>
+  }
+}
