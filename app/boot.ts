@@ -38,6 +38,7 @@ import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
 import type * as Rpc from '../core/Rpc.js'
 import type { Store } from '../core/Store.js'
+import * as TokenList from '../core/TokenList.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
@@ -347,7 +348,12 @@ async function rpcChain(config: Config): Promise<Settlement> {
       devnet: undefined,
       isDevnet: false,
       escrow: undefined,
-      batch: batchChain({ client, address: baseBatchContract, chainId, tokens: baseTokens }),
+      batch: batchChain({
+        client,
+        address: baseBatchContract,
+        chainId,
+        tokens: Object.fromEntries(TokenList.baseMainnet.map((token) => [token.symbol, token.address])),
+      }),
       where,
       close: async () => {},
     }
@@ -386,15 +392,6 @@ async function rpcChain(config: Config): Promise<Settlement> {
 
 /** The batch-payment contract deployed on Base; ours on the devnet has the same ABI. */
 const baseBatchContract = '0x1646452F98E36A3c9Cfc3eDD8868221E207B5eEC'
-
-/** The ERC-20s batch payments accept on Base by symbol. */
-const baseTokens = {
-  USDC: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
-  USDT: '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2',
-  EURC: '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42',
-  DAI: '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb',
-  WETH: '0x4200000000000000000000000000000000000006',
-} as const
 
 /** EIP-155 chain id of peaq. */
 const peaqChainId = 3338

@@ -5,45 +5,23 @@ import { arbitrum, avalanche, base, bsc, mainnet, optimism, polygon } from 'viem
  * name, its EIP-155 id and its keyless public RPC URL. `base` is the settlement chain the gateway runs on (the devnet
  * on embedded defaults), so its id and URL here are Base mainnet's and serve only when the operator points it there.
  */
-export const registry = [
-  { name: 'base', title: base.name, chainId: base.id, publicUrl: base.rpcUrls.default.http[0], liveWithinSeconds: 60 },
-  {
-    name: 'ethereum',
-    title: mainnet.name,
-    chainId: mainnet.id,
-    publicUrl: mainnet.rpcUrls.default.http[0],
-    liveWithinSeconds: 120,
-  },
-  {
-    name: 'arbitrum',
-    title: arbitrum.name,
-    chainId: arbitrum.id,
-    publicUrl: arbitrum.rpcUrls.default.http[0],
-    liveWithinSeconds: 60,
-  },
-  {
-    name: 'polygon',
-    title: polygon.name,
-    chainId: polygon.id,
-    publicUrl: polygon.rpcUrls.default.http[0],
-    liveWithinSeconds: 60,
-  },
-  {
-    name: 'optimism',
-    title: optimism.name,
-    chainId: optimism.id,
-    publicUrl: optimism.rpcUrls.default.http[0],
-    liveWithinSeconds: 60,
-  },
-  {
-    name: 'avalanche',
-    title: avalanche.name,
-    chainId: avalanche.id,
-    publicUrl: avalanche.rpcUrls.default.http[0],
-    liveWithinSeconds: 60,
-  },
-  { name: 'bsc', title: bsc.name, chainId: bsc.id, publicUrl: bsc.rpcUrls.default.http[0], liveWithinSeconds: 60 },
-] as const satisfies readonly Entry[]
+export const registry = (
+  [
+    ['base', base, 60],
+    ['ethereum', mainnet, 120],
+    ['arbitrum', arbitrum, 60],
+    ['polygon', polygon, 60],
+    ['optimism', optimism, 60],
+    ['avalanche', avalanche, 60],
+    ['bsc', bsc, 60],
+  ] as const
+).map(([name, chain, liveWithinSeconds]) => ({
+  name,
+  title: chain.name,
+  chainId: chain.id,
+  publicUrl: chain.rpcUrls.default.http[0],
+  liveWithinSeconds,
+})) satisfies readonly Entry[]
 
 /** One chain of the {@link registry}. */
 export type Entry = {

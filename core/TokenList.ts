@@ -3,8 +3,11 @@ import { base, mainnet } from 'viem/chains'
 
 /** A token of a curated list: symbol, ERC-20 address, decimals. */
 export type Listed = {
-  /** Symbol, e.g. `USDC`. */ symbol: string /** ERC-20 address, EIP-55. */
+  /** Symbol, e.g. `USDC`. */
+  symbol: string
+  /** ERC-20 address, EIP-55. */
   address: Address
+  /** Decimals of the token. */
   decimals: number
 }
 
