@@ -49,7 +49,12 @@ export async function connectDevnet(parameters: connectDevnet.Parameters): Promi
 export declare namespace connectDevnet {
   type Parameters = {
     /** The contract the command acts on; its absence means the URL is not one of our devnets. */
-    expected: { /** For the message, e.g. `devnet USDC`. */ name: string /** Its address. */; address: Address }
+    expected: {
+      /** For the message, e.g. `devnet USDC`. */
+      name: string
+      /** Its address. */
+      address: Address
+    }
   }
   type ReturnType = {
     /** The JSON-RPC URL. */

@@ -301,7 +301,8 @@ export declare namespace verify {
     | { /** Nothing is deposited under the id. */ ok: false; reason: 'not_deposited' }
     | {
         /** Other terms are deposited under the id. */ ok: false
-        reason: 'mismatch' /** The differing fields. */
+        reason: 'mismatch'
+        /** The differing fields. */
         fields: Field[]
       }
 }

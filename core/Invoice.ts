@@ -272,8 +272,11 @@ export type Serialized = Serialized.Fields &
         scannedThroughBlock: string
       }
     | {
-        /** `paid` */ status: 'paid' /** The transfer that paid it. */
-        payment: Serialized.Payment /** ISO 8601. */
+        /** `paid` */
+        status: 'paid'
+        /** The transfer that paid it. */
+        payment: Serialized.Payment
+        /** ISO 8601. */
         observedAt: string
       }
     | {

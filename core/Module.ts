@@ -25,8 +25,11 @@ import type { XrpNetwork } from './XrpNetwork.js'
 
 /** A token the stateful modules accept (invoices, escrows). */
 export type Token = {
-  /** Symbol, e.g. `USDC`. */ symbol: string /** ERC-20 address. */
-  address: Address /** Decimals. */
+  /** Symbol, e.g. `USDC`. */
+  symbol: string
+  /** ERC-20 address. */
+  address: Address
+  /** Decimals. */
   decimals: number
 }
 

@@ -11,8 +11,11 @@ export type Quote =
       observedAt: Date
     }
   | {
-      /** No price. */ ok: false /** Stable snake_case reason. */
-      reason: 'unknown_asset' | 'unavailable' /** One sentence. */
+      /** No price. */
+      ok: false
+      /** Stable snake_case reason. */
+      reason: 'unknown_asset' | 'unavailable'
+      /** One sentence. */
       message: string
     }
 

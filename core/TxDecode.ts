@@ -78,9 +78,13 @@ export type Argument = {
 /** The transaction's call: decoded when its selector is in {@link abi}, else only the selector. */
 export type Call =
   | {
-      /** 4-byte selector. */ selector: Hex /** Function name. */
-      function: string /** Signature, e.g. `transfer(address,uint256)`. */
-      signature: string /** Arguments in order. */
+      /** 4-byte selector. */
+      selector: Hex
+      /** Function name. */
+      function: string
+      /** Signature, e.g. `transfer(address,uint256)`. */
+      signature: string
+      /** Arguments in order. */
       args: Argument[]
     }
   | { /** 4-byte selector of an unknown function. */ selector: Hex }
@@ -88,14 +92,21 @@ export type Call =
 /** One log of the receipt: decoded when its topic is in {@link abi}, else only its first topic. */
 export type Event =
   | {
-      /** Emitting contract. */ address: Address /** Position in the block. */
-      logIndex: number /** Event name. */
-      event: string /** Arguments in order. */
+      /** Emitting contract. */
+      address: Address
+      /** Position in the block. */
+      logIndex: number
+      /** Event name. */
+      event: string
+      /** Arguments in order. */
       args: Argument[]
     }
   | {
-      /** Emitting contract. */ address: Address /** Position in the block. */
-      logIndex: number /** First topic of an unknown event, if any. */
+      /** Emitting contract. */
+      address: Address
+      /** Position in the block. */
+      logIndex: number
+      /** First topic of an unknown event, if any. */
       topic: Hex | null
     }
 
@@ -329,7 +340,9 @@ export type Decoded = {
   value: Amount
   /** Gas used times the effective gas price (formatted in ETH). */
   fee: Amount & {
-    /** Gas used, decimal string. */ gasUsed: string /** Wei per gas, decimal string. */
+    /** Gas used, decimal string. */
+    gasUsed: string
+    /** Wei per gas, decimal string. */
     effectiveGasPrice: string
   }
   /** The call, or `null` for a plain ether transfer. */
@@ -338,9 +351,13 @@ export type Decoded = {
   events: Event[]
   /** Token movements read from the logs. */
   transfers: (Omit<Transfer, 'amount' | 'tokenId'> & {
-    /** Token symbol, when the token answered. */ symbol: string | null /** Token decimals, when it answered. */
-    decimals: number | null /** Amount moved. */
-    amount: Amount /** Token id, for ERC-721 and ERC-1155. */
+    /** Token symbol, when the token answered. */
+    symbol: string | null
+    /** Token decimals, when it answered. */
+    decimals: number | null
+    /** Amount moved. */
+    amount: Amount
+    /** Token id, for ERC-721 and ERC-1155. */
     tokenId?: string
   })[]
   /** One plain sentence. */

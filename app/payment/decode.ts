@@ -77,8 +77,11 @@ export declare namespace decode {
         payment: undefined
       }
     | {
-        /** Refused. */ ok: false /** Stable reason. */
-        reason: Refusal /** One sentence for people. */
+        /** Refused. */
+        ok: false
+        /** Stable reason. */
+        reason: Refusal
+        /** One sentence for people. */
         message: string
       }
 }

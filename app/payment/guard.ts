@@ -431,7 +431,9 @@ export declare namespace guard {
     after: (
       request: Request,
       handled: {
-        /** HTTP status of the handler's answer. */ status: number /** What the handler returned. */
+        /** HTTP status of the handler's answer. */
+        status: number
+        /** What the handler returned. */
         response: unknown
       },
     ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>

@@ -79,7 +79,12 @@ export declare namespace from {
 }
 
 /** An amount of wei, as a decimal string and in gwei. */
-export type Amount = { /** Wei, decimal. */ wei: string /** Gwei, decimal. */; gwei: string }
+export type Amount = {
+  /** Wei, decimal. */
+  wei: string
+  /** Gwei, decimal. */
+  gwei: string
+}
 
 /** A fee level of an EIP-1559 transaction. */
 export type Level = {
@@ -90,7 +95,13 @@ export type Level = {
 }
 
 /** Who a per-chain entry is about. */
-type Named = { /** Name callers use. */ chain: string /** The chain's own name. */; name: string; chainId: number }
+type Named = {
+  /** Name callers use. */
+  chain: string
+  /** The chain's own name. */
+  name: string
+  chainId: number
+}
 
 /** The gas of one chain, or why it could not be read. */
 export type GasEntry =
@@ -104,7 +115,11 @@ export type GasEntry =
       standard: Level
       fast: Level
     })
-  | (Named & { available: false /** Why it could not be read. */; reason: string })
+  | (Named & {
+      available: false
+      /** Why it could not be read. */
+      reason: string
+    })
 
 /** A gas reading of every chain and when it was taken. */
 export type GasSnapshot = { gas: Record<string, GasEntry>; takenAt: number }
@@ -284,7 +299,12 @@ const multicallAbi = parseAbi([
 ])
 
 /** An amount in atomic units and in whole tokens, both decimal strings. */
-export type TokenAmount = { /** Atomic units. */ raw: string /** Whole tokens. */; formatted: string }
+export type TokenAmount = {
+  /** Atomic units. */
+  raw: string
+  /** Whole tokens. */
+  formatted: string
+}
 
 /** The balance of one token, or `null` amounts with the reason when its `balanceOf` failed. */
 export type TokenBalance = TokenList.Listed &

@@ -13,7 +13,9 @@ export type First =
       bytes: number
     }
   | {
-      /** No such event. */ ok: false /** The stream ended first, or grew past the limit first. */
+      /** No such event. */
+      ok: false
+      /** The stream ended first, or grew past the limit first. */
       reason: 'closed' | 'too_large'
     }
 
