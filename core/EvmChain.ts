@@ -1,8 +1,9 @@
+import type { Address } from 'viem'
 import { arbitrum, avalanche, base, bsc, mainnet, optimism, polygon } from 'viem/chains'
 
 /**
  * The EVM chains the chain-data endpoints read, from viem's chain definitions: the name callers use, the chain's own
- * name, its EIP-155 id and its keyless public RPC URL. `base` is the settlement chain the gateway runs on (the devnet
+ * name, its EIP-155 id, its keyless public RPC URL and, on OP-stack chains, the GasPriceOracle predeploy. `base` is the settlement chain the gateway runs on (the devnet
  * on embedded defaults), so its id and URL here are Base mainnet's and serve only when the operator points it there.
  */
 export const registry = (
@@ -21,6 +22,7 @@ export const registry = (
   chainId: chain.id,
   publicUrl: chain.rpcUrls.default.http[0],
   liveWithinSeconds,
+  gasPriceOracle: 'gasPriceOracle' in chain.contracts ? chain.contracts.gasPriceOracle.address : undefined,
 })) satisfies readonly Entry[]
 
 /** One chain of the {@link registry}. */
@@ -35,6 +37,8 @@ export type Entry = {
   publicUrl: string
   /** A chain whose latest block is older than this is not live, in seconds. */
   liveWithinSeconds: number
+  /** OP-stack GasPriceOracle predeploy, which prices a transaction's L1 data; `undefined` off the OP stack. */
+  gasPriceOracle: Address | undefined
 }
 
 /** A name from the {@link registry}. */

@@ -12,6 +12,8 @@ import {
   isHex,
   numberToHex,
   parseAbi,
+  parseGwei,
+  serializeTransaction,
   size,
 } from 'viem'
 import * as Cache from '../../core/Cache.js'
@@ -94,6 +96,19 @@ export type Level = {
   maxFeePerGas: Amount
 }
 
+/** What an OP-stack chain charges for publishing a typical transfer's data on L1, or why it is not known. */
+export type L1DataFee =
+  | (Amount & {
+      available: true
+      /** The transaction priced. */
+      transaction: string
+    })
+  | {
+      available: false
+      /** Why the chain's GasPriceOracle could not price it. */
+      reason: string
+    }
+
 /** Who a per-chain entry is about. */
 type Named = {
   /** Name callers use. */
@@ -114,6 +129,8 @@ export type GasEntry =
       slow: Level
       standard: Level
       fast: Level
+      /** On OP-stack chains only: the L1 data fee of a typical transfer, on top of the L2 gas. */
+      l1DataFee?: L1DataFee
     })
   | (Named & {
       available: false
@@ -163,7 +180,10 @@ async function readGas(deps: Deps): Promise<GasSnapshot> {
 async function gasOf(chain: Chain): Promise<GasEntry> {
   const named = namedOf(chain)
   const levels = Object.values(percentiles)
-  const answer = await read(chain, 'eth_feeHistory', [numberToHex(historyBlocks), 'latest', levels])
+  const [answer, l1DataFee] = await Promise.all([
+    read(chain, 'eth_feeHistory', [numberToHex(historyBlocks), 'latest', levels]),
+    chain.entry.gasPriceOracle ? l1DataFeeOf(chain, chain.entry.gasPriceOracle) : undefined,
+  ])
   if (!answer.ok) return { ...named, available: false, reason: answer.reason }
   const { oldestBlock, baseFeePerGas, reward } = fieldsOf(answer.result)
   if (!isHex(oldestBlock) || !isHexList(baseFeePerGas) || baseFeePerGas.length === 0)
@@ -185,7 +205,49 @@ async function gasOf(chain: Chain): Promise<GasEntry> {
     slow: levelOf(0),
     standard: levelOf(1),
     fast: levelOf(2),
+    ...(l1DataFee ? { l1DataFee } : {}),
   }
+}
+
+const gasPriceOracleAbi = parseAbi(['function getL1Fee(bytes data) view returns (uint256)'])
+
+/**
+ * The transaction an OP-stack `l1DataFee` prices: an EIP-1559 ERC-20 `transfer` of 100 units of a 6-decimal token
+ * between two ordinary addresses, unsigned (the oracle adds the signature's bytes), with gas and fee fields at the
+ * stand-in values viem's `estimateL1Fee` uses, which move the size by a byte or two at most.
+ */
+function typicalTransfer(chainId: number): Hex {
+  return serializeTransaction({
+    chainId,
+    type: 'eip1559',
+    nonce: 1,
+    to: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913',
+    data: encodeFunctionData({
+      abi: erc20Abi,
+      functionName: 'transfer',
+      args: ['0x4838B106FCe9647Bdf1E7877BF73cE8B0BAD5f97', 100_000_000n],
+    }),
+    gas: 65_000n,
+    maxFeePerGas: parseGwei('5'),
+    maxPriorityFeePerGas: parseGwei('1'),
+  })
+}
+
+/** `getL1Fee` of the chain's GasPriceOracle for {@link typicalTransfer}; a chain without one answers no fee. */
+async function l1DataFeeOf(chain: Chain, oracle: Address): Promise<L1DataFee> {
+  const data = encodeFunctionData({
+    abi: gasPriceOracleAbi,
+    functionName: 'getL1Fee',
+    args: [typicalTransfer(chain.endpoint.chainId)],
+  })
+  const answer = await read(chain, 'eth_call', [{ to: oracle, data }, 'latest'])
+  if (!answer.ok) return { available: false, reason: answer.reason }
+  if (!isHex(answer.result) || size(answer.result) !== 32)
+    return {
+      available: false,
+      reason: `No GasPriceOracle answered getL1Fee at ${oracle} on ${chain.entry.name}: not an OP-stack chain.`,
+    }
+  return { available: true, transaction: 'ERC-20 transfer', ...amountOf(hexToBigInt(answer.result)) }
 }
 
 /** The status of one chain: its latest block and whether it is live, or why it could not be read. */

@@ -1,8 +1,26 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { decodeFunctionData, type Hex, numberToHex, parseAbi, parseTransaction } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type * as Rpc from '../../core/Rpc.js'
 import * as Service from '../../modules/chaindata/service.js'
 import { paidGateway } from '../support/paid.js'
+
+/** The L1 data fee the stand-in's GasPriceOracle answers, in wei. */
+const l1Fee = 41_234_567_890n
+
+/** What the stand-in's GasPriceOracle was asked to price, decoded. */
+const priced: ReturnType<typeof parseTransaction>[] = []
+
+/** `getL1Fee(bytes)` of an OP-stack GasPriceOracle predeploy, as the stand-in answers it. */
+function l1FeeOf(call: { to?: string; data?: Hex }) {
+  if (call.to?.toLowerCase() !== '0x420000000000000000000000000000000000000f') return undefined
+  const { args } = decodeFunctionData({
+    abi: parseAbi(['function getL1Fee(bytes data) view returns (uint256)']),
+    data: call.data!,
+  })
+  priced.push(parseTransaction(args[0]))
+  return numberToHex(l1Fee, { size: 32 })
+}
 
 /** A JSON-RPC node stand-in answering in the node's shapes, counting the calls per method. */
 function standIn(parameters: { timestamp: () => number }) {
@@ -31,7 +49,9 @@ function standIn(parameters: { timestamp: () => number }) {
               ? params[1] === 'pending'
                 ? '0x8'
                 : '0x7'
-              : undefined
+              : method === 'eth_call'
+                ? l1FeeOf(params[0] as { to?: string; data?: Hex })
+                : undefined
       if (result === undefined)
         return Response.json({ jsonrpc: '2.0', id, error: { code: -32601, message: 'method not found' } })
       return Response.json({ jsonrpc: '2.0', id, result })
@@ -107,6 +127,23 @@ describe('GET /free/gas', () => {
     expect(body.gas.bsc).toMatchObject({ chain: 'bsc', chainId: 56, available: false })
     expect(body.gas.bsc.reason).toContain('could not be reached')
     expect(body.gas.bsc.reason).not.toContain(dead)
+  })
+
+  test('behavior: an OP-stack chain adds the L1 data fee of a typical transfer, priced by its GasPriceOracle', async () => {
+    const body = (await (await gateway.fetch('http://gateway.test/free/gas')).json()) as any
+    expect(body.gas.optimism.l1DataFee).toEqual({
+      available: true,
+      transaction: 'ERC-20 transfer',
+      wei: '41234567890',
+      gwei: '41.23456789',
+    })
+    // The oracle priced an unsigned EIP-1559 ERC-20 transfer for Optimism's chain id.
+    const transaction = priced.at(-1)!
+    expect(transaction).toMatchObject({ type: 'eip1559', chainId: 10 })
+    expect(transaction.data?.slice(0, 10)).toBe('0xa9059cbb')
+    // The devnet standing in for Base has no predeploy, and says so; chains off the OP stack carry no such field.
+    expect(body.gas.base.l1DataFee).toEqual({ available: false, reason: expect.stringContaining('not an OP-stack') })
+    expect(body.gas.arbitrum.l1DataFee).toBeUndefined()
   })
 
   test('behavior: a second call within 15 s is the cached answer, with its age, and reaches no node', async () => {
@@ -219,7 +256,8 @@ describe('Service.gas', () => {
     return {
       name: 'stand-in',
       chainId: 1,
-      request: async () => {
+      request: async (method) => {
+        if (method !== 'eth_feeHistory') return { ok: false, reason: 'failed', status: 502, message: 'not served' }
         counter.calls++
         return {
           ok: true,
