@@ -1,6 +1,6 @@
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
-import type * as Service from './service.js'
+import * as Service from './service.js'
 
 /** The transaction decoder, mounted by the gateway. */
 export function txdecode(deps: txdecode.Deps) {
@@ -23,6 +23,6 @@ export const manifest = Module.define({
   routes: ({ ports }) => {
     const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
     if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return txdecode({ endpoint, tokens: ports.onchain.tokens })
+    return txdecode(Service.from({ endpoint, tokens: ports.onchain.tokens }))
   },
 })

@@ -7,6 +7,7 @@ import {
   type RpcTransaction,
   type RpcTransactionReceipt,
 } from 'viem'
+import * as Cache from '../../core/Cache.js'
 import { NotFoundError, RpcCallFailedError } from '../../core/Errors.js'
 import type { Token } from '../../core/Module.js'
 import type * as Rpc from '../../core/Rpc.js'
@@ -20,14 +21,26 @@ export type Deps = {
   endpoint: Rpc.Endpoint
   /** Tokens the gateway knows, used when a token does not answer `symbol` or `decimals`. */
   tokens: readonly Token[]
+  /** Symbol and decimals of the tokens read in the last {@link metadataTtlMs}, by address. */
+  metadata: Cache.Cache<TxDecode.Metadata>
+}
+
+/** How long a token's symbol and decimals are served again, in ms: they are set once when the token is deployed. */
+export const metadataTtlMs = 3_600_000
+
+/** The decoder's dependencies on the settlement chain's `endpoint`. */
+export function from(parameters: { endpoint: Rpc.Endpoint; tokens: readonly Token[] }): Deps {
+  return { ...parameters, metadata: Cache.create({ ttlMs: metadataTtlMs, maxEntries: 10_000 }) }
 }
 
 /** Reads the transaction `hash` and its receipt on the settlement chain and decodes them. */
 export async function decode(deps: Deps, input: DecodeQuery): Promise<TxDecode.Decoded> {
   const hash = input.hash.toLowerCase() as Hex
-  const transaction = (await request(deps, 'eth_getTransactionByHash', [hash])) as RpcTransaction | null
+  const [transaction, receipt] = (await Promise.all([
+    request(deps, 'eth_getTransactionByHash', [hash]),
+    request(deps, 'eth_getTransactionReceipt', [hash]),
+  ])) as [RpcTransaction | null, RpcTransactionReceipt | null]
   if (!transaction) throw new NotFoundError(`No transaction ${hash} on ${deps.endpoint.name}.`)
-  const receipt = (await request(deps, 'eth_getTransactionReceipt', [hash])) as RpcTransactionReceipt | null
   if (!receipt) throw new NotFoundError(`Transaction ${hash} on ${deps.endpoint.name} is not mined yet.`)
   const tx = formatTransaction(transaction)
   const mined = formatTransactionReceipt(receipt)
@@ -57,17 +70,31 @@ export async function decode(deps: Deps, input: DecodeQuery): Promise<TxDecode.D
   })
 }
 
-/** Symbol and decimals of `tokens` in one Multicall3 call; the gateway's own tokens fill in what did not answer. */
+/**
+ * Symbol and decimals of `tokens`: from the cache, else in one Multicall3 call (what answered is cached); the
+ * gateway's own tokens fill in what did not answer.
+ */
 async function metadata(deps: Deps, tokens: readonly Address[]): Promise<Map<Address, TxDecode.Metadata>> {
-  if (tokens.length === 0) return new Map()
-  const answer = await deps.endpoint.request('eth_call', [
-    { to: TxDecode.multicall3, data: TxDecode.metadataCalldata(tokens) },
-    'latest',
-  ])
-  const found =
-    !Upstream.isFailure(answer) && answer.ok && typeof answer.result === 'string'
-      ? TxDecode.metadataOf(tokens, answer.result as Hex)
-      : new Map(tokens.map((token) => [token, { symbol: null, decimals: null }]))
+  const found = new Map<Address, TxDecode.Metadata>()
+  for (const token of tokens) {
+    const cached = deps.metadata.get(token)
+    if (cached) found.set(token, cached)
+  }
+  const unread = tokens.filter((token) => !found.has(token))
+  if (unread.length > 0) {
+    const answer = await deps.endpoint.request('eth_call', [
+      { to: TxDecode.multicall3, data: TxDecode.metadataCalldata(unread) },
+      'latest',
+    ])
+    const read =
+      !Upstream.isFailure(answer) && answer.ok && typeof answer.result === 'string'
+        ? TxDecode.metadataOf(unread, answer.result as Hex)
+        : new Map(unread.map((token) => [token, { symbol: null, decimals: null }]))
+    for (const [token, answered] of read) {
+      found.set(token, answered)
+      if (answered.symbol !== null || answered.decimals !== null) deps.metadata.set(token, answered)
+    }
+  }
   for (const token of deps.tokens) {
     const known = found.get(checksumAddress(token.address))
     if (known && known.symbol === null && known.decimals === null)

@@ -13,7 +13,9 @@ import {
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import * as Escrow from '../../core/Escrow.js'
+import { eip1193 } from '../../adapters/rpc/eip1193.js'
 import * as TxDecode from '../../core/TxDecode.js'
+import * as Service from '../../modules/txdecode/service.js'
 import { origin, paidGateway } from '../support/paid.js'
 
 // The decoder on the embedded devnet, against real transactions of every kind the gateway itself produces.
@@ -216,6 +218,31 @@ describe('GET /api/v1/tx/decode', () => {
     const { status, body } = await decode(`0x${'ab'.repeat(32)}` as Hash)
     expect(status).toBe(404)
     expect(body.code).toBe('not_found')
+  })
+})
+
+describe('Service.decode', () => {
+  test("behavior: a token's symbol and decimals are read once, then served from the cache", async () => {
+    const calls: string[] = []
+    const endpoint = eip1193({
+      name: 'devnet',
+      chainId: gateway.devnet.chainId,
+      request: (method, params) => {
+        calls.push(method)
+        return gateway.devnet.request(method, params)
+      },
+    })
+    const deps = Service.from({ endpoint, tokens: [] })
+    const hash = await send(gateway.account(7), {
+      to: usdc(),
+      data: encode(erc20Abi, 'transfer', [fresh(), 1_000_000n]),
+    })
+    const first = await Service.decode(deps, { hash })
+    const second = await Service.decode(deps, { hash })
+    expect(second).toEqual(first)
+    expect(first.summary).toContain('1 USDC')
+    expect(calls.filter((method) => method === 'eth_call')).toHaveLength(1)
+    expect(calls.filter((method) => method === 'eth_getTransactionReceipt')).toHaveLength(2)
   })
 })
 
