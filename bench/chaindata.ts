@@ -49,7 +49,8 @@ export async function round(parameters: round.Parameters): Promise<Round> {
   const balances = await paidLatency(`${origin}/api/v1/balances?address=${payer.address}`, payer, latencyCalls)
   const paid = await paidLatency(`${origin}/api/v1/rpc/chains`, payer, latencyCalls)
   for (const [name, result] of Object.entries({ prices, gas, timestamp, decode, reads, balances, paid }))
-    if (result.failures > 0) throw new Error(`${name}: ${result.failures} calls failed, e.g. ${result.firstFailures[0]}`)
+    if (result.failures > 0)
+      throw new Error(`${name}: ${result.failures} calls failed, e.g. ${result.firstFailures[0]}`)
   return {
     prices: prices.perSecond,
     gas: gas.perSecond,

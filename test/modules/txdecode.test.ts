@@ -11,9 +11,9 @@ import {
   toHex,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { eip1193 } from '../../adapters/rpc/eip1193.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import * as Escrow from '../../core/Escrow.js'
-import { eip1193 } from '../../adapters/rpc/eip1193.js'
 import * as TxDecode from '../../core/TxDecode.js'
 import * as Service from '../../modules/txdecode/service.js'
 import { origin, paidGateway } from '../support/paid.js'
