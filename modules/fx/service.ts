@@ -49,8 +49,8 @@ export function currencies(deps: Deps): string[] {
 
 /** The base currency `base` names (any case), USD when absent; one without a feed is refused, naming `base`. */
 export function baseOf(deps: Deps, base: string | undefined): string {
-  if (base === undefined || base.trim() === '') return usd
-  const code = base.trim().toUpperCase()
+  if (base === undefined) return usd
+  const code = base.toUpperCase()
   const known = currencies(deps)
   if (!known.includes(code))
     throw new ValidationError({
