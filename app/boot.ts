@@ -1,5 +1,6 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
+import type { Static } from '@sinclair/typebox'
 import postgresJs from 'postgres'
 import {
   type Address,
@@ -16,11 +17,13 @@ import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
-import { baseFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
+import { feedOracle } from '../adapters/chain/oracle.js'
+import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
+import { frankfurter } from '../adapters/fx/frankfurter.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
@@ -39,6 +42,7 @@ import type { PriceFeeds } from '../core/PriceFeeds.js'
 import type * as Rpc from '../core/Rpc.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
+import * as fxFamily from '../modules/fx/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
@@ -101,13 +105,17 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const recoverPublicKey = await libsecp256k1()
   logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
 
+  const prices = await feedsOf(settlement, 'crypto', logger)
+  const fx = await feedsOf(settlement, 'fiat', logger)
   const gateway = createGateway({
     config,
     terms,
     logger,
     ports: {
       ...defaultPorts(config, settlement, storage.store),
-      prices: await feedsOf(settlement, logger),
+      prices,
+      fx,
+      oracle: prices || fx ? feedOracle({ feeds: [prices, fx].filter((set) => set !== undefined) }) : undefined,
       ...parameters.ports,
     },
     families: parameters.families,
@@ -185,27 +193,39 @@ function inferenceOf(upstream: Config['chatUpstream'], name: string) {
 const devnetFeedHeartbeatS = 86_400
 
 /**
- * The settlement chain's USD price feeds, each checked by `description()` and `decimals()`: Chainlink's on Base,
- * ours on a devnet. Feeds that fail the check leave the port absent (the prices endpoints answer 503), with a warning.
+ * The settlement chain's USD price feeds of `kind` (token prices or fiat currencies), each checked by `description()`
+ * and `decimals()`: Chainlink's on Base, ours on a devnet. Feeds that fail the check leave the port absent (its
+ * endpoints answer 503), with a warning.
  */
-async function feedsOf(settlement: Settlement, logger: Logger): Promise<PriceFeeds | undefined> {
+async function feedsOf(
+  settlement: Settlement,
+  kind: 'crypto' | 'fiat',
+  logger: Logger,
+): Promise<PriceFeeds | undefined> {
   const onBase = settlement.chain.id === base.id && !settlement.isDevnet
   const deployed = contracts().priceFeeds
   const feeds = onBase
-    ? baseFeeds
+    ? kind === 'crypto'
+      ? baseFeeds
+      : baseFiatFeeds
     : settlement.isDevnet
-      ? devPriceFeeds.map(({ symbol, description }) => ({
-          symbol,
-          description,
-          address: deployed[symbol]!,
-          heartbeatS: devnetFeedHeartbeatS,
-        }))
+      ? devPriceFeeds
+          .filter((feed) => feed.kind === kind)
+          .map(({ symbol, description }) => ({
+            symbol,
+            description,
+            address: deployed[symbol]!,
+            heartbeatS: devnetFeedHeartbeatS,
+          }))
       : undefined
   if (!feeds) return undefined
   try {
     return await priceFeeds({ client: settlement.client, chainId: settlement.chain.id, feeds })
   } catch (error) {
-    logger.log('warn', 'price_feeds_unavailable', { reason: error instanceof Error ? error.message : String(error) })
+    logger.log('warn', 'price_feeds_unavailable', {
+      kind,
+      reason: error instanceof Error ? error.message : String(error),
+    })
     return undefined
   }
 }
@@ -233,7 +253,14 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
     outbound: outbound({ allow: config.outboundAllow }),
+    fxReference: fxReferenceOf(config),
   }
+}
+
+/** The reference-rate source at the fx family's FX_REFERENCE_URL; none when the family is not in the configuration. */
+function fxReferenceOf(config: Config) {
+  const env = config.modules[fxFamily.manifest.name] as Static<NonNullable<typeof fxFamily.manifest.env>> | undefined
+  return env ? frankfurter({ url: env.FX_REFERENCE_URL }) : undefined
 }
 
 type Settlement = {

@@ -6,6 +6,7 @@ import * as batch from '../modules/batch/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
+import * as fx from '../modules/fx/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as logs from '../modules/logs/index.js'
 import * as payroll from '../modules/payroll/index.js'
@@ -25,6 +26,7 @@ export const families: readonly Module.AnyModule[] = [
   rpc.manifest,
   chaindata.manifest,
   prices.manifest,
+  fx.manifest,
   auth.manifest,
   audit.manifest,
   logs.manifest,
@@ -46,6 +48,8 @@ export const portNames: Record<Module.Port, string> = {
   evm: 'an EVM JSON-RPC client',
   oracle: 'a price source',
   prices: 'price feeds',
+  fx: 'fiat price feeds',
+  fxReference: 'a reference-rate source (FX_REFERENCE_URL)',
   batch: 'a batch contract',
   stellar: 'a Horizon server (HORIZON_URL)',
   xrp: 'a rippled server (RIPPLED_URL)',

@@ -3,6 +3,7 @@ import type { Address } from 'viem'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
+import type { FxReference } from './FxReference.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
@@ -59,6 +60,10 @@ export type Ports = {
   oracle: Oracle
   /** AggregatorV3 USD price feeds (USDC, ETH, SOL), checked at start. */
   prices: PriceFeeds
+  /** AggregatorV3 USD feeds of fiat currencies (EUR / USD, GBP / USD, ...), checked at start. */
+  fx: PriceFeeds
+  /** Published reference exchange rates, the second opinion on the fiat feeds. */
+  fxReference: FxReference
   /** The batch-payment contract on each accepted chain. */
   batch: BatchChains
   /** The Stellar network (Horizon). */

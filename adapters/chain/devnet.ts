@@ -49,13 +49,20 @@ export const devTokens = [
 ] as const
 
 /**
- * The USD price feeds deployed after every other contract, in deployment order (deployer nonces 7 to 9): our
+ * The USD price feeds deployed after every other contract, in deployment order (deployer nonces 7 to 15): our
  * AggregatorV3-compatible `PriceFeed` with 8 decimals and these starting answers; the deployer sets new ones.
+ * `kind` says which port a feed serves: `crypto` the token prices, `fiat` the exchange rates.
  */
 export const devPriceFeeds = [
-  { symbol: 'USDC', description: 'USDC / USD', answer: 100_000_000n },
-  { symbol: 'ETH', description: 'ETH / USD', answer: 300_000_000_000n },
-  { symbol: 'SOL', description: 'SOL / USD', answer: 15_000_000_000n },
+  { symbol: 'USDC', description: 'USDC / USD', answer: 100_000_000n, kind: 'crypto' },
+  { symbol: 'ETH', description: 'ETH / USD', answer: 300_000_000_000n, kind: 'crypto' },
+  { symbol: 'SOL', description: 'SOL / USD', answer: 15_000_000_000n, kind: 'crypto' },
+  { symbol: 'EUR', description: 'EUR / USD', answer: 116_000_000n, kind: 'fiat' },
+  { symbol: 'GBP', description: 'GBP / USD', answer: 132_000_000n, kind: 'fiat' },
+  { symbol: 'JPY', description: 'JPY / USD', answer: 650_000n, kind: 'fiat' },
+  { symbol: 'CHF', description: 'CHF / USD', answer: 125_000_000n, kind: 'fiat' },
+  { symbol: 'CAD', description: 'CAD / USD', answer: 71_000_000n, kind: 'fiat' },
+  { symbol: 'AUD', description: 'AUD / USD', answer: 65_000_000n, kind: 'fiat' },
 ] as const
 
 /** Canonical Multicall3 address, the same on every chain; the devnet has our Multicall3 there from genesis. */
@@ -76,7 +83,7 @@ const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
  * token, and deploys the contracts from the committed artifacts. The deployer's first transactions are the
  * deployments, so each address is the same on every devnet: DevUSDC `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9`
  * (nonce 0), Escrow `0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404` (nonce 1), BatchPayments (nonce 2), then the
- * {@link devTokens} (nonces 3 to 6), then the {@link devPriceFeeds} (nonces 7 to 9); {@link contracts} gives them
+ * {@link devTokens} (nonces 3 to 6), then the {@link devPriceFeeds} (nonces 7 to 15); {@link contracts} gives them
  * without a devnet.
  *
  * With a `journal`, every request that changes the chain is appended to it with the timestamps of the blocks it
@@ -574,7 +581,7 @@ export declare namespace contracts {
     feeRecipient: Address
     /** Every devnet ERC-20 by symbol: USDC and the {@link devTokens}. */
     tokens: Readonly<Record<string, Address>>
-    /** The devnet's USD price feeds by token symbol ({@link devPriceFeeds}): USDC, ETH, SOL. */
+    /** The devnet's USD price feeds by symbol ({@link devPriceFeeds}): USDC, ETH, SOL and the fiat currencies. */
     priceFeeds: Readonly<Record<string, Address>>
   }
 }

@@ -102,3 +102,31 @@ export const baseFeeds: readonly Feed[] = [
     heartbeatS: 86_400,
   },
 ]
+
+/**
+ * Chainlink's fiat USD feeds on Base mainnet with their heartbeats. Each is checked at start by its `description()`
+ * and `decimals()`. Only pairs whose Base address is published are listed: Base has no JPY / USD feed. Fiat feeds
+ * follow market hours, so over a weekend a round can pass its heartbeat and is then refused as stale.
+ */
+export const baseFiatFeeds: readonly Feed[] = [
+  { symbol: 'EUR', description: 'EUR / USD', address: '0xc91D87E81faB8f93699ECf7Ee9B44D11e1D53F0F', heartbeatS: 3_600 },
+  {
+    symbol: 'GBP',
+    description: 'GBP / USD',
+    address: '0xCceA6576904C118037695eB71195a5425E69Fa15',
+    heartbeatS: 86_400,
+  },
+  {
+    symbol: 'CHF',
+    description: 'CHF / USD',
+    address: '0x3A1d6444fb6a402470098E23DaD0B7E86E14252F',
+    heartbeatS: 86_400,
+  },
+  { symbol: 'CAD', description: 'CAD / USD', address: '0xA840145F87572E82519d578b1F36340368a25D5d', heartbeatS: 3_600 },
+  {
+    symbol: 'AUD',
+    description: 'AUD / USD',
+    address: '0x46e51B8cA41d709928EdA9Ae43e42193E6CDf229',
+    heartbeatS: 86_400,
+  },
+]

@@ -45,7 +45,7 @@ export async function convert(deps: Deps, input: ConvertQuery) {
 
   const source = toAsset(from, amount, 'from')
   const target = toAsset(to, '0', 'to')
-  const [sourceUsd, targetUsd] = await Promise.all([usd(deps, source.symbol), usd(deps, target.symbol)])
+  const [sourceUsd, targetUsd] = await Promise.all([usd(deps, source.symbol, 'from'), usd(deps, target.symbol, 'to')])
   const value = (source.whole * sourceUsd.scaled) / targetUsd.scaled
   const result =
     target.decimals === undefined
@@ -115,7 +115,8 @@ function toAsset(unit: string, amount: string, field: 'from' | 'to'): Asset {
   return { symbol: unit.toUpperCase(), whole: toScaled(amount, 'amount'), decimals: undefined, wholeUnit: undefined }
 }
 
-async function usd(deps: Deps, symbol: string) {
+/** The USD price of `symbol`; an unknown one is refused naming `field`, the query parameter that named it. */
+async function usd(deps: Deps, symbol: string, field: 'from' | 'to') {
   if (symbol === 'USD') return { scaled: 10n ** scale, quote: { usd: '1', source: 'definition' } }
   if (!deps.oracle)
     throw new UpstreamUnavailableError(
@@ -124,7 +125,7 @@ async function usd(deps: Deps, symbol: string) {
     )
   const quote = await deps.oracle.usdPrice(symbol)
   if (!quote.ok) {
-    if (quote.reason === 'unknown_asset') throw new ValidationError({ field: 'from', message: quote.message })
+    if (quote.reason === 'unknown_asset') throw new ValidationError({ field, message: quote.message })
     throw new UpstreamUnavailableError(quote.message)
   }
   return {

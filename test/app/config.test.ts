@@ -51,6 +51,8 @@ describe('parse', () => {
           CHAIN_RPC_AVALANCHE: avalanche.rpcUrls.default.http[0],
           CHAIN_RPC_BSC: bsc.rpcUrls.default.http[0],
         },
+        // Keyless public API by default.
+        fx: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
       },
     })
   })

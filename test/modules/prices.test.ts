@@ -1,43 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createWalletClient, parseAbi, parseUnits } from 'viem'
-import { mnemonicToAccount } from 'viem/accounts'
-import { deployerIndex, mnemonic } from '../../adapters/chain/devnet.js'
+import { createWalletClient } from 'viem'
 import { aggregatorV3Abi, priceFeeds } from '../../adapters/chain/priceFeeds.js'
 import type { PriceFeeds } from '../../core/PriceFeeds.js'
 import * as Service from '../../modules/prices/service.js'
+import { feedAbi, feedSetter } from '../support/feeds.js'
 import { paidGateway } from '../support/paid.js'
 
-const feedAbi = parseAbi(['function setAnswer(int256)', 'function setAnswerAt(int256, uint256)'])
-
 let gateway: Awaited<ReturnType<typeof paidGateway>>
-let owner: ReturnType<typeof createWalletClient>
+let set: ReturnType<typeof feedSetter>
 const nowS = () => Math.floor(Date.now() / 1000)
-
-/** Sets a feed's answer from the deployer (the feeds' owner), optionally as of `updatedAt`, and waits for it. */
-async function set(symbol: string, usd: string, updatedAt?: number) {
-  const address = gateway.devnet.priceFeeds[symbol]!
-  const answer = usd.startsWith('-') ? -parseUnits(usd.slice(1), 8) : parseUnits(usd, 8)
-  const hash =
-    updatedAt === undefined
-      ? await owner.writeContract({
-          address,
-          abi: feedAbi,
-          functionName: 'setAnswer',
-          args: [answer],
-          account: owner.account!,
-          chain: gateway.devnet.chain,
-        })
-      : await owner.writeContract({
-          address,
-          abi: feedAbi,
-          functionName: 'setAnswerAt',
-          args: [answer, BigInt(updatedAt)],
-          account: owner.account!,
-          chain: gateway.devnet.chain,
-        })
-  const receipt = await gateway.devnet.publicClient.waitForTransactionReceipt({ hash })
-  expect(receipt.status).toBe('success')
-}
 
 /** The devnet's feeds as the gateway opens them, with a counter of reads. */
 async function counted(): Promise<{ feeds: PriceFeeds; reads: () => number }> {
@@ -66,11 +37,7 @@ async function counted(): Promise<{ feeds: PriceFeeds; reads: () => number }> {
 
 beforeAll(async () => {
   gateway = await paidGateway()
-  owner = createWalletClient({
-    account: mnemonicToAccount(mnemonic, { addressIndex: deployerIndex }),
-    chain: gateway.devnet.chain,
-    transport: gateway.devnet.transport,
-  })
+  set = feedSetter(gateway)
   // Before the gateway's first read, which it then serves for 60 s.
   await set('ETH', '3150.25')
   await set('SOL', '142.5', nowS() - 2 * 86_400)
@@ -80,7 +47,12 @@ afterAll(async () => {
   await gateway.close()
 })
 
-type Body = { currency: string; prices: Record<string, Record<string, unknown> & { source: Record<string, unknown> }> }
+type Body = {
+  currency: string
+  prices: Record<string, Record<string, unknown> & { source: Record<string, unknown> }>
+  cached: boolean
+  age: number
+}
 
 describe('GET /free/prices', () => {
   test('default: USDC, ETH and SOL, free; the set ETH price as a decimal string with its feed, update time and age', async () => {
@@ -99,6 +71,16 @@ describe('GET /free/prices', () => {
     expect(Math.abs(Date.parse(eth.updatedAt as string) / 1000 - nowS())).toBeLessThan(60)
     expect(eth.ageSeconds).toBeGreaterThanOrEqual(0)
     expect(eth.ageSeconds).toBeLessThan(60)
+  })
+
+  test('behavior: an answer read again from memory says so, with the age of the reading', async () => {
+    const first = (await (await gateway.fetch('http://gateway.test/free/prices')).json()) as Body
+    const again = (await (await gateway.fetch('http://gateway.test/free/prices')).json()) as Body
+    // The module's first reading was taken by the test above; every answer within 60 s is from memory.
+    expect(first.cached).toBe(true)
+    expect(again.cached).toBe(true)
+    expect(again.age).toBeGreaterThanOrEqual(first.age)
+    expect(again.age).toBeLessThan(60)
   })
 
   test('error: a round older than its heartbeat is refused as stale for that token only', async () => {
@@ -153,7 +135,10 @@ describe('GET /api/v1/oracle/prices', () => {
     const before = await gateway.balance(payer.address)
     const response = await gateway.paid(payer, 'GET', '/api/v1/oracle/prices')
     expect(response.status).toBe(200)
-    expect(Object.keys(((await response.json()) as Body).prices)).toEqual(['USDC', 'ETH', 'SOL'])
+    const body = (await response.json()) as Body
+    expect(Object.keys(body.prices)).toEqual(['USDC', 'ETH', 'SOL'])
+    expect(body.cached).toBe(true)
+    expect(typeof body.age).toBe('number')
     expect(before - (await gateway.balance(payer.address))).toBe(8_000n)
   })
 
@@ -174,11 +159,14 @@ describe('Service.prices', () => {
     const cached = await Service.prices(deps, ['ETH'])
     expect(reads()).toBe(1)
     expect(first.prices.ETH).toMatchObject({ usd: '3150.25' })
+    expect(first).toMatchObject({ cached: false, age: 0 })
     expect(cached.prices.ETH).toMatchObject({ usd: '3150.25' })
+    expect(cached).toMatchObject({ cached: true, age: 59 })
     now += 1_000
     const fresh = await Service.prices(deps, ['ETH'])
     expect(reads()).toBe(2)
     expect(fresh.prices.ETH).toMatchObject({ available: true, usd: '3200.5' })
+    expect(fresh).toMatchObject({ cached: false, age: 0 })
     // Concurrent calls share one read.
     now += 60_000
     await Promise.all([Service.prices(deps, ['ETH']), Service.prices(deps, ['SOL'])])

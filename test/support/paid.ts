@@ -33,8 +33,10 @@ export async function paidGateway(
     DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')),
     DEVNET_RPC_PORT: '0',
     DEVNET_PERSIST: 'false',
-    // Tests never leave the machine: the chain-data endpoints read a closed local port unless a test says otherwise.
+    // Tests never leave the machine: the chain-data endpoints and the FX reference rates are on a closed local port
+    // unless a test says otherwise.
     ...Object.fromEntries(offMachineChains.map((name) => [`CHAIN_RPC_${name}`, 'http://127.0.0.1:9'])),
+    FX_REFERENCE_URL: 'http://127.0.0.1:9',
     ...parameters.env,
   })
   const booted = await boot({

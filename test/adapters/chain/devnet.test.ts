@@ -670,9 +670,9 @@ describe('contracts', () => {
     })
   })
 
-  test('default: the price feeds come after every other contract (nonces 7 to 9) and answer their pair', async () => {
+  test('default: the price feeds come after every other contract (nonces 7 to 15) and answer their pair', async () => {
     const { priceFeeds } = contracts()
-    expect(Object.keys(priceFeeds)).toEqual(['USDC', 'ETH', 'SOL'])
+    expect(Object.keys(priceFeeds)).toEqual(['USDC', 'ETH', 'SOL', 'EUR', 'GBP', 'JPY', 'CHF', 'CAD', 'AUD'])
     for (const [symbol, address] of Object.entries(priceFeeds)) {
       const description = await chain.publicClient.readContract({
         address,
