@@ -21,6 +21,8 @@ import { transfers } from '../adapters/chain/transfers.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
+import { blockscout } from '../adapters/history/blockscout.js'
+import { indexer } from '../adapters/history/indexer.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
@@ -233,7 +235,19 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
     outbound: outbound({ allow: config.outboundAllow }),
+    history: historyOf(config, settlement),
   }
+}
+
+/**
+ * The settlement chain's history: our indexer of a devnet's blocks, Blockscout (BLOCKSCOUT_URL_BASE, the analytics
+ * family's variable) on Base; none elsewhere.
+ */
+function historyOf(config: Config, settlement: Settlement) {
+  if (settlement.isDevnet)
+    return indexer({ client: settlement.client, tokens: TokenList.of('base', settlement.chain.id) })
+  const url = (config.modules.analytics as { BLOCKSCOUT_URL_BASE?: string } | undefined)?.BLOCKSCOUT_URL_BASE
+  return settlement.chain.id === base.id && url ? blockscout({ url }) : undefined
 }
 
 type Settlement = {

@@ -28,13 +28,18 @@ export function isChainList(value: string): boolean {
 FormatRegistry.Set('evm-address', (value) => isAddress(value, { strict: true }))
 FormatRegistry.Set('balance-chains', isChainList)
 
-/** Query of `GET /api/v1/balances`. */
-export const BalancesQuery = Type.Object({
-  address: Type.String({
+/** An EVM address in a query, checked by the route schema: 0x and 40 hex digits, EIP-55 when mixed-case. */
+export function EvmAddress(what: string) {
+  return Type.String({
     maxLength: 64,
     format: 'evm-address',
-    description: 'Wallet, 0x and 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum.',
-  }),
+    description: `${what}, 0x and 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum.`,
+  })
+}
+
+/** Query of `GET /api/v1/balances`. */
+export const BalancesQuery = Type.Object({
+  address: EvmAddress('Wallet'),
   chains: Type.Optional(
     Type.String({
       maxLength: 64,
