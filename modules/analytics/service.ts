@@ -226,20 +226,23 @@ function pointOf(transaction: History.Transaction) {
   }
 }
 
-/** The parties `address` dealt with most in `transactions` (senders, recipients, token counterparties), by count. */
+/**
+ * The parties `address` dealt with most in `transactions` (the other side of the call, of each token transfer), by
+ * the number of transactions shared with each.
+ */
 function counterpartiesOf(address: Address, transactions: readonly History.Transaction[]) {
   const counts = new Map<Address, number>()
-  const add = (party: Address | null) => {
-    if (party && party !== address) counts.set(party, (counts.get(party) ?? 0) + 1)
-  }
   for (const transaction of transactions) {
-    add(transaction.from === address ? (transaction.to ?? transaction.created) : transaction.from)
-    for (const transfer of transaction.transfers) add(transfer.from === address ? transfer.to : transfer.from)
+    const parties = new Set([
+      transaction.from === address ? (transaction.to ?? transaction.created) : transaction.from,
+      ...transaction.transfers.map((transfer) => (transfer.from === address ? transfer.to : transfer.from)),
+    ])
+    for (const party of parties) if (party && party !== address) counts.set(party, (counts.get(party) ?? 0) + 1)
   }
   return [...counts]
     .sort(([leftParty, left], [rightParty, right]) => right - left || leftParty.localeCompare(rightParty))
     .slice(0, topCounterparties)
-    .map(([party, count]) => ({ address: party, interactions: count }))
+    .map(([party, count]) => ({ address: party, transactions: count }))
 }
 
 /** Every token `address` moved in `transfers`: in and out, counts and amounts. */

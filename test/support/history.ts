@@ -6,6 +6,7 @@ import {
   createWalletClient,
   encodeFunctionData,
   erc20Abi,
+  getAddress,
   type Hash,
   type Hex,
   type LocalAccount,
@@ -58,7 +59,7 @@ export async function sequence(devnet: Chainlike, payer: LocalAccount, entryPoin
     const wallet = createWalletClient({ account, chain: devnet.chain, transport: devnet.transport })
     const hash = await wallet.sendTransaction(transaction as never)
     const receipt = await devnet.publicClient.waitForTransactionReceipt({ hash })
-    return { hash, contract: receipt.contractAddress ?? null }
+    return { hash, contract: receipt.contractAddress ? getAddress(receipt.contractAddress) : null }
   }
   const eth = await send(payer, { to: fresh.address, value: parseEther('1.5') })
   const usdc = await send(payer, {
