@@ -51,6 +51,8 @@ describe('parse', () => {
           CHAIN_RPC_AVALANCHE: avalanche.rpcUrls.default.http[0],
           CHAIN_RPC_BSC: bsc.rpcUrls.default.http[0],
         },
+        // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
+        analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
       },
     })
   })
