@@ -1,8 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type Address, createWalletClient, getAddress, parseEther } from 'viem'
+import {
+  type Address,
+  createPublicClient,
+  createWalletClient,
+  getAddress,
+  http as httpTransport,
+  parseEther,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { deployerIndex, account as devnetAccount } from '../../adapters/chain/devnet.js'
+import { transfers } from '../../adapters/chain/transfers.js'
+import { blockscout } from '../../adapters/history/blockscout.js'
+import { http } from '../../adapters/rpc/http.js'
 import * as analytics from '../../modules/analytics/index.js'
+import { startBlockscout } from '../adapters/history/blockscout-fixture.js'
 import { moduleGateway } from '../support/gateway.js'
 import { sequence } from '../support/history.js'
 import { origin, paidGateway } from '../support/paid.js'
@@ -226,5 +237,86 @@ describe('without a history', () => {
     const entry = manifest.resources.find((resource: any) => resource.path === '/api/v1/analytics/wallet')
     expect(entry.available).toBe(false)
     expect(JSON.stringify(entry)).toContain('needs a transaction history')
+  })
+})
+
+describe('on Blockscout', () => {
+  // The module as it runs on Base: history from a Blockscout instance (a local stand-in), chain reads from a node
+  // (a closed local port: txhistory reads none).
+  const base = 8453
+  const closed = 'http://127.0.0.1:9'
+  const wallet: Address = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+  const friend: Address = '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'
+  const hash = `0x${'ab'.repeat(32)}` as const
+  let server: ReturnType<typeof startBlockscout>
+  let family: ReturnType<typeof moduleGateway>
+
+  beforeAll(() => {
+    server = startBlockscout()
+    server.address({ hash: wallet })
+    server.transaction({
+      hash,
+      block: 30_000_000,
+      order: 4,
+      timestamp: '2026-11-20T10:00:00.000000Z',
+      from: friend,
+      to: wallet,
+      created: null,
+      value: '2500000000000000',
+      fee: '1234',
+      status: 'ok',
+      input: '0x',
+    })
+    family = moduleGateway(analytics.manifest, {
+      payer: gateway.account(2),
+      ports: {
+        history: blockscout({ url: server.url, retries: 0 }),
+        chains: [http({ name: 'base', chainId: base, url: closed })],
+        onchain: {
+          chainId: base,
+          transfers: transfers({ client: createPublicClient({ transport: httpTransport(closed) }) }),
+          tokens: [],
+        },
+      },
+    })
+  })
+  afterAll(() => server.stop())
+
+  test("default: the history is Blockscout's, paid once", async () => {
+    const response = await family.get(`/api/v1/analytics/txhistory?address=${wallet}`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      address: wallet,
+      chain: 'eip155:8453',
+      source: 'blockscout',
+      complete: true,
+      indexedTo: null,
+      transactions: [
+        {
+          hash,
+          block: '30000000',
+          time: '2026-11-20T10:00:00.000Z',
+          from: friend,
+          to: wallet,
+          value: { raw: '2500000000000000', formatted: '0.0025' },
+          fee: { raw: '1234', formatted: '0.000000000000001234' },
+          method: null,
+        },
+      ],
+    })
+    expect(family.settled).toHaveLength(1)
+  })
+
+  test('error: Blockscout failing is an upstream error, and nothing is settled', async () => {
+    server.state.failWith = 500
+    const settled = family.settled.length
+    // Another address than the test before, whose answer the adapter still holds in its cache.
+    const response = await family.get(`/api/v1/analytics/txhistory?address=${friend}`)
+    server.state.failWith = undefined
+    expect(response.status).toBeGreaterThanOrEqual(502)
+    expect(((await response.json()) as any).detail).toContain(
+      'Blockscout answered the address transactions with HTTP 500',
+    )
+    expect(family.settled).toHaveLength(settled)
   })
 })
