@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { EvmAddress } from '../chaindata/schema.js'
+import * as Address from '../../core/Address.js'
 
 /** Transactions `GET /api/v1/analytics/txhistory` returns when the query names no limit. */
 export const defaultLimit = 25
@@ -9,7 +9,7 @@ export const maxLimit = 100
 
 /** Query of `GET /api/v1/analytics/txhistory`. */
 export const HistoryQuery = Type.Object({
-  address: EvmAddress('Address'),
+  address: Address.evmSchema('Address'),
   limit: Type.Optional(
     Type.String({
       maxLength: 3,
@@ -23,6 +23,6 @@ export const HistoryQuery = Type.Object({
 export type HistoryQuery = Static<typeof HistoryQuery>
 
 /** Query of `GET /api/v1/analytics/wallet`. */
-export const WalletQuery = Type.Object({ address: EvmAddress('Wallet') })
+export const WalletQuery = Type.Object({ address: Address.evmSchema('Wallet') })
 /** Query of `GET /api/v1/analytics/wallet`. */
 export type WalletQuery = Static<typeof WalletQuery>
