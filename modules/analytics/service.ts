@@ -182,6 +182,7 @@ export async function wallet(deps: Deps, query: WalletQuery) {
       transfersCounted: account.transferCount,
       lastActive: newest ? pointOf(newest) : null,
       historyComplete: history.complete,
+      indexedTo: history.head === null ? null : history.head.toString(),
     },
     counterparties: counterpartiesOf(address, transactions),
     tokens: tokenMixOf(address, transfers),

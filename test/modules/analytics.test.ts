@@ -134,6 +134,7 @@ describe('GET /api/v1/analytics/wallet', () => {
     const funder = gateway.account(3).address
     expect(body.classification).toEqual({ type: 'eoa', delegate: null, smartAccount: false, proxy: null })
     expect(body.activity).toMatchObject({ nonce: 1, transactionsRead: 2, transfersRead: 0, historyComplete: true })
+    expect(BigInt(body.activity.indexedTo)).toBeGreaterThanOrEqual(BigInt(body.activity.lastActive.block))
     expect(body.counterparties).toEqual([{ address: funder, transactions: 2 }])
     expect(body.tokens).toEqual([])
     expect(body.age.firstSeen.hash).toBe(body.facts.find((fact: any) => fact.fact === 'first transaction').value)
