@@ -24,6 +24,8 @@ import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
 import { frankfurter } from '../adapters/fx/frankfurter.js'
+import { blockscout } from '../adapters/history/blockscout.js'
+import { indexer } from '../adapters/history/indexer.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
@@ -42,6 +44,7 @@ import type { PriceFeeds } from '../core/PriceFeeds.js'
 import type * as Rpc from '../core/Rpc.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
+import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
@@ -254,6 +257,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
     outbound: outbound({ allow: config.outboundAllow }),
     fxReference: fxReferenceOf(config),
+    history: historyOf(config, settlement),
   }
 }
 
@@ -261,6 +265,19 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
 function fxReferenceOf(config: Config) {
   const env = config.modules[fxFamily.manifest.name] as Static<NonNullable<typeof fxFamily.manifest.env>> | undefined
   return env ? frankfurter({ url: env.FX_REFERENCE_URL }) : undefined
+}
+
+/**
+ * The settlement chain's history: our indexer of a devnet's blocks, Blockscout (BLOCKSCOUT_URL_BASE, the analytics
+ * family's variable) on Base; none elsewhere.
+ */
+function historyOf(config: Config, settlement: Settlement) {
+  if (settlement.isDevnet)
+    return indexer({ client: settlement.client, tokens: TokenList.of('base', settlement.chain.id) })
+  const env = config.modules[analyticsFamily.manifest.name] as
+    | Static<NonNullable<typeof analyticsFamily.manifest.env>>
+    | undefined
+  return settlement.chain.id === base.id && env ? blockscout({ url: env.BLOCKSCOUT_URL_BASE }) : undefined
 }
 
 type Settlement = {

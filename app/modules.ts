@@ -1,5 +1,6 @@
 import type * as Module from '../core/Module.js'
 import * as ai from '../modules/ai/index.js'
+import * as analytics from '../modules/analytics/index.js'
 import * as audit from '../modules/audit/index.js'
 import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
@@ -37,6 +38,7 @@ export const families: readonly Module.AnyModule[] = [
   stellar.manifest,
   xrp.manifest,
   txdecode.manifest,
+  analytics.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -56,6 +58,7 @@ export const portNames: Record<Module.Port, string> = {
   chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
   outbound: 'an outbound guard',
+  history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
   sessionSecret: 'a session secret',
 }
 

@@ -1,5 +1,6 @@
 import { ed25519 } from '@noble/curves/ed25519'
-import { checksumAddress } from 'viem'
+import { FormatRegistry, Type } from '@sinclair/typebox'
+import { checksumAddress, isAddress } from 'viem'
 import { ValidationError } from './Errors.js'
 import {
   base32,
@@ -137,6 +138,21 @@ export declare namespace validate {
     /** One verdict per requested family. */
     results: Partial<Record<Family, Result>>
   }
+}
+
+// The format of {@link evmSchema}: a route that declares it answers a bad address with a 400 before any payment.
+FormatRegistry.Set('evm-address', (value) => isAddress(value, { strict: true }))
+
+/**
+ * The TypeBox schema of an EVM address in a request, `what` starting its description: `0x` and 40 hex digits, EIP-55
+ * when mixed-case (the same rule as {@link validateEvm}'s verdicts).
+ */
+export function evmSchema(what: string) {
+  return Type.String({
+    maxLength: 64,
+    format: 'evm-address',
+    description: `${what}, 0x and 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum.`,
+  })
 }
 
 /** Checks an EVM address: `0x` and 40 hex digits; mixed case must match EIP-55. */

@@ -4,6 +4,7 @@ import type { Chains as BatchChains } from './BatchChain.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
 import type { FxReference } from './FxReference.js'
+import type { History } from './History.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
@@ -76,6 +77,8 @@ export type Ports = {
   decentralized: InferenceUpstream
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
+  /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */
+  history: History
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }

@@ -1,5 +1,5 @@
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox'
-import { isAddress } from 'viem'
+import * as Address from '../../core/Address.js'
 import * as EvmChain from '../../core/EvmChain.js'
 
 /** Query of `GET /free/nonce`. */
@@ -24,17 +24,12 @@ export function isChainList(value: string): boolean {
   )
 }
 
-// Checked by the route schema, so a bad address or chain list is a 400 before any payment is asked for.
-FormatRegistry.Set('evm-address', (value) => isAddress(value, { strict: true }))
+// Checked by the route schema, so a bad chain list is a 400 before any payment is asked for.
 FormatRegistry.Set('balance-chains', isChainList)
 
 /** Query of `GET /api/v1/balances`. */
 export const BalancesQuery = Type.Object({
-  address: Type.String({
-    maxLength: 64,
-    format: 'evm-address',
-    description: 'Wallet, 0x and 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum.',
-  }),
+  address: Address.evmSchema('Wallet'),
   chains: Type.Optional(
     Type.String({
       maxLength: 64,

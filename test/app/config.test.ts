@@ -53,6 +53,8 @@ describe('parse', () => {
         },
         // Keyless public API by default.
         fx: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
+        // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
+        analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
       },
     })
   })

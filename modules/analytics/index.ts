@@ -1,0 +1,42 @@
+import { Type } from '@sinclair/typebox'
+import * as Module from '../../core/Module.js'
+import { routes } from './routes.js'
+import type * as Service from './service.js'
+
+/** The analytics module, mounted by the gateway. */
+export function analytics(deps: analytics.Deps) {
+  return routes(deps)
+}
+
+export declare namespace analytics {
+  /** What the module needs: the service's dependencies. */
+  type Deps = Service.Deps
+}
+
+/** Blockscout instance of Base mainnet, keyless. */
+export const baseBlockscout = 'https://base.blockscout.com'
+
+/**
+ * Transaction history and wallet classification of settlement-chain addresses (`/api/v1/analytics/*`): the history
+ * from the `history` port (our indexer on a devnet, Blockscout on Base), code, nonce and calls from the chain itself.
+ */
+export const manifest = Module.define({
+  name: 'analytics',
+  paths: ['/api/v1/analytics/'],
+  needs: ['history', 'chains', 'onchain'],
+  env: Type.Object({
+    BLOCKSCOUT_URL_BASE: Type.String({
+      minLength: 1,
+      default: baseBlockscout,
+      description:
+        'Blockscout instance (REST API v2) the analytics endpoints read when the gateway settles on Base; on a devnet they index its blocks themselves',
+      secret: true,
+    }),
+  }),
+  ready: ({ ports }) => Module.reasonOf(ports.history.available()),
+  routes: ({ ports }) => {
+    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
+    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
+    return analytics({ history: ports.history, endpoint })
+  },
+})
