@@ -11,9 +11,10 @@ import {
   type Transport,
 } from 'viem'
 import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
-import { base } from 'viem/chains'
+import { base, mainnet } from 'viem/chains'
 import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
+import { ens } from '../adapters/chain/ens.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { baseFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
@@ -34,6 +35,7 @@ import { rippled } from '../adapters/xrp/rippled.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
+import type { NameService } from '../core/NameService.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
 import type * as Rpc from '../core/Rpc.js'
@@ -213,11 +215,14 @@ async function feedsOf(settlement: Settlement, logger: Logger): Promise<PriceFee
 /** Every port the configuration describes, each built once; one left out is absent and its modules unavailable. */
 function defaultPorts(config: Config, settlement: Settlement, store: Store): createGateway.Parameters['ports'] {
   const chainId = settlement.chain.id
+  // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
+  const evm: Rpc.Connect = (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false })
   return {
     store,
     chains: [settlement.endpoint],
-    // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
-    evm: (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false }),
+    evm,
+    ethereum: evm({ name: 'ethereum', chainId: mainnet.id, url: config.ethereumRpcUrl }),
+    names: namesOf(config, settlement),
     onchain: {
       chainId,
       transfers: transfers({ client: settlement.client }),
@@ -234,6 +239,26 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
     outbound: outbound({ allow: config.outboundAllow }),
   }
+}
+
+/**
+ * The name service: on a devnet ours (`contracts/NameService.sol`, at the addresses every devnet deploys to); on Base
+ * ENS, read from Ethereum at CHAIN_RPC_ETHEREUM through ENS's Universal Resolver (viem's `ensUniversalResolver`).
+ */
+function namesOf(config: Config, settlement: Settlement): NameService {
+  if (settlement.isDevnet)
+    return ens({
+      client: settlement.client,
+      chainId: settlement.chain.id,
+      source: 'devnet',
+      universalResolver: contracts().names.universalResolver,
+    })
+  const transport = httpTransport(config.ethereumRpcUrl, { retryCount: 0, timeout: 4_000 })
+  return ens({
+    client: createPublicClient({ chain: mainnet, transport }) as PublicClient,
+    chainId: mainnet.id,
+    source: 'ens',
+  })
 }
 
 type Settlement = {
