@@ -110,6 +110,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     ports: {
       ...defaultPorts(config, settlement, storage.store),
       prices: await feedsOf(settlement, logger),
+      names: await namesOf(config, settlement, logger),
       ...parameters.ports,
     },
     families: parameters.families,
@@ -222,7 +223,6 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     chains: [settlement.endpoint],
     evm,
     ethereum: evm({ name: 'ethereum', chainId: mainnet.id, url: config.ethereumRpcUrl }),
-    names: namesOf(config, settlement),
     onchain: {
       chainId,
       transfers: transfers({ client: settlement.client }),
@@ -243,22 +243,25 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
 
 /**
  * The name service: on a devnet ours (`contracts/NameService.sol`, at the addresses every devnet deploys to); on Base
- * ENS, read from Ethereum at CHAIN_RPC_ETHEREUM through ENS's Universal Resolver (viem's `ensUniversalResolver`).
+ * ENS, read from Ethereum at CHAIN_RPC_ETHEREUM through ENS's Universal Resolver (viem's `ensUniversalResolver`). A
+ * devnet without our Universal Resolver (a journal of a devnet older than it) leaves the port absent (the name
+ * endpoints answer 503), with a warning.
  */
-function namesOf(config: Config, settlement: Settlement): NameService {
-  if (settlement.isDevnet)
-    return ens({
-      client: settlement.client,
-      chainId: settlement.chain.id,
-      source: 'devnet',
-      universalResolver: contracts().names.universalResolver,
+async function namesOf(config: Config, settlement: Settlement, logger: Logger): Promise<NameService | undefined> {
+  if (!settlement.isDevnet) {
+    const transport = httpTransport(config.ethereumRpcUrl, { retryCount: 0, timeout: 4_000 })
+    const client = createPublicClient({ chain: mainnet, transport }) as PublicClient
+    return ens({ client, chainId: mainnet.id, source: 'ens' })
+  }
+  const { universalResolver } = contracts().names
+  const code = await settlement.client.getCode({ address: universalResolver }).catch(() => undefined)
+  if (code === undefined || code === '0x') {
+    logger.log('warn', 'name_service_unavailable', {
+      reason: `The devnet has no Universal Resolver at ${universalResolver}: it was started before the name service was deployed; start a new devnet (move DATA_DIR/devnet.journal away) to resolve names.`,
     })
-  const transport = httpTransport(config.ethereumRpcUrl, { retryCount: 0, timeout: 4_000 })
-  return ens({
-    client: createPublicClient({ chain: mainnet, transport }) as PublicClient,
-    chainId: mainnet.id,
-    source: 'ens',
-  })
+    return undefined
+  }
+  return ens({ client: settlement.client, chainId: settlement.chain.id, source: 'devnet', universalResolver })
 }
 
 type Settlement = {
