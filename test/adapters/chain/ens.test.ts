@@ -3,7 +3,10 @@ import {
   type Account,
   type Chain,
   createWalletClient,
+  labelhash,
+  namehash,
   type PublicClient,
+  parseAbi,
   type Transport,
   type WalletClient,
 } from 'viem'
@@ -72,6 +75,38 @@ describe('UniversalResolver (viem getEnsAddress / getEnsName with universalResol
     expect(await getEnsName(client, { address: alice, universalResolverAddress: chain.names.universalResolver })).toBe(
       'alice.eth',
     )
+  })
+})
+
+describe('ENSRegistry and PublicResolver', () => {
+  test('error: only the owner of a node sets its records or its subnodes', async () => {
+    await name('owned.eth', alice)
+    const stranger = walletOf(1)
+    const node = namehash('owned.eth')
+    await expect(
+      stranger.writeContract({
+        address: chain.names.resolver,
+        abi: parseAbi([
+          'function setAddr(bytes32 node, address a)',
+          'error Unauthorised(bytes32 node, address sender)',
+        ]),
+        functionName: 'setAddr',
+        args: [node, bob],
+      }),
+    ).rejects.toThrow('Unauthorised')
+    await expect(
+      stranger.writeContract({
+        address: chain.names.registry,
+        abi: parseAbi([
+          'function setSubnodeOwner(bytes32 node, bytes32 label, address owner) returns (bytes32)',
+          'error Unauthorised(bytes32 node, address sender)',
+        ]),
+        functionName: 'setSubnodeOwner',
+        args: [namehash('eth'), labelhash('owned'), bob],
+      }),
+    ).rejects.toThrow('Unauthorised')
+    const at = { universalResolverAddress: chain.names.universalResolver }
+    expect(await getEnsAddress(client, { name: 'owned.eth', ...at })).toBe(alice)
   })
 })
 
