@@ -1,7 +1,7 @@
 import type { Address } from 'viem'
 
 /**
- * A name service of the ENS kind (EIP-137 registry, ENSIP-10 Universal Resolver): names to addresses per coin type
+ * A name service of the ENS kind (an EIP-137 registry read through a Universal Resolver): names to addresses per coin type
  * (ENSIP-9, ENSIP-11) and addresses to primary names (ENSIP-19 reverse records). Names are given normalized
  * (ENSIP-15); the service reads, it never normalizes.
  */
