@@ -12,9 +12,10 @@ import {
   type Transport,
 } from 'viem'
 import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
-import { base } from 'viem/chains'
+import { base, mainnet } from 'viem/chains'
 import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
+import { ens } from '../adapters/chain/ens.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
@@ -39,6 +40,7 @@ import { rippled } from '../adapters/xrp/rippled.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
+import type { NameService } from '../core/NameService.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
 import type * as Rpc from '../core/Rpc.js'
@@ -119,6 +121,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       prices,
       fx,
       oracle: prices || fx ? feedOracle({ feeds: [prices, fx].filter((set) => set !== undefined) }) : undefined,
+      names: await namesOf(config, settlement, logger),
       ...parameters.ports,
     },
     families: parameters.families,
@@ -236,11 +239,13 @@ async function feedsOf(
 /** Every port the configuration describes, each built once; one left out is absent and its modules unavailable. */
 function defaultPorts(config: Config, settlement: Settlement, store: Store): createGateway.Parameters['ports'] {
   const chainId = settlement.chain.id
+  // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
+  const evm: Rpc.Connect = (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false })
   return {
     store,
     chains: [settlement.endpoint],
-    // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
-    evm: (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false }),
+    evm,
+    ethereum: evm({ name: 'ethereum', chainId: mainnet.id, url: config.ethereumRpcUrl }),
     onchain: {
       chainId,
       transfers: transfers({ client: settlement.client }),
@@ -278,6 +283,29 @@ function historyOf(config: Config, settlement: Settlement) {
     | Static<NonNullable<typeof analyticsFamily.manifest.env>>
     | undefined
   return settlement.chain.id === base.id && env ? blockscout({ url: env.BLOCKSCOUT_URL_BASE }) : undefined
+}
+
+/**
+ * The name service: on a devnet ours (`contracts/NameService.sol`, at the addresses every devnet deploys to); on Base
+ * ENS, read from Ethereum at CHAIN_RPC_ETHEREUM through ENS's Universal Resolver (viem's `ensUniversalResolver`). A
+ * devnet without our Universal Resolver (a journal of a devnet older than it) leaves the port absent (the name
+ * endpoints answer 503), with a warning.
+ */
+async function namesOf(config: Config, settlement: Settlement, logger: Logger): Promise<NameService | undefined> {
+  if (!settlement.isDevnet) {
+    const transport = httpTransport(config.ethereumRpcUrl, { retryCount: 0, timeout: 4_000 })
+    const client = createPublicClient({ chain: mainnet, transport }) as PublicClient
+    return ens({ client, chainId: mainnet.id, source: 'ens' })
+  }
+  const { universalResolver } = contracts().names
+  const code = await settlement.client.getCode({ address: universalResolver }).catch(() => undefined)
+  if (code === undefined || code === '0x') {
+    logger.log('warn', 'name_service_unavailable', {
+      reason: `The devnet has no Universal Resolver at ${universalResolver}: it was started before the name service was deployed; start a new devnet (move DATA_DIR/devnet.journal away) to resolve names.`,
+    })
+    return undefined
+  }
+  return ens({ client: settlement.client, chainId: settlement.chain.id, source: 'devnet', universalResolver })
 }
 
 type Settlement = {

@@ -1,5 +1,6 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import { mainnet } from 'viem/chains'
 import { ConfigError } from '../core/Errors.js'
 
 export { ConfigError }
@@ -67,6 +68,13 @@ const Environment = Type.Object({
         "JSON-RPC URL of the settlement chain: a Base node on `eip155:8453`, a devnet of `npm run devnet` on any other `NETWORK`; its chain id must be `NETWORK`'s",
     }),
   ),
+  CHAIN_RPC_ETHEREUM: Type.String({
+    minLength: 1,
+    default: mainnet.rpcUrls.default.http[0],
+    description:
+      'JSON-RPC URL of Ethereum (keyless public node unless set): the chain-data endpoints read it as `ethereum`, and on Base the name endpoints read ENS there; may carry a provider key',
+    secret: true,
+  }),
   DEVNET_RPC_PORT: Type.Integer({
     minimum: 0,
     maximum: 65535,
@@ -247,6 +255,8 @@ export type Config = {
   logLevel: 'debug' | 'info' | 'warn' | 'error'
   /** JSON-RPC URL of the settlement chain; absent: the embedded devnet. */
   rpcUrl: string | undefined
+  /** JSON-RPC URL of Ethereum mainnet (chain data; ENS when settling on Base). @default viem's public node */
+  ethereumRpcUrl: string
   /** Port on 127.0.0.1 of the devnet's JSON-RPC; 0 turns it off. @default 8545 */
   devnetRpcPort: number
   /** Whether the devnet keeps its chain across restarts in `dataDir/devnet.journal`. @default true */
@@ -386,6 +396,7 @@ export function parse(
     payTo: parsed.PAY_TO as `0x${string}` | undefined,
     logLevel: parsed.LOG_LEVEL,
     rpcUrl: parsed.RPC_URL,
+    ethereumRpcUrl: parsed.CHAIN_RPC_ETHEREUM,
     devnetRpcPort: parsed.DEVNET_RPC_PORT,
     devnetPersist: parsed.DEVNET_PERSIST,
     relayerPrivateKey: parsed.RELAYER_PRIVATE_KEY as `0x${string}` | undefined,

@@ -12,6 +12,7 @@ import * as invoice from '../modules/invoice/index.js'
 import * as logs from '../modules/logs/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
+import * as resolve from '../modules/resolve/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
@@ -39,6 +40,7 @@ export const families: readonly Module.AnyModule[] = [
   xrp.manifest,
   txdecode.manifest,
   analytics.manifest,
+  resolve.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -48,6 +50,8 @@ export const portNames: Record<Module.Port, string> = {
   escrow: 'an escrow contract',
   chains: 'a chain',
   evm: 'an EVM JSON-RPC client',
+  ethereum: 'an Ethereum node (CHAIN_RPC_ETHEREUM)',
+  names: 'a name service (ENS on Ethereum when settling on Base, our own on a devnet)',
   oracle: 'a price source',
   prices: 'price feeds',
   fx: 'fiat price feeds',

@@ -5,6 +5,7 @@ import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
 import type { FxReference } from './FxReference.js'
 import type { History } from './History.js'
+import type { NameService } from './NameService.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
@@ -57,6 +58,10 @@ export type Ports = {
   chains: readonly Endpoint[]
   /** Opens a JSON-RPC client to any EVM chain's node by URL, with a short time limit (chain-data reads). */
   evm: Connect
+  /** Ethereum mainnet's node (CHAIN_RPC_ETHEREUM), with the same short time limit as `evm`. */
+  ethereum: Endpoint
+  /** The name service (ENS on Ethereum; our own registry on a devnet). */
+  names: NameService
   /** USD price source. */
   oracle: Oracle
   /** AggregatorV3 USD price feeds (USDC, ETH, SOL), checked at start. */

@@ -14,17 +14,24 @@ import {
   type Hash,
   type Hex,
   hexToBytes,
+  labelhash,
+  namehash,
   type PublicClient,
   parseEther,
   toHex,
+  zeroHash,
 } from 'viem'
 import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
 import batchPaymentsJson from './contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import devTokenJson from './contracts/artifacts/DevToken.json' with { type: 'json' }
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
+import ensRegistryJson from './contracts/artifacts/ENSRegistry.json' with { type: 'json' }
 import escrowJson from './contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Json from './contracts/artifacts/Multicall3.json' with { type: 'json' }
 import priceFeedJson from './contracts/artifacts/PriceFeed.json' with { type: 'json' }
+import publicResolverJson from './contracts/artifacts/PublicResolver.json' with { type: 'json' }
+import reverseRegistrarJson from './contracts/artifacts/ReverseRegistrar.json' with { type: 'json' }
+import universalResolverJson from './contracts/artifacts/UniversalResolver.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 
@@ -75,6 +82,19 @@ const batchPayments = batchPaymentsJson as unknown as Artifact
 const escrow = escrowJson as unknown as Artifact
 const multicall3 = multicall3Json as unknown as Artifact
 const priceFeed = priceFeedJson as unknown as Artifact
+const ensRegistry = ensRegistryJson as unknown as Artifact
+const publicResolver = publicResolverJson as unknown as Artifact
+const reverseRegistrar = reverseRegistrarJson as unknown as Artifact
+const universalResolver = universalResolverJson as unknown as Artifact
+
+/**
+ * The name-service contracts (`contracts/NameService.sol`), deployed after the {@link devPriceFeeds} in this order:
+ * an EIP-137 registry, a public resolver, the reverse registrar of `addr.reverse` and a Universal Resolver.
+ */
+export const nameServiceContracts = ['registry', 'resolver', 'reverseRegistrar', 'universalResolver'] as const
+
+/** The deployer's nonce of the first name-service contract: right after the last price feed. */
+const nameServiceNonce = 3 + devTokens.length + devPriceFeeds.length
 
 const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
 
@@ -83,8 +103,8 @@ const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
  * token, and deploys the contracts from the committed artifacts. The deployer's first transactions are the
  * deployments, so each address is the same on every devnet: DevUSDC `0xfbfbfDdd6e35dA57b7B0F9a2C10E34Be70B3A4E9`
  * (nonce 0), Escrow `0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404` (nonce 1), BatchPayments (nonce 2), then the
- * {@link devTokens} (nonces 3 to 6), then the {@link devPriceFeeds} (nonces 7 to 15); {@link contracts} gives them
- * without a devnet.
+ * {@link devTokens} (nonces 3 to 6), then the {@link devPriceFeeds} (nonces 7 to 15), then the
+ * {@link nameServiceContracts}; {@link contracts} gives them without a devnet.
  *
  * With a `journal`, every request that changes the chain is appended to it with the timestamps of the blocks it
  * mined, and a devnet started on an existing journal replays it instead of deploying: same blocks, same hashes.
@@ -344,6 +364,25 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
         await deploy(devToken, BigInt(3 + index), [name, symbol, decimals])
       for (const [index, { description, answer }] of devPriceFeeds.entries())
         await deploy(priceFeed, BigInt(3 + devTokens.length + index), [description, answer])
+      const names = addresses.names
+      const namesNonce = (contract: (typeof nameServiceContracts)[number]) =>
+        BigInt(nameServiceNonce + nameServiceContracts.indexOf(contract))
+      await deploy(ensRegistry, namesNonce('registry'))
+      await deploy(publicResolver, namesNonce('resolver'), [names.registry])
+      await deploy(reverseRegistrar, namesNonce('reverseRegistrar'), [names.registry, names.resolver])
+      await deploy(universalResolver, namesNonce('universalResolver'), [names.registry])
+      // `reverse` stays the deployer's; `addr.reverse` is the reverse registrar's, so every account sets its own.
+      const setSubnodeOwner = (node: Hex, label: string, owner: Address) =>
+        submit({
+          to: names.registry,
+          data: encodeFunctionData({
+            abi: ensRegistry.abi,
+            functionName: 'setSubnodeOwner',
+            args: [node, labelhash(label), owner],
+          }),
+        })
+      await setSubnodeOwner(zeroHash, 'reverse', deployer.address)
+      await setSubnodeOwner(namehash('reverse'), 'addr', names.reverseRegistrar)
       // The same number of whole tokens as of USDC: `tokenBalance` has 6 decimals.
       for (const { account } of accounts)
         for (const { address, decimals } of Object.values(tokens))
@@ -394,6 +433,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     batch: { address: addresses.batch, feeRecipient, feeBps: batchFeeBps },
     tokens,
     priceFeeds: addresses.priceFeeds,
+    names: addresses.names,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -500,6 +540,8 @@ export declare namespace devnet {
     tokens: Readonly<Record<string, Token>>
     /** The USD price feeds ({@link devPriceFeeds}) by token symbol; the deployer sets their answers. */
     priceFeeds: Readonly<Record<string, Address>>
+    /** The name-service contracts ({@link nameServiceContracts}); the deployer owns the registry's root. */
+    names: contracts.ReturnType['names']
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -566,6 +608,9 @@ export function contracts(): contracts.ReturnType {
     priceFeeds: Object.fromEntries(
       devPriceFeeds.map(({ symbol }, index) => [symbol, at(3 + devTokens.length + index)]),
     ),
+    names: Object.fromEntries(
+      nameServiceContracts.map((contract, index) => [contract, at(nameServiceNonce + index)]),
+    ) as contracts.ReturnType['names'],
   }
 }
 
@@ -583,6 +628,17 @@ export declare namespace contracts {
     tokens: Readonly<Record<string, Address>>
     /** The devnet's USD price feeds by symbol ({@link devPriceFeeds}): USDC, ETH, SOL and the fiat currencies. */
     priceFeeds: Readonly<Record<string, Address>>
+    /** The name-service contracts ({@link nameServiceContracts}), in their deployment order after the price feeds. */
+    names: {
+      /** EIP-137 registry; the deployer owns the root and `reverse`. */
+      registry: Address
+      /** Public resolver: addresses per coin type and reverse names, set by each node's owner. */
+      resolver: Address
+      /** Owner of `addr.reverse`: `setName(name)` sets the caller's primary name. */
+      reverseRegistrar: Address
+      /** Universal Resolver that viem's `getEnsAddress` and `getEnsName` call (`universalResolverAddress`). */
+      universalResolver: Address
+    }
   }
 }
 

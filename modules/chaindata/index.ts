@@ -28,7 +28,7 @@ const urlOf = (name: EvmChain.Name) =>
 export const manifest = Module.define({
   name: 'chaindata',
   paths: ['/free/gas', '/free/chain-status', '/free/nonce', '/api/v1/oracle/gas', '/api/v1/balances', '/api/v1/tokens'],
-  needs: ['chains', 'evm'],
+  needs: ['chains', 'evm', 'ethereum'],
   env: Type.Object({
     CHAIN_RPC_BASE: Type.Optional(
       Type.String({
@@ -39,7 +39,6 @@ export const manifest = Module.define({
         secret: true,
       }),
     ),
-    CHAIN_RPC_ETHEREUM: urlOf('ethereum'),
     CHAIN_RPC_ARBITRUM: urlOf('arbitrum'),
     CHAIN_RPC_POLYGON: urlOf('polygon'),
     CHAIN_RPC_OPTIMISM: urlOf('optimism'),
@@ -50,10 +49,10 @@ export const manifest = Module.define({
     chaindata(
       Service.from({
         settlement: ports.chains[0]!,
+        ethereum: ports.ethereum,
         connect: ports.evm,
         urls: {
           base: env.CHAIN_RPC_BASE,
-          ethereum: env.CHAIN_RPC_ETHEREUM,
           arbitrum: env.CHAIN_RPC_ARBITRUM,
           polygon: env.CHAIN_RPC_POLYGON,
           optimism: env.CHAIN_RPC_OPTIMISM,

@@ -54,12 +54,13 @@ export type Deps = {
 }
 
 /**
- * The module's dependencies: `base` reads the settlement chain (unless `urls.base` points it elsewhere), every other
- * chain its URL from `urls` through `connect`.
+ * The module's dependencies: `base` reads the settlement chain (unless `urls.base` points it elsewhere), `ethereum`
+ * the gateway's Ethereum node, every other chain its URL from `urls` through `connect`.
  */
 export function from(parameters: from.Parameters): Deps {
-  const { settlement, connect, urls, now = Date.now } = parameters
+  const { settlement, ethereum, connect, urls, now = Date.now } = parameters
   const chains = EvmChain.registry.map((entry): Chain => {
+    if (entry.name === 'ethereum') return { entry, endpoint: ethereum }
     const url = urls[entry.name]
     if (entry.name === 'base' && url === undefined) return { entry, endpoint: settlement }
     return { entry, endpoint: connect({ name: entry.name, chainId: entry.chainId, url: url ?? entry.publicUrl }) }
@@ -71,10 +72,12 @@ export declare namespace from {
   type Parameters = {
     /** The settlement chain's node. */
     settlement: Rpc.Endpoint
+    /** Ethereum's node, which the gateway shares between families. */
+    ethereum: Rpc.Endpoint
     /** Opens a client to a node by URL. */
     connect: Rpc.Connect
-    /** RPC URL per chain name; a chain without one reads its public URL (`base`: the settlement chain). */
-    urls: Partial<Record<EvmChain.Name, string | undefined>>
+    /** RPC URL per chain name but `ethereum`; a chain without one reads its public URL (`base`: the settlement chain). */
+    urls: Partial<Record<Exclude<EvmChain.Name, 'ethereum'>, string | undefined>>
     /** Current time, epoch ms. @default Date.now */
     now?: () => number
   }

@@ -21,6 +21,7 @@ describe('parse', () => {
       payTo: undefined,
       logLevel: 'info',
       rpcUrl: undefined,
+      ethereumRpcUrl: mainnet.rpcUrls.default.http[0],
       devnetRpcPort: 8545,
       devnetPersist: true,
       relayerPrivateKey: undefined,
@@ -44,7 +45,6 @@ describe('parse', () => {
         decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
         // Keyless public nodes by default (viem's `rpcUrls.default`); `base` is the settlement chain unless set.
         chaindata: {
-          CHAIN_RPC_ETHEREUM: mainnet.rpcUrls.default.http[0],
           CHAIN_RPC_ARBITRUM: arbitrum.rpcUrls.default.http[0],
           CHAIN_RPC_POLYGON: polygon.rpcUrls.default.http[0],
           CHAIN_RPC_OPTIMISM: optimism.rpcUrls.default.http[0],

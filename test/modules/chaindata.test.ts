@@ -272,6 +272,7 @@ describe('Service.gas', () => {
     let time = 1_000_000
     const deps = Service.from({
       settlement: endpoint(counter),
+      ethereum: endpoint(counter),
       connect: () => endpoint(counter),
       urls: {},
       now: () => time,
@@ -292,7 +293,7 @@ describe('Service.gas', () => {
       chainId: 1,
       request: async () => ({ ok: false, reason: 'failed', status: 502, message: 'down' }),
     }
-    const deps = Service.from({ settlement: down, connect: () => down, urls: {} })
+    const deps = Service.from({ settlement: down, ethereum: down, connect: () => down, urls: {} })
     await expect(Service.gas(deps)).rejects.toThrow('No chain answered eth_feeHistory')
   })
 })

@@ -667,6 +667,7 @@ describe('contracts', () => {
       feeRecipient: chain.batch.feeRecipient,
       tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
       priceFeeds: chain.priceFeeds,
+      names: chain.names,
     })
   })
 
