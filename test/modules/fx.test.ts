@@ -135,6 +135,12 @@ describe('GET /api/v1/oracle/fx', () => {
     expect(await gateway.balance(payer.address)).toBe(before)
   })
 
+  test('error: an unknown three-letter base is 400 naming `base`, before any 402', async () => {
+    const response = await gateway.fetch('http://gateway.test/api/v1/oracle/fx?base=XYZ')
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { field: string }).field).toBe('base')
+  })
+
   test('error: a base that is not a three-letter code is 400 naming `base`, before any 402', async () => {
     const response = await gateway.fetch('http://gateway.test/api/v1/oracle/fx?base=EURO')
     expect(response.status).toBe(400)

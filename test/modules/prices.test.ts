@@ -127,6 +127,16 @@ describe('GET /api/v1/prices', () => {
     expect(await response.text()).toContain('DOGE')
     expect(await gateway.balance(payer.address)).toBe(before)
   })
+
+  test.each([
+    ['/api/v1/prices?tokens=ETH,DOGE', 'tokens'],
+    ['/api/v1/prices?token=DOGE', 'token'],
+    ['/api/v1/oracle/prices?tokens=DOGE', 'tokens'],
+  ])('error: %p is a 400 naming %p before any 402', async (path, field) => {
+    const response = await gateway.fetch(`http://gateway.test${path}`)
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { field: string }).field).toBe(field)
+  })
 })
 
 describe('GET /api/v1/oracle/prices', () => {
