@@ -12,6 +12,8 @@ import {
 } from 'viem'
 import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base } from 'viem/chains'
+import { across } from '../adapters/bridge/across.js'
+import { lifi } from '../adapters/bridge/lifi.js'
 import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
@@ -233,6 +235,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
     outbound: outbound({ allow: config.outboundAllow }),
+    bridges: (settings) => [lifi(settings.lifi), across(settings.across)],
   }
 }
 

@@ -3,6 +3,7 @@ import * as ai from '../modules/ai/index.js'
 import * as audit from '../modules/audit/index.js'
 import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
+import * as bridge from '../modules/bridge/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
@@ -35,6 +36,7 @@ export const families: readonly Module.AnyModule[] = [
   stellar.manifest,
   xrp.manifest,
   txdecode.manifest,
+  bridge.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -52,6 +54,7 @@ export const portNames: Record<Module.Port, string> = {
   chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
   outbound: 'an outbound guard',
+  bridges: 'bridge adapters',
   sessionSecret: 'a session secret',
 }
 

@@ -1,6 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import type { Address } from 'viem'
 import type { Chains as BatchChains } from './BatchChain.js'
+import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
 import type { Oracle } from './Oracle.js'
@@ -71,6 +72,8 @@ export type Ports = {
   decentralized: InferenceUpstream
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
+  /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */
+  bridges: ConnectBridges
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }
