@@ -51,6 +51,8 @@ describe('parse', () => {
           CHAIN_RPC_AVALANCHE: avalanche.rpcUrls.default.http[0],
           CHAIN_RPC_BSC: bsc.rpcUrls.default.http[0],
         },
+        // Keyless public APIs by default.
+        bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },
       },
     })
   })
