@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import type { Hex } from 'viem'
+import type * as Bridge from '../../core/Bridge.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
+import { manifest } from '../../modules/bridge/index.js'
 import {
   acrossSpender,
   calldataOf,
@@ -10,6 +12,7 @@ import {
   startLifi,
   tokens,
 } from '../adapters/bridge/bridge-fixture.js'
+import { moduleGateway } from '../support/gateway.js'
 import { refused } from '../support/module.js'
 import { paidGateway } from '../support/paid.js'
 
@@ -205,5 +208,44 @@ describe('GET /api/v1/bridge/chains', () => {
         { name: 'optimism', title: 'OP Mainnet', chainId: 10, bridges: ['lifi', 'across'] },
       ],
     })
+  })
+})
+
+describe('readiness', () => {
+  /** A bridge that takes no calls (its breaker open), answering nothing. */
+  const closed = (id: string): Bridge.Bridge => ({
+    id,
+    name: id,
+    quote: async () => ({ ok: false, reason: 'unavailable', status: undefined, message: `${id} is resting.` }),
+    chains: async () => ({ ok: false, reason: 'unavailable', status: undefined, message: `${id} is resting.` }),
+    available: () => ({ ok: false, reason: `${id} failed 5 calls in a row.` }),
+  })
+
+  test('error: while no bridge takes calls, both endpoints are a 503 before any payment is asked for', async () => {
+    const opened: Bridge.Settings[] = []
+    const gateway = moduleGateway(manifest, {
+      ports: {
+        bridges: (settings) => {
+          opened.push(settings)
+          return [closed('lifi'), closed('across')]
+        },
+      },
+      env: { LIFI_API_KEY: 'lifi-secret' },
+    })
+    for (const path of [quotePath, '/api/v1/bridge/chains']) {
+      const problem = await refused(await gateway.handle(new Request(`http://gateway.test${path}`)), 503)
+      expect(problem.detail).toContain('lifi failed 5 calls in a row. across failed 5 calls in a row.')
+    }
+    // Opened once, from the family's environment, and the breakers read are those the calls move.
+    expect(opened).toEqual([
+      { lifi: { url: 'https://li.quest/v1', key: 'lifi-secret' }, across: { url: 'https://app.across.to/api' } },
+    ])
+  })
+
+  test('behavior: one bridge taking calls is enough to ask for payment', async () => {
+    const gateway = moduleGateway(manifest, {
+      ports: { bridges: () => [closed('lifi'), { ...closed('across'), available: () => ({ ok: true }) }] },
+    })
+    expect((await gateway.handle(new Request(`http://gateway.test${quotePath}`))).status).toBe(402)
   })
 })
