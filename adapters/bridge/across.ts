@@ -52,11 +52,11 @@ export function across(parameters: across.Parameters): Bridge.Bridge {
     const routes = client.read(() => {
       if (!Array.isArray(answer.body)) throw new Unreadable('Across answered routes that are not a list.')
       return answer.body.map((route) => {
-        const fieldsOfRoute = fieldsOf(route)
+        const entry = fieldsOf(route)
         return {
-          input: read.address(fieldsOfRoute.originToken, 'routes[].originToken'),
-          output: read.address(fieldsOfRoute.destinationToken, 'routes[].destinationToken'),
-          symbol: read.text(fieldsOfRoute.originTokenSymbol, 'routes[].originTokenSymbol').toUpperCase(),
+          input: read.address(entry.originToken, 'routes[].originToken'),
+          output: read.address(entry.destinationToken, 'routes[].destinationToken'),
+          symbol: read.text(entry.originTokenSymbol, 'routes[].originTokenSymbol').toUpperCase(),
         }
       })
     }, answer.status)
