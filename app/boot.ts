@@ -13,6 +13,8 @@ import {
 } from 'viem'
 import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base, mainnet } from 'viem/chains'
+import { across } from '../adapters/bridge/across.js'
+import { lifi } from '../adapters/bridge/lifi.js'
 import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
@@ -263,6 +265,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     outbound: outbound({ allow: config.outboundAllow }),
     fxReference: fxReferenceOf(config),
     history: historyOf(config, settlement),
+    bridges: (settings) => [lifi(settings.lifi), across(settings.across)],
   }
 }
 

@@ -4,6 +4,7 @@ import * as analytics from '../modules/analytics/index.js'
 import * as audit from '../modules/audit/index.js'
 import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
+import * as bridge from '../modules/bridge/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
@@ -41,6 +42,7 @@ export const families: readonly Module.AnyModule[] = [
   txdecode.manifest,
   analytics.manifest,
   resolve.manifest,
+  bridge.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -63,6 +65,7 @@ export const portNames: Record<Module.Port, string> = {
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
   outbound: 'an outbound guard',
   history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
+  bridges: 'bridge adapters',
   sessionSecret: 'a session secret',
 }
 

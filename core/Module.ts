@@ -1,6 +1,7 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import type { Address } from 'viem'
 import type { Chains as BatchChains } from './BatchChain.js'
+import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
 import type { FxReference } from './FxReference.js'
@@ -84,6 +85,8 @@ export type Ports = {
   outbound: OutboundGuard
   /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */
   history: History
+  /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */
+  bridges: ConnectBridges
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }

@@ -55,6 +55,8 @@ describe('parse', () => {
         fx: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
         // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
+        // Keyless public APIs by default.
+        bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },
       },
     })
   })
