@@ -5,14 +5,17 @@ import { type Address, erc20Abi, type LocalAccount } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { boot } from '../../app/boot.js'
 import { clients } from '../../app/clients.js'
-import { parse } from '../../app/config.js'
+import { parse, variables } from '../../app/config.js'
 import { type Logger, silent } from '../../app/log.js'
 import * as Catalog from '../../core/Catalog.js'
 import type { Ledger } from '../../core/Ledger.js'
 import * as Price from '../../core/Price.js'
 
-/** Chains whose chain-data RPC URL defaults to a public node off this machine. */
-export const offMachineChains = ['ETHEREUM', 'ARBITRUM', 'POLYGON', 'OPTIMISM', 'AVALANCHE', 'BSC'] as const
+/** Every variable whose default is a URL off this machine: public nodes and keyless vendor APIs. */
+export const offMachine = variables
+  .filter(({ default: value }) => value !== undefined && /^https?:\/\//.test(value))
+  .filter(({ default: value }) => !/^https?:\/\/(127\.0\.0\.1|localhost)[:/]/.test(value!))
+  .map(({ name }) => name)
 
 /** Origin the in-process gateway answers on. */
 export const origin = 'http://gateway.test'
@@ -33,10 +36,9 @@ export async function paidGateway(
     DATA_DIR: mkdtempSync(join(tmpdir(), 'gateway-')),
     DEVNET_RPC_PORT: '0',
     DEVNET_PERSIST: 'false',
-    // Tests never leave the machine: the chain-data endpoints and the FX reference rates are on a closed local port
-    // unless a test says otherwise.
-    ...Object.fromEntries(offMachineChains.map((name) => [`CHAIN_RPC_${name}`, 'http://127.0.0.1:9'])),
-    FX_REFERENCE_URL: 'http://127.0.0.1:9',
+    // Tests never leave the machine: every public node and vendor API is on a closed local port unless a test says
+    // otherwise.
+    ...Object.fromEntries(offMachine.map((name) => [name, 'http://127.0.0.1:9'])),
     ...parameters.env,
   })
   const booted = await boot({
