@@ -47,19 +47,22 @@ export function jupiter(parameters: jupiter.Parameters): Solana.Aggregator {
         return client.fail('rejected', message, 400)
       }
       const body = fieldsOf(answer.body)
-      const quote = client.read(() => ({
-        ok: true as const,
-        inputMint: text(body.inputMint, 'inputMint'),
-        outputMint: text(body.outputMint, 'outputMint'),
-        inAmount: amount(body.inAmount, 'inAmount'),
-        outAmount: amount(body.outAmount, 'outAmount'),
-        otherAmountThreshold: amount(body.otherAmountThreshold, 'otherAmountThreshold'),
-        swapMode: text(body.swapMode, 'swapMode'),
-        slippageBps: integer(body.slippageBps, 'slippageBps'),
-        priceImpactPct: text(body.priceImpactPct, 'priceImpactPct'),
-        route: hops(body.routePlan),
-        quoteResponse: body,
-      }))
+      const quote = client.read(
+        () => ({
+          ok: true as const,
+          inputMint: text(body.inputMint, 'inputMint'),
+          outputMint: text(body.outputMint, 'outputMint'),
+          inAmount: amount(body.inAmount, 'inAmount'),
+          outAmount: amount(body.outAmount, 'outAmount'),
+          otherAmountThreshold: amount(body.otherAmountThreshold, 'otherAmountThreshold'),
+          swapMode: text(body.swapMode, 'swapMode'),
+          slippageBps: integer(body.slippageBps, 'slippageBps'),
+          priceImpactPct: text(body.priceImpactPct, 'priceImpactPct'),
+          route: hops(body.routePlan),
+          quoteResponse: body,
+        }),
+        answer.status,
+      )
       if (!quote.ok) return quote
       if (quote.inputMint !== request.inputMint || quote.outputMint !== request.outputMint)
         return client.fail('failed', 'Jupiter answered a quote for another pair than the one asked for.', answer.status)
