@@ -127,9 +127,11 @@ export function feePayerOf(base64: string): { ok: true; feePayer: string } | { o
     return { ok: false, reason: 'is not base64' }
   }
   try {
-    const [transaction, end] = getTransactionDecoder().read(bytes, 0)
-    if (end !== bytes.length) return { ok: false, reason: `has ${bytes.length - end} bytes after the transaction` }
-    const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes)
+    // The transaction's message is the rest of the bytes after the signatures: what the message does not read is extra.
+    const { messageBytes } = getTransactionDecoder().decode(bytes)
+    const [message, end] = getCompiledTransactionMessageDecoder().read(messageBytes, 0)
+    if (end !== messageBytes.length)
+      return { ok: false, reason: `has ${messageBytes.length - end} bytes after the transaction` }
     if (message.version === 'legacy') return { ok: false, reason: 'is a legacy transaction, not a versioned one' }
     const feePayer = message.staticAccounts[0]
     if (feePayer === undefined) return { ok: false, reason: 'has no accounts' }

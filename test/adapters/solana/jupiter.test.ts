@@ -93,7 +93,8 @@ describe('jupiter: quote', () => {
 
   test('error: an unreadable quote is a failure naming the field', async () => {
     const { aggregator: swap } = aggregator({
-      fetch: (async () => Response.json({ inputMint: wsol, outputMint: usdc, inAmount: '1.5' })) as typeof fetch,
+      fetch: (async () =>
+        Response.json({ inputMint: wsol, outputMint: usdc, inAmount: '1.5' })) as unknown as typeof fetch,
     })
     expect(await swap.quote({ inputMint: wsol, outputMint: usdc, amount: 5_000n })).toEqual({
       ok: false,

@@ -120,6 +120,8 @@ export function jupiterStandIn(options: { key?: string } = {}) {
     /** Answers this instead of a transaction. */
     swapTransaction: undefined as string | undefined,
   }
+  /** Every transaction `/swap` answered, in order. */
+  const transactions: string[] = []
   let height = 279_000_000
 
   function quote(url: URL): Response {
@@ -189,6 +191,7 @@ export function jupiterStandIn(options: { key?: string } = {}) {
         lastValidBlockHeight: BigInt(height),
         legacy: state.legacy,
       })
+    transactions.push(transaction)
     return Response.json({
       swapTransaction: transaction,
       lastValidBlockHeight: height,
@@ -213,6 +216,7 @@ export function jupiterStandIn(options: { key?: string } = {}) {
     faults,
     received,
     state,
+    transactions,
     /** Stops the server. */
     stop: () => server.stop(true),
   }
@@ -230,7 +234,8 @@ export function swapTransaction(parameters: {
   legacy?: boolean
 }): string {
   const message = pipe(
-    createTransactionMessage({ version: parameters.legacy ? 'legacy' : 0 }),
+    // Typed as v0 either way: kit's builders take one version literal, and a legacy message is built the same way.
+    createTransactionMessage({ version: (parameters.legacy ? 'legacy' : 0) as 0 }),
     (draft) => setTransactionMessageFeePayer(parameters.feePayer, draft),
     (draft) =>
       setTransactionMessageLifetimeUsingBlockhash(
