@@ -27,54 +27,35 @@ export function das(parameters: das.Parameters): Solana.AssetIndex {
     ...options,
   })
 
-  /** Calls `method`; answers its `result`, or its JSON-RPC `error` as `{ code, message }`. */
-  async function call(
-    method: string,
-    params: Record<string, unknown>,
-  ): Promise<
-    | { ok: true; result: unknown; error?: undefined; status: number }
-    | { ok: true; error: { code: number; message: string }; status: number }
-    | Upstream.Failure
-  > {
-    const answer = await client.json({
+  /**
+   * Calls `method`: its JSON-RPC answer, holding `result`, or an `error` the method reads itself (a missing asset);
+   * a rate limit, an invalid request and an answer with neither are failures.
+   */
+  function call(method: string, params: Record<string, unknown>): Promise<Upstream.Outcome<vendor.Answer>> {
+    return client.json({
       method: 'POST',
       body: { jsonrpc: '2.0', id: 1, method, params },
       label: method,
       idempotent: true,
       check: (body, status) => {
-        const fields = fieldsOf(body)
-        if ('result' in fields) return undefined
-        const error = fieldsOf(fields.error)
-        if (typeof error.code !== 'number')
-          return client.fail('failed', `The DAS provider answered ${method} without a result.`, status)
-        const message = `${String(error.message ?? 'error')} (JSON-RPC ${error.code})`
-        if (rateLimitCodes.has(error.code)) return client.fail('rate_limited', message, status)
-        if (invalidCodes.has(error.code)) return client.fail('rejected', message, status)
+        if ('result' in fieldsOf(body)) return undefined
+        const error = errorOf(body)
+        if (!error) return client.fail('failed', `The DAS provider answered ${method} without a result.`, status)
+        if (rateLimitCodes.has(error.code)) return client.fail('rate_limited', error.message, status)
+        if (invalidCodes.has(error.code)) return client.fail('rejected', error.message, status)
         return undefined
       },
     })
-    if (!answer.ok) return answer
-    const fields = fieldsOf(answer.body)
-    if ('result' in fields) return { ok: true, result: fields.result, status: answer.status }
-    const error = fieldsOf(fields.error)
-    return {
-      ok: true,
-      error: { code: error.code as number, message: String(error.message ?? 'error') },
-      status: answer.status,
-    }
   }
 
   return {
     async assetsByOwner({ owner, page, limit }) {
       const answer = await call('getAssetsByOwner', { ownerAddress: owner, page, limit })
       if (!answer.ok) return answer
-      if (answer.error)
-        return client.fail(
-          'failed',
-          `The DAS provider refused getAssetsByOwner: ${answer.error.message} (JSON-RPC ${answer.error.code}).`,
-          answer.status,
-        )
-      const result = fieldsOf(answer.result)
+      const error = errorOf(answer.body)
+      if (error)
+        return client.fail('failed', `The DAS provider refused getAssetsByOwner: ${error.message}.`, answer.status)
+      const result = fieldsOf(fieldsOf(answer.body).result)
       return client.read(() => {
         if (!Array.isArray(result.items))
           throw new Unreadable('The DAS provider answered getAssetsByOwner without items.')
@@ -91,20 +72,19 @@ export function das(parameters: das.Parameters): Solana.AssetIndex {
     async asset(id) {
       const answer = await call('getAsset', { id })
       if (!answer.ok) return answer
-      if (answer.error) {
-        // The reference implementation answers a missing asset as a database error reading "Asset Not Found".
-        if (/not found/i.test(answer.error.message))
-          return { ok: false, reason: 'not_found', message: answer.error.message }
+      const error = errorOf(answer.body)
+      // The reference implementation answers a missing asset as a database error reading "Asset Not Found".
+      if (error && /not found/i.test(error.message)) return { ok: false, reason: 'not_found', message: error.text }
+      if (error) return client.fail('failed', `The DAS provider refused getAsset: ${error.message}.`, answer.status)
+      const result = fieldsOf(answer.body).result
+      if (result === null) return { ok: false, reason: 'not_found', message: `No asset has the id ${id}.` }
+      if (typeof result !== 'object' || Array.isArray(result))
         return client.fail(
           'failed',
-          `The DAS provider refused getAsset: ${answer.error.message} (JSON-RPC ${answer.error.code}).`,
+          'The DAS provider answered getAsset with something that is not an asset.',
           answer.status,
         )
-      }
-      if (answer.result === null) return { ok: false, reason: 'not_found', message: `No asset has the id ${id}.` }
-      if (typeof answer.result !== 'object' || Array.isArray(answer.result))
-        return client.fail('failed', 'The DAS provider answered getAsset with something that is not an asset.')
-      return { ok: true, asset: answer.result as Record<string, unknown> }
+      return { ok: true, asset: result as Record<string, unknown> }
     },
 
     available: () => client.available(),
@@ -118,6 +98,14 @@ export declare namespace das {
     /** Helius API key, sent as the `api-key` query parameter; never shown. */
     key?: string | undefined
   }
+}
+
+/** The JSON-RPC `error` of an answer: its code, its text, and both as one message; `undefined` when it has none. */
+function errorOf(body: unknown): { code: number; text: string; message: string } | undefined {
+  const error = fieldsOf(fieldsOf(body).error)
+  if (typeof error.code !== 'number') return undefined
+  const text = String(error.message ?? 'error')
+  return { code: error.code, text, message: `${text} (JSON-RPC ${error.code})` }
 }
 
 /** A non-negative integer field of a DAS answer. */
