@@ -387,6 +387,10 @@ describe('unconfigured vendors', () => {
     const problem = await refused(await gateway.fetch(path), 503)
     expect(problem.code).toBe('upstream_unavailable')
     expect(problem.detail).toContain(setting)
+    const manifest = (await (await gateway.fetch('/.well-known/x402.json')).json()) as any
+    const resource = manifest.resources.find((candidate: any) => candidate.path === path)
+    expect(resource.available).toBe(false)
+    expect(resource.unavailable.reason).toContain(setting)
   })
 })
 
@@ -419,17 +423,16 @@ describe('paid through the normal flow', () => {
   })
 
   test('default: every Solana endpoint is available in discovery, and no key appears in it', async () => {
-    const text = await (await gateway.fetch('http://gateway.test/openapi.json')).text()
+    const text = await (await gateway.fetch('http://gateway.test/.well-known/x402.json')).text()
     for (const secret of Object.values(keys)) expect(text).not.toContain(secret)
-    const document = JSON.parse(text)
-    for (const path of [
-      '/api/v1/solana/aggregator/quote',
-      '/api/v1/solana/aggregator/swap-tx',
-      '/api/v1/solana/assetindex/assets-by-owner',
-      '/api/v1/solana/assetindex/asset',
-      '/api/v1/solana/pricefeed/price',
-      '/api/v1/solana/pricefeed/prices',
+    const solana = JSON.parse(text).resources.filter((resource: any) => resource.category === 'solana')
+    expect(solana.map((resource: any) => [resource.path, resource.available])).toEqual([
+      ['/api/v1/solana/aggregator/quote', true],
+      ['/api/v1/solana/aggregator/swap-tx', true],
+      ['/api/v1/solana/assetindex/assets-by-owner', true],
+      ['/api/v1/solana/assetindex/asset', true],
+      ['/api/v1/solana/pricefeed/price', true],
+      ['/api/v1/solana/pricefeed/prices', true],
     ])
-      expect(JSON.stringify(document.paths[path])).not.toContain('unavailable')
   })
 })
