@@ -34,6 +34,9 @@ import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
+import { das } from '../adapters/solana/das.js'
+import { hermes } from '../adapters/solana/hermes.js'
+import { jupiter } from '../adapters/solana/jupiter.js'
 import { horizon } from '../adapters/stellar/horizon.js'
 import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
@@ -260,6 +263,9 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
     stellar: config.stellar ? horizon(config.stellar) : undefined,
     xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
+    solanaSwap: config.solana.aggregator && jupiter(config.solana.aggregator),
+    solanaAssets: config.solana.assetIndex && das(config.solana.assetIndex),
+    solanaPrices: config.solana.priceService && hermes(config.solana.priceService),
     chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
     outbound: outbound({ allow: config.outboundAllow }),

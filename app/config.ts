@@ -5,6 +5,9 @@ import { ConfigError } from '../core/Errors.js'
 
 export { ConfigError }
 
+import { heliusUrl } from '../adapters/solana/das.js'
+import { defaultUrl as hermesUrl } from '../adapters/solana/hermes.js'
+import { defaultUrl as jupiterUrl } from '../adapters/solana/jupiter.js'
 import type * as Module from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
 import { families } from './modules.js'
@@ -210,6 +213,54 @@ const Environment = Type.Object({
       description: 'rippled JSON-RPC for `/api/v1/xrp/*`',
     }),
   ),
+  JUPITER_URL: Type.String({
+    secret: true,
+    pattern: '^https?://',
+    default: jupiterUrl,
+    description:
+      "Jupiter's Swap API (`/quote`, `/swap`) behind `/api/v1/solana/aggregator/*`; any other URL (a self-hosted one) needs no key",
+  }),
+  JUPITER_API_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      minLength: 1,
+      defaultText: "none: the aggregator endpoints unavailable on Jupiter's own URL",
+      description: 'key from portal.jup.ag, sent as `x-api-key`',
+    }),
+  ),
+  DAS_URL: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: `${heliusUrl} with \`HELIUS_API_KEY\`; with neither, the asset-index endpoints are unavailable`,
+      description:
+        'JSON-RPC URL of any Digital Asset Standard provider behind `/api/v1/solana/assetindex/*`; may carry its key',
+    }),
+  ),
+  HELIUS_API_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      minLength: 1,
+      description:
+        "Helius key, sent as the `api-key` query parameter (the asset index is Helius's unless `DAS_URL` is set)",
+    }),
+  ),
+  HERMES_URL: Type.String({
+    secret: true,
+    pattern: '^https?://',
+    default: hermesUrl,
+    description:
+      "Pyth Hermes behind `/api/v1/solana/pricefeed/*`; any other URL (self-hosted, a node provider's) needs no key",
+  }),
+  PYTH_API_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      minLength: 1,
+      defaultText:
+        "none: the price-feed endpoints unavailable on Pyth's own Hermes, which requires a key since 2026-08-26",
+      description: 'Pyth API key, sent as a bearer token',
+    }),
+  ),
   OUTBOUND_ALLOW: Type.Optional(
     Type.String({
       defaultText: 'none: every private range refused',
@@ -230,6 +281,24 @@ export type InferenceUpstream = {
   url: string
   /** Bearer key. Never logged. */
   key: string | undefined
+}
+
+/** Where a keyed vendor is, and its key. */
+export type VendorUpstream = {
+  /** Base URL. Never logged. */
+  url: string
+  /** API key; `undefined` for a URL that needs none. Never logged. */
+  key: string | undefined
+}
+
+/** The Solana vendors; one left out (its key is not set) makes only its endpoints unavailable. */
+export type SolanaUpstreams = {
+  /** The swap aggregator (Jupiter). */
+  aggregator: VendorUpstream | undefined
+  /** The Digital Asset Standard index (Helius, or any provider). */
+  assetIndex: VendorUpstream | undefined
+  /** The Pyth price service (Hermes). */
+  priceService: VendorUpstream | undefined
 }
 
 /** The parsed configuration, handed to the composition root. */
@@ -289,6 +358,8 @@ export type Config = {
   stellar: { url: string; networkPassphrase: string } | undefined
   /** rippled JSON-RPC URL; absent: the XRP endpoints are unavailable. Never logged. */
   rippledUrl: string | undefined
+  /** The Solana vendors. */
+  solana: SolanaUpstreams
   /** Hosts, addresses and networks that requests to URLs a caller gave may reach although private. @default none */
   outboundAllow: Outbound.AllowList
   /** Each module's parsed environment slice, by module name (modules without one have no entry). */
@@ -413,6 +484,14 @@ export function parse(
     peaq: peaqOf(parsed.PEAQ_RPC_URL, parsed.PEAQ_BATCH_CONTRACT, parsed.PEAQ_USDC),
     stellar: stellarOf(parsed.HORIZON_URL, parsed.STELLAR_NETWORK_PASSPHRASE),
     rippledUrl: parsed.RIPPLED_URL,
+    solana: {
+      aggregator: keyedOf(parsed.JUPITER_URL, parsed.JUPITER_API_KEY, jupiterUrl),
+      assetIndex:
+        parsed.DAS_URL !== undefined || parsed.HELIUS_API_KEY !== undefined
+          ? { url: parsed.DAS_URL ?? heliusUrl, key: parsed.HELIUS_API_KEY }
+          : undefined,
+      priceService: keyedOf(parsed.HERMES_URL, parsed.PYTH_API_KEY, hermesUrl),
+    },
     outboundAllow: allowListOf(parsed.OUTBOUND_ALLOW),
     modules: slices,
   }
@@ -435,6 +514,11 @@ function peaqOf(
   if (rpcUrl === undefined || batchContract === undefined || usdc === undefined)
     throw new ConfigError('PEAQ_RPC_URL, PEAQ_BATCH_CONTRACT and PEAQ_USDC go together: set all three or none.')
   return { rpcUrl, batchContract: batchContract as `0x${string}`, usdc: usdc as `0x${string}` }
+}
+
+/** A vendor whose own URL (`ownUrl`) needs a key: absent there without one; any other URL is used as it is. */
+function keyedOf(url: string, key: string | undefined, ownUrl: string): VendorUpstream | undefined {
+  return key === undefined && url === ownUrl ? undefined : { url, key }
 }
 
 function stellarOf(url: string | undefined, networkPassphrase: string | undefined): Config['stellar'] {

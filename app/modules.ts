@@ -15,6 +15,7 @@ import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
 import * as resolve from '../modules/resolve/index.js'
 import * as rpc from '../modules/rpc/index.js'
+import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
@@ -43,6 +44,9 @@ export const families: readonly Module.AnyModule[] = [
   analytics.manifest,
   resolve.manifest,
   bridge.manifest,
+  solana.swapManifest,
+  solana.assetsManifest,
+  solana.pricesManifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -61,6 +65,9 @@ export const portNames: Record<Module.Port, string> = {
   batch: 'a batch contract',
   stellar: 'a Horizon server (HORIZON_URL)',
   xrp: 'a rippled server (RIPPLED_URL)',
+  solanaSwap: 'a swap aggregator (JUPITER_API_KEY, or JUPITER_URL of one that needs no key)',
+  solanaAssets: 'a DAS asset index (DAS_URL or HELIUS_API_KEY)',
+  solanaPrices: 'a Pyth Hermes server (PYTH_API_KEY, or HERMES_URL of one that needs no key)',
   chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
   outbound: 'an outbound guard',

@@ -13,6 +13,7 @@ import type * as Price from './Price.js'
 import type { PriceFeeds } from './PriceFeeds.js'
 import type * as RateLimit from './RateLimit.js'
 import type { Connect, Endpoint } from './Rpc.js'
+import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Store } from './Store.js'
 import type { Transfers } from './Transfers.js'
@@ -77,6 +78,12 @@ export type Ports = {
   stellar: StellarNetwork
   /** The XRP Ledger (rippled). */
   xrp: XrpNetwork
+  /** A Solana swap aggregator (Jupiter). */
+  solanaSwap: Solana.Aggregator
+  /** A Solana Digital Asset Standard index (Helius or any DAS provider). */
+  solanaAssets: Solana.AssetIndex
+  /** A Pyth price service (Hermes). */
+  solanaPrices: Solana.PriceService
   /** An OpenAI-compatible chat upstream (the limits on it are the ai family's environment). */
   chat: ChatUpstream
   /** An OpenAI-compatible upstream that also embeds and draws (the limits on it are the decentralized family's environment). */

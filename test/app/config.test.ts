@@ -38,6 +38,8 @@ describe('parse', () => {
       peaq: undefined,
       stellar: undefined,
       rippledUrl: undefined,
+      // Jupiter's and Pyth's own URLs need a key, and DAS has no keyless default: all three unavailable.
+      solana: { aggregator: undefined, assetIndex: undefined, priceService: undefined },
       outboundAllow: { hosts: [], networks: [] },
       modules: {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },
@@ -58,6 +60,22 @@ describe('parse', () => {
         // Keyless public APIs by default.
         bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },
       },
+    })
+  })
+
+  test('behavior: a Solana vendor is configured by its key, or by a URL of its own that needs none', () => {
+    expect(parse({ JUPITER_API_KEY: 'jup', HELIUS_API_KEY: 'hel', PYTH_API_KEY: 'pyth' }).solana).toEqual({
+      aggregator: { url: 'https://api.jup.ag/swap/v1', key: 'jup' },
+      assetIndex: { url: 'https://mainnet.helius-rpc.com/', key: 'hel' },
+      priceService: { url: 'https://hermes.pyth.network', key: 'pyth' },
+    })
+    expect(
+      parse({ JUPITER_URL: 'http://jupiter.local', DAS_URL: 'http://das.local', HERMES_URL: 'http://hermes.local' })
+        .solana,
+    ).toEqual({
+      aggregator: { url: 'http://jupiter.local', key: undefined },
+      assetIndex: { url: 'http://das.local', key: undefined },
+      priceService: { url: 'http://hermes.local', key: undefined },
     })
   })
 
