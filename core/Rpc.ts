@@ -1,4 +1,5 @@
-import type { Failure } from './Upstream.js'
+import { RpcCallFailedError } from './Errors.js'
+import { type Failure, isFailure, toError } from './Upstream.js'
 
 /** Read-only JSON-RPC methods a caller may forward through `POST /api/v1/rpc/call`. Nothing here signs or sends. */
 export const allowedMethods = [
@@ -53,3 +54,17 @@ export type Connect = (parameters: {
   /** JSON-RPC URL; may carry a provider key, so it is never shown to callers. */
   url: string
 }) => Endpoint
+
+/**
+ * One JSON-RPC read of `endpoint`, answering its result. No answer is thrown as the upstream's error (503 or 504),
+ * the node's own error as {@link RpcCallFailedError}: either way the paid call it serves charges nothing.
+ */
+export async function result(endpoint: Endpoint, method: Method, params: readonly unknown[]): Promise<unknown> {
+  const answer = await endpoint.request(method, params)
+  if (isFailure(answer)) throw toError(answer)
+  if (!answer.ok)
+    throw new RpcCallFailedError(`${method} failed on ${endpoint.name}: ${answer.message}`, {
+      details: { rpcError: { code: answer.code, message: answer.message } },
+    })
+  return answer.result
+}

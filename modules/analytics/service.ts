@@ -14,7 +14,7 @@ import {
 } from 'viem'
 import { RpcCallFailedError } from '../../core/Errors.js'
 import type * as History from '../../core/History.js'
-import type * as Rpc from '../../core/Rpc.js'
+import * as Rpc from '../../core/Rpc.js'
 import * as TxDecode from '../../core/TxDecode.js'
 import * as Upstream from '../../core/Upstream.js'
 import { defaultLimit, type HistoryQuery, maxLimit, type WalletQuery } from './schema.js'
@@ -109,8 +109,8 @@ export async function wallet(deps: Deps, query: WalletQuery) {
   const source = deps.history.source
   const facts: Fact[] = []
   const [code, nonce, entryPoint, page, known] = await Promise.all([
-    read(deps, 'eth_getCode', [address, 'latest']),
-    read(deps, 'eth_getTransactionCount', [address, 'latest']),
+    Rpc.result(deps.endpoint, 'eth_getCode', [address, 'latest']),
+    Rpc.result(deps.endpoint, 'eth_getTransactionCount', [address, 'latest']),
     call(deps, address),
     deps.history.transactions(address, maxLimit),
     deps.history.account(address),
@@ -312,15 +312,4 @@ function chainOf(deps: Deps): string {
 function outcomeOf<value>(outcome: Upstream.Outcome<value>): value {
   if (!outcome.ok) throw Upstream.toError(outcome)
   return outcome
-}
-
-/** One JSON-RPC read of the settlement chain; no answer or the node's own error is a fault of the upstream. */
-async function read(deps: Deps, method: Rpc.Method, params: readonly unknown[]): Promise<unknown> {
-  const answer = await deps.endpoint.request(method, params)
-  if (Upstream.isFailure(answer)) throw Upstream.toError(answer)
-  if (!answer.ok)
-    throw new RpcCallFailedError(`${method} failed on ${deps.endpoint.name}: ${answer.message}`, {
-      details: { rpcError: { code: answer.code, message: answer.message } },
-    })
-  return answer.result
 }

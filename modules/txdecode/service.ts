@@ -8,9 +8,9 @@ import {
   type RpcTransactionReceipt,
 } from 'viem'
 import * as Cache from '../../core/Cache.js'
-import { NotFoundError, RpcCallFailedError } from '../../core/Errors.js'
+import { NotFoundError } from '../../core/Errors.js'
 import type { Token } from '../../core/Module.js'
-import type * as Rpc from '../../core/Rpc.js'
+import * as Rpc from '../../core/Rpc.js'
 import * as TxDecode from '../../core/TxDecode.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { DecodeQuery } from './schema.js'
@@ -37,8 +37,8 @@ export function from(parameters: { endpoint: Rpc.Endpoint; tokens: readonly Toke
 export async function decode(deps: Deps, input: DecodeQuery): Promise<TxDecode.Decoded> {
   const hash = input.hash.toLowerCase() as Hex
   const [transaction, receipt] = (await Promise.all([
-    request(deps, 'eth_getTransactionByHash', [hash]),
-    request(deps, 'eth_getTransactionReceipt', [hash]),
+    Rpc.result(deps.endpoint, 'eth_getTransactionByHash', [hash]),
+    Rpc.result(deps.endpoint, 'eth_getTransactionReceipt', [hash]),
   ])) as [RpcTransaction | null, RpcTransactionReceipt | null]
   if (!transaction) throw new NotFoundError(`No transaction ${hash} on ${deps.endpoint.name}.`)
   if (!receipt) throw new NotFoundError(`Transaction ${hash} on ${deps.endpoint.name} is not mined yet.`)
@@ -101,15 +101,4 @@ async function metadata(deps: Deps, tokens: readonly Address[]): Promise<Map<Add
       found.set(checksumAddress(token.address), { symbol: token.symbol, decimals: token.decimals })
   }
   return found
-}
-
-/** One JSON-RPC read; no answer or the node's own error is a fault of the upstream. */
-async function request(deps: Deps, method: Rpc.Method, params: readonly unknown[]): Promise<unknown> {
-  const answer = await deps.endpoint.request(method, params)
-  if (Upstream.isFailure(answer)) throw Upstream.toError(answer)
-  if (!answer.ok)
-    throw new RpcCallFailedError(`${method} failed on ${deps.endpoint.name}: ${answer.message}`, {
-      details: { rpcError: { code: answer.code, message: answer.message } },
-    })
-  return answer.result
 }
