@@ -73,6 +73,11 @@ process.on('SIGINT', async () => {
 
 try {
   await measure()
+} catch (error) {
+  // What each server said last is where a failed row's cause is.
+  for (const server of servers)
+    process.stderr.write(`--- ${server.name}, last output:\n${server.output().slice(-4_000)}\n`)
+  throw error
 } finally {
   await Promise.all(servers.map((server) => server.stop()))
 }
