@@ -26,6 +26,7 @@ import escrowJson from './contracts/artifacts/Escrow.json' with { type: 'json' }
 import multicall3Json from './contracts/artifacts/Multicall3.json' with { type: 'json' }
 import priceFeedJson from './contracts/artifacts/PriceFeed.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
+import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
@@ -99,10 +100,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const accounts = deriveAccounts(accountCount)
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
   const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
+  const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer].map((account) => ({
+    ...[...accounts.map(({ account }) => account), deployer, defiDeployer].map((account) => ({
       address: hexToBytes(account.address),
       balance,
     })),
@@ -341,6 +343,16 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       for (const { account } of accounts)
         for (const { address, decimals } of Object.values(tokens))
           await mint(account.address, (tokenBalance * 10n ** BigInt(decimals)) / 10n ** 6n, address)
+      for (const { address, decimals } of Object.values(tokens))
+        await mint(defiDeployer.address, defiDeployerTokens * 10n ** BigInt(decimals), address)
+      await seedDefi({
+        account: defiDeployer,
+        chainId,
+        request,
+        tokens,
+        feeds: addresses.priceFeeds,
+        answers: Object.fromEntries(devPriceFeeds.map(({ symbol, answer }) => [symbol, answer])),
+      })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -387,6 +399,9 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     batch: { address: addresses.batch, feeRecipient, feeBps: batchFeeBps },
     tokens,
     priceFeeds: addresses.priceFeeds,
+    uniswap: addresses.uniswap,
+    aave: addresses.aave,
+    comet: addresses.comet,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -493,6 +508,12 @@ export declare namespace devnet {
     tokens: Readonly<Record<string, Token>>
     /** The USD price feeds ({@link devPriceFeeds}) by token symbol; the deployer sets their answers. */
     priceFeeds: Readonly<Record<string, Address>>
+    /** Uniswap v3 from its published artifacts, seeded with the pools of `./defi.ts` `devPools`. */
+    uniswap: contracts.ReturnType['uniswap']
+    /** The Aave v3 look-alikes, lending USDC and WETH. */
+    aave: contracts.ReturnType['aave']
+    /** The Compound v3 look-alike: a USDC market with WETH collateral. */
+    comet: Address
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -559,6 +580,7 @@ export function contracts(): contracts.ReturnType {
     priceFeeds: Object.fromEntries(
       devPriceFeeds.map(({ symbol }, index) => [symbol, at(3 + devTokens.length + index)]),
     ),
+    ...defiContracts({ deployer: deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account.address }),
   }
 }
 
@@ -576,6 +598,12 @@ export declare namespace contracts {
     tokens: Readonly<Record<string, Address>>
     /** The devnet's USD price feeds by token symbol ({@link devPriceFeeds}): USDC, ETH, SOL. */
     priceFeeds: Readonly<Record<string, Address>>
+    /** Uniswap v3, deployed by the DeFi deployer ({@link defiDeployerIndex}) at its nonces 0 to 3. */
+    uniswap: defiContracts.ReturnType['uniswap']
+    /** The Aave v3 look-alikes, at its nonces 4 and 5. */
+    aave: defiContracts.ReturnType['aave']
+    /** The Compound v3 look-alike, at its nonce 6. */
+    comet: Address
   }
 }
 

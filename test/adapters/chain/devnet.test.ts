@@ -667,6 +667,9 @@ describe('contracts', () => {
       feeRecipient: chain.batch.feeRecipient,
       tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
       priceFeeds: chain.priceFeeds,
+      uniswap: chain.uniswap,
+      aave: chain.aave,
+      comet: chain.comet,
     })
   })
 
