@@ -12,6 +12,7 @@ import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as stellar from '../modules/stellar/index.js'
+import * as swap from '../modules/swap/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
@@ -35,6 +36,7 @@ export const families: readonly Module.AnyModule[] = [
   stellar.manifest,
   xrp.manifest,
   txdecode.manifest,
+  swap.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

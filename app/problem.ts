@@ -11,6 +11,7 @@ export const statusOf = {
   headers_too_large: 431,
   unsupported_media_type: 415,
   not_found: 404,
+  no_route: 422,
   forbidden: 403,
   conflict: 409,
   method_not_allowed: 405,

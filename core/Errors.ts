@@ -28,6 +28,7 @@ export type Code =
   | 'headers_too_large'
   | 'unsupported_media_type'
   | 'not_found'
+  | 'no_route'
   | 'forbidden'
   | 'conflict'
   | 'method_not_allowed'
@@ -141,6 +142,16 @@ export class NotFoundError extends BaseError {
   override readonly code = 'not_found' as const
   override readonly title = 'Not found'
   override readonly name = 'NotFoundError'
+}
+
+/**
+ * No pool on the chain can fill a swap quote: no pool of the pair at any fee tier, direct or through WETH, returns a
+ * positive amount. Nothing is charged.
+ */
+export class NoRouteError extends BaseError {
+  override readonly code = 'no_route' as const
+  override readonly title = 'No route with liquidity'
+  override readonly name = 'NoRouteError'
 }
 
 /** The caller is known but may not do this: it acts for another address or lacks the role. */
