@@ -53,6 +53,7 @@ export const portNames: Record<Module.Port, string> = {
   xrp: 'a rippled server (RIPPLED_URL)',
   chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
+  aggregator: 'a swap aggregator (ZEROX_API_KEY)',
   outbound: 'an outbound guard',
   sessionSecret: 'a session secret',
 }

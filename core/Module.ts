@@ -11,6 +11,7 @@ import type * as RateLimit from './RateLimit.js'
 import type { Connect, Endpoint } from './Rpc.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Store } from './Store.js'
+import type { SwapAggregator } from './SwapAggregator.js'
 import type { Transfers } from './Transfers.js'
 import type { Availability } from './Upstream.js'
 import type { XrpNetwork } from './XrpNetwork.js'
@@ -69,6 +70,8 @@ export type Ports = {
   chat: ChatUpstream
   /** An OpenAI-compatible upstream that also embeds and draws (the limits on it are the decentralized family's environment). */
   decentralized: InferenceUpstream
+  /** A swap aggregator whose quotes are compared with Uniswap v3's (the 0x Swap API). */
+  aggregator: SwapAggregator
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */

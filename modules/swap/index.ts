@@ -15,6 +15,7 @@ export const manifest = Module.define({
   name: 'swap',
   paths: ['/api/v1/swap/', '/api/v1/defi/'],
   needs: ['chains'],
-  uses: ['prices'],
-  routes: ({ ports }) => swap({ chain: ports.chains[0]!, feeds: ports.prices, now: Date.now }),
+  uses: ['prices', 'aggregator'],
+  routes: ({ ports }) =>
+    swap({ chain: ports.chains[0]!, feeds: ports.prices, aggregator: ports.aggregator, now: Date.now }),
 })

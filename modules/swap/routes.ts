@@ -9,7 +9,7 @@ import * as Service from './service.js'
  */
 export function routes(deps: Service.Deps) {
   return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'swap' })
-    .get('/api/v1/swap/quote', ({ query }) => Service.quote(deps, query), {
+    .get('/api/v1/swap/quote', ({ query, caller }) => Service.quote(deps, { ...query, caller }), {
       query: QuoteQuery,
       transform: ({ query }) => Service.preflightQuote(deps, query),
     })

@@ -16,6 +16,7 @@ import { NoRouteError, UpstreamFailedError, UpstreamUnavailableError, Validation
 import * as Lending from '../../core/Lending.js'
 import type { PriceFeeds, Reading } from '../../core/PriceFeeds.js'
 import type * as Rpc from '../../core/Rpc.js'
+import type { SwapAggregator } from '../../core/SwapAggregator.js'
 import * as TokenList from '../../core/TokenList.js'
 import * as Uniswap from '../../core/Uniswap.js'
 import type { ExecuteBody, PositionsQuery, QuoteQuery } from './schema.js'
@@ -26,6 +27,8 @@ export type Deps = {
   chain: Rpc.Endpoint
   /** USD price feeds for price impact and position values; without them those fields are `null`. */
   feeds: PriceFeeds | undefined
+  /** A swap aggregator whose quote is compared with Uniswap's (0x, when its key is set). */
+  aggregator: SwapAggregator | undefined
   /** Current time, epoch ms. */
   now: () => number
 }
@@ -237,43 +240,97 @@ async function bestRoute(deps: Deps, tokenIn: Token, tokenOut: Token, amountIn: 
 }
 
 /**
- * The best Uniswap v3 quote of `amountIn`: QuoterV2's `quoteExactInputSingle` at every fee tier and `quoteExactInput`
- * through WETH at every pair of tiers, in one `eth_call`; the route with the most output wins. Price impact is the
- * shortfall of the output against the oracle's USD prices of both tokens (fees included), rounded toward zero to
- * 10^-4 percent; `null` when either token has no live feed.
+ * The best quote of `amountIn`. Uniswap v3: QuoterV2's `quoteExactInputSingle` at every fee tier and
+ * `quoteExactInput` through WETH at every pair of tiers, in one `eth_call`; the route with the most output wins. With an
+ * aggregator configured (0x), its quote for the caller is fetched beside it and answered instead when it delivers
+ * more (`source` names the winner, `comparison` the other); an aggregator that fails or has no liquidity leaves the
+ * Uniswap answer, with the reason in `comparison`. Price impact is the shortfall of the output against the oracle's
+ * USD prices of both tokens (fees included), rounded toward zero to 10^-4 percent; `null` when either token has no
+ * live feed.
  */
-export async function quote(deps: Deps, query: QuoteQuery) {
-  return (await quoteAndRoute(deps, query)).answer
-}
-
-/** {@link quote}, with the winning route as QuoterV2 took it. */
-async function quoteAndRoute(deps: Deps, query: QuoteQuery) {
+export async function quote(deps: Deps, query: QuoteQuery & { caller: Address }) {
+  const { aggregator } = deps
   const amountIn = BigInt(query.amountIn)
   const [tokenIn, tokenOut] = await Promise.all([
     resolve(deps, query.tokenIn, 'tokenIn'),
     resolve(deps, query.tokenOut, 'tokenOut'),
   ])
+  if (!aggregator) return (await uniswapQuote(deps, tokenIn, tokenOut, amountIn)).answer
+  const [uniswap, aggregated] = await Promise.all([
+    uniswapQuote(deps, tokenIn, tokenOut, amountIn).catch((error: unknown) => {
+      if (error instanceof NoRouteError) return error
+      throw error
+    }),
+    aggregator.quote({
+      chainId: deps.chain.chainId,
+      sellToken: tokenIn.address,
+      buyToken: tokenOut.address,
+      sellAmount: amountIn,
+      taker: query.caller,
+      slippageBps: defaultSlippageBps,
+    }),
+  ])
+  const other = aggregated.ok && aggregated.quote.liquidityAvailable ? aggregated.quote : undefined
+  const uniswapAnswer = uniswap instanceof NoRouteError ? undefined : uniswap.answer
+  if (!other) {
+    if (!uniswapAnswer) throw uniswap
+    const reason = aggregated.ok ? 'no liquidity for this pair and amount' : aggregated.message
+    return { ...uniswapAnswer, comparison: { source: aggregator.source, available: false, reason } }
+  }
+  if (uniswapAnswer && BigInt(uniswapAnswer.amountOut) >= other.buyAmount)
+    return {
+      ...uniswapAnswer,
+      comparison: { source: aggregator.source, available: true, amountOut: other.buyAmount.toString() },
+    }
+  return {
+    source: aggregator.source,
+    chainId: deps.chain.chainId,
+    tokenIn: { ...tokenIn, amount: amountOf(amountIn, tokenIn.decimals) },
+    tokenOut,
+    amountOut: other.buyAmount.toString(),
+    amountOutFormatted: formatUnits(other.buyAmount, tokenOut.decimals),
+    minBuyAmount: other.minBuyAmount.toString(),
+    route: other.sources.join(' + '),
+    pools: [],
+    ...oracleOf(deps, await readFeeds(deps), { tokenIn, tokenOut, amountIn, amountOut: other.buyAmount }),
+    gasEstimate: other.transaction.gas,
+    allowanceSpender: other.allowanceSpender,
+    transaction: { ...other.transaction, chainId: deps.chain.chainId },
+    comparison: uniswapAnswer
+      ? { source: uniswapAnswer.source, available: true, amountOut: uniswapAnswer.amountOut }
+      : { source: 'uniswap-v3', available: false, reason: uniswap instanceof Error ? uniswap.message : '' },
+  }
+}
+
+/** The output against the oracle's USD prices: what it would be at them, and the price impact. */
+function oracleOf(
+  deps: Deps,
+  readings: readonly Reading[] | undefined,
+  trade: { tokenIn: Token; tokenOut: Token; amountIn: bigint; amountOut: bigint },
+) {
+  const { tokenIn, tokenOut, amountIn, amountOut } = trade
+  const priceIn = usdPriceOf(deps, readings, tokenIn.symbol)
+  const priceOut = usdPriceOf(deps, readings, tokenOut.symbol)
+  if (!priceIn || !priceOut) return { priceImpactPercent: null, oracle: null }
+  // amountIn × (priceIn / priceOut), from tokenIn's base units to tokenOut's.
+  const expected =
+    (amountIn * priceIn.answer * 10n ** BigInt(priceOut.decimals) * 10n ** BigInt(tokenOut.decimals)) /
+    (priceOut.answer * 10n ** BigInt(priceIn.decimals) * 10n ** BigInt(tokenIn.decimals))
+  const priceImpactPercent = expected === 0n ? null : formatUnits(((expected - amountOut) * 1_000_000n) / expected, 4)
+  return {
+    priceImpactPercent,
+    oracle: { amountOut: amountOf(expected, tokenOut.decimals), feeds: [priceIn.feed, priceOut.feed] },
+  }
+}
+
+/** The best Uniswap v3 quote, as {@link quote} answers it, with the winning route as QuoterV2 took it. */
+async function uniswapQuote(deps: Deps, tokenIn: Token, tokenOut: Token, amountIn: bigint) {
   const [best, readings] = await Promise.all([bestRoute(deps, tokenIn, tokenOut, amountIn), readFeeds(deps)])
   const deployment = Uniswap.of(deps.chain.chainId)
   const symbols = new Map(
     [tokenIn, tokenOut, ...TokenList.of('base', deps.chain.chainId)].map((t) => [t.address, t.symbol]),
   )
   const symbolOf = (address: Address) => symbols.get(address) ?? address
-  const priceIn = usdPriceOf(deps, readings, tokenIn.symbol)
-  const priceOut = usdPriceOf(deps, readings, tokenOut.symbol)
-  let oracle = null
-  if (priceIn && priceOut) {
-    // amountIn × (priceIn / priceOut), from tokenIn's base units to tokenOut's.
-    const expected =
-      (amountIn * priceIn.answer * 10n ** BigInt(priceOut.decimals) * 10n ** BigInt(tokenOut.decimals)) /
-      (priceOut.answer * 10n ** BigInt(priceIn.decimals) * 10n ** BigInt(tokenIn.decimals))
-    oracle = {
-      amountOut: amountOf(expected, tokenOut.decimals),
-      priceImpactPercent:
-        expected === 0n ? null : formatUnits(((expected - best.amountOut) * 1_000_000n) / expected, 4),
-      feeds: [priceIn.feed, priceOut.feed],
-    }
-  }
   const answer = {
     source: 'uniswap-v3',
     chainId: deps.chain.chainId,
@@ -294,8 +351,7 @@ async function quoteAndRoute(deps: Deps, query: QuoteQuery) {
       fee,
       feePercent: formatUnits(BigInt(fee), 4),
     })),
-    priceImpactPercent: oracle?.priceImpactPercent ?? null,
-    oracle,
+    ...oracleOf(deps, readings, { tokenIn, tokenOut, amountIn, amountOut: best.amountOut }),
     gasEstimate: best.gasEstimate.toString(),
     quoter: deployment.quoterV2,
   }
@@ -316,9 +372,13 @@ export async function execute(deps: Deps, parameters: ExecuteBody & { caller: Ad
   const recipient = evmAddress(parameters.recipient, 'recipient')
   const deadline = deadlineOf(deps, parameters.deadline)
   const slippageBps = BigInt(parameters.slippageBps ?? defaultSlippageBps)
-  const { answer: fresh, route } = await quoteAndRoute(deps, parameters)
-  const deployment = Uniswap.of(deps.chain.chainId)
   const amountIn = BigInt(parameters.amountIn)
+  const [tokenIn, tokenOut] = await Promise.all([
+    resolve(deps, parameters.tokenIn, 'tokenIn'),
+    resolve(deps, parameters.tokenOut, 'tokenOut'),
+  ])
+  const { answer: fresh, route } = await uniswapQuote(deps, tokenIn, tokenOut, amountIn)
+  const deployment = Uniswap.of(deps.chain.chainId)
   const amountOutMinimum = Uniswap.minimumOut({ amountOut: BigInt(fresh.amountOut), slippageBps })
   const [allowanceData] = await aggregate(deps, [
     {

@@ -37,6 +37,7 @@ describe('parse', () => {
       peaq: undefined,
       stellar: undefined,
       rippledUrl: undefined,
+      zerox: undefined,
       outboundAllow: { hosts: [], networks: [] },
       modules: {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },

@@ -365,3 +365,130 @@ describe('POST /api/v1/swap/execute, past its deadline', () => {
     expect(await balanceOf(token('USDC'), trader.address)).toBe(before)
   })
 })
+
+describe('GET /api/v1/swap/quote, compared with the 0x Swap API', () => {
+  /** What the stand-in answers next: a buy amount, no liquidity, or an HTTP error. */
+  let next: { buyAmount: bigint } | 'none' | 429 = 'none'
+  const seen: URL[] = []
+  const allowanceHolder = '0x0000000000001fF3684f28c67538d4D072C22734'
+  // A local stand-in speaking the 0x Swap API v2 `allowance-holder/quote` shape, with its 401 and 429 answers.
+  const zeroX = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(request) {
+      const url = new URL(request.url)
+      if (request.headers.get('0x-api-key') !== 'zero-x-test-key')
+        return Response.json({ name: 'UNAUTHORIZED', message: 'Invalid API key' }, { status: 401 })
+      if (url.pathname !== '/swap/allowance-holder/quote' || request.headers.get('0x-version') !== 'v2')
+        return Response.json({ name: 'NOT_FOUND', message: 'Not found' }, { status: 404 })
+      seen.push(url)
+      if (next === 429) return Response.json({ name: 'RATE_LIMITED', message: 'Too many requests' }, { status: 429 })
+      if (next === 'none') return Response.json({ liquidityAvailable: false, zid: '0x111' })
+      const { buyAmount } = next
+      return Response.json({
+        blockNumber: '12345',
+        buyAmount: String(buyAmount),
+        buyToken: url.searchParams.get('buyToken'),
+        fees: { integratorFee: null, zeroExFee: null, gasFee: null },
+        issues: {
+          allowance: { actual: '0', spender: allowanceHolder },
+          balance: null,
+          simulationIncomplete: false,
+          invalidSourcesPassed: [],
+        },
+        liquidityAvailable: true,
+        minBuyAmount: String((buyAmount * 99n) / 100n),
+        route: {
+          fills: [
+            {
+              from: url.searchParams.get('sellToken'),
+              to: url.searchParams.get('buyToken'),
+              source: 'Aerodrome_V2',
+              proportionBps: '6000',
+            },
+            {
+              from: url.searchParams.get('sellToken'),
+              to: url.searchParams.get('buyToken'),
+              source: 'Uniswap_V3',
+              proportionBps: '4000',
+            },
+          ],
+          tokens: [],
+        },
+        sellAmount: url.searchParams.get('sellAmount'),
+        sellToken: url.searchParams.get('sellToken'),
+        tokenMetadata: {
+          buyToken: { buyTaxBps: '0', sellTaxBps: '0' },
+          sellToken: { buyTaxBps: '0', sellTaxBps: '0' },
+        },
+        totalNetworkFee: '1000000000000',
+        transaction: { to: allowanceHolder, data: '0x2213bc0b00', gas: '288079', gasPrice: '4000000', value: '0' },
+        zid: '0x222',
+      })
+    },
+  })
+  let compared: Awaited<ReturnType<typeof paidGateway>>
+  beforeAll(async () => {
+    compared = await paidGateway({
+      env: { ZEROX_API_KEY: 'zero-x-test-key', ZEROX_API_URL: `http://127.0.0.1:${zeroX.port}` },
+    })
+  })
+  afterAll(async () => {
+    await compared.close()
+    zeroX.stop(true)
+  })
+  const path = '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000000000'
+
+  test('behavior: the better 0x quote is answered, naming its source and the Uniswap one it beat', async () => {
+    next = 'none'
+    const uniswap = await ok(await compared.paid(compared.account(1), 'GET', path))
+    expect(uniswap.source).toBe('uniswap-v3')
+    expect(uniswap.comparison).toEqual({
+      source: '0x',
+      available: false,
+      reason: 'no liquidity for this pair and amount',
+    })
+    const payer = compared.account(1)
+    expect(seen.at(-1)!.searchParams.get('taker')).toBe(payer.address)
+    expect(seen.at(-1)!.searchParams.get('sellAmount')).toBe('1000000000')
+
+    next = { buyAmount: BigInt(uniswap.amountOut) + 1n }
+    const better = await ok(await compared.paid(payer, 'GET', path))
+    expect(better).toMatchObject({
+      source: '0x',
+      amountOut: String(BigInt(uniswap.amountOut) + 1n),
+      route: 'Aerodrome_V2 + Uniswap_V3',
+      allowanceSpender: allowanceHolder,
+      transaction: { to: allowanceHolder, gas: '288079', value: '0', chainId: compared.devnet.chainId },
+      comparison: { source: 'uniswap-v3', available: true, amountOut: uniswap.amountOut },
+    })
+
+    next = { buyAmount: BigInt(uniswap.amountOut) - 1n }
+    const worse = await ok(await compared.paid(payer, 'GET', path))
+    expect(worse).toMatchObject({
+      source: 'uniswap-v3',
+      amountOut: uniswap.amountOut,
+      comparison: { source: '0x', available: true, amountOut: String(BigInt(uniswap.amountOut) - 1n) },
+    })
+  })
+
+  test('behavior: a rate-limited 0x leaves the Uniswap quote, with the reason', async () => {
+    next = 429
+    const answer = await ok(await compared.paid(compared.account(1), 'GET', path))
+    expect(answer.source).toBe('uniswap-v3')
+    expect(answer.comparison.available).toBe(false)
+    expect(answer.comparison.reason).toContain('Too many requests')
+  })
+
+  test('behavior: a pair without a Uniswap pool is quoted by 0x when it has liquidity', async () => {
+    next = { buyAmount: 999_000n }
+    const answer = await ok(
+      await compared.paid(compared.account(1), 'GET', '/api/v1/swap/quote?tokenIn=EURC&tokenOut=USDC&amountIn=1000000'),
+    )
+    expect(answer).toMatchObject({
+      source: '0x',
+      amountOut: '999000',
+      comparison: { source: 'uniswap-v3', available: false },
+    })
+  })
+})
