@@ -148,9 +148,10 @@ export declare namespace sqrtPriceX96 {
 export function encodePath(parameters: encodePath.Parameters): Hex {
   const { tokens, fees } = parameters
   if (tokens.length !== fees.length + 1) throw new RangeError('A path has one fee fewer than tokens.')
-  return concat(
+  const packed = concat(
     tokens.flatMap((token, index) => (index < fees.length ? [token, numberToHex(fees[index]!, { size: 3 })] : [token])),
   )
+  return packed.toLowerCase() as Hex
 }
 
 export declare namespace encodePath {
