@@ -8,12 +8,12 @@ import {
   type Hex,
   hexToBigInt,
   isHex,
-  parseAbi,
   size,
 } from 'viem'
 import * as AddressFormat from '../../core/Address.js'
 import { NoRouteError, UpstreamFailedError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Lending from '../../core/Lending.js'
+import * as Multicall3 from '../../core/Multicall3.js'
 import type { PriceFeeds, Reading } from '../../core/PriceFeeds.js'
 import type * as Rpc from '../../core/Rpc.js'
 import type { SwapAggregator } from '../../core/SwapAggregator.js'
@@ -44,14 +44,6 @@ export const maxDeadlineS = 86_400
 
 /** Status of a swap the gateway has built but nobody has sent yet. */
 export const awaitingSignature = 'awaiting_signature'
-
-/** Canonical Multicall3 address, the same on every chain (the devnet has it from genesis). */
-const multicall3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
-
-const multicallAbi = parseAbi([
-  'struct Call3 { address target; bool allowFailure; bytes callData; }',
-  'function aggregate3(Call3[] calls) payable returns ((bool success, bytes returnData)[])',
-])
 
 /** One token a swap names: a listed symbol or an address. */
 type Token = TokenList.Listed
@@ -155,11 +147,11 @@ type Call = {
 /** Runs `calls` in one `eth_call` of Multicall3 `aggregate3`; each result is its return data, or `undefined` when it failed. */
 async function aggregate(deps: Deps, calls: readonly Call[]): Promise<(Hex | undefined)[]> {
   const data = encodeFunctionData({
-    abi: multicallAbi,
+    abi: Multicall3.abi,
     functionName: 'aggregate3',
     args: [calls.map((call) => ({ ...call, allowFailure: true }))],
   })
-  const answer = await deps.chain.request('eth_call', [{ to: multicall3, data }, 'latest'])
+  const answer = await deps.chain.request('eth_call', [{ to: Multicall3.address, data }, 'latest'])
   if (!answer.ok) {
     if ('status' in answer)
       throw new UpstreamUnavailableError(`The chain did not answer (${answer.message}); nothing is charged.`)
@@ -167,7 +159,7 @@ async function aggregate(deps: Deps, calls: readonly Call[]): Promise<(Hex | und
   }
   if (!isHex(answer.result))
     throw new UpstreamFailedError('The chain answered aggregate3 in an unknown shape; nothing is charged.')
-  const results = decodeFunctionResult({ abi: multicallAbi, functionName: 'aggregate3', data: answer.result })
+  const results = decodeFunctionResult({ abi: Multicall3.abi, functionName: 'aggregate3', data: answer.result })
   return results.map((result) => (result.success ? result.returnData : undefined))
 }
 
