@@ -503,59 +503,67 @@ export async function positions(deps: Deps, query: PositionsQuery) {
     })),
     ...assetInfoCalls,
   ])
-  const collateralAssets = second.slice(reserves.length).map((data, index) => ({
-    comet: assetInfoCalls[index]!.target,
-    asset: data ? decodeFunctionResult({ abi: Lending.cometAbi, functionName: 'getAssetInfo', data }).asset : undefined,
-  }))
+  const collateralAssets = second.slice(reserves.length).flatMap((data, index) => {
+    const comet = assetInfoCalls[index]!.target
+    if (data)
+      return [
+        { comet, asset: decodeFunctionResult({ abi: Lending.cometAbi, functionName: 'getAssetInfo', data }).asset },
+      ]
+    partialErrors.push(`Compound v3 ${comet}: getAssetInfo(${index}) failed`)
+    return []
+  })
 
   // Third round: Comet collateral balances, and decimals and symbols of every asset.
   const assets = [
     ...new Set([
       ...reserves.map((reserve) => reserve.tokenAddress),
       ...markets.flatMap((market) => (market ? [market.baseToken] : [])),
-      ...collateralAssets.flatMap((entry) => (entry.asset ? [entry.asset] : [])),
+      ...collateralAssets.map((entry) => entry.asset),
     ]),
   ]
   const third = await aggregate(deps, [
     ...collateralAssets.map((entry) => ({
       target: entry.comet,
-      callData: encode(Lending.cometAbi, 'collateralBalanceOf', [address, entry.asset ?? address]),
+      callData: encode(Lending.cometAbi, 'collateralBalanceOf', [address, entry.asset]),
     })),
     ...assets.flatMap((asset) => [
       { target: asset, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'decimals' }) },
       { target: asset, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'symbol' }) },
     ]),
   ])
-  const metadata = new Map(
-    assets.map((asset, index) => {
-      const decimals = third[collateralAssets.length + index * 2]
-      const symbol = third[collateralAssets.length + index * 2 + 1]
-      let name = asset as string
-      try {
-        if (symbol) name = decodeFunctionResult({ abi: erc20Abi, functionName: 'symbol', data: symbol })
-      } catch {}
-      return [asset, { symbol: name, address: asset, decimals: decimals ? Number(hexToBigInt(decimals)) : 18 }]
-    }),
-  )
+  // An asset whose decimals() fails cannot be formatted or valued: its positions are left out and named.
+  const metadata = new Map<Address, Token>()
+  for (const [index, asset] of assets.entries()) {
+    const decimals = third[collateralAssets.length + index * 2]
+    const symbol = third[collateralAssets.length + index * 2 + 1]
+    if (decimals === undefined || size(decimals) !== 32) {
+      partialErrors.push(`decimals() failed for ${asset}`)
+      continue
+    }
+    let name: string = asset
+    try {
+      if (symbol) name = decodeFunctionResult({ abi: erc20Abi, functionName: 'symbol', data: symbol })
+    } catch {}
+    metadata.set(asset, { symbol: name, address: asset, decimals: Number(hexToBigInt(decimals)) })
+  }
 
   const readings = await readFeeds(deps)
-  const usdOf = (asset: Address, amount: bigint) => {
-    const token = metadata.get(asset)!
+  const usdOf = (token: Token, amount: bigint) => {
     const price = usdPriceOf(deps, readings, token.symbol)
     if (!price) return null
     return formatUnits((amount * price.answer) / 10n ** BigInt(token.decimals), price.decimals)
   }
   const list: Position[] = []
   const push = (protocol: string, market: string, type: Position['type'], asset: Address, amount: bigint) => {
-    if (amount === 0n) return
-    const token = metadata.get(asset)!
+    const token = metadata.get(asset)
+    if (amount === 0n || !token) return
     list.push({
       protocol,
       market,
       type,
       asset: token,
       amount: amountOf(amount, token.decimals),
-      usd: usdOf(asset, amount),
+      usd: usdOf(token, amount),
     })
   }
   for (const [index, reserve] of reserves.entries()) {
@@ -579,7 +587,10 @@ export async function positions(deps: Deps, query: PositionsQuery) {
   }
   for (const [index, entry] of collateralAssets.entries()) {
     const data = third[index]
-    if (!entry.asset || !data) continue
+    if (!data) {
+      partialErrors.push(`Compound v3 ${entry.comet}: collateralBalanceOf failed for ${entry.asset}`)
+      continue
+    }
     const market = markets.find((candidate) => candidate?.address === entry.comet)!
     push('compound-v3', market.name, 'collateral', entry.asset, hexToBigInt(data))
   }

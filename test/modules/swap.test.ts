@@ -122,6 +122,26 @@ describe('GET /api/v1/swap/quote', () => {
     expect(answer.priceImpactPercent).toBeNull()
   })
 
+  test('behavior: tokens by address; an address without an ERC-20 is a 400 after the quote tries it, nothing charged', async () => {
+    const payer = gateway.account(2)
+    const byAddress = await ok(
+      await gateway.paid(
+        payer,
+        'GET',
+        `/api/v1/swap/quote?tokenIn=${token('USDC').toLowerCase()}&tokenOut=${token('WETH')}&amountIn=1000000`,
+      ),
+    )
+    expect(byAddress).toMatchObject({ route: 'USDC > WETH', tokenIn: { symbol: 'USDC' }, tokenOut: { symbol: 'WETH' } })
+    const before = await gateway.balance(payer.address)
+    const missing = '0x000000000000000000000000000000000000dEaD'
+    const problem = await refused(
+      await gateway.paid(payer, 'GET', `/api/v1/swap/quote?tokenIn=USDC&tokenOut=${missing}&amountIn=1000000`),
+      400,
+    )
+    expect(problem.detail).toContain('tokenOut')
+    expect(await gateway.balance(payer.address)).toBe(before)
+  })
+
   test('error: a pair without liquidity is a 422 no_route, and nothing is charged', async () => {
     const payer = gateway.account(2)
     const before = await gateway.balance(payer.address)
