@@ -144,7 +144,10 @@ type Call = {
   callData: Hex
 }
 
-/** Runs `calls` in one `eth_call` of Multicall3 `aggregate3`; each result is its return data, or `undefined` when it failed. */
+/**
+ * Runs `calls` in one `eth_call` of Multicall3 `aggregate3`; each result is its return data, or `undefined` when it
+ * failed or returned nothing.
+ */
 async function aggregate(deps: Deps, calls: readonly Call[]): Promise<(Hex | undefined)[]> {
   const data = encodeFunctionData({
     abi: Multicall3.abi,
@@ -160,7 +163,8 @@ async function aggregate(deps: Deps, calls: readonly Call[]): Promise<(Hex | und
   if (!isHex(answer.result))
     throw new UpstreamFailedError('The chain answered aggregate3 in an unknown shape; nothing is charged.')
   const results = decodeFunctionResult({ abi: Multicall3.abi, functionName: 'aggregate3', data: answer.result })
-  return results.map((result) => (result.success ? result.returnData : undefined))
+  // A call to an address without code succeeds with no data (a chain without the contract): that is a failure too.
+  return results.map((result) => (result.success && result.returnData !== '0x' ? result.returnData : undefined))
 }
 
 /** A token by the address or symbol a request named; an unlisted address has its decimals and symbol read. */
