@@ -41,6 +41,7 @@ import { horizon } from '../adapters/stellar/horizon.js'
 import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { openai } from '../adapters/upstream/openai.js'
+import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import type { Facilitator } from '../core/Facilitator.js'
@@ -272,6 +273,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     fxReference: fxReferenceOf(config),
     history: historyOf(config, settlement),
     bridges: (settings) => [lifi(settings.lifi), across(settings.across)],
+    aggregator: config.zerox ? zerox({ baseUrl: config.zerox.url, apiKey: config.zerox.key }) : undefined,
   }
 }
 

@@ -261,6 +261,21 @@ const Environment = Type.Object({
       description: 'Pyth API key, sent as a bearer token',
     }),
   ),
+  ZEROX_API_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      minLength: 1,
+      defaultText: 'none: swap quotes come from Uniswap v3 alone',
+      description:
+        '0x Swap API key (`0x-api-key`); when set, `/api/v1/swap/quote` compares the 0x quote with the Uniswap v3 one and answers the better, naming its source',
+    }),
+  ),
+  ZEROX_API_URL: Type.String({
+    secret: true,
+    pattern: '^https?://',
+    default: 'https://api.0x.org',
+    description: 'base URL of the 0x Swap API v2',
+  }),
   OUTBOUND_ALLOW: Type.Optional(
     Type.String({
       defaultText: 'none: every private range refused',
@@ -360,6 +375,8 @@ export type Config = {
   rippledUrl: string | undefined
   /** The Solana vendors. */
   solana: SolanaUpstreams
+  /** The 0x Swap API, when its key is set; absent: swap quotes come from Uniswap v3 alone. Never logged. */
+  zerox: { url: string; key: string } | undefined
   /** Hosts, addresses and networks that requests to URLs a caller gave may reach although private. @default none */
   outboundAllow: Outbound.AllowList
   /** Each module's parsed environment slice, by module name (modules without one have no entry). */
@@ -492,6 +509,7 @@ export function parse(
           : undefined,
       priceService: keyedOf(parsed.HERMES_URL, parsed.PYTH_API_KEY, hermesUrl),
     },
+    zerox: parsed.ZEROX_API_KEY ? { url: parsed.ZEROX_API_URL, key: parsed.ZEROX_API_KEY } : undefined,
     outboundAllow: allowListOf(parsed.OUTBOUND_ALLOW),
     modules: slices,
   }

@@ -54,7 +54,12 @@ process.stdout.write(
     title: `Devnet (chain id ${devnet.chainId}, network ${config.network}), in a process of its own`,
     rpcUrl,
     journal: config.devnetPersist ? join(config.dataDir, 'devnet.journal') : undefined,
-    lines: [`  Escrow:    ${devnet.escrow.address}`, `  Batch:     ${devnet.batch.address}`],
+    lines: [
+      `  Escrow:    ${devnet.escrow.address}`,
+      `  Batch:     ${devnet.batch.address}`,
+      `  Uniswap:   SwapRouter02 ${devnet.uniswap.swapRouter02}, QuoterV2 ${devnet.uniswap.quoterV2}`,
+      `  Lending:   Aave Pool ${devnet.aave.pool}, Comet (USDC) ${devnet.comet}`,
+    ],
     hints: [
       `Start a gateway on it: RPC_URL=${rpcUrl} NETWORK=${config.network} npm start`,
       `Fund any address:      DEVNET_RPC_URL=${rpcUrl} npm run fund -- <address> <usdc>`,

@@ -17,6 +17,7 @@ import * as resolve from '../modules/resolve/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
+import * as swap from '../modules/swap/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
@@ -47,6 +48,7 @@ export const families: readonly Module.AnyModule[] = [
   solana.swapManifest,
   solana.assetsManifest,
   solana.pricesManifest,
+  swap.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -70,6 +72,7 @@ export const portNames: Record<Module.Port, string> = {
   solanaPrices: 'a Pyth Hermes server (PYTH_API_KEY, or HERMES_URL of one that needs no key)',
   chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
+  aggregator: 'a swap aggregator (ZEROX_API_KEY)',
   outbound: 'an outbound guard',
   history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
   bridges: 'bridge adapters',

@@ -16,6 +16,7 @@ import type { Connect, Endpoint } from './Rpc.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Store } from './Store.js'
+import type { SwapAggregator } from './SwapAggregator.js'
 import type { Transfers } from './Transfers.js'
 import type { Availability } from './Upstream.js'
 import type { XrpNetwork } from './XrpNetwork.js'
@@ -88,6 +89,8 @@ export type Ports = {
   chat: ChatUpstream
   /** An OpenAI-compatible upstream that also embeds and draws (the limits on it are the decentralized family's environment). */
   decentralized: InferenceUpstream
+  /** A swap aggregator whose quotes are compared with Uniswap v3's (the 0x Swap API). */
+  aggregator: SwapAggregator
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
   /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */

@@ -33,6 +33,7 @@ import publicResolverJson from './contracts/artifacts/PublicResolver.json' with 
 import reverseRegistrarJson from './contracts/artifacts/ReverseRegistrar.json' with { type: 'json' }
 import universalResolverJson from './contracts/artifacts/UniversalResolver.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
+import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
@@ -126,10 +127,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const accounts = deriveAccounts(accountCount)
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
   const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
+  const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer].map((account) => ({
+    ...[...accounts.map(({ account }) => account), deployer, defiDeployer].map((account) => ({
       address: hexToBytes(account.address),
       balance,
     })),
@@ -387,6 +389,16 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       for (const { account } of accounts)
         for (const { address, decimals } of Object.values(tokens))
           await mint(account.address, (tokenBalance * 10n ** BigInt(decimals)) / 10n ** 6n, address)
+      for (const { address, decimals } of Object.values(tokens))
+        await mint(defiDeployer.address, defiDeployerTokens * 10n ** BigInt(decimals), address)
+      await seedDefi({
+        account: defiDeployer,
+        chainId,
+        request,
+        tokens,
+        feeds: addresses.priceFeeds,
+        answers: Object.fromEntries(devPriceFeeds.map(({ symbol, answer }) => [symbol, answer])),
+      })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -434,6 +446,9 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     tokens,
     priceFeeds: addresses.priceFeeds,
     names: addresses.names,
+    uniswap: addresses.uniswap,
+    aave: addresses.aave,
+    comet: addresses.comet,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -542,6 +557,12 @@ export declare namespace devnet {
     priceFeeds: Readonly<Record<string, Address>>
     /** The name-service contracts ({@link nameServiceContracts}); the deployer owns the registry's root. */
     names: contracts.ReturnType['names']
+    /** Uniswap v3 from its published artifacts, seeded with the pools of `./defi.ts` `devPools`. */
+    uniswap: contracts.ReturnType['uniswap']
+    /** The Aave v3 look-alikes, lending USDC and WETH. */
+    aave: contracts.ReturnType['aave']
+    /** The Compound v3 look-alike: a USDC market with WETH collateral. */
+    comet: Address
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -611,6 +632,7 @@ export function contracts(): contracts.ReturnType {
     names: Object.fromEntries(
       nameServiceContracts.map((contract, index) => [contract, at(nameServiceNonce + index)]),
     ) as contracts.ReturnType['names'],
+    ...defiContracts({ deployer: deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account.address }),
   }
 }
 
@@ -639,6 +661,12 @@ export declare namespace contracts {
       /** Universal Resolver that viem's `getEnsAddress` and `getEnsName` call (`universalResolverAddress`). */
       universalResolver: Address
     }
+    /** Uniswap v3, deployed by the DeFi deployer ({@link defiDeployerIndex}) at its nonces 0 to 3. */
+    uniswap: defiContracts.ReturnType['uniswap']
+    /** The Aave v3 look-alikes, at its nonces 4 and 5. */
+    aave: defiContracts.ReturnType['aave']
+    /** The Compound v3 look-alike, at its nonce 6. */
+    comet: Address
   }
 }
 

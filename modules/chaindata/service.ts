@@ -19,6 +19,7 @@ import {
 import * as Cache from '../../core/Cache.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as EvmChain from '../../core/EvmChain.js'
+import * as Multicall3 from '../../core/Multicall3.js'
 import type * as Rpc from '../../core/Rpc.js'
 import * as TokenList from '../../core/TokenList.js'
 import * as Upstream from '../../core/Upstream.js'
@@ -354,14 +355,8 @@ function isHexList(value: unknown): value is `0x${string}`[] {
   return Array.isArray(value) && value.every((item) => isHex(item) && item !== '0x')
 }
 
-/** Canonical Multicall3 address, the same on every chain (the devnet has it from genesis). */
-export const multicall3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
-
-const multicallAbi = parseAbi([
-  'struct Call3 { address target; bool allowFailure; bytes callData; }',
-  'function aggregate3(Call3[] calls) payable returns ((bool success, bytes returnData)[])',
-  'function getEthBalance(address addr) view returns (uint256 balance)',
-])
+const multicall3 = Multicall3.address
+const multicallAbi = Multicall3.abi
 
 /** An amount in atomic units and in whole tokens, both decimal strings. */
 export type TokenAmount = {

@@ -40,6 +40,7 @@ describe('parse', () => {
       rippledUrl: undefined,
       // Jupiter's and Pyth's own URLs need a key, and DAS has no keyless default: all three unavailable.
       solana: { aggregator: undefined, assetIndex: undefined, priceService: undefined },
+      zerox: undefined,
       outboundAllow: { hosts: [], networks: [] },
       modules: {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },

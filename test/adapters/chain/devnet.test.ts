@@ -668,6 +668,9 @@ describe('contracts', () => {
       tokens: Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address])),
       priceFeeds: chain.priceFeeds,
       names: chain.names,
+      uniswap: chain.uniswap,
+      aave: chain.aave,
+      comet: chain.comet,
     })
   })
 

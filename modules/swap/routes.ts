@@ -1,0 +1,25 @@
+import { Elysia } from 'elysia'
+import type * as Module from '../../core/Module.js'
+import { ExecuteBody, PositionsQuery, QuoteQuery } from './schema.js'
+import * as Service from './service.js'
+
+/**
+ * Swaps on Uniswap v3 and DeFi positions. Each preflight runs in `transform`, ahead of schema validation and of the
+ * payment guard, so an unknown token, a bad amount or address, or a past deadline is answered before any payment.
+ */
+export function routes(deps: Service.Deps) {
+  return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'swap' })
+    .get('/api/v1/swap/quote', ({ query, caller }) => Service.quote(deps, { ...query, caller }), {
+      query: QuoteQuery,
+      transform: ({ query }) => Service.preflightQuote(deps, query),
+    })
+    .get('/api/v1/swap/tokens', () => Service.tokens(deps))
+    .post('/api/v1/swap/execute', ({ body, caller }) => Service.execute(deps, { ...body, caller }), {
+      body: ExecuteBody,
+      transform: ({ body }) => Service.preflightExecute(deps, body),
+    })
+    .get('/api/v1/defi/positions', ({ query }) => Service.positions(deps, query), {
+      query: PositionsQuery,
+      transform: ({ query }) => Service.preflightPositions(query),
+    })
+}

@@ -1,0 +1,619 @@
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  erc20Abi,
+  formatUnits,
+  getAddress,
+  type Hex,
+  hexToBigInt,
+  isHex,
+  size,
+} from 'viem'
+import * as AddressFormat from '../../core/Address.js'
+import { NoRouteError, UpstreamFailedError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import * as Lending from '../../core/Lending.js'
+import * as Multicall3 from '../../core/Multicall3.js'
+import type { PriceFeeds, Reading } from '../../core/PriceFeeds.js'
+import type * as Rpc from '../../core/Rpc.js'
+import type { SwapAggregator } from '../../core/SwapAggregator.js'
+import * as TokenList from '../../core/TokenList.js'
+import * as Uniswap from '../../core/Uniswap.js'
+import type { ExecuteBody, PositionsQuery, QuoteQuery } from './schema.js'
+
+/** What the swap module needs from outside. */
+export type Deps = {
+  /** The settlement chain's node: the devnet on embedded defaults, Base in production. */
+  chain: Rpc.Endpoint
+  /** USD price feeds for price impact and position values; without them those fields are `null`. */
+  feeds: PriceFeeds | undefined
+  /** A swap aggregator whose quote is compared with Uniswap's (0x, when its key is set). */
+  aggregator: SwapAggregator | undefined
+  /** Current time, epoch ms. */
+  now: () => number
+}
+
+/** Default tolerated shortfall of a swap, in basis points (0.5%). */
+export const defaultSlippageBps = 50
+
+/** Default time a built swap stays valid, in seconds (20 minutes). */
+export const defaultDeadlineS = 1_200
+
+/** Latest deadline accepted, in seconds from now (a day). */
+export const maxDeadlineS = 86_400
+
+/** Status of a swap the gateway has built but nobody has sent yet. */
+export const awaitingSignature = 'awaiting_signature'
+
+/** One token a swap names: a listed symbol or an address. */
+type Token = TokenList.Listed
+
+/** An amount in base units and in whole tokens, both decimal strings. */
+type Amount = {
+  /** Base units. */
+  raw: string
+  /** Whole tokens. */
+  formatted: string
+}
+
+function amountOf(raw: bigint, decimals: number): Amount {
+  return { raw: raw.toString(), formatted: formatUnits(raw, decimals) }
+}
+
+/** The tokens the router quotes: the chain's curated list, with the Uniswap v3 contracts quotes go through. */
+export function tokens(deps: Deps) {
+  const deployment = Uniswap.of(deps.chain.chainId)
+  return {
+    chainId: deps.chain.chainId,
+    tokens: TokenList.of('base', deps.chain.chainId).map((token) => ({ ...token })),
+    router: { dex: 'uniswap-v3', quoterV2: deployment.quoterV2, swapRouter02: deployment.swapRouter02 },
+    note: 'Any other ERC-20 may be named by address; it is quoted when Uniswap v3 has a pool of it.',
+  }
+}
+
+/** Checks the fields of a quote before payment: tokens by symbol or address, a positive integer amount. */
+export function preflightQuote(deps: Deps, query: Partial<Record<keyof QuoteQuery, unknown>>): void {
+  const tokenIn = tokenField(deps, query.tokenIn, 'tokenIn')
+  const tokenOut = tokenField(deps, query.tokenOut, 'tokenOut')
+  amountField(query.amountIn)
+  if (tokenIn !== undefined && tokenOut !== undefined && tokenIn.toLowerCase() === tokenOut.toLowerCase())
+    throw new ValidationError({ field: 'tokenOut', message: 'must differ from tokenIn' })
+}
+
+/** Checks the fields of a swap before payment: those of a quote, the recipient, the slippage and the deadline. */
+export function preflightExecute(deps: Deps, body: unknown): void {
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new ValidationError({ field: 'body', message: 'must be a JSON object' })
+  const fields = body as Record<string, unknown>
+  preflightQuote(deps, fields)
+  if (typeof fields.recipient === 'string') evmAddress(fields.recipient, 'recipient')
+  if (typeof fields.deadline === 'number') deadlineOf(deps, fields.deadline)
+}
+
+/** Checks the fields of a positions read before payment: an EVM address, and `base` as the chain. */
+export function preflightPositions(query: Partial<Record<keyof PositionsQuery, unknown>>): void {
+  if (typeof query.address === 'string') evmAddress(query.address, 'address')
+  if (query.chain !== undefined && query.chain !== 'base')
+    throw new ValidationError({ field: 'chain', message: 'only `base` is served' })
+}
+
+/** A token field as an address or a listed symbol; `undefined` when the schema will refuse it. */
+function tokenField(deps: Deps, value: unknown, field: string): Address | undefined {
+  if (typeof value !== 'string') return undefined
+  if (value.startsWith('0x') || value.startsWith('0X')) return evmAddress(value, field)
+  const listed = TokenList.of('base', deps.chain.chainId).find((token) => token.symbol === value.toUpperCase())
+  if (!listed)
+    throw new ValidationError({
+      field,
+      message: `unknown symbol; use one of ${TokenList.of('base', deps.chain.chainId)
+        .map((token) => token.symbol)
+        .join(', ')} or an ERC-20 address`,
+    })
+  return listed.address
+}
+
+function evmAddress(value: string, field: string): Address {
+  const result = AddressFormat.validateEvm(value)
+  if (!result.valid) throw new ValidationError({ field, message: result.message })
+  return getAddress(value)
+}
+
+function amountField(value: unknown): bigint | undefined {
+  if (typeof value !== 'string') return undefined
+  if (!/^[0-9]{1,78}$/.test(value) || BigInt(value) === 0n || BigInt(value) >= 2n ** 256n)
+    throw new ValidationError({ field: 'amountIn', message: 'must be a positive base-unit integer string below 2^256' })
+  return BigInt(value)
+}
+
+function deadlineOf(deps: Deps, deadline: number | undefined): bigint {
+  const nowS = Math.floor(deps.now() / 1000)
+  if (deadline === undefined) return BigInt(nowS + defaultDeadlineS)
+  if (!Number.isSafeInteger(deadline) || deadline <= nowS || deadline > nowS + maxDeadlineS)
+    throw new ValidationError({
+      field: 'deadline',
+      message: `must be seconds since the Unix epoch, after now (${nowS}) and at most ${maxDeadlineS} s ahead`,
+    })
+  return BigInt(deadline)
+}
+
+/** One call of a Multicall3 `aggregate3` batch, allowed to fail. */
+type Call = {
+  /** Contract called. */
+  target: Address
+  /** Calldata. */
+  callData: Hex
+}
+
+/**
+ * Runs `calls` in one `eth_call` of Multicall3 `aggregate3`; each result is its return data, or `undefined` when it
+ * failed or returned nothing.
+ */
+async function aggregate(deps: Deps, calls: readonly Call[]): Promise<(Hex | undefined)[]> {
+  const data = encodeFunctionData({
+    abi: Multicall3.abi,
+    functionName: 'aggregate3',
+    args: [calls.map((call) => ({ ...call, allowFailure: true }))],
+  })
+  const answer = await deps.chain.request('eth_call', [{ to: Multicall3.address, data }, 'latest'])
+  if (!answer.ok) {
+    if ('status' in answer)
+      throw new UpstreamUnavailableError(`The chain did not answer (${answer.message}); nothing is charged.`)
+    throw new UpstreamFailedError(`The chain refused the read: ${answer.message}. Nothing is charged.`)
+  }
+  if (!isHex(answer.result))
+    throw new UpstreamFailedError('The chain answered aggregate3 in an unknown shape; nothing is charged.')
+  const results = decodeFunctionResult({ abi: Multicall3.abi, functionName: 'aggregate3', data: answer.result })
+  // A call to an address without code succeeds with no data (a chain without the contract): that is a failure too.
+  return results.map((result) => (result.success && result.returnData !== '0x' ? result.returnData : undefined))
+}
+
+/** A token by the address or symbol a request named; an unlisted address has its decimals and symbol read. */
+async function resolve(deps: Deps, value: string, field: string): Promise<Token> {
+  const address = tokenField(deps, value, field)!
+  const listed = TokenList.of('base', deps.chain.chainId).find((token) => token.address === address)
+  if (listed) return listed
+  const [decimals, symbol] = await aggregate(deps, [
+    { target: address, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'decimals' }) },
+    { target: address, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'symbol' }) },
+  ])
+  if (decimals === undefined || size(decimals) !== 32)
+    throw new ValidationError({ field, message: 'is not an ERC-20 on this chain (decimals() failed)' })
+  let name = 'UNKNOWN'
+  try {
+    if (symbol) name = decodeFunctionResult({ abi: erc20Abi, functionName: 'symbol', data: symbol })
+  } catch {}
+  return { symbol: name, address, decimals: Number(hexToBigInt(decimals)) }
+}
+
+/** The oracle's USD price of a token, for the symbol its feed has (`ETH` for WETH); `undefined` without a live feed. */
+function usdPriceOf(deps: Deps, readings: readonly Reading[] | undefined, symbol: string) {
+  const feedSymbol = symbol === 'WETH' ? 'ETH' : symbol
+  const reading = readings?.find((candidate) => candidate.feed.symbol === feedSymbol)
+  if (!reading?.ok || reading.answer <= 0n) return undefined
+  if (Math.floor(deps.now() / 1000) - reading.updatedAt > reading.feed.heartbeatS) return undefined
+  return { answer: reading.answer, decimals: reading.decimals, feed: reading.feed.description }
+}
+
+/** The feeds' latest rounds, or `undefined` when there are none or they cannot be read (values are then `null`). */
+async function readFeeds(deps: Deps): Promise<readonly Reading[] | undefined> {
+  return deps.feeds?.read().catch(() => undefined)
+}
+
+/** The best quote of one route, as QuoterV2 returned it. */
+type Quoted = {
+  /** The route. */
+  route: Uniswap.Route
+  /** Base units of the output token. */
+  amountOut: bigint
+  /** QuoterV2's gas estimate of the swap. */
+  gasEstimate: bigint
+}
+
+/** QuoterV2 on every route in one multicall; the route with the most output wins. Throws {@link NoRouteError}. */
+async function bestRoute(deps: Deps, tokenIn: Token, tokenOut: Token, amountIn: bigint): Promise<Quoted> {
+  const deployment = Uniswap.of(deps.chain.chainId)
+  const routes = Uniswap.routes({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, weth: deployment.weth })
+  const results = await aggregate(
+    deps,
+    routes.map((route) => ({ target: deployment.quoterV2, callData: Uniswap.quoteCalldata({ route, amountIn }) })),
+  )
+  let best: Quoted | undefined
+  for (const [index, data] of results.entries()) {
+    if (data === undefined) continue
+    const route = routes[index]!
+    const [amountOut, , , gasEstimate] =
+      route.fees.length === 1
+        ? decodeFunctionResult({ abi: Uniswap.quoterV2Abi, functionName: 'quoteExactInputSingle', data })
+        : decodeFunctionResult({ abi: Uniswap.quoterV2Abi, functionName: 'quoteExactInput', data })
+    if (amountOut > 0n && (!best || amountOut > best.amountOut)) best = { route, amountOut, gasEstimate }
+  }
+  if (!best)
+    throw new NoRouteError(
+      `No Uniswap v3 pool can swap ${tokenIn.symbol} for ${tokenOut.symbol} (every fee tier, direct and through WETH); nothing is charged.`,
+      { details: { tokenIn: tokenIn.address, tokenOut: tokenOut.address } },
+    )
+  return best
+}
+
+/**
+ * The best quote of `amountIn`. Uniswap v3: QuoterV2's `quoteExactInputSingle` at every fee tier and
+ * `quoteExactInput` through WETH at every pair of tiers, in one `eth_call`; the route with the most output wins. With an
+ * aggregator configured (0x), its quote for the caller is fetched beside it and answered instead when it delivers
+ * more (`source` names the winner, `comparison` the other); an aggregator that fails or has no liquidity leaves the
+ * Uniswap answer, with the reason in `comparison`. Price impact is the shortfall of the output against the oracle's
+ * USD prices of both tokens (fees included), rounded toward zero to 10^-4 percent; `null` when either token has no
+ * live feed.
+ */
+export async function quote(deps: Deps, query: QuoteQuery & { caller: Address }) {
+  const { aggregator } = deps
+  const amountIn = BigInt(query.amountIn)
+  const [tokenIn, tokenOut] = await Promise.all([
+    resolve(deps, query.tokenIn, 'tokenIn'),
+    resolve(deps, query.tokenOut, 'tokenOut'),
+  ])
+  if (!aggregator) return (await uniswapQuote(deps, tokenIn, tokenOut, amountIn)).answer
+  const [uniswap, aggregated] = await Promise.all([
+    uniswapQuote(deps, tokenIn, tokenOut, amountIn).catch((error: unknown) => {
+      if (error instanceof NoRouteError) return error
+      throw error
+    }),
+    aggregator.quote({
+      chainId: deps.chain.chainId,
+      sellToken: tokenIn.address,
+      buyToken: tokenOut.address,
+      sellAmount: amountIn,
+      taker: query.caller,
+      slippageBps: defaultSlippageBps,
+    }),
+  ])
+  const other = aggregated.ok && aggregated.quote.liquidityAvailable ? aggregated.quote : undefined
+  const uniswapAnswer = uniswap instanceof NoRouteError ? undefined : uniswap.answer
+  if (!other) {
+    if (!uniswapAnswer) throw uniswap
+    const reason = aggregated.ok ? 'no liquidity for this pair and amount' : aggregated.message
+    return { ...uniswapAnswer, comparison: { source: aggregator.source, available: false, reason } }
+  }
+  if (uniswapAnswer && BigInt(uniswapAnswer.amountOut) >= other.buyAmount)
+    return {
+      ...uniswapAnswer,
+      comparison: { source: aggregator.source, available: true, amountOut: other.buyAmount.toString() },
+    }
+  return {
+    source: aggregator.source,
+    chainId: deps.chain.chainId,
+    tokenIn: { ...tokenIn, amount: amountOf(amountIn, tokenIn.decimals) },
+    tokenOut,
+    amountOut: other.buyAmount.toString(),
+    amountOutFormatted: formatUnits(other.buyAmount, tokenOut.decimals),
+    minBuyAmount: other.minBuyAmount.toString(),
+    route: other.sources.join(' + '),
+    pools: [],
+    ...oracleOf(deps, await readFeeds(deps), { tokenIn, tokenOut, amountIn, amountOut: other.buyAmount }),
+    gasEstimate: other.transaction.gas,
+    allowanceSpender: other.allowanceSpender,
+    transaction: { ...other.transaction, chainId: deps.chain.chainId },
+    comparison: uniswapAnswer
+      ? { source: uniswapAnswer.source, available: true, amountOut: uniswapAnswer.amountOut }
+      : { source: 'uniswap-v3', available: false, reason: uniswap instanceof Error ? uniswap.message : '' },
+  }
+}
+
+/** The output against the oracle's USD prices: what it would be at them, and the price impact. */
+function oracleOf(
+  deps: Deps,
+  readings: readonly Reading[] | undefined,
+  trade: { tokenIn: Token; tokenOut: Token; amountIn: bigint; amountOut: bigint },
+) {
+  const { tokenIn, tokenOut, amountIn, amountOut } = trade
+  const priceIn = usdPriceOf(deps, readings, tokenIn.symbol)
+  const priceOut = usdPriceOf(deps, readings, tokenOut.symbol)
+  if (!priceIn || !priceOut) return { priceImpactPercent: null, oracle: null }
+  // amountIn × (priceIn / priceOut), from tokenIn's base units to tokenOut's.
+  const expected =
+    (amountIn * priceIn.answer * 10n ** BigInt(priceOut.decimals) * 10n ** BigInt(tokenOut.decimals)) /
+    (priceOut.answer * 10n ** BigInt(priceIn.decimals) * 10n ** BigInt(tokenIn.decimals))
+  const priceImpactPercent = expected === 0n ? null : formatUnits(((expected - amountOut) * 1_000_000n) / expected, 4)
+  return {
+    priceImpactPercent,
+    oracle: { amountOut: amountOf(expected, tokenOut.decimals), feeds: [priceIn.feed, priceOut.feed] },
+  }
+}
+
+/** The best Uniswap v3 quote, as {@link quote} answers it, with the winning route as QuoterV2 took it. */
+async function uniswapQuote(deps: Deps, tokenIn: Token, tokenOut: Token, amountIn: bigint) {
+  const [best, readings] = await Promise.all([bestRoute(deps, tokenIn, tokenOut, amountIn), readFeeds(deps)])
+  const deployment = Uniswap.of(deps.chain.chainId)
+  const symbols = new Map(
+    [tokenIn, tokenOut, ...TokenList.of('base', deps.chain.chainId)].map((t) => [t.address, t.symbol]),
+  )
+  const symbolOf = (address: Address) => symbols.get(address) ?? address
+  const answer = {
+    source: 'uniswap-v3',
+    chainId: deps.chain.chainId,
+    tokenIn: { ...tokenIn, amount: amountOf(amountIn, tokenIn.decimals) },
+    tokenOut,
+    amountOut: best.amountOut.toString(),
+    amountOutFormatted: formatUnits(best.amountOut, tokenOut.decimals),
+    route: best.route.tokens.map(symbolOf).join(' > '),
+    pools: best.route.fees.map((fee, hop) => ({
+      address: Uniswap.poolAddress({
+        factory: deployment.factory,
+        tokenA: best.route.tokens[hop]!,
+        tokenB: best.route.tokens[hop + 1]!,
+        fee,
+      }),
+      tokenIn: best.route.tokens[hop]!,
+      tokenOut: best.route.tokens[hop + 1]!,
+      fee,
+      feePercent: formatUnits(BigInt(fee), 4),
+    })),
+    ...oracleOf(deps, readings, { tokenIn, tokenOut, amountIn, amountOut: best.amountOut }),
+    gasEstimate: best.gasEstimate.toString(),
+    quoter: deployment.quoterV2,
+  }
+  return { answer, route: best.route }
+}
+
+/**
+ * Builds a swap through SwapRouter02 for the caller to sign: a fresh quote, `amountOutMinimum` = its output less
+ * `slippageBps` (rounded down), `multicall(deadline, [exactInputSingle | exactInput])`, and an `approve` of exactly
+ * `amountIn` to the router first when the caller's allowance is short.
+ *
+ * The caller (the verified payer) signs and sends both, and pays tokenIn; `recipient` receives tokenOut. The gateway
+ * never holds keys, so it answers `status: "awaiting_signature"` and `txHash: null`: a hash exists only once the caller
+ * broadcasts the transaction, and is never invented here.
+ */
+export async function execute(deps: Deps, parameters: ExecuteBody & { caller: Address }) {
+  const { caller } = parameters
+  const recipient = evmAddress(parameters.recipient, 'recipient')
+  const deadline = deadlineOf(deps, parameters.deadline)
+  const slippageBps = BigInt(parameters.slippageBps ?? defaultSlippageBps)
+  const amountIn = BigInt(parameters.amountIn)
+  const [tokenIn, tokenOut] = await Promise.all([
+    resolve(deps, parameters.tokenIn, 'tokenIn'),
+    resolve(deps, parameters.tokenOut, 'tokenOut'),
+  ])
+  const { answer: fresh, route } = await uniswapQuote(deps, tokenIn, tokenOut, amountIn)
+  const deployment = Uniswap.of(deps.chain.chainId)
+  const amountOutMinimum = Uniswap.minimumOut({ amountOut: BigInt(fresh.amountOut), slippageBps })
+  const [allowanceData] = await aggregate(deps, [
+    {
+      target: fresh.tokenIn.address,
+      callData: encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [caller, deployment.swapRouter02],
+      }),
+    },
+  ])
+  if (allowanceData === undefined || size(allowanceData) !== 32)
+    throw new UpstreamFailedError(`allowance() of ${fresh.tokenIn.symbol} failed on the chain; nothing is charged.`)
+  const allowance = hexToBigInt(allowanceData)
+  const chainId = deps.chain.chainId
+  return {
+    status: awaitingSignature,
+    txHash: null,
+    signer: caller,
+    recipient,
+    quote: fresh,
+    amountOutMinimum: amountOf(amountOutMinimum, fresh.tokenOut.decimals),
+    slippageBps: Number(slippageBps),
+    deadline: Number(deadline),
+    ...(allowance < amountIn
+      ? {
+          approvalTransaction: {
+            to: fresh.tokenIn.address,
+            data: encodeFunctionData({
+              abi: erc20Abi,
+              functionName: 'approve',
+              args: [deployment.swapRouter02, amountIn],
+            }),
+            value: '0',
+            chainId,
+          },
+        }
+      : {}),
+    transaction: {
+      to: deployment.swapRouter02,
+      data: Uniswap.swapCalldata({ route, amountIn, amountOutMinimum, recipient, deadline }),
+      value: '0',
+      chainId,
+    },
+    note:
+      'Sign and send approvalTransaction (when present) and then transaction from the signer address; the swap ' +
+      'reverts after the deadline or when it would deliver less than amountOutMinimum.',
+  }
+}
+
+/** One supplied or borrowed position. */
+type Position = {
+  /** `aave-v3` or `compound-v3`. */
+  protocol: string
+  /** The market: Aave's pool, or the Comet's name. */
+  market: string
+  /** `supply` (base token lent), `collateral` or `borrow`. */
+  type: 'supply' | 'collateral' | 'borrow'
+  /** The asset. */
+  asset: TokenList.Listed
+  /** The balance, current (interest included), not scaled. */
+  amount: Amount
+  /** USD value from the oracle, decimal string; `null` without a live feed. */
+  usd: string | null
+}
+
+/**
+ * Supplied and borrowed positions of `address` in Aave v3 (the data provider's current balances, the Pool's account
+ * data and health factor) and Compound v3 (every Comet's base balance, borrow and collateral), valued in USD from the
+ * oracle. Three `eth_call`s: reserves and markets, then balances, then Comet collateral.
+ */
+export async function positions(deps: Deps, query: PositionsQuery) {
+  preflightPositions(query)
+  const chain = query.chain ?? 'base'
+  const address = evmAddress(query.address, 'address')
+  const deployment = Lending.of(deps.chain.chainId)
+  const { aave, comets } = deployment
+
+  const encode = (
+    abi: typeof Lending.aaveAbi | typeof Lending.cometAbi,
+    functionName: string,
+    args: readonly unknown[] = [],
+  ) => encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0])
+  const first = await aggregate(deps, [
+    { target: aave.dataProvider, callData: encode(Lending.aaveAbi, 'getAllReservesTokens') },
+    { target: aave.pool, callData: encode(Lending.aaveAbi, 'getUserAccountData', [address]) },
+    ...comets.flatMap((comet) => [
+      { target: comet.address, callData: encode(Lending.cometAbi, 'baseToken') },
+      { target: comet.address, callData: encode(Lending.cometAbi, 'numAssets') },
+      { target: comet.address, callData: encode(Lending.cometAbi, 'balanceOf', [address]) },
+      { target: comet.address, callData: encode(Lending.cometAbi, 'borrowBalanceOf', [address]) },
+    ]),
+  ])
+  const partialErrors: string[] = []
+  if (!first[0]) partialErrors.push('Aave v3: getAllReservesTokens failed')
+  const reserves = first[0]
+    ? decodeFunctionResult({ abi: Lending.aaveAbi, functionName: 'getAllReservesTokens', data: first[0] })
+    : []
+  const account = first[1]
+    ? decodeFunctionResult({ abi: Lending.aaveAbi, functionName: 'getUserAccountData', data: first[1] })
+    : undefined
+  const markets = comets.map((comet, index) => {
+    const [baseToken, numAssets, supplied, borrowed] = first.slice(2 + index * 4, 6 + index * 4)
+    if (!baseToken || !numAssets || !supplied || !borrowed) {
+      partialErrors.push(`Compound v3 ${comet.name}: reads failed`)
+      return undefined
+    }
+    return {
+      ...comet,
+      baseToken: decodeFunctionResult({ abi: Lending.cometAbi, functionName: 'baseToken', data: baseToken }),
+      numAssets: decodeFunctionResult({ abi: Lending.cometAbi, functionName: 'numAssets', data: numAssets }),
+      supplied: hexToBigInt(supplied),
+      borrowed: hexToBigInt(borrowed),
+    }
+  })
+
+  // Second round: Aave balances per reserve, Comet asset infos, and decimals of every asset met.
+  const assetInfoCalls = markets.flatMap((market) =>
+    market
+      ? Array.from({ length: market.numAssets }, (_, index) => ({
+          target: market.address,
+          callData: encode(Lending.cometAbi, 'getAssetInfo', [index]),
+        }))
+      : [],
+  )
+  const second = await aggregate(deps, [
+    ...reserves.map((reserve) => ({
+      target: aave.dataProvider,
+      callData: encode(Lending.aaveAbi, 'getUserReserveData', [reserve.tokenAddress, address]),
+    })),
+    ...assetInfoCalls,
+  ])
+  const collateralAssets = second.slice(reserves.length).flatMap((data, index) => {
+    const comet = assetInfoCalls[index]!.target
+    if (data)
+      return [
+        { comet, asset: decodeFunctionResult({ abi: Lending.cometAbi, functionName: 'getAssetInfo', data }).asset },
+      ]
+    partialErrors.push(`Compound v3 ${comet}: getAssetInfo(${index}) failed`)
+    return []
+  })
+
+  // Third round: Comet collateral balances, and decimals and symbols of every asset.
+  const assets = [
+    ...new Set([
+      ...reserves.map((reserve) => reserve.tokenAddress),
+      ...markets.flatMap((market) => (market ? [market.baseToken] : [])),
+      ...collateralAssets.map((entry) => entry.asset),
+    ]),
+  ]
+  const third = await aggregate(deps, [
+    ...collateralAssets.map((entry) => ({
+      target: entry.comet,
+      callData: encode(Lending.cometAbi, 'collateralBalanceOf', [address, entry.asset]),
+    })),
+    ...assets.flatMap((asset) => [
+      { target: asset, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'decimals' }) },
+      { target: asset, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'symbol' }) },
+    ]),
+  ])
+  // An asset whose decimals() fails cannot be formatted or valued: its positions are left out and named.
+  const metadata = new Map<Address, Token>()
+  for (const [index, asset] of assets.entries()) {
+    const decimals = third[collateralAssets.length + index * 2]
+    const symbol = third[collateralAssets.length + index * 2 + 1]
+    if (decimals === undefined || size(decimals) !== 32) {
+      partialErrors.push(`decimals() failed for ${asset}`)
+      continue
+    }
+    let name: string = asset
+    try {
+      if (symbol) name = decodeFunctionResult({ abi: erc20Abi, functionName: 'symbol', data: symbol })
+    } catch {}
+    metadata.set(asset, { symbol: name, address: asset, decimals: Number(hexToBigInt(decimals)) })
+  }
+
+  const readings = await readFeeds(deps)
+  const usdOf = (token: Token, amount: bigint) => {
+    const price = usdPriceOf(deps, readings, token.symbol)
+    if (!price) return null
+    return formatUnits((amount * price.answer) / 10n ** BigInt(token.decimals), price.decimals)
+  }
+  const list: Position[] = []
+  const push = (protocol: string, market: string, type: Position['type'], asset: Address, amount: bigint) => {
+    const token = metadata.get(asset)
+    if (amount === 0n || !token) return
+    list.push({
+      protocol,
+      market,
+      type,
+      asset: token,
+      amount: amountOf(amount, token.decimals),
+      usd: usdOf(token, amount),
+    })
+  }
+  for (const [index, reserve] of reserves.entries()) {
+    const data = second[index]
+    if (!data) {
+      partialErrors.push(`Aave v3: getUserReserveData failed for ${reserve.symbol}`)
+      continue
+    }
+    const [aTokenBalance, stableDebt, variableDebt] = decodeFunctionResult({
+      abi: Lending.aaveAbi,
+      functionName: 'getUserReserveData',
+      data,
+    })
+    push('aave-v3', aave.pool, 'supply', reserve.tokenAddress, aTokenBalance)
+    push('aave-v3', aave.pool, 'borrow', reserve.tokenAddress, stableDebt + variableDebt)
+  }
+  for (const market of markets) {
+    if (!market) continue
+    push('compound-v3', market.name, 'supply', market.baseToken, market.supplied)
+    push('compound-v3', market.name, 'borrow', market.baseToken, market.borrowed)
+  }
+  for (const [index, entry] of collateralAssets.entries()) {
+    const data = third[index]
+    if (!data) {
+      partialErrors.push(`Compound v3 ${entry.comet}: collateralBalanceOf failed for ${entry.asset}`)
+      continue
+    }
+    const market = markets.find((candidate) => candidate?.address === entry.comet)!
+    push('compound-v3', market.name, 'collateral', entry.asset, hexToBigInt(data))
+  }
+
+  return {
+    address,
+    chain,
+    chainId: deps.chain.chainId,
+    total_positions: list.length,
+    positions: list,
+    aave: account
+      ? {
+          pool: aave.pool,
+          totalCollateralUsd: formatUnits(account[0], Lending.aaveBaseDecimals),
+          totalDebtUsd: formatUnits(account[1], Lending.aaveBaseDecimals),
+          availableBorrowsUsd: formatUnits(account[2], Lending.aaveBaseDecimals),
+          healthFactor: account[1] === 0n ? null : formatUnits(account[5], Lending.healthFactorDecimals),
+        }
+      : null,
+    partialErrors,
+  }
+}

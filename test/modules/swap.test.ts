@@ -1,0 +1,514 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  type Address,
+  createWalletClient,
+  decodeFunctionData,
+  erc20Abi,
+  type Hex,
+  type PrivateKeyAccount,
+  parseAbi,
+} from 'viem'
+import quoterV2Artifact from '../../adapters/chain/contracts/artifacts/uniswap/QuoterV2.json' with { type: 'json' }
+import factoryArtifact from '../../adapters/chain/contracts/artifacts/uniswap/UniswapV3Factory.json' with {
+  type: 'json',
+}
+import poolArtifact from '../../adapters/chain/contracts/artifacts/uniswap/UniswapV3Pool.json' with { type: 'json' }
+import { contracts } from '../../adapters/chain/devnet.js'
+import * as Lending from '../../core/Lending.js'
+import * as Uniswap from '../../core/Uniswap.js'
+import { ok, refused } from '../support/module.js'
+import { origin, paidGateway } from '../support/paid.js'
+
+let gateway: Awaited<ReturnType<typeof paidGateway>>
+
+beforeAll(async () => {
+  gateway = await paidGateway()
+})
+afterAll(async () => {
+  await gateway.close()
+})
+
+const token = (symbol: string) => gateway.devnet.tokens[symbol]!.address
+
+function balanceOf(asset: Address, holder: Address): Promise<bigint> {
+  return gateway.devnet.publicClient.readContract({
+    address: asset,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [holder],
+  })
+}
+
+async function send(account: PrivateKeyAccount, transaction: { to: Address; data: Hex }) {
+  const wallet = createWalletClient({ account, chain: gateway.devnet.chain, transport: gateway.devnet.transport })
+  const hash = await wallet.sendTransaction({ to: transaction.to, data: transaction.data, gas: 1_000_000n })
+  return gateway.devnet.publicClient.waitForTransactionReceipt({ hash })
+}
+
+const unpaid = (path: string, init?: RequestInit) => gateway.fetch(`${origin}${path}`, init)
+
+describe('devnet deployment', () => {
+  test('default: the core registries name the devnet contracts', () => {
+    const deployed = contracts()
+    expect(Uniswap.devnet).toEqual({ ...deployed.uniswap, weth: deployed.tokens.WETH! })
+    expect(Lending.devnet).toEqual({
+      aave: deployed.aave,
+      comets: [{ name: 'cUSDCv3', address: deployed.comet }],
+    })
+  })
+
+  test("behavior: the factory's pool is where the periphery's CREATE2 computation puts it", async () => {
+    const { publicClient, uniswap } = gateway.devnet
+    const created = await publicClient.readContract({
+      address: uniswap.factory,
+      abi: factoryArtifact.abi,
+      functionName: 'getPool',
+      args: [token('USDC'), token('WETH'), 500],
+    })
+    expect(created).toBe(
+      Uniswap.poolAddress({ factory: uniswap.factory, tokenA: token('USDC'), tokenB: token('WETH'), fee: 500 }),
+    )
+    const { keccak256 } = await import('viem')
+    expect(keccak256(poolArtifact.bytecode as Hex)).toBe(Uniswap.poolInitCodeHash)
+  })
+})
+
+describe('GET /api/v1/swap/quote', () => {
+  test('default: the deep direct pool, at the oracle price less its fee, with the gas QuoterV2 estimates', async () => {
+    const answer = await ok(
+      await gateway.paid(
+        gateway.account(1),
+        'GET',
+        '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000000000',
+      ),
+    )
+    expect(answer).toMatchObject({
+      source: 'uniswap-v3',
+      route: 'USDC > WETH',
+      pools: [{ fee: 500, feePercent: '0.05', tokenIn: token('USDC'), tokenOut: token('WETH') }],
+      tokenIn: { symbol: 'USDC', amount: { raw: '1000000000', formatted: '1000' } },
+      tokenOut: { symbol: 'WETH', decimals: 18 },
+      oracle: { amountOut: { formatted: '0.333333333333333333' } },
+    })
+    // 1,000 USDC at 3,000 USD per ETH, less the 0.05% fee and a little impact in a 400,000-dollar pool.
+    const amountOut = BigInt(answer.amountOut)
+    expect(amountOut).toBeLessThan(333_166_666_666_666_667n)
+    expect(amountOut).toBeGreaterThan(332_000_000_000_000_000n)
+    expect(Number(answer.priceImpactPercent)).toBeGreaterThan(0.05)
+    expect(Number(answer.priceImpactPercent)).toBeLessThan(0.5)
+    expect(BigInt(answer.gasEstimate)).toBeGreaterThan(50_000n)
+  })
+
+  test('behavior: a route through WETH beats the thin direct pool', async () => {
+    const amountIn = 1_000_000_000n
+    const answer = await ok(
+      await gateway.paid(
+        gateway.account(1),
+        'GET',
+        `/api/v1/swap/quote?tokenIn=usdc&tokenOut=DAI&amountIn=${amountIn}`,
+      ),
+    )
+    expect(answer.route).toBe('USDC > WETH > DAI')
+    expect(answer.pools.map((pool: { fee: number }) => pool.fee)).toEqual([500, 3000])
+    const { result } = await gateway.devnet.publicClient.simulateContract({
+      address: gateway.devnet.uniswap.quoterV2,
+      abi: quoterV2Artifact.abi,
+      functionName: 'quoteExactInputSingle',
+      args: [{ tokenIn: token('USDC'), tokenOut: token('DAI'), amountIn, fee: 3000, sqrtPriceLimitX96: 0n }],
+    })
+    const direct = (result as readonly bigint[])[0]!
+    expect(direct).toBeGreaterThan(0n)
+    expect(BigInt(answer.amountOut)).toBeGreaterThan(direct)
+    expect(answer.priceImpactPercent).toBeNull()
+  })
+
+  test('behavior: tokens by address; an address without an ERC-20 is a 400 after the quote tries it, nothing charged', async () => {
+    const payer = gateway.account(2)
+    const byAddress = await ok(
+      await gateway.paid(
+        payer,
+        'GET',
+        `/api/v1/swap/quote?tokenIn=${token('USDC').toLowerCase()}&tokenOut=${token('WETH')}&amountIn=1000000`,
+      ),
+    )
+    expect(byAddress).toMatchObject({ route: 'USDC > WETH', tokenIn: { symbol: 'USDC' }, tokenOut: { symbol: 'WETH' } })
+    const before = await gateway.balance(payer.address)
+    const missing = '0x000000000000000000000000000000000000dEaD'
+    const problem = await refused(
+      await gateway.paid(payer, 'GET', `/api/v1/swap/quote?tokenIn=USDC&tokenOut=${missing}&amountIn=1000000`),
+      400,
+    )
+    expect(problem.detail).toContain('tokenOut')
+    expect(await gateway.balance(payer.address)).toBe(before)
+  })
+
+  test('error: a pair without liquidity is a 422 no_route, and nothing is charged', async () => {
+    const payer = gateway.account(2)
+    const before = await gateway.balance(payer.address)
+    const problem = await refused(
+      await gateway.paid(payer, 'GET', '/api/v1/swap/quote?tokenIn=EURC&tokenOut=USDC&amountIn=1000000'),
+      422,
+    )
+    expect(problem.code).toBe('no_route')
+    expect(await gateway.balance(payer.address)).toBe(before)
+  })
+
+  test('error: bad input is a 400 naming the field, before any payment', async () => {
+    for (const [query, field] of [
+      ['tokenIn=BTC&tokenOut=USDC&amountIn=1', 'tokenIn'],
+      ['tokenIn=USDC&tokenOut=0x1234&amountIn=1', 'tokenOut'],
+      ['tokenIn=USDC&tokenOut=usdc&amountIn=1', 'tokenOut'],
+      ['tokenIn=USDC&tokenOut=WETH&amountIn=0', 'amountIn'],
+      ['tokenIn=USDC&tokenOut=WETH&amountIn=1.5', 'amountIn'],
+    ] as const) {
+      const problem = await refused(await unpaid(`/api/v1/swap/quote?${query}`), 400)
+      expect(problem.field ?? problem.details?.field ?? problem.detail).toContain(field)
+    }
+    expect((await unpaid('/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1')).status).toBe(402)
+  })
+})
+
+describe('GET /api/v1/swap/tokens', () => {
+  test('default: the curated tokens with the router', async () => {
+    const answer = await ok(await gateway.paid(gateway.account(1), 'GET', '/api/v1/swap/tokens'))
+    expect(answer.tokens.map((listed: { symbol: string }) => listed.symbol)).toEqual([
+      'USDC',
+      'USDT',
+      'EURC',
+      'DAI',
+      'WETH',
+    ])
+    expect(answer.router).toEqual({
+      dex: 'uniswap-v3',
+      quoterV2: gateway.devnet.uniswap.quoterV2,
+      swapRouter02: gateway.devnet.uniswap.swapRouter02,
+    })
+  })
+})
+
+describe('POST /api/v1/swap/execute', () => {
+  test('default: the caller signs the approval and the swap; the recipient receives what the quote said', async () => {
+    const trader = gateway.account(3)
+    const recipient = gateway.account(4).address
+    const body = { tokenIn: 'USDC', tokenOut: 'DAI', amountIn: '2500000000', recipient, slippageBps: 30 }
+    const answer = await ok(await gateway.paid(trader, 'POST', '/api/v1/swap/execute', body))
+    expect(answer).toMatchObject({
+      status: 'awaiting_signature',
+      txHash: null,
+      signer: trader.address,
+      recipient,
+      slippageBps: 30,
+      approvalTransaction: { to: token('USDC'), value: '0', chainId: gateway.devnet.chainId },
+      transaction: { to: gateway.devnet.uniswap.swapRouter02, value: '0', chainId: gateway.devnet.chainId },
+    })
+    const quoted = BigInt(answer.quote.amountOut)
+    expect(BigInt(answer.amountOutMinimum.raw)).toBe((quoted * 9_970n) / 10_000n)
+    expect(decodeFunctionData({ abi: erc20Abi, data: answer.approvalTransaction.data })).toEqual({
+      functionName: 'approve',
+      args: [gateway.devnet.uniswap.swapRouter02, 2_500_000_000n],
+    })
+    const multicall = decodeFunctionData({ abi: Uniswap.swapRouter02Abi, data: answer.transaction.data })
+    expect(multicall.functionName).toBe('multicall')
+    expect(multicall.args[0]).toBe(BigInt(answer.deadline))
+
+    const before = await balanceOf(token('DAI'), recipient)
+    expect((await send(trader, answer.approvalTransaction)).status).toBe('success')
+    expect((await send(trader, answer.transaction)).status).toBe('success')
+    const received = (await balanceOf(token('DAI'), recipient)) - before
+    expect(received).toBeGreaterThanOrEqual(BigInt(answer.amountOutMinimum.raw))
+    // Nothing traded between the quote and the swap, so the pools deliver exactly what QuoterV2 simulated.
+    expect(received).toBe(quoted)
+
+    // The allowance is spent: a second swap needs a new approval; an allowance that covers it needs none.
+    const again = await ok(await gateway.paid(trader, 'POST', '/api/v1/swap/execute', body))
+    expect(again.approvalTransaction).toBeDefined()
+    await send(trader, again.approvalTransaction)
+    const covered = await ok(await gateway.paid(trader, 'POST', '/api/v1/swap/execute', body))
+    expect(covered.approvalTransaction).toBeUndefined()
+  })
+
+  test('error: bad input is a 400 naming the field, before any payment', async () => {
+    const valid = { tokenIn: 'USDC', tokenOut: 'WETH', amountIn: '1000000', recipient: gateway.account(4).address }
+    for (const [patch, field] of [
+      [{ recipient: '0xnot-an-address' }, 'recipient'],
+      [{ tokenIn: 'XYZ' }, 'tokenIn'],
+      [{ deadline: 1 }, 'deadline'],
+      [{ slippageBps: 9_000 }, 'slippageBps'],
+    ] as const) {
+      const response = await unpaid('/api/v1/swap/execute', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...valid, ...patch }),
+      })
+      const problem = await refused(response, 400)
+      expect(JSON.stringify(problem)).toContain(field)
+    }
+  })
+})
+
+describe('GET /api/v1/defi/positions', () => {
+  test('default: real supply and borrow on the Aave and Compound look-alikes, valued by the oracle', async () => {
+    const user = gateway.account(5)
+    const { aave, comet } = gateway.devnet
+    const weth = token('WETH')
+    const usdc = token('USDC')
+    const poolAbi = parseAbi([
+      'function supply(address asset, uint256 amount, address onBehalfOf, uint16 referralCode)',
+      'function borrow(address asset, uint256 amount, uint256 interestRateMode, uint16 referralCode, address onBehalfOf)',
+    ])
+    const cometAbi = parseAbi([
+      'function supply(address asset, uint256 amount)',
+      'function withdraw(address asset, uint256 amount)',
+    ])
+    const { encodeFunctionData } = await import('viem')
+    const approve = (spender: Address, amount: bigint) =>
+      send(user, {
+        to: weth,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, amount] }),
+      })
+    for (const [to, data] of [
+      [weth, encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [aave.pool, 10n ** 18n] })],
+      [
+        aave.pool,
+        encodeFunctionData({ abi: poolAbi, functionName: 'supply', args: [weth, 10n ** 18n, user.address, 0] }),
+      ],
+      [
+        aave.pool,
+        encodeFunctionData({ abi: poolAbi, functionName: 'borrow', args: [usdc, 1_000_000_000n, 2n, 0, user.address] }),
+      ],
+    ] as const)
+      expect((await send(user, { to, data })).status).toBe('success')
+    await approve(comet, 2n * 10n ** 18n)
+    expect(
+      (
+        await send(user, {
+          to: comet,
+          data: encodeFunctionData({ abi: cometAbi, functionName: 'supply', args: [weth, 2n * 10n ** 18n] }),
+        })
+      ).status,
+    ).toBe('success')
+    expect(
+      (
+        await send(user, {
+          to: comet,
+          data: encodeFunctionData({ abi: cometAbi, functionName: 'withdraw', args: [usdc, 3_000_000_000n] }),
+        })
+      ).status,
+    ).toBe('success')
+    // More than the collateral allows is refused on chain.
+    expect(
+      (
+        await send(user, {
+          to: comet,
+          data: encodeFunctionData({ abi: cometAbi, functionName: 'withdraw', args: [usdc, 3_000_000_000n] }),
+        })
+      ).status,
+    ).toBe('reverted')
+
+    const answer = await ok(
+      await gateway.paid(gateway.account(1), 'GET', `/api/v1/defi/positions?address=${user.address}`),
+    )
+    expect(answer.address).toBe(user.address)
+    expect(answer.total_positions).toBe(4)
+    expect(answer.positions).toEqual([
+      {
+        protocol: 'aave-v3',
+        market: aave.pool,
+        type: 'borrow',
+        asset: { symbol: 'USDC', address: usdc, decimals: 6 },
+        amount: { raw: '1000000000', formatted: '1000' },
+        usd: '1000',
+      },
+      {
+        protocol: 'aave-v3',
+        market: aave.pool,
+        type: 'supply',
+        asset: { symbol: 'WETH', address: weth, decimals: 18 },
+        amount: { raw: '1000000000000000000', formatted: '1' },
+        usd: '3000',
+      },
+      {
+        protocol: 'compound-v3',
+        market: 'cUSDCv3',
+        type: 'borrow',
+        asset: { symbol: 'USDC', address: usdc, decimals: 6 },
+        amount: { raw: '3000000000', formatted: '3000' },
+        usd: '3000',
+      },
+      {
+        protocol: 'compound-v3',
+        market: 'cUSDCv3',
+        type: 'collateral',
+        asset: { symbol: 'WETH', address: weth, decimals: 18 },
+        amount: { raw: '2000000000000000000', formatted: '2' },
+        usd: '6000',
+      },
+    ])
+    // 3,000 USD of WETH at an 83% liquidation threshold against 1,000 USD of debt.
+    expect(answer.aave).toMatchObject({ totalCollateralUsd: '3000', totalDebtUsd: '1000', healthFactor: '2.49' })
+    expect(answer.partialErrors).toEqual([])
+  })
+
+  test('behavior: an address without positions has none', async () => {
+    const answer = await ok(
+      await gateway.paid(
+        gateway.account(1),
+        'GET',
+        `/api/v1/defi/positions?address=${gateway.account(6).address}&chain=base`,
+      ),
+    )
+    expect(answer).toMatchObject({ total_positions: 0, positions: [], aave: { healthFactor: null } })
+  })
+
+  test('error: bad input is a 400 naming the field, before any payment', async () => {
+    expect((await refused(await unpaid('/api/v1/defi/positions?address=0x12'), 400)).detail).toContain('address')
+    const chain = await refused(
+      await unpaid(`/api/v1/defi/positions?address=${gateway.account(6).address}&chain=ethereum`),
+      400,
+    )
+    expect(chain.detail).toContain('chain')
+  })
+})
+
+// Last: it moves the devnet's clock past the deadline.
+describe('POST /api/v1/swap/execute, past its deadline', () => {
+  test('error: the router refuses a swap sent after its deadline', async () => {
+    const trader = gateway.account(7)
+    const deadline = Math.floor(Date.now() / 1000) + 60
+    const body = { tokenIn: 'USDC', tokenOut: 'WETH', amountIn: '1000000000', recipient: trader.address, deadline }
+    const answer = await ok(await gateway.paid(trader, 'POST', '/api/v1/swap/execute', body))
+    expect(answer.deadline).toBe(deadline)
+    await send(trader, answer.approvalTransaction)
+    await gateway.devnet.request('evm_setNextBlockTimestamp', [`0x${(deadline + 1).toString(16)}`])
+    const before = await balanceOf(token('USDC'), trader.address)
+    expect((await send(trader, answer.transaction)).status).toBe('reverted')
+    expect(await balanceOf(token('USDC'), trader.address)).toBe(before)
+  })
+})
+
+describe('GET /api/v1/swap/quote, compared with the 0x Swap API', () => {
+  /** What the stand-in answers next: a buy amount, no liquidity, or an HTTP error. */
+  let next: { buyAmount: bigint } | 'none' | 429 = 'none'
+  const seen: URL[] = []
+  const allowanceHolder = '0x0000000000001fF3684f28c67538d4D072C22734'
+  // A local stand-in speaking the 0x Swap API v2 `allowance-holder/quote` shape, with its 401 and 429 answers.
+  const zeroX = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(request) {
+      const url = new URL(request.url)
+      if (request.headers.get('0x-api-key') !== 'zero-x-test-key')
+        return Response.json({ name: 'UNAUTHORIZED', message: 'Invalid API key' }, { status: 401 })
+      if (url.pathname !== '/swap/allowance-holder/quote' || request.headers.get('0x-version') !== 'v2')
+        return Response.json({ name: 'NOT_FOUND', message: 'Not found' }, { status: 404 })
+      seen.push(url)
+      if (next === 429) return Response.json({ name: 'RATE_LIMITED', message: 'Too many requests' }, { status: 429 })
+      if (next === 'none') return Response.json({ liquidityAvailable: false, zid: '0x111' })
+      const { buyAmount } = next
+      return Response.json({
+        blockNumber: '12345',
+        buyAmount: String(buyAmount),
+        buyToken: url.searchParams.get('buyToken'),
+        fees: { integratorFee: null, zeroExFee: null, gasFee: null },
+        issues: {
+          allowance: { actual: '0', spender: allowanceHolder },
+          balance: null,
+          simulationIncomplete: false,
+          invalidSourcesPassed: [],
+        },
+        liquidityAvailable: true,
+        minBuyAmount: String((buyAmount * 99n) / 100n),
+        route: {
+          fills: [
+            {
+              from: url.searchParams.get('sellToken'),
+              to: url.searchParams.get('buyToken'),
+              source: 'Aerodrome_V2',
+              proportionBps: '6000',
+            },
+            {
+              from: url.searchParams.get('sellToken'),
+              to: url.searchParams.get('buyToken'),
+              source: 'Uniswap_V3',
+              proportionBps: '4000',
+            },
+          ],
+          tokens: [],
+        },
+        sellAmount: url.searchParams.get('sellAmount'),
+        sellToken: url.searchParams.get('sellToken'),
+        tokenMetadata: {
+          buyToken: { buyTaxBps: '0', sellTaxBps: '0' },
+          sellToken: { buyTaxBps: '0', sellTaxBps: '0' },
+        },
+        totalNetworkFee: '1000000000000',
+        transaction: { to: allowanceHolder, data: '0x2213bc0b00', gas: '288079', gasPrice: '4000000', value: '0' },
+        zid: '0x222',
+      })
+    },
+  })
+  let compared: Awaited<ReturnType<typeof paidGateway>>
+  beforeAll(async () => {
+    compared = await paidGateway({
+      env: { ZEROX_API_KEY: 'zero-x-test-key', ZEROX_API_URL: `http://127.0.0.1:${zeroX.port}` },
+    })
+  })
+  afterAll(async () => {
+    await compared.close()
+    zeroX.stop(true)
+  })
+  const path = '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000000000'
+
+  test('behavior: the better 0x quote is answered, naming its source and the Uniswap one it beat', async () => {
+    next = 'none'
+    const uniswap = await ok(await compared.paid(compared.account(1), 'GET', path))
+    expect(uniswap.source).toBe('uniswap-v3')
+    expect(uniswap.comparison).toEqual({
+      source: '0x',
+      available: false,
+      reason: 'no liquidity for this pair and amount',
+    })
+    const payer = compared.account(1)
+    expect(seen.at(-1)!.searchParams.get('taker')).toBe(payer.address)
+    expect(seen.at(-1)!.searchParams.get('sellAmount')).toBe('1000000000')
+
+    next = { buyAmount: BigInt(uniswap.amountOut) + 1n }
+    const better = await ok(await compared.paid(payer, 'GET', path))
+    expect(better).toMatchObject({
+      source: '0x',
+      amountOut: String(BigInt(uniswap.amountOut) + 1n),
+      route: 'Aerodrome_V2 + Uniswap_V3',
+      allowanceSpender: allowanceHolder,
+      transaction: { to: allowanceHolder, gas: '288079', value: '0', chainId: compared.devnet.chainId },
+      comparison: { source: 'uniswap-v3', available: true, amountOut: uniswap.amountOut },
+    })
+
+    next = { buyAmount: BigInt(uniswap.amountOut) - 1n }
+    const worse = await ok(await compared.paid(payer, 'GET', path))
+    expect(worse).toMatchObject({
+      source: 'uniswap-v3',
+      amountOut: uniswap.amountOut,
+      comparison: { source: '0x', available: true, amountOut: String(BigInt(uniswap.amountOut) - 1n) },
+    })
+  })
+
+  test('behavior: a rate-limited 0x leaves the Uniswap quote, with the reason', async () => {
+    next = 429
+    const answer = await ok(await compared.paid(compared.account(1), 'GET', path))
+    expect(answer.source).toBe('uniswap-v3')
+    expect(answer.comparison.available).toBe(false)
+    expect(answer.comparison.reason).toContain('Too many requests')
+  })
+
+  test('behavior: a pair without a Uniswap pool is quoted by 0x when it has liquidity', async () => {
+    next = { buyAmount: 999_000n }
+    const answer = await ok(
+      await compared.paid(compared.account(1), 'GET', '/api/v1/swap/quote?tokenIn=EURC&tokenOut=USDC&amountIn=1000000'),
+    )
+    expect(answer).toMatchObject({
+      source: '0x',
+      amountOut: '999000',
+      comparison: { source: 'uniswap-v3', available: false },
+    })
+  })
+})
