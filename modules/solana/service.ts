@@ -5,7 +5,7 @@ import {
   type ReadonlyUint8Array,
 } from '@solana/kit'
 import { formatUnits } from 'viem'
-import { NotFoundError, UpstreamFailedError, ValidationError } from '../../core/Errors.js'
+import { NoRouteError, NotFoundError, UpstreamFailedError, ValidationError } from '../../core/Errors.js'
 import type * as Solana from '../../core/Solana.js'
 import * as Upstream from '../../core/Upstream.js'
 import {
@@ -42,17 +42,24 @@ export type PriceDeps = {
 /** Assets a page of `assets-by-owner` holds when the caller names no limit. */
 const defaultLimit = 100
 
-/** The value of a port's answer, or the error its failure or refusal stands for (a handler that throws charges nothing). */
-function answerOf<value extends { ok: true }>(answer: value | Solana.Missing | Upstream.Failure, what: string): value {
+/**
+ * The value of a port's answer, or the error its failure or refusal stands for (a handler that throws charges
+ * nothing): a missing thing is `missing` (404 `not_found` unless said otherwise).
+ */
+function answerOf<value extends { ok: true }>(
+  answer: value | Solana.Missing | Upstream.Failure,
+  what: string,
+  missing: typeof NotFoundError | typeof NoRouteError = NotFoundError,
+): value {
   if (answer.ok) return answer
   if (Upstream.isFailure(answer)) throw Upstream.toError(answer)
-  throw new NotFoundError(`${what}: ${answer.message}`)
+  throw new missing(`${what}: ${answer.message}`)
 }
 
 /**
  * The best route for selling exactly `amount` of `inputMint` for `outputMint`, amounts in base units as decimal
  * strings, with the aggregator's answer whole in `quoteResponse` (pass it to `swap-tx` unchanged). A pair with no
- * route is a 404 `not_found`, and nothing is charged for it.
+ * route is a 422 `no_route`, as swap and bridge quotes answer it, and nothing is charged for it.
  */
 export async function quote(deps: SwapDeps, query: QuoteQuery) {
   const { aggregator } = deps
@@ -64,6 +71,7 @@ export async function quote(deps: SwapDeps, query: QuoteQuery) {
       slippageBps: query.slippageBps === undefined ? undefined : Number(query.slippageBps),
     }),
     `${aggregator.name} has no route from ${query.inputMint} to ${query.outputMint} for ${query.amount}`,
+    NoRouteError,
   )
   return {
     aggregator: aggregator.name,

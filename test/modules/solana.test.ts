@@ -105,10 +105,10 @@ describe('GET /api/v1/solana/aggregator/quote', () => {
     expect(swap.settled).toHaveLength(1)
   })
 
-  test('behavior: a pair with no route is a 404 naming it, and nothing is charged', async () => {
+  test('behavior: a pair with no route is a 422 no_route naming it, and nothing is charged', async () => {
     const { swap } = gatewayOf()
-    const problem = await refused(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${bonk}&amount=1000`)), 404)
-    expect(problem.code).toBe('not_found')
+    const problem = await refused(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${bonk}&amount=1000`)), 422)
+    expect(problem.code).toBe('no_route')
     expect(problem.detail).toContain(`Jupiter has no route from ${wsol} to ${bonk} for 1000`)
     expect(problem.detail).toContain('COULD_NOT_FIND_ANY_ROUTE')
     expect(swap.settled).toHaveLength(0)
