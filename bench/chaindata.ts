@@ -3,8 +3,8 @@ import { type Latency, run } from './load.js'
 import { presignX402, requirementsOf } from './payers.js'
 
 // The chain-data rows of `bun run bench`: the cached free reads against the gateway's cheapest free endpoint, and
-// the latency of decoding a transaction and of a paid balance read against the chain reads and the paid call they
-// stand on, each pair measured in the same round.
+// the latency of decoding a transaction, of a paid balance read and of a paid swap quote against the chain reads and
+// the paid call they stand on, each pair measured in the same round.
 
 /** One round of the chain-data rows. */
 export type Round = {
@@ -20,6 +20,8 @@ export type Round = {
   reads: Latency
   /** Paid `GET /api/v1/balances` (x402, pre-signed), one request at a time. */
   balances: Latency
+  /** Paid `GET /api/v1/swap/quote` (USDC to WETH on the devnet's Uniswap v3), one request at a time. */
+  quote: Latency
   /** Paid `GET /api/v1/rpc/chains` (x402, pre-signed), one request at a time: a paid call with no chain read. */
   paid: Latency
 }
@@ -47,8 +49,13 @@ export async function round(parameters: round.Parameters): Promise<Round> {
     }),
   })
   const balances = await paidLatency(`${origin}/api/v1/balances?address=${payer.address}`, payer, latencyCalls)
+  const quote = await paidLatency(
+    `${origin}/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000000`,
+    payer,
+    latencyCalls,
+  )
   const paid = await paidLatency(`${origin}/api/v1/rpc/chains`, payer, latencyCalls)
-  for (const [name, result] of Object.entries({ prices, gas, timestamp, decode, reads, balances, paid }))
+  for (const [name, result] of Object.entries({ prices, gas, timestamp, decode, reads, balances, quote, paid }))
     if (result.failures > 0)
       throw new Error(`${name}: ${result.failures} calls failed, e.g. ${result.firstFailures[0]}`)
   return {
@@ -58,6 +65,7 @@ export async function round(parameters: round.Parameters): Promise<Round> {
     decode: decode.latency,
     reads: reads.latency,
     balances: balances.latency,
+    quote: quote.latency,
     paid: paid.latency,
   }
 }

@@ -392,6 +392,14 @@ async function measure() {
       target: { relation: '<=', ratio: 1.5 },
     },
     {
+      figure: 'p50 latency of paid GET /api/v1/swap/quote (Uniswap v3 QuoterV2, every fee tier, direct and via WETH)',
+      baseline: 'paid GET /api/v1/rpc/chains (no chain read), same payer',
+      unit: 'ms',
+      figures: chainRounds.map((round) => round.quote.p50),
+      baselines: chainRounds.map((round) => round.paid.p50),
+      target: { relation: '<=', ratio: 1.5 },
+    },
+    {
       figure: `gateway RSS after ${gatewayPaidCalls} paid calls`,
       baseline: 'idle RSS after start',
       unit: 'MiB',

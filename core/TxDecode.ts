@@ -14,6 +14,7 @@ import {
   parseAbi,
   size,
   slice,
+  toEventSelector,
   toFunctionSelector,
 } from 'viem'
 import * as BatchPayment from './BatchPayment.js'
@@ -61,6 +62,32 @@ const nftAbi = parseAbi([
 
 /** Every ABI a call or event is decoded against: the standards, then our batch and escrow contracts. */
 export const abi = [...standardAbi, ...BatchPayment.abi, ...Escrow.abi] as const
+
+/** An ABI item as the decoders read it. */
+type Item = { type: string; name?: string; inputs?: readonly AbiParameter[] }
+
+/**
+ * The functions of {@link abi} by selector, hashed once: viem's decoders hash every item of the ABI they are given on
+ * each call, so each decode is handed the one item its selector names.
+ */
+const functions = new Map<Hex, Item>()
+for (const item of abi as readonly Item[])
+  if (item.type === 'function' && !functions.has(toFunctionSelector(item as never)))
+    functions.set(toFunctionSelector(item as never), item)
+
+/** The events of an ABI by their first topic, hashed once (several where a signature repeats). */
+function eventsOf(items: readonly Item[]): Map<Hex, Item[]> {
+  const events = new Map<Hex, Item[]>()
+  for (const item of items)
+    if (item.type === 'event') {
+      const topic = toEventSelector(item as never)
+      events.set(topic, [...(events.get(topic) ?? []), item])
+    }
+  return events
+}
+
+const events = eventsOf(abi as readonly Item[])
+const nftEvents = eventsOf(nftAbi as readonly Item[])
 
 /** A decoded value: numbers and booleans as decimal strings, arrays and tuples kept as arrays and objects. */
 export type Value = string | Value[] | { [name: string]: Value }
@@ -153,20 +180,15 @@ export function decodeCall(input: Hex): Call | undefined {
   if (size(input) === 0) return undefined
   if (size(input) < 4) return { selector: input }
   const selector = slice(input, 0, 4)
+  const item = functions.get(selector)
+  if (!item) return { selector }
   try {
-    const decoded = decodeFunctionData({ abi, data: input })
-    const item = abi.find(
-      (candidate) =>
-        candidate.type === 'function' &&
-        candidate.name === decoded.functionName &&
-        toFunctionSelector(candidate) === selector,
-    ) as { name: string; inputs: readonly AbiParameter[] } | undefined
-    if (!item) return { selector }
+    const decoded = decodeFunctionData({ abi: [item] as never, data: input })
     return {
       selector,
-      function: item.name,
-      signature: `${item.name}(${item.inputs.map(typeOf).join(',')})`,
-      args: argumentsOf(item.inputs, decoded.args ?? []),
+      function: item.name!,
+      signature: `${item.name}(${item.inputs!.map(typeOf).join(',')})`,
+      args: argumentsOf(item.inputs!, decoded.args ?? []),
     }
   } catch {
     return { selector }
@@ -177,18 +199,15 @@ export function decodeCall(input: Hex): Call | undefined {
 export function decodeLog(log: Log): Event {
   const { address, logIndex } = log
   const topics = log.topics as [Hex, ...Hex[]]
-  for (const candidates of [topics.length === 4 ? nftAbi : [], abi]) {
-    try {
-      const decoded = decodeEventLog({ abi: candidates, topics, data: log.data, strict: true })
-      const item = (candidates as readonly { type: string; name?: string; inputs?: readonly AbiParameter[] }[]).find(
-        (candidate) =>
-          candidate.type === 'event' &&
-          candidate.name === decoded.eventName &&
-          candidate.inputs!.filter((input) => (input as { indexed?: boolean }).indexed).length === topics.length - 1,
-      )
-      if (!item) continue
-      return { address, logIndex, event: item.name!, args: argumentsOf(item.inputs!, decoded.args as never) }
-    } catch {}
+  for (const known of topics.length === 4 ? [nftEvents, events] : [events]) {
+    for (const item of known.get(topics[0]) ?? []) {
+      if (item.inputs!.filter((input) => (input as { indexed?: boolean }).indexed).length !== topics.length - 1)
+        continue
+      try {
+        const decoded = decodeEventLog({ abi: [item] as never, topics, data: log.data, strict: true })
+        return { address, logIndex, event: item.name!, args: argumentsOf(item.inputs!, decoded.args as never) }
+      } catch {}
+    }
   }
   return { address, logIndex, topic: topics[0] ?? null }
 }
