@@ -54,14 +54,41 @@ export const standardAbi = parseAbi([
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ])
 
+/**
+ * Uniswap v3's routers (SwapRouter02 and the original SwapRouter, whose structs carry a deadline), the Universal
+ * Router's `execute`, and a v3 pool's `Swap` event. A selector is never repeated.
+ */
+export const uniswapAbi = parseAbi([
+  'struct ExactInputSingleParams02 { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }',
+  'struct ExactInputParams02 { bytes path; address recipient; uint256 amountIn; uint256 amountOutMinimum; }',
+  'struct ExactOutputSingleParams02 { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 amountOut; uint256 amountInMaximum; uint160 sqrtPriceLimitX96; }',
+  'struct ExactOutputParams02 { bytes path; address recipient; uint256 amountOut; uint256 amountInMaximum; }',
+  'function exactInputSingle(ExactInputSingleParams02 params) payable returns (uint256 amountOut)',
+  'function exactInput(ExactInputParams02 params) payable returns (uint256 amountOut)',
+  'function exactOutputSingle(ExactOutputSingleParams02 params) payable returns (uint256 amountIn)',
+  'function exactOutput(ExactOutputParams02 params) payable returns (uint256 amountIn)',
+  'struct ExactInputSingleParams { address tokenIn; address tokenOut; uint24 fee; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; uint160 sqrtPriceLimitX96; }',
+  'struct ExactInputParams { bytes path; address recipient; uint256 deadline; uint256 amountIn; uint256 amountOutMinimum; }',
+  'function exactInputSingle(ExactInputSingleParams params) payable returns (uint256 amountOut)',
+  'function exactInput(ExactInputParams params) payable returns (uint256 amountOut)',
+  'function multicall(uint256 deadline, bytes[] data) payable returns (bytes[] results)',
+  'function multicall(bytes[] data) payable returns (bytes[] results)',
+  'function unwrapWETH9(uint256 amountMinimum, address recipient) payable',
+  'function refundETH() payable',
+  'function sweepToken(address token, uint256 amountMinimum, address recipient) payable',
+  'function execute(bytes commands, bytes[] inputs, uint256 deadline) payable',
+  'function execute(bytes commands, bytes[] inputs) payable',
+  'event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick)',
+])
+
 /** ERC-721's `Transfer` and `Approval`: the ERC-20 events' topics with the third argument indexed too. */
 const nftAbi = parseAbi([
   'event Transfer(address indexed from, address indexed to, uint256 indexed tokenId)',
   'event Approval(address indexed owner, address indexed approved, uint256 indexed tokenId)',
 ])
 
-/** Every ABI a call or event is decoded against: the standards, then our batch and escrow contracts. */
-export const abi = [...standardAbi, ...BatchPayment.abi, ...Escrow.abi] as const
+/** Every ABI a call or event is decoded against: the standards, Uniswap's routers, then our batch and escrow contracts. */
+export const abi = [...standardAbi, ...uniswapAbi, ...BatchPayment.abi, ...Escrow.abi] as const
 
 /** An ABI item as the decoders read it. */
 type Item = { type: string; name?: string; inputs?: readonly AbiParameter[] }

@@ -162,6 +162,35 @@ describe('GET /api/v1/tx/decode', () => {
     expect(body.from).not.toBe(payer.address)
   })
 
+  test("behavior: a Uniswap v3 swap through SwapRouter02 is its multicall, the pool's Swap and both tokens moved", async () => {
+    const trader = gateway.account(8)
+    const router = gateway.devnet.uniswap.swapRouter02
+    const weth = gateway.devnet.tokens.WETH!.address
+    const recipient = fresh()
+    await send(trader, { to: usdc(), data: encode(erc20Abi, 'approve', [router, 10_000_000n]) })
+    const swap = encode(TxDecode.uniswapAbi, 'exactInputSingle', [
+      {
+        tokenIn: usdc(),
+        tokenOut: weth,
+        fee: 500,
+        recipient,
+        amountIn: 10_000_000n,
+        amountOutMinimum: 0n,
+        sqrtPriceLimitX96: 0n,
+      },
+    ])
+    const deadline = BigInt(Math.floor(Date.now() / 1000) + 600)
+    const hash = await send(trader, { to: router, data: encode(TxDecode.uniswapAbi, 'multicall', [deadline, [swap]]) })
+    const { status, body } = await decode(hash)
+    expect(status).toBe(200)
+    expect(body.call).toMatchObject({ selector: '0x5ae401dc', function: 'multicall' })
+    expect(body.call.args[0]).toEqual({ name: 'deadline', type: 'uint256', value: String(deadline) })
+    expect(body.events.map((event: { event?: string }) => event.event)).toContain('Swap')
+    const moved = body.transfers.map((transfer: any) => [transfer.symbol, transfer.from, transfer.to])
+    expect(moved).toContainEqual(['USDC', trader.address, expect.any(String)])
+    expect(moved).toContainEqual(['WETH', expect.any(String), recipient])
+  })
+
   test('behavior: an unknown selector is shown as the selector only, never guessed', async () => {
     const hash = await send(gateway.account(5), { to: fresh(), data: '0xdeadbeef0000' })
     const { status, body } = await decode(hash)
