@@ -37,6 +37,7 @@ import { http } from '../adapters/rpc/http.js'
 import { das } from '../adapters/solana/das.js'
 import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
+import { solanaRpc } from '../adapters/solana/rpc.js'
 import { horizon } from '../adapters/stellar/horizon.js'
 import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
@@ -265,6 +266,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     stellar: config.stellar ? horizon(config.stellar) : undefined,
     xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
     solanaSwap: config.solana.aggregator && jupiter(config.solana.aggregator),
+    solanaMints: solanaRpc({ url: config.solana.rpcUrl }),
     solanaAssets: config.solana.assetIndex && das(config.solana.assetIndex),
     solanaPrices: config.solana.priceService && hermes(config.solana.priceService),
     chat: inferenceOf(config.chatUpstream, 'the chat upstream'),

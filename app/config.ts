@@ -8,6 +8,7 @@ export { ConfigError }
 import { heliusUrl } from '../adapters/solana/das.js'
 import { defaultUrl as hermesUrl } from '../adapters/solana/hermes.js'
 import { defaultUrl as jupiterUrl } from '../adapters/solana/jupiter.js'
+import { defaultUrl as solanaRpcUrl } from '../adapters/solana/rpc.js'
 import type * as Module from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
 import { families } from './modules.js'
@@ -228,6 +229,13 @@ const Environment = Type.Object({
       description: 'key from portal.jup.ag, sent as `x-api-key`',
     }),
   ),
+  SOLANA_RPC_URL: Type.String({
+    secret: true,
+    pattern: '^https?://',
+    default: solanaRpcUrl,
+    description:
+      "Solana JSON-RPC node the aggregator quote reads each mint's decimals from (`getTokenSupply`), for the formatted amounts beside the raw ones; a provider's URL may carry its key",
+  }),
   DAS_URL: Type.Optional(
     Type.String({
       secret: true,
@@ -310,6 +318,8 @@ export type VendorUpstream = {
 export type SolanaUpstreams = {
   /** The swap aggregator (Jupiter). */
   aggregator: VendorUpstream | undefined
+  /** JSON-RPC URL of a Solana node (the decimals of mints). Never logged. */
+  rpcUrl: string
   /** The Digital Asset Standard index (Helius, or any provider). */
   assetIndex: VendorUpstream | undefined
   /** The Pyth price service (Hermes). */
@@ -503,6 +513,7 @@ export function parse(
     rippledUrl: parsed.RIPPLED_URL,
     solana: {
       aggregator: keyedOf(parsed.JUPITER_URL, parsed.JUPITER_API_KEY, jupiterUrl),
+      rpcUrl: parsed.SOLANA_RPC_URL,
       assetIndex:
         parsed.DAS_URL !== undefined || parsed.HELIUS_API_KEY !== undefined
           ? { url: parsed.DAS_URL ?? heliusUrl, key: parsed.HELIUS_API_KEY }

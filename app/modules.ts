@@ -68,6 +68,7 @@ export const portNames: Record<Module.Port, string> = {
   stellar: 'a Horizon server (HORIZON_URL)',
   xrp: 'a rippled server (RIPPLED_URL)',
   solanaSwap: 'a swap aggregator (JUPITER_API_KEY, or JUPITER_URL of one that needs no key)',
+  solanaMints: 'a Solana JSON-RPC node (SOLANA_RPC_URL)',
   solanaAssets: 'a DAS asset index (DAS_URL or HELIUS_API_KEY)',
   solanaPrices: 'a Pyth Hermes server (PYTH_API_KEY, or HERMES_URL of one that needs no key)',
   chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',

@@ -81,6 +81,8 @@ export type Ports = {
   xrp: XrpNetwork
   /** A Solana swap aggregator (Jupiter). */
   solanaSwap: Solana.Aggregator
+  /** Token mints on a Solana node (their decimals). */
+  solanaMints: Solana.Mints
   /** A Solana Digital Asset Standard index (Helius or any DAS provider). */
   solanaAssets: Solana.AssetIndex
   /** A Pyth price service (Hermes). */

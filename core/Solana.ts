@@ -2,9 +2,10 @@ import type { Availability, Failure } from './Upstream.js'
 
 /**
  * The Solana upstreams the gateway sells access to, as ports: a swap aggregator (quotes and unsigned swap
- * transactions), a Digital Asset Standard index, and a Pyth price service. Amounts are raw base units (u64) as
- * bigint; addresses are base58 strings. Each port answers its own refusals as data without `status` (no route, no
- * such asset or feed) and upstream trouble as an upstream {@link Failure}, which always carries `status`.
+ * transactions), a node's token mints (their decimals), a Digital Asset Standard index, and a Pyth price service.
+ * Amounts are raw base units (u64) as bigint; addresses are base58 strings. Each port answers its own refusals as
+ * data without `status` (no route, no such mint, asset or feed) and upstream trouble as an upstream {@link Failure},
+ * which always carries `status`.
  */
 
 /** The port's own refusal: what was asked for does not exist upstream (no route, no such asset, no such feed). */
@@ -104,6 +105,22 @@ export type Aggregator = {
   /** The unsigned transaction of a quoted swap. */
   swap: (request: SwapRequest) => Promise<SwapTransaction | Failure>
   /** Whether calls may start now (checked before payment). */
+  available: () => Availability
+}
+
+/** The decimals of one token mint: its amounts in base units are `10^decimals` to one token. */
+export type MintDecimals = {
+  /** Read. */
+  ok: true
+  /** Digits after the decimal point, 0 to 255. */
+  decimals: number
+}
+
+/** Token mints as a Solana node reads them (any JSON-RPC node). */
+export type Mints = {
+  /** The decimals of `mint`, or `not_found` when the account is not a token mint. */
+  decimals: (mint: string) => Promise<MintDecimals | Missing | Failure>
+  /** Whether calls may start now. */
   available: () => Availability
 }
 

@@ -18,14 +18,15 @@ export function prices(deps: Service.PriceDeps) {
 }
 
 /**
- * Swap quotes and unsigned swap transactions through a swap aggregator (Jupiter's Swap API); unavailable while it is
- * not configured or not answering.
+ * Swap quotes and unsigned swap transactions through a swap aggregator (Jupiter's Swap API), the quoted amounts
+ * formatted with the mints' decimals from a Solana node; unavailable while the aggregator is not configured or not
+ * answering (a node that does not answer only leaves the amounts unformatted).
  */
 export const swapManifest = Module.define({
   name: 'solana-swap',
   paths: ['/api/v1/solana/aggregator/'],
-  needs: ['solanaSwap'],
-  routes: ({ ports }) => swap({ aggregator: ports.solanaSwap }),
+  needs: ['solanaSwap', 'solanaMints'],
+  routes: ({ ports }) => swap({ aggregator: ports.solanaSwap, mints: ports.solanaMints }),
   ready: ({ ports }) => Module.reasonOf(ports.solanaSwap.available()),
 })
 

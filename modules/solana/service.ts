@@ -23,6 +23,8 @@ import {
 export type SwapDeps = {
   /** The swap aggregator. */
   aggregator: Solana.Aggregator
+  /** A Solana node, for the decimals of the quoted mints. */
+  mints: Solana.Mints
 }
 
 /** What the asset-index endpoints need. */
@@ -58,8 +60,11 @@ function answerOf<value extends { ok: true }>(
 
 /**
  * The best route for selling exactly `amount` of `inputMint` for `outputMint`, amounts in base units as decimal
- * strings, with the aggregator's answer whole in `quoteResponse` (pass it to `swap-tx` unchanged). A pair with no
- * route is a 422 `no_route`, as swap and bridge quotes answer it, and nothing is charged for it.
+ * strings, with the aggregator's answer whole in `quoteResponse` (pass it to `swap-tx` unchanged). Beside each raw
+ * amount `x` is `xFormatted`, the same amount in whole tokens, exact, from each mint's decimals as the Solana node
+ * reads them (`decimals`, by mint); when one mint's decimals cannot be read, every formatted amount is `null` and
+ * `formatting` says why, and the quote is answered all the same. A pair with no route is a 422 `no_route`, as swap
+ * and bridge quotes answer it, and nothing is charged for it.
  */
 export async function quote(deps: SwapDeps, query: QuoteQuery) {
   const { aggregator } = deps
@@ -73,13 +78,20 @@ export async function quote(deps: SwapDeps, query: QuoteQuery) {
     `${aggregator.name} has no route from ${query.inputMint} to ${query.outputMint} for ${query.amount}`,
     NoRouteError,
   )
+  const read = await decimalsOf(deps.mints, quoted)
+  const decimals = read.ok ? read.decimals : undefined
+  const formatted = (amount: bigint, mint: string) =>
+    decimals === undefined ? null : formatUnits(amount, decimals.get(mint)!)
   return {
     aggregator: aggregator.name,
     inputMint: quoted.inputMint,
     outputMint: quoted.outputMint,
     inAmount: quoted.inAmount.toString(),
+    inAmountFormatted: formatted(quoted.inAmount, quoted.inputMint),
     outAmount: quoted.outAmount.toString(),
+    outAmountFormatted: formatted(quoted.outAmount, quoted.outputMint),
     otherAmountThreshold: quoted.otherAmountThreshold.toString(),
+    otherAmountThresholdFormatted: formatted(quoted.otherAmountThreshold, quoted.outputMint),
     swapMode: quoted.swapMode,
     slippageBps: quoted.slippageBps,
     priceImpactPct: quoted.priceImpactPct,
@@ -89,11 +101,35 @@ export async function quote(deps: SwapDeps, query: QuoteQuery) {
       inputMint: hop.inputMint,
       outputMint: hop.outputMint,
       inAmount: hop.inAmount.toString(),
+      inAmountFormatted: formatted(hop.inAmount, hop.inputMint),
       outAmount: hop.outAmount.toString(),
+      outAmountFormatted: formatted(hop.outAmount, hop.outputMint),
       percent: hop.percent,
     })),
+    decimals: decimals === undefined ? null : Object.fromEntries(decimals),
+    formatting: read.ok ? { available: true, reason: null } : { available: false, reason: read.reason },
     quoteResponse: quoted.quoteResponse,
   }
+}
+
+/**
+ * The decimals of every mint a quote names (sold, bought, and those of each leg), each read once; when one cannot be
+ * read, why not, as a sentence naming the mint. Never a guess: a mint without decimals leaves the quote unformatted.
+ */
+async function decimalsOf(
+  mints: Solana.Mints,
+  quoted: Solana.Quote,
+): Promise<{ ok: true; decimals: Map<string, number> } | { ok: false; reason: string }> {
+  const named = [quoted.inputMint, quoted.outputMint, ...quoted.route.flatMap((hop) => [hop.inputMint, hop.outputMint])]
+  const unique = [...new Set(named)]
+  const answers = await Promise.all(unique.map((mint) => mints.decimals(mint)))
+  const decimals = new Map<string, number>()
+  for (const [index, answer] of answers.entries()) {
+    const mint = unique[index]!
+    if (!answer.ok) return { ok: false, reason: `The decimals of ${mint} could not be read: ${answer.message}` }
+    decimals.set(mint, answer.decimals)
+  }
+  return { ok: true, decimals }
 }
 
 /**

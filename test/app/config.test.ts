@@ -38,8 +38,14 @@ describe('parse', () => {
       peaq: undefined,
       stellar: undefined,
       rippledUrl: undefined,
-      // Jupiter's and Pyth's own URLs need a key, and DAS has no keyless default: all three unavailable.
-      solana: { aggregator: undefined, assetIndex: undefined, priceService: undefined },
+      // Jupiter's and Pyth's own URLs need a key, and DAS has no keyless default: all three unavailable; the node
+      // the quotes read decimals from is Solana's keyless public one.
+      solana: {
+        aggregator: undefined,
+        rpcUrl: 'https://api.mainnet-beta.solana.com',
+        assetIndex: undefined,
+        priceService: undefined,
+      },
       zerox: undefined,
       outboundAllow: { hosts: [], networks: [] },
       modules: {
@@ -67,14 +73,20 @@ describe('parse', () => {
   test('behavior: a Solana vendor is configured by its key, or by a URL of its own that needs none', () => {
     expect(parse({ JUPITER_API_KEY: 'jup', HELIUS_API_KEY: 'hel', PYTH_API_KEY: 'pyth' }).solana).toEqual({
       aggregator: { url: 'https://api.jup.ag/swap/v1', key: 'jup' },
+      rpcUrl: 'https://api.mainnet-beta.solana.com',
       assetIndex: { url: 'https://mainnet.helius-rpc.com/', key: 'hel' },
       priceService: { url: 'https://hermes.pyth.network', key: 'pyth' },
     })
     expect(
-      parse({ JUPITER_URL: 'http://jupiter.local', DAS_URL: 'http://das.local', HERMES_URL: 'http://hermes.local' })
-        .solana,
+      parse({
+        JUPITER_URL: 'http://jupiter.local',
+        SOLANA_RPC_URL: 'http://solana.local',
+        DAS_URL: 'http://das.local',
+        HERMES_URL: 'http://hermes.local',
+      }).solana,
     ).toEqual({
       aggregator: { url: 'http://jupiter.local', key: undefined },
+      rpcUrl: 'http://solana.local',
       assetIndex: { url: 'http://das.local', key: undefined },
       priceService: { url: 'http://hermes.local', key: undefined },
     })

@@ -9,6 +9,7 @@ import { formatUnits } from 'viem'
 import { das } from '../../adapters/solana/das.js'
 import { hermes } from '../../adapters/solana/hermes.js'
 import { jupiter } from '../../adapters/solana/jupiter.js'
+import { solanaRpc } from '../../adapters/solana/rpc.js'
 import * as Module from '../../core/Module.js'
 import { assetsManifest, prices, pricesManifest, swapManifest } from '../../modules/solana/index.js'
 import { feePayerOf } from '../../modules/solana/service.js'
@@ -19,6 +20,7 @@ import {
   dasStandIn,
   hermesStandIn,
   jupiterStandIn,
+  solanaRpcStandIn,
   solUsd,
   swapTransaction,
   usdc,
@@ -32,6 +34,7 @@ const keys = { jupiter: 'jup-key-0123456789', helius: 'helius-key-0123456789', p
 const jupiterServer = jupiterStandIn({ key: keys.jupiter })
 const dasServer = dasStandIn({ key: keys.helius })
 const hermesServer = hermesStandIn({ key: keys.pyth })
+const rpcServer = solanaRpcStandIn()
 const owner = '86xCnPeV69n6t3DnyGvkKobf9FdN2H9oiVDdaMpo2MMY'
 const nft = dasAsset('F9Lw3ki3hJ7PF9HQXsBzoY8GyE6sPoEZZdXJBsTTD2rk', owner, 'Mad Lad #8420')
 dasServer.assets.set(nft.id, nft)
@@ -39,9 +42,10 @@ afterAll(() => {
   jupiterServer.stop()
   dasServer.stop()
   hermesServer.stop()
+  rpcServer.stop()
 })
 beforeEach(() => {
-  for (const server of [jupiterServer, dasServer, hermesServer]) {
+  for (const server of [jupiterServer, dasServer, hermesServer, rpcServer]) {
     server.faults.length = 0
     server.received.length = 0
   }
@@ -53,10 +57,11 @@ beforeEach(() => {
 /** When the price endpoints' clock says it is, epoch ms: 30 s after the SOL/USD price was published. */
 const now = 1_763_900_030_000
 
-/** Every Solana family in the gateway on the stand-ins, every paid call paid by alice; retries off. */
-function gatewayOf() {
+/** Every Solana family in the gateway on the stand-ins (the node at `rpcUrl`), paid by alice; retries off. */
+function gatewayOf(rpcUrl = rpcServer.url) {
   const ports = {
     solanaSwap: jupiter({ url: jupiterServer.url, key: keys.jupiter, retries: 0 }),
+    solanaMints: solanaRpc({ url: rpcUrl, retries: 0 }),
     solanaAssets: das({ url: dasServer.url, key: keys.helius, retries: 0 }),
     solanaPrices: hermes({ url: hermesServer.url, key: keys.pyth, retries: 0 }),
   }
@@ -103,6 +108,78 @@ describe('GET /api/v1/solana/aggregator/quote', () => {
     expect(body.priceImpactPct).toBe(formatUnits(((spot - out) * 10n ** 18n) / spot, 18))
     expect(body.quoteResponse.outAmount).toBe(out.toString())
     expect(swap.settled).toHaveLength(1)
+  })
+
+  test("default: each amount formatted beside it, exactly, with the mints' decimals from the node", async () => {
+    const { swap } = gatewayOf()
+    const body = await ok(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=1234567891`)))
+    // 1234567891 less the 4 bps fee (493827) through the 50000 SOL / 7500000 USDC pool: 185106540 USDC base units;
+    // formatUnits drops the trailing zero.
+    expect(body).toMatchObject({
+      inAmount: '1234567891',
+      inAmountFormatted: '1.234567891',
+      outAmount: '185106540',
+      outAmountFormatted: '185.10654',
+      otherAmountThreshold: '184181007',
+      otherAmountThresholdFormatted: '184.181007',
+      route: [
+        {
+          inAmount: '1234567891',
+          inAmountFormatted: '1.234567891',
+          outAmount: '185106540',
+          outAmountFormatted: '185.10654',
+        },
+      ],
+      decimals: { [wsol]: 9, [usdc]: 6 },
+      formatting: { available: true, reason: null },
+    })
+    expect(swap.settled).toHaveLength(1)
+  })
+
+  test('behavior: the decimals are read once per mint; a second quote reads none', async () => {
+    const { swap } = gatewayOf()
+    await ok(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=1000000000`)))
+    const asked = rpcServer.received.map((request) => JSON.parse(request.body).params[0]).sort()
+    expect(asked).toEqual([wsol, usdc].sort())
+    const second = await ok(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=3000000000`)))
+    expect(second.inAmountFormatted).toBe('3')
+    expect(rpcServer.received).toHaveLength(2)
+  })
+
+  test('behavior: a node that does not answer leaves the raw amounts unformatted, says why, and is paid', async () => {
+    const { swap } = gatewayOf('http://127.0.0.1:9/')
+    const body = await ok(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=2000000000`)))
+    expect(body).toMatchObject({
+      inAmount: '2000000000',
+      inAmountFormatted: null,
+      outAmountFormatted: null,
+      otherAmountThresholdFormatted: null,
+      route: [{ inAmount: '2000000000', inAmountFormatted: null, outAmountFormatted: null }],
+      decimals: null,
+      formatting: { available: false },
+    })
+    expect(body.outAmount).toMatch(/^[1-9][0-9]*$/)
+    expect(body.formatting.reason).toMatch(
+      /^The decimals of \S+ could not be read: The Solana node could not be reached\.$/,
+    )
+    expect(swap.settled).toHaveLength(1)
+  })
+
+  test('behavior: an account the node says is no mint leaves the quote unformatted, naming it', async () => {
+    const { swap } = gatewayOf()
+    const known = rpcServer.mints.get(usdc)!
+    rpcServer.mints.delete(usdc)
+    try {
+      const body = await ok(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=2000000000`)))
+      expect(body.inAmountFormatted).toBeNull()
+      expect(body.decimals).toBeNull()
+      expect(body.formatting).toEqual({
+        available: false,
+        reason: `The decimals of ${usdc} could not be read: Invalid param: not a Token mint (JSON-RPC -32602)`,
+      })
+    } finally {
+      rpcServer.mints.set(usdc, known)
+    }
   })
 
   test('behavior: a pair with no route is a 422 no_route naming it, and nothing is charged', async () => {
@@ -405,6 +482,7 @@ describe('paid through the normal flow', () => {
         HELIUS_API_KEY: keys.helius,
         HERMES_URL: hermesServer.url,
         PYTH_API_KEY: keys.pyth,
+        SOLANA_RPC_URL: rpcServer.url,
       },
     })
   })
@@ -415,6 +493,7 @@ describe('paid through the normal flow', () => {
     const before = await gateway.balance(payer.address)
     const response = await gateway.paid(payer, 'GET', quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=1000`))
     expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ inAmount: '1000', inAmountFormatted: '0.000001' })
     expect(before - (await gateway.balance(payer.address))).toBe(5_000n)
     jupiterServer.faults.push({ status: 500 }, { status: 500 }, { status: 500 })
     const failed = await gateway.paid(payer, 'GET', quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=1000`))

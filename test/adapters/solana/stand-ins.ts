@@ -1,8 +1,9 @@
-// Local stand-ins of the three Solana vendors, in their documented shapes: Jupiter's Swap API v1 (`/quote` priced by
+// Local stand-ins of the Solana vendors, in their documented shapes: Jupiter's Swap API v1 (`/quote` priced by
 // constant-product pools it holds, `/swap` answering a real versioned transaction built with @solana/kit), a DAS
-// JSON-RPC provider over an in-memory asset table, and Pyth Hermes (`/v2/updates/price/latest`, `/v2/price_feeds`).
-// Each checks the key it was given, answers the vendor's own error bodies, and answers the faults queued in `faults`
-// one per request (a 429 with Retry-After, a 500), oldest first.
+// JSON-RPC provider over an in-memory asset table, a Solana node (`getTokenSupply` over a mint table), and Pyth
+// Hermes (`/v2/updates/price/latest`, `/v2/price_feeds`). Each checks the key it was given (the node takes none),
+// answers the vendor's own error bodies, and answers the faults queued in `faults` one per request (a 429 with
+// Retry-After, a 500), oldest first.
 import {
   AccountRole,
   type Address,
@@ -421,6 +422,67 @@ export function hermesStandIn(options: { key?: string } = {}) {
     /** Base URL. */
     url: `http://127.0.0.1:${server.port}`,
     feeds,
+    faults,
+    received,
+    state,
+    /** Stops the server. */
+    stop: () => server.stop(true),
+  }
+}
+
+/** A token mint of the Solana node stand-in. */
+type Mint = {
+  /** Digits after the decimal point. */
+  decimals: number
+  /** Total supply, in base units. */
+  supply: bigint
+}
+
+/**
+ * A Solana JSON-RPC node answering `getTokenSupply` (`params: [mint]`) over `mints`: wSOL with 9 decimals and USDC
+ * with 6. An account that is not a mint it knows is the node's -32602 "Invalid param: not a Token mint"; any other
+ * method is -32601. `state.decimals` answers a mint's decimals as given (a misbehaving node).
+ */
+export function solanaRpcStandIn() {
+  const faults: Fault[] = []
+  const received: Received[] = []
+  const mints = new Map<string, Mint>([
+    [wsol, { decimals: 9, supply: 0n }],
+    [usdc, { decimals: 6, supply: 8_719_003_217_123_456n }],
+  ])
+  const state = { decimals: undefined as unknown }
+  const rpcError = (id: unknown, code: number, message: string) =>
+    Response.json({ jsonrpc: '2.0', error: { code, message }, id })
+
+  const server = serve(
+    faults,
+    received,
+    { jsonrpc: '2.0', error: { code: 429, message: 'Too many requests for a specific RPC call' }, id: 1 },
+    (request) => {
+      const call = JSON.parse(request.body) as { id?: unknown; method?: string; params?: unknown[] }
+      if (call.method !== 'getTokenSupply') return rpcError(call.id, -32601, 'Method not found')
+      const mint = mints.get(String(call.params?.[0]))
+      if (!mint) return rpcError(call.id, -32602, 'Invalid param: not a Token mint')
+      const ui = formatUnits(mint.supply, mint.decimals)
+      return Response.json({
+        jsonrpc: '2.0',
+        result: {
+          context: { apiVersion: '2.2.14', slot: 381_245_117 },
+          value: {
+            amount: mint.supply.toString(),
+            decimals: state.decimals ?? mint.decimals,
+            uiAmount: Number(ui),
+            uiAmountString: ui,
+          },
+        },
+        id: call.id,
+      })
+    },
+  )
+  return {
+    /** JSON-RPC URL. */
+    url: `http://127.0.0.1:${server.port}/`,
+    mints,
     faults,
     received,
     state,
