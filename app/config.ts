@@ -1,17 +1,16 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { mainnet } from 'viem/chains'
-import { ConfigError } from '../core/Errors.js'
-
-export { ConfigError }
-
 import { heliusUrl } from '../adapters/solana/das.js'
 import { defaultUrl as hermesUrl } from '../adapters/solana/hermes.js'
 import { defaultUrl as jupiterUrl } from '../adapters/solana/jupiter.js'
 import { defaultUrl as solanaRpcUrl } from '../adapters/solana/rpc.js'
+import { ConfigError } from '../core/Errors.js'
 import type * as Module from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
 import { families } from './modules.js'
+
+export { ConfigError }
 
 /** One `host[:port]`: a DNS name or IPv4 address, or an IPv6 address in brackets. */
 const hostPattern =
