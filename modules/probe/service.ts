@@ -60,8 +60,8 @@ export type Issue = {
   why: string
 }
 
-/** An answer of one of the probe's requests. */
-export type Fetched = {
+/** How one of the probe's requests went. */
+export type Answer = {
   /** The URL requested. */
   url: string
   /** Its HTTP status; `null` when no answer arrived (refused, unreachable, timed out, too large). */
@@ -335,7 +335,7 @@ function readMpp(report: Report, header: string, now: Date) {
 
 /** `/.well-known/x402.json`: any JSON object; its networks, assets, payees and asset decimals are gathered. */
 function readWellKnown(report: Report, url: string, fetched: Outbound.Fetched | Outbound.Refusal) {
-  const document = readJson(report, documents.wellKnown, url, fetched)
+  const document = readJson(report, documents.wellKnown, fetched)
   if (document === undefined) return { ...summary(url, fetched), found: false }
   const entries = [document, ...arrayAt(document, 'resources'), ...arrayAt(document, 'items')].filter(isObject)
   const offers = entries.flatMap((entry) => [entry, ...arrayAt(entry, 'accepts').filter(isObject)])
@@ -364,7 +364,7 @@ function readWellKnown(report: Report, url: string, fetched: Outbound.Fetched | 
 
 /** `/openapi.json`: checked with mppx's discovery validator; its operations' `x-payment-info` listed. */
 function readOpenapi(report: Report, url: string, fetched: Outbound.Fetched | Outbound.Refusal) {
-  const document = readJson(report, documents.openapi, url, fetched)
+  const document = readJson(report, documents.openapi, fetched)
   if (document === undefined) return { ...summary(url, fetched), found: false }
   for (const issue of validateDiscovery(document))
     if (issue.severity === 'error') report.fault(`${documents.openapi} ${issue.path}`, issue.message)
@@ -413,7 +413,6 @@ function readLlms(report: Report, url: string, fetched: Outbound.Fetched | Outbo
 function readJson(
   report: Report,
   where: string,
-  url: string,
   fetched: Outbound.Fetched | Outbound.Refusal,
 ): Record<string, unknown> | undefined {
   if (!fetched.ok || fetched.status !== 200) {
@@ -428,7 +427,7 @@ function readJson(
     return undefined
   }
   if (!isObject(document)) {
-    report.fault(where, `not a JSON object (fetched from ${new URL(url).pathname})`)
+    report.fault(where, 'not a JSON object')
     return undefined
   }
   return document
@@ -438,7 +437,7 @@ function absence(fetched: Outbound.Fetched | Outbound.Refusal): string {
   return fetched.ok ? `answered ${fetched.status}` : `no answer: ${fetched.message}`
 }
 
-function summary(url: string, fetched: Outbound.Fetched | Outbound.Refusal): Fetched {
+function summary(url: string, fetched: Outbound.Fetched | Outbound.Refusal): Answer {
   return fetched.ok ? { url, status: fetched.status } : { url, status: null, error: fetched.message }
 }
 

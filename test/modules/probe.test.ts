@@ -22,6 +22,7 @@ const privateHits: string[] = []
 let self: ReturnType<typeof Bun.serve>
 let variants: ReturnType<typeof Bun.serve>
 let privateServer: ReturnType<typeof Bun.serve>
+let brokenDocs: ReturnType<typeof Bun.serve>
 
 const base64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64')
 const base64url = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url')
@@ -106,6 +107,24 @@ beforeAll(() => {
       return new Response(null, { status: 402, headers: { 'payment-required': base64(validV2) } })
     },
   })
+  brokenDocs = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    fetch(request) {
+      switch (new URL(request.url).pathname) {
+        case '/.well-known/x402.json':
+          return new Response('{"x402Version": 2,', { headers: { 'content-type': 'application/json' } })
+        case '/openapi.json':
+          return Response.json({
+            openapi: '3.1.0',
+            info: { title: 't', version: '1' },
+            paths: { '/x': { get: { 'x-payment-info': { amount: '0.5', currency: 'USD' }, responses: {} } } },
+          })
+        default:
+          return new Response('Payment required', { status: 402, headers: { 'content-type': 'text/plain' } })
+      }
+    },
+  })
   variants = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -122,6 +141,7 @@ beforeAll(() => {
 })
 
 afterAll(() => {
+  brokenDocs.stop(true)
   self.stop(true)
   variants.stop(true)
   privateServer.stop(true)
@@ -273,6 +293,17 @@ describe('POST /free/x402-check', () => {
       { where: '/.well-known/x402.json', why: 'answered 404' },
       { where: '/openapi.json', why: 'no operation carries x-payment-info' },
     ])
+  })
+
+  test('behavior: a well-known manifest that is not JSON and a bad x-payment-info are malformed, a bare 402 missing', async () => {
+    const report = await check(`http://127.0.0.1:${brokenDocs.port}/x`)
+    expect(report.response).toMatchObject({ status: 402, paymentRequired: true })
+    expect(report.protocols).toEqual([])
+    expect(report.malformed).toEqual([
+      { where: '/.well-known/x402.json', why: expect.stringContaining('not JSON') },
+      { where: '/openapi.json paths./x.get.x-payment-info.amount', why: 'Invalid amount' },
+    ])
+    expect(report.missing.map((issue) => issue.where)).toEqual(['/llms.txt', '/x'])
   })
 
   test('behavior: a URL that answers without 402 is reported, not an error', async () => {
