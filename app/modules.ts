@@ -13,6 +13,7 @@ import * as invoice from '../modules/invoice/index.js'
 import * as logs from '../modules/logs/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
+import * as probe from '../modules/probe/index.js'
 import * as resolve from '../modules/resolve/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as solana from '../modules/solana/index.js'
@@ -49,6 +50,7 @@ export const families: readonly Module.AnyModule[] = [
   solana.assetsManifest,
   solana.pricesManifest,
   swap.manifest,
+  probe.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
