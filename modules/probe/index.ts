@@ -5,13 +5,20 @@ import { routes } from './routes.js'
 /**
  * The x402 probe (`POST /free/x402-check`): requests a caller's URL and its origin's discovery documents through the
  * outbound guard and reports every payment protocol, price, network, asset and payee found, and what is malformed.
- * Its free path also falls under the free family's rate limit (`FREE_RATE_LIMIT_PER_MINUTE`).
+ * Each call sends up to four requests out, so it has a rate limit of its own, on by default, in place of the free
+ * family's.
  */
 export const manifest = Module.define({
   name: 'probe',
   paths: ['/free/x402-check'],
   needs: ['outbound'],
   env: Type.Object({
+    X402_CHECK_RATE_LIMIT_PER_MINUTE: Type.Integer({
+      minimum: 0,
+      default: 30,
+      description:
+        'calls per minute each client (by IP) may make to `/free/x402-check`, in bursts of as many (each sends up to four requests out); `0`: no limit. Beyond it a 429 problem+json',
+    }),
     X402_CHECK_TIMEOUT_MS: Type.Integer({
       minimum: 100,
       maximum: 60_000,
@@ -27,6 +34,10 @@ export const manifest = Module.define({
       description: 'largest answer body `/free/x402-check` reads from each of those requests, in bytes',
     }),
   }),
+  rateLimit: (env) => {
+    const perMinute = env.X402_CHECK_RATE_LIMIT_PER_MINUTE
+    return perMinute === 0 ? undefined : { capacity: perMinute, refill: perMinute, intervalMs: 60_000 }
+  },
   routes: ({ ports, env }) =>
     routes({ outbound: ports.outbound, timeoutMs: env.X402_CHECK_TIMEOUT_MS, maxBytes: env.X402_CHECK_MAX_BYTES }),
 })

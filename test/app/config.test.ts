@@ -66,7 +66,11 @@ describe('parse', () => {
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
         // Keyless public APIs by default.
         bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },
-        probe: { X402_CHECK_TIMEOUT_MS: 5_000, X402_CHECK_MAX_BYTES: 2 * 1024 * 1024 },
+        probe: {
+          X402_CHECK_RATE_LIMIT_PER_MINUTE: 30,
+          X402_CHECK_TIMEOUT_MS: 5_000,
+          X402_CHECK_MAX_BYTES: 2 * 1024 * 1024,
+        },
       },
     })
   })

@@ -3,6 +3,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
+import { outbound } from '../../adapters/outbound/fetch.js'
 import { memory } from '../../adapters/store/memory.js'
 import { openai } from '../../adapters/upstream/openai.js'
 import { ConfigError, parse, variablesOf } from '../../app/config.js'
@@ -10,7 +11,7 @@ import { jobRunner } from '../../app/jobs.js'
 import { silent } from '../../app/log.js'
 import { families } from '../../app/modules.js'
 import * as Module from '../../core/Module.js'
-import type * as Outbound from '../../core/Outbound.js'
+import * as Outbound from '../../core/Outbound.js'
 import { testGateway } from '../support/gateway.js'
 
 /** A whole family in a few lines: one env var (a secret), one port, one job, one catalog entry. */
@@ -124,6 +125,25 @@ describe('rate limits of free endpoints', () => {
     expect(response.headers.get('ratelimit')).toMatch(/^"free";r=0;t=\d+$/)
     expect(response.headers.get('ratelimit-policy')).toBe('"free";q=2;w=60')
     expect(await response.json()).toMatchObject({ status: 429, code: 'rate_limited' })
+  })
+
+  test('behavior: the x402 probe, which sends requests out, is limited on its own by default', async () => {
+    const post = (gateway: ReturnType<typeof testGateway>) =>
+      gateway.fetch('/free/x402-check', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ url: 'http://10.0.0.1/x' }),
+      })
+    const ports = { outbound: outbound({ allow: Outbound.emptyAllowList }) }
+    const limited = testGateway({ env: { X402_CHECK_RATE_LIMIT_PER_MINUTE: '1' }, ports })
+    expect((await post(limited)).status).toBe(400)
+    const response = await post(limited)
+    expect(response.status).toBe(429)
+    expect(response.headers.get('ratelimit-policy')).toBe('"probe";q=1;w=60')
+    expect((await limited.fetch('/free/timestamp')).status).toBe(200)
+    const byDefault = testGateway({ ports })
+    for (let call = 0; call < 30; call++) expect((await post(byDefault)).status).toBe(400)
+    expect((await post(byDefault)).status).toBe(429)
   })
 
   test('behavior: a browser-hosted agent may read the rate-limit headers (CORS exposes them)', async () => {
