@@ -90,6 +90,14 @@ export type AgentCard = {
   registration: Registration
 }
 
+/** One agent an address owns. */
+export type OwnedAgent = {
+  /** The agent's id, decimal. */
+  agentId: string
+  /** Its agentURI, as stored. */
+  tokenURI: string
+}
+
 /** The agents an address owns. */
 export type OwnedAgents = {
   /** The registry the agents are in. */
@@ -104,7 +112,7 @@ export type OwnedAgents = {
    */
   method: 'transfer-logs'
   /** The agents found, lowest id first, at most {@link maxListed}; null when the node would not return the events. */
-  agents: { agentId: string; tokenURI: string }[] | null
+  agents: OwnedAgent[] | null
   /** Whether `agents` lists as many agents as `balance` counts. */
   complete: boolean
   /** Why the list is missing or short, when it is. */
@@ -175,7 +183,7 @@ export async function owned(deps: Deps, address: Address): Promise<OwnedAgents> 
   const candidates = [
     ...new Set((logs.result as { topics: Hex[] }[]).map((log) => hexToBigInt(log.topics[3] ?? '0x0'))),
   ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  const agents: { agentId: string; tokenURI: string }[] = []
+  const agents: OwnedAgent[] = []
   for (const agentId of candidates) {
     if (agents.length >= maxListed) break
     const owner = (await read(deps, registry, 'ownerOf', [agentId])) as Address | undefined
