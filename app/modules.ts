@@ -1,4 +1,5 @@
 import type * as Module from '../core/Module.js'
+import * as agentcard from '../modules/agentcard/index.js'
 import * as ai from '../modules/ai/index.js'
 import * as analytics from '../modules/analytics/index.js'
 import * as audit from '../modules/audit/index.js'
@@ -51,6 +52,7 @@ export const families: readonly Module.AnyModule[] = [
   solana.pricesManifest,
   swap.manifest,
   probe.manifest,
+  agentcard.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

@@ -22,6 +22,7 @@ import {
   zeroHash,
 } from 'viem'
 import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
+import { agentRegistryAddress, agentRegistryDeployerIndex, deployAgentRegistry } from './agents.js'
 import batchPaymentsJson from './contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import devTokenJson from './contracts/artifacts/DevToken.json' with { type: 'json' }
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
@@ -128,10 +129,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
   const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
   const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
+  const agentRegistryDeployer = deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer, defiDeployer].map((account) => ({
+    ...[...accounts.map(({ account }) => account), deployer, defiDeployer, agentRegistryDeployer].map((account) => ({
       address: hexToBytes(account.address),
       balance,
     })),
@@ -399,6 +401,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
         feeds: addresses.priceFeeds,
         answers: Object.fromEntries(devPriceFeeds.map(({ symbol, answer }) => [symbol, answer])),
       })
+      await deployAgentRegistry({ account: agentRegistryDeployer, chainId, request })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -449,6 +452,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     uniswap: addresses.uniswap,
     aave: addresses.aave,
     comet: addresses.comet,
+    agentRegistry: addresses.agentRegistry,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -563,6 +567,8 @@ export declare namespace devnet {
     aave: contracts.ReturnType['aave']
     /** The Compound v3 look-alike: a USDC market with WETH collateral. */
     comet: Address
+    /** Our ERC-8004 Identity Registry (`contracts/AgentIdentityRegistry.sol`); nobody has registered an agent yet. */
+    agentRegistry: Address
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -633,6 +639,9 @@ export function contracts(): contracts.ReturnType {
       nameServiceContracts.map((contract, index) => [contract, at(nameServiceNonce + index)]),
     ) as contracts.ReturnType['names'],
     ...defiContracts({ deployer: deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account.address }),
+    agentRegistry: agentRegistryAddress({
+      deployer: deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account.address,
+    }),
   }
 }
 
@@ -667,6 +676,8 @@ export declare namespace contracts {
     aave: defiContracts.ReturnType['aave']
     /** The Compound v3 look-alike, at its nonce 6. */
     comet: Address
+    /** Our ERC-8004 Identity Registry, deployed by the agent-registry deployer (index 13) at its nonce 0. */
+    agentRegistry: Address
   }
 }
 

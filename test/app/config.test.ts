@@ -71,6 +71,8 @@ describe('parse', () => {
           X402_CHECK_TIMEOUT_MS: 5_000,
           X402_CHECK_MAX_BYTES: 2 * 1024 * 1024,
         },
+        // A public IPFS gateway for ipfs:// agentURIs.
+        agentcard: { IPFS_GATEWAY_URL: 'https://ipfs.io' },
       },
     })
   })

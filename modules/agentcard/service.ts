@@ -1,0 +1,420 @@
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeEventTopics,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  hexToBigInt,
+  isAddress,
+} from 'viem'
+import * as AgentRegistry from '../../core/AgentRegistry.js'
+import { NotFoundError, RpcCallFailedError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import type * as Outbound from '../../core/Outbound.js'
+import type * as Rpc from '../../core/Rpc.js'
+import { isFailure, toError } from '../../core/Upstream.js'
+import type { AgentCardQuery } from './schema.js'
+
+/** What the agent-card module needs from outside. */
+export type Deps = {
+  /** The settlement chain's node: the devnet on embedded defaults, Base in production. */
+  chain: Rpc.Endpoint
+  /** The guard every fetch of a registration file goes through. */
+  outbound: Outbound.Guard
+  /** IPFS HTTP gateway for `ipfs://` agentURIs, e.g. `https://ipfs.io`. */
+  ipfsGateway: string
+}
+
+/** Largest registration file read, in bytes. */
+export const maxFileBytes = 256 * 1024
+
+/** Time a registration file's server has to answer, in ms. */
+export const fetchTimeoutMs = 5_000
+
+/** Most agents an address lookup lists. */
+export const maxListed = 100
+
+/** One thing wrong with a registration file. */
+export type Problem = {
+  /** Dotted path of the offending field, `''` for the file itself. */
+  field: string
+  /** What is wrong, in one sentence. */
+  message: string
+}
+
+/** What became of an agent's registration file. */
+export type Registration = {
+  /**
+   * `valid` fetched and matching the ERC-8004 registration shape; `invalid` fetched but not (see `problems`); `refused`
+   * the outbound guard did not let the request go (nothing was fetched); `unreachable` sent but no usable answer;
+   * `unsupported` an agentURI scheme this gateway does not read; `absent` no agentURI set.
+   */
+  status: 'valid' | 'invalid' | 'refused' | 'unreachable' | 'unsupported' | 'absent'
+  /** The URL the file was fetched from (the IPFS gateway's for `ipfs://`); null when nothing was fetched. */
+  fetchedFrom: string | null
+  /** The guard's or the server's reason when nothing usable came back, e.g. `private_address` or `http_404`. */
+  reason: string | null
+  /** One sentence on what happened, when the file could not be read. */
+  message: string | null
+  /** The parsed file, as served; null when there is none or it is not JSON. */
+  file: unknown
+  /** Every way the file differs from the ERC-8004 registration shape; empty when valid. */
+  problems: Problem[]
+}
+
+/** Where the registry this module reads is. */
+type RegistryInfo = {
+  /** EIP-155 id of the chain. */
+  chainId: number
+  /** The registry's address. */
+  address: Address
+  /** `erc-8004` (the canonical deployment) or `devnet` (ours). */
+  source: AgentRegistry.Deployment['source']
+}
+
+/** An agent, by its id. */
+export type AgentCard = {
+  /** The registry the agent is in. */
+  registry: RegistryInfo
+  /** The agent's id (the registry's token id), decimal. */
+  agentId: string
+  /** The ERC-8004 global identifier, `eip155:<chainId>:<registry>`, that a registration file names its registry by. */
+  agentRegistry: string
+  /** Current owner of the agent's token. */
+  owner: Address
+  /** The reserved `agentWallet` metadata; null when unset or when the registry does not answer `getAgentWallet`. */
+  agentWallet: Address | null
+  /** The agentURI (`tokenURI`), as stored. */
+  tokenURI: string
+  /** The registration file the agentURI points at, checked. */
+  registration: Registration
+}
+
+/** One agent an address owns. */
+export type OwnedAgent = {
+  /** The agent's id, decimal. */
+  agentId: string
+  /** Its agentURI, as stored. */
+  tokenURI: string
+}
+
+/** The agents an address owns. */
+export type OwnedAgents = {
+  /** The registry the agents are in. */
+  registry: RegistryInfo
+  /** The owner asked about, checksummed. */
+  address: Address
+  /** Its ERC-721 balance in the registry: how many agents it owns, decimal. */
+  balance: string
+  /**
+   * How the agents were found: `transfer-logs`, the registry's ERC-721 `Transfer` events to the address (its
+   * registrations and the agents handed to it), each confirmed by a current `ownerOf`.
+   */
+  method: 'transfer-logs'
+  /** The agents found, lowest id first, at most {@link maxListed}; null when the node would not return the events. */
+  agents: OwnedAgent[] | null
+  /** Whether `agents` lists as many agents as `balance` counts. */
+  complete: boolean
+  /** Why the list is missing or short, when it is. */
+  message: string | null
+}
+
+/** An agent card by `agentId`, or the agents of `address`: exactly one of the two. */
+export async function lookup(deps: Deps, query: AgentCardQuery): Promise<AgentCard | OwnedAgents> {
+  const { agentId, address } = query
+  if (agentId !== undefined && address !== undefined)
+    throw new ValidationError({ field: 'address', message: 'give `agentId` or `address`, not both' })
+  if (address !== undefined) {
+    if (!isAddress(address, { strict: true }))
+      throw new ValidationError({
+        field: 'address',
+        message: 'must be 0x and 40 hex digits, with a valid EIP-55 checksum when it is mixed-case',
+      })
+    return owned(deps, getAddress(address))
+  }
+  if (agentId === undefined) throw new ValidationError({ field: 'agentId', message: 'give `agentId` or `address`' })
+  if (!/^[0-9]{1,78}$/.test(agentId) || BigInt(agentId) >= 2n ** 256n)
+    throw new ValidationError({ field: 'agentId', message: 'must be a decimal integer below 2^256' })
+  return card(deps, BigInt(agentId))
+}
+
+/** An agent's owner, agentURI, wallet and checked registration file. Unknown id: {@link NotFoundError}. */
+export async function card(deps: Deps, agentId: bigint): Promise<AgentCard> {
+  const registry = registryOf(deps)
+  const owner = await read(deps, registry, 'ownerOf', [agentId])
+  if (owner === undefined)
+    throw new NotFoundError(`No agent ${agentId} in the Identity Registry at ${registry.address}.`, {
+      details: { agentId: agentId.toString(), registry: registry.address },
+    })
+  const tokenURI = (await read(deps, registry, 'tokenURI', [agentId])) ?? ''
+  const wallet = await read(deps, registry, 'getAgentWallet', [agentId]).catch(() => undefined)
+  const agentRegistry = `eip155:${registry.chainId}:${registry.address}`
+  return {
+    registry,
+    agentId: agentId.toString(),
+    agentRegistry,
+    owner: owner as Address,
+    agentWallet: wallet === undefined || BigInt(wallet as Address) === 0n ? null : (wallet as Address),
+    tokenURI: tokenURI as string,
+    registration: await registrationOf(deps, tokenURI as string, { agentId, agentRegistry }),
+  }
+}
+
+/** The agents `address` owns, from the registry's `Transfer` events to it, each confirmed by `ownerOf`. */
+export async function owned(deps: Deps, address: Address): Promise<OwnedAgents> {
+  const registry = registryOf(deps)
+  const balance = (await read(deps, registry, 'balanceOf', [address])) as bigint | undefined
+  if (balance === undefined)
+    throw new UpstreamUnavailableError(`The Identity Registry at ${registry.address} did not answer balanceOf.`)
+  const answer = { registry, address, balance: balance.toString(), method: 'transfer-logs' as const }
+  if (balance === 0n) return { ...answer, agents: [], complete: true, message: null }
+
+  const topics = encodeEventTopics({ abi: AgentRegistry.abi, eventName: 'Transfer', args: { to: address } })
+  const logs = await deps.chain.request('eth_getLogs', [
+    { address: registry.address, topics, fromBlock: '0x0', toBlock: 'latest' },
+  ])
+  if (isFailure(logs) || !logs.ok || !Array.isArray(logs.result))
+    return {
+      ...answer,
+      agents: null,
+      complete: false,
+      message: `The node would not return the registry's Transfer events to ${address}: ${isFailure(logs) || logs.ok ? 'no answer' : logs.message}. The balance stands; the agents are not listed.`,
+    }
+  const candidates = [
+    ...new Set((logs.result as { topics: Hex[] }[]).map((log) => hexToBigInt(log.topics[3] ?? '0x0'))),
+  ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const agents: OwnedAgent[] = []
+  for (const agentId of candidates) {
+    if (agents.length >= maxListed) break
+    const owner = (await read(deps, registry, 'ownerOf', [agentId])) as Address | undefined
+    if (owner !== address) continue
+    const tokenURI = ((await read(deps, registry, 'tokenURI', [agentId])) as string | undefined) ?? ''
+    agents.push({ agentId: agentId.toString(), tokenURI })
+  }
+  const complete = BigInt(agents.length) === balance
+  return {
+    ...answer,
+    agents,
+    complete,
+    message: complete
+      ? null
+      : agents.length >= maxListed
+        ? `Listed the first ${maxListed} agents of ${balance}.`
+        : `Found ${agents.length} of the ${balance} agents the balance counts among the Transfer events the node returned.`,
+  }
+}
+
+function registryOf(deps: Deps): RegistryInfo {
+  const { address, source } = AgentRegistry.of(deps.chain.chainId)
+  return { chainId: deps.chain.chainId, address, source }
+}
+
+type ReadFunction = 'ownerOf' | 'tokenURI' | 'balanceOf' | 'getAgentWallet'
+
+/**
+ * One view call of the registry: its decoded result, or undefined when it reverts (no such agent). A node that does
+ * not answer throws as the upstream's error; a registry without code there throws {@link UpstreamUnavailableError}.
+ */
+async function read(
+  deps: Deps,
+  registry: RegistryInfo,
+  functionName: ReadFunction,
+  args: readonly unknown[],
+): Promise<unknown> {
+  const data = encodeFunctionData({ abi: AgentRegistry.abi, functionName, args } as never)
+  const answer = await deps.chain.request('eth_call', [{ to: registry.address, data }, 'latest'])
+  if (isFailure(answer)) throw toError(answer)
+  if (!answer.ok) {
+    if (answer.code === 3 || /revert/i.test(answer.message)) return undefined
+    throw new RpcCallFailedError(`${functionName} failed on ${deps.chain.name}: ${answer.message}`, {
+      details: { rpcError: { code: answer.code, message: answer.message } },
+    })
+  }
+  if (answer.result === '0x')
+    throw new UpstreamUnavailableError(
+      `No Identity Registry answers at ${registry.address} on ${deps.chain.name}: a devnet started before the registry was deployed has none; start a new one.`,
+    )
+  return decodeFunctionResult({ abi: AgentRegistry.abi, functionName, data: answer.result as Hex } as never)
+}
+
+/** The agent whose file is checked: a file's `registrations` should name it. */
+type Self = {
+  /** Its id. */
+  agentId: bigint
+  /** Its registry as `eip155:<chainId>:<address>`. */
+  agentRegistry: string
+}
+
+/** Reads the registration file `uri` points at (https, http, ipfs through the gateway, data decoded here) and checks it. */
+export async function registrationOf(deps: Deps, uri: string, self: Self): Promise<Registration> {
+  const none = { fetchedFrom: null, reason: null, message: null, file: null, problems: [] }
+  if (uri === '') return { ...none, status: 'absent', message: 'The agent has no agentURI.' }
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(uri)?.[1]?.toLowerCase()
+  if (scheme === 'data') {
+    const text = decodeDataUri(uri)
+    if (text === undefined)
+      return { ...none, status: 'invalid', problems: [{ field: '', message: 'is not a well-formed data: URI' }] }
+    return checked(text, null, self)
+  }
+  let url: string
+  if (scheme === 'ipfs') {
+    const path = uri.slice('ipfs://'.length).replace(/^ipfs\//, '')
+    if (!/^[A-Za-z0-9]+(\/[^?#]*)?$/.test(path))
+      return { ...none, status: 'invalid', problems: [{ field: '', message: 'is not an ipfs://<cid>[/path] URI' }] }
+    url = `${deps.ipfsGateway.replace(/\/+$/, '')}/ipfs/${path}`
+  } else if (scheme === 'https' || scheme === 'http') url = uri
+  else
+    return {
+      ...none,
+      status: 'unsupported',
+      reason: 'scheme_not_supported',
+      message: `agentURIs with the scheme ${scheme ?? '(none)'} are not read: https, http, ipfs and data are.`,
+    }
+
+  const fetched = await deps.outbound.fetch(url, {
+    timeoutMs: fetchTimeoutMs,
+    maxBytes: maxFileBytes,
+    headers: { accept: 'application/json' },
+  })
+  if (!fetched.ok) {
+    const refused = guardReasons.has(fetched.reason)
+    return {
+      ...none,
+      status: refused ? 'refused' : 'unreachable',
+      fetchedFrom: refused ? null : url,
+      reason: fetched.reason,
+      message: fetched.message,
+    }
+  }
+  if (fetched.status !== 200)
+    return {
+      ...none,
+      status: 'unreachable',
+      fetchedFrom: url,
+      reason: `http_${fetched.status}`,
+      message: `The server answered HTTP ${fetched.status}.`,
+    }
+  return checked(new TextDecoder().decode(fetched.body), url, self)
+}
+
+/** Refusals decided before anything is sent: the guard's own. */
+const guardReasons = new Set<Outbound.Reason>([
+  'invalid_url',
+  'scheme_not_allowed',
+  'credentials_not_allowed',
+  'port_not_allowed',
+  'private_address',
+  'unresolvable',
+])
+
+function checked(text: string, fetchedFrom: string | null, self: Self): Registration {
+  const base = { fetchedFrom, reason: null, message: null }
+  let file: unknown
+  try {
+    file = JSON.parse(text)
+  } catch {
+    return { ...base, status: 'invalid', file: null, problems: [{ field: '', message: 'is not JSON' }] }
+  }
+  const problems = validate(file, self)
+  return { ...base, status: problems.length === 0 ? 'valid' : 'invalid', file, problems }
+}
+
+/** The text of a `data:` URI (base64 or percent-encoded); undefined when it is not one. */
+export function decodeDataUri(uri: string): string | undefined {
+  const comma = uri.indexOf(',')
+  if (comma < 0) return undefined
+  const meta = uri.slice('data:'.length, comma)
+  const payload = uri.slice(comma + 1)
+  try {
+    if (/;base64$/i.test(meta)) {
+      if (!/^[A-Za-z0-9+/]*={0,2}$/.test(payload)) return undefined
+      return new TextDecoder('utf-8', { fatal: true }).decode(Buffer.from(payload, 'base64'))
+    }
+    return decodeURIComponent(payload)
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Every way `file` differs from the ERC-8004 registration shape: `type` the registration-v1 URL, `name` and
+ * `description` strings, `image` a string; `services` (or the earlier drafts' `endpoints`) entries with a `name` and an
+ * `endpoint`; `x402Support` and `active` booleans; `registrations` entries `{ agentId, agentRegistry }`, one of them
+ * this agent; `supportedTrust` strings.
+ */
+export function validate(file: unknown, self: Self): Problem[] {
+  if (!isRecord(file)) return [{ field: '', message: 'must be a JSON object' }]
+  const problems: Problem[] = []
+  const problem = (field: string, message: string) => problems.push({ field, message })
+  if (file.type !== AgentRegistry.registrationType)
+    problem('type', `must be "${AgentRegistry.registrationType}"${file.type === undefined ? ', and is missing' : ''}`)
+  for (const field of ['name', 'description'] as const)
+    if (typeof file[field] !== 'string' || file[field] === '')
+      problem(field, file[field] === undefined ? 'is missing' : 'must be a non-empty string')
+  if (file.image !== undefined && typeof file.image !== 'string') problem('image', 'must be a URI string')
+  for (const field of ['services', 'endpoints'] as const) {
+    const list = file[field]
+    if (list === undefined) continue
+    if (!Array.isArray(list)) {
+      problem(field, 'must be an array')
+      continue
+    }
+    for (const [index, entry] of list.entries()) {
+      if (!isRecord(entry)) {
+        problem(`${field}.${index}`, 'must be an object with a name and an endpoint')
+        continue
+      }
+      for (const key of ['name', 'endpoint'] as const)
+        if (typeof entry[key] !== 'string' || entry[key] === '')
+          problem(`${field}.${index}.${key}`, entry[key] === undefined ? 'is missing' : 'must be a non-empty string')
+      if (entry.version !== undefined && typeof entry.version !== 'string')
+        problem(`${field}.${index}.version`, 'must be a string')
+    }
+  }
+  if (file.services === undefined && file.endpoints === undefined) problem('services', 'is missing')
+  for (const field of ['x402Support', 'active'] as const)
+    if (file[field] !== undefined && typeof file[field] !== 'boolean') problem(field, 'must be true or false')
+  if (file.supportedTrust !== undefined) {
+    if (!Array.isArray(file.supportedTrust)) problem('supportedTrust', 'must be an array of strings')
+    else
+      for (const [index, entry] of file.supportedTrust.entries())
+        if (typeof entry !== 'string') problem(`supportedTrust.${index}`, 'must be a string')
+  }
+  if (file.registrations !== undefined) {
+    if (!Array.isArray(file.registrations)) problem('registrations', 'must be an array')
+    else {
+      let names = false
+      for (const [index, entry] of file.registrations.entries()) {
+        if (!isRecord(entry)) {
+          problem(`registrations.${index}`, 'must be an object with an agentId and an agentRegistry')
+          continue
+        }
+        const id = entry.agentId
+        const idOk =
+          (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) ||
+          (typeof id === 'string' && /^[0-9]{1,78}$/.test(id))
+        if (!idOk) problem(`registrations.${index}.agentId`, 'must be a non-negative integer')
+        const registry = entry.agentRegistry
+        const registryOk = typeof registry === 'string' && /^eip155:[0-9]+:0x[0-9a-fA-F]{40}$/.test(registry)
+        if (!registryOk) problem(`registrations.${index}.agentRegistry`, 'must be eip155:<chainId>:<registry address>')
+        if (
+          idOk &&
+          registryOk &&
+          BigInt(id as number | string) === self.agentId &&
+          (registry as string).toLowerCase() === self.agentRegistry.toLowerCase()
+        )
+          names = true
+      }
+      if (!names)
+        problem(
+          'registrations',
+          `names no registration of this agent (agentId ${self.agentId} in ${self.agentRegistry})`,
+        )
+    }
+  }
+  return problems
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
