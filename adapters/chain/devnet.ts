@@ -35,6 +35,7 @@ import universalResolverJson from './contracts/artifacts/UniversalResolver.json'
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
+import { seedWallet, walletContracts, walletDeployerIndex } from './wallet.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
 export const mnemonic = 'test test test test test test test test test test test junk'
@@ -128,10 +129,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
   const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
   const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
+  const walletDeployer = deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer, defiDeployer].map((account) => ({
+    ...[...accounts.map(({ account }) => account), deployer, defiDeployer, walletDeployer].map((account) => ({
       address: hexToBytes(account.address),
       balance,
     })),
@@ -399,6 +401,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
         feeds: addresses.priceFeeds,
         answers: Object.fromEntries(devPriceFeeds.map(({ symbol, answer }) => [symbol, answer])),
       })
+      await seedWallet({ account: walletDeployer, chainId, request })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -449,6 +452,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     uniswap: addresses.uniswap,
     aave: addresses.aave,
     comet: addresses.comet,
+    wallet: addresses.wallet,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -563,6 +567,8 @@ export declare namespace devnet {
     aave: contracts.ReturnType['aave']
     /** The Compound v3 look-alike: a USDC market with WETH collateral. */
     comet: Address
+    /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory. */
+    wallet: contracts.ReturnType['wallet']
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -633,6 +639,9 @@ export function contracts(): contracts.ReturnType {
       nameServiceContracts.map((contract, index) => [contract, at(nameServiceNonce + index)]),
     ) as contracts.ReturnType['names'],
     ...defiContracts({ deployer: deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account.address }),
+    wallet: walletContracts({
+      deployer: deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account.address,
+    }),
   }
 }
 
@@ -667,6 +676,8 @@ export declare namespace contracts {
     aave: defiContracts.ReturnType['aave']
     /** The Compound v3 look-alike, at its nonce 6. */
     comet: Address
+    /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory, by the wallet deployer ({@link walletDeployerIndex}). */
+    wallet: walletContracts.ReturnType
   }
 }
 
