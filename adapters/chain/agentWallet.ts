@@ -1,15 +1,27 @@
 import {
   type Address,
+  BaseError,
+  type Chain,
   concat,
+  createWalletClient,
+  decodeErrorResult,
   encodeAbiParameters,
   encodeDeployData,
   encodeFunctionData,
   erc20Abi,
+  getAddress,
   getContractAddress,
+  type Hash,
   type Hex,
+  isAddressEqual,
+  isHex,
   numberToHex,
+  type PublicClient,
+  type Transport,
   toFunctionSelector,
 } from 'viem'
+import type { LocalAccount } from 'viem/accounts'
+import { type AgentWalletChain, AuthorizationRefused, type SessionKey } from '../../core/AgentWallet.js'
 import agentAccountJson from './contracts/artifacts/AgentAccount.json' with { type: 'json' }
 import agentAccountFactoryJson from './contracts/artifacts/AgentAccountFactory.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
@@ -53,41 +65,6 @@ export declare namespace accountAddress {
     salt: bigint
   }
 }
-
-/** The EIP-712 domain of an account: name `AgentAccount`, version `1`. */
-export function domain(parameters: domain.Parameters) {
-  const { account, chainId } = parameters
-  return { name: 'AgentAccount', version: '1', chainId, verifyingContract: account } as const
-}
-
-export declare namespace domain {
-  type Parameters = {
-    /** The account, the verifying contract. */
-    account: Address
-    /** Its chain id. */
-    chainId: number
-  }
-}
-
-/** EIP-712 types of the owner's `AddSessionKey` authorization. */
-export const addSessionKeyTypes = {
-  AddSessionKey: [
-    { name: 'key', type: 'address' },
-    { name: 'validUntil', type: 'uint48' },
-    { name: 'period', type: 'uint48' },
-    { name: 'tokens', type: 'address[]' },
-    { name: 'limits', type: 'uint256[]' },
-    { name: 'nonce', type: 'uint256' },
-  ],
-} as const
-
-/** EIP-712 types of the owner's `RevokeSessionKey` authorization. */
-export const revokeSessionKeyTypes = {
-  RevokeSessionKey: [
-    { name: 'key', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-  ],
-} as const
 
 /**
  * Call data of a user operation that has the account call `target` with `value` and `data` through
@@ -143,5 +120,154 @@ export declare namespace sessionSignature {
     key: Address
     /** Its EIP-191 signature of the user operation hash. */
     signature: Hex
+  }
+}
+
+/**
+ * The agent-wallet port over our contracts through a viem public client, with `relayer` sending (and paying for)
+ * deployments and owner authorizations. Reads go to the latest block.
+ */
+export function agentWalletChain(parameters: agentWalletChain.Parameters): AgentWalletChain {
+  const { client, chainId, entryPoint, factory, relayer, chain, transport, tokens } = parameters
+  const wallet = createWalletClient({ account: relayer, chain, transport })
+  // One relayer transaction at a time, so concurrent requests never race for its nonce.
+  let queue: Promise<unknown> = Promise.resolve()
+  function send(to: Address, data: Hex): Promise<Hash> {
+    const run = async () => {
+      const hash = await wallet.sendTransaction({ to, data, account: relayer, chain })
+      const receipt = await client.waitForTransactionReceipt({ hash })
+      if (receipt.status !== 'success') throw new Error(`relayer transaction ${hash} to ${to} reverted.`)
+      return hash
+    }
+    const result = queue.then(run, run)
+    queue = result.catch(() => undefined)
+    return result
+  }
+  const read = <T>(address: Address, functionName: string, args: readonly unknown[] = []) =>
+    client.readContract({ address, abi: agentAccount.abi, functionName, args }) as Promise<T>
+  return {
+    chainId,
+    entryPoint,
+    factory,
+    relayer: relayer.address,
+    async predict(owner, salt) {
+      const computed = accountAddress({ factory, entryPoint, owner, salt })
+      const onChain = (await client.readContract({
+        address: factory,
+        abi: agentAccountFactory.abi,
+        functionName: 'getAddress',
+        args: [owner, salt],
+      })) as Address
+      if (!isAddressEqual(onChain, computed))
+        throw new Error(`The factory ${factory} answers ${onChain} for ${owner}/${salt}; computed ${computed}.`)
+      return computed
+    },
+    async read(account) {
+      const code = await client.getCode({ address: account })
+      const deployed = code !== undefined && code !== '0x'
+      const native = await client.getBalance({ address: account })
+      const balances = await Promise.all(
+        tokens.map(async (token) => ({
+          ...token,
+          balance: await client.readContract({
+            address: token.address,
+            abi: erc20Abi,
+            functionName: 'balanceOf',
+            args: [account],
+          }),
+        })),
+      )
+      if (!deployed)
+        return { deployed, owner: undefined, native, tokens: balances, sessionKeys: [], authorizationNonce: 0n }
+      const block = await client.getBlock()
+      const [owner, authorizationNonce, keys] = await Promise.all([
+        read<Address>(account, 'owner'),
+        read<bigint>(account, 'authorizationNonce'),
+        read<Address[]>(account, 'sessionKeys'),
+      ])
+      const sessionKeys: SessionKey[] = []
+      for (const key of keys) {
+        const [active, validAfter, validUntil, period, keyTokens] = await read<
+          [boolean, number, number, number, Address[]]
+        >(account, 'sessionKey', [key])
+        if (!active || BigInt(validUntil) < block.timestamp) continue
+        const allowances = await Promise.all(
+          keyTokens.map(async (token) => {
+            const [remaining, periodEnd] = await read<[bigint, bigint]>(account, 'remaining', [key, token])
+            return { token: getAddress(token), remaining, periodEnd: Number(periodEnd) }
+          }),
+        )
+        sessionKeys.push({ key: getAddress(key), validAfter, validUntil, period, allowances })
+      }
+      return { deployed, owner, native, tokens: balances, sessionKeys, authorizationNonce }
+    },
+    provision(owner, salt) {
+      return send(
+        factory,
+        encodeFunctionData({ abi: agentAccountFactory.abi, functionName: 'createAccount', args: [owner, salt] }),
+      )
+    },
+    addSessionKey(account, terms) {
+      const { key, validUntil, period, tokens, limits, signature } = terms
+      return submit(
+        account,
+        encodeFunctionData({
+          abi: agentAccount.abi,
+          functionName: 'addSessionKey',
+          args: [key, validUntil, period, tokens, limits, signature],
+        }),
+      )
+    },
+    revokeSessionKey(account, key, signature) {
+      return submit(
+        account,
+        encodeFunctionData({ abi: agentAccount.abi, functionName: 'revokeSessionKey', args: [key, signature] }),
+      )
+    },
+  }
+
+  /** Simulates, then sends from the relayer; a reverting simulation throws {@link AuthorizationRefused}. */
+  async function submit(account: Address, data: Hex): Promise<Hash> {
+    try {
+      await client.call({ account: relayer.address, to: account, data })
+    } catch (error) {
+      // The node's revert data, wherever viem's error chain carries it.
+      const carrier =
+        error instanceof BaseError
+          ? error.walk((cause) => isHex((cause as { data?: unknown }).data) && (cause as { data: Hex }).data !== '0x')
+          : null
+      const raw = (carrier as { data?: Hex } | null)?.data
+      const reason = raw ? decodeErrorResult({ abi: agentAccount.abi, data: raw }).errorName : 'reverted'
+      throw new AuthorizationRefused(reason)
+    }
+    return send(account, data)
+  }
+}
+
+export declare namespace agentWalletChain {
+  type Parameters = {
+    /** Public client of the chain. */
+    client: PublicClient
+    /** Its chain id. */
+    chainId: number
+    /** The EntryPoint v0.7. */
+    entryPoint: Address
+    /** The AgentAccountFactory bound to it. */
+    factory: Address
+    /** Sends and pays for deployments and authorizations. */
+    relayer: LocalAccount
+    /** The viem chain, for the wallet client. */
+    chain: Chain
+    /** Transport to the chain. */
+    transport: Transport
+    /** The tokens whose balances `read` reports. */
+    tokens: readonly {
+      /** Symbol. */
+      symbol: string
+      /** Checksummed ERC-20. */
+      address: Address
+      /** Decimals. */
+      decimals: number
+    }[]
   }
 }

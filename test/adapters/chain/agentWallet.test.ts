@@ -17,6 +17,7 @@ import entryPointJson from '../../../adapters/chain/contracts/artifacts/account-
 }
 import type { PublishedArtifact } from '../../../adapters/chain/contracts/published.js'
 import { type devnet as Devnet, devnet } from '../../../adapters/chain/devnet.js'
+import * as Typed from '../../../core/AgentWallet.js'
 
 const entryPointAbi = (entryPointJson as unknown as PublishedArtifact).abi
 const { agentAccount, agentAccountFactory } = AgentWallet
@@ -131,8 +132,8 @@ async function addKey(
   terms: { validUntil: number; period: number; tokens: Address[]; limits: bigint[] },
 ) {
   const signature = await owner.signTypedData({
-    domain: AgentWallet.domain({ account, chainId: chain.chainId }),
-    types: AgentWallet.addSessionKeyTypes,
+    domain: Typed.domain({ account, chainId: chain.chainId }),
+    types: Typed.addSessionKeyTypes,
     primaryType: 'AddSessionKey',
     message: { key, ...terms, nonce: await nonceOf() },
   })
@@ -287,8 +288,8 @@ describe('AgentAccount on the devnet through EntryPoint v0.7', () => {
     expect(await handleOps(await transfer())).toMatchObject({ status: 'success', success: true })
     const before = await transfer()
     const signature = await owner.signTypedData({
-      domain: AgentWallet.domain({ account, chainId: chain.chainId }),
-      types: AgentWallet.revokeSessionKeyTypes,
+      domain: Typed.domain({ account, chainId: chain.chainId }),
+      types: Typed.revokeSessionKeyTypes,
       primaryType: 'RevokeSessionKey',
       message: { key: key.address, nonce: await nonceOf() },
     })
@@ -331,8 +332,8 @@ describe('AgentAccount on the devnet through EntryPoint v0.7', () => {
     // Signed by someone else.
     const stranger = sessionKey()
     const forged = await stranger.signTypedData({
-      domain: AgentWallet.domain({ account, chainId: chain.chainId }),
-      types: AgentWallet.addSessionKeyTypes,
+      domain: Typed.domain({ account, chainId: chain.chainId }),
+      types: Typed.addSessionKeyTypes,
       primaryType: 'AddSessionKey',
       message: { key: stranger.address, ...terms, nonce: await nonceOf() },
     })
