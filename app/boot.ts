@@ -15,6 +15,7 @@ import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/
 import { base, mainnet } from 'viem/chains'
 import { across } from '../adapters/bridge/across.js'
 import { lifi } from '../adapters/bridge/lifi.js'
+import { agentWalletChain } from '../adapters/chain/agentWallet.js'
 import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
@@ -23,6 +24,7 @@ import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
 import { transfers } from '../adapters/chain/transfers.js'
+import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
@@ -263,6 +265,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
       : undefined,
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
     batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
+    agentWallet: settlement.isDevnet ? devnetAgentWallet(settlement) : undefined,
     stellar: config.stellar ? horizon(config.stellar) : undefined,
     xrp: config.rippledUrl ? rippled({ url: config.rippledUrl }) : undefined,
     solanaSwap: config.solana.aggregator && jupiter(config.solana.aggregator),
@@ -473,6 +476,25 @@ async function rpcChain(config: Config): Promise<Settlement> {
     where,
     close: async () => {},
   }
+}
+
+/**
+ * The agent-wallet port on a devnet of ours: its EntryPoint v0.7 and AgentAccountFactory, with the wallet deployer
+ * (funded at genesis) relaying. Base has the canonical EntryPoint (0x0000000071727De22E5E9d8BAf0edAc6f37da032) but
+ * not our factory, so there the port is absent and the agent-wallet module unavailable.
+ */
+function devnetAgentWallet(settlement: Settlement) {
+  const { entryPoint, accountFactory } = contracts().wallet
+  return agentWalletChain({
+    client: settlement.client,
+    chainId: settlement.chain.id,
+    entryPoint,
+    factory: accountFactory,
+    relayer: privateKeyToAccount(account({ index: walletDeployerIndex }).privateKey),
+    chain: settlement.chain,
+    transport: settlement.transport,
+    tokens: [{ symbol: 'USDC', address: settlement.terms.asset.address, decimals: settlement.terms.asset.decimals }],
+  })
 }
 
 /** The batch-payment contract deployed on Base; ours on the devnet has the same ABI. */

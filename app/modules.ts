@@ -1,5 +1,6 @@
 import type * as Module from '../core/Module.js'
 import * as agentcard from '../modules/agentcard/index.js'
+import * as agentWallet from '../modules/agentwallet/index.js'
 import * as ai from '../modules/ai/index.js'
 import * as analytics from '../modules/analytics/index.js'
 import * as audit from '../modules/audit/index.js'
@@ -39,6 +40,7 @@ export const families: readonly Module.AnyModule[] = [
   logs.manifest,
   invoice.manifest,
   escrow.manifest,
+  agentWallet.manifest,
   batch.manifest,
   payroll.manifest,
   stellar.manifest,
@@ -69,6 +71,7 @@ export const portNames: Record<Module.Port, string> = {
   fx: 'fiat price feeds',
   fxReference: 'a reference-rate source (FX_REFERENCE_URL)',
   batch: 'a batch contract',
+  agentWallet: 'the agent-wallet contracts (EntryPoint v0.7 and our AgentAccountFactory; the devnet has them)',
   stellar: 'a Horizon server (HORIZON_URL)',
   xrp: 'a rippled server (RIPPLED_URL)',
   solanaSwap: 'a swap aggregator (JUPITER_API_KEY, or JUPITER_URL of one that needs no key)',

@@ -1,5 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox'
 import type { Address } from 'viem'
+import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
@@ -75,6 +76,8 @@ export type Ports = {
   fxReference: FxReference
   /** The batch-payment contract on each accepted chain. */
   batch: BatchChains
+  /** Our ERC-4337 agent-wallet contracts on the settlement chain, with a relayer that sponsors their transactions. */
+  agentWallet: AgentWalletChain
   /** The Stellar network (Horizon). */
   stellar: StellarNetwork
   /** The XRP Ledger (rippled). */

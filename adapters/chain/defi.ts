@@ -20,6 +20,7 @@ import swapRouter02Json from './contracts/artifacts/uniswap/SwapRouter02.json' w
 import uniswapV3FactoryJson from './contracts/artifacts/uniswap/UniswapV3Factory.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 import type { UniswapArtifact } from './contracts/uniswap.js'
+import { sendInOrder } from './seed.js'
 
 /**
  * Mnemonic index (m/44'/60'/0'/0/12) of the account that deploys and seeds the devnet's DeFi contracts (Uniswap v3,
@@ -180,24 +181,7 @@ export async function seedDefi(parameters: seedDefi.Parameters): Promise<void> {
     transfer('USDC', addresses.comet, lendingCashUsd),
   ]
 
-  const latest = (await request('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: Hex }
-  // Blocks below the gas target only lower the base fee, so twice the current one covers every transaction.
-  const maxFeePerGas = BigInt(latest.baseFeePerGas) * 2n
-  const nonce = Number(BigInt((await request('eth_getTransactionCount', [account.address, 'latest'])) as Hex))
-  for (const [index, transaction] of transactions.entries()) {
-    const signed = await account.signTransaction({
-      ...transaction,
-      type: 'eip1559',
-      chainId,
-      nonce: nonce + index,
-      gas: 15_000_000n,
-      maxFeePerGas,
-      maxPriorityFeePerGas: 0n,
-    })
-    const hash = (await request('eth_sendRawTransaction', [signed])) as Hex
-    const receipt = (await request('eth_getTransactionReceipt', [hash])) as { status: Hex } | null
-    if (receipt?.status !== '0x1') throw new Error(`DeFi seeding transaction ${index} (${hash}) reverted.`)
-  }
+  await sendInOrder({ account, chainId, request, transactions, label: 'DeFi seeding' })
 }
 
 export declare namespace seedDefi {

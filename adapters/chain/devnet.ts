@@ -36,6 +36,7 @@ import universalResolverJson from './contracts/artifacts/UniversalResolver.json'
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
+import { seedWallet, walletContracts, walletDeployerIndex } from './wallet.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
 export const mnemonic = 'test test test test test test test test test test test junk'
@@ -130,13 +131,13 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
   const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
   const agentRegistryDeployer = deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account
+  const walletDeployer = deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer, defiDeployer, agentRegistryDeployer].map((account) => ({
-      address: hexToBytes(account.address),
-      balance,
-    })),
+    ...[...accounts.map(({ account }) => account), deployer, defiDeployer, agentRegistryDeployer, walletDeployer].map(
+      (account) => ({ address: hexToBytes(account.address), balance }),
+    ),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
   ]
@@ -402,6 +403,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
         answers: Object.fromEntries(devPriceFeeds.map(({ symbol, answer }) => [symbol, answer])),
       })
       await deployAgentRegistry({ account: agentRegistryDeployer, chainId, request })
+      await seedWallet({ account: walletDeployer, chainId, request })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -453,6 +455,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     aave: addresses.aave,
     comet: addresses.comet,
     agentRegistry: addresses.agentRegistry,
+    wallet: addresses.wallet,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -569,6 +572,8 @@ export declare namespace devnet {
     comet: Address
     /** Our ERC-8004 Identity Registry (`contracts/AgentIdentityRegistry.sol`); nobody has registered an agent yet. */
     agentRegistry: Address
+    /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory. */
+    wallet: contracts.ReturnType['wallet']
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -642,6 +647,9 @@ export function contracts(): contracts.ReturnType {
     agentRegistry: agentRegistryAddress({
       deployer: deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account.address,
     }),
+    wallet: walletContracts({
+      deployer: deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account.address,
+    }),
   }
 }
 
@@ -678,6 +686,8 @@ export declare namespace contracts {
     comet: Address
     /** Our ERC-8004 Identity Registry, deployed by the agent-registry deployer (index 13) at its nonce 0. */
     agentRegistry: Address
+    /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory, by the wallet deployer ({@link walletDeployerIndex}). */
+    wallet: walletContracts.ReturnType
   }
 }
 

@@ -5,11 +5,9 @@
  * needed contracts kept, with where they came from. Usage: `npm run uniswap`. The JSON files are committed and never
  * edited by hand; the packages are not dependencies of the project.
  */
-import { createHash } from 'node:crypto'
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { mkdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Abi, Hex } from 'viem'
+import { fetchPublished, type PublishedArtifact } from './published.js'
 
 /** Folder holding the committed Uniswap artifacts. */
 export const uniswapDirectory = join(import.meta.dir, 'artifacts', 'uniswap')
@@ -44,77 +42,11 @@ export const sources = [
 export type Name = keyof (typeof sources)[number]['contracts']
 
 /** One committed Uniswap artifact. */
-export type UniswapArtifact = {
-  /** Contract name, also the file name `<contractName>.json`. */
-  contractName: string
-  /** Where it comes from. */
-  source: {
-    /** npm package name. */
-    package: string
-    /** Exact package version. */
-    version: string
-    /** The tarball's Subresource Integrity string, as the registry publishes it (`dist.integrity`). */
-    integrity: string
-    /** The Hardhat artifact's path inside the tarball. */
-    path: string
-  }
-  /** Contract ABI, as published. */
-  abi: Abi
-  /** Creation bytecode, as published; no library links. */
-  bytecode: Hex
-}
-
-/** Runs a command and returns its standard output; throws with its standard error when it fails. */
-function run(command: string[], cwd: string): string {
-  const result = Bun.spawnSync(command, { cwd, stdout: 'pipe', stderr: 'pipe' })
-  if (result.exitCode !== 0) throw new Error(`${command.join(' ')} failed: ${result.stderr.toString().trim()}`)
-  return result.stdout.toString()
-}
-
-/** Fetches, checks and extracts every artifact of {@link sources}. */
-export function fetchArtifacts(): UniswapArtifact[] {
-  const folder = mkdtempSync(join(tmpdir(), 'uniswap-'))
-  try {
-    const artifacts: UniswapArtifact[] = []
-    for (const source of sources) {
-      const spec = `${source.package}@${source.version}`
-      const published = run(['npm', 'view', spec, 'dist.integrity'], folder).trim()
-      const [packed] = JSON.parse(run(['npm', 'pack', spec, '--json', '--pack-destination', folder], folder)) as {
-        filename: string
-      }[]
-      const tarball = join(folder, packed!.filename)
-      const integrity = `sha512-${createHash('sha512').update(readFileSync(tarball)).digest('base64')}`
-      if (integrity !== published)
-        throw new Error(`${spec}: the tarball's integrity ${integrity} is not the registry's ${published}.`)
-      const paths = Object.values(source.contracts)
-      const extracted = join(folder, packed!.filename.replace(/\.tgz$/, ''))
-      mkdirSync(extracted)
-      run(['tar', 'xzf', tarball, '-C', extracted, ...paths], folder)
-      for (const [contractName, path] of Object.entries(source.contracts)) {
-        const hardhat = JSON.parse(readFileSync(join(extracted, path), 'utf8')) as {
-          abi: Abi
-          bytecode: Hex
-          linkReferences: Record<string, unknown>
-        }
-        if (Object.keys(hardhat.linkReferences).length > 0)
-          throw new Error(`${spec} ${contractName} links libraries; the devnet deploys bytecode as published.`)
-        artifacts.push({
-          contractName,
-          source: { package: source.package, version: source.version, integrity, path },
-          abi: hardhat.abi,
-          bytecode: hardhat.bytecode,
-        })
-      }
-    }
-    return artifacts
-  } finally {
-    rmSync(folder, { recursive: true, force: true })
-  }
-}
+export type UniswapArtifact = PublishedArtifact
 
 if (import.meta.main) {
   mkdirSync(uniswapDirectory, { recursive: true })
-  for (const artifact of fetchArtifacts()) {
+  for (const artifact of fetchPublished({ sources, prefix: 'uniswap' })) {
     writeFileSync(join(uniswapDirectory, `${artifact.contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`)
     console.log(
       `${artifact.contractName} (${artifact.source.package}@${artifact.source.version}): ${(artifact.bytecode.length - 2) / 2} bytes`,

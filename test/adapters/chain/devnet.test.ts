@@ -672,6 +672,7 @@ describe('contracts', () => {
       aave: chain.aave,
       comet: chain.comet,
       agentRegistry: chain.agentRegistry,
+      wallet: chain.wallet,
     })
   })
 
