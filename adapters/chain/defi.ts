@@ -142,44 +142,92 @@ export async function seedDefi(parameters: seedDefi.Parameters): Promise<void> {
     ...pooled.map((symbol) =>
       call(tokens[symbol]!.address, erc20Abi, 'approve', [uniswap.positionManager, 2n ** 256n - 1n]),
     ),
-    ...devPools.map(({ tokenA, tokenB, fee, usd }) => {
-      const [token0, token1] = Uniswap.sort({ tokenA: tokens[tokenA]!.address, tokenB: tokens[tokenB]!.address })
-      const [symbol0, symbol1] = token0 === tokens[tokenA]!.address ? [tokenA, tokenB] : [tokenB, tokenA]
-      const amount0 = amountOf(symbol0, usd)
-      const amount1 = amountOf(symbol1, usd)
-      const spacing = Uniswap.tickSpacings[fee]
-      const tickLower = Math.ceil(Uniswap.minTick / spacing) * spacing
-      const create = encodeFunctionData({
-        abi: positionManager.abi,
-        functionName: 'createAndInitializePoolIfNecessary',
-        args: [token0, token1, fee, Uniswap.sqrtPriceX96({ amount0, amount1 })],
-      })
-      const mint = encodeFunctionData({
-        abi: positionManager.abi,
-        functionName: 'mint',
-        args: [
-          {
-            token0,
-            token1,
-            fee,
-            tickLower,
-            tickUpper: -tickLower,
-            amount0Desired: amount0,
-            amount1Desired: amount1,
-            amount0Min: 0n,
-            amount1Min: 0n,
-            recipient: account.address,
-            deadline: 2n ** 32n,
-          },
-        ],
-      })
-      return call(uniswap.positionManager, positionManager.abi, 'multicall', [[create, mint]])
-    }),
+    ...devPools.map(({ tokenA, tokenB, fee, usd }) =>
+      seedPool({
+        positionManager: uniswap.positionManager,
+        tokenA: tokens[tokenA]!.address,
+        amountA: amountOf(tokenA, usd),
+        tokenB: tokens[tokenB]!.address,
+        amountB: amountOf(tokenB, usd),
+        fee,
+        recipient: account.address,
+      }),
+    ),
     transfer('USDC', addresses.aave.pool, lendingCashUsd),
     transfer('WETH', addresses.aave.pool, lendingCashUsd),
     transfer('USDC', addresses.comet, lendingCashUsd),
   ]
 
+  await sendInOrder({ account, chainId, request, transactions, label: 'DeFi seeding' })
+}
+
+/**
+ * The NonfungiblePositionManager transaction that creates the `fee` pool of two tokens at the price `amountA` of one
+ * for `amountB` of the other, and adds that much of each as a full-range position owned by `recipient` (who must
+ * hold and have approved both).
+ */
+export function seedPool(parameters: seedPool.Parameters): { to: Address; data: Hex } {
+  const { positionManager: to, tokenA, amountA, tokenB, amountB, fee, recipient } = parameters
+  const [token0, token1] = Uniswap.sort({ tokenA, tokenB })
+  const [amount0, amount1] = token0 === tokenA ? [amountA, amountB] : [amountB, amountA]
+  const spacing = Uniswap.tickSpacings[fee]
+  const tickLower = Math.ceil(Uniswap.minTick / spacing) * spacing
+  const create = encodeFunctionData({
+    abi: positionManager.abi,
+    functionName: 'createAndInitializePoolIfNecessary',
+    args: [token0, token1, fee, Uniswap.sqrtPriceX96({ amount0, amount1 })],
+  })
+  const mint = encodeFunctionData({
+    abi: positionManager.abi,
+    functionName: 'mint',
+    args: [
+      {
+        token0,
+        token1,
+        fee,
+        tickLower,
+        tickUpper: -tickLower,
+        amount0Desired: amount0,
+        amount1Desired: amount1,
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient,
+        deadline: 2n ** 32n,
+      },
+    ],
+  })
+  return {
+    to,
+    data: encodeFunctionData({ abi: positionManager.abi, functionName: 'multicall', args: [[create, mint]] }),
+  }
+}
+
+export declare namespace seedPool {
+  type Parameters = {
+    /** NonfungiblePositionManager. */
+    positionManager: Address
+    /** One token. */
+    tokenA: Address
+    /** Base units of it added. */
+    amountA: bigint
+    /** The other token. */
+    tokenB: Address
+    /** Base units of it added. */
+    amountB: bigint
+    /** Fee tier. */
+    fee: Uniswap.FeeTier
+    /** Owns the position. */
+    recipient: Address
+  }
+}
+
+/**
+ * Signs `transactions` from `account` with consecutive nonces from its next one, a fixed gas limit and a fee of twice
+ * the current base fee, so none waits for an estimate, and sends them in order (each is mined on arrival). Throws
+ * when one reverts.
+ */
+export async function sendInOrder(parameters: sendInOrder.Parameters): Promise<void> {
+  const { account, chainId, request, transactions, label } = parameters
   const latest = (await request('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: Hex }
   // Blocks below the gas target only lower the base fee, so twice the current one covers every transaction.
   const maxFeePerGas = BigInt(latest.baseFeePerGas) * 2n
@@ -196,7 +244,22 @@ export async function seedDefi(parameters: seedDefi.Parameters): Promise<void> {
     })
     const hash = (await request('eth_sendRawTransaction', [signed])) as Hex
     const receipt = (await request('eth_getTransactionReceipt', [hash])) as { status: Hex } | null
-    if (receipt?.status !== '0x1') throw new Error(`DeFi seeding transaction ${index} (${hash}) reverted.`)
+    if (receipt?.status !== '0x1') throw new Error(`${label} transaction ${index} (${hash}) reverted.`)
+  }
+}
+
+export declare namespace sendInOrder {
+  type Parameters = {
+    /** The sender. */
+    account: LocalAccount
+    /** The devnet's chain id. */
+    chainId: number
+    /** Sends one JSON-RPC request to the devnet. */
+    request: (method: string, params?: unknown[]) => Promise<unknown>
+    /** The transactions, in order: a deployment has no `to`. */
+    transactions: readonly { to?: Address; data: Hex }[]
+    /** Names the batch in the error a revert throws. */
+    label: string
   }
 }
 

@@ -35,6 +35,7 @@ import universalResolverJson from './contracts/artifacts/UniversalResolver.json'
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
+import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
 export const mnemonic = 'test test test test test test test test test test test junk'
@@ -128,10 +129,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
   const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
   const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
+  const safetyDeployer = deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer, defiDeployer].map((account) => ({
+    ...[...accounts.map(({ account }) => account), deployer, defiDeployer, safetyDeployer].map((account) => ({
       address: hexToBytes(account.address),
       balance,
     })),
@@ -399,6 +401,15 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
         feeds: addresses.priceFeeds,
         answers: Object.fromEntries(devPriceFeeds.map(({ symbol, answer }) => [symbol, answer])),
       })
+      await mint(safetyDeployer.address, taxTokenPool.weth, addresses.tokens.WETH!)
+      await seedSafety({
+        account: safetyDeployer,
+        chainId,
+        request,
+        weth: addresses.tokens.WETH!,
+        positionManager: addresses.uniswap.positionManager,
+        factory: addresses.uniswap.factory,
+      })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -449,6 +460,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     uniswap: addresses.uniswap,
     aave: addresses.aave,
     comet: addresses.comet,
+    safety: addresses.safety,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -563,6 +575,8 @@ export declare namespace devnet {
     aave: contracts.ReturnType['aave']
     /** The Compound v3 look-alike: a USDC market with WETH collateral. */
     comet: Address
+    /** The screening contracts: the sanctions oracle look-alike, the taxed token and a proxy. */
+    safety: contracts.ReturnType['safety']
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -633,6 +647,9 @@ export function contracts(): contracts.ReturnType {
       nameServiceContracts.map((contract, index) => [contract, at(nameServiceNonce + index)]),
     ) as contracts.ReturnType['names'],
     ...defiContracts({ deployer: deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account.address }),
+    safety: safetyContracts({
+      deployer: deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account.address,
+    }),
   }
 }
 
@@ -667,6 +684,8 @@ export declare namespace contracts {
     aave: defiContracts.ReturnType['aave']
     /** The Compound v3 look-alike, at its nonce 6. */
     comet: Address
+    /** The screening contracts, deployed by the safety deployer ({@link safetyDeployerIndex}). */
+    safety: safetyContracts.ReturnType
   }
 }
 

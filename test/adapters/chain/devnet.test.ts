@@ -671,6 +671,7 @@ describe('contracts', () => {
       uniswap: chain.uniswap,
       aave: chain.aave,
       comet: chain.comet,
+      safety: chain.safety,
     })
   })
 
