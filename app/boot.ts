@@ -22,6 +22,7 @@ import { escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
+import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { local } from '../adapters/facilitator/local.js'
@@ -279,6 +280,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     bridges: (settings) => [lifi(settings.lifi), across(settings.across)],
     aggregator: config.zerox ? zerox({ baseUrl: config.zerox.url, apiKey: config.zerox.key }) : undefined,
     intel: intelOf(config),
+    simulator,
   }
 }
 

@@ -77,6 +77,7 @@ export const portNames: Record<Module.Port, string> = {
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
   aggregator: 'a swap aggregator (ZEROX_API_KEY)',
   intel: 'a security-intelligence source (GOPLUS_URL)',
+  simulator: 'a token-trade simulator',
   outbound: 'an outbound guard',
   history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
   bridges: 'bridge adapters',

@@ -96,6 +96,8 @@ export type Ports = {
   aggregator: SwapAggregator
   /** A second opinion on tokens and addresses (GoPlus) for the safety screens. */
   intel: Safety.Intel
+  /** The runtime code of the contract that simulates a buy and a sell in one eth_call (SafetySimulator). */
+  simulator: Safety.Simulator
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
   /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */

@@ -1,4 +1,4 @@
-import { type Address, getAddress, type Hex, hexToBigInt, isHex, size, toFunctionSelector } from 'viem'
+import { type Abi, type Address, getAddress, type Hex, hexToBigInt, isHex, size, toFunctionSelector } from 'viem'
 import { base } from 'viem/chains'
 import type * as Upstream from './Upstream.js'
 
@@ -218,6 +218,17 @@ export function sellTaxBps(parameters: { amount: bigint; debited: bigint; quote:
 
 function roundedDiv(numerator: bigint, denominator: bigint): bigint {
   return (numerator * 2n + denominator) / (2n * denominator)
+}
+
+/**
+ * The token-trade simulator: runtime code with `simulate(router, quoter, baseToken, token, fee, amountIn)`, run with
+ * eth_call at a scratch address (adapters/chain/contracts/SafetySimulator.sol).
+ */
+export type Simulator = {
+  /** Its runtime bytecode. */
+  code: Hex
+  /** Its ABI. */
+  abi: Abi
 }
 
 /** A second opinion on tokens and addresses from a security-intelligence vendor (GoPlus). */

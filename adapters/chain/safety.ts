@@ -1,7 +1,9 @@
 import { type Address, encodeDeployData, encodeFunctionData, erc20Abi, getContractAddress, maxUint256 } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
+import type * as Safety from '../../core/Safety.js'
 import * as Uniswap from '../../core/Uniswap.js'
 import devProxyJson from './contracts/artifacts/DevProxy.json' with { type: 'json' }
+import safetySimulatorJson from './contracts/artifacts/SafetySimulator.json' with { type: 'json' }
 import sanctionsOracleJson from './contracts/artifacts/SanctionsOracle.json' with { type: 'json' }
 import taxTokenJson from './contracts/artifacts/TaxToken.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
@@ -16,6 +18,12 @@ export const safetyDeployerIndex = 14
 const sanctionsOracle = sanctionsOracleJson as unknown as Artifact
 const taxToken = taxTokenJson as unknown as Artifact
 const devProxy = devProxyJson as unknown as Artifact
+
+/** The token-trade simulator: SafetySimulator's runtime code, never deployed, run by eth_call at a scratch address. */
+export const simulator: Safety.Simulator = {
+  code: (safetySimulatorJson as unknown as Artifact).deployedBytecode,
+  abi: (safetySimulatorJson as unknown as Artifact).abi,
+}
 
 /** The taxed token's sell tax, in basis points of the amount sold (10%). */
 export const taxTokenSellFeeBps = 1_000n

@@ -15,7 +15,7 @@ export function safety(deps: Service.Deps) {
 export const manifest = Module.define({
   name: 'safety',
   paths: ['/api/v1/token/safety', '/api/v1/address/safety'],
-  needs: ['onchain', 'chains'],
+  needs: ['onchain', 'chains', 'simulator'],
   uses: ['intel'],
   env: Type.Object({
     GOPLUS_URL: Type.String({
@@ -28,6 +28,6 @@ export const manifest = Module.define({
   routes: ({ ports }) => {
     const chain = ports.chains.find((endpoint) => endpoint.chainId === ports.onchain.chainId)
     if (!chain) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return safety({ chain, intel: ports.intel, now: Date.now })
+    return safety({ chain, intel: ports.intel, simulator: ports.simulator, now: Date.now })
   },
 })

@@ -10,7 +10,6 @@ import {
   parseAbi,
   toHex,
 } from 'viem'
-import simulatorJson from '../../adapters/chain/contracts/artifacts/SafetySimulator.json' with { type: 'json' }
 import * as AddressFormat from '../../core/Address.js'
 import { NotFoundError, ValidationError } from '../../core/Errors.js'
 import type * as Rpc from '../../core/Rpc.js'
@@ -25,6 +24,8 @@ export type Deps = {
   chain: Rpc.Endpoint
   /** The second opinion (GoPlus); absent, its checks are not checked. */
   intel: Safety.Intel | undefined
+  /** The contract run by eth_call to simulate a buy and a sell. */
+  simulator: Safety.Simulator
   /** Current time, epoch ms. */
   now: () => number
 }
@@ -38,8 +39,6 @@ export const simulatedBuyWei = 10n ** 16n
 /** The scratch address the simulator's code is placed at for the eth_call (no contract lives there). */
 export const simulatorAddress: Address = '0x00000000000000000000000000000000005afe00'
 
-const simulatorAbi = simulatorJson.abi as unknown as readonly unknown[] as import('viem').Abi
-const simulatorCode = simulatorJson.deployedBytecode as Hex
 const poolAbi = parseAbi(['function liquidity() view returns (uint128)'])
 const oracleAbi = parseAbi(['function isSanctioned(address addr) view returns (bool)'])
 
@@ -190,7 +189,7 @@ async function simulation(deps: Deps, token: Address, rpc: string): Promise<Safe
     encodeAbiParameters([{ type: 'address' }, { type: 'uint256' }], [simulatorAddress, Safety.wethBalanceSlot]),
   )
   const data = encodeFunctionData({
-    abi: simulatorAbi,
+    abi: deps.simulator.abi,
     functionName: 'simulate',
     args: [uniswap.swapRouter02, uniswap.quoterV2, uniswap.weth, token, best.fee, simulatedBuyWei],
   })
@@ -198,12 +197,16 @@ async function simulation(deps: Deps, token: Address, rpc: string): Promise<Safe
     { to: simulatorAddress, data, gas: toHex(30_000_000n) },
     'latest',
     {
-      [simulatorAddress]: { code: simulatorCode },
+      [simulatorAddress]: { code: deps.simulator.code },
       [uniswap.weth]: { stateDiff: { [balanceSlot]: toHex(simulatedBuyWei, { size: 32 }) } },
     },
   ])
   if ('error' in answer) return none(`The simulation did not run: ${answer.error}`)
-  const outcome = decodeFunctionResult({ abi: simulatorAbi, functionName: 'simulate', data: answer.result as Hex }) as {
+  const outcome = decodeFunctionResult({
+    abi: deps.simulator.abi,
+    functionName: 'simulate',
+    data: answer.result as Hex,
+  }) as {
     buyQuote: bigint
     bought: bigint
     buyOk: boolean
