@@ -66,6 +66,8 @@ describe('parse', () => {
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
         // Keyless public APIs by default.
         bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },
+        // Keyless public API by default.
+        safety: { GOPLUS_URL: 'https://api.gopluslabs.io' },
       },
     })
   })
