@@ -23,6 +23,7 @@ import { escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
+import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
@@ -44,6 +45,7 @@ import { horizon } from '../adapters/stellar/horizon.js'
 import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { openai } from '../adapters/upstream/openai.js'
+import { goplus } from '../adapters/vendor/goplus.js'
 import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
 import type { BatchChain } from '../core/BatchChain.js'
@@ -57,6 +59,7 @@ import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
+import * as safetyFamily from '../modules/safety/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
@@ -279,7 +282,17 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     history: historyOf(config, settlement),
     bridges: (settings) => [lifi(settings.lifi), across(settings.across)],
     aggregator: config.zerox ? zerox({ baseUrl: config.zerox.url, apiKey: config.zerox.key }) : undefined,
+    intel: intelOf(config),
+    simulator,
   }
+}
+
+/** GoPlus at the safety family's GOPLUS_URL; none when the family is not in the configuration. */
+function intelOf(config: Config) {
+  const env = config.modules[safetyFamily.manifest.name] as
+    | Static<NonNullable<typeof safetyFamily.manifest.env>>
+    | undefined
+  return env ? goplus({ baseUrl: env.GOPLUS_URL }) : undefined
 }
 
 /** The reference-rate source at the fx family's FX_REFERENCE_URL; none when the family is not in the configuration. */

@@ -18,6 +18,7 @@ import * as prices from '../modules/prices/index.js'
 import * as probe from '../modules/probe/index.js'
 import * as resolve from '../modules/resolve/index.js'
 import * as rpc from '../modules/rpc/index.js'
+import * as safety from '../modules/safety/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as swap from '../modules/swap/index.js'
@@ -55,6 +56,7 @@ export const families: readonly Module.AnyModule[] = [
   swap.manifest,
   probe.manifest,
   agentcard.manifest,
+  safety.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -81,6 +83,8 @@ export const portNames: Record<Module.Port, string> = {
   chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',
   decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
   aggregator: 'a swap aggregator (ZEROX_API_KEY)',
+  intel: 'a security-intelligence source (GOPLUS_URL)',
+  simulator: 'a token-trade simulator',
   outbound: 'an outbound guard',
   history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
   bridges: 'bridge adapters',

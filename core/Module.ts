@@ -14,6 +14,7 @@ import type * as Price from './Price.js'
 import type { PriceFeeds } from './PriceFeeds.js'
 import type * as RateLimit from './RateLimit.js'
 import type { Connect, Endpoint } from './Rpc.js'
+import type * as Safety from './Safety.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Store } from './Store.js'
@@ -96,6 +97,10 @@ export type Ports = {
   decentralized: InferenceUpstream
   /** A swap aggregator whose quotes are compared with Uniswap v3's (the 0x Swap API). */
   aggregator: SwapAggregator
+  /** A second opinion on tokens and addresses (GoPlus) for the safety screens. */
+  intel: Safety.Intel
+  /** The runtime code of the contract that simulates a buy and a sell in one eth_call (SafetySimulator). */
+  simulator: Safety.Simulator
   /** The guard in front of every request to a URL a caller gave. */
   outbound: OutboundGuard
   /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */

@@ -143,45 +143,83 @@ export async function seedDefi(parameters: seedDefi.Parameters): Promise<void> {
     ...pooled.map((symbol) =>
       call(tokens[symbol]!.address, erc20Abi, 'approve', [uniswap.positionManager, 2n ** 256n - 1n]),
     ),
-    ...devPools.map(({ tokenA, tokenB, fee, usd }) => {
-      const [token0, token1] = Uniswap.sort({ tokenA: tokens[tokenA]!.address, tokenB: tokens[tokenB]!.address })
-      const [symbol0, symbol1] = token0 === tokens[tokenA]!.address ? [tokenA, tokenB] : [tokenB, tokenA]
-      const amount0 = amountOf(symbol0, usd)
-      const amount1 = amountOf(symbol1, usd)
-      const spacing = Uniswap.tickSpacings[fee]
-      const tickLower = Math.ceil(Uniswap.minTick / spacing) * spacing
-      const create = encodeFunctionData({
-        abi: positionManager.abi,
-        functionName: 'createAndInitializePoolIfNecessary',
-        args: [token0, token1, fee, Uniswap.sqrtPriceX96({ amount0, amount1 })],
-      })
-      const mint = encodeFunctionData({
-        abi: positionManager.abi,
-        functionName: 'mint',
-        args: [
-          {
-            token0,
-            token1,
-            fee,
-            tickLower,
-            tickUpper: -tickLower,
-            amount0Desired: amount0,
-            amount1Desired: amount1,
-            amount0Min: 0n,
-            amount1Min: 0n,
-            recipient: account.address,
-            deadline: 2n ** 32n,
-          },
-        ],
-      })
-      return call(uniswap.positionManager, positionManager.abi, 'multicall', [[create, mint]])
-    }),
+    ...devPools.map(({ tokenA, tokenB, fee, usd }) =>
+      seedPool({
+        positionManager: uniswap.positionManager,
+        tokenA: tokens[tokenA]!.address,
+        amountA: amountOf(tokenA, usd),
+        tokenB: tokens[tokenB]!.address,
+        amountB: amountOf(tokenB, usd),
+        fee,
+        recipient: account.address,
+      }),
+    ),
     transfer('USDC', addresses.aave.pool, lendingCashUsd),
     transfer('WETH', addresses.aave.pool, lendingCashUsd),
     transfer('USDC', addresses.comet, lendingCashUsd),
   ]
 
   await sendInOrder({ account, chainId, request, transactions, label: 'DeFi seeding' })
+}
+
+/**
+ * The NonfungiblePositionManager transaction that creates the `fee` pool of two tokens at the price `amountA` of one
+ * for `amountB` of the other, and adds that much of each as a full-range position owned by `recipient` (who must
+ * hold and have approved both).
+ */
+export function seedPool(parameters: seedPool.Parameters): { to: Address; data: Hex } {
+  const { positionManager: to, tokenA, amountA, tokenB, amountB, fee, recipient } = parameters
+  const [token0, token1] = Uniswap.sort({ tokenA, tokenB })
+  const [amount0, amount1] = token0 === tokenA ? [amountA, amountB] : [amountB, amountA]
+  const spacing = Uniswap.tickSpacings[fee]
+  const tickLower = Math.ceil(Uniswap.minTick / spacing) * spacing
+  const create = encodeFunctionData({
+    abi: positionManager.abi,
+    functionName: 'createAndInitializePoolIfNecessary',
+    args: [token0, token1, fee, Uniswap.sqrtPriceX96({ amount0, amount1 })],
+  })
+  const mint = encodeFunctionData({
+    abi: positionManager.abi,
+    functionName: 'mint',
+    args: [
+      {
+        token0,
+        token1,
+        fee,
+        tickLower,
+        tickUpper: -tickLower,
+        amount0Desired: amount0,
+        amount1Desired: amount1,
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient,
+        deadline: 2n ** 32n,
+      },
+    ],
+  })
+  return {
+    to,
+    data: encodeFunctionData({ abi: positionManager.abi, functionName: 'multicall', args: [[create, mint]] }),
+  }
+}
+
+export declare namespace seedPool {
+  type Parameters = {
+    /** NonfungiblePositionManager. */
+    positionManager: Address
+    /** One token. */
+    tokenA: Address
+    /** Base units of it added. */
+    amountA: bigint
+    /** The other token. */
+    tokenB: Address
+    /** Base units of it added. */
+    amountB: bigint
+    /** Fee tier. */
+    fee: Uniswap.FeeTier
+    /** Owns the position. */
+    recipient: Address
+  }
 }
 
 export declare namespace seedDefi {

@@ -36,6 +36,7 @@ import universalResolverJson from './contracts/artifacts/UniversalResolver.json'
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
+import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
 import { seedWallet, walletContracts, walletDeployerIndex } from './wallet.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
@@ -132,12 +133,18 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
   const agentRegistryDeployer = deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account
   const walletDeployer = deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account
+  const safetyDeployer = deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer, defiDeployer, agentRegistryDeployer, walletDeployer].map(
-      (account) => ({ address: hexToBytes(account.address), balance }),
-    ),
+    ...[
+      ...accounts.map(({ account }) => account),
+      deployer,
+      defiDeployer,
+      agentRegistryDeployer,
+      walletDeployer,
+      safetyDeployer,
+    ].map((account) => ({ address: hexToBytes(account.address), balance })),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
   ]
@@ -404,6 +411,15 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       })
       await deployAgentRegistry({ account: agentRegistryDeployer, chainId, request })
       await seedWallet({ account: walletDeployer, chainId, request })
+      await mint(safetyDeployer.address, taxTokenPool.weth, addresses.tokens.WETH!)
+      await seedSafety({
+        account: safetyDeployer,
+        chainId,
+        request,
+        weth: addresses.tokens.WETH!,
+        positionManager: addresses.uniswap.positionManager,
+        factory: addresses.uniswap.factory,
+      })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -456,6 +472,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     comet: addresses.comet,
     agentRegistry: addresses.agentRegistry,
     wallet: addresses.wallet,
+    safety: addresses.safety,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -574,6 +591,8 @@ export declare namespace devnet {
     agentRegistry: Address
     /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory. */
     wallet: contracts.ReturnType['wallet']
+    /** The screening contracts: the sanctions oracle look-alike, the taxed token and a proxy. */
+    safety: contracts.ReturnType['safety']
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -650,6 +669,9 @@ export function contracts(): contracts.ReturnType {
     wallet: walletContracts({
       deployer: deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account.address,
     }),
+    safety: safetyContracts({
+      deployer: deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account.address,
+    }),
   }
 }
 
@@ -688,6 +710,8 @@ export declare namespace contracts {
     agentRegistry: Address
     /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory, by the wallet deployer ({@link walletDeployerIndex}). */
     wallet: walletContracts.ReturnType
+    /** The screening contracts, deployed by the safety deployer ({@link safetyDeployerIndex}). */
+    safety: safetyContracts.ReturnType
   }
 }
 

@@ -73,6 +73,8 @@ describe('parse', () => {
         },
         // A public IPFS gateway for ipfs:// agentURIs.
         agentcard: { IPFS_GATEWAY_URL: 'https://ipfs.io' },
+        // Keyless public API by default.
+        safety: { GOPLUS_URL: 'https://api.gopluslabs.io' },
       },
     })
   })

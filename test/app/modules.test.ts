@@ -18,7 +18,7 @@ import { testGateway } from '../support/gateway.js'
 const ticks: string[] = []
 const tiny = Module.define({
   name: 'tiny',
-  paths: ['/api/v1/token/safety'],
+  paths: ['/api/v1/gpu/models'],
   needs: ['outbound'],
   env: Type.Object({
     TINY_TOKEN: Type.String({
@@ -29,7 +29,7 @@ const tiny = Module.define({
     }),
   }),
   routes: ({ env }) =>
-    new Elysia({ name: 'tiny' }).get('/api/v1/token/safety', () => ({ tokenLength: env.TINY_TOKEN.length })),
+    new Elysia({ name: 'tiny' }).get('/api/v1/gpu/models', () => ({ tokenLength: env.TINY_TOKEN.length })),
   jobs: [{ name: 'tiny-sweep', run: async ({ env }) => ticks.push(env.TINY_TOKEN) }],
 })
 
@@ -46,14 +46,14 @@ describe('a new family', () => {
       ports: { outbound: guard },
       env: { TINY_TOKEN: 'a-longer-token' },
     })
-    const response = await gateway.fetch('/api/v1/token/safety')
+    const response = await gateway.fetch('/api/v1/gpu/models')
     expect(response.status).toBe(200)
     expect(await response.json()).toEqual({ tokenLength: 14 })
   })
 
   test('behavior: without the port it needs, its path answers 503 with the reason, before any payment', async () => {
     const gateway = testGateway({ families: [...families, tiny] })
-    const response = await gateway.fetch('/api/v1/token/safety')
+    const response = await gateway.fetch('/api/v1/gpu/models')
     expect(response.status).toBe(503)
     expect((await response.json()).detail).toContain('needs an outbound guard and none is configured')
   })

@@ -673,6 +673,7 @@ describe('contracts', () => {
       comet: chain.comet,
       agentRegistry: chain.agentRegistry,
       wallet: chain.wallet,
+      safety: chain.safety,
     })
   })
 

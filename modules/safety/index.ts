@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox'
+import * as Module from '../../core/Module.js'
+import { routes } from './routes.js'
+import type * as Service from './service.js'
+
+/** The safety screens, mounted by the gateway. */
+export function safety(deps: Service.Deps) {
+  return routes(deps)
+}
+
+/**
+ * Token and address screening on the settlement chain (`/api/v1/token/safety`, `/api/v1/address/safety`): each
+ * verdict lists its checks with their evidence and source; GoPlus is the second opinion where reachable.
+ */
+export const manifest = Module.define({
+  name: 'safety',
+  paths: ['/api/v1/token/safety', '/api/v1/address/safety'],
+  needs: ['onchain', 'chains', 'simulator'],
+  uses: ['intel'],
+  env: Type.Object({
+    GOPLUS_URL: Type.String({
+      minLength: 1,
+      default: 'https://api.gopluslabs.io',
+      description:
+        'GoPlus Security API (`/api/v1/token_security/{chainId}`, `/api/v1/address_security/{address}`), the second opinion of `/api/v1/token/safety` and `/api/v1/address/safety` (keyless public API unless set); unreachable, its checks are reported as not checked',
+    }),
+  }),
+  routes: ({ ports }) => {
+    const chain = ports.chains.find((endpoint) => endpoint.chainId === ports.onchain.chainId)
+    if (!chain) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
+    return safety({ chain, intel: ports.intel, simulator: ports.simulator, now: Date.now })
+  },
+})
