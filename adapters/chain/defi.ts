@@ -180,10 +180,20 @@ export async function seedDefi(parameters: seedDefi.Parameters): Promise<void> {
     transfer('USDC', addresses.comet, lendingCashUsd),
   ]
 
+  await sendAll({ account, chainId, request, transactions, label: 'DeFi seeding' })
+}
+
+/**
+ * Signs and sends `transactions` from `account` in order, at its next nonces, each mined at once (auto-mining);
+ * throws when one reverts. One batch of a devnet's seeding. Resolves with the transactions' hashes, in order.
+ */
+export async function sendAll(parameters: sendAll.Parameters): Promise<Hex[]> {
+  const { account, chainId, request, transactions, label } = parameters
   const latest = (await request('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: Hex }
   // Blocks below the gas target only lower the base fee, so twice the current one covers every transaction.
   const maxFeePerGas = BigInt(latest.baseFeePerGas) * 2n
   const nonce = Number(BigInt((await request('eth_getTransactionCount', [account.address, 'latest'])) as Hex))
+  const hashes: Hex[] = []
   for (const [index, transaction] of transactions.entries()) {
     const signed = await account.signTransaction({
       ...transaction,
@@ -196,7 +206,29 @@ export async function seedDefi(parameters: seedDefi.Parameters): Promise<void> {
     })
     const hash = (await request('eth_sendRawTransaction', [signed])) as Hex
     const receipt = (await request('eth_getTransactionReceipt', [hash])) as { status: Hex } | null
-    if (receipt?.status !== '0x1') throw new Error(`DeFi seeding transaction ${index} (${hash}) reverted.`)
+    if (receipt?.status !== '0x1') throw new Error(`${label} transaction ${index} (${hash}) reverted.`)
+    hashes.push(hash)
+  }
+  return hashes
+}
+
+export declare namespace sendAll {
+  type Parameters = {
+    /** The sending account, with ETH. */
+    account: LocalAccount
+    /** The devnet's chain id. */
+    chainId: number
+    /** Sends one JSON-RPC request to the devnet. */
+    request: (method: string, params?: unknown[]) => Promise<unknown>
+    /** The transactions, in order; without `to`, a deployment. */
+    transactions: readonly {
+      /** Called contract; absent for a deployment. */
+      to?: Address
+      /** Calldata or creation code. */
+      data: Hex
+    }[]
+    /** Names the batch in the error of a reverted transaction. */
+    label: string
   }
 }
 

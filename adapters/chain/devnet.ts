@@ -35,6 +35,7 @@ import universalResolverJson from './contracts/artifacts/UniversalResolver.json'
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
+import { kycContracts, kycDeployerIndex, seedKyc } from './kyc.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
 export const mnemonic = 'test test test test test test test test test test test junk'
@@ -128,10 +129,11 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const deployer = deriveAccounts(deployerIndex + 1)[deployerIndex]!.account
   const feeRecipient = deriveAccounts(feeRecipientIndex + 1)[feeRecipientIndex]!.account.address
   const defiDeployer = deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account
+  const kycDeployer = deriveAccounts(kycDeployerIndex + 1)[kycDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
-    ...[...accounts.map(({ account }) => account), deployer, defiDeployer].map((account) => ({
+    ...[...accounts.map(({ account }) => account), deployer, defiDeployer, kycDeployer].map((account) => ({
       address: hexToBytes(account.address),
       balance,
     })),
@@ -399,6 +401,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
         feeds: addresses.priceFeeds,
         answers: Object.fromEntries(devPriceFeeds.map(({ symbol, answer }) => [symbol, answer])),
       })
+      await seedKyc({ account: kycDeployer, chainId, request })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -449,6 +452,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     uniswap: addresses.uniswap,
     aave: addresses.aave,
     comet: addresses.comet,
+    kyc: addresses.kyc,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -563,6 +567,8 @@ export declare namespace devnet {
     aave: contracts.ReturnType['aave']
     /** The Compound v3 look-alike: a USDC market with WETH collateral. */
     comet: Address
+    /** EAS from its published artifacts and our attestation indexer, with the Coinbase Verifications schemas. */
+    kyc: contracts.ReturnType['kyc']
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -633,6 +639,7 @@ export function contracts(): contracts.ReturnType {
       nameServiceContracts.map((contract, index) => [contract, at(nameServiceNonce + index)]),
     ) as contracts.ReturnType['names'],
     ...defiContracts({ deployer: deriveAccounts(defiDeployerIndex + 1)[defiDeployerIndex]!.account.address }),
+    kyc: kycContracts({ deployer: deriveAccounts(kycDeployerIndex + 1)[kycDeployerIndex]!.account.address }),
   }
 }
 
@@ -667,6 +674,8 @@ export declare namespace contracts {
     aave: defiContracts.ReturnType['aave']
     /** The Compound v3 look-alike, at its nonce 6. */
     comet: Address
+    /** EAS, its SchemaRegistry and our indexer, deployed by the KYC deployer ({@link kycDeployerIndex}) at its nonces 0 to 2. */
+    kyc: kycContracts.ReturnType
   }
 }
 

@@ -71,12 +71,22 @@ function run(command: string[], cwd: string): string {
   return result.stdout.toString()
 }
 
-/** Fetches, checks and extracts every artifact of {@link sources}. */
-export function fetchArtifacts(): UniswapArtifact[] {
-  const folder = mkdtempSync(join(tmpdir(), 'uniswap-'))
+/** Packages to take contracts from: each at its exact version, with its contracts' artifact paths in the tarball. */
+export type Sources = readonly {
+  /** npm package name. */
+  package: string
+  /** Exact package version. */
+  version: string
+  /** Hardhat artifact path inside the tarball, by contract name. */
+  contracts: Readonly<Record<string, string>>
+}[]
+
+/** Fetches, checks and extracts every artifact of `packages` (@default {@link sources}, Uniswap's). */
+export function fetchArtifacts(packages: Sources = sources): UniswapArtifact[] {
+  const folder = mkdtempSync(join(tmpdir(), 'artifacts-'))
   try {
     const artifacts: UniswapArtifact[] = []
-    for (const source of sources) {
+    for (const source of packages) {
       const spec = `${source.package}@${source.version}`
       const published = run(['npm', 'view', spec, 'dist.integrity'], folder).trim()
       const [packed] = JSON.parse(run(['npm', 'pack', spec, '--json', '--pack-destination', folder], folder)) as {
@@ -112,12 +122,15 @@ export function fetchArtifacts(): UniswapArtifact[] {
   }
 }
 
-if (import.meta.main) {
-  mkdirSync(uniswapDirectory, { recursive: true })
-  for (const artifact of fetchArtifacts()) {
-    writeFileSync(join(uniswapDirectory, `${artifact.contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`)
+/** Fetches the artifacts of `packages` and writes each to `<directory>/<contractName>.json`, saying what it wrote. */
+export function writeArtifacts(packages: Sources, directory: string): void {
+  mkdirSync(directory, { recursive: true })
+  for (const artifact of fetchArtifacts(packages)) {
+    writeFileSync(join(directory, `${artifact.contractName}.json`), `${JSON.stringify(artifact, null, 2)}\n`)
     console.log(
       `${artifact.contractName} (${artifact.source.package}@${artifact.source.version}): ${(artifact.bytecode.length - 2) / 2} bytes`,
     )
   }
 }
+
+if (import.meta.main) writeArtifacts(sources, uniswapDirectory)
