@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import { encodePacked, type Hex, keccak256, zeroAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { easDirectory, easSources } from '../../adapters/chain/contracts/eas.js'
+import type { UniswapArtifact } from '../../adapters/chain/contracts/uniswap.js'
 import { account as devnetAccount } from '../../adapters/chain/devnet.js'
 import { attest, kycDeployerIndex, revoke } from '../../adapters/chain/kyc.js'
 import * as Kyc from '../../core/Kyc.js'
@@ -53,6 +57,19 @@ async function paid(payer: number, method: string, path: string, body?: unknown)
 }
 
 describe('devnet deployment', () => {
+  test('default: EAS and SchemaRegistry are the published 1.9.0 artifacts, as `npm run eas` wrote them', () => {
+    for (const [contractName, path] of Object.entries(easSources[0].contracts)) {
+      const artifact = JSON.parse(readFileSync(join(easDirectory, `${contractName}.json`), 'utf8')) as UniswapArtifact
+      expect(artifact.source).toEqual({
+        package: '@ethereum-attestation-service/eas-contracts',
+        version: '1.9.0',
+        // `npm view @ethereum-attestation-service/eas-contracts@1.9.0 dist.integrity`
+        integrity: 'sha512-L60y1fgKlY3a45xxnPlgRbiGQY8RF/lF+AzF1iVoR7/aEzitS0Nuyyjq8+IXs1sSSU0dl2+yGSmELxVeB6FelA==',
+        path,
+      })
+    }
+  })
+
   test('default: core/Kyc.ts devnet is what the devnet deployed, the schema UIDs those it registered', () => {
     expect(Kyc.devnet.eas).toBe(gateway.devnet.kyc.eas)
     expect(Kyc.devnet.indexer).toBe(gateway.devnet.kyc.indexer)
