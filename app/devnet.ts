@@ -60,6 +60,7 @@ process.stdout.write(
       `  Uniswap:   SwapRouter02 ${devnet.uniswap.swapRouter02}, QuoterV2 ${devnet.uniswap.quoterV2}`,
       `  Lending:   Aave Pool ${devnet.aave.pool}, Comet (USDC) ${devnet.comet}`,
       `  Agents:    ERC-8004 Identity Registry ${devnet.agentRegistry}`,
+      `  EAS:       ${devnet.kyc.eas}, indexer ${devnet.kyc.indexer}`,
     ],
     hints: [
       `Start a gateway on it: RPC_URL=${rpcUrl} NETWORK=${config.network} npm start`,

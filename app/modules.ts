@@ -12,6 +12,7 @@ import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as fx from '../modules/fx/index.js'
 import * as invoice from '../modules/invoice/index.js'
+import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
@@ -42,6 +43,7 @@ export const families: readonly Module.AnyModule[] = [
   invoice.manifest,
   escrow.manifest,
   agentWallet.manifest,
+  kyc.manifest,
   batch.manifest,
   payroll.manifest,
   stellar.manifest,

@@ -36,6 +36,7 @@ import universalResolverJson from './contracts/artifacts/UniversalResolver.json'
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
+import { kycContracts, kycDeployerIndex, seedKyc } from './kyc.js'
 import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
 import { seedWallet, walletContracts, walletDeployerIndex } from './wallet.js'
 
@@ -134,6 +135,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const agentRegistryDeployer = deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account
   const walletDeployer = deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account
   const safetyDeployer = deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account
+  const kycDeployer = deriveAccounts(kycDeployerIndex + 1)[kycDeployerIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
@@ -144,6 +146,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       agentRegistryDeployer,
       walletDeployer,
       safetyDeployer,
+      kycDeployer,
     ].map((account) => ({ address: hexToBytes(account.address), balance })),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
@@ -420,6 +423,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
         positionManager: addresses.uniswap.positionManager,
         factory: addresses.uniswap.factory,
       })
+      await seedKyc({ account: kycDeployer, chainId, request })
       await changes
       journal?.begin(header, pending ?? [])
       pending = undefined
@@ -473,6 +477,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     agentRegistry: addresses.agentRegistry,
     wallet: addresses.wallet,
     safety: addresses.safety,
+    kyc: addresses.kyc,
     accounts: accounts.map(({ account, privateKey }) => ({ address: account.address, privateKey })),
     fund: ({ address, amount }) => mint(address, amount),
     async close() {
@@ -593,6 +598,8 @@ export declare namespace devnet {
     wallet: contracts.ReturnType['wallet']
     /** The screening contracts: the sanctions oracle look-alike, the taxed token and a proxy. */
     safety: contracts.ReturnType['safety']
+    /** EAS from its published artifacts and our attestation indexer, with the Coinbase Verifications schemas. */
+    kyc: contracts.ReturnType['kyc']
     /** The funded mnemonic accounts, index 0 first. */
     accounts: readonly Account[]
     /** Mints devnet USDC to `address`; resolves with the mined transaction hash. */
@@ -672,6 +679,7 @@ export function contracts(): contracts.ReturnType {
     safety: safetyContracts({
       deployer: deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account.address,
     }),
+    kyc: kycContracts({ deployer: deriveAccounts(kycDeployerIndex + 1)[kycDeployerIndex]!.account.address }),
   }
 }
 
@@ -712,6 +720,8 @@ export declare namespace contracts {
     wallet: walletContracts.ReturnType
     /** The screening contracts, deployed by the safety deployer ({@link safetyDeployerIndex}). */
     safety: safetyContracts.ReturnType
+    /** EAS, its SchemaRegistry and our indexer, deployed by the KYC deployer ({@link kycDeployerIndex}) at its nonces 0 to 2. */
+    kyc: kycContracts.ReturnType
   }
 }
 

@@ -670,6 +670,7 @@ describe('contracts', () => {
       names: chain.names,
       uniswap: chain.uniswap,
       aave: chain.aave,
+      kyc: chain.kyc,
       comet: chain.comet,
       agentRegistry: chain.agentRegistry,
       wallet: chain.wallet,
