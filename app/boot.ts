@@ -134,6 +134,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       fx,
       oracle: prices || fx ? feedOracle({ feeds: [prices, fx].filter((set) => set !== undefined) }) : undefined,
       names: await namesOf(config, settlement, logger),
+      payments: { settled: (payer) => ledger.settled(payer) },
       ...parameters.ports,
     },
     families: parameters.families,

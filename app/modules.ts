@@ -23,6 +23,7 @@ import * as safety from '../modules/safety/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as swap from '../modules/swap/index.js'
+import * as trust from '../modules/trust/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
@@ -59,6 +60,7 @@ export const families: readonly Module.AnyModule[] = [
   probe.manifest,
   agentcard.manifest,
   safety.manifest,
+  trust.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -90,6 +92,7 @@ export const portNames: Record<Module.Port, string> = {
   outbound: 'an outbound guard',
   history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
   bridges: 'bridge adapters',
+  payments: 'a payment ledger',
   sessionSecret: 'a session secret',
 }
 

@@ -48,6 +48,32 @@ export const baseMainnet: Deployment = { address: '0x8004A169FB4a3325136EB29fA0c
  */
 export const devnet: Deployment = { address: '0x17F24D3b8Bc1150553b54Da30B4d993AcB889212', source: 'devnet' }
 
+/**
+ * The reads of an ERC-8004 Reputation Registry: the clients that rated an agent, and the count and average of their
+ * standing feedback (`summaryValue` with `summaryValueDecimals`) as `getSummary` computes it for the clients named.
+ */
+export const reputationAbi = parseAbi([
+  'function getClients(uint256 agentId) view returns (address[])',
+  'function getSummary(uint256 agentId, address[] clientAddresses, string tag1, string tag2) view returns (uint64 count, int128 summaryValue, uint8 summaryValueDecimals)',
+])
+
+/**
+ * The canonical Reputation Registry on Base mainnet, beside the Identity Registry (github.com/erc-8004/erc-8004-contracts
+ * README).
+ */
+export const baseMainnetReputation: Address = '0x8004BAa17C55a88189AE136b182e5fdA19dE9b63'
+
+/**
+ * Our Reputation Registry on the embedded devnet, at the agent-registry deployer's nonce 1
+ * (adapters/chain/devnet.ts `contracts().agentReputation`; a test keeps the two equal).
+ */
+export const devnetReputation: Address = '0x51Bb5928dDbE14344FB71e5db06974390CEC2Fba'
+
+/** The Reputation Registry on the chain of a node by its id: the canonical one on Base, the devnet's on any other id. */
+export function reputationOf(chainId: number): Address {
+  return chainId === base.id ? baseMainnetReputation : devnetReputation
+}
+
 /** The registry on the chain of a node by its id: the canonical one on Base, the devnet's on any other id. */
 export function of(chainId: number): Deployment {
   return chainId === base.id ? baseMainnet : devnet

@@ -7,6 +7,7 @@ import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
 import type { FxReference } from './FxReference.js'
 import type { History } from './History.js'
+import type { Ledger } from './Ledger.js'
 import type { NameService } from './NameService.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
@@ -105,6 +106,8 @@ export type Ports = {
   outbound: OutboundGuard
   /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */
   history: History
+  /** What this gateway's ledger says of a payer's settled payments. */
+  payments: Pick<Ledger, 'settled'>
   /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */
   bridges: ConnectBridges
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
