@@ -22,6 +22,7 @@ import * as rpc from '../modules/rpc/index.js'
 import * as safety from '../modules/safety/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
+import * as storage from '../modules/storage/index.js'
 import * as swap from '../modules/swap/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
@@ -59,6 +60,7 @@ export const families: readonly Module.AnyModule[] = [
   probe.manifest,
   agentcard.manifest,
   safety.manifest,
+  storage.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -91,6 +93,7 @@ export const portNames: Record<Module.Port, string> = {
   history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
   bridges: 'bridge adapters',
   sessionSecret: 'a session secret',
+  storage: 'a blockstore (the store)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

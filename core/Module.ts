@@ -17,6 +17,7 @@ import type { Connect, Endpoint } from './Rpc.js'
 import type * as Safety from './Safety.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
+import type { Providers as StorageProviders } from './Storage.js'
 import type { Store } from './Store.js'
 import type { SwapAggregator } from './SwapAggregator.js'
 import type { Transfers } from './Transfers.js'
@@ -107,6 +108,8 @@ export type Ports = {
   history: History
   /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */
   bridges: ConnectBridges
+  /** The embedded blockstore and the pinning providers the storage family's environment configures. */
+  storage: StorageProviders
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }

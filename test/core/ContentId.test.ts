@@ -25,14 +25,25 @@ function seeded(size: number, seed: string): Uint8Array {
       x[b] = rotl(x[b]! ^ x[c]!, 7)
     }
     for (let round = 0; round < 10; round++) {
-      quarter(0, 4, 8, 12), quarter(1, 5, 9, 13), quarter(2, 6, 10, 14), quarter(3, 7, 11, 15)
-      quarter(0, 5, 10, 15), quarter(1, 6, 11, 12), quarter(2, 7, 8, 13), quarter(3, 4, 9, 14)
+      for (const [a, b, c, d] of rounds) quarter(a, b, c, d)
     }
     for (let word = 0; word < 16; word++)
       view.setUint32(counter * 64 + word * 4, (x[word]! + initial[word]!) >>> 0, true)
   }
   return out.subarray(0, size)
 }
+
+/** The column rounds, then the diagonal rounds, of one ChaCha double round. */
+const rounds = [
+  [0, 4, 8, 12],
+  [1, 5, 9, 13],
+  [2, 6, 10, 14],
+  [3, 7, 11, 15],
+  [0, 5, 10, 15],
+  [1, 6, 11, 12],
+  [2, 7, 8, 13],
+  [3, 4, 9, 14],
+] as const
 
 function rotl(value: number, shift: number): number {
   return (value << shift) | (value >>> (32 - shift))
