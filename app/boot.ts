@@ -35,6 +35,8 @@ import { indexer } from '../adapters/history/indexer.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
+import { coingecko } from '../adapters/pricing/coingecko.js'
+import { defillama } from '../adapters/pricing/defillama.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
 import { das } from '../adapters/solana/das.js'
@@ -66,6 +68,7 @@ import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
 import * as storageFamily from '../modules/storage/index.js'
+import * as taxFamily from '../modules/tax/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
@@ -291,6 +294,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     intel: intelOf(config),
     simulator,
     storage: storageOf(config),
+    historicalPrices: historicalPricesOf(config),
   }
 }
 
@@ -317,6 +321,14 @@ function storageOf(config: Config): Storage.Providers {
   if (env?.PINNING_SERVICE_URL && env.PINNING_SERVICE_TOKEN)
     remote['pinning-service'] = pinningService({ url: env.PINNING_SERVICE_URL, token: env.PINNING_SERVICE_TOKEN })
   return { embedded: (store) => embedded({ store }), remote }
+}
+
+/** Historical prices for the tax family: CoinGecko when COINGECKO_API_KEY is set, DefiLlama's keyless API otherwise. */
+function historicalPricesOf(config: Config) {
+  const env = config.modules[taxFamily.manifest.name] as Static<NonNullable<typeof taxFamily.manifest.env>> | undefined
+  if (!env) return undefined
+  if (env.COINGECKO_API_KEY) return coingecko({ url: env.COINGECKO_API_URL, apiKey: env.COINGECKO_API_KEY })
+  return defillama({ url: env.DEFILLAMA_COINS_URL })
 }
 
 /** The reference-rate source at the fx family's FX_REFERENCE_URL; none when the family is not in the configuration. */

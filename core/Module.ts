@@ -6,6 +6,7 @@ import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
 import type { FxReference } from './FxReference.js'
+import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { NameService } from './NameService.js'
 import type { Oracle } from './Oracle.js'
@@ -110,6 +111,8 @@ export type Ports = {
   bridges: ConnectBridges
   /** The embedded blockstore and the pinning providers the storage family's environment configures. */
   storage: StorageProviders
+  /** Historical USD prices of assets (DefiLlama's coins API, or CoinGecko when keyed), for tax reports. */
+  historicalPrices: HistoricalPrices
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }
