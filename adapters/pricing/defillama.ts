@@ -4,7 +4,8 @@ import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
 /**
  * DefiLlama's keyless coins API: `GET /prices/historical/{unix seconds}/{coin}` answers
  * `{ coins: { "<coin>": { price, symbol, timestamp, confidence } } }`, the price nearest that moment. A coin is
- * `coingecko:<id>` or `<chain>:<token address>`. The price is passed on as the decimal text of the JSON number.
+ * `coingecko:<id>` or `<chain>:<token address>`. The price is passed on as the decimal text of the JSON number; a coin
+ * DefiLlama has no price of comes back `rejected`.
  */
 export function defillama(parameters: defillama.Parameters): HistoricalPrices {
   const { url, ...options } = parameters
@@ -23,8 +24,9 @@ export function defillama(parameters: defillama.Parameters): HistoricalPrices {
       const answer = await client.get(`/prices/historical/${seconds}/${encodeURIComponent(id)}`, { label: 'price' })
       if (!answer.ok) return answer
       const coin = fieldsOf(fieldsOf(fieldsOf(answer.body).coins)[id])
+      // No entry for the coin is DefiLlama's answer that it has no price: the input's matter, not an outage.
+      if (coin.price === undefined) return client.fail('rejected', `DefiLlama has no price of ${id} at that time.`)
       return client.read(() => {
-        if (coin.price === undefined) throw new Unreadable(`DefiLlama has no price of ${id} at that time.`)
         const usd = decimalOf(coin.price)
         if (usd === undefined)
           throw new Unreadable(`DefiLlama answered ${id}'s price as ${JSON.stringify(coin.price)}.`)

@@ -3,6 +3,7 @@ import { BadRequestError, NotFoundError, ValidationError } from '../../core/Erro
 import type { HistoricalPrices } from '../../core/HistoricalPrice.js'
 import type { Store } from '../../core/Store.js'
 import * as Tax from '../../core/Tax.js'
+import * as Upstream from '../../core/Upstream.js'
 import type { CalculateBody } from './schema.js'
 
 /** Collection of the reports. */
@@ -60,13 +61,15 @@ export function parse(deps: Deps, body: CalculateBody): Tax.Transaction[] {
 /**
  * Calculates gains by the chosen method and stores the report as the caller's. Transactions without a USD value
  * are priced from the historical price source, each price recorded with its source; when any cannot be priced the
- * call fails naming every such transaction (nothing is charged, nothing is assumed zero).
+ * call fails naming every such transaction (nothing is charged, nothing is assumed zero): a 400 when the source has
+ * no price for it, the upstream's error when the source failed.
  */
 export async function calculate(deps: Deps, caller: Address, body: CalculateBody) {
   const transactions = parse(deps, body)
   const method = body.method ?? 'fifo'
   const prices: PriceUsed[] = []
   const missing: { index: number; asset: string; time: string; reason: string }[] = []
+  let outage: Upstream.Failure | undefined
   const priced = await Promise.all(
     transactions.map(async (transaction): Promise<Tax.Priced | undefined> => {
       const { index, asset } = transaction
@@ -86,7 +89,8 @@ export async function calculate(deps: Deps, caller: Address, body: CalculateBody
       }
       const quote = await deps.prices.price({ id, time: transaction.time })
       if (!quote.ok) {
-        missing.push({ index, asset, time, reason: `${deps.prices.name}: ${quote.message}` })
+        if (quote.reason !== 'rejected') outage ??= quote
+        missing.push({ index, asset, time, reason: `${deps.prices.name}: ${quote.message.replace(/\.$/, '')}` })
         return undefined
       }
       const unit = Tax.toScaled(quote.usd, `transactions.${index}.price`)
@@ -96,6 +100,12 @@ export async function calculate(deps: Deps, caller: Address, body: CalculateBody
   )
   if (missing.length > 0) {
     missing.sort((a, b) => a.index - b.index)
+    // A source that failed (not one that has no price) is an outage: 502/503/504, with the same list.
+    if (outage)
+      throw Upstream.toError({
+        ...outage,
+        message: `${outage.message} Prices are missing for ${missing.length} transaction(s); nothing is charged.`,
+      })
     throw new BadRequestError(
       `No USD price for ${missing.length} transaction(s): ${missing
         .slice(0, 5)

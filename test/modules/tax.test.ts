@@ -142,6 +142,19 @@ describe('POST /api/v1/tax/calculate and GET /api/v1/tax/report', () => {
     expect(gateway.settled).toHaveLength(0)
   })
 
+  test('error: a price source that cannot be reached is an upstream failure, not a missing price; nothing is charged', async () => {
+    const gateway = api(defillama({ url: 'http://127.0.0.1:9', retries: 0 }))
+    const problem = await refused(
+      await gateway.post('/api/v1/tax/calculate', {
+        transactions: [{ kind: 'buy', asset: 'ETH', amount: '1', time: '2021-01-01T00:00:00Z' }],
+      }),
+      502,
+    )
+    expect(problem.code).toBe('upstream_failed')
+    expect(problem.detail).toContain('Prices are missing for 1 transaction')
+    expect(gateway.settled).toHaveLength(0)
+  })
+
   test('error: bad input is a 400 naming index and field, before any payment', async () => {
     const gateway = api()
     const unpaid = (body: unknown) =>
