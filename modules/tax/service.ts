@@ -32,20 +32,20 @@ export type Deps = {
   now: () => number
 }
 
-/** A USD value used, and where it came from. */
+/** A USD price the gateway looked up (transactions with `usdValue` or `price` use the caller's), and its source. */
 export type PriceUsed = {
   /** Transaction index. */
   index: number
   /** Asset. */
   asset: string
-  /** USD per unit, decimal string; absent when the caller gave the whole value. */
-  usd: string | null
-  /** `caller`, or the price source. */
+  /** USD per unit, decimal string. */
+  usd: string
+  /** The price source, e.g. `defillama`. */
   source: string
   /** Id asked of the source. */
-  priceId: string | null
+  priceId: string
   /** When the source's price is from (ISO 8601). */
-  at: string | null
+  at: string
 }
 
 /** The transactions of a calculate body, parsed, checked and sorted; a 400 naming index and field otherwise. */
@@ -70,32 +70,33 @@ export async function calculate(deps: Deps, caller: Address, body: CalculateBody
   const prices: PriceUsed[] = []
   const missing: { index: number; asset: string; time: string; reason: string }[] = []
   let outage: Upstream.Failure | undefined
-  const priced = await Promise.all(
-    transactions.map(async (transaction): Promise<Tax.Priced | undefined> => {
+  // Only the transactions without a USD value are priced (at once); the others keep the caller's.
+  const priced: (Tax.Priced | undefined)[] = transactions.map((transaction) =>
+    transaction.usd === undefined ? undefined : (transaction as Tax.Priced),
+  )
+  await Promise.all(
+    transactions.map(async (transaction, position): Promise<void> => {
+      if (transaction.usd !== undefined) return
       const { index, asset } = transaction
-      if (transaction.usd !== undefined) {
-        prices.push({ index, asset, usd: null, source: 'caller', priceId: null, at: null })
-        return { ...transaction, usd: transaction.usd }
-      }
       const time = new Date(transaction.time).toISOString()
       const id = transaction.priceId ?? knownIds[asset.toUpperCase()]
       if (!id) {
         missing.push({ index, asset, time, reason: 'no usdValue, price or priceId, and no known price id for it' })
-        return undefined
+        return
       }
       if (!deps.prices) {
         missing.push({ index, asset, time, reason: 'no historical price source is configured' })
-        return undefined
+        return
       }
       const quote = await deps.prices.price({ id, time: transaction.time })
       if (!quote.ok) {
         if (quote.reason !== 'rejected') outage ??= quote
         missing.push({ index, asset, time, reason: `${deps.prices.name}: ${quote.message.replace(/\.$/, '')}` })
-        return undefined
+        return
       }
       const unit = Tax.toScaled(quote.usd, `transactions.${index}.price`)
       prices.push({ index, asset, usd: quote.usd, source: quote.source, priceId: id, at: quote.at })
-      return { ...transaction, usd: (transaction.amount * unit) / 10n ** BigInt(Tax.decimals) }
+      priced[position] = { ...transaction, usd: (transaction.amount * unit) / 10n ** BigInt(Tax.decimals) }
     }),
   )
   if (missing.length > 0) {
@@ -132,7 +133,7 @@ export async function calculate(deps: Deps, caller: Address, body: CalculateBody
     value,
     createdAt: new Date(deps.now()),
   })
-  return { reportId, summary, prices: prices.filter((price) => price.source !== 'caller') }
+  return { reportId, summary, prices }
 }
 
 /** The events of the caller's report; someone else's is a 404. */
