@@ -15,18 +15,8 @@ const objectBytes = 8 * 1_048_576
 /** Objects pinned per round. */
 const objectsPerRound = 8
 
-/** One row of the bench table. */
-export type Row = {
-  figure: string
-  baseline: string
-  unit: string
-  figures: number[]
-  baselines: number[]
-  target: { relation: '>=' | '<='; ratio: number }
-}
-
 /** Pin throughput over `rounds` rounds, each with fresh random objects on a fresh store. */
-export async function row(rounds: number): Promise<Row> {
+export async function row(rounds: number) {
   const figures: number[] = []
   const baselines: number[] = []
   for (let round = 0; round < rounds; round++) {
@@ -65,7 +55,7 @@ export async function row(rounds: number): Promise<Row> {
     unit: 'MiB/s',
     figures,
     baselines,
-    target: { relation: '>=', ratio: 0.1 },
+    target: { relation: '>=' as const, ratio: 0.1 },
   }
 }
 

@@ -1,6 +1,7 @@
 import { profile } from '../../core/ContentId.js'
 import type { Provider } from '../../core/Storage.js'
 import { fieldsOf, vendor } from '../vendor/vendor.js'
+import { fileForm } from './internal/form.js'
 
 /**
  * Kubo's RPC API (`/api/v0`): `add` with every import parameter of our CID profile set explicitly (so Kubo builds the
@@ -26,11 +27,7 @@ export function kubo(parameters: kubo.Parameters): Provider {
         method: 'POST',
         path: '/api/v0/add',
         query: addQuery,
-        multipart: () => {
-          const form = new FormData()
-          form.append('file', new Blob([content.bytes as Uint8Array<ArrayBuffer>]), content.name)
-          return form
-        },
+        multipart: () => fileForm(content),
         label: 'add',
       })
       if (!answer.ok) return answer

@@ -1,5 +1,6 @@
 import type { Provider } from '../../core/Storage.js'
 import { fieldsOf, vendor } from '../vendor/vendor.js'
+import { fileForm } from './internal/form.js'
 
 /**
  * Pinata's v3 API: content goes up with `POST /v3/files` on the upload host (multipart, `network=public`), answered
@@ -24,14 +25,7 @@ export function pinata(parameters: pinata.Parameters): Provider {
       const answer = await upload.json({
         method: 'POST',
         path: '/files',
-        multipart: () => {
-          const form = new FormData()
-          const type = content.contentType ?? 'application/octet-stream'
-          form.append('file', new Blob([content.bytes as Uint8Array<ArrayBuffer>], { type }), content.name)
-          form.append('network', 'public')
-          form.append('name', content.name)
-          return form
-        },
+        multipart: () => fileForm(content, { network: 'public', name: content.name }),
         label: 'upload',
       })
       if (!answer.ok) return answer
