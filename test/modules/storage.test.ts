@@ -254,6 +254,8 @@ describe('POST /api/v1/storage/pin', () => {
       [{ data: 'not*base64', encoding: 'base64' }, 'data'],
       [{ data: 'nine bytes' }, 'data'],
       [{ data: 'hi', contentType: 'not a type' }, 'contentType'],
+      [{}, 'data'],
+      [{ data: 42, provider: 'dropbox' }, 'data'],
     ]
     for (const [body, field] of cases) {
       const problem = await refused(await unpaid(body), 400)

@@ -177,6 +177,9 @@ describe('POST /api/v1/tax/calculate and GET /api/v1/tax/report', () => {
         'transactions',
       ],
       [{ transactions: [buy], method: 'average' }, 'method'],
+      [{}, 'transactions'],
+      [{ transactions: 'all of them' }, 'transactions'],
+      [{ transactions: [{ ...buy, amount: 1 }] }, 'amount'],
     ]
     for (const [body, field] of cases) {
       const problem = await refused(await unpaid(body), 400)
