@@ -21,16 +21,18 @@ export function defillama(parameters: defillama.Parameters): HistoricalPrices {
     name: 'DefiLlama',
     async price({ id, time }) {
       const seconds = Math.floor(time / 1000)
-      const answer = await client.get(`/prices/historical/${seconds}/${encodeURIComponent(id)}`, { label: 'price' })
+      // The coin's `chain:address` form is sent as is, as DefiLlama documents it; only its parts are encoded.
+      const coin = id.split(':').map(encodeURIComponent).join(':')
+      const answer = await client.get(`/prices/historical/${seconds}/${coin}`, { label: 'price' })
       if (!answer.ok) return answer
-      const coin = fieldsOf(fieldsOf(fieldsOf(answer.body).coins)[id])
+      const entry = fieldsOf(fieldsOf(fieldsOf(answer.body).coins)[id])
       // No entry for the coin is DefiLlama's answer that it has no price: the input's matter, not an outage.
-      if (coin.price === undefined) return client.fail('rejected', `DefiLlama has no price of ${id} at that time.`)
+      if (entry.price === undefined) return client.fail('rejected', `DefiLlama has no price of ${id} at that time.`)
       return client.read(() => {
-        const usd = decimalOf(coin.price)
+        const usd = decimalOf(entry.price)
         if (usd === undefined)
-          throw new Unreadable(`DefiLlama answered ${id}'s price as ${JSON.stringify(coin.price)}.`)
-        const at = typeof coin.timestamp === 'number' ? coin.timestamp * 1000 : time
+          throw new Unreadable(`DefiLlama answered ${id}'s price as ${JSON.stringify(entry.price)}.`)
+        const at = typeof entry.timestamp === 'number' ? entry.timestamp * 1000 : time
         return { ok: true as const, usd, at: new Date(at).toISOString(), source: 'defillama' }
       }, answer.status)
     },

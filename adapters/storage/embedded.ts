@@ -19,7 +19,9 @@ type ObjectValue = {
 /**
  * The gateway's own content-addressed blockstore on the store port (the embedded SQLite file under DATA_DIR by
  * default, PostgreSQL when configured, so every gateway process sees the same blocks). Blocks are keyed by their CID
- * and shared between pins; reads check every block's hash against its CID before handing any byte back.
+ * and shared between pins; reads check every block's hash against its CID before handing any byte back. A block first
+ * written by a call that is then not paid is taken back with that call's writes: a pin of the same block by another
+ * payer at that very moment finds it missing, which `status` reports (`failed`) and `get` refuses, never hides.
  */
 export function embedded(parameters: embedded.Parameters): Blockstore {
   const { store } = parameters

@@ -71,12 +71,17 @@ export async function calculate(deps: Deps, caller: Address, body: CalculateBody
   const missing: { index: number; asset: string; time: string; reason: string }[] = []
   let outage: Upstream.Failure | undefined
   // Only the transactions without a USD value are priced (at once); the others keep the caller's.
+  // A transfer out moves lots with their basis: its USD value is never used, so it is never looked up.
   const priced: (Tax.Priced | undefined)[] = transactions.map((transaction) =>
-    transaction.usd === undefined ? undefined : (transaction as Tax.Priced),
+    transaction.usd !== undefined
+      ? (transaction as Tax.Priced)
+      : transaction.kind === 'transfer_out'
+        ? { ...transaction, usd: 0n }
+        : undefined,
   )
   await Promise.all(
     transactions.map(async (transaction, position): Promise<void> => {
-      if (transaction.usd !== undefined) return
+      if (priced[position] !== undefined) return
       const { index, asset } = transaction
       const time = new Date(transaction.time).toISOString()
       const id = transaction.priceId ?? knownIds[asset.toUpperCase()]

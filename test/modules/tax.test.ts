@@ -131,6 +131,8 @@ describe('POST /api/v1/tax/calculate and GET /api/v1/tax/report', () => {
         transactions: [
           { kind: 'buy', asset: 'ETH', amount: '1', time: '2021-01-01T00:00:00Z' },
           { kind: 'buy', asset: 'OBSCURE', amount: '1', time: '2021-01-02T00:00:00Z' },
+          // A transfer out needs no USD value, so none is looked up for it.
+          { kind: 'transfer_out', asset: 'OBSCURE', amount: '1', time: '2021-01-03T00:00:00Z' },
         ],
       }),
       400,
