@@ -16,12 +16,19 @@ import { ok, payers, refused } from '../support/module.js'
 // a Pinning Service API as local servers speaking their documented shapes. The Kubo stand-in imports what it is sent
 // with the parameters it is asked for, as Kubo does; told to lie, it answers the CID of the bytes wrapped in JSON.
 
-const kuboState = { pinned: new Set<string>(), lie: false, removed: [] as string[], queries: [] as URLSearchParams[] }
+const kuboState = {
+  pinned: new Set<string>(),
+  lie: false,
+  down: false,
+  removed: [] as string[],
+  queries: [] as URLSearchParams[],
+}
 const kuboServer = Bun.serve({
   port: 0,
   hostname: '127.0.0.1',
   async fetch(request) {
     const url = new URL(request.url)
+    if (kuboState.down) return new Response('Service Unavailable', { status: 503 })
     if (request.method !== 'POST') return new Response('405', { status: 405 })
     if (url.pathname === '/api/v0/add') {
       kuboState.queries.push(url.searchParams)
@@ -110,6 +117,7 @@ afterAll(() => {
 let store: Store
 beforeEach(() => {
   kuboState.lie = false
+  kuboState.down = false
 })
 
 /** The storage family on a fresh memory store with every provider, and `env` for its limits. */
@@ -217,6 +225,21 @@ describe('POST /api/v1/storage/pin', () => {
     // The blocks written before the refusal were taken back with the unpaid call.
     expect(await store.get(objectsCollection, cid)).toBeUndefined()
     await refused(await gateway.get(`/api/v1/storage/status?id=${pinIdOf(payers.alice, cid)}`), 404)
+  })
+
+  test('error: Kubo down: a pin to it fails and keeps nothing; its pin state cannot be read and is not charged', async () => {
+    const gateway = api()
+    const body = await ok(await gateway.post('/api/v1/storage/pin', { data: 'before the outage', provider: 'kubo' }))
+    kuboState.down = true
+    const failed = await refused(
+      await gateway.post('/api/v1/storage/pin', { data: 'during it', provider: 'kubo' }),
+      502,
+    )
+    expect(failed.code).toBe('upstream_failed')
+    const { cid } = await ContentId.compute(new TextEncoder().encode('during it'))
+    expect(await store.get(objectsCollection, cid)).toBeUndefined()
+    expect((await gateway.get(`/api/v1/storage/status?id=${body.id}`)).status).toBeGreaterThanOrEqual(502)
+    expect(gateway.settled).toHaveLength(1)
   })
 
   test('behavior: Pinata uploads with the JWT; a file Pinata no longer has is failed', async () => {
