@@ -35,6 +35,8 @@ import { indexer } from '../adapters/history/indexer.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
+import { coingecko } from '../adapters/pricing/coingecko.js'
+import { defillama } from '../adapters/pricing/defillama.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
 import { das } from '../adapters/solana/das.js'
@@ -42,6 +44,10 @@ import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
 import { solanaRpc } from '../adapters/solana/rpc.js'
 import { horizon } from '../adapters/stellar/horizon.js'
+import { embedded } from '../adapters/storage/embedded.js'
+import { kubo } from '../adapters/storage/kubo.js'
+import { pinata } from '../adapters/storage/pinata.js'
+import { pinningService } from '../adapters/storage/pinningService.js'
 import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { openai } from '../adapters/upstream/openai.js'
@@ -55,11 +61,14 @@ import type { NameService } from '../core/NameService.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
 import type * as Rpc from '../core/Rpc.js'
+import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
+import * as storageFamily from '../modules/storage/index.js'
+import * as taxFamily from '../modules/tax/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
@@ -285,6 +294,8 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     aggregator: config.zerox ? zerox({ baseUrl: config.zerox.url, apiKey: config.zerox.key }) : undefined,
     intel: intelOf(config),
     simulator,
+    storage: storageOf(config),
+    historicalPrices: historicalPricesOf(config),
   }
 }
 
@@ -294,6 +305,31 @@ function intelOf(config: Config) {
     | Static<NonNullable<typeof safetyFamily.manifest.env>>
     | undefined
   return env ? goplus({ baseUrl: env.GOPLUS_URL }) : undefined
+}
+
+/**
+ * The embedded blockstore (on the store the module is given), and the pinning providers whose variables the storage family's environment sets
+ * (Kubo at KUBO_RPC_URL, Pinata with PINATA_JWT, a pinning service at PINNING_SERVICE_URL with its token).
+ */
+function storageOf(config: Config): Storage.Providers {
+  const env = config.modules[storageFamily.manifest.name] as
+    | Static<NonNullable<typeof storageFamily.manifest.env>>
+    | undefined
+  const remote: Record<string, Storage.Provider> = {}
+  if (env?.KUBO_RPC_URL) remote.kubo = kubo({ url: env.KUBO_RPC_URL, authorization: env.KUBO_RPC_AUTHORIZATION })
+  if (env?.PINATA_JWT)
+    remote.pinata = pinata({ uploadUrl: env.PINATA_UPLOAD_URL, apiUrl: env.PINATA_API_URL, jwt: env.PINATA_JWT })
+  if (env?.PINNING_SERVICE_URL && env.PINNING_SERVICE_TOKEN)
+    remote['pinning-service'] = pinningService({ url: env.PINNING_SERVICE_URL, token: env.PINNING_SERVICE_TOKEN })
+  return { embedded: (store) => embedded({ store }), remote }
+}
+
+/** Historical prices for the tax family: CoinGecko when COINGECKO_API_KEY is set, DefiLlama's keyless API otherwise. */
+function historicalPricesOf(config: Config) {
+  const env = config.modules[taxFamily.manifest.name] as Static<NonNullable<typeof taxFamily.manifest.env>> | undefined
+  if (!env) return undefined
+  if (env.COINGECKO_API_KEY) return coingecko({ url: env.COINGECKO_API_URL, apiKey: env.COINGECKO_API_KEY })
+  return defillama({ url: env.DEFILLAMA_COINS_URL })
 }
 
 /** The reference-rate source at the fx family's FX_REFERENCE_URL; none when the family is not in the configuration. */

@@ -22,8 +22,10 @@ import * as rpc from '../modules/rpc/index.js'
 import * as safety from '../modules/safety/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
+import * as storage from '../modules/storage/index.js'
 import * as swap from '../modules/swap/index.js'
 import * as trust from '../modules/trust/index.js'
+import * as tax from '../modules/tax/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
@@ -61,6 +63,8 @@ export const families: readonly Module.AnyModule[] = [
   agentcard.manifest,
   safety.manifest,
   trust.manifest,
+  storage.manifest,
+  tax.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -94,6 +98,8 @@ export const portNames: Record<Module.Port, string> = {
   bridges: 'bridge adapters',
   payments: 'a payment ledger',
   sessionSecret: 'a session secret',
+  storage: 'a blockstore (the store)',
+  historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

@@ -6,6 +6,7 @@ import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
 import type { FxReference } from './FxReference.js'
+import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { Ledger } from './Ledger.js'
 import type { NameService } from './NameService.js'
@@ -18,6 +19,7 @@ import type { Connect, Endpoint } from './Rpc.js'
 import type * as Safety from './Safety.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
+import type { Providers as StorageProviders } from './Storage.js'
 import type { Store } from './Store.js'
 import type { SwapAggregator } from './SwapAggregator.js'
 import type { Transfers } from './Transfers.js'
@@ -110,6 +112,10 @@ export type Ports = {
   payments: Pick<Ledger, 'settled'>
   /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */
   bridges: ConnectBridges
+  /** The embedded blockstore and the pinning providers the storage family's environment configures. */
+  storage: StorageProviders
+  /** Historical USD prices of assets (DefiLlama's coins API, or CoinGecko when keyed), for tax reports. */
+  historicalPrices: HistoricalPrices
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }

@@ -189,12 +189,15 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   async function sendJson(request: vendor.Request, credentials: vendor.Auth): Promise<Tried> {
     const method = request.method ?? 'GET'
     const { label } = request
-    const body =
-      request.form !== undefined
-        ? { text: new URLSearchParams(request.form).toString(), type: 'application/x-www-form-urlencoded' }
-        : request.body !== undefined
-          ? { text: JSON.stringify(request.body), type: 'application/json' }
-          : undefined
+    const body: { text: string | FormData; type: string | undefined } | undefined =
+      request.multipart !== undefined
+        ? // fetch writes the multipart boundary into the content type itself.
+          { text: request.multipart(), type: undefined }
+        : request.form !== undefined
+          ? { text: new URLSearchParams(request.form).toString(), type: 'application/x-www-form-urlencoded' }
+          : request.body !== undefined
+            ? { text: JSON.stringify(request.body), type: 'application/json' }
+            : undefined
     const controller = new AbortController()
     // The time limit covers reading the body too.
     const timer = setTimeout(() => controller.abort(), timeoutMs)
@@ -546,6 +549,8 @@ export declare namespace vendor {
     body?: unknown
     /** Form body (`application/x-www-form-urlencoded`), instead of `body`. */
     form?: Record<string, string>
+    /** Multipart body (`multipart/form-data`, an upload), instead of `body`; built again for every attempt. */
+    multipart?: () => FormData
     /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body. */
     accept?: readonly number[] | ((status: number) => boolean)
     /** Whether sending the call twice is harmless (a JSON-RPC read). @default true for GET and HEAD, false otherwise */
@@ -591,7 +596,7 @@ export declare namespace vendor {
     /** `json` with `GET path`. */
     get: (
       path: string,
-      options?: Omit<Request, 'method' | 'path' | 'body' | 'form'>,
+      options?: Omit<Request, 'method' | 'path' | 'body' | 'form' | 'multipart'>,
     ) => Promise<Upstream.Outcome<Answer>>
     /** `json` with `POST path` and a JSON body. */
     post: (

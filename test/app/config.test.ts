@@ -75,6 +75,20 @@ describe('parse', () => {
         agentcard: { IPFS_GATEWAY_URL: 'https://ipfs.io' },
         // Keyless public API by default.
         safety: { GOPLUS_URL: 'https://api.gopluslabs.io' },
+        storage: {
+          PINATA_API_URL: 'https://api.pinata.cloud/v3',
+          PINATA_UPLOAD_URL: 'https://uploads.pinata.cloud/v3',
+          STORAGE_MAX_BYTES_PER_PAYER: 104_857_600,
+          STORAGE_MAX_OBJECT_BYTES: 1_048_576,
+          STORAGE_MAX_PINS_PER_PAYER: 1000,
+          STORAGE_MAX_READ_BYTES: 1_048_576,
+          STORAGE_PROVIDER: 'embedded',
+        },
+        tax: {
+          COINGECKO_API_URL: 'https://pro-api.coingecko.com/api/v3',
+          DEFILLAMA_COINS_URL: 'https://coins.llama.fi',
+          TAX_MAX_TRANSACTIONS: 10_000,
+        },
       },
     })
   })
