@@ -13,8 +13,10 @@ import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
 import type { PriceFeeds } from './PriceFeeds.js'
 import type * as RateLimit from './RateLimit.js'
+import type * as Research from './Research.js'
 import type { Connect, Endpoint } from './Rpc.js'
 import type * as Safety from './Safety.js'
+import type * as Search from './Search.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Store } from './Store.js'
@@ -107,6 +109,12 @@ export type Ports = {
   history: History
   /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */
   bridges: ConnectBridges
+  /** The research databases (OpenAlex, Crossref, arXiv, bioRxiv, PubMed, PubChem, Census, data.gov, a dictionary). */
+  research: Research.Sources
+  /** A web search API (Tavily, Brave Search or Exa), once keyed. */
+  webSearch: Search.Engine
+  /** Our page extractor (Readability) behind the outbound guard. */
+  extractor: Search.Extractor
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }
