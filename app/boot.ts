@@ -322,7 +322,12 @@ function researchOf(config: Config): Research.Sources | undefined {
   return {
     works: openalex({ baseUrl: env.OPENALEX_URL, apiKey: env.OPENALEX_API_KEY, contact, userAgent }),
     registry: crossref({ baseUrl: env.CROSSREF_URL, contact, userAgent }),
-    arxiv: arxiv({ baseUrl: env.ARXIV_URL, userAgent, maxWaitMs: env.ARXIV_MAX_WAIT_MS }),
+    arxiv: arxiv({
+      baseUrl: env.ARXIV_URL,
+      userAgent,
+      intervalMs: env.ARXIV_INTERVAL_MS,
+      maxWaitMs: env.ARXIV_MAX_WAIT_MS,
+    }),
     rxiv: biorxiv({ baseUrl: env.BIORXIV_URL, userAgent }),
     pubmed: pubmed({ baseUrl: env.NCBI_EUTILS_URL, apiKey: env.NCBI_API_KEY, contact, userAgent }),
     pubchem: pubchem({ baseUrl: env.PUBCHEM_URL, userAgent }),

@@ -12,7 +12,13 @@ import { textOf, xml } from './xml.js'
  * so three wait behind one under way), then get a 503. Answers cached an hour (arXiv updates once a day).
  */
 export function arxiv(parameters: arxiv.Parameters): Research.Preprints {
-  const { baseUrl = 'https://export.arxiv.org/api', userAgent, maxWaitMs = 10_000, ...options } = parameters
+  const {
+    baseUrl = 'https://export.arxiv.org/api',
+    userAgent,
+    intervalMs = 3_000,
+    maxWaitMs = 10_000,
+    ...options
+  } = parameters
   const client = vendor({
     id: 'arxiv',
     name: 'arXiv',
@@ -20,7 +26,7 @@ export function arxiv(parameters: arxiv.Parameters): Research.Preprints {
     headers: { 'user-agent': userAgent },
     timeoutMs: 20_000,
     retries: 1,
-    rateLimit: { capacity: 1, refill: 1, intervalMs: 3_000, maxWaitMs },
+    rateLimit: { capacity: 1, refill: 1, intervalMs, maxWaitMs },
     cache: { ttlMs: 60 * 60_000, maxEntries: 1_000 },
     ...options,
   })
@@ -58,6 +64,8 @@ export declare namespace arxiv {
     baseUrl?: string
     /** User-Agent naming the gateway and the operator's contact. */
     userAgent: string
+    /** Least time between two requests, in ms (arXiv's terms ask for 3 s). @default 3_000 */
+    intervalMs?: number
     /** Longest a call queues for its turn, in ms; past it the call is refused (503). @default 10_000 */
     maxWaitMs?: number
   }

@@ -1,6 +1,6 @@
 import type * as Research from '../../core/Research.js'
 import { fieldsOf, vendor } from '../vendor/vendor.js'
-import { datePartsOf, doiOf, numberOf, orcidOf, papersOf, stringOf, stringsOf } from './paper.js'
+import { datePartsOf, doiOf, doiPath, numberOf, orcidOf, papersOf, stringOf, stringsOf } from './paper.js'
 
 /**
  * Crossref's REST API (`https://api.crossref.org`): `GET /works/{doi}`, `GET /works?query=&rows=&offset=` and `GET
@@ -32,7 +32,7 @@ export function crossref(parameters: crossref.Parameters): Research.Registry {
 
   return {
     async byDoi(doi) {
-      const found = await record(`/works/${encodeURIComponent(doi)}`, 'work')
+      const found = await record(`/works/${doiPath(doi)}`, 'work')
       if (!found.ok || !found.message) return found.ok ? { ok: true, found: null } : found
       const message = found.message
       const read = client.read(() => ({

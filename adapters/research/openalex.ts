@@ -1,7 +1,7 @@
 import type * as Research from '../../core/Research.js'
 import type { Outcome } from '../../core/Upstream.js'
 import { fieldsOf, vendor } from '../vendor/vendor.js'
-import { doiOf, numberOf, orcidOf, papersOf, stringOf } from './paper.js'
+import { doiOf, doiPath, numberOf, orcidOf, papersOf, stringOf } from './paper.js'
 
 /** Fields of a work every answer selects (keeps OpenAlex's answers small). */
 const workFields =
@@ -31,7 +31,7 @@ export function openalex(parameters: openalex.Parameters): Research.WorksIndex {
 
   /** One work by DOI or OpenAlex id; `null` on 404. */
   async function work(id: string): Promise<Research.Found<Research.Paper>> {
-    const outcome = await client.get(`/works/${encodeURIComponent(id)}`, {
+    const outcome = await client.get(`/works/${doiPath(id)}`, {
       query: { ...polite, select: workFields },
       accept: [404],
       label: 'work',

@@ -54,3 +54,8 @@ export function datePartsOf(value: unknown): string | null {
     .map((part, index) => (index === 0 ? String(part) : String(part).padStart(2, '0')))
     .join('-')
 }
+
+/** A DOI (or `doi:`-prefixed id) as a path segment: its slashes kept, as the APIs expect, and `?`, `#`, `%` escaped. */
+export function doiPath(doi: string): string {
+  return encodeURI(doi).replace(/[?#]/g, (character) => encodeURIComponent(character))
+}

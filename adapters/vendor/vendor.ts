@@ -238,6 +238,9 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
         try {
           parsed = JSON.parse(text)
         } catch {
+          // A status the request accepts as an answer stands on its own (Crossref's 404 is plain text).
+          if (!response.ok && accepts(request.accept, status))
+            return { outcome: { ok: true, status, body: undefined }, retryable: false }
           // An error status the vendor documents, without the documented body, is the error it says it is.
           if (!response.ok)
             return {
@@ -554,7 +557,7 @@ export declare namespace vendor {
     body?: unknown
     /** Form body (`application/x-www-form-urlencoded`), instead of `body`. */
     form?: Record<string, string>
-    /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body. */
+    /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body (`undefined` when it is not JSON). */
     accept?: readonly number[] | ((status: number) => boolean)
     /** Whether sending the call twice is harmless (a JSON-RPC read). @default true for GET and HEAD, false otherwise */
     idempotent?: boolean

@@ -34,6 +34,13 @@ export const manifest = Module.define({
     OPENALEX_API_KEY: key('OpenAlex key (optional: a larger daily budget)'),
     CROSSREF_URL: url('https://api.crossref.org', 'Crossref REST API (`/api/v1/research/scholarly/*`)'),
     ARXIV_URL: url('https://export.arxiv.org/api', 'arXiv API (`/query` is appended; `/api/v1/research/preprints/*`)'),
+    ARXIV_INTERVAL_MS: Type.Integer({
+      minimum: 1,
+      maximum: 60_000,
+      default: 3_000,
+      description:
+        "least time between two requests to arXiv, in ms (arXiv's terms: one request every 3 s, on one connection); lower only for a mirror of your own",
+    }),
     ARXIV_MAX_WAIT_MS: Type.Integer({
       minimum: 0,
       maximum: 60_000,

@@ -89,6 +89,7 @@ describe('parse', () => {
           OPENALEX_URL: 'https://api.openalex.org',
           CROSSREF_URL: 'https://api.crossref.org',
           ARXIV_URL: 'https://export.arxiv.org/api',
+          ARXIV_INTERVAL_MS: 3_000,
           ARXIV_MAX_WAIT_MS: 10_000,
           BIORXIV_URL: 'https://api.biorxiv.org',
           NCBI_EUTILS_URL: 'https://eutils.ncbi.nlm.nih.gov/entrez/eutils',
