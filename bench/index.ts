@@ -12,6 +12,7 @@ import { gasPerPayment } from './gas.js'
 import { run } from './load.js'
 import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
 import { freePort, root, type Server, start } from './processes.js'
+import * as Research from './research.js'
 import * as Signatures from './signatures.js'
 
 // `bun run bench`: every figure of the performance table, each against a baseline measured in the same run, as
@@ -301,6 +302,7 @@ async function measure() {
   rmSync(dataDir, { recursive: true, force: true })
 
   const implementation = native ? 'libsecp256k1' : 'pure JS: the native binding is not installed'
+  rows.push(...(await Research.rows({ rounds: plan.rounds })))
   rows.push(
     {
       figure: 'free endpoint requests/s (GET /free/timestamp)',

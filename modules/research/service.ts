@@ -117,6 +117,22 @@ function wordOf(query: Query) {
   return { word: word.toLowerCase(), language }
 }
 
+/** A dictionary endpoint: the entries of the word (a 404 when there are none), answered by `answer`. */
+function dictionaryEndpoint(
+  path: string,
+  answer: (input: ReturnType<typeof wordOf>, entries: Research.Entry[]) => unknown,
+): Endpoint<ReturnType<typeof wordOf>> {
+  return {
+    path,
+    parameters: ['word', 'lang'],
+    parse: wordOf,
+    uses: (sources) => [sources.dictionary],
+    async run(deps, input) {
+      return answer(input, found(await deps.sources.dictionary.entries(input), `The word "${input.word}"`))
+    },
+  }
+}
+
 /** The papers of PubMed ids, in the order given. */
 async function pubmedPapers(deps: Deps, pmids: readonly string[]) {
   if (pmids.length === 0) return []
@@ -256,57 +272,37 @@ export const endpoints: readonly Endpoint[] = [
       return { query: input.query, ...unwrap(await deps.sources.datasets.search(input)) }
     },
   }),
-  endpoint({
-    path: '/api/v1/research/dictionary/define',
-    parameters: ['word', 'lang'],
-    parse: wordOf,
-    uses: (sources) => [sources.dictionary],
-    async run(deps, input) {
-      const entries = found(await deps.sources.dictionary.entries(input), `The word "${input.word}"`)
-      return { word: input.word, language: input.language, entries }
-    },
+  dictionaryEndpoint('/api/v1/research/dictionary/define', (input, entries) => ({
+    word: input.word,
+    language: input.language,
+    entries,
+  })),
+  dictionaryEndpoint('/api/v1/research/dictionary/phonetics', (input, entries) => {
+    const phonetics = entries.flatMap((entry) => entry.phonetics).filter((item) => item.text || item.audio)
+    const seen = new Set<string>()
+    return {
+      word: input.word,
+      phonetic: entries.find((entry) => entry.phonetic)?.phonetic ?? phonetics.find((item) => item.text)?.text ?? null,
+      phonetics: phonetics.filter((item) => {
+        const key = `${item.text}|${item.audio}`
+        if (seen.has(key)) return false
+        seen.add(key)
+        return true
+      }),
+    }
   }),
-  endpoint({
-    path: '/api/v1/research/dictionary/phonetics',
-    parameters: ['word', 'lang'],
-    parse: wordOf,
-    uses: (sources) => [sources.dictionary],
-    async run(deps, input) {
-      const entries = found(await deps.sources.dictionary.entries(input), `The word "${input.word}"`)
-      const phonetics = entries.flatMap((entry) => entry.phonetics).filter((item) => item.text || item.audio)
-      const seen = new Set<string>()
-      return {
-        word: input.word,
-        phonetic:
-          entries.find((entry) => entry.phonetic)?.phonetic ?? phonetics.find((item) => item.text)?.text ?? null,
-        phonetics: phonetics.filter((item) => {
-          const key = `${item.text}|${item.audio}`
-          if (seen.has(key)) return false
-          seen.add(key)
-          return true
-        }),
+  dictionaryEndpoint('/api/v1/research/dictionary/synonyms', (input, entries) => {
+    const synonyms = new Set<string>()
+    const antonyms = new Set<string>()
+    for (const meaning of entries.flatMap((entry) => entry.meanings)) {
+      for (const word of meaning.synonyms) synonyms.add(word)
+      for (const word of meaning.antonyms) antonyms.add(word)
+      for (const definition of meaning.definitions) {
+        for (const word of definition.synonyms) synonyms.add(word)
+        for (const word of definition.antonyms) antonyms.add(word)
       }
-    },
-  }),
-  endpoint({
-    path: '/api/v1/research/dictionary/synonyms',
-    parameters: ['word', 'lang'],
-    parse: wordOf,
-    uses: (sources) => [sources.dictionary],
-    async run(deps, input) {
-      const entries = found(await deps.sources.dictionary.entries(input), `The word "${input.word}"`)
-      const synonyms = new Set<string>()
-      const antonyms = new Set<string>()
-      for (const meaning of entries.flatMap((entry) => entry.meanings)) {
-        for (const word of meaning.synonyms) synonyms.add(word)
-        for (const word of meaning.antonyms) antonyms.add(word)
-        for (const definition of meaning.definitions) {
-          for (const word of definition.synonyms) synonyms.add(word)
-          for (const word of definition.antonyms) antonyms.add(word)
-        }
-      }
-      return { word: input.word, synonyms: [...synonyms], antonyms: [...antonyms] }
-    },
+    }
+    return { word: input.word, synonyms: [...synonyms], antonyms: [...antonyms] }
   }),
   endpoint({
     path: '/api/v1/research/papers/by-author',
