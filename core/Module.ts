@@ -1,4 +1,4 @@
-import type { Static, TObject } from '@sinclair/typebox'
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { Address } from 'viem'
 import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
@@ -168,6 +168,11 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   routes: (context: Resources<needs, env, uses>) => unknown
   /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
   ready?: (context: Resources<needs, env, uses>) => string | undefined
+  /**
+   * JSON Schemas of the answers of served entries whose shapes the spec does not show, by catalog key (`GET /path`):
+   * discovery documents them as the 200 answer.
+   */
+  outputs?: Readonly<Record<string, TSchema>>
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
   /** Background jobs. */

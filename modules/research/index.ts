@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
+import { outputs } from './schema.js'
 
 /** The contact variable, in the User-Agent and the polite-pool parameters of every research source. */
 const contact = Type.Optional(
@@ -66,5 +67,6 @@ export const manifest = Module.define({
       'Free Dictionary API (`/api/v1/research/dictionary/*`)',
     ),
   }),
+  outputs,
   routes: ({ ports }) => routes({ sources: ports.research, now: Date.now }),
 })

@@ -1,4 +1,4 @@
-import { type TObject, type TOptional, type TString, Type } from '@sinclair/typebox'
+import { type TObject, type TOptional, type TSchema, type TString, Type } from '@sinclair/typebox'
 
 /** Descriptions of every query parameter the research endpoints take. */
 const parameters = {
@@ -46,3 +46,186 @@ export function queryOf<const names extends Parameter>(
 
 /** A query as it arrives: strings by name. */
 export type Query = Partial<Record<Parameter, string>>
+
+const nullable = <schema extends TSchema>(schema: schema, description?: string) =>
+  Type.Union([schema, Type.Null()], description ? { description } : {})
+
+/** One paper, the same shape whichever source answered (`core/Research.ts` `Paper`). */
+export const Paper = Type.Object(
+  {
+    source: Type.String({ description: '`openalex`, `crossref`, `arxiv`, `biorxiv`, `medrxiv` or `pubmed`.' }),
+    title: nullable(Type.String()),
+    authors: Type.Array(
+      Type.Object({ name: Type.String(), orcid: nullable(Type.String(), 'ORCID iD where the source knows it.') }),
+    ),
+    venue: nullable(Type.String(), 'Journal, proceedings or preprint server.'),
+    year: nullable(Type.Integer()),
+    published: nullable(Type.String(), '`YYYY-MM-DD` (or `YYYY-MM`, `YYYY`).'),
+    doi: nullable(Type.String(), 'Lowercase, without `https://doi.org/`.'),
+    ids: Type.Record(Type.String(), Type.String(), {
+      description: 'Ids at the sources: openalex, arxiv, pmid, pmcid, ...',
+    }),
+    abstract: nullable(Type.String(), 'Where the source gives it.'),
+    citationCount: nullable(Type.Integer()),
+    urls: Type.Object({ landing: nullable(Type.String()), pdf: nullable(Type.String()) }),
+  },
+  { description: 'A scholarly work.' },
+)
+
+const papers = { total: Type.Integer({ description: 'Matches at the source.' }), papers: Type.Array(Paper) }
+const entry = Type.Object({
+  word: Type.String(),
+  phonetic: nullable(Type.String()),
+  phonetics: Type.Array(Type.Object({ text: nullable(Type.String()), audio: nullable(Type.String()) })),
+  meanings: Type.Array(
+    Type.Object({
+      partOfSpeech: nullable(Type.String()),
+      definitions: Type.Array(
+        Type.Object({
+          definition: Type.String(),
+          example: nullable(Type.String()),
+          synonyms: Type.Array(Type.String()),
+          antonyms: Type.Array(Type.String()),
+        }),
+      ),
+      synonyms: Type.Array(Type.String()),
+      antonyms: Type.Array(Type.String()),
+    }),
+  ),
+  sourceUrls: Type.Array(Type.String()),
+})
+const compound = Type.Object({
+  cid: Type.Integer(),
+  formula: nullable(Type.String()),
+  weight: nullable(Type.String(), 'g/mol, decimal string.'),
+  iupacName: nullable(Type.String()),
+  inchiKey: nullable(Type.String()),
+  smiles: nullable(Type.String()),
+  xlogp: nullable(Type.Number()),
+})
+const reference = Type.Object({ doi: nullable(Type.String()), text: nullable(Type.String()) })
+
+/** The answers of the research endpoints, by catalog key. */
+export const outputs: Record<string, TSchema> = {
+  'GET /api/v1/research/biomedical/by-pmid': Type.Object({ paper: Paper }),
+  'GET /api/v1/research/biomedical/related': Type.Object({ pmid: Type.String(), papers: Type.Array(Paper) }),
+  'GET /api/v1/research/biomedical/search': Type.Object({ query: Type.String(), ...papers }),
+  'GET /api/v1/research/chemistry/compound': Type.Object({ compounds: Type.Array(compound) }),
+  'GET /api/v1/research/chemistry/bioactivity': Type.Object({
+    cid: Type.Integer(),
+    total: Type.Integer(),
+    assays: Type.Array(Type.Record(Type.String(), Type.Unknown()), {
+      description:
+        'Rows of PubChem assay summary, keyed by its columns (AID, Activity Outcome, Target Accession, ...).',
+    }),
+  }),
+  'GET /api/v1/research/chemistry/similarity': Type.Object({
+    cid: Type.Integer(),
+    threshold: Type.Integer(),
+    cids: Type.Array(Type.Integer()),
+  }),
+  'GET /api/v1/research/demographics/census': Type.Object({
+    year: Type.Integer(),
+    dataset: Type.String(),
+    geography: Type.Object(
+      {},
+      { additionalProperties: true, description: '`kind` state, county or zip, and its codes.' },
+    ),
+    rows: Type.Array(Type.Record(Type.String(), nullable(Type.String())), {
+      description: 'One object per row, keyed by variable and geography.',
+    }),
+  }),
+  'GET /api/v1/research/demographics/datasets': Type.Object({
+    query: Type.String(),
+    total: Type.Integer(),
+    datasets: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        title: nullable(Type.String()),
+        description: nullable(Type.String()),
+        organization: nullable(Type.String()),
+        modified: nullable(Type.String()),
+        resources: Type.Array(
+          Type.Object({ name: nullable(Type.String()), format: nullable(Type.String()), url: nullable(Type.String()) }),
+        ),
+        url: nullable(Type.String()),
+      }),
+    ),
+  }),
+  'GET /api/v1/research/dictionary/define': Type.Object({
+    word: Type.String(),
+    language: Type.String(),
+    entries: Type.Array(entry),
+  }),
+  'GET /api/v1/research/dictionary/phonetics': Type.Object({
+    word: Type.String(),
+    phonetic: nullable(Type.String()),
+    phonetics: Type.Array(Type.Object({ text: nullable(Type.String()), audio: nullable(Type.String()) })),
+  }),
+  'GET /api/v1/research/dictionary/synonyms': Type.Object({
+    word: Type.String(),
+    synonyms: Type.Array(Type.String()),
+    antonyms: Type.Array(Type.String()),
+  }),
+  'GET /api/v1/research/papers/by-author': Type.Object({
+    author: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      orcid: nullable(Type.String()),
+      works: nullable(Type.Integer()),
+    }),
+    ...papers,
+  }),
+  'GET /api/v1/research/papers/by-doi': Type.Object({ paper: Paper }),
+  'GET /api/v1/research/papers/citations': Type.Object({
+    doi: Type.String(),
+    citationCount: nullable(Type.Integer()),
+    citedBy: Type.Object(papers, { description: 'Works citing it, most cited first.' }),
+    references: Type.Array(Type.String(), { description: 'OpenAlex ids of the works it references.' }),
+    paper: Paper,
+  }),
+  'GET /api/v1/research/papers/search': Type.Object({ query: Type.String(), page: Type.Integer(), ...papers }),
+  'GET /api/v1/research/papers/trending': Type.Object({
+    topic: nullable(Type.String()),
+    since: Type.String({ description: 'First publication date counted, `YYYY-MM-DD`.' }),
+    ...papers,
+  }),
+  'GET /api/v1/research/preprints/by-id': Type.Object({ paper: Paper }),
+  'GET /api/v1/research/preprints/recent': Type.Object({
+    source: Type.String({ description: '`arxiv`, `biorxiv` or `medrxiv`.' }),
+    category: nullable(Type.String()),
+    ...papers,
+  }),
+  'GET /api/v1/research/preprints/search': Type.Object({
+    query: Type.String(),
+    category: nullable(Type.String()),
+    ...papers,
+  }),
+  'GET /api/v1/research/scholarly/by-doi': Type.Object({
+    paper: Paper,
+    type: nullable(Type.String(), 'Crossref work type, e.g. `journal-article`.'),
+    references: Type.Array(reference),
+  }),
+  'GET /api/v1/research/scholarly/citations-count': Type.Object({
+    doi: Type.String(),
+    title: nullable(Type.String()),
+    citationCount: nullable(Type.Integer()),
+    referencesCount: Type.Integer(),
+    references: Type.Array(reference, { description: 'The first 50.' }),
+  }),
+  'GET /api/v1/research/scholarly/journal-info': Type.Object({
+    issn: Type.String(),
+    journal: Type.Object({
+      title: nullable(Type.String()),
+      publisher: nullable(Type.String()),
+      issns: Type.Array(Type.Object({ value: Type.String(), type: nullable(Type.String()) })),
+      subjects: Type.Array(Type.String()),
+      dois: Type.Object({
+        total: nullable(Type.Integer()),
+        current: nullable(Type.Integer()),
+        backfile: nullable(Type.Integer()),
+      }),
+    }),
+  }),
+  'GET /api/v1/research/scholarly/search': Type.Object({ query: Type.String(), ...papers }),
+}

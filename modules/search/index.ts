@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import * as Routes from './routes.js'
-import { maxUrls } from './schema.js'
+import { ExtractOutput, maxUrls, QnaOutput, WebOutput } from './schema.js'
 
 /**
  * Web search (`POST /api/v1/search/web`) through a search API: Tavily by default, Brave Search or Exa by SEARCH_ENGINE;
@@ -29,6 +29,7 @@ export const webManifest = Module.define({
     EXA_URL: Type.String({ minLength: 1, default: 'https://api.exa.ai', description: 'Exa API' }),
     EXA_API_KEY: Type.Optional(Type.String({ minLength: 1, secret: true, description: 'Exa key' })),
   }),
+  outputs: { 'POST /api/v1/search/web': WebOutput },
   routes: ({ ports }) => Routes.web({ engine: ports.webSearch }),
   ready: ({ ports }) => Module.reasonOf(ports.webSearch.available()),
 })
@@ -61,6 +62,7 @@ export const extractManifest = Module.define({
       description: 'longest text kept per page, in characters; a longer one is cut and marked `truncated`',
     }),
   }),
+  outputs: { 'POST /api/v1/search/extract': ExtractOutput },
   routes: ({ ports }) => Routes.extract({ extractor: ports.extractor }),
 })
 
@@ -81,6 +83,7 @@ export const qnaManifest = Module.define({
       }),
     ),
   }),
+  outputs: { 'POST /api/v1/search/qna': QnaOutput },
   routes: ({ ports, env }) =>
     Routes.qna({ engine: ports.webSearch, extractor: ports.extractor, chat: ports.chat, model: env.QNA_MODEL ?? '' }),
   ready: ({ ports, env }) =>

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Value } from '@sinclair/typebox/value'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
+import { outputs } from '../../modules/research/schema.js'
 import { origin, paidGateway } from '../support/paid.js'
 import { researchServer } from '../support/research.js'
 
@@ -46,6 +48,12 @@ async function served(path: string) {
   const result = await paid(path)
   if (result.status !== 200) throw new Error(`${path}: ${result.status} ${JSON.stringify(result.body)}`)
   expect(result.cost).toBe(priceOf(path.split('?')[0]!))
+  // Every answer matches the schema discovery documents for it.
+  const schema = outputs[`GET ${path.split('?')[0]}`]!
+  expect({
+    path,
+    errors: [...Value.Errors(schema, result.body)].map((error) => `${error.path}: ${error.message}`),
+  }).toEqual({ path, errors: [] })
   return result.body
 }
 

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Value } from '@sinclair/typebox/value'
 import { brave } from '../../adapters/search/brave.js'
 import { exa } from '../../adapters/search/exa.js'
+import { ExtractOutput, QnaOutput, WebOutput } from '../../modules/search/schema.js'
 import { origin, paidGateway } from '../support/paid.js'
 import { vendorServer } from '../support/vendor.js'
 
@@ -140,6 +142,7 @@ describe('POST /api/v1/search/web', () => {
     })
     expect(status).toBe(200)
     expect(cost).toBe(20_000n)
+    expect(Value.Check(WebOutput, body)).toBe(true)
     expect(body.source).toBe('tavily')
     expect(body.results[0]).toEqual({
       title: 'How extraction works',
@@ -203,6 +206,7 @@ describe('POST /api/v1/search/extract', () => {
     expect(long.text).toHaveLength(1_000)
     expect(notes).toMatchObject({ ok: true, text: 'Plain notes.\n\nSecond line.', title: null })
     expect(body).toMatchObject({ succeeded: 4, failed: 4 })
+    expect(Value.Check(ExtractOutput, body)).toBe(true)
   })
 
   test('error: when no URL gives text the call fails and charges nothing', async () => {
@@ -229,6 +233,7 @@ describe('POST /api/v1/search/qna', () => {
       model: 'small-model',
       citations: [{ number: 1, url: page('/article'), title: 'How extraction works | Example' }],
     })
+    expect(Value.Check(QnaOutput, body)).toBe(true)
     // The image's snippet still stands as a source; the page that is gone (no text, no snippet) does not.
     expect(body.sources.map((source: any) => source.url)).toEqual([page('/article'), page('/image')])
     const sent = JSON.parse(chat.seen.filter((seen) => seen.url.pathname === '/api/chat/completions').at(-1)!.body)
