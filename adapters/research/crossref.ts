@@ -6,7 +6,8 @@ import { datePartsOf, doiOf, doiPath, numberOf, orcidOf, papersOf, stringOf, str
  * Crossref's REST API (`https://api.crossref.org`): `GET /works/{doi}`, `GET /works?query=&rows=&offset=` and `GET
  * /journals/{issn}`, each answering `{ status: "ok", message-type, message }`; an unknown DOI or ISSN is a plain-text
  * 404 ("Resource not found."). The polite pool takes a `mailto` (and the same contact in the User-Agent). Limit: 10
- * requests/s (the polite pool's single-record rate since December 2025); answers cached a day.
+ * requests/s, under the 50/s Crossref documented until its December 2025 revision (the revised figures were not
+ * confirmed); answers cached a day.
  */
 export function crossref(parameters: crossref.Parameters): Research.Registry {
   const { baseUrl = 'https://api.crossref.org', contact, userAgent, ...options } = parameters
