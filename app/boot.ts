@@ -27,6 +27,7 @@ import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
+import { readability } from '../adapters/extract/readability.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
 import { frankfurter } from '../adapters/fx/frankfurter.js'
@@ -37,8 +38,20 @@ import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
 import { coingecko } from '../adapters/pricing/coingecko.js'
 import { defillama } from '../adapters/pricing/defillama.js'
+import { arxiv } from '../adapters/research/arxiv.js'
+import { biorxiv } from '../adapters/research/biorxiv.js'
+import { census } from '../adapters/research/census.js'
+import { ckan } from '../adapters/research/ckan.js'
+import { crossref } from '../adapters/research/crossref.js'
+import { dictionary } from '../adapters/research/dictionary.js'
+import { openalex } from '../adapters/research/openalex.js'
+import { pubchem } from '../adapters/research/pubchem.js'
+import { pubmed } from '../adapters/research/pubmed.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
+import { brave } from '../adapters/search/brave.js'
+import { exa } from '../adapters/search/exa.js'
+import { tavily } from '../adapters/search/tavily.js'
 import { das } from '../adapters/solana/das.js'
 import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
@@ -55,20 +68,26 @@ import { goplus } from '../adapters/vendor/goplus.js'
 import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
 import type { BatchChain } from '../core/BatchChain.js'
+import * as Catalog from '../core/Catalog.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
 import type { NameService } from '../core/NameService.js'
+import type { Guard as OutboundGuard } from '../core/Outbound.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
+import type * as Research from '../core/Research.js'
 import type * as Rpc from '../core/Rpc.js'
 import type * as Storage from '../core/Storage.js'
+import type * as Search from '../core/Search.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
+import * as researchFamily from '../modules/research/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
 import * as storageFamily from '../modules/storage/index.js'
 import * as taxFamily from '../modules/tax/index.js'
+import * as searchFamily from '../modules/search/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
@@ -263,6 +282,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
   const chainId = settlement.chain.id
   // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
   const evm: Rpc.Connect = (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false })
+  const guard = outbound({ allow: config.outboundAllow })
   return {
     store,
     chains: [settlement.endpoint],
@@ -287,7 +307,10 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     solanaPrices: config.solana.priceService && hermes(config.solana.priceService),
     chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
-    outbound: outbound({ allow: config.outboundAllow }),
+    outbound: guard,
+    research: researchOf(config),
+    webSearch: webSearchOf(config),
+    extractor: extractorOf(config, guard),
     fxReference: fxReferenceOf(config),
     history: historyOf(config, settlement),
     bridges: (settings) => [lifi(settings.lifi), across(settings.across)],
@@ -297,6 +320,60 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     storage: storageOf(config),
     historicalPrices: historicalPricesOf(config),
   }
+}
+
+/** Every research source at the research family's URLs; none when the family is not in the configuration. */
+function researchOf(config: Config): Research.Sources | undefined {
+  const env = config.modules[researchFamily.manifest.name] as
+    | Static<NonNullable<typeof researchFamily.manifest.env>>
+    | undefined
+  if (!env) return undefined
+  const contact = env.RESEARCH_CONTACT
+  // Every research vendor asks callers to say who they are and how to reach them.
+  const userAgent = `pay-per-call-gateway/${Catalog.overviewVersion} (${contact ? `mailto:${contact}` : 'no operator contact set'})`
+  return {
+    works: openalex({ baseUrl: env.OPENALEX_URL, apiKey: env.OPENALEX_API_KEY, contact, userAgent }),
+    registry: crossref({ baseUrl: env.CROSSREF_URL, contact, userAgent }),
+    arxiv: arxiv({
+      baseUrl: env.ARXIV_URL,
+      userAgent,
+      intervalMs: env.ARXIV_INTERVAL_MS,
+      maxWaitMs: env.ARXIV_MAX_WAIT_MS,
+    }),
+    rxiv: biorxiv({ baseUrl: env.BIORXIV_URL, userAgent }),
+    pubmed: pubmed({ baseUrl: env.NCBI_EUTILS_URL, apiKey: env.NCBI_API_KEY, contact, userAgent }),
+    pubchem: pubchem({ baseUrl: env.PUBCHEM_URL, userAgent }),
+    census: census({ baseUrl: env.CENSUS_URL, apiKey: env.CENSUS_API_KEY, userAgent }),
+    datasets: ckan({ baseUrl: env.DATASETS_URL, userAgent }),
+    dictionary: dictionary({ baseUrl: env.DICTIONARY_URL, userAgent }),
+  }
+}
+
+/** The search API SEARCH_ENGINE names, once its key is set; none before. */
+function webSearchOf(config: Config): Search.Engine | undefined {
+  const env = config.modules[searchFamily.webManifest.name] as
+    | Static<NonNullable<typeof searchFamily.webManifest.env>>
+    | undefined
+  if (!env) return undefined
+  if (env.SEARCH_ENGINE === 'brave')
+    return env.BRAVE_API_KEY ? brave({ baseUrl: env.BRAVE_SEARCH_URL, apiKey: env.BRAVE_API_KEY }) : undefined
+  if (env.SEARCH_ENGINE === 'exa')
+    return env.EXA_API_KEY ? exa({ baseUrl: env.EXA_URL, apiKey: env.EXA_API_KEY }) : undefined
+  return env.TAVILY_API_KEY ? tavily({ baseUrl: env.TAVILY_URL, apiKey: env.TAVILY_API_KEY }) : undefined
+}
+
+/** Our extractor behind `guard`, with the extract family's limits. */
+function extractorOf(config: Config, guard: OutboundGuard): Search.Extractor | undefined {
+  const env = config.modules[searchFamily.extractManifest.name] as
+    | Static<NonNullable<typeof searchFamily.extractManifest.env>>
+    | undefined
+  if (!env) return undefined
+  return readability({
+    outbound: guard,
+    timeoutMs: env.EXTRACT_TIMEOUT_MS,
+    maxBytes: env.EXTRACT_MAX_BYTES,
+    maxChars: env.EXTRACT_MAX_CHARS,
+  })
 }
 
 /** GoPlus at the safety family's GOPLUS_URL; none when the family is not in the configuration. */

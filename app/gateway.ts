@@ -50,6 +50,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Filled as modules mount: the price rules of the entries they serve that are priced per request.
   const rules = new Map<string, Price.Rule>()
   const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
+  // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
+  const outputs = new Map<string, Documents.JsonSchema>()
   const payments = payment
     ? guard({
         terms,
@@ -199,6 +201,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const ready = module.ready
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
+    for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
     const rateLimit = module.rateLimit?.(resources.env)
     if (rateLimit) {
       RateLimit.assert(rateLimit)
@@ -295,6 +298,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     terms,
     availability: availabilityNow,
     ruleOf,
+    outputOf: (entry) => outputs.get(Catalog.key(entry)),
     now: new Date(),
   })
   app

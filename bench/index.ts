@@ -12,6 +12,7 @@ import { gasPerPayment } from './gas.js'
 import { run } from './load.js'
 import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
 import { freePort, root, type Server, start } from './processes.js'
+import * as Research from './research.js'
 import * as Signatures from './signatures.js'
 import * as StorageBench from './storage.js'
 import * as TaxBench from './tax.js'
@@ -412,6 +413,7 @@ async function measure() {
   )
   rows.push(await StorageBench.row(plan.rounds))
   rows.push(await TaxBench.row(plan.rounds))
+  rows.push(...(await Research.rows({ rounds: plan.rounds })))
 }
 
 function report() {

@@ -1,4 +1,4 @@
-import type { Static, TObject } from '@sinclair/typebox'
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { Address } from 'viem'
 import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
@@ -15,8 +15,10 @@ import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
 import type { PriceFeeds } from './PriceFeeds.js'
 import type * as RateLimit from './RateLimit.js'
+import type * as Research from './Research.js'
 import type { Connect, Endpoint } from './Rpc.js'
 import type * as Safety from './Safety.js'
+import type * as Search from './Search.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
 import type { Providers as StorageProviders } from './Storage.js'
@@ -116,6 +118,12 @@ export type Ports = {
   storage: StorageProviders
   /** Historical USD prices of assets (DefiLlama's coins API, or CoinGecko when keyed), for tax reports. */
   historicalPrices: HistoricalPrices
+  /** The research databases (OpenAlex, Crossref, arXiv, bioRxiv, PubMed, PubChem, Census, data.gov, a dictionary). */
+  research: Research.Sources
+  /** A web search API (Tavily, Brave Search or Exa), once keyed. */
+  webSearch: Search.Engine
+  /** Our page extractor (Readability) behind the outbound guard. */
+  extractor: Search.Extractor
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }
@@ -169,6 +177,11 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   routes: (context: Resources<needs, env, uses>) => unknown
   /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
   ready?: (context: Resources<needs, env, uses>) => string | undefined
+  /**
+   * JSON Schemas of the answers of served entries whose shapes the spec does not show, by catalog key (`GET /path`):
+   * discovery documents them as the 200 answer.
+   */
+  outputs?: Readonly<Record<string, TSchema>>
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
   /** Background jobs. */

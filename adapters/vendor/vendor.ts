@@ -88,23 +88,21 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     return `${name} takes ${limit!.refill} calls per ${limit!.intervalMs} ms from this gateway; the next may start at ${next}.`
   }
 
-  /** Takes a token now if there is one: the time one will be there, or `undefined` once taken (or with no limit). */
-  function takeToken(): number | undefined {
-    if (!limit) return undefined
-    const taken = RateLimit.take(bucket!, { ...limit, now: now() })
-    bucket = taken.state
-    return taken.ok ? undefined : taken.retryAt
-  }
-
-  /** Waits for a token until `retryAt` and after, at most `maxWaitMs` in all; the failure to answer when none comes in time. */
-  async function waitForToken(credentials: vendor.Auth, firstRetryAt: number): Promise<Upstream.Failure | undefined> {
-    const deadline = now() + maxWaitMs
-    for (let retryAt: number | undefined = firstRetryAt; retryAt !== undefined; retryAt = takeToken()) {
-      if (retryAt > deadline) return failure(credentials, 'unavailable', rateRefusal(retryAt))
-      // Callers that wake together race for the token; the losers wait again, within the same deadline.
-      await sleep(retryAt - now())
-    }
-    return undefined
+  /**
+   * Reserves the next token for this call: the ms it must wait for it (0: now), or the epoch ms of that token when it is
+   * further away than `maxWaitMs` (nothing is reserved then). Reserving debits the bucket at once, below empty if need
+   * be, so callers that arrive together queue in arrival order, each a full interval after the one before.
+   */
+  function reserve(): { wait: number } | { refusedUntil: number } {
+    if (!limit) return { wait: 0 }
+    const at = now()
+    const current = RateLimit.refill(bucket!, { ...limit, now: at })
+    const checked = RateLimit.check(current, { ...limit, now: at })
+    const startAt = checked.ok ? at : checked.retryAt
+    bucket = current
+    if (startAt - at > maxWaitMs) return { refusedUntil: startAt }
+    bucket = { level: current.level - limit.intervalMs, updatedAt: current.updatedAt }
+    return { wait: startAt - at }
   }
 
   /**
@@ -114,10 +112,10 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   async function admit(credentials: vendor.Auth): Promise<Upstream.Failure | undefined> {
     const refused = breakerRefusal()
     if (refused) return failure(credentials, 'unavailable', refused)
-    const retryAt = takeToken()
-    if (retryAt !== undefined) {
-      const waited = await waitForToken(credentials, retryAt)
-      if (waited) return waited
+    const reserved = reserve()
+    if ('refusedUntil' in reserved) return failure(credentials, 'unavailable', rateRefusal(reserved.refusedUntil))
+    if (reserved.wait > 0) {
+      await sleep(reserved.wait)
       // The breaker may have opened, or a probe started, while this call waited for its token.
       const again = breakerRefusal()
       if (again) return failure(credentials, 'unavailable', again)
@@ -204,7 +202,11 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     try {
       const response = await fetch(urlOf(request, credentials, true), {
         method,
-        headers: headersOf(credentials, 'application/json', body?.type),
+        headers: headersOf(
+          credentials,
+          request.format === 'text' ? (request.type ?? '*/*') : 'application/json',
+          body?.type,
+        ),
         ...(body ? { body: body.text } : {}),
         signal: controller.signal,
       })
@@ -228,11 +230,20 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
         )
         return { outcome: tooLarge, retryable: false }
       }
+      // A text answer (XML, CSV) is the adapter's to parse.
+      if (request.format === 'text') {
+        const refused = request.check?.(text, status)
+        if (refused) return { outcome: refused, retryable: false }
+        return { outcome: { ok: true, status, body: text }, retryable: false }
+      }
       let parsed: unknown
       if (text.trim() !== '')
         try {
           parsed = JSON.parse(text)
         } catch {
+          // A status the request accepts as an answer stands on its own (Crossref's 404 is plain text).
+          if (!response.ok && accepts(request.accept, status))
+            return { outcome: { ok: true, status, body: undefined }, retryable: false }
           // An error status the vendor documents, without the documented body, is the error it says it is.
           if (!response.ok)
             return {
@@ -551,7 +562,7 @@ export declare namespace vendor {
     form?: Record<string, string>
     /** Multipart body (`multipart/form-data`, an upload), instead of `body`; built again for every attempt. */
     multipart?: () => FormData
-    /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body. */
+    /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body (`undefined` when it is not JSON). */
     accept?: readonly number[] | ((status: number) => boolean)
     /** Whether sending the call twice is harmless (a JSON-RPC read). @default true for GET and HEAD, false otherwise */
     idempotent?: boolean
@@ -563,6 +574,10 @@ export declare namespace vendor {
     check?: (body: unknown, status: number) => Upstream.Failure | undefined
     /** Credentials of this call instead of the declaration's (a caller's own key); cached answers are kept apart by them. */
     auth?: Auth
+    /** How the answer is read: parsed as JSON, or handed over as text (XML, CSV) for the adapter to parse. @default 'json' */
+    format?: 'json' | 'text'
+    /** The `accept` header of a text call, e.g. `application/atom+xml`. @default '*\/*' */
+    type?: string
   }
 
   /** A POST answered with server-sent events. */
@@ -577,11 +592,11 @@ export declare namespace vendor {
     auth?: Auth
   }
 
-  /** A JSON answer: its status (2xx, or one the request accepts) and parsed body (`undefined` when empty). */
+  /** An answer: its status (2xx, or one the request accepts) and parsed JSON body (`undefined` when empty), or its text. */
   type Answer = {
     /** HTTP status. */
     status: number
-    /** Parsed JSON body. */
+    /** Parsed JSON body, or the text of a `format: 'text'` call. */
     body: unknown
   }
 
