@@ -13,9 +13,9 @@ import { sha256 } from 'multiformats/hashes/sha2'
  * plain `ipfs add` on a repository initialised with `--profile=unixfs-v1-2025`). Every parameter is set here rather
  * than left to the importer's defaults, which have changed between versions.
  *
- * Content of at most one chunk is a single raw block, so its CID (`bafkrei…`) is the raw sha2-256 CID of the bytes:
- * the same under Kubo's implicit default with `--cid-version=1` (256 KiB chunks, 174 links). Larger content is a
- * dag-pb root (`bafybei…`) and differs between the two profiles; we reproduce `unixfs-v1-2025`.
+ * Content of at most one chunk (1 MiB) is a single raw block, so its CID (`bafkrei…`) is the raw sha2-256 CID of the
+ * bytes. Kubo's implicit default with only `--cid-version=1` chunks at 256 KiB with 174 links: the same CID up to
+ * 256 KiB, a different dag-pb root (`bafybei…`) above it. We reproduce `unixfs-v1-2025`.
  */
 
 /** The import parameters every CID here is computed with; adapters send them to providers that import themselves. */
