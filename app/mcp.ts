@@ -119,7 +119,12 @@ export function mcpServer(parameters: mcpServer.Parameters): mcpServer.ReturnTyp
     registerExactEvmScheme(client, { signer: payer })
     client.setSpendControls({
       allowedAssets: [
-        { network: manifest!.network, asset: manifest!.asset.address, maxAmountPerPayment: maxPerCall.toString() },
+        // The client's own cap is the wider bound; the hook below refuses with the reason.
+        {
+          network: manifest!.network,
+          asset: manifest!.asset.address,
+          maxAmountPerPayment: (maxPerCall > sessionBudget ? maxPerCall : sessionBudget).toString(),
+        },
       ],
     })
     client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
