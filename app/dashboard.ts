@@ -89,6 +89,7 @@ table{border-collapse:collapse;width:100%}td,th{padding:3px 6px;border-bottom:1p
 th{font-weight:600;color:#5a6474}.num{text-align:right}.mono{font-family:ui-monospace,monospace;font-size:12px}
 .big{font-size:28px;font-weight:700}.ok{color:#1a7f37}.bad{color:#c62828}.warn{color:#b26a00}
 details summary{cursor:pointer;color:#5a6474}
+#payments,#top-payers{grid-column:span 2}
 </style></head><body>
 <header><h1>Operator dashboard</h1><span>${escapeHtml(data.at.toISOString())}</span></header>
 <main>
