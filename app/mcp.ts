@@ -5,13 +5,12 @@ import {
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js'
-import { x402Client } from '@x402/core/client'
 import { decodePaymentResponseHeader } from '@x402/core/http'
-import { registerExactEvmScheme } from '@x402/evm/exact/client'
-import { wrapFetchWithPayment } from '@x402/fetch'
 import type { LocalAccount } from 'viem'
 import * as Catalog from '../core/Catalog.js'
+import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
+import { clients } from './clients.js'
 import * as Schema from './discovery/schema.js'
 
 /** A catalog entry as the payment manifest (`/.well-known/x402.json`) states it. */
@@ -24,9 +23,7 @@ type Resource = {
 }
 
 /** The parts of the payment manifest the MCP server reads. */
-type Manifest = {
-  network: `${string}:${string}`
-  asset: { address: `0x${string}` }
+type Manifest = PaymentTerms & {
   resources: Resource[]
   free: Resource[]
 }
@@ -115,32 +112,25 @@ export function mcpServer(parameters: mcpServer.Parameters): mcpServer.ReturnTyp
     // The hook runs after the 402 and before anything is signed: the one place the amount is known and nothing spent.
     let amount: bigint | undefined
     let refusal: string | undefined
-    const client = new x402Client()
-    registerExactEvmScheme(client, { signer: payer })
-    client.setSpendControls({
-      allowedAssets: [
-        // The client's own cap is the wider bound; the hook below refuses with the reason.
-        {
-          network: manifest!.network,
-          asset: manifest!.asset.address,
-          maxAmountPerPayment: (maxPerCall > sessionBudget ? maxPerCall : sessionBudget).toString(),
-        },
-      ],
+    const paying = clients({
+      terms: manifest!,
+      fetch,
+      // The client's own cap is the wider bound; the hook refuses with the reason.
+      maxAtomicPerPayment: maxPerCall > sessionBudget ? maxPerCall : sessionBudget,
+    }).x402(payer, {
+      beforePayment: (asked) => {
+        if (asked > maxPerCall)
+          refusal = `${Catalog.key(entry)} asks $${Price.fromAtomic(asked)}, above the per-call cap of $${Price.fromAtomic(maxPerCall)}; nothing was signed.`
+        else if (spent + reserved + asked > sessionBudget)
+          refusal =
+            `${Catalog.key(entry)} asks $${Price.fromAtomic(asked)}; this session has spent $${Price.fromAtomic(spent)} ` +
+            `of its $${Price.fromAtomic(sessionBudget)} budget${reserved > 0n ? ` with $${Price.fromAtomic(reserved)} in flight` : ''}; nothing was signed.`
+        if (refusal) return refusal
+        amount = asked
+        reserved += asked
+        return undefined
+      },
     })
-    client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
-      const asked = BigInt(selectedRequirements.amount)
-      if (asked > maxPerCall)
-        refusal = `${Catalog.key(entry)} asks $${Price.fromAtomic(asked)}, above the per-call cap of $${Price.fromAtomic(maxPerCall)}; nothing was signed.`
-      else if (spent + reserved + asked > sessionBudget)
-        refusal =
-          `${Catalog.key(entry)} asks $${Price.fromAtomic(asked)}; this session has spent $${Price.fromAtomic(spent)} ` +
-          `of its $${Price.fromAtomic(sessionBudget)} budget${reserved > 0n ? ` with $${Price.fromAtomic(reserved)} in flight` : ''}; nothing was signed.`
-      if (refusal) return { abort: true, reason: refusal }
-      amount = asked
-      reserved += asked
-      return undefined
-    })
-    const paying = wrapFetchWithPayment(fetch, client) as typeof globalThis.fetch
     try {
       const response = await paying(url, init)
       const header = response.headers.get('payment-response')
