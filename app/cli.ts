@@ -9,6 +9,7 @@ import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
 import { mintDevnetUsdc } from './devnet-client.js'
+import { priceTextOf, type ManifestResource as Resource } from './discovery/terms.js'
 
 // The agent-pay command line (`npx agent-pay ...`): pays a gateway's calls with the official x402 and MPP clients from a
 // key in the environment, and reads its manifest. Run with no arguments for the usage.
@@ -41,15 +42,6 @@ type Kept = {
   payer: string
 }
 
-/** One endpoint as the payment manifest states it. */
-type Resource = {
-  method: string
-  path: string
-  available: boolean
-  unavailable?: { code: string; reason: string }
-  price: 'free' | { mode: string; amount?: string; minAmount?: string; maxAmount?: string; rule?: string }
-}
-
 const gateway = (process.env.GATEWAY_URL ?? 'http://127.0.0.1:3402').replace(/\/+$/, '')
 const receiptsPath = process.env.AGENT_PAY_RECEIPTS ?? join(homedir(), '.agent-pay', 'receipts.jsonl')
 const [command, ...rest] = process.argv.slice(2)
@@ -72,13 +64,6 @@ async function manifestOf(base: string): Promise<PaymentTerms & { resources: Res
   if (!response) fail(`No gateway answers at ${base}: start one with \`npm start\` (or set GATEWAY_URL).`)
   if (!response.ok) fail(`${base}/.well-known/x402.json answered HTTP ${response.status}: not a gateway manifest.`)
   return (await response.json()) as PaymentTerms & { resources: Resource[]; free: Resource[] }
-}
-
-function priceText(resource: Resource): string {
-  const { price } = resource
-  if (price === 'free') return 'free'
-  if (price.amount) return `$${price.amount}`
-  return `${price.minAmount && price.maxAmount ? `$${price.minAmount}-$${price.maxAmount}` : 'varies'}${price.rule ? ` (${price.rule})` : ''}`
 }
 
 /** The catalog path pattern `pattern` (with `:id` parameters) matches `path`. */
@@ -175,7 +160,7 @@ async function price(args: string[]): Promise<void> {
   if (found.length === 0) fail(`No endpoint at ${path} on ${gateway}.`)
   for (const resource of found)
     process.stdout.write(
-      `${resource.method} ${resource.path}  ${priceText(resource)}  ${
+      `${resource.method} ${resource.path}  ${priceTextOf(resource)}  ${
         resource.available
           ? 'available'
           : `unavailable (${resource.unavailable?.code}): ${resource.unavailable?.reason}`
@@ -192,7 +177,7 @@ async function discover(args: string[]): Promise<void> {
       `${manifest.resources.length} paid and ${manifest.free.length} free endpoints, ${all.filter((resource) => resource.available).length} available now\n\n`,
   )
   for (const resource of all.filter((candidate) => candidate.available))
-    process.stdout.write(`${`${resource.method} ${resource.path}`.padEnd(48)} ${priceText(resource)}\n`)
+    process.stdout.write(`${`${resource.method} ${resource.path}`.padEnd(48)} ${priceTextOf(resource)}\n`)
 }
 
 async function fund(args: string[]): Promise<void> {

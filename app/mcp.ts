@@ -12,15 +12,7 @@ import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
 import * as Schema from './discovery/schema.js'
-
-/** A catalog entry as the payment manifest (`/.well-known/x402.json`) states it. */
-type Resource = {
-  method: string
-  path: string
-  available: boolean
-  unavailable?: { code: string; reason: string }
-  price: 'free' | { mode: string; amount?: string; minAmount?: string; maxAmount?: string; rule?: string }
-}
+import { priceTextOf, type ManifestResource as Resource } from './discovery/terms.js'
 
 /** The parts of the payment manifest the MCP server reads. */
 type Manifest = PaymentTerms & {
@@ -210,18 +202,12 @@ export function toTool(entry: Catalog.Entry, resource: Resource): Tool {
   return {
     name: Catalog.operationId(entry),
     title: Catalog.key(entry),
-    description: `${entry.purpose.replace(/\.?$/, '.')} Price: ${priceText(resource)}.`,
+    description: `${entry.purpose.replace(/\.?$/, '.')} Price: ${
+      resource.price === 'free' ? 'free' : `${priceTextOf(resource)} USDC per call, paid with x402`
+    }.`,
     inputSchema: { type: 'object', properties, required },
     annotations: { readOnlyHint: entry.method === 'GET', openWorldHint: true },
   }
-}
-
-function priceText(resource: Resource): string {
-  const { price } = resource
-  if (price === 'free') return 'free'
-  if (price.amount) return `$${price.amount} USDC per call, paid with x402`
-  const bounds = price.minAmount && price.maxAmount ? `$${price.minAmount}-$${price.maxAmount}` : 'varies'
-  return `${bounds} USDC per call by request${price.rule ? ` (${price.rule})` : ''}, paid with x402`
 }
 
 /** The URL of a call: path parameters put in, query parameters added. */

@@ -45,6 +45,10 @@ async function connect(bearer: string | null = token): Promise<Client> {
   return client
 }
 
+/** Calls a tool. */
+const call = (client: Client, name: string, input: Record<string, unknown>) =>
+  client.callTool({ name, arguments: input }) as Promise<CallToolResult>
+
 const textOf = (result: CallToolResult) =>
   result.content.map((item) => (item.type === 'text' ? item.text : '')).join('\n')
 
@@ -74,12 +78,12 @@ describe('MCP over streamable HTTP at /mcp', () => {
   test('behavior: a free tool answers and costs nothing; a paid tool costs exactly its price and returns the receipt', async () => {
     const client = await connect()
     const before = await gateway.balance(payer.address)
-    const free = (await client.callTool({ name: 'getFreeUuid', arguments: {} })) as CallToolResult
+    const free = await call(client, 'getFreeUuid', {})
     expect(free.isError).toBe(false)
     expect((free.structuredContent as { status: number }).status).toBe(200)
     expect(await gateway.balance(payer.address)).toBe(before)
 
-    const paid = (await client.callTool({ name: 'getApiV1RpcChains', arguments: {} })) as CallToolResult
+    const paid = await call(client, 'getApiV1RpcChains', {})
     expect(paid.isError).toBe(false)
     const { status, body, receipt } = paid.structuredContent as { status: number; body: unknown; receipt: Receipt }
     expect(status).toBe(200)
@@ -93,7 +97,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(mined.status).toBe('success')
 
     // The budget ($0.0015) has room for one such call, not two: the second is refused before anything is signed.
-    const refused = (await client.callTool({ name: 'getApiV1RpcChains', arguments: {} })) as CallToolResult
+    const refused = await call(client, 'getApiV1RpcChains', {})
     expect(refused.isError).toBe(true)
     expect(textOf(refused)).toContain('this session has spent $0.001000 of its $0.001500 budget; nothing was signed.')
     expect(await gateway.balance(payer.address)).toBe(before - 1000n)
@@ -103,7 +107,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
   test('behavior: each session has its own budget', async () => {
     const client = await connect()
     const before = await gateway.balance(payer.address)
-    const paid = (await client.callTool({ name: 'getApiV1RpcChains', arguments: {} })) as CallToolResult
+    const paid = await call(client, 'getApiV1RpcChains', {})
     expect(paid.isError).toBe(false)
     expect(await gateway.balance(payer.address)).toBe(before - 1000n)
     await client.close()
@@ -112,9 +116,9 @@ describe('MCP over streamable HTTP at /mcp', () => {
   test('security: a session opened without the operator bearer gets the free tools but never the wallet', async () => {
     const client = await connect(null)
     const before = await gateway.balance(payer.address)
-    const free = (await client.callTool({ name: 'getFreeTimestamp', arguments: {} })) as CallToolResult
+    const free = await call(client, 'getFreeTimestamp', {})
     expect(free.isError).toBe(false)
-    const paid = (await client.callTool({ name: 'getApiV1RpcChains', arguments: {} })) as CallToolResult
+    const paid = await call(client, 'getApiV1RpcChains', {})
     expect(textOf(paid)).toContain('has no wallet')
     expect(paid.isError).toBe(true)
     expect(await gateway.balance(payer.address)).toBe(before)
@@ -135,7 +139,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
     const client = new Client({ name: 'test', version: '1.0.0' })
     await client.connect(clientSide)
     const before = await gateway.balance(payer.address)
-    const refused = (await client.callTool({ name: 'getApiV1RpcChains', arguments: {} })) as CallToolResult
+    const refused = await call(client, 'getApiV1RpcChains', {})
     expect(refused.isError).toBe(true)
     expect(textOf(refused)).toBe(
       'GET /api/v1/rpc/chains asks $0.001000, above the per-call cap of $0.000500; nothing was signed.',
@@ -147,10 +151,7 @@ describe('MCP over streamable HTTP at /mcp', () => {
   test('error: bad input is the gateway’s 400, charged nothing', async () => {
     const client = await connect()
     const before = await gateway.balance(payer.address)
-    const bad = (await client.callTool({
-      name: 'postApiV1RpcCall',
-      arguments: { body: { chain: 'devnet' } },
-    })) as CallToolResult
+    const bad = await call(client, 'postApiV1RpcCall', { body: { chain: 'devnet' } })
     expect(bad.isError).toBe(true)
     expect((bad.structuredContent as { status: number }).status).toBe(400)
     expect(await gateway.balance(payer.address)).toBe(before)
@@ -173,10 +174,10 @@ describe('MCP over stdio (npm run mcp)', () => {
       )
       const { tools } = await client.listTools()
       expect(tools.some((tool) => tool.name === 'getApiV1RpcChains')).toBe(true)
-      const result = (await client.callTool({ name: 'getFreeTimestamp', arguments: {} })) as CallToolResult
+      const result = await call(client, 'getFreeTimestamp', {})
       expect(result.isError).toBe(false)
       // No MCP_PRIVATE_KEY in its environment: paid tools are refused before anything is signed.
-      const paid = (await client.callTool({ name: 'getApiV1RpcChains', arguments: {} })) as CallToolResult
+      const paid = await call(client, 'getApiV1RpcChains', {})
       expect(textOf(paid)).toContain('set MCP_PRIVATE_KEY')
       await client.close()
     } finally {
