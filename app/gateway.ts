@@ -48,6 +48,20 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const meter = parameters.metrics ?? createMetrics()
   const logger = parameters.metrics ? parameters.logger : meter.observing(parameters.logger)
   const payment = parameters.payment && { ...parameters.payment, ledger: timed(parameters.payment.ledger, meter) }
+  if (payment)
+    meter.gauge(
+      'gateway_payments_outstanding',
+      'Payments claimed and not yet settled (the settlement queue), by state.',
+      async () =>
+        Promise.all(
+          (['claimed', 'settling'] as const).map(
+            async (state): Promise<[Record<string, string>, number]> => [
+              { state },
+              (await payment.ledger.list({ state, limit: maxOutstanding })).length,
+            ],
+          ),
+        ),
+    )
   // When each request started, for its latency.
   const startedAt = new WeakMap<Request, number>()
   // The status of each error answer.
@@ -488,6 +502,9 @@ export declare namespace createGateway {
     everyProcess?: boolean
   }
 }
+
+/** Most outstanding payments the metrics count per state. */
+const maxOutstanding = 10_000
 
 /** Most client buckets the rate limiter keeps; the least recently seen goes first. */
 const maxBuckets = 10_000

@@ -96,6 +96,7 @@ describe('GET /metrics', () => {
     expect(value('gateway_settlement_batch_size_count')).toBe(2)
     expect(value('gateway_settlement_batch_gas_sum')).toBeGreaterThan(0)
     expect(value('gateway_ledger_claim_seconds_count')).toBe(2)
+    expect(value('gateway_payments_outstanding{state="settling"}')).toBe(0)
     expect(text).toContain('# TYPE gateway_request_duration_seconds histogram')
     expect(text).toContain('# TYPE gateway_upstream_breaker_state gauge')
   })
