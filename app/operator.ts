@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto'
+import { createHmac, timingSafeEqual } from 'node:crypto'
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { type AnyElysia, Elysia } from 'elysia'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -21,7 +21,7 @@ export const operatorRoutes = [
 ] as const
 
 /** Name of the dashboard's login cookie. */
-const cookie = 'operator_token'
+const cookie = 'operator_session'
 
 /** Most MCP sessions kept open at once over HTTP; the oldest is closed beyond it. */
 const maxSessions = 100
@@ -36,12 +36,15 @@ export function operator(parameters: operator.Parameters): AnyElysia {
   const token = config.operatorToken
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
 
-  /** Whether `presented` is the operator token, compared in constant time. */
-  function isOperator(presented: string | undefined): boolean {
-    if (token === undefined || presented === undefined) return false
-    const [a, b] = [Buffer.from(presented), Buffer.from(token)]
+  // The cookie holds a value derived from the token, never the token itself.
+  const cookieValue = token === undefined ? undefined : createHmac('sha256', token).update('dashboard').digest('hex')
+  /** Whether `presented` is `expected`, compared in constant time. */
+  function same(presented: string | undefined, expected: string | undefined): boolean {
+    if (expected === undefined || presented === undefined) return false
+    const [a, b] = [Buffer.from(presented), Buffer.from(expected)]
     return a.length === b.length && timingSafeEqual(a, b)
   }
+  const isOperator = (presented: string | undefined) => same(presented, token)
   const bearerOf = (request: Request) => /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1]
   const cookieOf = (request: Request) =>
     (request.headers.get('cookie') ?? '')
@@ -114,7 +117,8 @@ export function operator(parameters: operator.Parameters): AnyElysia {
     })
     .get('/dashboard', async ({ request }) => {
       if (token === undefined) return off()
-      if (!isOperator(bearerOf(request)) && !isOperator(cookieOf(request))) return html(Dashboard.loginPage(false), 401)
+      if (!isOperator(bearerOf(request)) && !same(cookieOf(request), cookieValue))
+        return html(Dashboard.loginPage(false), 401)
       return html(
         Dashboard.page(await Dashboard.snapshot({ ledger: parameters.ledger, availability, metrics: metrics })),
       )
@@ -129,7 +133,7 @@ export function operator(parameters: operator.Parameters): AnyElysia {
         status: 303,
         headers: {
           location: '/dashboard',
-          'set-cookie': `${cookie}=${encodeURIComponent(token)}; Path=/dashboard; HttpOnly; SameSite=Strict${secure}`,
+          'set-cookie': `${cookie}=${cookieValue}; Path=/dashboard; HttpOnly; SameSite=Strict${secure}`,
         },
       })
     })

@@ -125,6 +125,14 @@ describe.skipIf(!hasChromium)('GET /dashboard in headless Chromium', () => {
 
       await page.fill('#token', token)
       await Promise.all([page.waitForURL(url), page.click('button[type=submit]')])
+      const [session] = await page.context().cookies()
+      expect(session).toMatchObject({
+        name: 'operator_session',
+        httpOnly: true,
+        sameSite: 'Strict',
+        path: '/dashboard',
+      })
+      expect(session!.value).not.toContain(token)
       expect(await page.locator('#revenue .big').textContent()).toBe('$0.002000')
       expect(await page.locator('#per-endpoint').textContent()).toContain('GET /api/v1/rpc/chains')
       expect(await page.locator('tr[data-state=settled] td').nth(1).textContent()).toBe('2')
