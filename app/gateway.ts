@@ -129,7 +129,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       const seconds = (performance.now() - (startedAt.get(request) ?? performance.now())) / 1000
       const known = route && route !== '/*' ? route : 'unmatched'
       meter.request({ method: request.method, route: known, status, seconds })
-      logger.log('info', 'request', {
+      // A line per request is debug (a paid call is two requests, and its settlement has its own info line); a fault
+      // of the gateway's own is a warning anyone sees.
+      logger.log(status >= 500 ? 'warn' : 'debug', 'request', {
         requestId: RequestId.of(request),
         method: request.method,
         route: known,

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto'
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { type AnyElysia, Elysia } from 'elysia'
 import { privateKeyToAccount } from 'viem/accounts'
 import type * as Catalog from '../core/Catalog.js'
@@ -7,7 +7,6 @@ import type { Ledger } from '../core/Ledger.js'
 import type { Config } from './config.js'
 import * as Dashboard from './dashboard.js'
 import type { Availability } from './discovery/terms.js'
-import { mcpServer } from './mcp.js'
 import type { metrics } from './metrics.js'
 
 /** Paths the operator routes serve, with their methods (the gateway's coverage check knows them). */
@@ -82,7 +81,12 @@ export function operator(parameters: operator.Parameters): AnyElysia {
     // A session opened with the operator's bearer pays from the configured key; any other gets the free tools only.
     const key = config.mcp.privateKey
     const payer = key && isOperator(bearerOf(request)) ? privateKeyToAccount(key) : undefined
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    // Loaded at the first session: a gateway that never serves MCP never loads the SDK.
+    const [{ WebStandardStreamableHTTPServerTransport: Transport }, { mcpServer }] = await Promise.all([
+      import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+      import('./mcp.js'),
+    ])
+    const transport = new Transport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sessionId) => {
         sessions.set(sessionId, transport)
