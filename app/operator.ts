@@ -22,6 +22,9 @@ export const operatorRoutes = [
 /** Name of the dashboard's login cookie. */
 const cookie = 'operator_session'
 
+/** How long an MCP session over HTTP may sit unused before a new session closes it, in ms. */
+const sessionIdleMs = 15 * 60_000
+
 /** Most MCP sessions kept open at once over HTTP; the oldest is closed beyond it. */
 const maxSessions = 100
 
@@ -34,6 +37,17 @@ export function operator(parameters: operator.Parameters): AnyElysia {
   const { config, metrics, availability, handle, origin } = parameters
   const token = config.operatorToken
   const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
+  // When each session was last used: a client that leaves without DELETE leaves its session idle.
+  const lastUsed = new Map<string, number>()
+  function closeIdle(now: number): void {
+    for (const [sessionId, used] of lastUsed)
+      if (now - used > sessionIdleMs) {
+        lastUsed.delete(sessionId)
+        const idle = sessions.get(sessionId)
+        sessions.delete(sessionId)
+        void idle?.close()
+      }
+  }
 
   // The cookie holds a value derived from the token, never the token itself.
   const cookieValue = token === undefined ? undefined : createHmac('sha256', token).update('dashboard').digest('hex')
@@ -76,7 +90,10 @@ export function operator(parameters: operator.Parameters): AnyElysia {
   async function mcp(request: Request, body: unknown): Promise<Response> {
     const id = request.headers.get('mcp-session-id')
     const existing = id ? sessions.get(id) : undefined
-    if (existing) return existing.handleRequest(request, { parsedBody: body })
+    if (existing) {
+      lastUsed.set(id!, Date.now())
+      return existing.handleRequest(request, { parsedBody: body })
+    }
     if (id) return new Response('Unknown MCP session.\n', { status: 404 })
     // A session opened with the operator's bearer pays from the configured key; any other gets the free tools only.
     const key = config.mcp.privateKey
@@ -89,14 +106,20 @@ export function operator(parameters: operator.Parameters): AnyElysia {
     const transport = new Transport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sessionId) => {
+        closeIdle(Date.now())
         sessions.set(sessionId, transport)
+        lastUsed.set(sessionId, Date.now())
         if (sessions.size > maxSessions) {
           const [oldest] = sessions
           sessions.delete(oldest![0])
+          lastUsed.delete(oldest![0])
           void oldest![1].close()
         }
       },
-      onsessionclosed: (sessionId) => void sessions.delete(sessionId),
+      onsessionclosed: (sessionId) => {
+        sessions.delete(sessionId)
+        lastUsed.delete(sessionId)
+      },
     })
     const { server } = mcpServer({
       gateway: origin(request),

@@ -183,7 +183,8 @@ describe('MCP over stdio (npm run mcp)', () => {
     } finally {
       server.stop(true)
     }
-  })
+    // A process of its own: Bun starts and loads the SDK, more than the default 5 s on a busy machine.
+  }, 30_000)
 })
 
 describe('tools/list_changed', () => {
