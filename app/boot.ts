@@ -91,6 +91,7 @@ import * as searchFamily from '../modules/search/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
+import { metrics } from './metrics.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
 import { StartError } from './startup.js'
@@ -120,7 +121,10 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
 }
 
 async function assemble(parameters: boot.Parameters, closers: (() => Promise<unknown>)[]): Promise<boot.ReturnType> {
-  const { config, logger } = parameters
+  const { config } = parameters
+  // One set of metrics for the process: reconciliation and settlement count through the same logger as requests.
+  const meter = metrics()
+  const logger = meter.observing(parameters.logger)
   // Storage first: an unreachable database fails the start before the devnet replays its journal.
   const storage = await openStorage(config, closers)
   const settlement = config.rpcUrl ? await rpcChain(config) : await embeddedDevnet(config)
@@ -134,7 +138,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   closers.push(() => lease.stop())
   const configured = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
-    : relayerFacilitator(config, settlement, lease.slot)
+    : relayerFacilitator(config, settlement, lease.slot, logger)
   const facilitator = parameters.facilitator?.(configured) ?? configured
   const books = {
     ledger,
@@ -166,6 +170,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       ...parameters.ports,
     },
     families: parameters.families,
+    metrics: meter,
     payment: {
       ledger,
       facilitator,
@@ -639,9 +644,12 @@ function peaqBatch(peaq: NonNullable<Config['peaq']>): BatchChain {
  * The local facilitator with this process's relayer key. Each process needs its own key, or their transaction
  * nonces collide: from RELAYER_MNEMONIC the key at the process's lease slot; RELAYER_PRIVATE_KEY serves one process.
  */
-function relayerFacilitator(config: Config, settlement: Settlement, slot: number): Facilitator {
+function relayerFacilitator(config: Config, settlement: Settlement, slot: number, logger: Logger): Facilitator {
   const relayer = relayerOf(config, settlement, slot)
   return local({
+    // Metrics count this event: settlement batch sizes and gas.
+    onBatch: ({ transaction, size, gasUsed }) =>
+      logger.log('debug', 'settlement_batch', { transaction, size, gasUsed: gasUsed.toString() }),
     client: settlement.client,
     relayer,
     chain: settlement.chain,

@@ -13,6 +13,7 @@ import {
   type ValidationError,
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
+import type { Ledger } from '../core/Ledger.js'
 import type * as Module from '../core/Module.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
@@ -26,10 +27,13 @@ import { fromFault } from './fault.js'
 import { oversized } from './head.js'
 import * as Input from './input.js'
 import { describeError, type Logger } from './log.js'
+import { metrics as createMetrics, type metrics } from './metrics.js'
 import { families as defaultFamilies, missingOf } from './modules.js'
+import { operator, operatorRoutes } from './operator.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import * as Problem from './problem.js'
+import * as RequestId from './request-id.js'
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
 const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt'] as const
@@ -39,7 +43,29 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
  * problem+json. Adapters are passed in; nothing here reads the environment. `main.ts` listens on the result.
  */
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
-  const { config, terms, payment, logger, families = defaultFamilies } = parameters
+  const { config, terms, families = defaultFamilies } = parameters
+  // Metrics count what the logger is told (refusals, settlements); a caller that brings its own has wrapped its logger.
+  const meter = parameters.metrics ?? createMetrics()
+  const logger = parameters.metrics ? parameters.logger : meter.observing(parameters.logger)
+  const payment = parameters.payment && { ...parameters.payment, ledger: timed(parameters.payment.ledger, meter) }
+  if (payment)
+    meter.gauge(
+      'gateway_payments_outstanding',
+      'Payments claimed and not yet settled (the settlement queue), by state.',
+      async () =>
+        Promise.all(
+          (['claimed', 'settling'] as const).map(
+            async (state): Promise<[Record<string, string>, number]> => [
+              { state },
+              (await payment.ledger.list({ state, limit: maxOutstanding })).length,
+            ],
+          ),
+        ),
+    )
+  // When each request started, for its latency.
+  const startedAt = new WeakMap<Request, number>()
+  // The status of each error answer.
+  const errorStatus = new WeakMap<Request, number>()
   // Every port once: the deployment's own, with the session secret random per start unless given.
   const ports: Partial<Module.Ports> = {
     sessionSecret: crypto.randomUUID() + crypto.randomUUID(),
@@ -85,7 +111,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // query parameters are dropped explicitly, in the transform below.
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
+      startedAt.set(request, performance.now())
+      const requestId = RequestId.assign(request)
       if (request.method === 'OPTIONS') return Cors.preflight()
+      set.headers[RequestId.header] = requestId
       // Synchronously, so that the handler runs inside the scope its writes are journaled in.
       payments?.open(request)
       Object.assign(set.headers, Cors.headers)
@@ -94,7 +123,30 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (exceedsDeclaredLength(request, config.bodyLimitBytes))
         return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
     })
-    .onParse(({ request }) => readJson(request, config.bodyLimitBytes))
+    // Every answer, once sent: its metrics and one log line, by route pattern (never the raw path or query).
+    .onAfterResponse(({ request, route, set, responseValue }) => {
+      const status =
+        errorStatus.get(request) ??
+        (responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200)
+      const seconds = (performance.now() - (startedAt.get(request) ?? performance.now())) / 1000
+      const known = route && route !== '/*' ? route : 'unmatched'
+      meter.request({ method: request.method, route: known, status, seconds })
+      // A line per request is debug (a paid call is two requests, and its settlement has its own info line); a fault
+      // of the gateway's own is a warning anyone sees.
+      logger.log(status >= 500 ? 'warn' : 'debug', 'request', {
+        requestId: RequestId.of(request),
+        method: request.method,
+        route: known,
+        status,
+        ms: Math.round(seconds * 1000),
+      })
+    })
+    .onParse(async ({ request, contentType }) => {
+      // The dashboard's login form is the one body that is not JSON.
+      if (contentType === 'application/x-www-form-urlencoded' && new URL(request.url).pathname === '/dashboard/login')
+        return Object.fromEntries(new URLSearchParams(await request.text()))
+      return readJson(request, config.bodyLimitBytes)
+    })
     // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
     .onTransform(({ request, route, params, query, body }) => {
       Input.assertSingleQuery(request.url)
@@ -103,38 +155,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       Input.dropUndeclared(schemas.query, query)
       Input.assertPrintable(schemas, { path: params, query, body })
     })
-    .onError(async ({ error, code, request }) => {
-      await payments?.release(request, 'handler threw')
-      const fault = fromFault(error)
-      const problem = fault ?? (error instanceof BaseError ? error : undefined)
-      if (problem) {
-        if (isFault(problem)) {
-          const path = new URL(request.url).pathname
-          logger.log('warn', 'upstream_fault', {
-            method: request.method,
-            path,
-            code: problem.code,
-            error: describeError(error),
-          })
-        }
-        return render(problem, request)
-      }
-      // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
-      if (code === 'PARSE')
-        return render(
-          error.cause instanceof BaseError
-            ? error.cause
-            : new MalformedJsonError('The request body could not be read.'),
-          request,
-        )
-      if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
-      if (code === 'NOT_FOUND') return render(notFound(request), request)
-      logger.log('error', 'unhandled_error', {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        error: describeError(error),
-      })
-      return Problem.toResponse(Problem.internal(instanceOf(request)), Cors.headers)
+    .onError(async (context) => {
+      const response = await answerError(context)
+      // Elysia tells the after-response hook the error, not this answer: its status is kept for the metrics.
+      errorStatus.set(context.request, response.status)
+      return response
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
@@ -270,8 +295,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
     const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - now) / 1000))
     const error = new RateLimitedError({ retryAfterSeconds })
-    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), {
-      ...Cors.headers,
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), {
+      ...headersOf(request),
       'retry-after': String(retryAfterSeconds),
       ratelimit: `"${family}";r=0;t=${retryAfterSeconds}`,
       'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
@@ -313,6 +338,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         }),
     )
 
+  app.use(
+    operator({
+      config,
+      metrics: meter,
+      ledger: payment?.ledger,
+      availability: availabilityNow,
+      handle: (request) => handle(request),
+      origin: originOf,
+    }),
+  )
   assertCoverage(app)
   for (const route of app.routes)
     schemasOf.set(`${route.method} ${route.path}`, {
@@ -337,23 +372,91 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     )
   }
 
+  async function answerError({
+    error,
+    code,
+    request,
+  }: {
+    error: unknown
+    code: unknown
+    request: Request
+  }): Promise<Response> {
+    await payments?.release(request, 'handler threw')
+    const fault = fromFault(error)
+    const problem = fault ?? (error instanceof BaseError ? error : undefined)
+    if (problem) {
+      if (isFault(problem)) {
+        const path = new URL(request.url).pathname
+        logger.log('warn', 'upstream_fault', {
+          requestId: RequestId.of(request),
+          method: request.method,
+          path,
+          code: problem.code,
+          error: describeError(error),
+        })
+      }
+      return render(problem, request)
+    }
+    // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
+    if (code === 'PARSE')
+      return render(
+        error instanceof Error && error.cause instanceof BaseError
+          ? error.cause
+          : new MalformedJsonError('The request body could not be read.'),
+        request,
+      )
+    if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
+    if (code === 'NOT_FOUND') return render(notFound(request), request)
+    logger.log('error', 'unhandled_error', {
+      requestId: RequestId.of(request),
+      method: request.method,
+      path: new URL(request.url).pathname,
+      error: describeError(error),
+    })
+    return Problem.toResponse(Problem.internal(instanceOf(request), RequestId.of(request)), headersOf(request))
+  }
+
   function render(error: BaseError, request: Request): Response {
-    const headers: Record<string, string> = { ...Cors.headers }
+    const headers = headersOf(request)
     if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
-    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), headers)
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), headers)
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const response = await app.handle(request)
+    // As a server would: HEAD answers with the headers alone.
+    return request.method === 'HEAD'
+      ? new Response(null, { status: response.status, headers: response.headers })
+      : response
   }
 
   return {
     app,
-    async handle(request) {
-      const response = await app.handle(request)
-      // As a server would: HEAD answers with the headers alone.
-      return request.method === 'HEAD'
-        ? new Response(null, { status: response.status, headers: response.headers })
-        : response
-    },
+    handle,
     availability: availabilityNow,
     jobs,
+    metrics: meter,
+  }
+}
+
+/** The CORS headers and the request id of a problem answer. */
+function headersOf(request: Request): Record<string, string> {
+  const requestId = RequestId.of(request)
+  return { ...Cors.headers, ...(requestId ? { [RequestId.header]: requestId } : {}) }
+}
+
+/** `ledger` with the time of every claim counted. */
+function timed(ledger: Ledger, meter: metrics.ReturnType): Ledger {
+  return {
+    ...ledger,
+    async claim(claim) {
+      const started = performance.now()
+      try {
+        return await ledger.claim(claim)
+      } finally {
+        meter.claim((performance.now() - started) / 1000)
+      }
+    },
   }
 }
 
@@ -379,6 +482,8 @@ export declare namespace createGateway {
     families?: readonly Module.AnyModule[] | undefined
     /** Where events go. */
     logger: Logger
+    /** Metrics to count into, with `logger` already counting through it (boot). @default new metrics, `logger` wrapped */
+    metrics?: metrics.ReturnType | undefined
   }
   type ReturnType = {
     /** The Elysia app (for `listen`). */
@@ -389,6 +494,8 @@ export declare namespace createGateway {
     availability: (entry: Catalog.Entry) => Availability
     /** Background jobs of the mounted modules, for the job runner. */
     jobs: Job[]
+    /** The gateway's metrics (`/metrics`, the dashboard). */
+    metrics: metrics.ReturnType
   }
   type Job = {
     /** Unique name of the job. */
@@ -401,6 +508,9 @@ export declare namespace createGateway {
     everyProcess?: boolean
   }
 }
+
+/** Most outstanding payments the metrics count per state. */
+const maxOutstanding = 10_000
 
 /** Most client buckets the rate limiter keeps; the least recently seen goes first. */
 const maxBuckets = 10_000
@@ -450,6 +560,7 @@ function assertCoverage(app: AnyElysia): void {
   const expected = new Set([
     ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
     ...discoveryPaths.map((path) => `GET ${path}`),
+    ...operatorRoutes,
   ])
   const extra = [...mounted].filter((key) => !expected.has(key))
   const missing = [...expected].filter((key) => !mounted.has(key))

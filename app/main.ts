@@ -45,7 +45,10 @@ const booted = await boot({ config, logger }).catch(stop)
 const { gateway, devnet, terms } = booted
 
 // The runner claims each tick in the shared store, so that one process runs it.
-const runner = jobRunner({ store: booted.store, logger })
+const runner = jobRunner({ store: booted.store, logger: gateway.metrics.observing(logger) })
+gateway.metrics.gauge('gateway_job_queue_depth', 'Ticks of each background job running in this process now.', () =>
+  booted.jobs.map((job) => [{ job: job.name }, runner.running().get(job.name) ?? 0]),
+)
 for (const job of booted.jobs)
   gateway.app.use(cron({ name: job.name, pattern: job.schedule, run: () => runner.tick(job) }))
 let rpcServer: ReturnType<typeof Bun.serve> | undefined

@@ -15,6 +15,41 @@ const messageLimit = 500
 /** Statuses worth sending an idempotent call again for: the vendor was slow, overloaded or briefly down. */
 const retryableStatuses = new Set([408, 425, 429, 500, 502, 503, 504])
 
+/** Latency samples kept per vendor for percentiles. */
+const maxLatencySamples = 1000
+
+/** How a vendor has fared in this process, for the operator's metrics and dashboard. */
+export type Health = {
+  /** Stable id of the vendor. */
+  id: string
+  /** Name of the vendor. */
+  name: string
+  /** Calls made (one per call, however many times it was sent). */
+  calls: number
+  /** Calls that said the vendor is unhealthy (timeouts, 5xx, unreachable). */
+  failures: number
+  /** Latency of the most recent calls, in seconds, oldest first. */
+  seconds: number[]
+  /** The breaker's state now (of the client that called last). */
+  breaker: () => Breaker.State['status']
+}
+
+const healthById = new Map<string, Health>()
+
+function healthOf(id: string, name: string): Health {
+  let seen = healthById.get(id)
+  if (!seen) {
+    seen = { id, name, calls: 0, failures: 0, seconds: [], breaker: () => 'closed' }
+    healthById.set(id, seen)
+  }
+  return seen
+}
+
+/** How every vendor called in this process has fared, by vendor id. */
+export function health(): readonly Health[] {
+  return [...healthById.values()]
+}
+
 /**
  * The one HTTP client every vendor adapter stands on, built from the vendor's declaration: base URL, auth (none,
  * bearer, header, basic, query key), a time limit per request, bounded retries of idempotent calls only (with
@@ -124,10 +159,16 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     return undefined
   }
 
-  /** Records how one request went. A vendor that answered at all (even refusing the input) is healthy. */
-  function report(outcome: { ok: true } | Upstream.Failure): void {
+  /** Records how one request went, `startedAt` epoch ms. A vendor that answered at all (even refusing the input) is healthy. */
+  function report(outcome: { ok: true } | Upstream.Failure, startedAt: number): void {
     const unhealthy = !outcome.ok && Upstream.isUnhealthy(outcome)
     circuit = Breaker.transition(circuit, { type: unhealthy ? 'failure' : 'success' }, { ...breaker, now: now() })
+    const seen = healthOf(id, name)
+    seen.calls++
+    if (unhealthy) seen.failures++
+    seen.seconds.push((now() - startedAt) / 1000)
+    if (seen.seconds.length > maxLatencySamples) seen.seconds.shift()
+    seen.breaker = () => circuit.status
   }
 
   /** The URL of a request, without (`withKey: false`) or with a query key. */
@@ -278,6 +319,7 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     const attempts = (request.idempotent ?? (method === 'GET' || method === 'HEAD')) ? retries + 1 : 1
     const refused = await admit(credentials)
     if (refused) return refused
+    const startedAt = now()
     let tried = await sendJson(request, credentials)
     for (let attempt = 1; attempt < attempts && !tried.outcome.ok && tried.retryable; attempt++) {
       const delay = Math.max(Math.min(retryDelayMs * 2 ** (attempt - 1), maxRetryDelayMs), tried.retryAfterMs ?? 0)
@@ -290,7 +332,7 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       tried = await sendJson(request, credentials)
     }
     // One call, one verdict for the breaker, however many times it was sent.
-    report(tried.outcome)
+    report(tried.outcome, startedAt)
     return tried.outcome
   }
 
@@ -391,8 +433,9 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       if (missing) return failure(credentials, 'unavailable', missing)
       const refused = await admit(credentials)
       if (refused) return refused
+      const startedAt = now()
       const outcome = await sendStream(request, credentials)
-      report(outcome)
+      report(outcome, startedAt)
       return outcome
     },
 

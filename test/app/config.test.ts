@@ -48,6 +48,8 @@ describe('parse', () => {
       },
       zerox: undefined,
       outboundAllow: { hosts: [], networks: [] },
+      operatorToken: undefined,
+      mcp: { privateKey: undefined, maxPerCall: 100_000n, sessionBudget: 1_000_000n },
       modules: {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },
         ai: { CHAT_MAX_TOKENS: 1024 },
