@@ -64,6 +64,8 @@ export const families: readonly Module.AnyModule[] = [
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
 export const portNames: Record<Module.Port, string> = {
   store: 'a store',
+  queue: "a durable queue (the store's database)",
+  events: 'an events outbox',
   onchain: 'a chain',
   escrow: 'an escrow contract',
   chains: 'a chain',
