@@ -38,6 +38,8 @@ import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
 import { coingecko } from '../adapters/pricing/coingecko.js'
 import { defillama } from '../adapters/pricing/defillama.js'
+import { postgres as postgresQueue } from '../adapters/queue/postgres.js'
+import { sqlite as sqliteQueue } from '../adapters/queue/sqlite.js'
 import { arxiv } from '../adapters/research/arxiv.js'
 import { biorxiv } from '../adapters/research/biorxiv.js'
 import { census } from '../adapters/research/census.js'
@@ -69,25 +71,27 @@ import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import * as Catalog from '../core/Catalog.js'
+import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
 import type { NameService } from '../core/NameService.js'
 import type { Guard as OutboundGuard } from '../core/Outbound.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
+import type { Queue } from '../core/Queue.js'
 import type * as Research from '../core/Research.js'
 import type * as Rpc from '../core/Rpc.js'
-import type * as Storage from '../core/Storage.js'
 import type * as Search from '../core/Search.js'
+import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import * as researchFamily from '../modules/research/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
+import * as searchFamily from '../modules/search/index.js'
 import * as storageFamily from '../modules/storage/index.js'
 import * as taxFamily from '../modules/tax/index.js'
-import * as searchFamily from '../modules/search/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
@@ -162,6 +166,8 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     logger,
     ports: {
       ...defaultPorts(config, settlement, storage.store),
+      queue: storage.queue,
+      events: events({ queue: storage.queue }),
       prices,
       fx,
       oracle: prices || fx ? feedOracle({ feeds: [prices, fx].filter((set) => set !== undefined) }) : undefined,
@@ -193,6 +199,8 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       { name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true },
       ...gateway.jobs,
     ],
+    queue: storage.queue,
+    workers: gateway.workers,
     async close() {
       for (const close of closers.reverse()) await close()
     },
@@ -231,6 +239,10 @@ export declare namespace boot {
     devnet: devnet.Devnet | undefined
     /** Background work for the job runner, which claims each tick so that one process runs it. */
     jobs: createGateway.Job[]
+    /** Durable work in the store's database. */
+    queue: Queue
+    /** The modules' queue workers, for the worker runner. */
+    workers: createGateway.Worker[]
     /** Stops the devnet (releasing its journal) and closes the ledger and the store. */
     close: () => Promise<void>
   }
@@ -677,7 +689,7 @@ function relayerOf(config: Config, settlement: Settlement, slot: number): LocalA
 async function openStorage(
   config: Config,
   closers: (() => Promise<unknown>)[],
-): Promise<{ ledger: Ledger; store: Store }> {
+): Promise<{ ledger: Ledger; store: Store; queue: Queue }> {
   if (config.databaseUrl) {
     const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
     closers.push(() => sql.end())
@@ -690,10 +702,11 @@ async function openStorage(
         cause: error,
       })
     }
-    const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }) }
+    const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }), queue: postgresQueue({ sql }) }
     closers.push(
       () => storage.ledger.close(),
       () => storage.store.close(),
+      () => storage.queue.close(),
     )
     return storage
   }
@@ -701,10 +714,13 @@ async function openStorage(
   const storage = {
     ledger: sqliteLedger({ path: join(config.dataDir, 'ledger.sqlite') }),
     store: sqliteStore({ path: join(config.dataDir, 'store.sqlite') }),
+    // The store's file: a write and the work it enqueues commit together.
+    queue: sqliteQueue({ path: join(config.dataDir, 'store.sqlite') }),
   }
   closers.push(
     () => storage.ledger.close(),
     () => storage.store.close(),
+    () => storage.queue.close(),
   )
   return storage
 }

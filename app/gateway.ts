@@ -17,6 +17,7 @@ import type { Ledger } from '../core/Ledger.js'
 import type * as Module from '../core/Module.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
+import type { Claim } from '../core/Queue.js'
 import * as RateLimit from '../core/RateLimit.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
 import type { Config } from './config.js'
@@ -204,6 +205,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
   const unconfigured = new Map<string, string>()
   const jobs: createGateway.Job[] = []
+  const workers: createGateway.Worker[] = []
   // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
   const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
   const buckets = new Map<string, RateLimit.State>()
@@ -235,6 +237,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     }
     for (const job of module.jobs ?? [])
       jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
+    for (const worker of module.workers ?? [])
+      workers.push({
+        queue: worker.queue,
+        concurrency: worker.concurrency ?? 10,
+        leaseMs: worker.leaseMs ?? 30_000,
+        run: (item) => worker.run(item, resources),
+      })
   }
 
   const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
@@ -436,6 +445,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     availability: availabilityNow,
     jobs,
     metrics: meter,
+    workers,
   }
 }
 
@@ -496,6 +506,18 @@ export declare namespace createGateway {
     jobs: Job[]
     /** The gateway's metrics (`/metrics`, the dashboard). */
     metrics: metrics.ReturnType
+    /** Queue workers of the mounted modules, for the worker runner. */
+    workers: Worker[]
+  }
+  type Worker = {
+    /** The queue it claims from. */
+    queue: string
+    /** Items handled at once per process. */
+    concurrency: number
+    /** Lease of a claim, in ms. */
+    leaseMs: number
+    /** Handles one claimed item. */
+    run: (item: Claim) => Promise<Module.Outcome>
   }
   type Job = {
     /** Unique name of the job. */

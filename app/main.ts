@@ -6,6 +6,7 @@ import { type Config, ConfigError, parse } from './config.js'
 import { jobRunner } from './jobs.js'
 import { stdout } from './log.js'
 import { assertPortFree, bind, StartError } from './startup.js'
+import { workerRunner } from './workers.js'
 
 /** Configuration and start-up errors stop the start with a readable message; anything else is a fault. */
 function stop(error: unknown): never {
@@ -51,6 +52,9 @@ gateway.metrics.gauge('gateway_job_queue_depth', 'Ticks of each background job r
 )
 for (const job of booted.jobs)
   gateway.app.use(cron({ name: job.name, pattern: job.schedule, run: () => runner.tick(job) }))
+// Queue workers poll the shared store; each due item goes to one process.
+const workers = workerRunner({ queue: booted.queue, workers: booted.workers, logger })
+workers.start()
 let rpcServer: ReturnType<typeof Bun.serve> | undefined
 try {
   // Without reusePort (Elysia turns it on): a second process on the same port must fail, not share it.
@@ -103,6 +107,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, async () => {
     await gateway.app.stop()
     rpcServer?.stop(true)
+    await workers.stop()
     await booted.close()
     process.exit(0)
   })

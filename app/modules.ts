@@ -26,8 +26,8 @@ import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as storage from '../modules/storage/index.js'
 import * as swap from '../modules/swap/index.js'
-import * as trust from '../modules/trust/index.js'
 import * as tax from '../modules/tax/index.js'
+import * as trust from '../modules/trust/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
@@ -76,6 +76,8 @@ export const families: readonly Module.AnyModule[] = [
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
 export const portNames: Record<Module.Port, string> = {
   store: 'a store',
+  queue: "a durable queue (the store's database)",
+  events: 'an events outbox',
   onchain: 'a chain',
   escrow: 'an escrow contract',
   chains: 'a chain',

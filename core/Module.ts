@@ -5,6 +5,7 @@ import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowChain } from './EscrowChain.js'
+import type { Events } from './Events.js'
 import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
@@ -14,6 +15,7 @@ import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
 import type { PriceFeeds } from './PriceFeeds.js'
+import type * as Queue from './Queue.js'
 import type * as RateLimit from './RateLimit.js'
 import type * as Research from './Research.js'
 import type { Connect, Endpoint } from './Rpc.js'
@@ -60,6 +62,10 @@ export type Onchain = {
 export type Ports = {
   /** Durable records. */
   store: Store
+  /** Durable work in the store's database, claimed once across processes (see `workers`). */
+  queue: Queue.Queue
+  /** The events outbox: events fanned out to the owners' webhooks. */
+  events: Events
   /** The settlement chain's transfers and tokens. */
   onchain: Onchain
   /** Our escrow contract on the settlement chain. */
@@ -147,6 +153,27 @@ export type Job<needs extends Port = Port, env extends TObject = TObject, uses e
   run: (context: Resources<needs, env, uses>) => Promise<unknown>
 }
 
+/** What a worker did with a claimed item. */
+export type Outcome =
+  | { /** Done; `result` is kept with the item. */ done: true; result?: unknown }
+  | { /** Try again at `at`. */ retryAt: Date; error: string }
+  | { /** Give up. */ failed: string }
+
+/**
+ * A worker of a durable queue: every gateway process polls the queue and claims due items (each goes to one
+ * process per lease); `run` handles one and says what became of it. A throw is a retry with backoff.
+ */
+export type Worker<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
+  /** The queue it claims from. */
+  queue: string
+  /** How many items one process handles at once. @default 10 */
+  concurrency?: number
+  /** How long a claim holds an item before another process may take it, in ms: longer than one `run`. @default 30_000 */
+  leaseMs?: number
+  /** Handles one claimed item. */
+  run: (item: Queue.Claim, context: Resources<needs, env, uses>) => Promise<Outcome>
+}
+
 /** What a module's functions receive: the ports it named and its parsed environment. */
 export type Resources<needs extends Port, env extends TObject, uses extends Port = never> = {
   /** The ports the module needs, each present, and those it uses when present. */
@@ -186,6 +213,8 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   prices?: Price.Rules
   /** Background jobs. */
   jobs?: readonly Job<needs, env, uses>[]
+  /** Workers of durable queues. */
+  workers?: readonly Worker<needs, env, uses>[]
 }
 
 /** Any module, whatever its ports and environment. */
