@@ -17,6 +17,7 @@ import { across } from '../adapters/bridge/across.js'
 import { lifi } from '../adapters/bridge/lifi.js'
 import { agentWalletChain } from '../adapters/chain/agentWallet.js'
 import { batchChain } from '../adapters/chain/batch.js'
+import { channelAuthorizerIndex, channelChain, channelRelayerIndex } from '../adapters/chain/channel.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
@@ -63,6 +64,7 @@ import * as safetyFamily from '../modules/safety/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
+import { channels } from './payment/channel.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
 import { StartError } from './startup.js'
@@ -108,6 +110,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
     : relayerFacilitator(config, settlement, lease.slot)
   const facilitator = parameters.facilitator?.(configured) ?? configured
+  const paymentChannels = channelsOf(config, settlement, storage.store, lease.slot, logger)
   const books = {
     ledger,
     facilitator,
@@ -145,6 +148,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID(),
       recoverPublicKey,
       settlementTimeoutMs: config.settlementTimeoutMs,
+      channels: paymentChannels,
     },
   })
 
@@ -158,6 +162,9 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     devnet: settlement.devnet,
     jobs: [
       { name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true },
+      ...(paymentChannels
+        ? [{ name: 'claim-channels', schedule: '* * * * *', run: () => paymentChannels.sweep().then(() => undefined) }]
+        : []),
       ...gateway.jobs,
     ],
     async close() {
@@ -534,6 +541,40 @@ function relayerFacilitator(config: Config, settlement: Settlement, slot: number
     chain: settlement.chain,
     transport: settlement.transport,
     batchWindowMs: config.settlementWindowMs ?? (settlement.isDevnet ? 5 : 2_000),
+  })
+}
+
+/**
+ * Payment channels (x402 `batch-settlement`): on a devnet test account #20 authorizes and #21 + slot relays; elsewhere
+ * CHANNEL_AUTHORIZER_PRIVATE_KEY does both, in the first process only. `undefined` (no channel offer) otherwise.
+ */
+function channelsOf(config: Config, settlement: Settlement, store: Store, slot: number, logger: Logger) {
+  const relayerIndex = channelRelayerIndex(slot)
+  const keys = config.channelAuthorizerPrivateKey
+    ? slot === 0
+      ? { authorizer: config.channelAuthorizerPrivateKey, relayer: config.channelAuthorizerPrivateKey }
+      : undefined
+    : settlement.isDevnet && relayerIndex !== undefined
+      ? {
+          authorizer: account({ index: channelAuthorizerIndex }).privateKey,
+          relayer: account({ index: relayerIndex }).privateKey,
+        }
+      : undefined
+  if (!keys) return undefined
+  return channels({
+    terms: settlement.terms,
+    store,
+    logger,
+    withdrawDelay: config.channelWithdrawDelayS,
+    chain: channelChain({
+      client: settlement.client,
+      chain: settlement.chain,
+      transport: settlement.transport,
+      relayer: privateKeyToAccount(keys.relayer),
+      authorizer: privateKeyToAccount(keys.authorizer),
+      token: settlement.terms.asset.address,
+      receiver: settlement.terms.payTo,
+    }),
   })
 }
 
