@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { x402Client, x402HTTPClient } from '@x402/core/client'
-import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { type Address, erc20Abi } from 'viem'
-import { batchSettlementAddress } from '../../../adapters/chain/channel.js'
+import { privateKeyToAccount } from 'viem/accounts'
+import { batchSettlementAddress, channelAuthorizerIndex, channelChain } from '../../../adapters/chain/channel.js'
+import { account } from '../../../adapters/chain/devnet.js'
+import { silent } from '../../../app/log.js'
+import { channels } from '../../../app/payment/channel.js'
 import * as Channel from '../../../core/Channel.js'
 import { origin, paidGateway } from '../../support/paid.js'
 
@@ -23,11 +27,16 @@ afterAll(async () => {
 })
 
 /** The official @x402/evm batch-settlement client of test account `index`, through @x402/fetch. */
-function officialClient(index: number) {
+function officialClient(index: number, deposit: bigint) {
   const signer = toClientEvmSigner(gateway.account(index), gateway.devnet.publicClient as never)
-  const scheme = new BatchSettlementEvmScheme(signer)
+  // One deposit that covers every call: the channel is funded once.
+  const scheme = new BatchSettlementEvmScheme(signer, { depositStrategy: () => deposit.toString() })
   const client = new x402Client().register(gateway.terms.network, scheme)
-  const allowed = { network: gateway.terms.network, asset: gateway.terms.asset.address, maxAmountPerPayment: '100000000' }
+  const allowed = {
+    network: gateway.terms.network,
+    asset: gateway.terms.asset.address,
+    maxAmountPerPayment: '100000000',
+  }
   client.setSpendControls({ allowedAssets: [allowed] })
   return { scheme, fetch: wrapFetchWithPayment(gateway.fetch, client), http: new x402HTTPClient(client) }
 }
@@ -54,7 +63,7 @@ describe('payment channels (x402 batch-settlement)', () => {
 
   test('the official client deposits, makes 1,000 paid calls, and gets the rest back; the receiver gains exactly the prices', async () => {
     const payer = gateway.account(4)
-    const { scheme, fetch } = officialClient(4)
+    const { scheme, fetch } = officialClient(4, 1_500_000n)
     const receiverBefore = await usdc(gateway.terms.payTo)
     const payerBefore = await usdc(payer.address)
     const calls = Number(process.env.CHANNEL_CALLS ?? 1000)
@@ -70,10 +79,9 @@ describe('payment channels (x402 batch-settlement)', () => {
     expect(price).toBeGreaterThan(0n)
     // Nothing moved per call: only the deposit left the payer.
     const config = scheme.buildChannelConfig({
-      ...(decodePaymentRequiredHeader((await gateway.fetch(url)).headers.get('PAYMENT-REQUIRED')!).accepts[1]! as never),
+      ...(decodePaymentRequiredHeader((await gateway.fetch(url)).headers.get('PAYMENT-REQUIRED')!)
+        .accepts[1]! as never),
     })
-    const channelId = gateway.devnet.publicClient
-    expect(channelId).toBeDefined()
     const stored = (await gateway.store.list<Channel.State>(Channel.collection, { owner: gateway.terms.payTo })).find(
       (record) => record.value.config.payer === config.payer,
     )!.value
@@ -87,4 +95,68 @@ describe('payment channels (x402 batch-settlement)', () => {
     expect(await usdc(payer.address)).toBe(payerBefore - total)
     expect(await usdc(batchSettlementAddress)).toBe(0n)
   }, 60_000)
+
+  test('two gateways sharing the store serve one channel and never charge one voucher twice; a failed call charges nothing', async () => {
+    const { scheme, fetch } = officialClient(5, 100_000n)
+    // The first call deposits through the gateway.
+    expect((await fetch(url)).status).toBe(200)
+    const offer = decodePaymentRequiredHeader((await gateway.fetch(url)).headers.get('PAYMENT-REQUIRED')!).accepts[1]!
+    const amount = BigInt(offer.amount)
+    // A second gateway's channel side, as another process builds it: its own relayer, the same store and chain.
+    const other = channels({
+      terms: gateway.terms,
+      store: gateway.store,
+      logger: silent(),
+      chain: channelChain({
+        client: gateway.devnet.publicClient as never,
+        chain: gateway.devnet.chain,
+        transport: gateway.devnet.transport,
+        relayer: privateKeyToAccount(account({ index: 27 }).privateKey),
+        authorizer: privateKeyToAccount(account({ index: channelAuthorizerIndex }).privateKey),
+        token: gateway.terms.asset.address,
+        receiver: gateway.terms.payTo,
+      }),
+    })
+    const signed = await scheme.createPaymentPayload(2, offer)
+    const payload = { ...signed, accepted: offer, resource: { url } }
+    const header = encodePaymentSignatureHeader(payload as never)
+    const channelId = (signed.payload as { voucher: { channelId: string } }).voucher.channelId.toLowerCase()
+    const charged = async () =>
+      BigInt((await gateway.store.get<Channel.State>(Channel.collection, channelId))!.value.charged)
+    const before = await charged()
+
+    // The same voucher at both processes at once: one serves it, the other refuses it.
+    const refuse = () => new Response(null, { status: 402 })
+    const [here, there] = await Promise.all([
+      gateway.fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } }),
+      other.before(payload, amount, refuse),
+    ])
+    const served = [here.status === 200, !(there instanceof Response)].filter(Boolean)
+    expect(served).toHaveLength(1)
+    if (!(there instanceof Response)) await other.after(there, true)
+    expect(await charged()).toBe(before + amount)
+
+    // Replayed once served: the corrective 402 with the channel's state and its last voucher.
+    const replay = await gateway.fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } })
+    expect(replay.status).toBe(402)
+    const corrective = decodePaymentRequiredHeader(replay.headers.get('PAYMENT-REQUIRED')!)
+    expect(corrective.error).toBe('invalid_batch_settlement_evm_cumulative_amount_mismatch')
+    const state = corrective.accepts.find((item) => item.scheme === Channel.scheme)!.extra
+    expect(state.channelState).toMatchObject({ channelId, chargedCumulativeAmount: (before + amount).toString() })
+    expect(state.voucherState).toMatchObject({ signedMaxClaimable: (before + amount).toString() })
+    expect(await charged()).toBe(before + amount)
+
+    // A call whose handler fails: the reservation is dropped and the same ceiling serves the next call.
+    // The client did not see the concurrent answer above, so it signs from its own state; resync it first.
+    await scheme.processCorrectivePaymentRequired(corrective)
+    const resynced = { ...payload, payload: (await scheme.createPaymentPayload(2, offer)).payload }
+    const held = await other.before(resynced, amount, refuse)
+    expect(held).not.toBeInstanceOf(Response)
+    await other.after(held as never, false)
+    expect(await charged()).toBe(before + amount)
+    const retried = await other.before(resynced, amount, refuse)
+    expect(retried).not.toBeInstanceOf(Response)
+    await other.after(retried as never, true)
+    expect(await charged()).toBe(before + 2n * amount)
+  }, 30_000)
 })
