@@ -77,15 +77,12 @@ describe('payment channels (x402 batch-settlement)', () => {
     }
     const total = price * BigInt(calls)
     expect(price).toBeGreaterThan(0n)
-    // Nothing moved per call: only the deposit left the payer.
-    const config = scheme.buildChannelConfig({
-      ...(decodePaymentRequiredHeader((await gateway.fetch(url)).headers.get('PAYMENT-REQUIRED')!)
-        .accepts[1]! as never),
-    })
+    // Nothing moved per call: the gateway's record of the channel holds the charges, the chain only the deposit.
     const stored = (await gateway.store.list<Channel.State>(Channel.collection, { owner: gateway.terms.payTo })).find(
-      (record) => record.value.config.payer === config.payer,
+      (record) => record.value.config.payer === payer.address,
     )!.value
     expect(BigInt(stored.charged)).toBe(total)
+    expect(await usdc(payer.address)).toBe(payerBefore - 1_500_000n)
 
     const refunded = await scheme.refund(url, { fetch: gateway.fetch })
     expect(refunded.success).toBe(true)
@@ -159,4 +156,17 @@ describe('payment channels (x402 batch-settlement)', () => {
     await other.after(retried as never, true)
     expect(await charged()).toBe(before + 2n * amount)
   }, 30_000)
+
+  test('the claim job claims what is charged and not yet claimed, then settles it to the receiver', async () => {
+    const receiverBefore = await usdc(gateway.terms.payTo)
+    const states = (await gateway.store.list<Channel.State>(Channel.collection, { owner: gateway.terms.payTo })).map(
+      (record) => record.value,
+    )
+    const unclaimed = states.reduce((sum, state) => sum + BigInt(state.charged) - BigInt(state.totalClaimed), 0n)
+    expect(unclaimed).toBeGreaterThan(0n)
+    await gateway.jobs.find((job) => job.name === 'claim-channels')!.run()
+    expect(await usdc(gateway.terms.payTo)).toBe(receiverBefore + unclaimed)
+    for (const record of await gateway.store.list<Channel.State>(Channel.collection, { owner: gateway.terms.payTo }))
+      expect(record.value.totalClaimed).toBe(record.value.charged)
+  })
 })
