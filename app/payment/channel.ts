@@ -65,7 +65,8 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
   } = parameters
   const receiver = getAddress(terms.payTo)
   const token = getAddress(terms.asset.address)
-  let lastClaimAt = 0
+  // The first batch of claims waits a full interval from the start, as every later one does.
+  let lastClaimAt = Date.now()
 
   function accept(amount: bigint, state?: Channel.State): PaymentRequirements {
     return {

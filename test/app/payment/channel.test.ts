@@ -19,8 +19,25 @@ const url = `${origin}${path}`
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
 
+/** A second gateway's channel side, as another process builds it: its own relayer, the same store and chain. */
+let other: ReturnType<typeof channels>
+
 beforeAll(async () => {
   gateway = await paidGateway()
+  other = channels({
+    terms: gateway.terms,
+    store: gateway.store,
+    logger: silent(),
+    chain: channelChain({
+      client: gateway.devnet.publicClient as never,
+      chain: gateway.devnet.chain,
+      transport: gateway.devnet.transport,
+      relayer: privateKeyToAccount(account({ index: 27 }).privateKey),
+      authorizer: privateKeyToAccount(account({ index: channelAuthorizerIndex }).privateKey),
+      token: gateway.terms.asset.address,
+      receiver: gateway.terms.payTo,
+    }),
+  })
 })
 afterAll(async () => {
   await gateway?.close()
@@ -99,21 +116,6 @@ describe('payment channels (x402 batch-settlement)', () => {
     expect((await fetch(url)).status).toBe(200)
     const offer = decodePaymentRequiredHeader((await gateway.fetch(url)).headers.get('PAYMENT-REQUIRED')!).accepts[1]!
     const amount = BigInt(offer.amount)
-    // A second gateway's channel side, as another process builds it: its own relayer, the same store and chain.
-    const other = channels({
-      terms: gateway.terms,
-      store: gateway.store,
-      logger: silent(),
-      chain: channelChain({
-        client: gateway.devnet.publicClient as never,
-        chain: gateway.devnet.chain,
-        transport: gateway.devnet.transport,
-        relayer: privateKeyToAccount(account({ index: 27 }).privateKey),
-        authorizer: privateKeyToAccount(account({ index: channelAuthorizerIndex }).privateKey),
-        token: gateway.terms.asset.address,
-        receiver: gateway.terms.payTo,
-      }),
-    })
     const signed = await scheme.createPaymentPayload(2, offer)
     const payload = { ...signed, accepted: offer, resource: { url } }
     const header = encodePaymentSignatureHeader(payload as never)
@@ -164,7 +166,11 @@ describe('payment channels (x402 batch-settlement)', () => {
     )
     const unclaimed = states.reduce((sum, state) => sum + BigInt(state.charged) - BigInt(state.totalClaimed), 0n)
     expect(unclaimed).toBeGreaterThan(0n)
-    await gateway.jobs.find((job) => job.name === 'claim-channels')!.run()
+    // Claims without a withdrawal request wait for the batch interval: none before it, all of them after it.
+    expect((await other.sweep()).claimed).toBeUndefined()
+    const swept = await other.sweep(Date.now() + 3_601_000)
+    expect(swept.claimed).toBeDefined()
+    expect(swept.settled).toBeDefined()
     expect(await usdc(gateway.terms.payTo)).toBe(receiverBefore + unclaimed)
     for (const record of await gateway.store.list<Channel.State>(Channel.collection, { owner: gateway.terms.payTo }))
       expect(record.value.totalClaimed).toBe(record.value.charged)
