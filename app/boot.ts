@@ -49,6 +49,7 @@ import { openai } from '../adapters/upstream/openai.js'
 import { goplus } from '../adapters/vendor/goplus.js'
 import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
+import type { RecoverPublicKey } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
@@ -110,7 +111,6 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
     : relayerFacilitator(config, settlement, lease.slot)
   const facilitator = parameters.facilitator?.(configured) ?? configured
-  const paymentChannels = channelsOf(config, settlement, storage.store, lease.slot, logger)
   const books = {
     ledger,
     facilitator,
@@ -124,6 +124,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   await reconcile(books)
   const recoverPublicKey = await libsecp256k1()
   logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
+  const paymentChannels = channelsOf(config, settlement, storage.store, lease.slot, logger, recoverPublicKey)
 
   const prices = await feedsOf(settlement, 'crypto', logger)
   const fx = await feedsOf(settlement, 'fiat', logger)
@@ -548,7 +549,14 @@ function relayerFacilitator(config: Config, settlement: Settlement, slot: number
  * Payment channels (x402 `batch-settlement`): on a devnet test account #20 authorizes and #21 + slot relays; elsewhere
  * CHANNEL_AUTHORIZER_PRIVATE_KEY does both, in the first process only. `undefined` (no channel offer) otherwise.
  */
-function channelsOf(config: Config, settlement: Settlement, store: Store, slot: number, logger: Logger) {
+function channelsOf(
+  config: Config,
+  settlement: Settlement,
+  store: Store,
+  slot: number,
+  logger: Logger,
+  recoverPublicKey: RecoverPublicKey | undefined,
+) {
   const relayerIndex = channelRelayerIndex(slot)
   const keys = config.channelAuthorizerPrivateKey
     ? slot === 0
@@ -574,6 +582,7 @@ function channelsOf(config: Config, settlement: Settlement, store: Store, slot: 
       authorizer: privateKeyToAccount(keys.authorizer),
       token: settlement.terms.asset.address,
       receiver: settlement.terms.payTo,
+      recoverPublicKey,
     }),
   })
 }

@@ -1,4 +1,6 @@
-import type { Address, Hash, Hex } from 'viem'
+import { keccak_256 } from '@noble/hashes/sha3'
+import { type Address, type Hash, type Hex, hexToBytes } from 'viem'
+import { type Domain, domainSeparator } from './Authorization.js'
 
 /**
  * Payment channels: x402's `batch-settlement` scheme on EVM. A payer deposits once into a channel of the
@@ -29,6 +31,33 @@ export type Config = {
 
 /** A voucher as it travels: the channel, the cumulative ceiling (decimal string) and the payer's signature. */
 export type Voucher = { channelId: Hex; maxClaimableAmount: string; signature: Hex }
+
+/** x402's canonical batch-settlement contract (CREATE2, the same address on every chain). */
+export const contractAddress: Address = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003'
+
+/** The EIP-712 domain of the channel contract on `chainId`. */
+export function domainOf(chainId: number): Domain {
+  return { name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: contractAddress }
+}
+
+const voucherTypeHash = keccak_256(new TextEncoder().encode('Voucher(bytes32 channelId,uint128 maxClaimableAmount)'))
+
+/**
+ * The EIP-712 digest of `Voucher(channelId, maxClaimableAmount)`, hashed by hand (no typed-data walk): this runs on
+ * every paid call. Equals viem's `hashTypedData` of the same voucher (tested).
+ */
+export function voucherDigest(domain: Domain, channelId: Hex, maxClaimableAmount: bigint): Uint8Array {
+  const struct = new Uint8Array(96)
+  struct.set(voucherTypeHash, 0)
+  struct.set(hexToBytes(channelId), 32)
+  const amount = hexToBytes(`0x${maxClaimableAmount.toString(16).padStart(64, '0')}`)
+  struct.set(amount, 64)
+  const message = new Uint8Array(66)
+  message.set([0x19, 0x01], 0)
+  message.set(domainSeparator(domain), 2)
+  message.set(keccak_256(struct), 34)
+  return keccak_256(message)
+}
 
 /** The state of one channel as the gateway keeps it (bigints as decimal strings). */
 export type State = {

@@ -8,10 +8,17 @@ import {
   hashTypedData,
   type LocalAccount,
   type PublicClient,
-  recoverTypedDataAddress,
   type Transport,
 } from 'viem'
-import type { ChannelChain, Claim, Config } from '../../core/Channel.js'
+import { type RecoverPublicKey, recoverDigest } from '../../core/Authorization.js'
+import {
+  type ChannelChain,
+  type Claim,
+  type Config,
+  contractAddress,
+  domainOf,
+  voucherDigest,
+} from '../../core/Channel.js'
 import collectorJson from './contracts/artifacts/ERC3009DepositCollector.json' with { type: 'json' }
 import settlementJson from './contracts/artifacts/X402BatchSettlement.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
@@ -21,7 +28,7 @@ const settlement = settlementJson as unknown as Artifact
 const collector = collectorJson as unknown as Artifact
 
 /** x402's canonical batch-settlement contract (CREATE2, the same on every chain). */
-export const batchSettlementAddress: Address = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003'
+export const batchSettlementAddress: Address = contractAddress
 /** x402's canonical ERC-3009 deposit collector. */
 export const erc3009CollectorAddress: Address = '0x4020806089470a89826cB9fB1f4059150b550004'
 
@@ -52,17 +59,12 @@ const configComponents = [
   { name: 'salt', type: 'bytes32' },
 ] as const
 
-/** The EIP-712 domain of the channel contract on `chainId`. */
-function domainOf(chainId: number) {
-  return { name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: batchSettlementAddress } as const
-}
-
 /**
  * The channel contract through a relayer key (sends, one transaction at a time, each waited for) and the receiver
  * authorizer key (signs claim batches and refunds). Each process needs its own relayer, or their nonces collide.
  */
 export function channelChain(parameters: channelChain.Parameters): ChannelChain {
-  const { client, chain, transport, relayer, authorizer, token, receiver } = parameters
+  const { client, chain, transport, relayer, authorizer, token, receiver, recoverPublicKey } = parameters
   const wallet = createWalletClient({ account: relayer, chain, transport })
   const domain = domainOf(chain.id)
   const abi = settlement.abi
@@ -82,36 +84,39 @@ export function channelChain(parameters: channelChain.Parameters): ChannelChain 
   }
 
   const toStruct = (config: Config) => ({ ...config, withdrawDelay: config.withdrawDelay })
-  const channelId = (config: Config): Hex =>
-    hashTypedData({
+  // Every paid call names its channel by config; the id is hashed once per config.
+  const ids = new Map<string, Hex>()
+  const channelId = (config: Config): Hex => {
+    const key = JSON.stringify([
+      config.payer,
+      config.payerAuthorizer,
+      config.receiver,
+      config.receiverAuthorizer,
+      config.token,
+      config.withdrawDelay,
+      config.salt,
+    ]).toLowerCase()
+    const known = ids.get(key)
+    if (known) return known
+    const id = hashTypedData({
       domain,
       types: { ChannelConfig: configComponents },
       primaryType: 'ChannelConfig',
       message: toStruct(config),
     }).toLowerCase() as Hex
+    if (ids.size >= 10_000) ids.clear()
+    ids.set(key, id)
+    return id
+  }
 
   return {
     authorizer: authorizer.address,
     channelId,
     async verifyVoucher(config, voucher) {
       const signer = /^0x0{40}$/i.test(config.payerAuthorizer) ? config.payer : config.payerAuthorizer
-      try {
-        const recovered = await recoverTypedDataAddress({
-          domain,
-          types: {
-            Voucher: [
-              { name: 'channelId', type: 'bytes32' },
-              { name: 'maxClaimableAmount', type: 'uint128' },
-            ],
-          },
-          primaryType: 'Voucher',
-          message: { channelId: voucher.channelId, maxClaimableAmount: BigInt(voucher.maxClaimableAmount) },
-          signature: voucher.signature,
-        })
-        return recovered.toLowerCase() === signer.toLowerCase()
-      } catch {
-        return false
-      }
+      const digest = voucherDigest(domain, voucher.channelId, BigInt(voucher.maxClaimableAmount))
+      const recovered = recoverDigest(digest, voucher.signature, { recoverPublicKey })
+      return recovered?.toLowerCase() === signer.toLowerCase()
     },
     async read(id) {
       const read = (functionName: string, args: readonly unknown[]) =>
@@ -207,5 +212,7 @@ export declare namespace channelChain {
     token: Address
     /** The receiver (the gateway's payee). */
     receiver: Address
+    /** secp256k1 public-key recovery for vouchers (native where installed). @default the pure-JS one */
+    recoverPublicKey?: RecoverPublicKey | undefined
   }
 }

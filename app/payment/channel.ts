@@ -451,23 +451,22 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
           )
         }
         await sync(config, channelId)
-      } else if (!(await get(channelId)) && !(await sync(config, channelId)))
-        return refusal(
-          refuse,
-          {
-            reason: 'insufficient_funds',
-            code: codes.missing,
-            message: 'No deposit is known for this channel; deposit first.',
-          },
-          amount,
-        )
+      }
 
-      const reserved = await reserve(channelId, voucher, amount)
+      let reserved = await reserve(channelId, voucher, amount)
+      // A channel this gateway has no record of (a restart on another database, a deposit sent directly): the chain
+      // knows its deposit.
+      if (!reserved.ok && !isRefusal(reserved) && (await sync(config, channelId)))
+        reserved = await reserve(channelId, voucher, amount)
       if (!reserved.ok) {
         if (!isRefusal(reserved))
           return refusal(
             refuse,
-            { reason: 'insufficient_funds', code: codes.missing, message: 'Deposit first.' },
+            {
+              reason: 'insufficient_funds',
+              code: codes.missing,
+              message: 'No deposit is known for this channel; deposit first.',
+            },
             amount,
           )
         if (reserved.reason === 'busy') return busy(refuse, amount)

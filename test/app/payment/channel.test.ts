@@ -4,7 +4,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { type Address, erc20Abi } from 'viem'
+import { type Address, bytesToHex, erc20Abi, hashTypedData } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { batchSettlementAddress, channelAuthorizerIndex, channelChain } from '../../../adapters/chain/channel.js'
 import { account } from '../../../adapters/chain/devnet.js'
@@ -67,6 +67,24 @@ const usdc = (address: Address) =>
   })
 
 describe('payment channels (x402 batch-settlement)', () => {
+  test("the voucher digest hashed by hand equals viem's EIP-712 hash of the same voucher", () => {
+    const channelId = `0x${'ab'.repeat(32)}` as const
+    for (const amount of [0n, 1n, 1_000n, 2n ** 128n - 1n])
+      expect(bytesToHex(Channel.voucherDigest(Channel.domainOf(84_532), channelId, amount))).toBe(
+        hashTypedData({
+          domain: Channel.domainOf(84_532),
+          types: {
+            Voucher: [
+              { name: 'channelId', type: 'bytes32' },
+              { name: 'maxClaimableAmount', type: 'uint128' },
+            ],
+          },
+          primaryType: 'Voucher',
+          message: { channelId, maxClaimableAmount: amount },
+        }),
+      )
+  })
+
   test('the 402 offers batch-settlement beside exact, with the channel terms', async () => {
     const response = await gateway.fetch(url)
     expect(response.status).toBe(402)
