@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { x402Client, x402HTTPClient } from '@x402/core/client'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePaymentSignatureHeader } from '@x402/core/http'
 import { toClientEvmSigner } from '@x402/evm'
@@ -8,9 +11,11 @@ import { type Address, bytesToHex, erc20Abi, hashTypedData } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { batchSettlementAddress, channelAuthorizerIndex, channelChain } from '../../../adapters/chain/channel.js'
 import { account } from '../../../adapters/chain/devnet.js'
+import { sqlite } from '../../../adapters/store/sqlite.js'
 import { silent } from '../../../app/log.js'
 import { channels } from '../../../app/payment/channel.js'
 import * as Channel from '../../../core/Channel.js'
+import type { Store } from '../../../core/Store.js'
 import { origin, paidGateway } from '../../support/paid.js'
 
 // A paid GET with no input and no upstream: the official client's refund probes the route with GET.
@@ -19,14 +24,20 @@ const url = `${origin}${path}`
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
 
-/** A second gateway's channel side, as another process builds it: its own relayer, the same store and chain. */
+/**
+ * A second gateway's channel side, as another process builds it: its own relayer, its own connection to the same
+ * store file (SQLite, `BEGIN IMMEDIATE` across connections as across processes), the same chain.
+ */
 let other: ReturnType<typeof channels>
+let otherStore: Store
 
 beforeAll(async () => {
-  gateway = await paidGateway()
+  const dataDir = mkdtempSync(join(tmpdir(), 'channels-'))
+  gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
+  otherStore = sqlite({ path: join(dataDir, 'store.sqlite') })
   other = channels({
     terms: gateway.terms,
-    store: gateway.store,
+    store: otherStore,
     logger: silent(),
     chain: channelChain({
       client: gateway.devnet.publicClient as never,
@@ -40,6 +51,7 @@ beforeAll(async () => {
   })
 })
 afterAll(async () => {
+  await otherStore?.close()
   await gateway?.close()
 })
 
