@@ -10,6 +10,7 @@ import { channelAuthorizerIndex, channelChain } from '../adapters/chain/channel.
 import { mnemonic } from '../adapters/chain/devnet.js'
 import type { Config } from '../core/Channel.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
+import type { Row } from './index.js'
 import { run } from './load.js'
 
 // Payment channels (x402 `batch-settlement`) against `exact` on the same gateway: each payer deposits once through
@@ -189,16 +190,8 @@ export declare namespace channelRows {
     log: (message: string) => void
   }
   type ReturnType = {
-    /** Rows of the table (the shape of bench/index.ts's `Row`). */
-    rows: {
-      figure: string
-      baseline: string
-      unit: string
-      figures: number[]
-      baselines: number[]
-      target: { relation: '>=' | '<='; ratio: number }
-      note?: string
-    }[]
+    /** Rows of the table. */
+    rows: Row[]
     /** Raw figures for bench/results. */
     raw: unknown
   }

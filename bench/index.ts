@@ -45,7 +45,7 @@ const plan = {
 } as const
 
 /** One row of the table: a figure, its baseline, and the target of their ratio. */
-type Row = {
+export type Row = {
   /** What is measured. */
   figure: string
   /** What it is compared with. */
