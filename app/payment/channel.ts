@@ -241,9 +241,27 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         totalClaimed: BigInt(state.voucher!.maxClaimableAmount),
       }))
     let claimed: Hash | undefined
+    let landed: typeof claims = []
     if (claims.length > 0) {
-      claimed = await chain.claim(claims)
-      for (const item of claims) {
+      try {
+        claimed = await chain.claim(claims)
+        landed = claims
+      } catch (error) {
+        // One channel the contract refuses (refunded or withdrawn meanwhile) must not hold back the others: each
+        // is claimed on its own, and what still fails is logged and retried at the next sweep.
+        logger.log('warn', 'channel_claim_batch_failed', { channels: claims.length, reason: firstLine(error) })
+        for (const item of claims)
+          try {
+            claimed = await chain.claim([item])
+            landed = [...landed, item]
+          } catch (single) {
+            logger.log('warn', 'channel_claim_failed', {
+              channelId: chain.channelId(item.config),
+              reason: firstLine(single),
+            })
+          }
+      }
+      for (const item of landed) {
         const id = chain.channelId(item.config)
         await store.update<Channel.State>(Channel.collection, id, ({ value }) => ({
           ...value,
@@ -340,7 +358,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
       )
     } catch (error) {
       await unlock()
-      logger.log('warn', 'channel_refund_failed', { channelId, reason: (error as Error).message })
+      logger.log('warn', 'channel_refund_failed', { channelId, reason: firstLine(error) })
       return refusal(
         refuse,
         { reason: 'settlement_failed', code: codes.refund, message: 'The refund transaction failed; nothing moved.' },
@@ -439,7 +457,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
           )
           deposit = await chain.deposit({ config, amount: BigInt(body.amount), collectorData })
         } catch (error) {
-          logger.log('warn', 'channel_deposit_failed', { channelId, reason: (error as Error).message.split('\n')[0] })
+          logger.log('warn', 'channel_deposit_failed', { channelId, reason: firstLine(error) })
           return refusal(
             refuse,
             {
@@ -571,4 +589,9 @@ export declare namespace channels {
     /** The claim-and-settle job: claims due vouchers in one batch, then settles the receiver's claimed funds. */
     sweep: (now?: number) => Promise<{ claimed: Hash | undefined; settled: Hash | undefined }>
   }
+}
+
+/** The first line of an error's message, for a log field (viem's messages run to many lines). */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!
 }
