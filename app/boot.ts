@@ -17,6 +17,7 @@ import { across } from '../adapters/bridge/across.js'
 import { lifi } from '../adapters/bridge/lifi.js'
 import { agentWalletChain } from '../adapters/chain/agentWallet.js'
 import { batchChain } from '../adapters/chain/batch.js'
+import { channelAuthorizerIndex, channelChain, channelRelayerIndex } from '../adapters/chain/channel.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
 import { escrowChain } from '../adapters/chain/escrow.js'
@@ -69,6 +70,7 @@ import { openai } from '../adapters/upstream/openai.js'
 import { goplus } from '../adapters/vendor/goplus.js'
 import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
+import type { RecoverPublicKey } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import * as Catalog from '../core/Catalog.js'
 import { events } from '../core/Events.js'
@@ -96,6 +98,7 @@ import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
 import { metrics } from './metrics.js'
+import { channels } from './payment/channel.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
 import { StartError } from './startup.js'
@@ -157,6 +160,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   await reconcile(books)
   const recoverPublicKey = await libsecp256k1()
   logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
+  const paymentChannels = channelsOf(config, settlement, storage.store, lease.slot, logger, recoverPublicKey)
 
   const prices = await feedsOf(settlement, 'crypto', logger)
   const fx = await feedsOf(settlement, 'fiat', logger)
@@ -184,6 +188,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID(),
       recoverPublicKey,
       settlementTimeoutMs: config.settlementTimeoutMs,
+      channels: paymentChannels,
     },
   })
 
@@ -197,6 +202,9 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     devnet: settlement.devnet,
     jobs: [
       { name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true },
+      ...(paymentChannels
+        ? [{ name: 'claim-channels', schedule: '* * * * *', run: () => paymentChannels.sweep().then(() => undefined) }]
+        : []),
       ...gateway.jobs,
     ],
     queue: storage.queue,
@@ -667,6 +675,48 @@ function relayerFacilitator(config: Config, settlement: Settlement, slot: number
     chain: settlement.chain,
     transport: settlement.transport,
     batchWindowMs: config.settlementWindowMs ?? (settlement.isDevnet ? 5 : 2_000),
+  })
+}
+
+/**
+ * Payment channels (x402 `batch-settlement`): on a devnet test account #20 authorizes and #21 + slot relays; elsewhere
+ * CHANNEL_AUTHORIZER_PRIVATE_KEY does both, in the first process only. `undefined` (no channel offer) otherwise.
+ */
+function channelsOf(
+  config: Config,
+  settlement: Settlement,
+  store: Store,
+  slot: number,
+  logger: Logger,
+  recoverPublicKey: RecoverPublicKey | undefined,
+) {
+  const relayerIndex = channelRelayerIndex(slot)
+  const keys = config.channelAuthorizerPrivateKey
+    ? slot === 0
+      ? { authorizer: config.channelAuthorizerPrivateKey, relayer: config.channelAuthorizerPrivateKey }
+      : undefined
+    : settlement.isDevnet && relayerIndex !== undefined
+      ? {
+          authorizer: account({ index: channelAuthorizerIndex }).privateKey,
+          relayer: account({ index: relayerIndex }).privateKey,
+        }
+      : undefined
+  if (!keys) return undefined
+  return channels({
+    terms: settlement.terms,
+    store,
+    logger,
+    withdrawDelay: config.channelWithdrawDelayS,
+    chain: channelChain({
+      client: settlement.client,
+      chain: settlement.chain,
+      transport: settlement.transport,
+      relayer: privateKeyToAccount(keys.relayer),
+      authorizer: privateKeyToAccount(keys.authorizer),
+      token: settlement.terms.asset.address,
+      receiver: settlement.terms.payTo,
+      recoverPublicKey,
+    }),
   })
 }
 

@@ -121,6 +121,21 @@ const Environment = Type.Object({
       description: 'a remote x402 facilitator (`/verify`, `/settle`, `/supported`) that settles instead of the relayer',
     }),
   ),
+  CHANNEL_AUTHORIZER_PRIVATE_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      defaultText: 'test account #20 on a devnet (channels off elsewhere)',
+      description:
+        'receiver authorizer of payment channels (x402 `batch-settlement`): signs claims and refunds, and relays them (needs ETH; one process)',
+    }),
+  ),
+  CHANNEL_WITHDRAW_DELAY_S: Type.Integer({
+    minimum: 900,
+    maximum: 2_592_000,
+    default: 86_400,
+    description: 'withdraw delay offered in payment channels; claims are sent well before it can pass',
+  }),
   SETTLEMENT_WINDOW_MS: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -389,6 +404,10 @@ export type Config = {
   relayerMnemonic: string | undefined
   /** How long a paid call waits for its settlement before answering `settlement_pending`, in ms. @default 15000 */
   settlementTimeoutMs: number
+  /** Receiver authorizer (and relayer) of payment channels; on the devnet test account #20 by default. Never logged. */
+  channelAuthorizerPrivateKey: `0x${string}` | undefined
+  /** Withdraw delay offered in payment channels, in seconds. @default 86400 */
+  channelWithdrawDelayS: number
   /** Remote x402 facilitator; when set, it settles instead of the relayer. */
   facilitatorUrl: string | undefined
   /** Settlements closer than this share one transaction, in ms. @default 5 on the devnet, 2000 elsewhere */
@@ -539,6 +558,8 @@ export function parse(
     relayerPrivateKey: parsed.RELAYER_PRIVATE_KEY as `0x${string}` | undefined,
     relayerMnemonic: parsed.RELAYER_MNEMONIC,
     settlementTimeoutMs: parsed.SETTLEMENT_TIMEOUT_MS,
+    channelAuthorizerPrivateKey: parsed.CHANNEL_AUTHORIZER_PRIVATE_KEY as `0x${string}` | undefined,
+    channelWithdrawDelayS: parsed.CHANNEL_WITHDRAW_DELAY_S,
     facilitatorUrl: parsed.FACILITATOR_URL,
     settlementWindowMs: parsed.SETTLEMENT_WINDOW_MS,
     mppSecret: parsed.MPP_SECRET,

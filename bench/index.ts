@@ -8,6 +8,7 @@ import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import * as Authorization from '../core/Authorization.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as ChainData from './chaindata.js'
+import { channelRows } from './channels.js'
 import { gasPerPayment } from './gas.js'
 import { run } from './load.js'
 import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
@@ -47,7 +48,7 @@ const plan = {
 } as const
 
 /** One row of the table: a figure, its baseline, and the target of their ratio. */
-type Row = {
+export type Row = {
   /** What is measured. */
   figure: string
   /** What it is compared with. */
@@ -275,6 +276,20 @@ async function measure() {
     rounds: paidRounds,
   }
 
+  const channels = await channelRows({
+    url: paid,
+    rpcUrl,
+    terms,
+    payers,
+    roundMs: plan.paidRoundMs,
+    log,
+    exact: {
+      perSecond: paidRounds.map((round) => round.gatewayX402.perSecond),
+      gasPerPayment: paidRounds.map((round) => round.gas.shared.gasPerPayment),
+    },
+  })
+  raw.channels = channels.raw
+
   log('chain data: cached free reads, transaction decoding, balances')
   const chainRounds = await rounds(plan.rounds, () =>
     ChainData.round({
@@ -304,6 +319,7 @@ async function measure() {
   rmSync(dataDir, { recursive: true, force: true })
 
   const implementation = native ? 'libsecp256k1' : 'pure JS: the native binding is not installed'
+  rows.push(...channels.rows)
   rows.push(
     {
       figure: 'free endpoint requests/s (GET /free/timestamp)',

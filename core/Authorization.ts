@@ -157,16 +157,19 @@ export async function recover(
   domain: Domain,
   options: recover.Options = {},
 ): Promise<Address | undefined> {
+  const digest = hash(signed, domain)
+  return digest && recoverDigest(digest, signed.signature, options)
+}
+
+/** The signer of a 65-byte signature over a 32-byte EIP-712 digest, by the rules of {@link recover}. */
+export function recoverDigest(digest: Uint8Array, signature: Hex, options: recover.Options = {}): Address | undefined {
   const { recoverPublicKey: recoverKey = recoverPublicKey } = options
-  const { signature } = signed
   if (signature.length !== 132 || !/^0x[0-9a-fA-F]{130}$/.test(signature)) return undefined
   const v = Number.parseInt(signature.slice(130), 16)
   const recovery = v === 0 || v === 27 ? 0 : v === 1 || v === 28 ? 1 : undefined
   if (recovery === undefined) return undefined
   const s = BigInt(`0x${signature.slice(66, 130)}`)
   if (s === 0n || s > halfOrder) return undefined
-  const digest = hash(signed, domain)
-  if (!digest) return undefined
   const publicKey = recoverKey({ digest, signature: hexToBytes(signature.slice(2, 130)), recovery })
   if (publicKey?.length !== 65 || publicKey[0] !== 0x04) return undefined
   return checksumAddress(toHex(keccak_256(publicKey.subarray(1)).subarray(12)))

@@ -28,6 +28,7 @@ import {
   deployAgentRegistry,
   reputationRegistryAddress,
 } from './agents.js'
+import { channelContractsGenesis, channelDevnetIndices } from './channel.js'
 import batchPaymentsJson from './contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import devTokenJson from './contracts/artifacts/DevToken.json' with { type: 'json' }
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
@@ -152,9 +153,13 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       walletDeployer,
       safetyDeployer,
       kycDeployer,
+      // The payment channels' receiver authorizer and relayers (indices 20 to 27); they hold ether only.
+      ...channelDevnetIndices.map((index) => deriveAccounts(index + 1)[index]!.account),
     ].map((account) => ({ address: hexToBytes(account.address), balance })),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
+    // x402 batch-settlement at its canonical addresses: no constructor, no immutables, so runtime code suffices.
+    ...channelContractsGenesis.map(({ address, code }) => ({ address: hexToBytes(address), code: hexToBytes(code) })),
   ]
 
   const context = await edrContext()

@@ -23,6 +23,7 @@ import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import * as Problem from '../problem.js'
 import * as RequestId from '../request-id.js'
+import type { Held as ChannelHeld, channels as Channels } from './channel.js'
 import { decode } from './decode.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
@@ -65,8 +66,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     ruleOf = () => undefined,
     settlementTimeoutMs = 15_000,
     responseLimitBytes = 256 * 1024,
+    channels,
   } = parameters
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
+  // Calls paid over a payment channel (`batch-settlement`): their reservation, between `before` and `after`.
+  const channelCalls = new WeakMap<Request, ChannelHeld>()
   const scopes = new WeakMap<Request, Effects.Scope>()
   const domain = toDomain(terms)
   const settlements = settlement({ ledger, facilitator, domain, lease, store, logger, timeoutMs: settlementTimeoutMs })
@@ -89,6 +93,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       secret,
       now: new Date(),
       ...(refusal ? { refusal } : {}),
+      ...(channels ? { also: [channels.accept(amount)] } : {}),
     })
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
     const error = refusal
@@ -262,6 +267,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const priced = { entry, amount }
       // HEAD is never served paid: it gets the offer, headers only, whatever it carries.
       if (request.method === 'HEAD') return refuse(request, priced)
+      // A payment channel's voucher is checked against the channel's state, with no chain round trip.
+      const channelPayment = channels?.carries(request.headers)
+      if (channels && channelPayment !== undefined) {
+        const held = await channels.before(channelPayment, amount, (refused) => refuse(request, priced, refused))
+        if (held instanceof Response) return held
+        channelCalls.set(request, held)
+        return undefined
+      }
       const now = new Date()
       const decoded = await decode({
         headers: request.headers,
@@ -352,6 +365,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     },
 
     async after(request, { status, response }) {
+      const channelCall = channelCalls.get(request)
+      if (channels && channelCall) {
+        channelCalls.delete(request)
+        return { headers: await channels.after(channelCall, status < 400) }
+      }
       const held = claims.get(request)
       if (!held) return { headers: {} }
       claims.delete(request)
@@ -382,6 +400,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     },
 
     async release(request, reason) {
+      const channelCall = channelCalls.get(request)
+      if (channels && channelCall) {
+        channelCalls.delete(request)
+        await channels.after(channelCall, false)
+        return
+      }
       const held = claims.get(request)
       if (!held) return
       claims.delete(request)
@@ -391,6 +415,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     },
 
     payer(request) {
+      const channelCall = channelCalls.get(request)
+      if (channelCall) return channelCall.payer
       const held = claims.get(request)
       if (!held) throw new Error('No verified payer on this request: the route is not behind the payment guard.')
       return held.claimed.key.payer
@@ -424,6 +450,8 @@ export declare namespace guard {
     responseLimitBytes?: number | undefined
     /** Where events go. */
     logger: Logger
+    /** Payment channels (x402 `batch-settlement`), offered beside `exact` when given. */
+    channels?: Channels.ReturnType | undefined
   }
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */

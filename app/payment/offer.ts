@@ -1,5 +1,5 @@
 import { encodePaymentRequiredHeader } from '@x402/core/http'
-import type { PaymentRequired } from '@x402/core/types'
+import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
 import { Challenge } from 'mppx'
 import type { Refusal } from '../../core/Errors.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
@@ -12,13 +12,13 @@ import { type RequirementsV1, requirements, requirementsV1 } from './x402.js'
  * body x402 v1 clients read. With a `refusal`, its reason is the `error` of both x402 versions.
  */
 export function offer(parameters: offer.Parameters): offer.ReturnType {
-  const { terms, amount, resource, description, mimeType, method, secret, now, refusal } = parameters
+  const { terms, amount, resource, description, mimeType, method, secret, now, refusal, also = [] } = parameters
   const paymentRequired: PaymentRequired = {
     x402Version: 2,
     // The wording of the x402 v2 HTTP transport spec when nothing was paid.
     error: refusal?.reason ?? 'PAYMENT-SIGNATURE header is required',
     resource: { url: resource, description, mimeType },
-    accepts: [requirements({ terms, amount })],
+    accepts: [requirements({ terms, amount }), ...also],
     // Retries of one paid call may name it by an id, answered from the ledger and charged once.
     extensions: { [paymentIdentifier]: paymentIdentifierDeclaration },
   }
@@ -59,6 +59,8 @@ export declare namespace offer {
     secret: string
     /** Current time; MPP challenges expire `terms.maxTimeoutSeconds` later. */
     now: Date
+    /** Further x402 v2 offers beside `exact` (the payment channel's `batch-settlement`). */
+    also?: PaymentRequirements[] | undefined
     /** Why a payment that came with the request was refused, when one was. */
     refusal?:
       | {

@@ -27,6 +27,8 @@ describe('parse', () => {
       relayerPrivateKey: undefined,
       relayerMnemonic: undefined,
       settlementTimeoutMs: 15000,
+      channelAuthorizerPrivateKey: undefined,
+      channelWithdrawDelayS: 86400,
       facilitatorUrl: undefined,
       settlementWindowMs: undefined,
       mppSecret: undefined,

@@ -1,0 +1,597 @@
+import {
+  decodePaymentRequiredHeader,
+  decodePaymentSignatureHeader,
+  encodePaymentRequiredHeader,
+  encodePaymentResponseHeader,
+} from '@x402/core/http'
+import type { PaymentRequirements } from '@x402/core/types'
+import { type Address, encodeAbiParameters, getAddress, type Hash, type Hex, isAddress, isHex } from 'viem'
+import * as Channel from '../../core/Channel.js'
+import type { Refusal } from '../../core/Errors.js'
+import type { PaymentTerms } from '../../core/PaymentTerms.js'
+import { isRefusal, type Store } from '../../core/Store.js'
+import type { Logger } from '../log.js'
+
+/** The spec's error codes this gateway answers with (x402 `batch-settlement` EVM). */
+const codes = {
+  mismatch: 'invalid_batch_settlement_evm_cumulative_amount_mismatch',
+  busy: 'invalid_batch_settlement_evm_channel_busy',
+  signature: 'invalid_batch_settlement_evm_voucher_signature',
+  exceeds: 'invalid_batch_settlement_evm_cumulative_exceeds_balance',
+  config: 'invalid_batch_settlement_evm_receiver_mismatch',
+  channelId: 'invalid_batch_settlement_evm_channel_id_mismatch',
+  payload: 'invalid_batch_settlement_evm_payload_type',
+  deposit: 'invalid_batch_settlement_evm_deposit_transaction_failed',
+  minDeposit: 'invalid_batch_settlement_evm_deposit_below_min_deposit',
+  missing: 'invalid_batch_settlement_evm_missing_channel',
+  refund: 'invalid_batch_settlement_evm_refund_transaction_failed',
+  noBalance: 'invalid_batch_settlement_evm_refund_no_balance',
+} as const
+
+/** A paid call served over a channel, between `before` and `after`. */
+export type Held = {
+  /** The verified payer (the channel's payer). */
+  payer: Address
+  /** The channel. */
+  channelId: Hex
+  /** The call's price. */
+  amount: bigint
+  /** The voucher ceiling reserved for it. */
+  ceiling: bigint
+  /** The deposit transaction of this request, when it carried one. */
+  deposit?: Hash | undefined
+}
+
+/** A refusal as the guard's 402 builds it: a stable reason and one sentence. */
+type Refused = { reason: Refusal; message: string }
+
+/**
+ * The `batch-settlement` side of the payment guard: the offer's channel terms, per-call voucher checks against the
+ * channel state in the store (no chain round trip), deposits and cooperative refunds through the relayer, and the
+ * sweep job that claims vouchers in batches and settles them. A call reserves its voucher in the channel's record
+ * (one at a time per channel, across processes: the store's update is atomic); success advances the charged amount,
+ * failure drops the reservation, so a failed handler charges nothing.
+ */
+export function channels(parameters: channels.Parameters): channels.ReturnType {
+  const {
+    terms,
+    store,
+    chain,
+    logger,
+    withdrawDelay = 86_400,
+    minDepositMultiplier = 10n,
+    reservationMs = 120_000,
+    claimEverySeconds = 3_600,
+  } = parameters
+  const receiver = getAddress(terms.payTo)
+  const token = getAddress(terms.asset.address)
+  // The first batch of claims waits a full interval from the start, as every later one does.
+  let lastClaimAt = Date.now()
+
+  function accept(amount: bigint, state?: Channel.State): PaymentRequirements {
+    return {
+      scheme: Channel.scheme,
+      network: terms.network,
+      amount: amount.toString(),
+      asset: token,
+      payTo: receiver,
+      maxTimeoutSeconds: terms.maxTimeoutSeconds,
+      extra: {
+        name: terms.asset.name,
+        version: terms.asset.version,
+        receiverAuthorizer: chain.authorizer,
+        withdrawDelay,
+        minDeposit: (amount * minDepositMultiplier).toString(),
+        assetTransferMethod: 'eip3009',
+        ...(state ? { channelState: Channel.channelStateOf(state) } : {}),
+        ...(state && Channel.voucherStateOf(state) ? { voucherState: Channel.voucherStateOf(state) } : {}),
+      },
+    }
+  }
+
+  /** The guard's 402 with the x402 `error` set to the spec's code and, for a resync, the channel's state. */
+  function refusal(
+    refuse: (refused: Refused) => Response,
+    refused: Refused & { code: string },
+    amount: bigint,
+    state?: Channel.State,
+  ): Response {
+    const response = refuse(refused)
+    const header = response.headers.get('PAYMENT-REQUIRED')
+    if (!header) return response
+    const required = decodePaymentRequiredHeader(header)
+    required.error = refused.code
+    required.accepts = required.accepts.map((offer) =>
+      offer.scheme === Channel.scheme ? accept(amount, state) : offer,
+    )
+    response.headers.set('PAYMENT-REQUIRED', encodePaymentRequiredHeader(required))
+    return response
+  }
+
+  const get = async (channelId: Hex) => (await store.get<Channel.State>(Channel.collection, channelId))?.value
+
+  /** The record of a channel, created from the chain when the gateway has none (a deposit, a restart elsewhere). */
+  async function sync(config: Channel.Config, channelId: Hex): Promise<Channel.State | undefined> {
+    const onChain = await chain.read(channelId)
+    const fresh: Channel.State = {
+      channelId,
+      config,
+      balance: onChain.balance.toString(),
+      totalClaimed: onChain.totalClaimed.toString(),
+      charged: onChain.totalClaimed.toString(),
+      refundNonce: onChain.refundNonce.toString(),
+      withdrawRequestedAt: onChain.withdrawRequestedAt,
+    }
+    const inserted = await store.insert({
+      collection: Channel.collection,
+      id: channelId,
+      owners: [getAddress(config.payer), receiver],
+      value: fresh,
+      createdAt: new Date(),
+    })
+    if (!inserted.ok) {
+      const updated = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) => ({
+        ...value,
+        balance: onChain.balance.toString(),
+        totalClaimed: onChain.totalClaimed.toString(),
+        refundNonce: onChain.refundNonce.toString(),
+        withdrawRequestedAt: onChain.withdrawRequestedAt,
+      }))
+      return updated.ok ? updated.record.value : undefined
+    }
+    return onChain.balance > 0n ? fresh : undefined
+  }
+
+  /** Reads and checks a batch-settlement payload: config against the offer, channel id, voucher signature. */
+  async function parse(raw: unknown): Promise<
+    | {
+        ok: true
+        type: 'deposit' | 'voucher' | 'refund'
+        config: Channel.Config
+        channelId: Hex
+        voucher: Channel.Voucher
+        payload: Record<string, unknown>
+      }
+    | { ok: false; refused: Refused & { code: string } }
+  > {
+    const fail = (reason: Refusal, code: string, message: string) =>
+      ({ ok: false, refused: { reason, code, message } }) as const
+    const payload = (raw as { payload?: unknown }).payload as Record<string, unknown> | undefined
+    const type = payload?.type
+    if (type !== 'deposit' && type !== 'voucher' && type !== 'refund')
+      return fail('malformed_payment', codes.payload, 'The payload type is not deposit, voucher or refund.')
+    const config = payload!.channelConfig as Channel.Config | undefined
+    const voucher = payload!.voucher as Channel.Voucher | undefined
+    const addresses = ['payer', 'payerAuthorizer', 'receiver', 'receiverAuthorizer', 'token'] as const
+    if (
+      !config ||
+      !addresses.every((field) => typeof config[field] === 'string' && isAddress(config[field], { strict: false })) ||
+      !Number.isInteger(config.withdrawDelay) ||
+      !isHex(config.salt) ||
+      !voucher ||
+      !isHex(voucher.channelId) ||
+      !isHex(voucher.signature) ||
+      typeof voucher.maxClaimableAmount !== 'string' ||
+      !/^\d{1,39}$/.test(voucher.maxClaimableAmount)
+    )
+      return fail('malformed_payment', codes.payload, 'The payload needs a channelConfig and a signed voucher.')
+    if (
+      getAddress(config.receiver) !== receiver ||
+      getAddress(config.token) !== token ||
+      getAddress(config.receiverAuthorizer) !== getAddress(chain.authorizer) ||
+      config.withdrawDelay !== withdrawDelay
+    )
+      return fail(
+        'wrong_payee',
+        codes.config,
+        'The channel config does not match the offer (receiver, token, receiverAuthorizer, withdrawDelay).',
+      )
+    const channelId = chain.channelId(config)
+    if (voucher.channelId.toLowerCase() !== channelId)
+      return fail('malformed_payment', codes.channelId, 'The voucher is for another channel than its config.')
+    if (!(await chain.verifyVoucher(config, voucher)))
+      return fail('invalid_signature', codes.signature, "The voucher is not signed by the channel's payer authorizer.")
+    return { ok: true, type, config, channelId, voucher, payload: payload! }
+  }
+
+  /** Reserves a call's voucher on its channel: it must be exactly the charged amount plus this call's price. */
+  async function reserve(channelId: Hex, voucher: Channel.Voucher, amount: bigint) {
+    const ceiling = BigInt(voucher.maxClaimableAmount)
+    const now = Date.now()
+    return store.update<Channel.State>(Channel.collection, channelId, ({ value }) => {
+      if (value.pending && now - value.pending.at < reservationMs) return { refused: true, reason: 'busy' }
+      if (ceiling !== Channel.expectedCeiling(value, amount)) return { refused: true, reason: 'mismatch' }
+      if (ceiling > BigInt(value.balance)) return { refused: true, reason: 'exceeds' }
+      return {
+        ...value,
+        pending: {
+          maxClaimableAmount: ceiling.toString(),
+          amount: amount.toString(),
+          signature: voucher.signature,
+          at: now,
+        },
+      }
+    })
+  }
+
+  /** Ends a reservation: `charge` advances the charged amount to its voucher; otherwise nothing is charged. */
+  async function finish(held: Held, charge: boolean) {
+    return store.update<Channel.State>(Channel.collection, held.channelId, ({ value }) => {
+      if (value.pending?.maxClaimableAmount !== held.ceiling.toString()) return { refused: true, reason: 'lost' }
+      if (!charge) return { ...value, pending: undefined }
+      return {
+        ...value,
+        charged: value.pending.maxClaimableAmount,
+        voucher: { maxClaimableAmount: value.pending.maxClaimableAmount, signature: value.pending.signature },
+        pending: undefined,
+      }
+    })
+  }
+
+  /** Claims what the gateway has charged on each channel in `states` (one transaction), then settles. */
+  async function claim(
+    states: readonly Channel.State[],
+  ): Promise<{ claimed: Hash | undefined; settled: Hash | undefined }> {
+    const claims = states
+      .filter((state) => state.voucher && BigInt(state.charged) > BigInt(state.totalClaimed))
+      .map((state) => ({
+        config: state.config,
+        maxClaimableAmount: BigInt(state.voucher!.maxClaimableAmount),
+        signature: state.voucher!.signature,
+        totalClaimed: BigInt(state.voucher!.maxClaimableAmount),
+      }))
+    let claimed: Hash | undefined
+    let landed: typeof claims = []
+    if (claims.length > 0) {
+      try {
+        claimed = await chain.claim(claims)
+        landed = claims
+      } catch (error) {
+        // One channel the contract refuses (refunded or withdrawn meanwhile) must not hold back the others: each
+        // is claimed on its own, and what still fails is logged and retried at the next sweep.
+        logger.log('warn', 'channel_claim_batch_failed', { channels: claims.length, reason: firstLine(error) })
+        for (const item of claims)
+          try {
+            claimed = await chain.claim([item])
+            landed = [...landed, item]
+          } catch (single) {
+            logger.log('warn', 'channel_claim_failed', {
+              channelId: chain.channelId(item.config),
+              reason: firstLine(single),
+            })
+          }
+      }
+      for (const item of landed) {
+        const id = chain.channelId(item.config)
+        await store.update<Channel.State>(Channel.collection, id, ({ value }) => ({
+          ...value,
+          totalClaimed:
+            BigInt(value.totalClaimed) > item.totalClaimed ? value.totalClaimed : item.totalClaimed.toString(),
+        }))
+      }
+    }
+    const settled = await chain.settle()
+    return { claimed, settled }
+  }
+
+  /** A cooperative refund: claims what is charged, then returns the rest (or `amount`) to the payer. */
+  async function refund(
+    request: { config: Channel.Config; channelId: Hex; voucher: Channel.Voucher; amount?: bigint | undefined },
+    price: bigint,
+    refuse: (refused: Refused) => Response,
+  ): Promise<Response> {
+    const { config, channelId, voucher } = request
+    const state = (await get(channelId)) ?? (await sync(config, channelId))
+    if (!state)
+      return refusal(
+        refuse,
+        { reason: 'insufficient_funds', code: codes.noBalance, message: 'This channel holds nothing.' },
+        price,
+      )
+    // The refund's voucher charges nothing: its ceiling is the charged amount.
+    if (BigInt(voucher.maxClaimableAmount) !== BigInt(state.charged))
+      return refusal(
+        refuse,
+        {
+          reason: 'amount_mismatch',
+          code: codes.mismatch,
+          message: 'The refund voucher must carry the charged amount.',
+        },
+        price,
+        state,
+      )
+    const locked = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) =>
+      value.pending && Date.now() - value.pending.at < reservationMs
+        ? { refused: true, reason: 'busy' }
+        : {
+            ...value,
+            pending: { maxClaimableAmount: value.charged, amount: '0', signature: voucher.signature, at: Date.now() },
+          },
+    )
+    if (!locked.ok) return busy(refuse, price)
+    const unlock = () =>
+      store.update<Channel.State>(Channel.collection, channelId, ({ value }) => ({ ...value, pending: undefined }))
+    try {
+      const charged = BigInt(state.charged)
+      const onChain = await chain.read(channelId)
+      if (charged > onChain.totalClaimed)
+        await chain.claim([
+          { config, maxClaimableAmount: charged, signature: voucher.signature, totalClaimed: charged },
+        ])
+      const available = onChain.balance - charged
+      const amount = request.amount === undefined || request.amount > available ? available : request.amount
+      if (amount <= 0n) {
+        await unlock()
+        return refusal(
+          refuse,
+          { reason: 'insufficient_funds', code: codes.noBalance, message: 'Nothing is left to refund.' },
+          price,
+          state,
+        )
+      }
+      const transaction = await chain.refund({ config, amount, nonce: onChain.refundNonce })
+      const after = await chain.read(channelId)
+      const updated = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) => ({
+        ...value,
+        balance: after.balance.toString(),
+        totalClaimed: after.totalClaimed.toString(),
+        refundNonce: after.refundNonce.toString(),
+        withdrawRequestedAt: after.withdrawRequestedAt,
+        pending: undefined,
+      }))
+      logger.log('info', 'channel_refunded', { channelId, amount: amount.toString(), transaction })
+      const channelState = updated.ok ? Channel.channelStateOf(updated.record.value) : undefined
+      return Response.json(
+        { channelId, refunded: amount.toString(), transaction },
+        {
+          headers: {
+            'PAYMENT-RESPONSE': encodePaymentResponseHeader({
+              success: true,
+              transaction,
+              network: terms.network,
+              payer: getAddress(config.payer),
+              amount: amount.toString(),
+              extra: { channelState },
+            } as never),
+          },
+        },
+      )
+    } catch (error) {
+      await unlock()
+      logger.log('warn', 'channel_refund_failed', { channelId, reason: firstLine(error) })
+      return refusal(
+        refuse,
+        { reason: 'settlement_failed', code: codes.refund, message: 'The refund transaction failed; nothing moved.' },
+        price,
+        state,
+      )
+    }
+  }
+
+  function busy(refuse: (refused: Refused) => Response, price: bigint): Response {
+    return refusal(
+      refuse,
+      {
+        reason: 'replayed',
+        code: codes.busy,
+        message: 'Another call is being served on this channel right now; sign the next voucher once it answers.',
+      },
+      price,
+    )
+  }
+
+  return {
+    accept: (amount) => accept(amount),
+
+    carries(headers) {
+      const header = headers.get('payment-signature')
+      if (header === null) return undefined
+      try {
+        const raw = decodePaymentSignatureHeader(header) as { accepted?: { scheme?: unknown } }
+        return raw?.accepted?.scheme === Channel.scheme ? raw : undefined
+      } catch {
+        return undefined
+      }
+    },
+
+    async before(raw, amount, refuse) {
+      const parsed = await parse(raw)
+      if (!parsed.ok) return refusal(refuse, parsed.refused, amount)
+      const { type, config, channelId, voucher, payload } = parsed
+      if (type === 'refund') {
+        const requested = payload.amount
+        if (requested !== undefined && (typeof requested !== 'string' || !/^[1-9]\d{0,38}$/.test(requested)))
+          return refusal(
+            refuse,
+            { reason: 'malformed_payment', code: codes.payload, message: 'amount must be a positive integer string.' },
+            amount,
+          )
+        return refund(
+          { config, channelId, voucher, ...(requested === undefined ? {} : { amount: BigInt(requested) }) },
+          amount,
+          refuse,
+        )
+      }
+      let deposit: Hash | undefined
+      if (type === 'deposit') {
+        const body = payload.deposit as
+          | { amount?: unknown; authorization?: { erc3009Authorization?: Record<string, unknown> } }
+          | undefined
+        const authorization = body?.authorization?.erc3009Authorization
+        if (
+          typeof body?.amount !== 'string' ||
+          !/^[1-9]\d{0,38}$/.test(body.amount) ||
+          !authorization ||
+          !isHex(authorization.signature)
+        )
+          return refusal(
+            refuse,
+            {
+              reason: 'malformed_payment',
+              code: codes.payload,
+              message: 'A deposit needs an amount and an ERC-3009 authorization.',
+            },
+            amount,
+          )
+        const known = await get(channelId)
+        const minDeposit = amount * minDepositMultiplier
+        if (!known && BigInt(body.amount) < minDeposit)
+          return refusal(
+            refuse,
+            {
+              reason: 'insufficient_funds',
+              code: codes.minDeposit,
+              message: `A channel's first deposit is at least ${minDeposit}.`,
+            },
+            amount,
+          )
+        try {
+          const collectorData = encodeAbiParameters(
+            [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
+            [
+              BigInt(String(authorization.validAfter)),
+              BigInt(String(authorization.validBefore)),
+              BigInt(String(authorization.salt)),
+              authorization.signature as Hex,
+            ],
+          )
+          deposit = await chain.deposit({ config, amount: BigInt(body.amount), collectorData })
+        } catch (error) {
+          logger.log('warn', 'channel_deposit_failed', { channelId, reason: firstLine(error) })
+          return refusal(
+            refuse,
+            {
+              reason: 'settlement_failed',
+              code: codes.deposit,
+              message: 'The deposit transaction failed; nothing moved.',
+            },
+            amount,
+          )
+        }
+        await sync(config, channelId)
+      }
+
+      let reserved = await reserve(channelId, voucher, amount)
+      // A channel this gateway has no record of (a restart on another database, a deposit sent directly): the chain
+      // knows its deposit.
+      if (!reserved.ok && !isRefusal(reserved) && (await sync(config, channelId)))
+        reserved = await reserve(channelId, voucher, amount)
+      if (!reserved.ok) {
+        if (!isRefusal(reserved))
+          return refusal(
+            refuse,
+            {
+              reason: 'insufficient_funds',
+              code: codes.missing,
+              message: 'No deposit is known for this channel; deposit first.',
+            },
+            amount,
+          )
+        if (reserved.reason === 'busy') return busy(refuse, amount)
+        const state = await get(channelId)
+        if (reserved.reason === 'exceeds')
+          return refusal(
+            refuse,
+            {
+              reason: 'insufficient_funds',
+              code: codes.exceeds,
+              message: 'The voucher exceeds the channel balance; top up with a deposit.',
+            },
+            amount,
+            state,
+          )
+        return refusal(
+          refuse,
+          {
+            reason: 'amount_mismatch',
+            code: codes.mismatch,
+            message: `The voucher must carry the charged amount plus this call's price (${state ? Channel.expectedCeiling(state, amount) : '?'}).`,
+          },
+          amount,
+          state,
+        )
+      }
+      return {
+        payer: getAddress(config.payer),
+        channelId,
+        amount,
+        ceiling: BigInt(voucher.maxClaimableAmount),
+        deposit,
+      }
+    },
+
+    async after(held, ok): Promise<Record<string, string>> {
+      const finished = await finish(held, ok).catch((error: Error) => {
+        logger.log('error', 'channel_finish_failed', { channelId: held.channelId, reason: error.message })
+        return undefined
+      })
+      if (!ok || !finished?.ok) return {}
+      return {
+        'PAYMENT-RESPONSE': encodePaymentResponseHeader({
+          success: true,
+          transaction: held.deposit ?? '',
+          network: terms.network,
+          payer: held.payer,
+          amount: held.amount.toString(),
+          extra: { chargedAmount: held.amount.toString(), channelState: Channel.channelStateOf(finished.record.value) },
+        } as never),
+      }
+    },
+
+    async sweep(now = Date.now()) {
+      const states = (await store.list<Channel.State>(Channel.collection, { owner: receiver, limit: 10_000 })).map(
+        (record) => record.value,
+      )
+      const unclaimed = states.filter((state) => BigInt(state.charged) > BigInt(state.totalClaimed))
+      if (unclaimed.length === 0) return { claimed: undefined, settled: await chain.settle() }
+      // A payer who asked to withdraw leaves with what is unclaimed once the delay passes: those are claimed at once;
+      // the rest every `claimEverySeconds`, in one batch.
+      const withdrawing = new Set<string>()
+      for (const state of unclaimed)
+        if ((await chain.read(state.channelId)).withdrawRequestedAt > 0) withdrawing.add(state.channelId)
+      const due = now - lastClaimAt >= claimEverySeconds * 1000
+      const chosen = due ? unclaimed : unclaimed.filter((state) => withdrawing.has(state.channelId))
+      if (chosen.length === 0) return { claimed: undefined, settled: undefined }
+      if (due) lastClaimAt = now
+      return claim(chosen)
+    },
+  }
+}
+
+export declare namespace channels {
+  type Parameters = {
+    /** Network, asset and payee of every offer. */
+    terms: PaymentTerms
+    /** Where channel states live (atomic updates across processes). */
+    store: Store
+    /** The channel contract through the relayer and the receiver authorizer. */
+    chain: Channel.ChannelChain
+    /** Where events go. */
+    logger: Logger
+    /** The withdraw delay offered, in seconds (900 to 30 days). @default 86_400 */
+    withdrawDelay?: number | undefined
+    /** A channel's first deposit is at least this many times the call's price. @default 10n */
+    minDepositMultiplier?: bigint | undefined
+    /** How long a call's reservation holds its channel before another may take it, in ms. @default 120_000 */
+    reservationMs?: number | undefined
+    /** Claims of channels without a withdrawal request are batched this often, in seconds. @default 3_600 */
+    claimEverySeconds?: number | undefined
+  }
+  type ReturnType = {
+    /** The `batch-settlement` offer of a call of `amount`. */
+    accept: (amount: bigint) => PaymentRequirements
+    /** The decoded x402 v2 payload when the request pays with `batch-settlement`; `undefined` otherwise. */
+    carries: (headers: Headers) => unknown | undefined
+    /** Checks and reserves the call (a deposit first, when it carries one); a response answers a refund or a refusal. */
+    before: (raw: unknown, amount: bigint, refuse: (refused: Refused) => Response) => Promise<Response | Held>
+    /** Ends the call: charges on success (the `PAYMENT-RESPONSE` header), nothing otherwise. */
+    after: (held: Held, ok: boolean) => Promise<Record<string, string>>
+    /** The claim-and-settle job: claims due vouchers in one batch, then settles the receiver's claimed funds. */
+    sweep: (now?: number) => Promise<{ claimed: Hash | undefined; settled: Hash | undefined }>
+  }
+}
+
+/** The first line of an error's message, for a log field (viem's messages run to many lines). */
+function firstLine(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split('\n')[0]!
+}

@@ -1,0 +1,132 @@
+import { keccak_256 } from '@noble/hashes/sha3'
+import { type Address, type Hash, type Hex, hexToBytes } from 'viem'
+import { type Domain, domainSeparator } from './Authorization.js'
+
+/**
+ * Payment channels: x402's `batch-settlement` scheme on EVM. A payer deposits once into a channel of the
+ * batch-settlement contract, then pays each call with a cumulative EIP-712 voucher the gateway checks locally;
+ * claims and settlements are batched later by a job. This module holds the shapes and the rules; the chain side is
+ * the {@link ChannelChain} port, the state lives in the store.
+ */
+
+/** The scheme name in offers and payloads. */
+export const scheme = 'batch-settlement'
+
+/** The store collection of channel states, one record per channel id. */
+export const collection = 'payment-channels'
+
+/** Shortest and longest withdraw delay the contract accepts, in seconds. */
+export const withdrawDelayBounds = { min: 900, max: 30 * 24 * 3600 } as const
+
+/** The immutable terms of a channel, as the client's `channelConfig` and the contract's struct. */
+export type Config = {
+  payer: Address
+  payerAuthorizer: Address
+  receiver: Address
+  receiverAuthorizer: Address
+  token: Address
+  withdrawDelay: number
+  salt: Hex
+}
+
+/** A voucher as it travels: the channel, the cumulative ceiling (decimal string) and the payer's signature. */
+export type Voucher = { channelId: Hex; maxClaimableAmount: string; signature: Hex }
+
+/** x402's canonical batch-settlement contract (CREATE2, the same address on every chain). */
+export const contractAddress: Address = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003'
+
+/** The EIP-712 domain of the channel contract on `chainId`. */
+export function domainOf(chainId: number): Domain {
+  return { name: 'x402 Batch Settlement', version: '1', chainId, verifyingContract: contractAddress }
+}
+
+const voucherTypeHash = keccak_256(new TextEncoder().encode('Voucher(bytes32 channelId,uint128 maxClaimableAmount)'))
+
+/**
+ * The EIP-712 digest of `Voucher(channelId, maxClaimableAmount)`, hashed by hand (no typed-data walk): this runs on
+ * every paid call. Equals viem's `hashTypedData` of the same voucher (tested).
+ */
+export function voucherDigest(domain: Domain, channelId: Hex, maxClaimableAmount: bigint): Uint8Array {
+  const struct = new Uint8Array(96)
+  struct.set(voucherTypeHash, 0)
+  struct.set(hexToBytes(channelId), 32)
+  const amount = hexToBytes(`0x${maxClaimableAmount.toString(16).padStart(64, '0')}`)
+  struct.set(amount, 64)
+  const message = new Uint8Array(66)
+  message.set([0x19, 0x01], 0)
+  message.set(domainSeparator(domain), 2)
+  message.set(keccak_256(struct), 34)
+  return keccak_256(message)
+}
+
+/** The state of one channel as the gateway keeps it (bigints as decimal strings). */
+export type State = {
+  /** The channel id (lower-case). */
+  channelId: Hex
+  /** Its config. */
+  config: Config
+  /** Deposited, less refunds and withdrawals, as last read from the chain. */
+  balance: string
+  /** What the contract has recorded as claimed. */
+  totalClaimed: string
+  /** What the gateway has charged, cumulatively: the ceiling of the last voucher of a served call. */
+  charged: string
+  /** The last voucher of a served call: its ceiling and signature, claimed by the job. */
+  voucher?: { maxClaimableAmount: string; signature: Hex } | undefined
+  /** The contract's refund nonce. */
+  refundNonce: string
+  /** When the payer asked to withdraw, in seconds; 0 for never. */
+  withdrawRequestedAt: number
+  /** A call being served on this channel: its voucher ceiling, price and when it started (ms). */
+  pending?: { maxClaimableAmount: string; amount: string; signature: Hex; at: number } | undefined
+}
+
+/** The channel state the spec's `extra.channelState` carries. */
+export function channelStateOf(state: State) {
+  return {
+    channelId: state.channelId,
+    balance: state.balance,
+    totalClaimed: state.totalClaimed,
+    withdrawRequestedAt: state.withdrawRequestedAt,
+    refundNonce: state.refundNonce,
+    chargedCumulativeAmount: state.charged,
+  }
+}
+
+/** The spec's `extra.voucherState`: the last voucher the gateway holds, for a client to resync from. */
+export function voucherStateOf(state: State) {
+  return state.voucher
+    ? { signedMaxClaimable: state.voucher.maxClaimableAmount, signature: state.voucher.signature }
+    : undefined
+}
+
+/** The charge a voucher must carry on top of the charged amount; the only accepted ceiling for a call of `amount`. */
+export function expectedCeiling(state: Pick<State, 'charged'>, amount: bigint): bigint {
+  return BigInt(state.charged) + amount
+}
+
+/** One claim of a batch: a channel, its last voucher, and the new cumulative claimed total. */
+export type Claim = { config: Config; maxClaimableAmount: bigint; signature: Hex; totalClaimed: bigint }
+
+/** What the contract holds for a channel. */
+export type OnChain = { balance: bigint; totalClaimed: bigint; refundNonce: bigint; withdrawRequestedAt: number }
+
+/** The channel contract, through the gateway's relayer and receiver-authorizer keys. */
+export type ChannelChain = {
+  /** Address that authorizes claims and refunds (offered as `receiverAuthorizer`). */
+  authorizer: Address
+  /** The channel id of a config on this chain. */
+  channelId: (config: Config) => Hex
+  /** Whether `signature` is the payer authorizer's over `Voucher(channelId, maxClaimableAmount)`. */
+  verifyVoucher: (config: Config, voucher: Voucher) => Promise<boolean>
+  /** Reads a channel. */
+  read: (channelId: Hex) => Promise<OnChain>
+  /** Deposits with the payer's ERC-3009 authorization (collector data as the client built it); confirmed. */
+  deposit: (parameters: { config: Config; amount: bigint; collectorData: Hex }) => Promise<Hash>
+  /** Claims vouchers in one `claimWithSignature`, the batch signed by the authorizer; confirmed. */
+  claim: (claims: readonly Claim[]) => Promise<Hash>
+  /** Settles what the receiver has claimed of the token; `undefined` when nothing is claimed and unsettled. */
+  settle: () => Promise<Hash | undefined>
+  /** Refunds `amount` of the unclaimed balance to the payer with the authorizer's signature over `nonce`; confirmed. */
+  refund: (parameters: { config: Config; amount: bigint; nonce: bigint }) => Promise<Hash>
+}
