@@ -19,7 +19,7 @@ import { agentWalletChain } from '../adapters/chain/agentWallet.js'
 import { batchChain } from '../adapters/chain/batch.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
-import { escrowChain } from '../adapters/chain/escrow.js'
+import { arbiterIndex, escrowArbiter, escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
@@ -59,6 +59,7 @@ import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
+import * as robotsFamily from '../modules/robots/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
@@ -266,6 +267,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     escrow: settlement.escrow
       ? escrowChain({ client: settlement.client, address: settlement.escrow, chainId })
       : undefined,
+    escrowArbiter: arbiterOf(config, settlement),
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
     batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
     agentWallet: settlement.isDevnet ? devnetAgentWallet(settlement) : undefined,
@@ -285,6 +287,25 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     intel: intelOf(config),
     simulator,
   }
+}
+
+/**
+ * The gateway's escrow arbiter (robot tasks): the robots family's ROBOTS_ARBITER_PRIVATE_KEY, or on a devnet the
+ * account at mnemonic index {@link arbiterIndex}, funded at genesis; none without an escrow contract or a key.
+ */
+function arbiterOf(config: Config, settlement: Settlement) {
+  const env = config.modules[robotsFamily.manifest.name] as
+    | Static<NonNullable<typeof robotsFamily.manifest.env>>
+    | undefined
+  const key = env?.ROBOTS_ARBITER_PRIVATE_KEY as `0x${string}` | undefined
+  if (!settlement.escrow || (!key && !settlement.isDevnet)) return undefined
+  return escrowArbiter({
+    client: settlement.client,
+    address: settlement.escrow,
+    account: privateKeyToAccount(key ?? account({ index: arbiterIndex }).privateKey),
+    chain: settlement.chain,
+    transport: settlement.transport,
+  })
 }
 
 /** GoPlus at the safety family's GOPLUS_URL; none when the family is not in the configuration. */

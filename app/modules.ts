@@ -18,6 +18,7 @@ import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
 import * as probe from '../modules/probe/index.js'
 import * as resolve from '../modules/resolve/index.js'
+import * as robots from '../modules/robots/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as safety from '../modules/safety/index.js'
 import * as solana from '../modules/solana/index.js'
@@ -42,6 +43,7 @@ export const families: readonly Module.AnyModule[] = [
   logs.manifest,
   invoice.manifest,
   escrow.manifest,
+  robots.manifest,
   agentWallet.manifest,
   kyc.manifest,
   batch.manifest,
@@ -66,6 +68,8 @@ export const portNames: Record<Module.Port, string> = {
   store: 'a store',
   onchain: 'a chain',
   escrow: 'an escrow contract',
+  escrowArbiter:
+    'an escrow arbiter key with ETH for gas (ROBOTS_ARBITER_PRIVATE_KEY; the devnet funds one) on our escrow contract',
   chains: 'a chain',
   evm: 'an EVM JSON-RPC client',
   ethereum: 'an Ethereum node (CHAIN_RPC_ETHEREUM)',

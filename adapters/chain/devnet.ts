@@ -35,6 +35,7 @@ import reverseRegistrarJson from './contracts/artifacts/ReverseRegistrar.json' w
 import universalResolverJson from './contracts/artifacts/UniversalResolver.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
+import { arbiterIndex } from './escrow.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 import { kycContracts, kycDeployerIndex, seedKyc } from './kyc.js'
 import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
@@ -136,6 +137,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const walletDeployer = deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account
   const safetyDeployer = deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account
   const kycDeployer = deriveAccounts(kycDeployerIndex + 1)[kycDeployerIndex]!.account
+  const arbiter = deriveAccounts(arbiterIndex + 1)[arbiterIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
@@ -147,6 +149,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       walletDeployer,
       safetyDeployer,
       kycDeployer,
+      arbiter,
     ].map((account) => ({ address: hexToBytes(account.address), balance })),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
