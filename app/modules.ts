@@ -21,6 +21,7 @@ import * as resolve from '../modules/resolve/index.js'
 import * as robots from '../modules/robots/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as safety from '../modules/safety/index.js'
+import * as sctp from '../modules/sctp/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as swap from '../modules/swap/index.js'
@@ -47,6 +48,7 @@ export const families: readonly Module.AnyModule[] = [
   agentWallet.manifest,
   kyc.manifest,
   batch.manifest,
+  sctp.manifest,
   payroll.manifest,
   stellar.manifest,
   xrp.manifest,
