@@ -16,6 +16,7 @@ import type { Store } from '../../core/Store.js'
 import { manifest } from '../../modules/robots/index.js'
 import { routes } from '../../modules/robots/routes.js'
 import * as Service from '../../modules/robots/service.js'
+import { usdcBalance } from '../support/chain.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, refused } from '../support/module.js'
 import { vendorServer } from '../support/vendor.js'
@@ -139,14 +140,7 @@ async function refunded(hash: Hex) {
   return [transfer!.args.to, transfer!.args.value]
 }
 
-function balanceOf(address: Address): Promise<bigint> {
-  return chain.publicClient.readContract({
-    address: chain.token.address,
-    abi: erc20Abi,
-    functionName: 'balanceOf',
-    args: [address],
-  })
-}
+const balanceOf = (address: Address) => usdcBalance(chain, address)
 
 /** A task on a fresh robot, deposited by the requester and dispatched (status polled once). */
 async function dispatched(app = first.app) {

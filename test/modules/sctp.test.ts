@@ -14,6 +14,7 @@ import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { memory } from '../../adapters/store/memory.js'
 import { manifest } from '../../modules/sctp/index.js'
+import { usdcBalance } from '../support/chain.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, refused } from '../support/module.js'
 
@@ -64,14 +65,20 @@ async function send(account: PrivateKeyAccount, transaction: { to: Address; data
   return hash
 }
 
-function balanceOf(address: Address): Promise<bigint> {
-  return chain.publicClient.readContract({
-    address: chain.token.address,
-    abi: erc20Abi,
-    functionName: 'balanceOf',
-    args: [address],
+/** Sends the approval and the batch transaction of a `pay` answer from the buyer; the batch's hash. */
+async function paid(payment: {
+  approvalRequired: { token: Address; spender: Address; amount: string }
+  transaction: any
+}) {
+  const { token, spender, amount } = payment.approvalRequired
+  await send(buyer(), {
+    to: token,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, BigInt(amount)] }),
   })
+  return send(buyer(), payment.transaction)
 }
+
+const balanceOf = (address: Address) => usdcBalance(chain, address)
 
 /** A supplier and a purchase order of 10 bolts at 1.5 USDC and 2 crates at 20 USDC. */
 async function ordered() {
@@ -137,18 +144,9 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
     expect(payment.invoices).toEqual([
       { id: invoice.id, status: 'payment_pending', to: supplierWallet(), amount: '15000000' },
     ])
-    const { approvalRequired, transaction } = payment
-    expect(approvalRequired.spender).toBe(chain.batch.address)
+    expect(payment.approvalRequired.spender).toBe(chain.batch.address)
     const before = await balanceOf(supplierWallet())
-    await send(buyer(), {
-      to: approvalRequired.token,
-      data: encodeFunctionData({
-        abi: erc20Abi,
-        functionName: 'approve',
-        args: [approvalRequired.spender, BigInt(approvalRequired.amount)],
-      }),
-    })
-    const hash = await send(buyer(), transaction)
+    const hash = await paid(payment)
     expect((await balanceOf(supplierWallet())) - before).toBe(15_000_000n)
 
     const seen = await ok(await call(supplierOwner(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`))
@@ -164,15 +162,7 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
     const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }])
     await ok(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }))
     const payment = await ok(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }))
-    await send(buyer(), {
-      to: payment.approvalRequired.token,
-      data: encodeFunctionData({
-        abi: erc20Abi,
-        functionName: 'approve',
-        args: [payment.approvalRequired.spender, BigInt(payment.approvalRequired.amount)],
-      }),
-    })
-    const hash = await send(buyer(), payment.transaction)
+    const hash = await paid(payment)
     const [job] = manifest.jobs!
     const scanned = (await job!.run({ ports: ports as never, env: { SCTP_PRICE_TOLERANCE_BPS: 50 } })) as {
       paid: number
