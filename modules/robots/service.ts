@@ -12,7 +12,7 @@ import type { EscrowArbiter, EscrowChain } from '../../core/EscrowChain.js'
 import * as Outbound from '../../core/Outbound.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import * as RobotTask from '../../core/RobotTask.js'
-import type { Store } from '../../core/Store.js'
+import { type Store, walk } from '../../core/Store.js'
 import type { CompleteBody, DeregisterBody, ListQuery, RegisterBody, TaskBody, UpdateBody } from './schema.js'
 
 /** Store collection of robots; values are {@link Robot}. */
@@ -176,9 +176,8 @@ export async function deregister(deps: Deps, body: DeregisterBody) {
 /** Active robots matching the filters, oldest registration first. */
 export async function list(deps: Deps, query: ListQuery) {
   const { capability, location, availability, maxPrice, limit = 50 } = query
-  const entries = await deps.store.entries<{ id: string }>(registry)
   const robots: ReturnType<typeof profileOf>[] = []
-  for (const entry of entries) {
+  for await (const entry of walk<{ id: string }>(deps.store, registry)) {
     if (robots.length >= limit) break
     const robot = (await deps.store.get<Robot>(robotsCollection, entry.value.id))?.value
     if (robot === undefined || robot.status !== 'active') continue
@@ -303,10 +302,9 @@ export async function complete(deps: Deps, body: CompleteBody) {
  * (timed out and refunded), settlements sent. Driven by the store, so it survives restarts and runs on any process.
  */
 export async function sweep(deps: Deps): Promise<{ checked: number; changed: number }> {
-  const entries = await deps.store.entries<{ id: string }>(queue)
   let checked = 0
   let changed = 0
-  for (const entry of entries) {
+  for await (const entry of walk<{ id: string }>(deps.store, queue)) {
     const record = (await deps.store.get<Task>(tasksCollection, entry.value.id))?.value
     if (record === undefined || atRest(record)) continue
     checked += 1

@@ -4,7 +4,7 @@ import * as BatchPayment from '../../core/BatchPayment.js'
 import { ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Token } from '../../core/Module.js'
 import * as Sctp from '../../core/Sctp.js'
-import type { Store } from '../../core/Store.js'
+import { type Store, walk } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
 import type { InvoiceBody, PayBody, PoBody, SupplierBody, VerifyBody } from './schema.js'
 
@@ -273,11 +273,10 @@ export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
 
 /** The watcher's pass: every invoice whose payment is pending, looked for on chain. */
 export async function scan(deps: Deps): Promise<{ checked: number; paid: number }> {
-  const entries = await deps.store.entries<{ id: string }>(queue)
   const seen = new Set<string>()
   let checked = 0
   let paid = 0
-  for (const entry of entries) {
+  for await (const entry of walk<{ id: string }>(deps.store, queue)) {
     if (seen.has(entry.value.id)) continue
     seen.add(entry.value.id)
     const record = (await deps.store.get<Invoice>(collections.invoices, entry.value.id))?.value
