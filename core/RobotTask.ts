@@ -180,3 +180,12 @@ export function isOverdue(task: State, now: Date): boolean {
 export function awaitsSettlement(task: State): boolean {
   return settlementOf(task.status) !== undefined && task.settlement === undefined
 }
+
+/**
+ * The interface's robot-task status vocabulary (`pending`, `in-progress`, `complete`) for a state: waiting for the
+ * deposit or the robot is `pending`, working is `in-progress`, any final state is `complete`.
+ */
+export function phaseOf(status: Status): 'pending' | 'in-progress' | 'complete' {
+  if (finalStatuses.includes(status)) return 'complete'
+  return status === 'in_progress' ? 'in-progress' : 'pending'
+}

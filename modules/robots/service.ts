@@ -583,7 +583,7 @@ function profileOf(robot: Robot) {
 /** A task as answered: no claim bookkeeping; the escrow with its on-chain state. */
 function view(task: Task) {
   const { claim: _claim, ...rest } = task
-  return { ...rest, network: `eip155:${task.escrow.chainId}` }
+  return { ...rest, phase: RobotTask.phaseOf(task.status), network: `eip155:${task.escrow.chainId}` }
 }
 
 function matchesLocation(location: Robot['location'], wanted: string): boolean {

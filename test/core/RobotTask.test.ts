@@ -90,3 +90,16 @@ describe('settlement', () => {
     expect(RobotTask.isOverdue({ ...task, status: 'completed' }, new Date('2031-01-01T00:00:00Z'))).toBe(false)
   })
 })
+
+test('phaseOf: the interface vocabulary for every state', () => {
+  expect(Object.fromEntries(RobotTask.statuses.map((status) => [status, RobotTask.phaseOf(status)]))).toEqual({
+    awaiting_deposit: 'pending',
+    dispatched: 'pending',
+    accepted: 'pending',
+    in_progress: 'in-progress',
+    completed: 'complete',
+    failed: 'complete',
+    timed_out: 'complete',
+    canceled: 'complete',
+  })
+})

@@ -262,6 +262,7 @@ describe('tasks on the devnet escrow', () => {
       ),
     )
     expect(done.task.status).toBe('completed')
+    expect(done.task.phase).toBe('complete')
     expect(done.task.settlement.action).toBe('release')
     expect(done.task.escrow.status).toBe('released')
     expect((await balanceOf(operator().address)) - before).toBe(2_500_000n)
