@@ -268,10 +268,14 @@ export async function task(deps: Deps, input: TaskBody & { caller: Address }) {
   return { task: view(record), transactions: Escrow.toFundingTransactions(escrow) }
 }
 
-/** A task of the paying requester or operator, brought forward (deposit seen, dispatched, timed out, settled). */
+/**
+ * A task of the paying requester or operator, brought forward (deposit seen, dispatched, timed out). It sends no
+ * escrow transaction: the writes of a paid call are taken back when its payment fails, and a transaction is not;
+ * settlements go out from `complete` and the sweep.
+ */
 export async function status(deps: Deps, input: { id: string; caller: Address }) {
   const found = await loadTask(deps, input.id, input.caller)
-  return { task: view(await advance(deps, found)) }
+  return { task: view(await advance(deps, found, { settle: false })) }
 }
 
 /**
@@ -282,7 +286,7 @@ export async function status(deps: Deps, input: { id: string; caller: Address })
 export async function complete(deps: Deps, body: CompleteBody) {
   const operator = await authorize(deps, 'complete', body)
   checkSize(body.result, 'result')
-  let current = await advance(deps, await loadTask(deps, body.taskId, operator, 'operator'))
+  let current = await advance(deps, await loadTask(deps, body.taskId, operator, 'operator'), { settle: true })
   const reported = body.status ?? 'completed'
   const event: RobotTask.Event =
     reported === 'accepted'
@@ -308,7 +312,7 @@ export async function sweep(deps: Deps): Promise<{ checked: number; changed: num
     const record = (await deps.store.get<Task>(tasksCollection, entry.value.id))?.value
     if (record === undefined || atRest(record)) continue
     checked += 1
-    const next = await advance(deps, record)
+    const next = await advance(deps, record, { settle: true })
     if (next.status !== record.status || next.settlement !== record.settlement) changed += 1
   }
   return { checked, changed }
@@ -319,8 +323,8 @@ function atRest(task: Task): boolean {
   return RobotTask.finalStatuses.includes(task.status) && !RobotTask.awaitsSettlement(task)
 }
 
-/** Brings a task forward as far as the chain and the clock allow. */
-async function advance(deps: Deps, start: Task): Promise<Task> {
+/** Brings a task forward as far as the chain and the clock allow; with `settle`, sends a pending settlement too. */
+async function advance(deps: Deps, start: Task, options: { settle: boolean }): Promise<Task> {
   let task = start
   const now = clock(deps)
   if (task.status === 'awaiting_deposit') {
@@ -335,7 +339,7 @@ async function advance(deps: Deps, start: Task): Promise<Task> {
   }
   if (task.status === 'dispatched' && task.delivery.deliveredAt === undefined) task = await deliver(deps, task)
   if (RobotTask.isOverdue(task, now)) task = await observe(deps, task, { type: 'timed_out' })
-  if (RobotTask.awaitsSettlement(task)) task = await settle(deps, task)
+  if (options.settle && RobotTask.awaitsSettlement(task)) task = await settle(deps, task)
   return task
 }
 
