@@ -206,25 +206,7 @@ export async function profile(deps: Deps, query: { id: string }) {
  * transactions the requester signs; the task is dispatched once the deposit is read back from the contract.
  */
 export async function task(deps: Deps, input: TaskBody & { caller: Address }) {
-  const robot = (await deps.store.get<Robot>(robotsCollection, input.robotId))?.value
-  if (robot === undefined || robot.status !== 'active') throw new NotFoundError(`No robot ${input.robotId}.`)
-  if (robot.availability !== 'available')
-    throw new ConflictError(`Robot ${robot.id} is ${robot.availability}; it takes tasks when available.`, {
-      details: { availability: robot.availability },
-    })
-  const price = robot.pricing[input.taskType]
-  if (!robot.capabilities.includes(input.taskType) || price === undefined)
-    throw new ValidationError({
-      field: 'taskType',
-      message: `is not a priced capability of robot ${robot.id}; it offers ${Object.keys(robot.pricing).join(', ')}`,
-    })
-  checkSize(input.input, 'input')
-  const timeoutSeconds = input.timeoutSeconds ?? robot.maxTaskSeconds
-  if (timeoutSeconds > robot.maxTaskSeconds)
-    throw new ValidationError({
-      field: 'timeoutSeconds',
-      message: `exceeds the robot's maxTaskSeconds (${robot.maxTaskSeconds})`,
-    })
+  const { robot, price, timeoutSeconds } = await checkTask(deps, input)
   const now = clock(deps)
   const requester = getAddress(input.caller)
   const depositBy = new Date(now.getTime() + deps.depositWindowSeconds * 1000)
@@ -266,6 +248,43 @@ export async function task(deps: Deps, input: TaskBody & { caller: Address }) {
   if (!inserted.ok) throw new Error(`Task id ${record.id} is already taken.`)
   await appendTo(deps.store, queue, record.id, now)
   return { task: view(record), transactions: Escrow.toFundingTransactions(escrow) }
+}
+
+/**
+ * Refuses, before any payment is asked for, a task no robot can take: an unknown or deregistered robot (404), one
+ * that is not available (409), a task type it does not price, input over the limit, a timeout past its maximum. It
+ * runs ahead of the schema, so a body the schema will refuse is left to it.
+ */
+export async function preflightTask(deps: Deps, body: unknown): Promise<void> {
+  const input = body as Partial<TaskBody> | null
+  if (typeof input?.robotId !== 'string' || !/^rbt_[0-9a-f]{24}$/.test(input.robotId)) return
+  if (typeof input.taskType !== 'string') return
+  if (input.timeoutSeconds !== undefined && typeof input.timeoutSeconds !== 'number') return
+  await checkTask(deps, input as TaskBody)
+}
+
+/** The robot, price and timeout of a task, or why it cannot be created. */
+async function checkTask(deps: Deps, input: TaskBody) {
+  const robot = (await deps.store.get<Robot>(robotsCollection, input.robotId))?.value
+  if (robot === undefined || robot.status !== 'active') throw new NotFoundError(`No robot ${input.robotId}.`)
+  if (robot.availability !== 'available')
+    throw new ConflictError(`Robot ${robot.id} is ${robot.availability}; it takes tasks when available.`, {
+      details: { availability: robot.availability },
+    })
+  const price = robot.pricing[input.taskType]
+  if (!robot.capabilities.includes(input.taskType) || price === undefined)
+    throw new ValidationError({
+      field: 'taskType',
+      message: `is not a priced capability of robot ${robot.id}; it offers ${Object.keys(robot.pricing).join(', ')}`,
+    })
+  checkSize(input.input, 'input')
+  const timeoutSeconds = input.timeoutSeconds ?? robot.maxTaskSeconds
+  if (timeoutSeconds > robot.maxTaskSeconds)
+    throw new ValidationError({
+      field: 'timeoutSeconds',
+      message: `exceeds the robot's maxTaskSeconds (${robot.maxTaskSeconds})`,
+    })
+  return { robot, price, timeoutSeconds }
 }
 
 /**

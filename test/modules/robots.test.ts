@@ -358,8 +358,19 @@ describe('tasks on the devnet escrow', () => {
     }
   })
 
-  test('bad input is 400 before payment', async () => {
-    const response = await first.app.post('/api/v1/robots/task', { robotId: 'nope', taskType: 'delivery' })
-    await refused(response, 400)
+  test('bad input is refused before payment: the schema, an unknown robot, an unpriced task type, a long timeout', async () => {
+    await refused(await first.app.post('/api/v1/robots/task', { robotId: 'nope', taskType: 'delivery' }), 400)
+    const { robot } = await registered()
+    await refused(
+      await first.app.post('/api/v1/robots/task', { robotId: `rbt_${'0'.repeat(24)}`, taskType: 'delivery' }),
+      404,
+    )
+    const unpriced = await refused(
+      await first.app.post('/api/v1/robots/task', { robotId: robot.id, taskType: 'welding' }),
+      400,
+    )
+    expect(unpriced.field).toBe('taskType')
+    const long = { robotId: robot.id, taskType: 'delivery', timeoutSeconds: 601 }
+    expect((await refused(await first.app.post('/api/v1/robots/task', long), 400)).field).toBe('timeoutSeconds')
   })
 })
