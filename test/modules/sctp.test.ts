@@ -103,6 +103,15 @@ async function ordered() {
   return { supplier, po }
 }
 
+/** An invoice body of one crate at 1 atomic unit, with the stated `total`. */
+const oneCrate = (poId: string, number: string, total: string) => ({
+  poId,
+  number,
+  currency: 'USDC',
+  lines: [{ sku: 'CRATE', quantity: '1', unitPrice: '1' }],
+  total,
+})
+
 let numbers = 0
 async function invoiced(poId: string, lines: { sku: string; quantity: string; unitPrice: string }[], number?: string) {
   const total = lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPrice), 0n).toString()
@@ -205,13 +214,7 @@ describe('the match', () => {
     await refused(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [dear.invoiceId] }), 409)
 
     const { invoice: wrongTotal } = await ok(
-      await call(supplierOwner(), 'POST', '/api/v1/sctp/invoice', {
-        poId: po.id,
-        number: 'WT-1',
-        currency: 'USDC',
-        lines: [{ sku: 'CRATE', quantity: '1', unitPrice: '1' }],
-        total: '2',
-      }),
+      await call(supplierOwner(), 'POST', '/api/v1/sctp/invoice', oneCrate(po.id, 'WT-1', '2')),
     )
     const totalled = await verify(wrongTotal.id)
     expect([totalled.status, failed(totalled)]).toEqual(['rejected', ['total']])
@@ -224,16 +227,7 @@ describe('the match', () => {
     await refused(await call(stranger(), 'GET', `/api/v1/sctp/po/${po.id}`), 404)
     await refused(await call(stranger(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`), 404)
     await refused(await call(stranger(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }), 404)
-    await refused(
-      await call(buyer(), 'POST', '/api/v1/sctp/invoice', {
-        poId: po.id,
-        number: 'B-1',
-        currency: 'USDC',
-        lines: [{ sku: 'CRATE', quantity: '1', unitPrice: '1' }],
-        total: '1',
-      }),
-      404,
-    )
+    await refused(await call(buyer(), 'POST', '/api/v1/sctp/invoice', oneCrate(po.id, 'B-1', '1')), 404)
     expect((await ok(await call(stranger(), 'GET', `/api/v1/sctp/supplier/${supplier.id}`))).supplier.wallet).toBe(
       supplierWallet(),
     )
