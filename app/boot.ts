@@ -27,6 +27,7 @@ import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
+import { readability } from '../adapters/extract/readability.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
 import { frankfurter } from '../adapters/fx/frankfurter.js'
@@ -35,13 +36,33 @@ import { indexer } from '../adapters/history/indexer.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { outbound } from '../adapters/outbound/fetch.js'
+import { coingecko } from '../adapters/pricing/coingecko.js'
+import { defillama } from '../adapters/pricing/defillama.js'
+import { postgres as postgresQueue } from '../adapters/queue/postgres.js'
+import { sqlite as sqliteQueue } from '../adapters/queue/sqlite.js'
+import { arxiv } from '../adapters/research/arxiv.js'
+import { biorxiv } from '../adapters/research/biorxiv.js'
+import { census } from '../adapters/research/census.js'
+import { ckan } from '../adapters/research/ckan.js'
+import { crossref } from '../adapters/research/crossref.js'
+import { dictionary } from '../adapters/research/dictionary.js'
+import { openalex } from '../adapters/research/openalex.js'
+import { pubchem } from '../adapters/research/pubchem.js'
+import { pubmed } from '../adapters/research/pubmed.js'
 import { eip1193 } from '../adapters/rpc/eip1193.js'
 import { http } from '../adapters/rpc/http.js'
+import { brave } from '../adapters/search/brave.js'
+import { exa } from '../adapters/search/exa.js'
+import { tavily } from '../adapters/search/tavily.js'
 import { das } from '../adapters/solana/das.js'
 import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
 import { solanaRpc } from '../adapters/solana/rpc.js'
 import { horizon } from '../adapters/stellar/horizon.js'
+import { embedded } from '../adapters/storage/embedded.js'
+import { kubo } from '../adapters/storage/kubo.js'
+import { pinata } from '../adapters/storage/pinata.js'
+import { pinningService } from '../adapters/storage/pinningService.js'
 import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { openai } from '../adapters/upstream/openai.js'
@@ -49,21 +70,33 @@ import { goplus } from '../adapters/vendor/goplus.js'
 import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
 import type { BatchChain } from '../core/BatchChain.js'
+import * as Catalog from '../core/Catalog.js'
+import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
 import type { NameService } from '../core/NameService.js'
+import type { Guard as OutboundGuard } from '../core/Outbound.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
+import type { Queue } from '../core/Queue.js'
+import type * as Research from '../core/Research.js'
 import type * as Rpc from '../core/Rpc.js'
+import type * as Search from '../core/Search.js'
+import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
+import * as researchFamily from '../modules/research/index.js'
 import * as robotsFamily from '../modules/robots/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
+import * as searchFamily from '../modules/search/index.js'
+import * as storageFamily from '../modules/storage/index.js'
+import * as taxFamily from '../modules/tax/index.js'
 import { type Config, ConfigError } from './config.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
+import { metrics } from './metrics.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
 import { StartError } from './startup.js'
@@ -93,7 +126,10 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
 }
 
 async function assemble(parameters: boot.Parameters, closers: (() => Promise<unknown>)[]): Promise<boot.ReturnType> {
-  const { config, logger } = parameters
+  const { config } = parameters
+  // One set of metrics for the process: reconciliation and settlement count through the same logger as requests.
+  const meter = metrics()
+  const logger = meter.observing(parameters.logger)
   // Storage first: an unreachable database fails the start before the devnet replays its journal.
   const storage = await openStorage(config, closers)
   const settlement = config.rpcUrl ? await rpcChain(config) : await embeddedDevnet(config)
@@ -107,7 +143,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   closers.push(() => lease.stop())
   const configured = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
-    : relayerFacilitator(config, settlement, lease.slot)
+    : relayerFacilitator(config, settlement, lease.slot, logger)
   const facilitator = parameters.facilitator?.(configured) ?? configured
   const books = {
     ledger,
@@ -131,13 +167,17 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     logger,
     ports: {
       ...defaultPorts(config, settlement, storage.store),
+      queue: storage.queue,
+      events: events({ queue: storage.queue }),
       prices,
       fx,
       oracle: prices || fx ? feedOracle({ feeds: [prices, fx].filter((set) => set !== undefined) }) : undefined,
       names: await namesOf(config, settlement, logger),
+      payments: { settled: (payer) => ledger.settled(payer) },
       ...parameters.ports,
     },
     families: parameters.families,
+    metrics: meter,
     payment: {
       ledger,
       facilitator,
@@ -160,6 +200,8 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       { name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true },
       ...gateway.jobs,
     ],
+    queue: storage.queue,
+    workers: gateway.workers,
     async close() {
       for (const close of closers.reverse()) await close()
     },
@@ -198,6 +240,10 @@ export declare namespace boot {
     devnet: devnet.Devnet | undefined
     /** Background work for the job runner, which claims each tick so that one process runs it. */
     jobs: createGateway.Job[]
+    /** Durable work in the store's database. */
+    queue: Queue
+    /** The modules' queue workers, for the worker runner. */
+    workers: createGateway.Worker[]
     /** Stops the devnet (releasing its journal) and closes the ledger and the store. */
     close: () => Promise<void>
   }
@@ -254,6 +300,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
   const chainId = settlement.chain.id
   // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
   const evm: Rpc.Connect = (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false })
+  const guard = outbound({ allow: config.outboundAllow })
   return {
     store,
     chains: [settlement.endpoint],
@@ -279,13 +326,18 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     solanaPrices: config.solana.priceService && hermes(config.solana.priceService),
     chat: inferenceOf(config.chatUpstream, 'the chat upstream'),
     decentralized: inferenceOf(config.decentralizedUpstream, 'the decentralized-inference upstream'),
-    outbound: outbound({ allow: config.outboundAllow }),
+    outbound: guard,
+    research: researchOf(config),
+    webSearch: webSearchOf(config),
+    extractor: extractorOf(config, guard),
     fxReference: fxReferenceOf(config),
     history: historyOf(config, settlement),
     bridges: (settings) => [lifi(settings.lifi), across(settings.across)],
     aggregator: config.zerox ? zerox({ baseUrl: config.zerox.url, apiKey: config.zerox.key }) : undefined,
     intel: intelOf(config),
     simulator,
+    storage: storageOf(config),
+    historicalPrices: historicalPricesOf(config),
   }
 }
 
@@ -308,12 +360,91 @@ function arbiterOf(config: Config, settlement: Settlement) {
   })
 }
 
+/** Every research source at the research family's URLs; none when the family is not in the configuration. */
+function researchOf(config: Config): Research.Sources | undefined {
+  const env = config.modules[researchFamily.manifest.name] as
+    | Static<NonNullable<typeof researchFamily.manifest.env>>
+    | undefined
+  if (!env) return undefined
+  const contact = env.RESEARCH_CONTACT
+  // Every research vendor asks callers to say who they are and how to reach them.
+  const userAgent = `pay-per-call-gateway/${Catalog.overviewVersion} (${contact ? `mailto:${contact}` : 'no operator contact set'})`
+  return {
+    works: openalex({ baseUrl: env.OPENALEX_URL, apiKey: env.OPENALEX_API_KEY, contact, userAgent }),
+    registry: crossref({ baseUrl: env.CROSSREF_URL, contact, userAgent }),
+    arxiv: arxiv({
+      baseUrl: env.ARXIV_URL,
+      userAgent,
+      intervalMs: env.ARXIV_INTERVAL_MS,
+      maxWaitMs: env.ARXIV_MAX_WAIT_MS,
+    }),
+    rxiv: biorxiv({ baseUrl: env.BIORXIV_URL, userAgent }),
+    pubmed: pubmed({ baseUrl: env.NCBI_EUTILS_URL, apiKey: env.NCBI_API_KEY, contact, userAgent }),
+    pubchem: pubchem({ baseUrl: env.PUBCHEM_URL, userAgent }),
+    census: census({ baseUrl: env.CENSUS_URL, apiKey: env.CENSUS_API_KEY, userAgent }),
+    datasets: ckan({ baseUrl: env.DATASETS_URL, userAgent }),
+    dictionary: dictionary({ baseUrl: env.DICTIONARY_URL, userAgent }),
+  }
+}
+
+/** The search API SEARCH_ENGINE names, once its key is set; none before. */
+function webSearchOf(config: Config): Search.Engine | undefined {
+  const env = config.modules[searchFamily.webManifest.name] as
+    | Static<NonNullable<typeof searchFamily.webManifest.env>>
+    | undefined
+  if (!env) return undefined
+  if (env.SEARCH_ENGINE === 'brave')
+    return env.BRAVE_API_KEY ? brave({ baseUrl: env.BRAVE_SEARCH_URL, apiKey: env.BRAVE_API_KEY }) : undefined
+  if (env.SEARCH_ENGINE === 'exa')
+    return env.EXA_API_KEY ? exa({ baseUrl: env.EXA_URL, apiKey: env.EXA_API_KEY }) : undefined
+  return env.TAVILY_API_KEY ? tavily({ baseUrl: env.TAVILY_URL, apiKey: env.TAVILY_API_KEY }) : undefined
+}
+
+/** Our extractor behind `guard`, with the extract family's limits. */
+function extractorOf(config: Config, guard: OutboundGuard): Search.Extractor | undefined {
+  const env = config.modules[searchFamily.extractManifest.name] as
+    | Static<NonNullable<typeof searchFamily.extractManifest.env>>
+    | undefined
+  if (!env) return undefined
+  return readability({
+    outbound: guard,
+    timeoutMs: env.EXTRACT_TIMEOUT_MS,
+    maxBytes: env.EXTRACT_MAX_BYTES,
+    maxChars: env.EXTRACT_MAX_CHARS,
+  })
+}
+
 /** GoPlus at the safety family's GOPLUS_URL; none when the family is not in the configuration. */
 function intelOf(config: Config) {
   const env = config.modules[safetyFamily.manifest.name] as
     | Static<NonNullable<typeof safetyFamily.manifest.env>>
     | undefined
   return env ? goplus({ baseUrl: env.GOPLUS_URL }) : undefined
+}
+
+/**
+ * The embedded blockstore (on the store the module is given), and the pinning providers whose variables the storage family's environment sets
+ * (Kubo at KUBO_RPC_URL, Pinata with PINATA_JWT, a pinning service at PINNING_SERVICE_URL with its token).
+ */
+function storageOf(config: Config): Storage.Providers {
+  const env = config.modules[storageFamily.manifest.name] as
+    | Static<NonNullable<typeof storageFamily.manifest.env>>
+    | undefined
+  const remote: Record<string, Storage.Provider> = {}
+  if (env?.KUBO_RPC_URL) remote.kubo = kubo({ url: env.KUBO_RPC_URL, authorization: env.KUBO_RPC_AUTHORIZATION })
+  if (env?.PINATA_JWT)
+    remote.pinata = pinata({ uploadUrl: env.PINATA_UPLOAD_URL, apiUrl: env.PINATA_API_URL, jwt: env.PINATA_JWT })
+  if (env?.PINNING_SERVICE_URL && env.PINNING_SERVICE_TOKEN)
+    remote['pinning-service'] = pinningService({ url: env.PINNING_SERVICE_URL, token: env.PINNING_SERVICE_TOKEN })
+  return { embedded: (store) => embedded({ store }), remote }
+}
+
+/** Historical prices for the tax family: CoinGecko when COINGECKO_API_KEY is set, DefiLlama's keyless API otherwise. */
+function historicalPricesOf(config: Config) {
+  const env = config.modules[taxFamily.manifest.name] as Static<NonNullable<typeof taxFamily.manifest.env>> | undefined
+  if (!env) return undefined
+  if (env.COINGECKO_API_KEY) return coingecko({ url: env.COINGECKO_API_URL, apiKey: env.COINGECKO_API_KEY })
+  return defillama({ url: env.DEFILLAMA_COINS_URL })
 }
 
 /** The reference-rate source at the fx family's FX_REFERENCE_URL; none when the family is not in the configuration. */
@@ -546,9 +677,12 @@ function peaqBatch(peaq: NonNullable<Config['peaq']>): BatchChain {
  * The local facilitator with this process's relayer key. Each process needs its own key, or their transaction
  * nonces collide: from RELAYER_MNEMONIC the key at the process's lease slot; RELAYER_PRIVATE_KEY serves one process.
  */
-function relayerFacilitator(config: Config, settlement: Settlement, slot: number): Facilitator {
+function relayerFacilitator(config: Config, settlement: Settlement, slot: number, logger: Logger): Facilitator {
   const relayer = relayerOf(config, settlement, slot)
   return local({
+    // Metrics count this event: settlement batch sizes and gas.
+    onBatch: ({ transaction, size, gasUsed }) =>
+      logger.log('debug', 'settlement_batch', { transaction, size, gasUsed: gasUsed.toString() }),
     client: settlement.client,
     relayer,
     chain: settlement.chain,
@@ -576,7 +710,7 @@ function relayerOf(config: Config, settlement: Settlement, slot: number): LocalA
 async function openStorage(
   config: Config,
   closers: (() => Promise<unknown>)[],
-): Promise<{ ledger: Ledger; store: Store }> {
+): Promise<{ ledger: Ledger; store: Store; queue: Queue }> {
   if (config.databaseUrl) {
     const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
     closers.push(() => sql.end())
@@ -589,10 +723,11 @@ async function openStorage(
         cause: error,
       })
     }
-    const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }) }
+    const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }), queue: postgresQueue({ sql }) }
     closers.push(
       () => storage.ledger.close(),
       () => storage.store.close(),
+      () => storage.queue.close(),
     )
     return storage
   }
@@ -600,10 +735,13 @@ async function openStorage(
   const storage = {
     ledger: sqliteLedger({ path: join(config.dataDir, 'ledger.sqlite') }),
     store: sqliteStore({ path: join(config.dataDir, 'store.sqlite') }),
+    // The store's file: a write and the work it enqueues commit together.
+    queue: sqliteQueue({ path: join(config.dataDir, 'store.sqlite') }),
   }
   closers.push(
     () => storage.ledger.close(),
     () => storage.store.close(),
+    () => storage.queue.close(),
   )
   return storage
 }

@@ -17,8 +17,11 @@ import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 export function clients(parameters: clients.Parameters) {
   const { terms, fetch, maxAtomicPerPayment = 1_000_000n } = parameters
   return {
-    /** `fetch` that pays with @x402/fetch (x402 v2, exact). */
-    x402(payer: LocalAccount): typeof globalThis.fetch {
+    /**
+     * `fetch` that pays with @x402/fetch (x402 v2, exact). `beforePayment` sees each amount asked, in atomic units,
+     * before anything is signed, and refuses it by returning the reason (the call then throws).
+     */
+    x402(payer: LocalAccount, options: { beforePayment?: (amount: bigint) => string | undefined } = {}) {
       const client = new x402Client()
       registerExactEvmScheme(client, { signer: payer })
       // The client only spends assets it knows unless told; the devnet token is not one of them.
@@ -27,6 +30,12 @@ export function clients(parameters: clients.Parameters) {
           { network: terms.network, asset: terms.asset.address, maxAmountPerPayment: maxAtomicPerPayment.toString() },
         ],
       })
+      const { beforePayment } = options
+      if (beforePayment)
+        client.onBeforePaymentCreation(async ({ selectedRequirements }) => {
+          const reason = beforePayment(BigInt(selectedRequirements.amount))
+          return reason === undefined ? undefined : { abort: true, reason }
+        })
       return wrapFetchWithPayment(fetch, client) as typeof globalThis.fetch
     },
     /** The `X-PAYMENT` header the legacy `x402` client builds for an x402 v1 402 body. */

@@ -8,6 +8,7 @@ import { defaultUrl as solanaRpcUrl } from '../adapters/solana/rpc.js'
 import { ConfigError } from '../core/Errors.js'
 import type * as Module from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
+import * as Price from '../core/Price.js'
 import { families } from './modules.js'
 
 export { ConfigError }
@@ -290,6 +291,34 @@ const Environment = Type.Object({
         'comma-separated hosts, IP addresses and CIDR networks that requests to URLs a caller gave (webhooks, callbacks, probes) may reach although private (tests allow their loopback stand-ins this way)',
     }),
   ),
+  OPERATOR_TOKEN: Type.Optional(
+    Type.String({
+      secret: true,
+      minLength: 16,
+      defaultText: 'none: `/dashboard` and `/metrics` are off',
+      description:
+        'bearer token of the operator: turns on `/dashboard` (bearer, or its login form that sets a cookie) and `/metrics` (bearer); at least 16 characters',
+    }),
+  ),
+  MCP_PRIVATE_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      defaultText: 'none: paid tools are refused',
+      description:
+        'key of the wallet the MCP server (`npm run mcp`, and `/mcp` with `OPERATOR_TOKEN` as its bearer) pays paid tools from with x402; an agent-wallet session key works as any key',
+    }),
+  ),
+  MCP_MAX_PER_CALL: Type.String({
+    pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
+    default: '0.10',
+    description: 'most one MCP tool call may pay, in USD; a dearer call is refused before anything is signed',
+  }),
+  MCP_SESSION_BUDGET: Type.String({
+    pattern: '^[0-9]+(\\.[0-9]{1,6})?$',
+    default: '1.00',
+    description: 'most one MCP session may pay in all, in USD; a call beyond it is refused before anything is signed',
+  }),
   LOG_LEVEL: Type.Union([Type.Literal('debug'), Type.Literal('info'), Type.Literal('warn'), Type.Literal('error')], {
     default: 'info',
     description:
@@ -388,6 +417,17 @@ export type Config = {
   zerox: { url: string; key: string } | undefined
   /** Hosts, addresses and networks that requests to URLs a caller gave may reach although private. @default none */
   outboundAllow: Outbound.AllowList
+  /** Bearer token of the operator (dashboard, metrics); absent: both are off. Never logged. */
+  operatorToken: string | undefined
+  /** The MCP server's wallet and spending limits. */
+  mcp: {
+    /** Key that pays paid tools; absent: paid tools are refused. Never logged. */
+    privateKey: `0x${string}` | undefined
+    /** Most one call may pay, in atomic USDC. @default 100000n */
+    maxPerCall: bigint
+    /** Most one session may pay, in atomic USDC. @default 1000000n */
+    sessionBudget: bigint
+  }
   /** Each module's parsed environment slice, by module name (modules without one have no entry). */
   modules: Record<string, unknown>
 }
@@ -521,6 +561,12 @@ export function parse(
     },
     zerox: parsed.ZEROX_API_KEY ? { url: parsed.ZEROX_API_URL, key: parsed.ZEROX_API_KEY } : undefined,
     outboundAllow: allowListOf(parsed.OUTBOUND_ALLOW),
+    operatorToken: parsed.OPERATOR_TOKEN,
+    mcp: {
+      privateKey: parsed.MCP_PRIVATE_KEY as `0x${string}` | undefined,
+      maxPerCall: Price.toAtomic(parsed.MCP_MAX_PER_CALL),
+      sessionBudget: Price.toAtomic(parsed.MCP_SESSION_BUDGET),
+    },
     modules: slices,
   }
 }

@@ -4,8 +4,11 @@ import {
   createPublicClient,
   createWalletClient,
   defineChain,
+  getContractAddress,
+  type Hash,
   http,
   type PublicClient,
+  parseUnits,
   type Transport,
   type WalletClient,
 } from 'viem'
@@ -68,4 +71,55 @@ export declare namespace connectDevnet {
     /** Sends as the deployer. */
     wallet: WalletClient<Transport, Chain, HDAccount>
   }
+}
+
+/** The mint and balance functions of the devnet's USDC. */
+const devnetUsdcAbi = [
+  {
+    type: 'function',
+    name: 'mint',
+    stateMutability: 'nonpayable',
+    inputs: [{ type: 'address' }, { type: 'uint256' }],
+    outputs: [],
+  },
+  {
+    type: 'function',
+    name: 'balanceOf',
+    stateMutability: 'view',
+    inputs: [{ type: 'address' }],
+    outputs: [{ type: 'uint256' }],
+  },
+] as const
+
+/**
+ * Mints devnet USDC to `address` on the running devnet (`npm run fund`, `agent-pay fund`): the mint transaction and the
+ * balance after it, in atomic units. Exits with one line as {@link connectDevnet} does when no devnet answers.
+ */
+export async function mintDevnetUsdc(parameters: {
+  /** Recipient. */
+  address: Address
+  /** Amount in USDC, up to 6 decimals, e.g. `250.5`. */
+  amount: string
+}): Promise<{ hash: Hash; balance: bigint }> {
+  const { address, amount } = parameters
+  const token = getContractAddress({
+    from: mnemonicToAccount(mnemonic, { addressIndex: deployerIndex }).address,
+    nonce: 0n,
+  })
+  const { client, wallet } = await connectDevnet({ expected: { name: 'devnet USDC', address: token } })
+  const hash = await wallet.writeContract({
+    address: token,
+    abi: devnetUsdcAbi,
+    functionName: 'mint',
+    args: [address, parseUnits(amount, 6)],
+  })
+  const receipt = await client.waitForTransactionReceipt({ hash })
+  if (receipt.status !== 'success') throw new Error(`mint reverted in ${hash}`)
+  const balance = await client.readContract({
+    address: token,
+    abi: devnetUsdcAbi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
+  return { hash, balance }
 }

@@ -13,9 +13,11 @@ import {
   type ValidationError,
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
+import type { Ledger } from '../core/Ledger.js'
 import type * as Module from '../core/Module.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
+import type { Claim } from '../core/Queue.js'
 import * as RateLimit from '../core/RateLimit.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
 import type { Config } from './config.js'
@@ -26,10 +28,13 @@ import { fromFault } from './fault.js'
 import { oversized } from './head.js'
 import * as Input from './input.js'
 import { describeError, type Logger } from './log.js'
+import { metrics as createMetrics, type metrics } from './metrics.js'
 import { families as defaultFamilies, missingOf } from './modules.js'
+import { operator, operatorRoutes } from './operator.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import * as Problem from './problem.js'
+import * as RequestId from './request-id.js'
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
 const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt'] as const
@@ -39,7 +44,29 @@ const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.t
  * problem+json. Adapters are passed in; nothing here reads the environment. `main.ts` listens on the result.
  */
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
-  const { config, terms, payment, logger, families = defaultFamilies } = parameters
+  const { config, terms, families = defaultFamilies } = parameters
+  // Metrics count what the logger is told (refusals, settlements); a caller that brings its own has wrapped its logger.
+  const meter = parameters.metrics ?? createMetrics()
+  const logger = parameters.metrics ? parameters.logger : meter.observing(parameters.logger)
+  const payment = parameters.payment && { ...parameters.payment, ledger: timed(parameters.payment.ledger, meter) }
+  if (payment)
+    meter.gauge(
+      'gateway_payments_outstanding',
+      'Payments claimed and not yet settled (the settlement queue), by state.',
+      async () =>
+        Promise.all(
+          (['claimed', 'settling'] as const).map(
+            async (state): Promise<[Record<string, string>, number]> => [
+              { state },
+              (await payment.ledger.list({ state, limit: maxOutstanding })).length,
+            ],
+          ),
+        ),
+    )
+  // When each request started, for its latency.
+  const startedAt = new WeakMap<Request, number>()
+  // The status of each error answer.
+  const errorStatus = new WeakMap<Request, number>()
   // Every port once: the deployment's own, with the session secret random per start unless given.
   const ports: Partial<Module.Ports> = {
     sessionSecret: crypto.randomUUID() + crypto.randomUUID(),
@@ -50,6 +77,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Filled as modules mount: the price rules of the entries they serve that are priced per request.
   const rules = new Map<string, Price.Rule>()
   const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
+  // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
+  const outputs = new Map<string, Documents.JsonSchema>()
   const payments = payment
     ? guard({
         terms,
@@ -83,7 +112,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // query parameters are dropped explicitly, in the transform below.
   const app = new Elysia({ normalize: false })
     .onRequest(({ request, set }) => {
+      startedAt.set(request, performance.now())
+      const requestId = RequestId.assign(request)
       if (request.method === 'OPTIONS') return Cors.preflight()
+      set.headers[RequestId.header] = requestId
       // Synchronously, so that the handler runs inside the scope its writes are journaled in.
       payments?.open(request)
       Object.assign(set.headers, Cors.headers)
@@ -92,7 +124,30 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (exceedsDeclaredLength(request, config.bodyLimitBytes))
         return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
     })
-    .onParse(({ request }) => readJson(request, config.bodyLimitBytes))
+    // Every answer, once sent: its metrics and one log line, by route pattern (never the raw path or query).
+    .onAfterResponse(({ request, route, set, responseValue }) => {
+      const status =
+        errorStatus.get(request) ??
+        (responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200)
+      const seconds = (performance.now() - (startedAt.get(request) ?? performance.now())) / 1000
+      const known = route && route !== '/*' ? route : 'unmatched'
+      meter.request({ method: request.method, route: known, status, seconds })
+      // A line per request is debug (a paid call is two requests, and its settlement has its own info line); a fault
+      // of the gateway's own is a warning anyone sees.
+      logger.log(status >= 500 ? 'warn' : 'debug', 'request', {
+        requestId: RequestId.of(request),
+        method: request.method,
+        route: known,
+        status,
+        ms: Math.round(seconds * 1000),
+      })
+    })
+    .onParse(async ({ request, contentType }) => {
+      // The dashboard's login form is the one body that is not JSON.
+      if (contentType === 'application/x-www-form-urlencoded' && new URL(request.url).pathname === '/dashboard/login')
+        return Object.fromEntries(new URLSearchParams(await request.text()))
+      return readJson(request, config.bodyLimitBytes)
+    })
     // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
     .onTransform(({ request, route, params, query, body }) => {
       Input.assertSingleQuery(request.url)
@@ -101,38 +156,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       Input.dropUndeclared(schemas.query, query)
       Input.assertPrintable(schemas, { path: params, query, body })
     })
-    .onError(async ({ error, code, request }) => {
-      await payments?.release(request, 'handler threw')
-      const fault = fromFault(error)
-      const problem = fault ?? (error instanceof BaseError ? error : undefined)
-      if (problem) {
-        if (isFault(problem)) {
-          const path = new URL(request.url).pathname
-          logger.log('warn', 'upstream_fault', {
-            method: request.method,
-            path,
-            code: problem.code,
-            error: describeError(error),
-          })
-        }
-        return render(problem, request)
-      }
-      // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
-      if (code === 'PARSE')
-        return render(
-          error.cause instanceof BaseError
-            ? error.cause
-            : new MalformedJsonError('The request body could not be read.'),
-          request,
-        )
-      if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
-      if (code === 'NOT_FOUND') return render(notFound(request), request)
-      logger.log('error', 'unhandled_error', {
-        method: request.method,
-        path: new URL(request.url).pathname,
-        error: describeError(error),
-      })
-      return Problem.toResponse(Problem.internal(instanceOf(request)), Cors.headers)
+    .onError(async (context) => {
+      const response = await answerError(context)
+      // Elysia tells the after-response hook the error, not this answer: its status is kept for the metrics.
+      errorStatus.set(context.request, response.status)
+      return response
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
@@ -177,6 +205,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
   const unconfigured = new Map<string, string>()
   const jobs: createGateway.Job[] = []
+  const workers: createGateway.Worker[] = []
   // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
   const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
   const buckets = new Map<string, RateLimit.State>()
@@ -199,6 +228,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const ready = module.ready
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
+    for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
     const rateLimit = module.rateLimit?.(resources.env)
     if (rateLimit) {
       RateLimit.assert(rateLimit)
@@ -207,6 +237,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     }
     for (const job of module.jobs ?? [])
       jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
+    for (const worker of module.workers ?? [])
+      workers.push({
+        queue: worker.queue,
+        concurrency: worker.concurrency ?? 10,
+        leaseMs: worker.leaseMs ?? 30_000,
+        run: (item) => worker.run(item, resources),
+      })
   }
 
   const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
@@ -267,8 +304,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
     const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - now) / 1000))
     const error = new RateLimitedError({ retryAfterSeconds })
-    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), {
-      ...Cors.headers,
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), {
+      ...headersOf(request),
       'retry-after': String(retryAfterSeconds),
       ratelimit: `"${family}";r=0;t=${retryAfterSeconds}`,
       'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
@@ -295,6 +332,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     terms,
     availability: availabilityNow,
     ruleOf,
+    outputOf: (entry) => outputs.get(Catalog.key(entry)),
     now: new Date(),
   })
   app
@@ -309,6 +347,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         }),
     )
 
+  app.use(
+    operator({
+      config,
+      metrics: meter,
+      ledger: payment?.ledger,
+      availability: availabilityNow,
+      handle: (request) => handle(request),
+      origin: originOf,
+    }),
+  )
   assertCoverage(app)
   for (const route of app.routes)
     schemasOf.set(`${route.method} ${route.path}`, {
@@ -333,23 +381,92 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     )
   }
 
+  async function answerError({
+    error,
+    code,
+    request,
+  }: {
+    error: unknown
+    code: unknown
+    request: Request
+  }): Promise<Response> {
+    await payments?.release(request, 'handler threw')
+    const fault = fromFault(error)
+    const problem = fault ?? (error instanceof BaseError ? error : undefined)
+    if (problem) {
+      if (isFault(problem)) {
+        const path = new URL(request.url).pathname
+        logger.log('warn', 'upstream_fault', {
+          requestId: RequestId.of(request),
+          method: request.method,
+          path,
+          code: problem.code,
+          error: describeError(error),
+        })
+      }
+      return render(problem, request)
+    }
+    // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
+    if (code === 'PARSE')
+      return render(
+        error instanceof Error && error.cause instanceof BaseError
+          ? error.cause
+          : new MalformedJsonError('The request body could not be read.'),
+        request,
+      )
+    if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
+    if (code === 'NOT_FOUND') return render(notFound(request), request)
+    logger.log('error', 'unhandled_error', {
+      requestId: RequestId.of(request),
+      method: request.method,
+      path: new URL(request.url).pathname,
+      error: describeError(error),
+    })
+    return Problem.toResponse(Problem.internal(instanceOf(request), RequestId.of(request)), headersOf(request))
+  }
+
   function render(error: BaseError, request: Request): Response {
-    const headers: Record<string, string> = { ...Cors.headers }
+    const headers = headersOf(request)
     if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
-    return Problem.toResponse(Problem.fromError(error, instanceOf(request)), headers)
+    return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), headers)
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const response = await app.handle(request)
+    // As a server would: HEAD answers with the headers alone.
+    return request.method === 'HEAD'
+      ? new Response(null, { status: response.status, headers: response.headers })
+      : response
   }
 
   return {
     app,
-    async handle(request) {
-      const response = await app.handle(request)
-      // As a server would: HEAD answers with the headers alone.
-      return request.method === 'HEAD'
-        ? new Response(null, { status: response.status, headers: response.headers })
-        : response
-    },
+    handle,
     availability: availabilityNow,
     jobs,
+    metrics: meter,
+    workers,
+  }
+}
+
+/** The CORS headers and the request id of a problem answer. */
+function headersOf(request: Request): Record<string, string> {
+  const requestId = RequestId.of(request)
+  return { ...Cors.headers, ...(requestId ? { [RequestId.header]: requestId } : {}) }
+}
+
+/** `ledger` with the time of every claim counted. */
+function timed(ledger: Ledger, meter: metrics.ReturnType): Ledger {
+  return {
+    ...ledger,
+    async claim(claim) {
+      const started = performance.now()
+      try {
+        return await ledger.claim(claim)
+      } finally {
+        meter.claim((performance.now() - started) / 1000)
+      }
+    },
   }
 }
 
@@ -375,6 +492,8 @@ export declare namespace createGateway {
     families?: readonly Module.AnyModule[] | undefined
     /** Where events go. */
     logger: Logger
+    /** Metrics to count into, with `logger` already counting through it (boot). @default new metrics, `logger` wrapped */
+    metrics?: metrics.ReturnType | undefined
   }
   type ReturnType = {
     /** The Elysia app (for `listen`). */
@@ -385,6 +504,20 @@ export declare namespace createGateway {
     availability: (entry: Catalog.Entry) => Availability
     /** Background jobs of the mounted modules, for the job runner. */
     jobs: Job[]
+    /** The gateway's metrics (`/metrics`, the dashboard). */
+    metrics: metrics.ReturnType
+    /** Queue workers of the mounted modules, for the worker runner. */
+    workers: Worker[]
+  }
+  type Worker = {
+    /** The queue it claims from. */
+    queue: string
+    /** Items handled at once per process. */
+    concurrency: number
+    /** Lease of a claim, in ms. */
+    leaseMs: number
+    /** Handles one claimed item. */
+    run: (item: Claim) => Promise<Module.Outcome>
   }
   type Job = {
     /** Unique name of the job. */
@@ -397,6 +530,9 @@ export declare namespace createGateway {
     everyProcess?: boolean
   }
 }
+
+/** Most outstanding payments the metrics count per state. */
+const maxOutstanding = 10_000
 
 /** Most client buckets the rate limiter keeps; the least recently seen goes first. */
 const maxBuckets = 10_000
@@ -446,6 +582,7 @@ function assertCoverage(app: AnyElysia): void {
   const expected = new Set([
     ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
     ...discoveryPaths.map((path) => `GET ${path}`),
+    ...operatorRoutes,
   ])
   const extra = [...mounted].filter((key) => !expected.has(key))
   const missing = [...expected].filter((key) => !mounted.has(key))

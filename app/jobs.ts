@@ -11,7 +11,9 @@ export const collection = 'job_ticks'
  */
 export function jobRunner(parameters: jobRunner.Parameters): jobRunner.ReturnType {
   const { store, logger, now = () => new Date() } = parameters
+  const running = new Map<string, number>()
   return {
+    running: () => new Map(running),
     async tick(job) {
       if (!job.everyProcess) {
         const at = new Date(Math.floor(now().getTime() / 60_000) * 60_000)
@@ -25,11 +27,18 @@ export function jobRunner(parameters: jobRunner.Parameters): jobRunner.ReturnTyp
         })
         if (!claim.ok) return false
       }
+      running.set(job.name, (running.get(job.name) ?? 0) + 1)
+      let outcome = 'ok'
       try {
         await job.run()
       } catch (error) {
+        outcome = 'failed'
         logger.log('error', 'job_failed', { job: job.name, error: describeError(error) })
+      } finally {
+        running.set(job.name, running.get(job.name)! - 1)
       }
+      // Metrics count this event: job runs by outcome.
+      logger.log('debug', 'job_finished', { job: job.name, outcome })
       return true
     },
   }
@@ -47,5 +56,7 @@ export declare namespace jobRunner {
   type ReturnType = {
     /** Runs one tick of `job` unless another process has claimed this minute's; whether this process ran it. */
     tick: (job: createGateway.Job) => Promise<boolean>
+    /** Ticks running now, by job name: the depth of each job's queue in this process. */
+    running: () => Map<string, number>
   }
 }

@@ -6,6 +6,7 @@ import { type Config, ConfigError, parse } from './config.js'
 import { jobRunner } from './jobs.js'
 import { stdout } from './log.js'
 import { assertPortFree, bind, StartError } from './startup.js'
+import { workerRunner } from './workers.js'
 
 /** Configuration and start-up errors stop the start with a readable message; anything else is a fault. */
 function stop(error: unknown): never {
@@ -45,9 +46,15 @@ const booted = await boot({ config, logger }).catch(stop)
 const { gateway, devnet, terms } = booted
 
 // The runner claims each tick in the shared store, so that one process runs it.
-const runner = jobRunner({ store: booted.store, logger })
+const runner = jobRunner({ store: booted.store, logger: gateway.metrics.observing(logger) })
+gateway.metrics.gauge('gateway_job_queue_depth', 'Ticks of each background job running in this process now.', () =>
+  booted.jobs.map((job) => [{ job: job.name }, runner.running().get(job.name) ?? 0]),
+)
 for (const job of booted.jobs)
   gateway.app.use(cron({ name: job.name, pattern: job.schedule, run: () => runner.tick(job) }))
+// Queue workers poll the shared store; each due item goes to one process.
+const workers = workerRunner({ queue: booted.queue, workers: booted.workers, logger })
+workers.start()
 let rpcServer: ReturnType<typeof Bun.serve> | undefined
 try {
   // Without reusePort (Elysia turns it on): a second process on the same port must fail, not share it.
@@ -100,6 +107,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   process.on(signal, async () => {
     await gateway.app.stop()
     rpcServer?.stop(true)
+    await workers.stop()
     await booted.close()
     process.exit(0)
   })

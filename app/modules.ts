@@ -17,14 +17,19 @@ import * as logs from '../modules/logs/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
 import * as probe from '../modules/probe/index.js'
+import * as research from '../modules/research/index.js'
 import * as resolve from '../modules/resolve/index.js'
 import * as robots from '../modules/robots/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as safety from '../modules/safety/index.js'
 import * as sctp from '../modules/sctp/index.js'
+import * as search from '../modules/search/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
+import * as storage from '../modules/storage/index.js'
 import * as swap from '../modules/swap/index.js'
+import * as tax from '../modules/tax/index.js'
+import * as trust from '../modules/trust/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
@@ -63,11 +68,20 @@ export const families: readonly Module.AnyModule[] = [
   probe.manifest,
   agentcard.manifest,
   safety.manifest,
+  trust.manifest,
+  storage.manifest,
+  tax.manifest,
+  search.webManifest,
+  search.extractManifest,
+  search.qnaManifest,
+  research.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
 export const portNames: Record<Module.Port, string> = {
   store: 'a store',
+  queue: "a durable queue (the store's database)",
+  events: 'an events outbox',
   onchain: 'a chain',
   escrow: 'an escrow contract',
   escrowArbiter:
@@ -96,7 +110,13 @@ export const portNames: Record<Module.Port, string> = {
   outbound: 'an outbound guard',
   history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
   bridges: 'bridge adapters',
+  payments: 'a payment ledger',
+  research: 'the research sources',
+  webSearch: 'a web search API (TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY)',
+  extractor: 'a page extractor',
   sessionSecret: 'a session secret',
+  storage: 'a blockstore (the store)',
+  historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

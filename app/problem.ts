@@ -55,6 +55,8 @@ export type Problem = {
   code: Code
   /** Request path of this occurrence. */
   instance?: string
+  /** Id of the request, as in its `X-Request-Id` response header and the logs. */
+  requestId?: string
   /** Any further fields safe to show (never request secrets). */
   [extension: string]: unknown
 }
@@ -63,7 +65,7 @@ export type Problem = {
  * Builds the problem object of an error: the one function every problem document comes from, 402 included. The
  * error's details become extension members.
  */
-export function fromError(error: BaseError, instance?: string): Problem {
+export function fromError(error: BaseError, instance?: string, requestId?: string): Problem {
   // Details come first so that no detail key can overwrite a standard member such as `status`.
   return {
     ...error.details,
@@ -73,12 +75,13 @@ export function fromError(error: BaseError, instance?: string): Problem {
     detail: error.message,
     code: error.code,
     ...(instance === undefined ? {} : { instance }),
+    ...(requestId === undefined ? {} : { requestId }),
   }
 }
 
-/** The problem shown for an unexpected fault; the fault itself is logged, never shown. */
-export function internal(instance?: string): Problem {
-  return fromError(new InternalError(), instance)
+/** The problem shown for an unexpected fault; the fault itself is logged (with `requestId`), never shown. */
+export function internal(instance?: string, requestId?: string): Problem {
+  return fromError(new InternalError(), instance, requestId)
 }
 
 /** Renders a problem as an `application/problem+json` response; `headers` add to or replace the defaults. */

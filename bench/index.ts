@@ -12,7 +12,10 @@ import { gasPerPayment } from './gas.js'
 import { run } from './load.js'
 import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
 import { freePort, root, type Server, start } from './processes.js'
+import * as Research from './research.js'
 import * as Signatures from './signatures.js'
+import * as StorageBench from './storage.js'
+import * as TaxBench from './tax.js'
 
 // `bun run bench`: every figure of the performance table, each against a baseline measured in the same run, as
 // the median of several rounds with its spread. It starts what it needs (the gateway on embedded defaults in its
@@ -408,6 +411,9 @@ async function measure() {
       target: { relation: '<=', ratio: 1.5 },
     },
   )
+  rows.push(await StorageBench.row(plan.rounds))
+  rows.push(await TaxBench.row(plan.rounds))
+  rows.push(...(await Research.rows({ rounds: plan.rounds })))
 }
 
 function report() {

@@ -1,5 +1,16 @@
-import { type Address, type Hex, parseAbi } from 'viem'
+import {
+  type Address,
+  decodeAbiParameters,
+  decodeFunctionResult,
+  encodeFunctionData,
+  type Hex,
+  isAddressEqual,
+  parseAbi,
+  zeroHash,
+} from 'viem'
 import { base } from 'viem/chains'
+import type { Endpoint } from './Rpc.js'
+import * as Rpc from './Rpc.js'
 
 /** Where Coinbase Verifications (or the devnet's look-alike) are read on one chain. */
 export type Deployment = {
@@ -65,3 +76,128 @@ export const abi = parseAbi([
   'function getAttestation(bytes32 uid) view returns (Attestation)',
   'function getAttestationUid(address recipient, bytes32 schemaUid) view returns (bytes32)',
 ])
+
+/** The attestation behind a check, as EAS holds it. */
+export type Attestation = {
+  /** Attestation UID. */
+  uid: Hex
+  /** Its schema UID. */
+  schema: Hex
+  /** Who attested. */
+  attester: Address
+  /** Who it is about. */
+  recipient: Address
+  /** When it was made, ISO 8601. */
+  time: string
+  /** When it stops holding, ISO 8601; null for never. */
+  expirationTime: string | null
+  /** When it was revoked, ISO 8601; null when it stands. */
+  revocationTime: string | null
+}
+
+/** One check's outcome, with the attestation it rests on and where it was read. */
+export type CheckResult = {
+  /** Whether the check passed: an indexed attestation of the right schema and attester, about the address, standing and unexpired. */
+  verified: boolean
+  /** The attested value when verified: `true` for verifiedAccount, the ISO 3166-1 alpha-2 code for verifiedCountry. */
+  value: boolean | string | null
+  /** Why it did not pass; null when it did. */
+  reason: string | null
+  /** The schema UID required. */
+  schema: Hex
+  /** The attester required. */
+  attester: Address
+  /** The attestation the indexer returned; null when it has none. */
+  attestation: Attestation | null
+  /** Where it was read: the EAS and indexer contracts on the chain. */
+  source: {
+    /** Chain id. */
+    chainId: number
+    /** EAS contract. */
+    eas: Address
+    /** Indexer contract. */
+    indexer: Address
+  }
+}
+
+/**
+ * One check of `address` on the chain of `endpoint`: the indexer's latest attestation of the address in the schema, read from EAS and held to the rules
+ * (schema, attester, recipient, revocation, expiry). A node that cannot answer throws.
+ */
+export async function check(endpoint: Endpoint, address: Address, check: Check, now: Date): Promise<CheckResult> {
+  const deployment = of(endpoint.chainId)
+  const schema = deployment.schemas[check]
+  const base = {
+    schema,
+    attester: deployment.attester,
+    source: { chainId: endpoint.chainId, eas: deployment.eas, indexer: deployment.indexer },
+  }
+  const uid = (await read(endpoint, deployment.indexer, 'getAttestationUid', [address, schema])) as Hex
+  if (uid === zeroHash)
+    return {
+      ...base,
+      verified: false,
+      value: null,
+      reason: 'The indexer has no attestation of this address in this schema.',
+      attestation: null,
+    }
+  const found = (await read(endpoint, deployment.eas, 'getAttestation', [uid])) as {
+    uid: Hex
+    schema: Hex
+    time: bigint
+    expirationTime: bigint
+    revocationTime: bigint
+    recipient: Address
+    attester: Address
+    data: Hex
+  }
+  const attestation: Attestation = {
+    uid: found.uid,
+    schema: found.schema,
+    attester: found.attester,
+    recipient: found.recipient,
+    time: isoOf(found.time)!,
+    expirationTime: isoOf(found.expirationTime),
+    revocationTime: isoOf(found.revocationTime),
+  }
+  const refusal = (reason: string): CheckResult => ({ ...base, verified: false, value: null, reason, attestation })
+  if (found.uid !== uid) return refusal(`EAS has no attestation ${uid}.`)
+  if (found.schema !== schema) return refusal(`The attestation's schema ${found.schema} is not ${schema}.`)
+  if (!isAddressEqual(found.attester, deployment.attester))
+    return refusal(`The attestation's attester ${found.attester} is not the trusted attester ${deployment.attester}.`)
+  if (!isAddressEqual(found.recipient, address))
+    return refusal(`The attestation is about ${found.recipient}, not ${address}.`)
+  if (found.revocationTime !== 0n) return refusal(`The attestation was revoked at ${attestation.revocationTime}.`)
+  if (found.expirationTime !== 0n && found.expirationTime * 1000n <= BigInt(now.getTime()))
+    return refusal(`The attestation expired at ${attestation.expirationTime}.`)
+  const value = decodeValue(check, found.data)
+  if (value === undefined) return refusal('The attestation data does not decode as the schema.')
+  if (value === false) return refusal('The attestation says the account is not verified.')
+  return { ...base, verified: true, value, reason: null, attestation }
+}
+
+/** The attested value of a check's one field; undefined when the data is not of the schema. */
+function decodeValue(check: Check, data: Hex): boolean | string | undefined {
+  try {
+    const [value] = decodeAbiParameters([{ type: check === 'verifiedAccount' ? 'bool' : 'string' }], data)
+    return value as boolean | string
+  } catch {
+    return undefined
+  }
+}
+
+/** Calls a view of EAS or the indexer on the settlement chain; a node that cannot answer throws, charging nothing. */
+async function read(
+  endpoint: Endpoint,
+  to: Address,
+  functionName: 'getAttestationUid' | 'getAttestation',
+  args: readonly unknown[],
+) {
+  const data = encodeFunctionData({ abi: abi, functionName, args } as Parameters<typeof encodeFunctionData>[0])
+  const result = (await Rpc.result(endpoint, 'eth_call', [{ to, data }, 'latest'])) as Hex
+  return decodeFunctionResult({ abi: abi, functionName, data: result } as Parameters<typeof decodeFunctionResult>[0])
+}
+
+function isoOf(seconds: bigint): string | null {
+  return seconds === 0n ? null : new Date(Number(seconds) * 1000).toISOString()
+}

@@ -54,6 +54,18 @@ export type Entry = {
   updatedAt: Date
 }
 
+/** The settled payments of one payer, summed. */
+export type Settled = {
+  /** How many. */
+  count: number
+  /** Their total, in atomic USDC units. */
+  amount: bigint
+  /** When the first settled; undefined when none did. */
+  first: Date | undefined
+  /** When the last settled; undefined when none did. */
+  last: Date | undefined
+}
+
 /** What moves an entry from one state to the next. */
 export type Event =
   | { /** The handler wrote something; kept so it can be undone. */ type: 'effect'; effect: Effect }
@@ -176,6 +188,8 @@ export type Ledger = {
   find: (key: { payer: Address; idempotencyKey: string }) => Promise<Entry | undefined>
   /** Entries in a state, oldest first (reconciliation reads `settling` and `claimed`). */
   list: (parameters: { state: State; limit?: number }) => Promise<Entry[]>
+  /** What `payer` has settled with this gateway: how many payments, their total, the first and the last. */
+  settled: (payer: Address) => Promise<Settled>
   /** Drops the stored responses of decided entries (settled, failed, released) last changed before `before`. */
   forget: (parameters: { before: Date }) => Promise<number>
   /**

@@ -1,22 +1,29 @@
-import type { Static, TObject } from '@sinclair/typebox'
+import type { Static, TObject, TSchema } from '@sinclair/typebox'
 import type { Address } from 'viem'
 import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
+import type { Events } from './Events.js'
 import type { FxReference } from './FxReference.js'
+import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
+import type { Ledger } from './Ledger.js'
 import type { NameService } from './NameService.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
 import type { PriceFeeds } from './PriceFeeds.js'
+import type * as Queue from './Queue.js'
 import type * as RateLimit from './RateLimit.js'
+import type * as Research from './Research.js'
 import type { Connect, Endpoint } from './Rpc.js'
 import type * as Safety from './Safety.js'
+import type * as Search from './Search.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
+import type { Providers as StorageProviders } from './Storage.js'
 import type { Store } from './Store.js'
 import type { SwapAggregator } from './SwapAggregator.js'
 import type { Transfers } from './Transfers.js'
@@ -55,6 +62,10 @@ export type Onchain = {
 export type Ports = {
   /** Durable records. */
   store: Store
+  /** Durable work in the store's database, claimed once across processes (see `workers`). */
+  queue: Queue.Queue
+  /** The events outbox: events fanned out to the owners' webhooks. */
+  events: Events
   /** The settlement chain's transfers and tokens. */
   onchain: Onchain
   /** Our escrow contract on the settlement chain. */
@@ -107,8 +118,20 @@ export type Ports = {
   outbound: OutboundGuard
   /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */
   history: History
+  /** What this gateway's ledger says of a payer's settled payments. */
+  payments: Pick<Ledger, 'settled'>
   /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */
   bridges: ConnectBridges
+  /** The embedded blockstore and the pinning providers the storage family's environment configures. */
+  storage: StorageProviders
+  /** Historical USD prices of assets (DefiLlama's coins API, or CoinGecko when keyed), for tax reports. */
+  historicalPrices: HistoricalPrices
+  /** The research databases (OpenAlex, Crossref, arXiv, bioRxiv, PubMed, PubChem, Census, data.gov, a dictionary). */
+  research: Research.Sources
+  /** A web search API (Tavily, Brave Search or Exa), once keyed. */
+  webSearch: Search.Engine
+  /** Our page extractor (Readability) behind the outbound guard. */
+  extractor: Search.Extractor
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
 }
@@ -130,6 +153,27 @@ export type Job<needs extends Port = Port, env extends TObject = TObject, uses e
   schedule?: string
   /** One tick of the job. */
   run: (context: Resources<needs, env, uses>) => Promise<unknown>
+}
+
+/** What a worker did with a claimed item. */
+export type Outcome =
+  | { /** Done; `result` is kept with the item. */ done: true; result?: unknown }
+  | { /** Try again at `at`. */ retryAt: Date; error: string }
+  | { /** Give up. */ failed: string }
+
+/**
+ * A worker of a durable queue: every gateway process polls the queue and claims due items (each goes to one
+ * process per lease); `run` handles one and says what became of it. A throw is a retry with backoff.
+ */
+export type Worker<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
+  /** The queue it claims from. */
+  queue: string
+  /** How many items one process handles at once. @default 10 */
+  concurrency?: number
+  /** How long a claim holds an item before another process may take it, in ms: longer than one `run`. @default 30_000 */
+  leaseMs?: number
+  /** Handles one claimed item. */
+  run: (item: Queue.Claim, context: Resources<needs, env, uses>) => Promise<Outcome>
 }
 
 /** What a module's functions receive: the ports it named and its parsed environment. */
@@ -162,10 +206,17 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   routes: (context: Resources<needs, env, uses>) => unknown
   /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
   ready?: (context: Resources<needs, env, uses>) => string | undefined
+  /**
+   * JSON Schemas of the answers of served entries whose shapes the spec does not show, by catalog key (`GET /path`):
+   * discovery documents them as the 200 answer.
+   */
+  outputs?: Readonly<Record<string, TSchema>>
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
   /** Background jobs. */
   jobs?: readonly Job<needs, env, uses>[]
+  /** Workers of durable queues. */
+  workers?: readonly Worker<needs, env, uses>[]
 }
 
 /** Any module, whatever its ports and environment. */

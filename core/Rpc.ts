@@ -68,3 +68,15 @@ export async function result(endpoint: Endpoint, method: Method, params: readonl
     })
   return answer.result
 }
+
+/** One JSON-RPC call whose failure is an answer, not an error: its result, or why there is none, in one sentence. */
+export async function attempt(
+  endpoint: Endpoint,
+  method: Method,
+  params: readonly unknown[],
+): Promise<{ result: unknown } | { error: string }> {
+  const answer = await endpoint.request(method, params)
+  if (isFailure(answer)) return { error: answer.message }
+  if (!answer.ok) return { error: `${method} failed: ${answer.message}` }
+  return { result: answer.result }
+}

@@ -1,5 +1,18 @@
-import { type Abi, type Address, getAddress, type Hex, hexToBigInt, isHex, size, toFunctionSelector } from 'viem'
+import {
+  type Abi,
+  type Address,
+  decodeFunctionResult,
+  encodeFunctionData,
+  getAddress,
+  type Hex,
+  hexToBigInt,
+  isHex,
+  parseAbi,
+  size,
+  toFunctionSelector,
+} from 'viem'
 import { base } from 'viem/chains'
+import { attempt, type Endpoint } from './Rpc.js'
 import type * as Upstream from './Upstream.js'
 
 /** How a check came out: a risk found, none found, or the source could not be read (never counted as clean). */
@@ -297,3 +310,48 @@ export function sanctionsOracleOf(chainId: number): Address {
  * look-alike (DevToken): slot 3 in both, after name, symbol and decimals (WETH9) or name, symbol and totalSupply.
  */
 export const wethBalanceSlot = 3n
+
+/** A check whose source could not be read: never counted as clean. */
+export function notChecked(id: string, severity: Severity, source: string, summary: string): Check {
+  return { id, status: 'not_checked', severity, summary, evidence: {}, source }
+}
+
+/** The Chainalysis sanctions oracle's one view. */
+export const sanctionsOracleAbi = parseAbi(['function isSanctioned(address addr) view returns (bool)'])
+
+/** The `sanctions` check of `screened`: the chain's sanctions oracle, read on the node of `endpoint`. */
+export async function sanctions(endpoint: Endpoint, screened: Address): Promise<Check> {
+  const oracle = sanctionsOracleOf(endpoint.chainId)
+  const source = `Chainalysis sanctions oracle ${oracle} isSanctioned (eth_call on the ${endpoint.name} node, chain ${endpoint.chainId})`
+  const [oracleCode, answer] = await Promise.all([
+    attempt(endpoint, 'eth_getCode', [oracle, 'latest']),
+    attempt(endpoint, 'eth_call', [
+      {
+        to: oracle,
+        data: encodeFunctionData({ abi: sanctionsOracleAbi, functionName: 'isSanctioned', args: [screened] }),
+      },
+      'latest',
+    ]),
+  ])
+  if ('error' in oracleCode || !hasCode(oracleCode.result))
+    return notChecked(
+      'sanctions',
+      'danger',
+      source,
+      `The oracle is not readable: ${'error' in oracleCode ? oracleCode.error : 'no code there'}.`,
+    )
+  if ('error' in answer) return notChecked('sanctions', 'danger', source, `The oracle did not answer: ${answer.error}`)
+  const sanctioned = decodeFunctionResult({
+    abi: sanctionsOracleAbi,
+    functionName: 'isSanctioned',
+    data: answer.result as Hex,
+  })
+  return {
+    id: 'sanctions',
+    status: sanctioned ? 'flagged' : 'clean',
+    severity: 'danger',
+    summary: sanctioned ? `${screened} is on the sanctions list.` : `${screened} is not on the sanctions list.`,
+    evidence: { oracle, isSanctioned: sanctioned },
+    source,
+  }
+}

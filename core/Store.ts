@@ -1,4 +1,5 @@
 import type { Address } from 'viem'
+import type { Enqueue } from './Queue.js'
 
 /** A stored record: a JSON value in a collection, visible to its owners only. */
 export type Record<value = unknown> = {
@@ -34,6 +35,15 @@ export type LogEntry<value = unknown> = {
   createdAt: Date
 }
 
+/**
+ * What else a write does in its transaction: the transactional outbox. The items are enqueued (see `Queue`) only if
+ * the write happens (not on `exists`, `not_found` or a refusal), and commit with it or not at all.
+ */
+export type Also = {
+  /** Durable work caused by the write, e.g. an event for the webhooks. */
+  enqueue?: readonly Enqueue[] | undefined
+}
+
 /** Raised by an `update` function to refuse a change; the store leaves the record as it was. */
 export type Refusal = { refused: true; reason: string }
 
@@ -42,9 +52,10 @@ export type Refusal = { refused: true; reason: string }
  * Values round-trip through JSON in every adapter, so the memory adapter behaves like the durable ones.
  */
 export type Store = {
-  /** Inserts a record; `exists` when the id is taken in that collection. */
+  /** Inserts a record; `exists` when the id is taken in that collection. `also` commits with it. */
   insert: <value>(
     record: Omit<Record<value>, 'version' | 'updatedAt'>,
+    also?: Also,
   ) => Promise<{ ok: true; record: Record<value> } | { ok: false; reason: 'exists' }>
   /** Reads a record. */
   get: <value>(collection: string, id: string) => Promise<Record<value> | undefined>
@@ -52,12 +63,14 @@ export type Store = {
   list: <value>(collection: string, parameters: { owner: Address; limit?: number }) => Promise<Record<value>[]>
   /**
    * Replaces a record's value with `change(value)`, atomically. `change` must be pure: adapters may run it again
-   * after a lost race. Returning a {@link Refusal} leaves the record unchanged and is passed back.
+   * after a lost race. Returning a {@link Refusal} leaves the record unchanged and is passed back. `also` commits
+   * with the change.
    */
   update: <value>(
     collection: string,
     id: string,
     change: (current: Record<value>) => value | Refusal,
+    also?: Also,
   ) => Promise<{ ok: true; record: Record<value> } | { ok: false; reason: 'not_found' } | ({ ok: false } & Refusal)>
   /**
    * Appends to a hash chain, atomically: `make` receives the last entry (or undefined) and returns the new

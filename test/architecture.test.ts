@@ -15,7 +15,15 @@ const allowed: Record<Layer, readonly Layer[]> = {
 }
 
 /** Packages core may use: pure libraries that run unchanged on Node, Deno, Bun and inside other agents. */
-const corePackages = [/^viem(\/|$)/, /^ox(\/|$)/, /^@noble\//, /^@scure\//, /^@sinclair\/typebox(\/|$)/]
+const corePackages = [
+  /^ipfs-unixfs-importer(\/|$)/,
+  /^multiformats(\/|$)/,
+  /^viem(\/|$)/,
+  /^ox(\/|$)/,
+  /^@noble\//,
+  /^@scure\//,
+  /^@sinclair\/typebox(\/|$)/,
+]
 
 function files(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {

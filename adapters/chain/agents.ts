@@ -2,8 +2,8 @@ import {
   type Account,
   type Address,
   type Chain,
+  encodeDeployData,
   getContractAddress,
-  type Hex,
   type PublicClient,
   parseEventLogs,
   type Transport,
@@ -12,7 +12,9 @@ import {
 } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
 import agentIdentityRegistryJson from './contracts/artifacts/AgentIdentityRegistry.json' with { type: 'json' }
+import agentReputationRegistryJson from './contracts/artifacts/AgentReputationRegistry.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
+import { sendInOrder } from './seed.js'
 
 /**
  * Mnemonic index (m/44'/60'/0'/0/13) of the account that deploys the devnet's ERC-8004 Identity Registry
@@ -24,9 +26,17 @@ export const agentRegistryDeployerIndex = 13
 /** The committed artifact of our ERC-8004 Identity Registry; JSON imports widen ABI literals, so it is typed here. */
 export const agentIdentityRegistry = agentIdentityRegistryJson as unknown as Artifact
 
+/** The committed artifact of our ERC-8004 Reputation Registry. */
+export const agentReputationRegistry = agentReputationRegistryJson as unknown as Artifact
+
 /** The devnet's Identity Registry: the agent-registry deployer's first contract (nonce 0). */
 export function agentRegistryAddress(parameters: agentRegistryAddress.Parameters): Address {
   return getContractAddress({ from: parameters.deployer, nonce: 0n })
+}
+
+/** The devnet's Reputation Registry: the agent-registry deployer's second contract (nonce 1). */
+export function reputationRegistryAddress(parameters: agentRegistryAddress.Parameters): Address {
+  return getContractAddress({ from: parameters.deployer, nonce: 1n })
 }
 
 export declare namespace agentRegistryAddress {
@@ -37,26 +47,21 @@ export declare namespace agentRegistryAddress {
 }
 
 /**
- * Deploys the Identity Registry from the agent-registry deployer in one signed transaction (its nonce, gas and fee
- * set here, so nothing waits for an estimate). Throws when it reverts. The deployer must hold ETH and have sent nothing.
+ * Deploys the Identity Registry (nonce 0) and the Reputation Registry that rates its agents (nonce 1) from the
+ * agent-registry deployer. Throws when one reverts. The deployer must hold ETH and have sent nothing.
  */
 export async function deployAgentRegistry(parameters: deployAgentRegistry.Parameters): Promise<Address> {
-  const { account, chainId, request } = parameters
-  const latest = (await request('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas: Hex }
-  const signed = await account.signTransaction({
-    data: agentIdentityRegistry.bytecode,
-    type: 'eip1559',
-    chainId,
-    nonce: 0,
-    gas: 3_000_000n,
-    // Blocks below the gas target only lower the base fee, so twice the current one covers the transaction.
-    maxFeePerGas: BigInt(latest.baseFeePerGas) * 2n,
-    maxPriorityFeePerGas: 0n,
+  const identity = agentRegistryAddress({ deployer: parameters.account.address })
+  const { abi, bytecode } = agentReputationRegistry
+  await sendInOrder({
+    ...parameters,
+    label: 'Agent registries',
+    transactions: [
+      { data: agentIdentityRegistry.bytecode },
+      { data: encodeDeployData({ abi, bytecode, args: [identity] }) },
+    ],
   })
-  const hash = (await request('eth_sendRawTransaction', [signed])) as Hex
-  const receipt = (await request('eth_getTransactionReceipt', [hash])) as { status: Hex } | null
-  if (receipt?.status !== '0x1') throw new Error(`Deploying the agent identity registry (${hash}) reverted.`)
-  return agentRegistryAddress({ deployer: account.address })
+  return identity
 }
 
 export declare namespace deployAgentRegistry {

@@ -22,7 +22,12 @@ import {
   zeroHash,
 } from 'viem'
 import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
-import { agentRegistryAddress, agentRegistryDeployerIndex, deployAgentRegistry } from './agents.js'
+import {
+  agentRegistryAddress,
+  agentRegistryDeployerIndex,
+  deployAgentRegistry,
+  reputationRegistryAddress,
+} from './agents.js'
 import batchPaymentsJson from './contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import devTokenJson from './contracts/artifacts/DevToken.json' with { type: 'json' }
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
@@ -478,6 +483,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     aave: addresses.aave,
     comet: addresses.comet,
     agentRegistry: addresses.agentRegistry,
+    agentReputation: addresses.agentReputation,
     wallet: addresses.wallet,
     safety: addresses.safety,
     kyc: addresses.kyc,
@@ -597,6 +603,8 @@ export declare namespace devnet {
     comet: Address
     /** Our ERC-8004 Identity Registry (`contracts/AgentIdentityRegistry.sol`); nobody has registered an agent yet. */
     agentRegistry: Address
+    /** Our ERC-8004 Reputation Registry (`contracts/AgentReputationRegistry.sol`) of those agents; no feedback yet. */
+    agentReputation: Address
     /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory. */
     wallet: contracts.ReturnType['wallet']
     /** The screening contracts: the sanctions oracle look-alike, the taxed token and a proxy. */
@@ -676,6 +684,9 @@ export function contracts(): contracts.ReturnType {
     agentRegistry: agentRegistryAddress({
       deployer: deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account.address,
     }),
+    agentReputation: reputationRegistryAddress({
+      deployer: deriveAccounts(agentRegistryDeployerIndex + 1)[agentRegistryDeployerIndex]!.account.address,
+    }),
     wallet: walletContracts({
       deployer: deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account.address,
     }),
@@ -719,6 +730,8 @@ export declare namespace contracts {
     comet: Address
     /** Our ERC-8004 Identity Registry, deployed by the agent-registry deployer (index 13) at its nonce 0. */
     agentRegistry: Address
+    /** Our ERC-8004 Reputation Registry, by the same deployer at its nonce 1. */
+    agentReputation: Address
     /** The ERC-4337 EntryPoint v0.7 and our AgentAccountFactory, by the wallet deployer ({@link walletDeployerIndex}). */
     wallet: walletContracts.ReturnType
     /** The screening contracts, deployed by the safety deployer ({@link safetyDeployerIndex}). */

@@ -45,6 +45,7 @@ export function local(parameters: local.Parameters): Facilitator {
     expiryMarginSeconds = 6,
     gasMarginPercent = 25,
     lookbackBlocks = 100_000n,
+    onBatch,
   } = parameters
   const account: LocalAccount =
     'privateKey' in parameters.relayer ? privateKeyToAccount(parameters.relayer.privateKey) : parameters.relayer
@@ -210,6 +211,7 @@ export function local(parameters: local.Parameters): Facilitator {
       return
     }
     const used = parseEventLogs({ abi: Eip3009.abi, eventName: 'AuthorizationUsed', logs: receipt.logs })
+    onBatch?.({ transaction: hash, size: candidates.length, gasUsed: receipt.gasUsed })
     await Promise.all(
       candidates.map(async (item) => {
         if (used.some((log) => Eip3009.matches(log, usedBy(item)))) return item.resolve({ ok: true, transaction: hash })
@@ -298,6 +300,8 @@ export declare namespace local {
   type Parameters = {
     /** Reads the chain: simulations, balances, receipts, logs. */
     client: PublicClient
+    /** Told of every mined settlement transaction: how many authorizations it carried and the gas it used. */
+    onBatch?: ((batch: { transaction: Hash; size: number; gasUsed: bigint }) => void) | undefined
     /** Key that signs and pays for settlement transactions; it needs native currency for gas. */
     relayer: { /** 32-byte private key, `0x`-prefixed. */ privateKey: Hex } | LocalAccount
     /** Chain the relayer sends on; its id must match every authorization's domain. */

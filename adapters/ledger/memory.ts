@@ -89,6 +89,17 @@ export function memory(): Ledger {
         )
         .slice(0, limit)
     },
+    async settled(payer) {
+      open()
+      const settled = entries().filter((entry) => entry.state === 'settled' && entry.payer === getAddress(payer))
+      const times = settled.map((entry) => entry.updatedAt.getTime())
+      return {
+        count: settled.length,
+        amount: settled.reduce((sum, entry) => sum + entry.amount, 0n),
+        first: times.length === 0 ? undefined : new Date(Math.min(...times)),
+        last: times.length === 0 ? undefined : new Date(Math.max(...times)),
+      }
+    },
     async forget({ before }) {
       open()
       let count = 0

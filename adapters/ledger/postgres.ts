@@ -114,6 +114,16 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     .orderBy(asc(payments.claimedAt), asc(payments.payer), asc(payments.nonce))
     .limit(raw.placeholder('limit'))
     .prepare('ledger_list')
+  const settled = db
+    .select({
+      count: raw<number>`count(*)::int`,
+      amount: raw<string>`coalesce(sum(${payments.amount}), 0)::text`,
+      first: raw<number | null>`(extract(epoch from min(${payments.updatedAt})) * 1000)::float8`,
+      last: raw<number | null>`(extract(epoch from max(${payments.updatedAt})) * 1000)::float8`,
+    })
+    .from(payments)
+    .where(and(eq(payments.payer, raw.placeholder('payer')), eq(payments.state, 'settled')))
+    .prepare('ledger_settled')
   // Times in conditions go as ISO text: a placeholder in a condition is not encoded through its column.
   const forget = db
     .update(payments)
@@ -254,6 +264,16 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     async list({ limit = 100, state }) {
       await ready()
       return (await list.execute({ state, limit })).map(fromRow)
+    },
+    async settled(payer) {
+      await ready()
+      const [row] = await settled.execute({ payer: getAddress(payer) })
+      return {
+        count: row!.count,
+        amount: BigInt(row!.amount),
+        first: row!.first === null ? undefined : new Date(row!.first),
+        last: row!.last === null ? undefined : new Date(row!.last),
+      }
     },
     async forget({ before }) {
       await ready()

@@ -122,6 +122,12 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     .orderBy(asc(payments.claimedAt), asc(payments.payer), asc(payments.nonce))
     .limit(sql.placeholder('limit'))
     .prepare()
+  // Amounts are decimal text: summed here as bigints, exact at any size, over the payer's settled index.
+  const settled = db
+    .select({ amount: payments.amount, updatedAt: payments.updatedAt })
+    .from(payments)
+    .where(and(eq(payments.payer, sql.placeholder('payer')), eq(payments.state, 'settled')))
+    .prepare()
   // `updated_at` is compared with epoch milliseconds: a placeholder in a condition is not encoded through the column.
   const forget = db
     .update(payments)
@@ -235,6 +241,16 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     },
     async list({ limit = 100, state }) {
       return list.all({ state, limit }).map(fromRow)
+    },
+    async settled(payer) {
+      const rows = settled.all({ payer: getAddress(payer) })
+      const times = rows.map((row) => row.updatedAt.getTime())
+      return {
+        count: rows.length,
+        amount: rows.reduce((sum, row) => sum + BigInt(row.amount), 0n),
+        first: times.length === 0 ? undefined : new Date(Math.min(...times)),
+        last: times.length === 0 ? undefined : new Date(Math.max(...times)),
+      }
     },
     async forget({ before }) {
       return forget.all({ before: before.getTime() }).length

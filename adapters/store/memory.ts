@@ -1,11 +1,19 @@
 import { getAddress } from 'viem'
+import type { Queue } from '../../core/Queue.js'
 import * as Store from '../../core/Store.js'
 
 /**
  * An in-memory store for unit tests. Values round-trip through JSON like the durable adapters, and every
- * operation finishes within one turn of the event loop, so it is atomic as they are.
+ * operation finishes within one turn of the event loop, so it is atomic as they are. Writes enqueue their `also`
+ * work on `queue` (a memory queue, whose enqueue also finishes within the turn).
  */
-export function memory(): Store.Store {
+export function memory(parameters: memory.Parameters = {}): Store.Store {
+  const { queue } = parameters
+  const enqueue = (also: Store.Also | undefined) => {
+    if (!also?.enqueue?.length) return
+    if (!queue) throw new Error('This memory store has no queue to enqueue on.')
+    void queue.enqueue(also.enqueue)
+  }
   const records = new Map<string, string>()
   const chains = new Map<string, string[]>()
   const keyOf = (collection: string, id: string) => `${collection}\u0000${id}`
@@ -23,13 +31,14 @@ export function memory(): Store.Store {
   }
 
   return {
-    async insert(record) {
+    async insert(record, also) {
       const key = keyOf(record.collection, record.id)
       if (records.has(key)) return { ok: false, reason: 'exists' }
       // Checksummed and each once, as the durable adapters store them.
       const owners = [...new Set(record.owners.map((owner) => getAddress(owner)))]
       const text = JSON.stringify({ ...record, owners, version: 1, updatedAt: record.createdAt })
       records.set(key, text)
+      enqueue(also)
       return { ok: true, record: revive(text) }
     },
     async get(collection, id) {
@@ -47,7 +56,7 @@ export function memory(): Store.Store {
           .slice(0, limit)
       )
     },
-    async update(collection, id, change) {
+    async update(collection, id, change, also) {
       const text = records.get(keyOf(collection, id))
       if (text === undefined) return { ok: false, reason: 'not_found' }
       const current = revive<never>(text)
@@ -55,6 +64,7 @@ export function memory(): Store.Store {
       if (Store.isRefusal(next)) return { ok: false, ...next }
       const updated = JSON.stringify({ ...current, value: next, version: current.version + 1, updatedAt: new Date() })
       records.set(keyOf(collection, id), updated)
+      enqueue(also)
       return { ok: true, record: revive(updated) }
     },
     async append(chain, make) {
@@ -86,5 +96,12 @@ export function memory(): Store.Store {
       return true
     },
     async close() {},
+  }
+}
+
+export declare namespace memory {
+  type Parameters = {
+    /** Where writes enqueue their `also` work; without one, such a write throws. */
+    queue?: Queue | undefined
   }
 }

@@ -4,6 +4,7 @@ import type { Sql } from 'postgres'
 import { getAddress } from 'viem'
 import * as Store from '../../core/Store.js'
 import { isolate, migrateOnce } from '../internal/postgres.js'
+import { enqueueValues, pgQueueMigration } from '../queue/schema.js'
 import {
   fromEntryRow,
   fromRecordRow,
@@ -31,7 +32,7 @@ const migrationLock = 0x73746f7265n
 export function postgres(parameters: postgres.Parameters): Store.Store {
   const db = drizzle({ client: isolate(parameters.sql) })
   let closed = false
-  const migrate = migrateOnce({ db, lock: migrationLock, statements: pgMigration })
+  const migrate = migrateOnce({ db, lock: migrationLock, statements: [...pgMigration, ...pgQueueMigration] })
 
   const ready = async () => {
     if (closed) throw new Error('The postgres store is closed.')
@@ -96,8 +97,18 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
       .prepare('store_chain_lock')
       .execute({ chain })
 
+  // Inside the write's transaction: the work commits with the write.
+  const enqueue = async (tx: Pick<typeof db, 'execute'>, also: Store.Also | undefined) => {
+    const now = Date.now()
+    for (const item of also?.enqueue ?? []) {
+      const [queue, id, payload, dueAt, at] = enqueueValues(item, now)
+      await tx.execute(raw`INSERT INTO queue_items (queue, id, payload, state, attempts, due_at, created_at, updated_at)
+        VALUES (${queue}, ${id}, ${payload}, 'pending', 0, ${dueAt}, ${at}, ${at}) ON CONFLICT (queue, id) DO NOTHING`)
+    }
+  }
+
   return {
-    async insert(record) {
+    async insert(record, also) {
       await ready()
       const owners = toOwners(record.owners)
       const { collection, id, createdAt } = record
@@ -117,7 +128,9 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
           .returning(recordFields)
           .prepare('store_insert')
           .execute({ collection, id, createdAt, owners: JSON.stringify(owners), value: toJson(record.value) })
-        if (!row || owners.length === 0) return row
+        if (!row) return row
+        await enqueue(tx, also)
+        if (owners.length === 0) return row
         // In the record's transaction, so `list` never sees one without the other.
         await tx
           .insert(recordOwners)
@@ -137,7 +150,7 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
       await ready()
       return (await list.execute({ collection, owner: getAddress(owner), limit })).map((row) => fromRecordRow(row))
     },
-    async update(collection, id, change) {
+    async update(collection, id, change, also) {
       await ready()
       return db.transaction(async (tx) => {
         const [row] = await tx
@@ -158,6 +171,7 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
           .returning(recordFields)
           .prepare('store_update')
           .execute({ collection, id, value: toJson(next) })
+        await enqueue(tx, also)
         return { ok: true, record: fromRecordRow(updated!) } as const
       })
     },

@@ -3,6 +3,7 @@ import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { getAddress } from 'viem'
 import * as Store from '../../core/Store.js'
 import { open } from '../internal/sqlite.js'
+import { enqueueSql, enqueueValues, sqliteQueueMigration } from '../queue/schema.js'
 import {
   fromEntryRow,
   fromRecordRow,
@@ -28,7 +29,7 @@ type Made = Pick<Store.LogEntry, 'value' | 'hash' | 'createdAt'>
 export function sqlite(parameters: sqlite.Parameters): Store.Store {
   const { busyTimeout = 5_000, path } = parameters
 
-  const client = open({ path, busyTimeout, migration: sqliteMigration })
+  const client = open({ path, busyTimeout, migration: [...sqliteMigration, ...sqliteQueueMigration] })
 
   const db = drizzle({ client })
 
@@ -124,25 +125,35 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
     .limit(sql.placeholder('limit'))
     .prepare()
 
+  const enqueueItem = client.prepare(enqueueSql)
+  // Inside the write's transaction: the work commits with the write.
+  const enqueue = (also: Store.Also | undefined) => {
+    const now = Date.now()
+    for (const item of also?.enqueue ?? []) enqueueItem.run(...enqueueValues(item, now))
+  }
+
   // The record and its owner rows commit together, so `list` never sees one without the other.
-  const insertAtomically = client.transaction((record: Parameters<Store.Store['insert']>[0]) => {
+  const insertAtomically = client.transaction((record: Parameters<Store.Store['insert']>[0], also?: Store.Also) => {
     const owners = toOwners(record.owners)
     const key = { collection: record.collection, id: record.id, createdAt: record.createdAt }
     const inserted = insertRecord.get({ ...key, owners: JSON.stringify(owners), value: toJson(record.value) })
     if (!inserted) return undefined
     for (const owner of owners) insertOwner.run({ ...key, owner })
+    enqueue(also)
     return inserted
   })
   // Reads, calls `change` and writes under the write lock, so no other process changes the record in between.
   const updateAtomically = client.transaction(
-    (collection: string, id: string, change: (current: Store.Record<never>) => unknown) => {
+    (collection: string, id: string, change: (current: Store.Record<never>) => unknown, also?: Store.Also) => {
       const row = read.get({ collection, id })
       if (!row) return { ok: false, reason: 'not_found' } as const
       const current = fromRecordRow<never>(row)
       const next = change(current)
       if (Store.isRefusal(next)) return { ok: false, ...next } as const
       const values = { collection, id, value: toJson(next), version: current.version + 1, updatedAt: new Date() }
-      return { ok: true, record: fromRecordRow<never>(write.get(values)!) } as const
+      const written = write.get(values)!
+      enqueue(also)
+      return { ok: true, record: fromRecordRow<never>(written) } as const
     },
   )
   // Reads the last entry, calls `make` and inserts under the write lock, so no other process takes the sequence.
@@ -176,8 +187,8 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
   })
 
   return {
-    async insert(record) {
-      const inserted = insertAtomically.immediate(record)
+    async insert(record, also) {
+      const inserted = insertAtomically.immediate(record, also)
       return inserted ? { ok: true, record: fromRecordRow(inserted) } : { ok: false, reason: 'exists' }
     },
     async get(collection, id) {
@@ -187,8 +198,8 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
     async list(collection, { owner, limit = 100 }) {
       return list.all({ collection, owner: getAddress(owner), limit }).map((row) => fromRecordRow(row))
     },
-    async update(collection, id, change) {
-      return updateAtomically.immediate(collection, id, change)
+    async update(collection, id, change, also) {
+      return updateAtomically.immediate(collection, id, change, also)
     },
     async append(chain, make) {
       return appendAtomically.immediate(chain, make)

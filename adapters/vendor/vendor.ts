@@ -15,6 +15,41 @@ const messageLimit = 500
 /** Statuses worth sending an idempotent call again for: the vendor was slow, overloaded or briefly down. */
 const retryableStatuses = new Set([408, 425, 429, 500, 502, 503, 504])
 
+/** Latency samples kept per vendor for percentiles. */
+const maxLatencySamples = 1000
+
+/** How a vendor has fared in this process, for the operator's metrics and dashboard. */
+export type Health = {
+  /** Stable id of the vendor. */
+  id: string
+  /** Name of the vendor. */
+  name: string
+  /** Calls made (one per call, however many times it was sent). */
+  calls: number
+  /** Calls that said the vendor is unhealthy (timeouts, 5xx, unreachable). */
+  failures: number
+  /** Latency of the most recent calls, in seconds, oldest first. */
+  seconds: number[]
+  /** The breaker's state now (of the client that called last). */
+  breaker: () => Breaker.State['status']
+}
+
+const healthById = new Map<string, Health>()
+
+function healthOf(id: string, name: string): Health {
+  let seen = healthById.get(id)
+  if (!seen) {
+    seen = { id, name, calls: 0, failures: 0, seconds: [], breaker: () => 'closed' }
+    healthById.set(id, seen)
+  }
+  return seen
+}
+
+/** How every vendor called in this process has fared, by vendor id. */
+export function health(): readonly Health[] {
+  return [...healthById.values()]
+}
+
 /**
  * The one HTTP client every vendor adapter stands on, built from the vendor's declaration: base URL, auth (none,
  * bearer, header, basic, query key), a time limit per request, bounded retries of idempotent calls only (with
@@ -88,23 +123,21 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     return `${name} takes ${limit!.refill} calls per ${limit!.intervalMs} ms from this gateway; the next may start at ${next}.`
   }
 
-  /** Takes a token now if there is one: the time one will be there, or `undefined` once taken (or with no limit). */
-  function takeToken(): number | undefined {
-    if (!limit) return undefined
-    const taken = RateLimit.take(bucket!, { ...limit, now: now() })
-    bucket = taken.state
-    return taken.ok ? undefined : taken.retryAt
-  }
-
-  /** Waits for a token until `retryAt` and after, at most `maxWaitMs` in all; the failure to answer when none comes in time. */
-  async function waitForToken(credentials: vendor.Auth, firstRetryAt: number): Promise<Upstream.Failure | undefined> {
-    const deadline = now() + maxWaitMs
-    for (let retryAt: number | undefined = firstRetryAt; retryAt !== undefined; retryAt = takeToken()) {
-      if (retryAt > deadline) return failure(credentials, 'unavailable', rateRefusal(retryAt))
-      // Callers that wake together race for the token; the losers wait again, within the same deadline.
-      await sleep(retryAt - now())
-    }
-    return undefined
+  /**
+   * Reserves the next token for this call: the ms it must wait for it (0: now), or the epoch ms of that token when it is
+   * further away than `maxWaitMs` (nothing is reserved then). Reserving debits the bucket at once, below empty if need
+   * be, so callers that arrive together queue in arrival order, each a full interval after the one before.
+   */
+  function reserve(): { wait: number } | { refusedUntil: number } {
+    if (!limit) return { wait: 0 }
+    const at = now()
+    const current = RateLimit.refill(bucket!, { ...limit, now: at })
+    const checked = RateLimit.check(current, { ...limit, now: at })
+    const startAt = checked.ok ? at : checked.retryAt
+    bucket = current
+    if (startAt - at > maxWaitMs) return { refusedUntil: startAt }
+    bucket = { level: current.level - limit.intervalMs, updatedAt: current.updatedAt }
+    return { wait: startAt - at }
   }
 
   /**
@@ -114,10 +147,10 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   async function admit(credentials: vendor.Auth): Promise<Upstream.Failure | undefined> {
     const refused = breakerRefusal()
     if (refused) return failure(credentials, 'unavailable', refused)
-    const retryAt = takeToken()
-    if (retryAt !== undefined) {
-      const waited = await waitForToken(credentials, retryAt)
-      if (waited) return waited
+    const reserved = reserve()
+    if ('refusedUntil' in reserved) return failure(credentials, 'unavailable', rateRefusal(reserved.refusedUntil))
+    if (reserved.wait > 0) {
+      await sleep(reserved.wait)
       // The breaker may have opened, or a probe started, while this call waited for its token.
       const again = breakerRefusal()
       if (again) return failure(credentials, 'unavailable', again)
@@ -126,10 +159,16 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     return undefined
   }
 
-  /** Records how one request went. A vendor that answered at all (even refusing the input) is healthy. */
-  function report(outcome: { ok: true } | Upstream.Failure): void {
+  /** Records how one request went, `startedAt` epoch ms. A vendor that answered at all (even refusing the input) is healthy. */
+  function report(outcome: { ok: true } | Upstream.Failure, startedAt: number): void {
     const unhealthy = !outcome.ok && Upstream.isUnhealthy(outcome)
     circuit = Breaker.transition(circuit, { type: unhealthy ? 'failure' : 'success' }, { ...breaker, now: now() })
+    const seen = healthOf(id, name)
+    seen.calls++
+    if (unhealthy) seen.failures++
+    seen.seconds.push((now() - startedAt) / 1000)
+    if (seen.seconds.length > maxLatencySamples) seen.seconds.shift()
+    seen.breaker = () => circuit.status
   }
 
   /** The URL of a request, without (`withKey: false`) or with a query key. */
@@ -189,19 +228,26 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
   async function sendJson(request: vendor.Request, credentials: vendor.Auth): Promise<Tried> {
     const method = request.method ?? 'GET'
     const { label } = request
-    const body =
-      request.form !== undefined
-        ? { text: new URLSearchParams(request.form).toString(), type: 'application/x-www-form-urlencoded' }
-        : request.body !== undefined
-          ? { text: JSON.stringify(request.body), type: 'application/json' }
-          : undefined
+    const body: { text: string | FormData; type: string | undefined } | undefined =
+      request.multipart !== undefined
+        ? // fetch writes the multipart boundary into the content type itself.
+          { text: request.multipart(), type: undefined }
+        : request.form !== undefined
+          ? { text: new URLSearchParams(request.form).toString(), type: 'application/x-www-form-urlencoded' }
+          : request.body !== undefined
+            ? { text: JSON.stringify(request.body), type: 'application/json' }
+            : undefined
     const controller = new AbortController()
     // The time limit covers reading the body too.
     const timer = setTimeout(() => controller.abort(), timeoutMs)
     try {
       const response = await fetch(urlOf(request, credentials, true), {
         method,
-        headers: headersOf(credentials, 'application/json', body?.type),
+        headers: headersOf(
+          credentials,
+          request.format === 'text' ? (request.type ?? '*/*') : 'application/json',
+          body?.type,
+        ),
         ...(body ? { body: body.text } : {}),
         signal: controller.signal,
       })
@@ -225,11 +271,20 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
         )
         return { outcome: tooLarge, retryable: false }
       }
+      // A text answer (XML, CSV) is the adapter's to parse.
+      if (request.format === 'text') {
+        const refused = request.check?.(text, status)
+        if (refused) return { outcome: refused, retryable: false }
+        return { outcome: { ok: true, status, body: text }, retryable: false }
+      }
       let parsed: unknown
       if (text.trim() !== '')
         try {
           parsed = JSON.parse(text)
         } catch {
+          // A status the request accepts as an answer stands on its own (Crossref's 404 is plain text).
+          if (!response.ok && accepts(request.accept, status))
+            return { outcome: { ok: true, status, body: undefined }, retryable: false }
           // An error status the vendor documents, without the documented body, is the error it says it is.
           if (!response.ok)
             return {
@@ -264,6 +319,7 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
     const attempts = (request.idempotent ?? (method === 'GET' || method === 'HEAD')) ? retries + 1 : 1
     const refused = await admit(credentials)
     if (refused) return refused
+    const startedAt = now()
     let tried = await sendJson(request, credentials)
     for (let attempt = 1; attempt < attempts && !tried.outcome.ok && tried.retryable; attempt++) {
       const delay = Math.max(Math.min(retryDelayMs * 2 ** (attempt - 1), maxRetryDelayMs), tried.retryAfterMs ?? 0)
@@ -276,7 +332,7 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       tried = await sendJson(request, credentials)
     }
     // One call, one verdict for the breaker, however many times it was sent.
-    report(tried.outcome)
+    report(tried.outcome, startedAt)
     return tried.outcome
   }
 
@@ -377,8 +433,9 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       if (missing) return failure(credentials, 'unavailable', missing)
       const refused = await admit(credentials)
       if (refused) return refused
+      const startedAt = now()
       const outcome = await sendStream(request, credentials)
-      report(outcome)
+      report(outcome, startedAt)
       return outcome
     },
 
@@ -546,7 +603,9 @@ export declare namespace vendor {
     body?: unknown
     /** Form body (`application/x-www-form-urlencoded`), instead of `body`. */
     form?: Record<string, string>
-    /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body. */
+    /** Multipart body (`multipart/form-data`, an upload), instead of `body`; built again for every attempt. */
+    multipart?: () => FormData
+    /** Error statuses the vendor documents as answers (Horizon's 404 problem): they come back `ok`, with their status and body (`undefined` when it is not JSON). */
     accept?: readonly number[] | ((status: number) => boolean)
     /** Whether sending the call twice is harmless (a JSON-RPC read). @default true for GET and HEAD, false otherwise */
     idempotent?: boolean
@@ -558,6 +617,10 @@ export declare namespace vendor {
     check?: (body: unknown, status: number) => Upstream.Failure | undefined
     /** Credentials of this call instead of the declaration's (a caller's own key); cached answers are kept apart by them. */
     auth?: Auth
+    /** How the answer is read: parsed as JSON, or handed over as text (XML, CSV) for the adapter to parse. @default 'json' */
+    format?: 'json' | 'text'
+    /** The `accept` header of a text call, e.g. `application/atom+xml`. @default '*\/*' */
+    type?: string
   }
 
   /** A POST answered with server-sent events. */
@@ -572,11 +635,11 @@ export declare namespace vendor {
     auth?: Auth
   }
 
-  /** A JSON answer: its status (2xx, or one the request accepts) and parsed body (`undefined` when empty). */
+  /** An answer: its status (2xx, or one the request accepts) and parsed JSON body (`undefined` when empty), or its text. */
   type Answer = {
     /** HTTP status. */
     status: number
-    /** Parsed JSON body. */
+    /** Parsed JSON body, or the text of a `format: 'text'` call. */
     body: unknown
   }
 
@@ -591,7 +654,7 @@ export declare namespace vendor {
     /** `json` with `GET path`. */
     get: (
       path: string,
-      options?: Omit<Request, 'method' | 'path' | 'body' | 'form'>,
+      options?: Omit<Request, 'method' | 'path' | 'body' | 'form' | 'multipart'>,
     ) => Promise<Upstream.Outcome<Answer>>
     /** `json` with `POST path` and a JSON body. */
     post: (

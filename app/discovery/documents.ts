@@ -2,6 +2,9 @@ import * as Catalog from '../../core/Catalog.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import * as Schema from './schema.js'
+
+export type { JsonSchema } from './schema.js'
+
 import { type Availability, protocols, serviceName } from './terms.js'
 
 /** What every discovery document is generated from besides the catalog. */
@@ -14,6 +17,8 @@ export type Context = {
   availability: (entry: Catalog.Entry) => Availability
   /** The price rule of an entry priced per request, where its module declares one. */
   ruleOf: (entry: Catalog.Entry) => Price.Rule | undefined
+  /** The answer's schema of an entry whose shape the spec does not show, where its module documents it. */
+  outputOf?: ((entry: Catalog.Entry) => Schema.JsonSchema | undefined) | undefined
   /** Current time. */
   now: Date
 }
@@ -199,7 +204,10 @@ function operation(entry: Catalog.Entry, context: Context) {
       ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } }
       : {}),
     responses: {
-      '200': { description: 'Success.', content: { 'application/json': { schema: schema.output } } },
+      '200': {
+        description: 'Success.',
+        content: { 'application/json': { schema: context.outputOf?.(entry) ?? schema.output } },
+      },
       '400': problem('Invalid input; nothing was charged.'),
       ...(paid
         ? {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Entry } from '../../core/Ledger.js'
-import type { Effect, Record, Refusal, Store } from '../../core/Store.js'
+import type { Also, Effect, Record, Refusal, Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 
 /** Where the writes of the request being handled are recorded; `record` is set once its payment is claimed. */
@@ -31,18 +31,28 @@ export function journaled(store: Store): Store {
   }
   return {
     ...store,
-    async insert(record) {
-      const result = await store.insert(record)
+    async insert(record, also) {
+      const result = await store.insert(record, also)
       if (result.ok) await note({ type: 'insert', collection: record.collection, id: record.id })
       return result
     },
-    async update<value>(collection: string, id: string, change: (current: Record<value>) => value | Refusal) {
+    async update<value>(
+      collection: string,
+      id: string,
+      change: (current: Record<value>) => value | Refusal,
+      also?: Also,
+    ) {
       let before: unknown
-      const result = await store.update<value>(collection, id, (current) => {
-        // The adapter may run `change` again after a lost race; the last run saw the value that was replaced.
-        before = current.value
-        return change(current)
-      })
+      const result = await store.update<value>(
+        collection,
+        id,
+        (current) => {
+          // The adapter may run `change` again after a lost race; the last run saw the value that was replaced.
+          before = current.value
+          return change(current)
+        },
+        also,
+      )
       if (result.ok) await note({ type: 'update', collection, id, before, version: result.record.version })
       return result
     },

@@ -22,6 +22,7 @@ import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import * as Problem from '../problem.js'
+import * as RequestId from '../request-id.js'
 import { decode } from './decode.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
@@ -73,6 +74,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   /** The 402 of a call: the offer of its exact amount, and why a payment that came with it was refused, if one did. */
   function refuse(request: Request, priced: Priced, refusal?: { reason: Refusal; message: string }): Response {
     const { entry, amount } = priced
+    // Metrics count this event: 402s by reason.
+    logger.log('debug', 'payment_refused', {
+      endpoint: Catalog.key(entry),
+      reason: refusal?.reason ?? 'payment_required',
+    })
     const { headers, body } = offer({
       terms,
       amount,
@@ -95,7 +101,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   }
 
   function problem(request: Request, error: BaseError, headers: Record<string, string> = {}): Response {
-    return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname), headers)
+    return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname, RequestId.of(request)), headers)
   }
 
   /** 503 while the chain has not decided: the hash when known, and x402's own `settlement_pending` response. */

@@ -1,18 +1,8 @@
-import {
-  type Address,
-  decodeFunctionResult,
-  encodeEventTopics,
-  encodeFunctionData,
-  getAddress,
-  type Hex,
-  hexToBigInt,
-  isAddress,
-} from 'viem'
+import { type Address, getAddress, isAddress } from 'viem'
 import * as AgentRegistry from '../../core/AgentRegistry.js'
-import { NotFoundError, RpcCallFailedError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { NotFoundError, ValidationError } from '../../core/Errors.js'
 import type * as Outbound from '../../core/Outbound.js'
 import type * as Rpc from '../../core/Rpc.js'
-import { isFailure, toError } from '../../core/Upstream.js'
 import type { AgentCardQuery } from './schema.js'
 
 /** What the agent-card module needs from outside. */
@@ -30,9 +20,6 @@ export const maxFileBytes = 256 * 1024
 
 /** Time a registration file's server has to answer, in ms. */
 export const fetchTimeoutMs = 5_000
-
-/** Most agents an address lookup lists. */
-export const maxListed = 100
 
 /** One thing wrong with a registration file. */
 export type Problem = {
@@ -62,20 +49,10 @@ export type Registration = {
   problems: Problem[]
 }
 
-/** Where the registry this module reads is. */
-type RegistryInfo = {
-  /** EIP-155 id of the chain. */
-  chainId: number
-  /** The registry's address. */
-  address: Address
-  /** `erc-8004` (the canonical deployment) or `devnet` (ours). */
-  source: AgentRegistry.Deployment['source']
-}
-
 /** An agent, by its id. */
 export type AgentCard = {
   /** The registry the agent is in. */
-  registry: RegistryInfo
+  registry: AgentRegistry.Registry
   /** The agent's id (the registry's token id), decimal. */
   agentId: string
   /** The ERC-8004 global identifier, `eip155:<chainId>:<registry>`, that a registration file names its registry by. */
@@ -90,37 +67,8 @@ export type AgentCard = {
   registration: Registration
 }
 
-/** One agent an address owns. */
-export type OwnedAgent = {
-  /** The agent's id, decimal. */
-  agentId: string
-  /** Its agentURI, as stored. */
-  tokenURI: string
-}
-
-/** The agents an address owns. */
-export type OwnedAgents = {
-  /** The registry the agents are in. */
-  registry: RegistryInfo
-  /** The owner asked about, checksummed. */
-  address: Address
-  /** Its ERC-721 balance in the registry: how many agents it owns, decimal. */
-  balance: string
-  /**
-   * How the agents were found: `transfer-logs`, the registry's ERC-721 `Transfer` events to the address (its
-   * registrations and the agents handed to it), each confirmed by a current `ownerOf`.
-   */
-  method: 'transfer-logs'
-  /** The agents found, lowest id first, at most {@link maxListed}; null when the node would not return the events. */
-  agents: OwnedAgent[] | null
-  /** Whether `agents` lists as many agents as `balance` counts. */
-  complete: boolean
-  /** Why the list is missing or short, when it is. */
-  message: string | null
-}
-
 /** An agent card by `agentId`, or the agents of `address`: exactly one of the two. */
-export async function lookup(deps: Deps, query: AgentCardQuery): Promise<AgentCard | OwnedAgents> {
+export async function lookup(deps: Deps, query: AgentCardQuery): Promise<AgentCard | AgentRegistry.OwnedAgents> {
   const { agentId, address } = query
   if (agentId !== undefined && address !== undefined)
     throw new ValidationError({ field: 'address', message: 'give `agentId` or `address`, not both' })
@@ -130,7 +78,7 @@ export async function lookup(deps: Deps, query: AgentCardQuery): Promise<AgentCa
         field: 'address',
         message: 'must be 0x and 40 hex digits, with a valid EIP-55 checksum when it is mixed-case',
       })
-    return owned(deps, getAddress(address))
+    return AgentRegistry.owned(deps.chain, getAddress(address))
   }
   if (agentId === undefined) throw new ValidationError({ field: 'agentId', message: 'give `agentId` or `address`' })
   if (!/^[0-9]{1,78}$/.test(agentId) || BigInt(agentId) >= 2n ** 256n)
@@ -140,14 +88,14 @@ export async function lookup(deps: Deps, query: AgentCardQuery): Promise<AgentCa
 
 /** An agent's owner, agentURI, wallet and checked registration file. Unknown id: {@link NotFoundError}. */
 export async function card(deps: Deps, agentId: bigint): Promise<AgentCard> {
-  const registry = registryOf(deps)
-  const owner = await read(deps, registry, 'ownerOf', [agentId])
+  const registry = AgentRegistry.registryOn(deps.chain)
+  const owner = await AgentRegistry.read(deps.chain, registry, 'ownerOf', [agentId])
   if (owner === undefined)
     throw new NotFoundError(`No agent ${agentId} in the Identity Registry at ${registry.address}.`, {
       details: { agentId: agentId.toString(), registry: registry.address },
     })
-  const tokenURI = (await read(deps, registry, 'tokenURI', [agentId])) ?? ''
-  const wallet = await read(deps, registry, 'getAgentWallet', [agentId]).catch(() => undefined)
+  const tokenURI = (await AgentRegistry.read(deps.chain, registry, 'tokenURI', [agentId])) ?? ''
+  const wallet = await AgentRegistry.read(deps.chain, registry, 'getAgentWallet', [agentId]).catch(() => undefined)
   const agentRegistry = `eip155:${registry.chainId}:${registry.address}`
   return {
     registry,
@@ -158,83 +106,6 @@ export async function card(deps: Deps, agentId: bigint): Promise<AgentCard> {
     tokenURI: tokenURI as string,
     registration: await registrationOf(deps, tokenURI as string, { agentId, agentRegistry }),
   }
-}
-
-/** The agents `address` owns, from the registry's `Transfer` events to it, each confirmed by `ownerOf`. */
-export async function owned(deps: Deps, address: Address): Promise<OwnedAgents> {
-  const registry = registryOf(deps)
-  const balance = (await read(deps, registry, 'balanceOf', [address])) as bigint | undefined
-  if (balance === undefined)
-    throw new UpstreamUnavailableError(`The Identity Registry at ${registry.address} did not answer balanceOf.`)
-  const answer = { registry, address, balance: balance.toString(), method: 'transfer-logs' as const }
-  if (balance === 0n) return { ...answer, agents: [], complete: true, message: null }
-
-  const topics = encodeEventTopics({ abi: AgentRegistry.abi, eventName: 'Transfer', args: { to: address } })
-  const logs = await deps.chain.request('eth_getLogs', [
-    { address: registry.address, topics, fromBlock: '0x0', toBlock: 'latest' },
-  ])
-  if (isFailure(logs) || !logs.ok || !Array.isArray(logs.result))
-    return {
-      ...answer,
-      agents: null,
-      complete: false,
-      message: `The node would not return the registry's Transfer events to ${address}: ${isFailure(logs) || logs.ok ? 'no answer' : logs.message}. The balance stands; the agents are not listed.`,
-    }
-  const candidates = [
-    ...new Set((logs.result as { topics: Hex[] }[]).map((log) => hexToBigInt(log.topics[3] ?? '0x0'))),
-  ].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-  const agents: OwnedAgent[] = []
-  for (const agentId of candidates) {
-    if (agents.length >= maxListed) break
-    const owner = (await read(deps, registry, 'ownerOf', [agentId])) as Address | undefined
-    if (owner !== address) continue
-    const tokenURI = ((await read(deps, registry, 'tokenURI', [agentId])) as string | undefined) ?? ''
-    agents.push({ agentId: agentId.toString(), tokenURI })
-  }
-  const complete = BigInt(agents.length) === balance
-  return {
-    ...answer,
-    agents,
-    complete,
-    message: complete
-      ? null
-      : agents.length >= maxListed
-        ? `Listed the first ${maxListed} agents of ${balance}.`
-        : `Found ${agents.length} of the ${balance} agents the balance counts among the Transfer events the node returned.`,
-  }
-}
-
-function registryOf(deps: Deps): RegistryInfo {
-  const { address, source } = AgentRegistry.of(deps.chain.chainId)
-  return { chainId: deps.chain.chainId, address, source }
-}
-
-type ReadFunction = 'ownerOf' | 'tokenURI' | 'balanceOf' | 'getAgentWallet'
-
-/**
- * One view call of the registry: its decoded result, or undefined when it reverts (no such agent). A node that does
- * not answer throws as the upstream's error; a registry without code there throws {@link UpstreamUnavailableError}.
- */
-async function read(
-  deps: Deps,
-  registry: RegistryInfo,
-  functionName: ReadFunction,
-  args: readonly unknown[],
-): Promise<unknown> {
-  const data = encodeFunctionData({ abi: AgentRegistry.abi, functionName, args } as never)
-  const answer = await deps.chain.request('eth_call', [{ to: registry.address, data }, 'latest'])
-  if (isFailure(answer)) throw toError(answer)
-  if (!answer.ok) {
-    if (answer.code === 3 || /revert/i.test(answer.message)) return undefined
-    throw new RpcCallFailedError(`${functionName} failed on ${deps.chain.name}: ${answer.message}`, {
-      details: { rpcError: { code: answer.code, message: answer.message } },
-    })
-  }
-  if (answer.result === '0x')
-    throw new UpstreamUnavailableError(
-      `No Identity Registry answers at ${registry.address} on ${deps.chain.name}: a devnet started before the registry was deployed has none; start a new one.`,
-    )
-  return decodeFunctionResult({ abi: AgentRegistry.abi, functionName, data: answer.result as Hex } as never)
 }
 
 /** The agent whose file is checked: a file's `registrations` should name it. */

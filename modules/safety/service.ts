@@ -12,10 +12,9 @@ import {
 } from 'viem'
 import * as AddressFormat from '../../core/Address.js'
 import { NotFoundError, ValidationError } from '../../core/Errors.js'
-import type * as Rpc from '../../core/Rpc.js'
+import * as Rpc from '../../core/Rpc.js'
 import * as Safety from '../../core/Safety.js'
 import * as Uniswap from '../../core/Uniswap.js'
-import * as Upstream from '../../core/Upstream.js'
 import type { AddressSafetyQuery, TokenSafetyQuery } from './schema.js'
 
 /** What the screens need from outside. */
@@ -40,7 +39,6 @@ export const simulatedBuyWei = 10n ** 16n
 export const simulatorAddress: Address = '0x00000000000000000000000000000000005afe00'
 
 const poolAbi = parseAbi(['function liquidity() view returns (uint128)'])
-const oracleAbi = parseAbi(['function isSanctioned(address addr) view returns (bool)'])
 
 /** Checks a screen's query before anything runs: an EVM address and, when given, the chain `base`. */
 export function preflight(query: Partial<Record<'address' | 'chain', unknown>>): void {
@@ -52,32 +50,11 @@ export function preflight(query: Partial<Record<'address' | 'chain', unknown>>):
     throw new ValidationError({ field: 'chain', message: `unknown chain; only \`${chainName}\` is served` })
 }
 
-/** Reads one JSON-RPC result, or the reason there is none (as data: a check that cannot read is not checked). */
-async function read(
-  deps: Deps,
-  method: Rpc.Method,
-  params: readonly unknown[],
-): Promise<{ result: unknown } | { error: string }> {
-  const answer = await deps.chain.request(method, params)
-  if (Upstream.isFailure(answer)) return { error: answer.message }
-  if (!answer.ok) return { error: `${method} failed: ${answer.message}` }
-  return { result: answer.result }
-}
-
-const notChecked = (id: string, severity: Safety.Severity, source: string, summary: string): Safety.Check => ({
-  id,
-  status: 'not_checked',
-  severity,
-  summary,
-  evidence: {},
-  source,
-})
-
 /** Screens a token before a trade: proxy slots, owner powers in its code, a simulated buy and sell, and GoPlus. */
 export async function token(deps: Deps, query: TokenSafetyQuery) {
   const address = getAddress(query.address)
   const rpc = `${deps.chain.name} node (chain ${deps.chain.chainId})`
-  const code = await read(deps, 'eth_getCode', [address, 'latest'])
+  const code = await Rpc.attempt(deps.chain, 'eth_getCode', [address, 'latest'])
   if ('result' in code && !Safety.hasCode(code.result))
     throw new NotFoundError(`No contract at ${address} on ${chainName}: a token is a contract.`)
   const checks: Safety.Check[] = []
@@ -85,12 +62,14 @@ export async function token(deps: Deps, query: TokenSafetyQuery) {
   // Proxy: the standard slots, read at the latest block.
   const names = Object.keys(Safety.proxySlots) as (keyof typeof Safety.proxySlots)[]
   const slots = await Promise.all(
-    names.map((name) => read(deps, 'eth_getStorageAt', [address, Safety.proxySlots[name], 'latest'])),
+    names.map((name) => Rpc.attempt(deps.chain, 'eth_getStorageAt', [address, Safety.proxySlots[name], 'latest'])),
   )
   const slotError = slots.find((slot) => 'error' in slot)
   let implementation: Address | null = null
   if (slotError && 'error' in slotError)
-    checks.push(notChecked('proxy', 'warning', `eth_getStorageAt on the ${rpc}`, `Slots unread: ${slotError.error}`))
+    checks.push(
+      Safety.notChecked('proxy', 'warning', `eth_getStorageAt on the ${rpc}`, `Slots unread: ${slotError.error}`),
+    )
   else {
     const words = Object.fromEntries(names.map((name, index) => [name, (slots[index] as { result: Hex }).result]))
     const proxy = Safety.proxyOf(words as Record<keyof typeof Safety.proxySlots, Hex>)
@@ -109,12 +88,12 @@ export async function token(deps: Deps, query: TokenSafetyQuery) {
 
   // Owner powers: the selectors the dispatcher of the code that runs (the implementation's, behind a proxy) pushes.
   const codeSource = implementation ?? address
-  const ran = implementation ? await read(deps, 'eth_getCode', [implementation, 'latest']) : code
+  const ran = implementation ? await Rpc.attempt(deps.chain, 'eth_getCode', [implementation, 'latest']) : code
   const powerSource = `PUSH4 selectors of the runtime code of ${codeSource} (eth_getCode on the ${rpc})`
   if ('error' in ran || !Safety.hasCode(ran.result))
     for (const power of Object.keys(Safety.powerSignatures) as Safety.Power[])
       checks.push(
-        notChecked(
+        Safety.notChecked(
           `power_${power}`,
           Safety.powerSeverity[power],
           powerSource,
@@ -160,9 +139,9 @@ async function simulation(deps: Deps, token: Address, rpc: string): Promise<Safe
   const uniswap = Uniswap.of(deps.chain.chainId)
   const source = `SafetySimulator in eth_call with state overrides on the ${rpc}, through Uniswap v3 SwapRouter02 ${uniswap.swapRouter02} and QuoterV2 ${uniswap.quoterV2}`
   const none = (summary: string) => [
-    notChecked('honeypot', 'danger', source, summary),
-    notChecked('buy_tax', 'warning', source, summary),
-    notChecked('sell_tax', 'warning', source, summary),
+    Safety.notChecked('honeypot', 'danger', source, summary),
+    Safety.notChecked('buy_tax', 'warning', source, summary),
+    Safety.notChecked('sell_tax', 'warning', source, summary),
   ]
   if (token === getAddress(uniswap.weth)) return none('The token is WETH itself, what the simulation pays with.')
   const pools = Uniswap.feeTiers.map((fee) => ({
@@ -171,7 +150,7 @@ async function simulation(deps: Deps, token: Address, rpc: string): Promise<Safe
   }))
   const liquidities = await Promise.all(
     pools.map(({ pool }) =>
-      read(deps, 'eth_call', [
+      Rpc.attempt(deps.chain, 'eth_call', [
         { to: pool, data: encodeFunctionData({ abi: poolAbi, functionName: 'liquidity' }) },
         'latest',
       ]),
@@ -193,7 +172,7 @@ async function simulation(deps: Deps, token: Address, rpc: string): Promise<Safe
     functionName: 'simulate',
     args: [uniswap.swapRouter02, uniswap.quoterV2, uniswap.weth, token, best.fee, simulatedBuyWei],
   })
-  const answer = await read(deps, 'eth_call', [
+  const answer = await Rpc.attempt(deps.chain, 'eth_call', [
     { to: simulatorAddress, data, gas: toHex(30_000_000n) },
     'latest',
     {
@@ -252,8 +231,8 @@ async function simulation(deps: Deps, token: Address, rpc: string): Promise<Safe
   if (!outcome.buyOk)
     return [
       honeypot,
-      notChecked('buy_tax', 'warning', source, 'The buy reverted.'),
-      notChecked('sell_tax', 'warning', source, 'The buy reverted.'),
+      Safety.notChecked('buy_tax', 'warning', source, 'The buy reverted.'),
+      Safety.notChecked('sell_tax', 'warning', source, 'The buy reverted.'),
     ]
   const buyTaxBps = Safety.buyTaxBps({ quote: outcome.buyQuote, received: outcome.bought })
   const taxCheck = (id: string, bps: bigint, evidence: Record<string, unknown>, what: string): Safety.Check => ({
@@ -268,7 +247,7 @@ async function simulation(deps: Deps, token: Address, rpc: string): Promise<Safe
     source,
   })
   const checks = [honeypot, taxCheck('buy_tax', buyTaxBps, { buy }, 'Buy')]
-  if (!outcome.sellOk) return [...checks, notChecked('sell_tax', 'warning', source, 'The sell reverted.')]
+  if (!outcome.sellOk) return [...checks, Safety.notChecked('sell_tax', 'warning', source, 'The sell reverted.')]
   const sellTaxBps = Safety.sellTaxBps({
     amount: outcome.sellAmount,
     debited: outcome.debited,
@@ -293,12 +272,17 @@ function reasonOf(data: Hex): string {
 
 async function tokenIntel(deps: Deps, token: Address): Promise<Safety.Check> {
   const source = 'GoPlus token_security'
-  if (!deps.intel) return notChecked('goplus', 'warning', source, 'No GoPlus URL is configured.')
+  if (!deps.intel) return Safety.notChecked('goplus', 'warning', source, 'No GoPlus URL is configured.')
   const answer = await deps.intel.token({ chainId: deps.chain.chainId, token })
-  if (!answer.ok) return notChecked('goplus', 'warning', source, `GoPlus did not answer: ${answer.message}`)
+  if (!answer.ok) return Safety.notChecked('goplus', 'warning', source, `GoPlus did not answer: ${answer.message}`)
   const flags = answer.flags
   if (!flags)
-    return notChecked('goplus', 'warning', source, `GoPlus has no record of ${token} on chain ${deps.chain.chainId}.`)
+    return Safety.notChecked(
+      'goplus',
+      'warning',
+      source,
+      `GoPlus has no record of ${token} on chain ${deps.chain.chainId}.`,
+    )
   const taxed = (flags.buyTaxBps ?? 0n) > 0n || (flags.sellTaxBps ?? 0n) > 0n
   const trap = flags.set.some((flag) => flag === 'is_honeypot' || flag === 'cannot_sell_all' || flag === 'cannot_buy')
   return {
@@ -323,42 +307,7 @@ async function tokenIntel(deps: Deps, token: Address): Promise<Safety.Check> {
 /** Screens an address: the sanctions oracle on chain, and GoPlus's address flags. */
 export async function address(deps: Deps, query: AddressSafetyQuery) {
   const screened = getAddress(query.address)
-  const oracle = Safety.sanctionsOracleOf(deps.chain.chainId)
-  const source = `Chainalysis sanctions oracle ${oracle} isSanctioned (eth_call on the ${deps.chain.name} node, chain ${deps.chain.chainId})`
-  const checks: Safety.Check[] = []
-  const [oracleCode, answer] = await Promise.all([
-    read(deps, 'eth_getCode', [oracle, 'latest']),
-    read(deps, 'eth_call', [
-      { to: oracle, data: encodeFunctionData({ abi: oracleAbi, functionName: 'isSanctioned', args: [screened] }) },
-      'latest',
-    ]),
-  ])
-  if ('error' in oracleCode || !Safety.hasCode(oracleCode.result))
-    checks.push(
-      notChecked(
-        'sanctions',
-        'danger',
-        source,
-        `The oracle is not readable: ${'error' in oracleCode ? oracleCode.error : 'no code there'}.`,
-      ),
-    )
-  else if ('error' in answer)
-    checks.push(notChecked('sanctions', 'danger', source, `The oracle did not answer: ${answer.error}`))
-  else {
-    const sanctioned = decodeFunctionResult({
-      abi: oracleAbi,
-      functionName: 'isSanctioned',
-      data: answer.result as Hex,
-    })
-    checks.push({
-      id: 'sanctions',
-      status: sanctioned ? 'flagged' : 'clean',
-      severity: 'danger',
-      summary: sanctioned ? `${screened} is on the sanctions list.` : `${screened} is not on the sanctions list.`,
-      evidence: { oracle, isSanctioned: sanctioned },
-      source,
-    })
-  }
+  const checks = [await Safety.sanctions(deps.chain, screened)]
   checks.push(await addressIntel(deps, screened))
   return {
     chain: chainName,
@@ -372,9 +321,9 @@ export async function address(deps: Deps, query: AddressSafetyQuery) {
 
 async function addressIntel(deps: Deps, address: Address): Promise<Safety.Check> {
   const source = 'GoPlus address_security'
-  if (!deps.intel) return notChecked('goplus', 'danger', source, 'No GoPlus URL is configured.')
+  if (!deps.intel) return Safety.notChecked('goplus', 'danger', source, 'No GoPlus URL is configured.')
   const answer = await deps.intel.address({ chainId: deps.chain.chainId, address })
-  if (!answer.ok) return notChecked('goplus', 'danger', source, `GoPlus did not answer: ${answer.message}`)
+  if (!answer.ok) return Safety.notChecked('goplus', 'danger', source, `GoPlus did not answer: ${answer.message}`)
   const { set, unset, dataSource } = answer.flags
   return {
     id: 'goplus',

@@ -48,6 +48,8 @@ describe('parse', () => {
       },
       zerox: undefined,
       outboundAllow: { hosts: [], networks: [] },
+      operatorToken: undefined,
+      mcp: { privateKey: undefined, maxPerCall: 100_000n, sessionBudget: 1_000_000n },
       modules: {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },
         ai: { CHAT_MAX_TOKENS: 1024 },
@@ -78,6 +80,43 @@ describe('parse', () => {
         agentcard: { IPFS_GATEWAY_URL: 'https://ipfs.io' },
         // Keyless public API by default.
         safety: { GOPLUS_URL: 'https://api.gopluslabs.io' },
+        storage: {
+          PINATA_API_URL: 'https://api.pinata.cloud/v3',
+          PINATA_UPLOAD_URL: 'https://uploads.pinata.cloud/v3',
+          STORAGE_MAX_BYTES_PER_PAYER: 104_857_600,
+          STORAGE_MAX_OBJECT_BYTES: 1_048_576,
+          STORAGE_MAX_PINS_PER_PAYER: 1000,
+          STORAGE_MAX_READ_BYTES: 1_048_576,
+          STORAGE_PROVIDER: 'embedded',
+        },
+        tax: {
+          COINGECKO_API_URL: 'https://pro-api.coingecko.com/api/v3',
+          DEFILLAMA_COINS_URL: 'https://coins.llama.fi',
+          TAX_MAX_TRANSACTIONS: 10_000,
+        },
+        // Keyed: web search (and so qna) is unavailable until the engine's key is set.
+        'search-web': {
+          SEARCH_ENGINE: 'tavily',
+          TAVILY_URL: 'https://api.tavily.com',
+          BRAVE_SEARCH_URL: 'https://api.search.brave.com/res/v1',
+          EXA_URL: 'https://api.exa.ai',
+        },
+        'search-extract': { EXTRACT_TIMEOUT_MS: 10_000, EXTRACT_MAX_BYTES: 2 * 1024 * 1024, EXTRACT_MAX_CHARS: 50_000 },
+        'search-qna': {},
+        // Keyless public APIs by default.
+        research: {
+          OPENALEX_URL: 'https://api.openalex.org',
+          CROSSREF_URL: 'https://api.crossref.org',
+          ARXIV_URL: 'https://export.arxiv.org/api',
+          ARXIV_INTERVAL_MS: 3_000,
+          ARXIV_MAX_WAIT_MS: 10_000,
+          BIORXIV_URL: 'https://api.biorxiv.org',
+          NCBI_EUTILS_URL: 'https://eutils.ncbi.nlm.nih.gov/entrez/eutils',
+          PUBCHEM_URL: 'https://pubchem.ncbi.nlm.nih.gov/rest/pug',
+          CENSUS_URL: 'https://api.census.gov/data',
+          DATASETS_URL: 'https://catalog.data.gov/api/3',
+          DICTIONARY_URL: 'https://api.dictionaryapi.dev/api/v2',
+        },
       },
     })
   })

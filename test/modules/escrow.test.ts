@@ -358,9 +358,11 @@ describe('POST /api/v1/escrow/release', () => {
       caller: outsider().address,
     })
     expect(theirs.status).toBe(404)
-    expect({ ...theirs.body, detail: theirs.body.detail.replace(created.id, '<id>') }).toEqual({
+    // Each answer has its own request id; everything else is the same.
+    expect({ ...theirs.body, detail: theirs.body.detail.replace(created.id, '<id>'), requestId: '<id>' }).toEqual({
       ...none.body,
       detail: none.body.detail.replace(missing, '<id>'),
+      requestId: '<id>',
     })
   })
 })

@@ -673,6 +673,7 @@ describe('contracts', () => {
       kyc: chain.kyc,
       comet: chain.comet,
       agentRegistry: chain.agentRegistry,
+      agentReputation: chain.agentReputation,
       wallet: chain.wallet,
       safety: chain.safety,
     })

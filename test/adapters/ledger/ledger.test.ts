@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import postgresJs from 'postgres'
 import { type Address, getAddress, type Hash, type Hex, toHex } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { memory } from '../../../adapters/ledger/memory.js'
 import { postgres } from '../../../adapters/ledger/postgres.js'
 import { pgLeases, pgPayments, sqliteLeases, sqlitePayments } from '../../../adapters/ledger/schema.js'
@@ -679,6 +680,28 @@ describe.each(backends)('ledger: $name', (backend) => {
       const at = new Date(Date.UTC(1989, 0, 1))
       await Promise.all(Array.from({ length: 101 }, () => ledger.claim(claimOf({ claimedAt: at }))))
       expect(await ledger.list({ state: 'claimed' })).toHaveLength(100)
+    })
+  })
+
+  describe('settled', () => {
+    test('behavior: counts and sums only the settled entries of the payer, exactly, with the first and last settlement', async () => {
+      const own = privateKeyToAccount(generatePrivateKey()).address
+      expect(await ledger.settled(own)).toEqual({ count: 0, amount: 0n, first: undefined, last: undefined })
+      const big = 2n ** 70n
+      const before = Date.now()
+      await entryIn('settled', { payer: own, amount: big })
+      await entryIn('settled', { payer: own, amount: 5n })
+      await entryIn('settling', { payer: own, amount: 7n })
+      await entryIn('released', { payer: own, amount: 9n })
+      await entryIn('failed', { payer: own, amount: 11n })
+      await entryIn('settled', { amount: 13n })
+
+      const summary = await ledger.settled(own.toLowerCase() as Address)
+      expect(summary.count).toBe(2)
+      expect(summary.amount).toBe(big + 5n)
+      expect(summary.first!.getTime()).toBeGreaterThanOrEqual(before - 1)
+      expect(summary.last!.getTime()).toBeGreaterThanOrEqual(summary.first!.getTime())
+      expect(summary.last!.getTime()).toBeLessThanOrEqual(Date.now() + 1)
     })
   })
 

@@ -1,0 +1,26 @@
+import { Elysia } from 'elysia'
+import { ExtractBody, QnaBody, WebBody } from './schema.js'
+import * as Service from './service.js'
+
+/** `POST /api/v1/search/web`. */
+export function web(deps: Parameters<typeof Service.web>[0]) {
+  return new Elysia({ name: 'search-web' }).post('/api/v1/search/web', ({ body }) => Service.web(deps, body), {
+    body: WebBody,
+  })
+}
+
+/** `POST /api/v1/search/extract`; every URL's form is checked in `transform`, before payment. */
+export function extract(deps: Parameters<typeof Service.extract>[0]) {
+  return new Elysia({ name: 'search-extract' }).post(
+    '/api/v1/search/extract',
+    ({ body }) => Service.extract(deps, body),
+    { body: ExtractBody, transform: ({ body }) => Service.preflightExtract(body as Partial<ExtractBody> | null) },
+  )
+}
+
+/** `POST /api/v1/search/qna`. */
+export function qna(deps: Service.QnaDeps) {
+  return new Elysia({ name: 'search-qna' }).post('/api/v1/search/qna', ({ body }) => Service.qna(deps, body), {
+    body: QnaBody,
+  })
+}
