@@ -31,7 +31,11 @@ const env = Type.Object({
 
 /** The robots module's dependencies from its resources. */
 function depsOf(
-  resources: Module.Resources<'store' | 'onchain' | 'escrow' | 'escrowArbiter' | 'outbound', typeof env>,
+  resources: Module.Resources<
+    'store' | 'onchain' | 'escrow' | 'escrowArbiter' | 'outbound',
+    typeof env,
+    'queue' | 'events'
+  >,
 ): Service.Deps {
   const { ports } = resources
   return {
@@ -42,19 +46,22 @@ function depsOf(
     tokens: ports.onchain.tokens,
     chainId: ports.onchain.chainId,
     depositWindowSeconds: resources.env.ROBOTS_DEPOSIT_WINDOW_SECONDS,
+    queue: ports.queue,
+    events: ports.events,
   }
 }
 
 /**
  * Robot tasks (`/api/v1/robots/*`): operators register robots with signed requests; a requester's task holds the
  * robot's price in our escrow contract, with the gateway as arbiter, until the operator's signed completion releases
- * it or a failure or timeout refunds it. A job each minute moves tasks on from the store (deposits, deliveries,
- * deadlines, settlements).
+ * it or a failure or timeout refunds it. Deposit windows and deadlines are items of the durable queue, handled when
+ * due; a job each minute also sweeps every task not at rest (deposits, deliveries, deadlines, settlements).
  */
 export const manifest = Module.define({
   name: 'robots',
   paths: ['/api/v1/robots/'],
   needs: ['store', 'onchain', 'escrow', 'escrowArbiter', 'outbound'],
+  uses: ['queue', 'events'],
   env,
   rateLimit: (env) => {
     const perMinute = env.ROBOTS_RATE_LIMIT_PER_MINUTE
@@ -62,4 +69,8 @@ export const manifest = Module.define({
   },
   routes: (resources) => routes(depsOf(resources)),
   jobs: [{ name: 'robot-tasks', run: (resources) => Service.sweep(depsOf(resources)) }],
+  // Deposit windows and deadlines on the durable queue: handled when due, on whichever process claims them.
+  workers: [
+    { queue: Service.momentsQueue, leaseMs: 60_000, run: (item, resources) => Service.work(depsOf(resources), item) },
+  ],
 })

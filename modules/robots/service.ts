@@ -9,7 +9,9 @@ import {
 } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowArbiter, EscrowChain } from '../../core/EscrowChain.js'
+import type { Events } from '../../core/Events.js'
 import * as Outbound from '../../core/Outbound.js'
+import type * as Queue from '../../core/Queue.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import * as RobotTask from '../../core/RobotTask.js'
 import { type Store, walk } from '../../core/Store.js'
@@ -25,6 +27,8 @@ export const noncesCollection = 'robot_nonces'
 export const registry = 'robots:registry'
 /** Hash chain of every task id, which the sweep walks. */
 export const queue = 'robot_tasks:queue'
+/** The durable queue of task moments (deposit window closing, deadline), which {@link work} handles. */
+export const momentsQueue = 'robot-tasks'
 
 /** Longest a signature's expiry may be ahead of now, in seconds. */
 export const maxSignatureSeconds = 3_600
@@ -63,6 +67,10 @@ export type Deps = {
   depositWindowSeconds: number
   /** Delivers a dispatched task. @default a Standard Webhooks POST through the outbound guard */
   dispatch?: Dispatch
+  /** The durable queue: each task's deposit window and deadline become items its worker handles when due. */
+  queue?: Queue.Queue | undefined
+  /** The events outbox: `robot.task.updated` to the requester and the operator on every state change. */
+  events?: Events | undefined
   /** Clock. @default () => new Date() */
   now?: () => Date
 }
@@ -247,6 +255,7 @@ export async function task(deps: Deps, input: TaskBody & { caller: Address }) {
   })
   if (!inserted.ok) throw new Error(`Task id ${record.id} is already taken.`)
   await appendTo(deps.store, queue, record.id, now)
+  await schedule(deps, record.id, 'deposit-window', depositBy)
   return { task: view(record), transactions: Escrow.toFundingTransactions(escrow) }
 }
 
@@ -373,7 +382,7 @@ async function apply(deps: Deps, task: Task, event: RobotTask.Event, also?: (tas
     return also ? also(next) : next
   })
   if (!updated.ok) throw new Error(`Task ${task.id} vanished from the store.`)
-  return updated.record.value
+  return changed(deps, updated.record.value)
 }
 
 /**
@@ -387,10 +396,49 @@ async function observe(deps: Deps, task: Task, event: RobotTask.Event, also?: (t
     const next = RobotTask.transition(current.value, event, now)
     return also ? also(next) : next
   })
-  if (updated.ok) return updated.record.value
+  if (updated.ok) return changed(deps, updated.record.value)
   const stored = (await deps.store.get<Task>(tasksCollection, task.id))?.value
   if (stored === undefined) throw new Error(`Task ${task.id} vanished from the store.`)
   return stored
+}
+
+/** After a state change: the deadline scheduled on dispatch, the parties told through the events outbox. */
+async function changed(deps: Deps, task: Task): Promise<Task> {
+  if (task.status === 'dispatched' && task.deadline !== undefined)
+    await schedule(deps, task.id, 'deadline', new Date(task.deadline))
+  await deps.events?.emit({
+    type: 'robot.task.updated',
+    owner: task.requester,
+    data: { taskId: task.id, status: task.status },
+  })
+  if (!isAddressEqual(task.requester, task.operator))
+    await deps.events?.emit({
+      type: 'robot.task.updated',
+      owner: task.operator,
+      data: { taskId: task.id, status: task.status },
+    })
+  return task
+}
+
+/** Enqueues a task's moment on the durable queue, once per (task, moment); nothing without a queue (the job sweeps). */
+async function schedule(deps: Deps, taskId: string, moment: 'deposit-window' | 'deadline', at: Date) {
+  await deps.queue?.enqueue([{ queue: momentsQueue, id: `${taskId}:${moment}`, payload: { taskId }, dueAt: at }])
+}
+
+/**
+ * The queue worker: a task's moment is due (its deposit window closed, or its deadline passed), so the task is
+ * brought forward and settled. Done once the task is at rest; otherwise tried again shortly (a settlement that failed).
+ */
+export async function work(
+  deps: Deps,
+  item: { payload: unknown },
+): Promise<{ done: true } | { retryAt: Date; error: string }> {
+  const { taskId } = item.payload as { taskId: string }
+  const record = (await deps.store.get<Task>(tasksCollection, taskId))?.value
+  if (record === undefined || atRest(record)) return { done: true }
+  const next = await advance(deps, record, { settle: true })
+  if (atRest(next) || !RobotTask.finalStatuses.includes(next.status)) return { done: true }
+  return { retryAt: new Date(clock(deps).getTime() + 30_000), error: next.settlementError ?? 'settlement pending' }
 }
 
 /**

@@ -9,7 +9,9 @@ import { devnet, account as devnetAccount } from '../../adapters/chain/devnet.js
 import { arbiterIndex, escrowArbiter, escrowChain } from '../../adapters/chain/escrow.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { outbound } from '../../adapters/outbound/fetch.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { sqlite } from '../../adapters/store/sqlite.js'
+import { events as eventsOutbox, outboxQueue } from '../../core/Events.js'
 import * as Outbound from '../../core/Outbound.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import type { Store } from '../../core/Store.js'
@@ -71,7 +73,7 @@ function process() {
     now,
   }
   const app = moduleGateway({ ...manifest, routes: () => routes(deps) }, { ports })
-  return { app, deps, store }
+  return { app, deps, store, ports }
 }
 
 let first: ReturnType<typeof process>
@@ -341,6 +343,30 @@ describe('tasks on the devnet escrow', () => {
     await Service.sweep(second.deps)
     await Service.sweep(first.deps)
     expect((await balanceOf(operator().address)) - before).toBe(2_500_000n)
+  })
+
+  test('on the durable queue: the deadline is an item whose worker refunds when due; each change is an event', async () => {
+    const queue = memoryQueue()
+    const deps = { ...first.deps, queue, events: eventsOutbox({ queue }) }
+    const app = moduleGateway({ ...manifest, routes: () => routes(deps) }, { ports: { ...first.ports, queue } })
+    const { task } = await dispatched(app)
+    const deadline = await queue.get(Service.momentsQueue, `${task.id}:deadline`)
+    expect(deadline?.dueAt.toISOString()).toBe(task.deadline)
+    expect(await queue.claim(Service.momentsQueue, { now: new Date(Date.now() + 590_000) })).toEqual([])
+    offsetMs = 601_000
+    try {
+      const due = await queue.claim(Service.momentsQueue, { now: now() })
+      const mine = due.find((item) => item.id === `${task.id}:deadline`)!
+      expect(await Service.work(deps, mine)).toEqual({ done: true })
+      const after = (await first.store.get<Service.Task>(Service.tasksCollection, task.id))!.value
+      expect([after.status, after.settlement?.action]).toEqual(['timed_out', 'cancel'])
+      expect(await refunded(after.settlement!.transaction)).toEqual([requester().address, 2_500_000n])
+    } finally {
+      offsetMs = 0
+    }
+    const told = await queue.claim<{ owner: string; data: { status: string } }>(outboxQueue, { limit: 50 })
+    const requesterSaw = told.filter((item) => item.payload.owner === requester().address)
+    expect(requesterSaw.map((item) => item.payload.data.status)).toEqual(['dispatched', 'timed_out'])
   })
 
   test('no deposit within the window cancels the task; nothing moves', async () => {
