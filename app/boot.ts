@@ -20,7 +20,7 @@ import { batchChain } from '../adapters/chain/batch.js'
 import { channelAuthorizerIndex, channelChain, channelRelayerIndex } from '../adapters/chain/channel.js'
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
-import { escrowChain } from '../adapters/chain/escrow.js'
+import { arbiterIndex, escrowArbiter, escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
@@ -90,6 +90,7 @@ import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import * as researchFamily from '../modules/research/index.js'
+import * as robotsFamily from '../modules/robots/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
 import * as searchFamily from '../modules/search/index.js'
 import * as storageFamily from '../modules/storage/index.js'
@@ -321,6 +322,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     escrow: settlement.escrow
       ? escrowChain({ client: settlement.client, address: settlement.escrow, chainId })
       : undefined,
+    escrowArbiter: arbiterOf(config, settlement),
     sessionSecret: config.sessionSecret ?? crypto.randomUUID() + crypto.randomUUID(),
     batch: { base: settlement.batch, ...(config.peaq ? { peaq: peaqBatch(config.peaq) } : {}) },
     agentWallet: settlement.isDevnet ? devnetAgentWallet(settlement) : undefined,
@@ -345,6 +347,25 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     storage: storageOf(config),
     historicalPrices: historicalPricesOf(config),
   }
+}
+
+/**
+ * The gateway's escrow arbiter (robot tasks): the robots family's ROBOTS_ARBITER_PRIVATE_KEY, or on a devnet the
+ * account at mnemonic index {@link arbiterIndex}, funded at genesis; none without an escrow contract or a key.
+ */
+function arbiterOf(config: Config, settlement: Settlement) {
+  const env = config.modules[robotsFamily.manifest.name] as
+    | Static<NonNullable<typeof robotsFamily.manifest.env>>
+    | undefined
+  const key = env?.ROBOTS_ARBITER_PRIVATE_KEY as `0x${string}` | undefined
+  if (!settlement.escrow || (!key && !settlement.isDevnet)) return undefined
+  return escrowArbiter({
+    client: settlement.client,
+    address: settlement.escrow,
+    account: privateKeyToAccount(key ?? account({ index: arbiterIndex }).privateKey),
+    chain: settlement.chain,
+    transport: settlement.transport,
+  })
 }
 
 /** Every research source at the research family's URLs; none when the family is not in the configuration. */

@@ -19,8 +19,10 @@ import * as prices from '../modules/prices/index.js'
 import * as probe from '../modules/probe/index.js'
 import * as research from '../modules/research/index.js'
 import * as resolve from '../modules/resolve/index.js'
+import * as robots from '../modules/robots/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as safety from '../modules/safety/index.js'
+import * as sctp from '../modules/sctp/index.js'
 import * as search from '../modules/search/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
@@ -47,9 +49,11 @@ export const families: readonly Module.AnyModule[] = [
   logs.manifest,
   invoice.manifest,
   escrow.manifest,
+  robots.manifest,
   agentWallet.manifest,
   kyc.manifest,
   batch.manifest,
+  sctp.manifest,
   payroll.manifest,
   stellar.manifest,
   xrp.manifest,
@@ -80,6 +84,8 @@ export const portNames: Record<Module.Port, string> = {
   events: 'an events outbox',
   onchain: 'a chain',
   escrow: 'an escrow contract',
+  escrowArbiter:
+    'an escrow arbiter key with ETH for gas (ROBOTS_ARBITER_PRIVATE_KEY; the devnet funds one) on our escrow contract',
   chains: 'a chain',
   evm: 'an EVM JSON-RPC client',
   ethereum: 'an Ethereum node (CHAIN_RPC_ETHEREUM)',

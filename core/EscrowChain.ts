@@ -27,3 +27,17 @@ export type EscrowChain = {
   /** Chain id the contract lives on. */
   chainId: number
 }
+
+/**
+ * An account the gateway holds that is the arbiter of escrows it settles on proof (robot tasks): it sends the
+ * escrow contract's `release` and `cancel` itself. Each call simulates first, so a call that would revert (already
+ * settled, not the arbiter) throws before anything is sent; a sent transaction is awaited until mined.
+ */
+export type EscrowArbiter = {
+  /** Checksummed address named as the arbiter in deposits. */
+  address: Address
+  /** Sends `release(id)`: the contract pays the beneficiary. Answers the mined transaction's hash. */
+  release: (id: Hex) => Promise<Hex>
+  /** Sends `cancel(id)`: the contract refunds the depositor. Answers the mined transaction's hash. */
+  cancel: (id: Hex) => Promise<Hex>
+}

@@ -4,7 +4,7 @@ import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
-import type { EscrowChain } from './EscrowChain.js'
+import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
 import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
@@ -70,6 +70,8 @@ export type Ports = {
   onchain: Onchain
   /** Our escrow contract on the settlement chain. */
   escrow: EscrowChain
+  /** The gateway's own arbiter account on our escrow contract, which releases and cancels escrows settled on proof. */
+  escrowArbiter: EscrowArbiter
   /** Chains RPC forwarding reads from; at least one. */
   chains: readonly Endpoint[]
   /** Opens a JSON-RPC client to any EVM chain's node by URL, with a short time limit (chain-data reads). */

@@ -117,3 +117,14 @@ export function isRefusal(value: unknown): value is Refusal {
 
 /** The previous hash of the first entry of every chain. */
 export const genesisHash = `0x${'0'.repeat(64)}` as const
+
+/** Every entry of a chain in order, read a page at a time, for walks longer than one `entries` call answers. */
+export async function* walk<value>(store: Store, chain: string, pageSize = 500): AsyncGenerator<LogEntry<value>> {
+  let fromSequence = 1
+  for (;;) {
+    const page = await store.entries<value>(chain, { fromSequence, limit: pageSize })
+    yield* page
+    if (page.length < pageSize) return
+    fromSequence = page.at(-1)!.sequence + 1
+  }
+}

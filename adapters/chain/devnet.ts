@@ -41,6 +41,7 @@ import reverseRegistrarJson from './contracts/artifacts/ReverseRegistrar.json' w
 import universalResolverJson from './contracts/artifacts/UniversalResolver.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
+import { arbiterIndex } from './escrow.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 import { kycContracts, kycDeployerIndex, seedKyc } from './kyc.js'
 import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
@@ -142,6 +143,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
   const walletDeployer = deriveAccounts(walletDeployerIndex + 1)[walletDeployerIndex]!.account
   const safetyDeployer = deriveAccounts(safetyDeployerIndex + 1)[safetyDeployerIndex]!.account
   const kycDeployer = deriveAccounts(kycDeployerIndex + 1)[kycDeployerIndex]!.account
+  const arbiter = deriveAccounts(arbiterIndex + 1)[arbiterIndex]!.account
 
   const genesisState: edr.AccountOverride[] = [
     ...edr.l1GenesisState(edr.l1HardforkFromString(hardfork)),
@@ -155,6 +157,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       kycDeployer,
       // The payment channels' receiver authorizer and relayers (indices 20 to 27); they hold ether only.
       ...channelDevnetIndices.map((index) => deriveAccounts(index + 1)[index]!.account),
+      arbiter,
     ].map((account) => ({ address: hexToBytes(account.address), balance })),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },

@@ -68,6 +68,9 @@ describe('parse', () => {
         fx: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
         // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
+        // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the family is unavailable.
+        robots: { ROBOTS_DEPOSIT_WINDOW_SECONDS: 3_600, ROBOTS_RATE_LIMIT_PER_MINUTE: 60 },
+        sctp: { SCTP_PRICE_TOLERANCE_BPS: 50 },
         // Keyless public APIs by default.
         bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },
         probe: {

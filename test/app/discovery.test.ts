@@ -93,7 +93,7 @@ describe('GET /openapi.json', () => {
 
   test('behavior: an entry that is not built is marked unavailable with its 501', async () => {
     const body = await json('/openapi.json')
-    const operation = body.paths['/api/v1/sctp/pay'].post
+    const operation = body.paths['/api/v1/gpu/status/{id}'].get
     expect(operation['x-available']).toBe(false)
     expect(operation.responses['501']).toBeDefined()
     expect(body.paths['/free/timestamp'].get['x-available']).toBe(true)

@@ -39,7 +39,7 @@ describe('createGateway', () => {
   })
 
   test('behavior: an :id path also answers on the bare path with the id in the query', async () => {
-    const response = await gateway.fetch('/api/v1/sctp/po?id=abc')
+    const response = await gateway.fetch('/api/v1/gpu/status?id=abc')
     expect(response.status).toBe(501)
     expect((await problem(response)).code).toBe('not_implemented')
   })

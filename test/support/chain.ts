@@ -1,3 +1,4 @@
+import { type Address, erc20Abi } from 'viem'
 import { devnet } from '../../adapters/chain/devnet.js'
 
 /** A JSON-RPC call the chain holds until the test lets it go. */
@@ -66,4 +67,14 @@ export async function servedDevnet() {
       await chain.close()
     },
   }
+}
+
+/** `address`'s balance of the devnet's USDC, in atomic units. */
+export function usdcBalance(chain: devnet.Devnet, address: Address): Promise<bigint> {
+  return chain.publicClient.readContract({
+    address: chain.token.address,
+    abi: erc20Abi,
+    functionName: 'balanceOf',
+    args: [address],
+  })
 }

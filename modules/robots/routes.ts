@@ -1,0 +1,34 @@
+import { Elysia } from 'elysia'
+import type * as Module from '../../core/Module.js'
+import {
+  CompleteBody,
+  DeregisterBody,
+  ListQuery,
+  ProfileQuery,
+  RegisterBody,
+  StatusQuery,
+  TaskBody,
+  UpdateBody,
+} from './schema.js'
+import * as Service from './service.js'
+
+/** Robot tasks: validate, authorise (operator signatures on the free routes, the payer on the paid ones), call the service. */
+export function routes(deps: Service.Deps) {
+  return (
+    new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'robots' })
+      .post('/api/v1/robots/register', ({ body }) => Service.register(deps, body), { body: RegisterBody })
+      .patch('/api/v1/robots/update', ({ body }) => Service.update(deps, body), { body: UpdateBody })
+      .post('/api/v1/robots/deregister', ({ body }) => Service.deregister(deps, body), { body: DeregisterBody })
+      .post('/api/v1/robots/complete', ({ body }) => Service.complete(deps, body), { body: CompleteBody })
+      .get('/api/v1/robots/list', ({ query }) => Service.list(deps, query), { query: ListQuery })
+      .get('/api/v1/robots/profile', ({ query }) => Service.profile(deps, query), { query: ProfileQuery })
+      // The robot, its price and its limits are checked in `transform`, after the schema and before the payment guard.
+      .post('/api/v1/robots/task', ({ body, caller }) => Service.task(deps, { ...body, caller }), {
+        body: TaskBody,
+        transform: ({ body }) => Service.preflightTask(deps, body),
+      })
+      .get('/api/v1/robots/status', ({ query, caller }) => Service.status(deps, { id: query.id, caller }), {
+        query: StatusQuery,
+      })
+  )
+}

@@ -1,0 +1,407 @@
+import { type Address, getAddress, type Hex, isAddressEqual, keccak256 } from 'viem'
+import type { BatchChain } from '../../core/BatchChain.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
+import { ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import type { Token } from '../../core/Module.js'
+import * as Sctp from '../../core/Sctp.js'
+import { type Store, walk } from '../../core/Store.js'
+import type { Transfers } from '../../core/Transfers.js'
+import type { InvoiceBody, PayBody, PoBody, SupplierBody, VerifyBody } from './schema.js'
+
+/** Store collections. */
+export const collections = { suppliers: 'sctp_suppliers', orders: 'sctp_orders', invoices: 'sctp_invoices' } as const
+/** Store collection of transfers claimed by an invoice, `hash:logIndex`. */
+export const claimsCollection = 'sctp_payment_claims'
+/** Hash chain of every invoice a payment was requested for, which the watcher walks. */
+export const queue = 'sctp:payments'
+
+/** What the supply-chain module needs from outside. */
+export type Deps = {
+  /** Suppliers, orders, invoices. */
+  store: Store
+  /** The batch contract payments go through. */
+  batch: BatchChain
+  /** Finds the payments' transfers. */
+  transfers: Transfers
+  /** Tokens orders may be in. */
+  tokens: readonly Token[]
+  /** How far above the ordered unit price an invoiced one still verifies, basis points. */
+  toleranceBps: number
+  /** Clock. @default () => new Date() */
+  now?: () => Date
+}
+
+/** A supplier as stored. */
+export type Supplier = {
+  id: string
+  /** The wallet that registered it: the only one that may invoice as it. */
+  owner: Address
+  name: string
+  wallet: Address
+  currency: string
+  paymentTerms: NonNullable<SupplierBody['paymentTerms']>
+  contact?: string | undefined
+  createdAt: string
+}
+
+/** A purchase order as stored; amounts as decimal strings. */
+export type Order = {
+  id: string
+  buyer: Address
+  supplierId: string
+  currency: string
+  lines: { sku: string; description?: string | undefined; quantity: string; unitPrice: string }[]
+  total: string
+  reference?: string | undefined
+  /** Invoices submitted against it, in order. */
+  invoiceIds: string[]
+  createdAt: string
+}
+
+/** An invoice as stored. */
+export type Invoice = Sctp.State & {
+  id: string
+  poId: string
+  supplierId: string
+  buyer: Address
+  /** The supplier's wallet that submitted it. */
+  submittedBy: Address
+  number: string
+  currency: string
+  lines: { sku: string; quantity: string; unitPrice: string }[]
+  total: string
+  dueDate: string
+  createdAt: string
+}
+
+/** Registers the paying wallet as a supplier, paid at `wallet` in `currency`. */
+export async function supplier(deps: Deps, input: SupplierBody & { caller: Address }) {
+  const now = clock(deps)
+  const record: Supplier = {
+    id: newId('sup'),
+    owner: getAddress(input.caller),
+    name: input.name,
+    wallet: getAddress(input.wallet),
+    currency: tokenOf(deps, input.currency ?? 'USDC', 'currency').symbol,
+    paymentTerms: input.paymentTerms ?? 'net30',
+    contact: input.contact,
+    createdAt: now.toISOString(),
+  }
+  await insert(deps, collections.suppliers, record.id, [record.owner], record)
+  return { supplier: record }
+}
+
+/** A supplier's details, for any payer (buyers need them to order). */
+export async function getSupplier(deps: Deps, input: { id: string }) {
+  const record = (await deps.store.get<Supplier>(collections.suppliers, input.id))?.value
+  if (record === undefined) throw new NotFoundError(`No supplier ${input.id}.`)
+  return { supplier: record }
+}
+
+/** A purchase order from the paying buyer to a supplier, in one of the supported tokens. */
+export async function po(deps: Deps, input: PoBody & { caller: Address }) {
+  const seller = (await deps.store.get<Supplier>(collections.suppliers, input.supplierId))?.value
+  if (seller === undefined) throw new NotFoundError(`No supplier ${input.supplierId}.`)
+  const token = tokenOf(deps, input.currency, 'currency')
+  const skus = input.lines.map((line) => line.sku)
+  const repeated = skus.filter((sku, index) => skus.indexOf(sku) !== index)
+  if (repeated.length > 0)
+    throw new ValidationError({ field: 'lines', message: `repeat SKUs ${[...new Set(repeated)].join(', ')}` })
+  const order: Order = {
+    id: newId('po'),
+    buyer: getAddress(input.caller),
+    supplierId: seller.id,
+    currency: token.symbol,
+    lines: input.lines,
+    total: Sctp.lineTotal(linesOf(input.lines)).toString(),
+    reference: input.reference,
+    invoiceIds: [],
+    createdAt: clock(deps).toISOString(),
+  }
+  await insert(deps, collections.orders, order.id, unique([order.buyer, seller.owner]), order)
+  return { po: order }
+}
+
+/** A purchase order, with its invoices' states, for its buyer and its supplier. */
+export async function getPo(deps: Deps, input: { id: string; caller: Address }) {
+  const order = await load<Order>(deps, collections.orders, input.id, input.caller, 'purchase order')
+  const invoices = await Promise.all(
+    order.invoiceIds.map(async (id) => (await deps.store.get<Invoice>(collections.invoices, id))?.value),
+  )
+  return {
+    po: order,
+    invoices: invoices
+      .filter((one) => one !== undefined)
+      .map(({ id, number, status, total }) => ({ id, number, status, total })),
+  }
+}
+
+/** An invoice against a purchase order, submitted by the order's supplier (the wallet that registered it). */
+export async function invoice(deps: Deps, input: InvoiceBody & { caller: Address }) {
+  const caller = getAddress(input.caller)
+  const order = await load<Order>(deps, collections.orders, input.poId, caller, 'purchase order')
+  const seller = (await deps.store.get<Supplier>(collections.suppliers, order.supplierId))!.value
+  // The buyer sees the order too, but only its supplier invoices against it.
+  if (!isAddressEqual(seller.owner, caller)) throw new NotFoundError(`No purchase order ${input.poId}.`)
+  const now = clock(deps)
+  const record: Invoice = {
+    id: newId('inv'),
+    poId: order.id,
+    supplierId: seller.id,
+    buyer: order.buyer,
+    submittedBy: caller,
+    number: input.number,
+    currency: input.currency,
+    lines: input.lines,
+    total: input.total,
+    dueDate: new Date(now.getTime() + dueDays[seller.paymentTerms] * 86_400_000).toISOString(),
+    status: 'submitted',
+    history: [{ status: 'submitted', at: now.toISOString() }],
+    createdAt: now.toISOString(),
+  }
+  await insert(deps, collections.invoices, record.id, unique([order.buyer, caller]), record)
+  await deps.store.update<Order>(collections.orders, order.id, (current) => ({
+    ...current.value,
+    invoiceIds: [...current.value.invoiceIds, record.id],
+  }))
+  return { invoice: record }
+}
+
+/** An invoice with its match and payment, for its buyer and its supplier; a pending payment is looked for first. */
+export async function getInvoice(deps: Deps, input: { id: string; caller: Address }) {
+  const found = await load<Invoice>(deps, collections.invoices, input.id, input.caller, 'invoice')
+  return { invoice: await watch(deps, found) }
+}
+
+/**
+ * Matches an invoice against its purchase order ({@link Sctp.match}): every check listed, the outcome recorded as
+ * the invoice's state (`verified`, `review_required` or `rejected`). For the buyer or the supplier.
+ */
+export async function verify(deps: Deps, input: VerifyBody & { caller: Address }) {
+  const record = await load<Invoice>(deps, collections.invoices, input.invoiceId, input.caller, 'invoice')
+  const order = (await deps.store.get<Order>(collections.orders, record.poId))!.value
+  const others = await Promise.all(
+    order.invoiceIds
+      .filter((id) => id !== record.id)
+      .map(async (id) => (await deps.store.get<Invoice>(collections.invoices, id))?.value),
+  )
+  const billed = others
+    .filter((one) => one !== undefined && Sctp.billedStatuses.includes(one.status))
+    .flatMap((one) => linesOf(one!.lines))
+  const earlier = (await deps.store.list<Invoice>(collections.invoices, { owner: record.submittedBy, limit: 1000 }))
+    .map((one) => one.value)
+    .filter((one) => one.supplierId === record.supplierId && one.id !== record.id && isEarlier(one, record))
+  const { outcome, checks } = Sctp.match({
+    order: { supplierId: order.supplierId, currency: order.currency, lines: linesOf(order.lines) },
+    invoice: {
+      supplierId: record.supplierId,
+      currency: record.currency,
+      number: record.number,
+      lines: linesOf(record.lines),
+      total: BigInt(record.total),
+    },
+    supplierInvoiceNumbers: earlier.map((one) => one.number),
+    billed,
+    toleranceBps: BigInt(deps.toleranceBps),
+  })
+  const updated = await transition(deps, record.id, { type: 'checked', outcome, checks })
+  return { invoiceId: updated.id, status: updated.status, toleranceBps: deps.toleranceBps, checks }
+}
+
+/**
+ * The unsigned batch transaction paying verified invoices of the paying buyer to their suppliers' wallets (one
+ * transfer each, exact amounts), with the approval it needs. Each invoice becomes `payment_pending`; the watcher
+ * marks it paid when the transfer lands. An invoice that is not verified is a 409.
+ */
+export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
+  const buyer = getAddress(input.caller)
+  const invoices: Invoice[] = []
+  for (const id of input.invoiceIds) {
+    const record = await load<Invoice>(deps, collections.invoices, id, buyer, 'invoice')
+    if (!isAddressEqual(record.buyer, buyer)) throw new NotFoundError(`No invoice ${id}.`)
+    // Refused before anything is built: the machine says which states can be paid.
+    Sctp.transition(record, { type: 'payment_requested', payment: placeholder }, clock(deps))
+    invoices.push(record)
+  }
+  const currencies = [...new Set(invoices.map((one) => one.currency.toUpperCase()))]
+  if (currencies.length > 1)
+    throw new ValidationError({
+      field: 'invoiceIds',
+      message: `mix currencies ${currencies.join(', ')}; pay each apart`,
+    })
+  const token = tokenOf(deps, invoices[0]!.currency, 'invoiceIds')
+  const recipients = await Promise.all(
+    invoices.map(async (one) => {
+      const seller = (await deps.store.get<Supplier>(collections.suppliers, one.supplierId))!.value
+      return { address: seller.wallet, amount: BigInt(one.total) }
+    }),
+  )
+  const [feeBps, head] = await Promise.all([
+    fromChain(() => deps.batch.feeBps()),
+    fromChain(() => deps.transfers.blockNumber()),
+  ])
+  const paymentToken = { symbol: token.symbol, address: token.address, decimals: token.decimals, isETH: false }
+  const execution = BatchPayment.toExecution({
+    chainId: deps.batch.chainId,
+    contract: deps.batch.address,
+    token: paymentToken,
+    recipients,
+    feeBps,
+    gasLimit: BatchPayment.gasLimit({ recipientCount: recipients.length, isETH: false, chain: 'base' }),
+  })
+  const pending: Invoice[] = []
+  for (const [index, one] of invoices.entries()) {
+    const payment: Sctp.Payment = {
+      from: buyer,
+      to: recipients[index]!.address,
+      amount: one.total,
+      token: token.address,
+      fromBlock: head.toString(),
+    }
+    pending.push(await transition(deps, one.id, { type: 'payment_requested', payment }))
+    await deps.store.append<{ id: string }>(queue, (last) => ({
+      value: { id: one.id },
+      hash: keccak256(new TextEncoder().encode(`${last?.hash ?? ''}${one.id}`)),
+      createdAt: clock(deps),
+    }))
+  }
+  return {
+    ...execution,
+    invoices: pending.map(({ id, status, payment }) => ({ id, status, to: payment!.to, amount: payment!.amount })),
+  }
+}
+
+/** The watcher's pass: every invoice whose payment is pending, looked for on chain. */
+export async function scan(deps: Deps): Promise<{ checked: number; paid: number }> {
+  const seen = new Set<string>()
+  let checked = 0
+  let paid = 0
+  for await (const entry of walk<{ id: string }>(deps.store, queue)) {
+    if (seen.has(entry.value.id)) continue
+    seen.add(entry.value.id)
+    const record = (await deps.store.get<Invoice>(collections.invoices, entry.value.id))?.value
+    if (record?.status !== 'payment_pending') continue
+    checked += 1
+    if ((await watch(deps, record)).status === 'paid') paid += 1
+  }
+  return { checked, paid }
+}
+
+/**
+ * Looks for the exact transfer a pending invoice waits for (its token, from the buyer to the supplier's wallet, its
+ * amount, after the block the payment was requested at) and records the first one no other invoice claimed.
+ */
+async function watch(deps: Deps, record: Invoice): Promise<Invoice> {
+  if (record.status !== 'payment_pending' || record.payment === undefined) return record
+  const { payment } = record
+  const found = await fromChain(() =>
+    deps.transfers.find({
+      token: payment.token,
+      to: payment.to,
+      amount: BigInt(payment.amount),
+      fromBlock: BigInt(payment.fromBlock),
+    }),
+  )
+  for (const transfer of found) {
+    if (!isAddressEqual(transfer.from, payment.from)) continue
+    const claim = `${transfer.hash.toLowerCase()}:${transfer.logIndex}`
+    const inserted = await deps.store.insert({
+      collection: claimsCollection,
+      id: claim,
+      owners: [record.buyer],
+      value: { invoiceId: record.id },
+      createdAt: clock(deps),
+    })
+    const mine =
+      inserted.ok ||
+      (await deps.store.get<{ invoiceId: string }>(claimsCollection, claim))?.value.invoiceId === record.id
+    if (!mine) continue
+    const updated = await deps.store.update<Invoice>(collections.invoices, record.id, (current) =>
+      current.value.status === 'payment_pending'
+        ? Sctp.transition(
+            current.value,
+            {
+              type: 'paid',
+              transaction: transfer.hash as Hex,
+              paidAt: new Date(Number(transfer.blockTimestamp) * 1000),
+            },
+            clock(deps),
+          )
+        : { refused: true, reason: `already ${current.value.status}` },
+    )
+    if (updated.ok) return updated.record.value
+    return (await deps.store.get<Invoice>(collections.invoices, record.id))!.value
+  }
+  return record
+}
+
+/** Applies an event to a stored invoice atomically; an event the state does not take is a 409. */
+async function transition(deps: Deps, id: string, event: Sctp.Event): Promise<Invoice> {
+  const now = clock(deps)
+  const updated = await deps.store.update<Invoice>(collections.invoices, id, (current) =>
+    Sctp.transition(current.value, event, now),
+  )
+  if (!updated.ok) throw new ConflictError(`Invoice ${id} could not be updated.`)
+  return updated.record.value
+}
+
+const placeholder: Sctp.Payment = {
+  from: '0x0000000000000000000000000000000000000000',
+  to: '0x0000000000000000000000000000000000000000',
+  amount: '0',
+  token: '0x0000000000000000000000000000000000000000',
+  fromBlock: '0',
+}
+
+const dueDays = { immediate: 0, net15: 15, net30: 30, net60: 60 } as const
+
+function isEarlier(one: Invoice, other: Invoice): boolean {
+  return one.createdAt < other.createdAt || (one.createdAt === other.createdAt && one.id < other.id)
+}
+
+/** A record `party` may see; otherwise a 404, exactly as if it did not exist. */
+async function load<value>(deps: Deps, collection: string, id: string, party: Address, what: string): Promise<value> {
+  const record = await deps.store.get<value>(collection, id)
+  if (record === undefined || !record.owners.some((owner) => isAddressEqual(owner, party)))
+    throw new NotFoundError(`No ${what} ${id}.`)
+  return record.value
+}
+
+async function insert(deps: Deps, collection: string, id: string, owners: Address[], value: unknown) {
+  const inserted = await deps.store.insert({ collection, id, owners, value, createdAt: clock(deps) })
+  if (!inserted.ok) throw new Error(`Id ${id} is already taken in ${collection}.`)
+}
+
+function linesOf(lines: readonly { sku: string; quantity: string; unitPrice: string }[]): Sctp.Line[] {
+  return lines.map((line) => ({ sku: line.sku, quantity: BigInt(line.quantity), unitPrice: BigInt(line.unitPrice) }))
+}
+
+function tokenOf(deps: Deps, symbol: string, field: string): Token {
+  const token = deps.tokens.find((candidate) => candidate.symbol.toLowerCase() === symbol.toLowerCase())
+  if (token === undefined)
+    throw new ValidationError({
+      field,
+      message: `is not a supported token; use one of ${deps.tokens.map((one) => one.symbol).join(', ')}`,
+    })
+  return token
+}
+
+function unique(addresses: Address[]): Address[] {
+  return addresses.filter((one, index) => addresses.findIndex((other) => isAddressEqual(one, other)) === index)
+}
+
+async function fromChain<value>(read: () => Promise<value>): Promise<value> {
+  try {
+    return await read()
+  } catch (error) {
+    throw new UpstreamUnavailableError('The settlement chain could not be read; try again shortly.', { cause: error })
+  }
+}
+
+function newId(prefix: string): string {
+  return `${prefix}_${Buffer.from(crypto.getRandomValues(new Uint8Array(12))).toString('hex')}`
+}
+
+function clock(deps: Deps): Date {
+  return deps.now?.() ?? new Date()
+}

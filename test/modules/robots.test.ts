@@ -1,0 +1,402 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Webhook } from 'standardwebhooks'
+import { type Address, createWalletClient, erc20Abi, type Hex, type PrivateKeyAccount, parseEventLogs } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { devnet, account as devnetAccount } from '../../adapters/chain/devnet.js'
+import { arbiterIndex, escrowArbiter, escrowChain } from '../../adapters/chain/escrow.js'
+import { transfers } from '../../adapters/chain/transfers.js'
+import { outbound } from '../../adapters/outbound/fetch.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
+import { sqlite } from '../../adapters/store/sqlite.js'
+import { events as eventsOutbox, outboxQueue } from '../../core/Events.js'
+import * as Outbound from '../../core/Outbound.js'
+import * as RobotRequest from '../../core/RobotRequest.js'
+import type { Store } from '../../core/Store.js'
+import { manifest } from '../../modules/robots/index.js'
+import { routes } from '../../modules/robots/routes.js'
+import * as Service from '../../modules/robots/service.js'
+import { usdcBalance } from '../support/chain.js'
+import { moduleGateway } from '../support/gateway.js'
+import { ok, refused } from '../support/module.js'
+import { vendorServer } from '../support/vendor.js'
+
+const allowed = Outbound.parseAllowList('127.0.0.1')
+if (!allowed.ok) throw new Error(allowed.message)
+const guard = outbound({ allow: allowed.list, timeoutMs: 5_000 })
+
+let chain: devnet.Devnet
+let directory: string
+let robotEndpoint: ReturnType<typeof vendorServer>
+const stores: Store[] = []
+/** The clock every gateway of this file reads; tests move it. */
+let offsetMs = 0
+const now = () => new Date(Date.now() + offsetMs)
+
+const signer = (index: number): PrivateKeyAccount => privateKeyToAccount(chain.accounts[index]!.privateKey)
+const requester = () => signer(1)
+const operator = () => signer(2)
+const stranger = () => signer(3)
+
+/** One gateway process: its own connection to the shared store file, its own arbiter client (the same key). */
+function process() {
+  const store = sqlite({ path: join(directory, 'store.sqlite') })
+  stores.push(store)
+  const arbiter = escrowArbiter({
+    client: chain.publicClient,
+    address: chain.escrow.address,
+    account: privateKeyToAccount(devnetAccount({ index: arbiterIndex }).privateKey),
+    chain: chain.chain,
+    transport: chain.transport,
+  })
+  const ports = {
+    store,
+    escrow: escrowChain({ client: chain.publicClient, address: chain.escrow.address, chainId: chain.chainId }),
+    escrowArbiter: arbiter,
+    outbound: guard,
+    onchain: {
+      chainId: chain.chainId,
+      transfers: transfers({ client: chain.publicClient }),
+      tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: 6 }],
+    },
+  }
+  const deps: Service.Deps = {
+    store,
+    chain: ports.escrow,
+    arbiter,
+    outbound: guard,
+    tokens: ports.onchain.tokens,
+    chainId: chain.chainId,
+    depositWindowSeconds: 3_600,
+    now,
+  }
+  const app = moduleGateway({ ...manifest, routes: () => routes(deps) }, { ports })
+  return { app, deps, store, ports }
+}
+
+let first: ReturnType<typeof process>
+
+beforeAll(async () => {
+  chain = await devnet()
+  directory = mkdtempSync(join(tmpdir(), 'robots-'))
+  robotEndpoint = vendorServer()
+  first = process()
+})
+
+afterAll(async () => {
+  robotEndpoint.stop()
+  for (const store of stores) await store.close()
+  await chain.close()
+  rmSync(directory, { recursive: true, force: true })
+})
+
+let nonce = 0n
+/** A request signed by `by` for `action`, claiming `operator` (the signer unless given). */
+async function signed(
+  by: PrivateKeyAccount,
+  action: RobotRequest.Action,
+  fields: Record<string, unknown>,
+  claimed: Address = by.address,
+) {
+  nonce += 1n
+  const request = {
+    ...fields,
+    operator: claimed,
+    nonce: nonce.toString(),
+    expiry: Math.floor(now().getTime() / 1000) + 600,
+  }
+  const signature = await by.signTypedData(RobotRequest.typedData({ chainId: chain.chainId, action, request }))
+  return { ...request, signature }
+}
+
+const profile = () => ({
+  name: 'Forklift 7',
+  capabilities: ['delivery', 'inspection'],
+  pricing: { delivery: '2500000', inspection: '1000000' },
+  token: 'USDC',
+  location: { label: 'Hamburg port, berth 4', country: 'DE' },
+  availability: 'available',
+  endpoint: `${robotEndpoint.url}/tasks`,
+  maxTaskSeconds: 600,
+})
+
+async function registered(app = first.app) {
+  const body = await ok(await app.post('/api/v1/robots/register', await signed(operator(), 'register', profile())))
+  return body as { robot: { id: string }; webhookSecret: string }
+}
+
+async function send(account: PrivateKeyAccount, transaction: { to: Address; data: Hex; value: string }) {
+  const wallet = createWalletClient({ account, chain: chain.chain, transport: chain.transport })
+  const hash = await wallet.sendTransaction({ to: transaction.to, data: transaction.data, value: 0n })
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
+  expect(receipt.status).toBe('success')
+}
+
+/** Recipient and amount of the one token transfer of a settlement transaction. */
+async function refunded(hash: Hex) {
+  const receipt = await chain.publicClient.getTransactionReceipt({ hash })
+  const [transfer, ...rest] = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: receipt.logs })
+  expect(rest).toHaveLength(0)
+  return [transfer!.args.to, transfer!.args.value]
+}
+
+const balanceOf = (address: Address) => usdcBalance(chain, address)
+
+/** A task on a fresh robot, deposited by the requester and dispatched (status polled once). */
+async function dispatched(app = first.app) {
+  const { robot, webhookSecret } = await registered(app)
+  const created = await ok(
+    await app.send(
+      'POST',
+      '/api/v1/robots/task',
+      { robotId: robot.id, taskType: 'delivery', input: { to: 'B4' } },
+      requester(),
+    ),
+  )
+  expect(created.task.status).toBe('awaiting_deposit')
+  await send(requester(), created.transactions.approve)
+  await send(requester(), created.transactions.deposit)
+  const polled = await ok(await app.get(`/api/v1/robots/status?id=${created.task.id}`, requester()))
+  expect(polled.task.status).toBe('dispatched')
+  return { robot, webhookSecret, task: polled.task as { id: string; escrow: { id: Hex } } & Record<string, any> }
+}
+
+describe('register, update, deregister (signed by the operator)', () => {
+  test('register answers the public profile and the webhook secret once; profile and list show it without', async () => {
+    const { robot, webhookSecret } = await registered()
+    expect(webhookSecret).toMatch(/^whsec_/)
+    const shown = await ok(await first.app.send('GET', `/api/v1/robots/profile?id=${robot.id}`, undefined, stranger()))
+    expect(shown.robot.operator).toBe(operator().address)
+    expect(JSON.stringify(shown)).not.toContain(webhookSecret)
+    const listed = await ok(
+      await first.app.send(
+        'GET',
+        '/api/v1/robots/list?capability=inspection&location=DE&maxPrice=1000000',
+        undefined,
+        stranger(),
+      ),
+    )
+    expect(listed.robots.map((one: { id: string }) => one.id)).toContain(robot.id)
+    const dearer = await ok(
+      await first.app.send('GET', '/api/v1/robots/list?capability=delivery&maxPrice=1000000', undefined, stranger()),
+    )
+    expect(dearer.robots.map((one: { id: string }) => one.id)).not.toContain(robot.id)
+  })
+
+  test('a replayed request is 409, a signature by someone else 403, an expired one 400', async () => {
+    const request = await signed(operator(), 'register', profile())
+    await ok(await first.app.post('/api/v1/robots/register', request))
+    expect((await refused(await first.app.post('/api/v1/robots/register', request), 409)).reason).toBe('replayed')
+    const forged = await signed(stranger(), 'register', profile(), operator().address)
+    await refused(await first.app.post('/api/v1/robots/register', forged), 403)
+    const tampered = { ...(await signed(operator(), 'register', profile())), name: 'Other' }
+    await refused(await first.app.post('/api/v1/robots/register', tampered), 403)
+    const late = { ...(await signed(operator(), 'register', profile())), expiry: 1 }
+    await refused(await first.app.post('/api/v1/robots/register', late), 400)
+  })
+
+  test('a private endpoint is refused by the outbound guard', async () => {
+    const request = await signed(operator(), 'register', { ...profile(), endpoint: 'http://10.0.0.1/tasks' })
+    expect((await refused(await first.app.post('/api/v1/robots/register', request), 400)).field).toBe('endpoint')
+  })
+
+  test('update changes the fields given; another operator gets 404; deregister takes it off the list', async () => {
+    const { robot } = await registered()
+    const updated = await ok(
+      await first.app.send(
+        'PATCH',
+        '/api/v1/robots/update',
+        await signed(operator(), 'update', { robotId: robot.id, availability: 'busy' }),
+      ),
+    )
+    expect(updated.robot.availability).toBe('busy')
+    await refused(
+      await first.app.send(
+        'PATCH',
+        '/api/v1/robots/update',
+        await signed(stranger(), 'update', { robotId: robot.id, availability: 'available' }),
+      ),
+      404,
+    )
+    await refused(
+      await first.app.send('POST', '/api/v1/robots/task', { robotId: robot.id, taskType: 'delivery' }, requester()),
+      409,
+    )
+    await ok(
+      await first.app.post('/api/v1/robots/deregister', await signed(operator(), 'deregister', { robotId: robot.id })),
+    )
+    const listed = await ok(await first.app.send('GET', '/api/v1/robots/list', undefined, stranger()))
+    expect(listed.robots.map((one: { id: string }) => one.id)).not.toContain(robot.id)
+    await refused(
+      await first.app.post('/api/v1/robots/deregister', await signed(operator(), 'deregister', { robotId: robot.id })),
+      409,
+    )
+  })
+})
+
+describe('tasks on the devnet escrow', () => {
+  test('the deposit dispatches a signed webhook; the operator’s completion releases exactly the price to the operator', async () => {
+    robotEndpoint.reset()
+    const { task, webhookSecret } = await dispatched()
+    const delivery = robotEndpoint.last()
+    const payload = new Webhook(webhookSecret.slice('whsec_'.length)).verify(delivery.body, {
+      'webhook-id': delivery.headers.get('webhook-id')!,
+      'webhook-timestamp': delivery.headers.get('webhook-timestamp')!,
+      'webhook-signature': delivery.headers.get('webhook-signature')!,
+    }) as { type: string; data: { taskId: string; input: unknown } }
+    expect(payload.type).toBe('robot.task.dispatched')
+    expect(payload.data).toMatchObject({ taskId: task.id, input: { to: 'B4' } })
+    expect(task.delivery.deliveredAt).toBeDefined()
+
+    await ok(
+      await first.app.post(
+        '/api/v1/robots/complete',
+        await signed(operator(), 'complete', { taskId: task.id, status: 'accepted' }),
+      ),
+    )
+    const before = await balanceOf(operator().address)
+    const done = await ok(
+      await first.app.post(
+        '/api/v1/robots/complete',
+        await signed(operator(), 'complete', { taskId: task.id, result: { delivered: true } }),
+      ),
+    )
+    expect(done.task.status).toBe('completed')
+    expect(done.task.phase).toBe('complete')
+    expect(done.task.settlement.action).toBe('release')
+    expect(done.task.escrow.status).toBe('released')
+    expect((await balanceOf(operator().address)) - before).toBe(2_500_000n)
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: done.task.settlement.transaction })
+    expect(receipt.status).toBe('success')
+    const seen = await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, operator()))
+    expect(seen.task.result).toEqual({ delivered: true })
+    await refused(await first.app.get(`/api/v1/robots/status?id=${task.id}`, stranger()), 404)
+  })
+
+  test('completion signed by anyone else is refused and nothing is paid', async () => {
+    const { task } = await dispatched()
+    const before = await balanceOf(stranger().address)
+    await refused(
+      await first.app.post('/api/v1/robots/complete', await signed(stranger(), 'complete', { taskId: task.id })),
+      404,
+    )
+    const forged = await signed(stranger(), 'complete', { taskId: task.id }, operator().address)
+    await refused(await first.app.post('/api/v1/robots/complete', forged), 403)
+    expect(await balanceOf(stranger().address)).toBe(before)
+    expect((await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, requester()))).task.status).toBe(
+      'dispatched',
+    )
+  })
+
+  test('a failure refunds the requester; completing it afterwards is 409', async () => {
+    const { task } = await dispatched()
+    const before = await balanceOf(requester().address)
+    const failed = await ok(
+      await first.app.post(
+        '/api/v1/robots/complete',
+        await signed(operator(), 'complete', { taskId: task.id, status: 'failed', reason: 'blocked aisle' }),
+      ),
+    )
+    expect(failed.task.settlement.action).toBe('cancel')
+    expect((await balanceOf(requester().address)) - before).toBe(2_500_000n)
+    await refused(
+      await first.app.post('/api/v1/robots/complete', await signed(operator(), 'complete', { taskId: task.id })),
+      409,
+    )
+  })
+
+  test('a task past its deadline times out and refunds the requester, driven by the store after a restart', async () => {
+    const { task } = await dispatched()
+    const before = await balanceOf(requester().address)
+    // The first process stops; a new one on the same store file, later than the deadline, runs the job's sweep.
+    await first.store.close()
+    offsetMs = 601_000
+    try {
+      first = process()
+      // A paid status call sends no transaction (its writes are taken back if its payment fails; a transfer is not).
+      const seen = await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, requester()))
+      expect([seen.task.status, seen.task.settlement]).toEqual(['timed_out', undefined])
+      const swept = await Service.sweep(first.deps)
+      expect(swept.checked).toBeGreaterThanOrEqual(1)
+      const after = await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, requester()))
+      expect(after.task.status).toBe('timed_out')
+      expect(after.task.settlement.action).toBe('cancel')
+      // The sweep refunds every overdue task (an earlier test left one dispatched too); this one's refund is exact.
+      expect(await refunded(after.task.settlement.transaction)).toEqual([requester().address, 2_500_000n])
+      expect((await balanceOf(requester().address)) - before).toBeGreaterThanOrEqual(2_500_000n)
+    } finally {
+      offsetMs = 0
+    }
+  })
+
+  test('two processes completing at once: one releases, the other is refused, the operator is paid once', async () => {
+    const { task } = await dispatched()
+    const second = process()
+    const before = await balanceOf(operator().address)
+    const [a, b] = await Promise.all([
+      first.app.post('/api/v1/robots/complete', await signed(operator(), 'complete', { taskId: task.id })),
+      second.app.post('/api/v1/robots/complete', await signed(operator(), 'complete', { taskId: task.id })),
+    ])
+    expect([a.status, b.status].sort()).toEqual([200, 409])
+    await Service.sweep(second.deps)
+    await Service.sweep(first.deps)
+    expect((await balanceOf(operator().address)) - before).toBe(2_500_000n)
+  })
+
+  test('on the durable queue: the deadline is an item whose worker refunds when due; each change is an event', async () => {
+    const queue = memoryQueue()
+    const deps = { ...first.deps, queue, events: eventsOutbox({ queue }) }
+    const app = moduleGateway({ ...manifest, routes: () => routes(deps) }, { ports: { ...first.ports, queue } })
+    const { task } = await dispatched(app)
+    const deadline = await queue.get(Service.momentsQueue, `${task.id}:deadline`)
+    expect(deadline?.dueAt.toISOString()).toBe(task.deadline)
+    expect(await queue.claim(Service.momentsQueue, { now: new Date(Date.now() + 590_000) })).toEqual([])
+    offsetMs = 601_000
+    try {
+      const due = await queue.claim(Service.momentsQueue, { now: now() })
+      const mine = due.find((item) => item.id === `${task.id}:deadline`)!
+      expect(await Service.work(deps, mine)).toEqual({ done: true })
+      const after = (await first.store.get<Service.Task>(Service.tasksCollection, task.id))!.value
+      expect([after.status, after.settlement?.action]).toEqual(['timed_out', 'cancel'])
+      expect(await refunded(after.settlement!.transaction)).toEqual([requester().address, 2_500_000n])
+    } finally {
+      offsetMs = 0
+    }
+    const told = await queue.claim<{ owner: string; data: { status: string } }>(outboxQueue, { limit: 50 })
+    const requesterSaw = told.filter((item) => item.payload.owner === requester().address)
+    expect(requesterSaw.map((item) => item.payload.data.status)).toEqual(['dispatched', 'timed_out'])
+  })
+
+  test('no deposit within the window cancels the task; nothing moves', async () => {
+    const { robot } = await registered()
+    const created = await ok(
+      await first.app.send('POST', '/api/v1/robots/task', { robotId: robot.id, taskType: 'inspection' }, requester()),
+    )
+    offsetMs = 3_601_000
+    try {
+      const after = await ok(await first.app.get(`/api/v1/robots/status?id=${created.task.id}`, requester()))
+      expect(after.task.status).toBe('canceled')
+      expect(after.task.settlement).toBeUndefined()
+    } finally {
+      offsetMs = 0
+    }
+  })
+
+  test('bad input is refused before payment: the schema, an unknown robot, an unpriced task type, a long timeout', async () => {
+    await refused(await first.app.post('/api/v1/robots/task', { robotId: 'nope', taskType: 'delivery' }), 400)
+    const { robot } = await registered()
+    await refused(
+      await first.app.post('/api/v1/robots/task', { robotId: `rbt_${'0'.repeat(24)}`, taskType: 'delivery' }),
+      404,
+    )
+    const unpriced = await refused(
+      await first.app.post('/api/v1/robots/task', { robotId: robot.id, taskType: 'welding' }),
+      400,
+    )
+    expect(unpriced.field).toBe('taskType')
+    const long = { robotId: robot.id, taskType: 'delivery', timeoutSeconds: 601 }
+    expect((await refused(await first.app.post('/api/v1/robots/task', long), 400)).field).toBe('timeoutSeconds')
+  })
+})

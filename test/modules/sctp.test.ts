@@ -1,0 +1,240 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import {
+  type Address,
+  createWalletClient,
+  encodeFunctionData,
+  erc20Abi,
+  type Hex,
+  hexToBigInt,
+  type PrivateKeyAccount,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { batchChain } from '../../adapters/chain/batch.js'
+import { devnet } from '../../adapters/chain/devnet.js'
+import { transfers } from '../../adapters/chain/transfers.js'
+import { memory } from '../../adapters/store/memory.js'
+import { manifest } from '../../modules/sctp/index.js'
+import { usdcBalance } from '../support/chain.js'
+import { moduleGateway } from '../support/gateway.js'
+import { ok, refused } from '../support/module.js'
+
+let chain: devnet.Devnet
+let app: ReturnType<typeof moduleGateway>
+let ports: Record<string, unknown>
+
+const signer = (index: number): PrivateKeyAccount => privateKeyToAccount(chain.accounts[index]!.privateKey)
+const buyer = () => signer(1)
+const supplierOwner = () => signer(2)
+const stranger = () => signer(3)
+const supplierWallet = () => signer(5).address
+
+beforeAll(async () => {
+  chain = await devnet()
+  const tokens = Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
+  ports = {
+    store: memory(),
+    batch: {
+      base: batchChain({ client: chain.publicClient, address: chain.batch.address, chainId: chain.chainId, tokens }),
+    },
+    onchain: {
+      chainId: chain.chainId,
+      transfers: transfers({ client: chain.publicClient }),
+      tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: 6 }],
+    },
+  }
+  app = moduleGateway(manifest, { ports: ports as never })
+})
+
+afterAll(async () => {
+  await chain.close()
+})
+
+async function call(payer: PrivateKeyAccount, method: 'GET' | 'POST', path: string, body?: unknown) {
+  return app.send(method, path, body, payer)
+}
+
+async function send(account: PrivateKeyAccount, transaction: { to: Address; data: Hex; gasLimit?: Hex }) {
+  const wallet = createWalletClient({ account, chain: chain.chain, transport: chain.transport })
+  const hash = await wallet.sendTransaction({
+    to: transaction.to,
+    data: transaction.data,
+    ...(transaction.gasLimit ? { gas: hexToBigInt(transaction.gasLimit) } : {}),
+  })
+  const receipt = await chain.publicClient.waitForTransactionReceipt({ hash })
+  expect(receipt.status).toBe('success')
+  return hash
+}
+
+/** Sends the approval and the batch transaction of a `pay` answer from the buyer; the batch's hash. */
+async function paid(payment: {
+  approvalRequired: { token: Address; spender: Address; amount: string }
+  transaction: any
+}) {
+  const { token, spender, amount } = payment.approvalRequired
+  await send(buyer(), {
+    to: token,
+    data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [spender, BigInt(amount)] }),
+  })
+  return send(buyer(), payment.transaction)
+}
+
+const balanceOf = (address: Address) => usdcBalance(chain, address)
+
+/** A supplier and a purchase order of 10 bolts at 1.5 USDC and 2 crates at 20 USDC. */
+async function ordered() {
+  const { supplier } = await ok(
+    await call(supplierOwner(), 'POST', '/api/v1/sctp/supplier', {
+      name: 'Bolt & Crate GmbH',
+      wallet: supplierWallet(),
+      paymentTerms: 'net15',
+    }),
+  )
+  const { po } = await ok(
+    await call(buyer(), 'POST', '/api/v1/sctp/po', {
+      supplierId: supplier.id,
+      currency: 'USDC',
+      lines: [
+        { sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' },
+        { sku: 'CRATE', quantity: '2', unitPrice: '20000000' },
+      ],
+    }),
+  )
+  expect(po.total).toBe('55000000')
+  return { supplier, po }
+}
+
+/** An invoice body of one crate at 1 atomic unit, with the stated `total`. */
+const oneCrate = (poId: string, number: string, total: string) => ({
+  poId,
+  number,
+  currency: 'USDC',
+  lines: [{ sku: 'CRATE', quantity: '1', unitPrice: '1' }],
+  total,
+})
+
+let numbers = 0
+async function invoiced(poId: string, lines: { sku: string; quantity: string; unitPrice: string }[], number?: string) {
+  const total = lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPrice), 0n).toString()
+  const { invoice } = await ok(
+    await call(supplierOwner(), 'POST', '/api/v1/sctp/invoice', {
+      poId,
+      number: number ?? `INV-${++numbers}`,
+      currency: 'USDC',
+      lines,
+      total,
+    }),
+  )
+  return invoice as { id: string; number: string }
+}
+
+describe('supplier to paid invoice on the devnet batch contract', () => {
+  test('PO, invoice, verify, pay in one batch transaction, and the watcher marks it paid with the transfer', async () => {
+    const { po } = await ordered()
+    const invoice = await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' }])
+
+    // Paying before verification is a 409, and nothing is built.
+    await refused(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }), 409)
+
+    const verified = await ok(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }))
+    expect(verified.status).toBe('verified')
+    expect(verified.checks.map((check: { name: string }) => check.name)).toEqual([
+      'supplier',
+      'currency',
+      'duplicate_invoice_number',
+      'lines_on_order',
+      'quantities',
+      'unit_prices',
+      'total',
+      'distinct_lines',
+    ])
+    expect(verified.checks.every((check: { ok: boolean }) => check.ok)).toBe(true)
+
+    const payment = await ok(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }))
+    expect(payment.invoices).toEqual([
+      { id: invoice.id, status: 'payment_pending', to: supplierWallet(), amount: '15000000' },
+    ])
+    expect(payment.approvalRequired.spender).toBe(chain.batch.address)
+    const before = await balanceOf(supplierWallet())
+    const hash = await paid(payment)
+    expect((await balanceOf(supplierWallet())) - before).toBe(15_000_000n)
+
+    const seen = await ok(await call(supplierOwner(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`))
+    expect(seen.invoice.status).toBe('paid')
+    expect(seen.invoice.payment.transaction).toBe(hash)
+    const po2 = await ok(await call(buyer(), 'GET', `/api/v1/sctp/po/${po.id}`))
+    expect(po2.invoices).toEqual([{ id: invoice.id, number: invoice.number, status: 'paid', total: '15000000' }])
+    await refused(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }), 409)
+  })
+
+  test('the watcher job finds a payment nobody polled for', async () => {
+    const { po } = await ordered()
+    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }])
+    await ok(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }))
+    const payment = await ok(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }))
+    const hash = await paid(payment)
+    const [job] = manifest.jobs!
+    const scanned = (await job!.run({ ports: ports as never, env: { SCTP_PRICE_TOLERANCE_BPS: 50 } })) as {
+      paid: number
+    }
+    expect(scanned.paid).toBe(1)
+    const seen = await ok(await call(buyer(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`))
+    expect(seen.invoice.payment.transaction).toBe(hash)
+  })
+})
+
+describe('the match', () => {
+  test('over-billing, an unknown SKU, a wrong total and a reused number are rejected; a dearer price needs review', async () => {
+    const { po } = await ordered()
+    const verify = async (id: string) =>
+      ok(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: id }))
+    const failed = (result: { checks: { name: string; ok: boolean }[] }) =>
+      result.checks.filter((check) => !check.ok).map((check) => check.name)
+
+    const first = await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '6', unitPrice: '1500000' }])
+    expect((await verify(first.id)).status).toBe('verified')
+    const over = await verify((await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '5', unitPrice: '1500000' }])).id)
+    expect([over.status, failed(over)]).toEqual(['rejected', ['quantities']])
+    const unknown = await verify((await invoiced(po.id, [{ sku: 'NUT', quantity: '1', unitPrice: '1' }])).id)
+    expect([unknown.status, failed(unknown)]).toEqual(['rejected', ['lines_on_order']])
+    const reused = await verify(
+      (
+        await invoiced(
+          po.id,
+          [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }],
+          ` ${first.number.toLowerCase()}`,
+        )
+      ).id,
+    )
+    expect([reused.status, failed(reused)]).toEqual(['rejected', ['duplicate_invoice_number']])
+    // 0.5% over is within the default tolerance; 0.6% is not.
+    const within = await verify((await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20100000' }])).id)
+    expect(within.status).toBe('verified')
+    const dear = await verify((await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '1', unitPrice: '1509000' }])).id)
+    expect([dear.status, failed(dear)]).toEqual(['review_required', ['unit_prices']])
+    await refused(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [dear.invoiceId] }), 409)
+
+    const { invoice: wrongTotal } = await ok(
+      await call(supplierOwner(), 'POST', '/api/v1/sctp/invoice', oneCrate(po.id, 'WT-1', '2')),
+    )
+    const totalled = await verify(wrongTotal.id)
+    expect([totalled.status, failed(totalled)]).toEqual(['rejected', ['total']])
+    await refused(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: first.id }), 409)
+  })
+
+  test('others get 404: a stranger reading the PO or the invoice, the buyer invoicing its own order', async () => {
+    const { po, supplier } = await ordered()
+    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }])
+    await refused(await call(stranger(), 'GET', `/api/v1/sctp/po/${po.id}`), 404)
+    await refused(await call(stranger(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`), 404)
+    await refused(await call(stranger(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }), 404)
+    await refused(await call(buyer(), 'POST', '/api/v1/sctp/invoice', oneCrate(po.id, 'B-1', '1')), 404)
+    expect((await ok(await call(stranger(), 'GET', `/api/v1/sctp/supplier/${supplier.id}`))).supplier.wallet).toBe(
+      supplierWallet(),
+    )
+  })
+
+  test('bad input is 400 before payment', async () => {
+    await refused(await app.post('/api/v1/sctp/po', { supplierId: 'x', currency: 'USDC', lines: [] }), 400)
+    await refused(await app.fetch('/api/v1/sctp/invoice/nope'), 400)
+  })
+})
