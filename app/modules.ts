@@ -24,6 +24,7 @@ import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as swap from '../modules/swap/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
+import * as webhooks from '../modules/webhooks/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
 export type { Onchain, Token } from '../core/Module.js'
@@ -59,6 +60,7 @@ export const families: readonly Module.AnyModule[] = [
   probe.manifest,
   agentcard.manifest,
   safety.manifest,
+  webhooks.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

@@ -15,7 +15,15 @@ const allowed: Record<Layer, readonly Layer[]> = {
 }
 
 /** Packages core may use: pure libraries that run unchanged on Node, Deno, Bun and inside other agents. */
-const corePackages = [/^viem(\/|$)/, /^ox(\/|$)/, /^@noble\//, /^@scure\//, /^@sinclair\/typebox(\/|$)/]
+// standardwebhooks: the pure HMAC signing of the Standard Webhooks specification (no I/O, no runtime).
+const corePackages = [
+  /^viem(\/|$)/,
+  /^ox(\/|$)/,
+  /^@noble\//,
+  /^@scure\//,
+  /^@sinclair\/typebox(\/|$)/,
+  /^standardwebhooks$/,
+]
 
 function files(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {

@@ -75,6 +75,13 @@ describe('parse', () => {
         agentcard: { IPFS_GATEWAY_URL: 'https://ipfs.io' },
         // Keyless public API by default.
         safety: { GOPLUS_URL: 'https://api.gopluslabs.io' },
+        webhooks: {
+          WEBHOOK_DISABLE_AFTER: 5,
+          WEBHOOK_MAX_ATTEMPTS: 10,
+          WEBHOOK_RETRY_BASE_MS: 5000,
+          WEBHOOK_RETRY_MAX_MS: 3600000,
+          WEBHOOK_TIMEOUT_MS: 10000,
+        },
       },
     })
   })
