@@ -8,6 +8,7 @@ import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
 import * as bridge from '../modules/bridge/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
+import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as fx from '../modules/fx/index.js'
@@ -61,6 +62,7 @@ export const families: readonly Module.AnyModule[] = [
   agentcard.manifest,
   safety.manifest,
   webhooks.manifest,
+  cron.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
