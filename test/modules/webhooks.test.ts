@@ -2,12 +2,16 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { outbound } from '../../adapters/outbound/fetch.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
+import { sqlite as sqliteQueue } from '../../adapters/queue/sqlite.js'
 import { memory as memoryStore } from '../../adapters/store/memory.js'
+import { sqlite as sqliteStore } from '../../adapters/store/sqlite.js'
 import { silent } from '../../app/log.js'
 import { workerRunner } from '../../app/workers.js'
 import { events as eventsPort } from '../../core/Events.js'
 import * as Outbound from '../../core/Outbound.js'
+import * as Webhooks from '../../core/Webhooks.js'
 import { manifest } from '../../modules/webhooks/index.js'
+import { sqliteFixture } from '../support/backends.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, payers, refused } from '../support/module.js'
 
@@ -193,4 +197,56 @@ describe('deliveries', () => {
     expect(final.deliveries[0].attempts).toHaveLength(4)
     expect(final.deliveries[0].attempts[0].error).toBe('timeout')
   }, 20_000)
+})
+
+describe('a crash mid-delivery', () => {
+  test('the delivery is made again once its lease ends, by another instance, with the same webhook-id', async () => {
+    const file = sqliteFixture('webhooks-crash', (path) => ({
+      store: sqliteStore({ path }),
+      queue: sqliteQueue({ path }),
+    }))
+    const first = file.open()
+    const crashed = moduleGateway(manifest, {
+      ports: { ...first, outbound: guard, events: eventsPort({ queue: first.queue }) },
+      env: { WEBHOOK_RETRY_BASE_MS: '2' },
+    })
+    const target = receiver(() => 200)
+    servers.push(target)
+    const hook = await ok(
+      await crashed.post('/api/v1/webhook/register', { url: target.url, events: ['invoice.paid'] }, payers.carol),
+    )
+    target.setSecret(hook.secret)
+    await eventsPort({ queue: first.queue }).emit({ type: 'invoice.paid', owner: payers.carol, data: { n: 1 } })
+    // The outbox worker fans out; then the first instance claims the delivery, POSTs it, and dies before completing.
+    const fanOut = crashed.workers.find((worker) => worker.queue === 'events')!
+    await workerRunner({ queue: first.queue, workers: [fanOut], logger: silent() }).drain()
+    const [claimed] = await first.queue.claim<Webhooks.Payload>('webhook', { leaseMs: 90_000 })
+    await Webhooks.post(guard, {
+      url: target.url,
+      secret: hook.secret,
+      id: claimed!.id,
+      event: claimed!.payload.event,
+      timeoutMs: 5_000,
+    })
+    await first.queue.close()
+    await first.store.close()
+    // A restarted instance on the same file: nothing is due while the lease runs, the delivery once it ended.
+    const second = file.open()
+    const restarted = moduleGateway(manifest, {
+      ports: { ...second, outbound: guard, events: eventsPort({ queue: second.queue }) },
+    })
+    let clock = new Date()
+    const runner = workerRunner({ queue: second.queue, workers: restarted.workers, logger: silent(), now: () => clock })
+    await runner.drain()
+    expect(target.received).toHaveLength(1)
+    clock = new Date(Date.now() + 91_000)
+    await runner.drain()
+    expect(target.received).toHaveLength(2)
+    expect(target.received.every((delivery) => delivery.verified)).toBe(true)
+    expect(new Set(target.received.map((delivery) => delivery.id)).size).toBe(1)
+    expect((await second.queue.get('webhook', claimed!.id))?.state).toBe('done')
+    await second.queue.close()
+    await second.store.close()
+    await file.teardown()
+  })
 })
