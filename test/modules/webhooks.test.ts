@@ -199,6 +199,21 @@ describe('deliveries', () => {
   }, 20_000)
 })
 
+describe('payment.settled', () => {
+  test("a settled payment is the payer's payment.settled event, delivered to their webhook", async () => {
+    const hook = await registered(() => 200, ['payment.settled'])
+    // The register call above was itself paid: its settlement is the first payment.settled this webhook can see.
+    await ok(await gateway.post('/api/v1/webhook/test', { webhookId: hook.id }, payers.alice))
+    await until(() => hook.received.some((delivery) => delivery.type === 'payment.settled'))
+    const settled = hook.received.filter((delivery) => delivery.type === 'payment.settled')
+    expect(settled.length).toBeGreaterThanOrEqual(1)
+    expect(settled[0]).toMatchObject({
+      verified: true,
+      data: { payer: payers.alice, resource: expect.stringContaining('/api/v1/webhook/'), amount: expect.any(String) },
+    })
+  })
+})
+
 describe('a crash mid-delivery', () => {
   test('the delivery is made again once its lease ends, by another instance, with the same webhook-id', async () => {
     const file = sqliteFixture('webhooks-crash', (path) => ({
