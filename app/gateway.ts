@@ -84,6 +84,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         terms,
         ...payment,
         store: parameters.ports?.store,
+        events: parameters.ports?.events,
         logger,
         ruleOf,
         resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,

@@ -8,6 +8,7 @@ import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
 import * as bridge from '../modules/bridge/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
+import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as fx from '../modules/fx/index.js'
@@ -31,6 +32,7 @@ import * as swap from '../modules/swap/index.js'
 import * as tax from '../modules/tax/index.js'
 import * as trust from '../modules/trust/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
+import * as webhooks from '../modules/webhooks/index.js'
 import * as xrp from '../modules/xrp/index.js'
 
 export type { Onchain, Token } from '../core/Module.js'
@@ -75,6 +77,8 @@ export const families: readonly Module.AnyModule[] = [
   search.extractManifest,
   search.qnaManifest,
   research.manifest,
+  webhooks.manifest,
+  cron.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

@@ -9,7 +9,7 @@ import { describeError, type Logger } from './log.js'
  * decided by the store, so work survives restarts and moves to whichever process is alive.
  */
 export function workerRunner(parameters: workerRunner.Parameters): workerRunner.ReturnType {
-  const { queue, workers, logger, pollMs = 250 } = parameters
+  const { queue, workers, logger, pollMs = 250, now = () => new Date() } = parameters
   let stopped = false
   const inFlight = new Map<createGateway.Worker, Set<Promise<void>>>(workers.map((worker) => [worker, new Set()]))
 
@@ -33,7 +33,7 @@ export function workerRunner(parameters: workerRunner.Parameters): workerRunner.
     const running = inFlight.get(worker)!
     const room = worker.concurrency - running.size
     if (room <= 0) return 0
-    const claimed = await queue.claim(worker.queue, { limit: room, leaseMs: worker.leaseMs })
+    const claimed = await queue.claim(worker.queue, { limit: room, leaseMs: worker.leaseMs, now: now() })
     for (const item of claimed) {
       const task = handle(worker, item).finally(() => running.delete(task))
       running.add(task)
@@ -85,6 +85,8 @@ export declare namespace workerRunner {
     logger: Logger
     /** How long an idle worker waits before it polls again, in ms. @default 250 */
     pollMs?: number
+    /** The clock items fall due by. @default () => new Date() */
+    now?: () => Date
   }
   type ReturnType = {
     /** Starts polling in the background. */

@@ -17,6 +17,7 @@ import * as Research from './research.js'
 import * as Signatures from './signatures.js'
 import * as StorageBench from './storage.js'
 import * as TaxBench from './tax.js'
+import * as WebhookBench from './webhooks.js'
 
 // `bun run bench`: every figure of the performance table, each against a baseline measured in the same run, as
 // the median of several rounds with its spread. It starts what it needs (the gateway on embedded defaults in its
@@ -430,6 +431,17 @@ async function measure() {
   rows.push(await StorageBench.row(plan.rounds))
   rows.push(await TaxBench.row(plan.rounds))
   rows.push(...(await Research.rows({ rounds: plan.rounds })))
+
+  log('webhook deliveries')
+  const webhookRounds = await rounds(plan.rounds, () => WebhookBench.round(1_000))
+  rows.push({
+    figure: 'webhook deliveries/s: outbox to signed POST to a local receiver (embedded SQLite, 32 in flight)',
+    baseline: 'plain unsigned POSTs/s to the same receiver, 32 in flight',
+    unit: 'req/s',
+    figures: webhookRounds.map((round) => round.deliveries),
+    baselines: webhookRounds.map((round) => round.posts),
+    target: { relation: '>=', ratio: 0.02 },
+  })
 }
 
 function report() {

@@ -15,6 +15,7 @@ const allowed: Record<Layer, readonly Layer[]> = {
 }
 
 /** Packages core may use: pure libraries that run unchanged on Node, Deno, Bun and inside other agents. */
+// standardwebhooks: the pure HMAC signing of the Standard Webhooks specification (no I/O, no runtime).
 const corePackages = [
   /^ipfs-unixfs-importer(\/|$)/,
   /^multiformats(\/|$)/,
@@ -23,6 +24,7 @@ const corePackages = [
   /^@noble\//,
   /^@scure\//,
   /^@sinclair\/typebox(\/|$)/,
+  /^standardwebhooks$/,
 ]
 
 function files(directory: string): string[] {

@@ -14,6 +14,7 @@ import {
   SettlementPendingError,
   ValidationError,
 } from '../../core/Errors.js'
+import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
 import type { Protocol } from '../../core/Ledger.js'
@@ -63,6 +64,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     logger,
     lease,
     store,
+    events,
     ruleOf = () => undefined,
     settlementTimeoutMs = 15_000,
     responseLimitBytes = 256 * 1024,
@@ -73,7 +75,16 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   const channelCalls = new WeakMap<Request, ChannelHeld>()
   const scopes = new WeakMap<Request, Effects.Scope>()
   const domain = toDomain(terms)
-  const settlements = settlement({ ledger, facilitator, domain, lease, store, logger, timeoutMs: settlementTimeoutMs })
+  const settlements = settlement({
+    ledger,
+    facilitator,
+    domain,
+    lease,
+    store,
+    events,
+    logger,
+    timeoutMs: settlementTimeoutMs,
+  })
 
   /** The 402 of a call: the offer of its exact amount, and why a payment that came with it was refused, if one did. */
   function refuse(request: Request, priced: Priced, refusal?: { reason: Refusal; message: string }): Response {
@@ -436,6 +447,8 @@ export declare namespace guard {
     lease: { readonly id: string; isLive: (id: string) => Promise<boolean> }
     /** The records paid calls write; what a call that is never paid wrote is taken back from it. */
     store?: Store | undefined
+    /** The events outbox: a settled payment is the payer's `payment.settled`. */
+    events?: Events | undefined
     /** Key that binds MPP challenge ids (HMAC). */
     secret: string
     /** secp256k1 public-key recovery for payment signatures (native where installed). @default the pure-JS one */

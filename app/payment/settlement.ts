@@ -1,5 +1,6 @@
 import type { Address, Hash, Hex } from 'viem'
 import { type Domain, deserialize, type Signed } from '../../core/Authorization.js'
+import type { Events } from '../../core/Events.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
 import type { Entry, Ledger, Protocol } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
@@ -30,7 +31,7 @@ export type Settled = Outcome<{ transaction: Hash }> & { /** Hash sent, when kno
  * the token takes each nonce once, so at most one transfer lands.
  */
 export function settlement(parameters: settlement.Parameters): settlement.ReturnType {
-  const { ledger, facilitator, domain, lease, store, logger, timeoutMs = 15_000 } = parameters
+  const { ledger, facilitator, domain, lease, store, events, logger, timeoutMs = 15_000 } = parameters
 
   async function decide(claimed: Claimed, outcome: Outcome<{ transaction: Hash }>): Promise<void> {
     const { key, endpoint } = claimed
@@ -42,6 +43,22 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
         protocol: claimed.protocol,
         transaction: outcome.transaction,
       })
+      // The payer's `payment.settled`, once per payment (its id is the ledger key); the payment stands if this fails.
+      await events
+        ?.emit({
+          id: `payment.settled:${key.payer}:${key.nonce}`,
+          type: 'payment.settled',
+          owner: key.payer,
+          data: {
+            payer: key.payer,
+            amount: claimed.authorization.value.toString(),
+            asset: domain.verifyingContract,
+            network: `eip155:${domain.chainId}`,
+            transaction: outcome.transaction,
+            resource: endpoint,
+          },
+        })
+        .catch((error) => logger.log('warn', 'event_not_recorded', { type: 'payment.settled', error: String(error) }))
     } else if (outcome.reason === 'settlement_pending') {
       // Nobody is sending it any more: the next retry (or reconciliation) finishes it.
       await ledger.apply(key, { type: 'adopt', from: lease.id, lease: undefined })
@@ -122,6 +139,8 @@ export declare namespace settlement {
     lease: { readonly id: string }
     /** The records paid calls write; a failed payment's writes are taken back from it. */
     store?: Store | undefined
+    /** The events outbox: a settled payment is the payer's `payment.settled`. */
+    events?: Events | undefined
     /** Where events go. */
     logger: Logger
     /** How long `settle` waits before it answers `settlement_pending`, in ms; the settlement goes on. @default 15_000 */

@@ -119,6 +119,13 @@ describe('parse', () => {
           DATASETS_URL: 'https://catalog.data.gov/api/3',
           DICTIONARY_URL: 'https://api.dictionaryapi.dev/api/v2',
         },
+        webhooks: {
+          WEBHOOK_DISABLE_AFTER: 5,
+          WEBHOOK_MAX_ATTEMPTS: 10,
+          WEBHOOK_RETRY_BASE_MS: 5000,
+          WEBHOOK_RETRY_MAX_MS: 3600000,
+          WEBHOOK_TIMEOUT_MS: 10000,
+        },
       },
     })
   })

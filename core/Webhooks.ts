@@ -1,0 +1,224 @@
+import { Webhook } from 'standardwebhooks'
+import { type Address, keccak256, toHex } from 'viem'
+import type { Event, Type } from './Events.js'
+import type { Outcome } from './Module.js'
+import type { Guard } from './Outbound.js'
+import * as Queue from './Queue.js'
+import type { Store } from './Store.js'
+
+/**
+ * Signed deliveries of events, by the Standard Webhooks specification (`webhook-id`, `webhook-timestamp`,
+ * `webhook-signature: v1,<base64 HMAC-SHA256>`), signed with the `standardwebhooks` package so that any receiver
+ * verifies them with its own library. A delivery goes to an endpoint record of the store (a registered webhook, a
+ * cron job's callback): its URL, its secret and its state are read at each attempt, so a deleted or disabled endpoint
+ * receives nothing more.
+ */
+
+/** The store collection of registered webhooks. */
+export const webhooks = 'webhooks'
+
+/** The store collection of delivery records (attempts, visible to the owner). */
+export const deliveries = 'webhook_deliveries'
+
+/** The queue of deliveries. */
+export const deliveryQueue = 'webhook'
+
+/** What every endpoint record holds, whatever else its collection keeps. */
+export type Endpoint = {
+  /** Where deliveries go (checked by the outbound guard at registration and at every attempt). */
+  url: string
+  /** The signing secret, `whsec_` and base64 of 32 random bytes. */
+  secret: string
+  /** Whether deliveries go: `active`; `disabled` after repeated failures or a 410. */
+  status: string
+  /** Deliveries that failed in a row (reset by a success). */
+  failures?: number | undefined
+  /** The outcome of the last delivery. */
+  lastDelivery?: { id: string; status: 'delivered' | 'failed'; at: string; code?: number | undefined } | undefined
+}
+
+/** A registered webhook as stored. */
+export type Registered = Endpoint & {
+  /** Subscribed event names, or `*`. */
+  events: readonly (Type | '*')[]
+  /** When it was registered. */
+  createdAt: string
+}
+
+/** One delivery attempt. */
+export type Attempt = {
+  /** When it was sent. */
+  at: string
+  /** The receiver's HTTP status, when it answered. */
+  code?: number | undefined
+  /** Why it did not count as delivered. */
+  error?: string | undefined
+}
+
+/** A delivery record. */
+export type Delivery = {
+  /** The endpoint it goes to. */
+  endpoint: { collection: string; id: string }
+  /** The event id and type. */
+  eventId: string
+  type: Type
+  /** `pending`, `delivered` or `failed`. */
+  status: 'pending' | 'delivered' | 'failed'
+  /** Every attempt, oldest first. */
+  attempts: Attempt[]
+}
+
+/** The payload of a queued delivery. */
+export type Payload = {
+  /** The endpoint record. */
+  endpoint: { collection: string; id: string }
+  /** The owner of the endpoint and event. */
+  owner: Address
+  /** The event. */
+  event: Pick<Event, 'id' | 'type' | 'timestamp' | 'data'>
+}
+
+/** Delivery policy. */
+export type Policy = {
+  /** Time limit of one POST, in ms. */
+  timeoutMs: number
+  /** Attempts before a delivery is failed. */
+  maxAttempts: number
+  /** First retry delay (ms), doubled per attempt, with full jitter. */
+  retryBaseMs: number
+  /** Longest retry delay (ms). */
+  retryMaxMs: number
+  /** Failed deliveries in a row after which the endpoint is disabled. */
+  disableAfter: number
+}
+
+/** A new signing secret: `whsec_` and base64 of 32 bytes from the CSPRNG. */
+export function newSecret(): string {
+  return `whsec_${btoa(String.fromCharCode(...crypto.getRandomValues(new Uint8Array(32))))}`
+}
+
+/** The stable `webhook-id` of `event` delivered to `endpoint`: the same on every retry and after a crash. */
+export function messageId(eventId: string, endpoint: { collection: string; id: string }): string {
+  return `msg_${keccak256(toHex(`${eventId}\u0000${endpoint.collection}\u0000${endpoint.id}`)).slice(2, 34)}`
+}
+
+/** The queue item delivering `event` to `endpoint`. */
+export function deliveryItem(payload: Payload): Queue.Enqueue<Payload> {
+  return { queue: deliveryQueue, id: messageId(payload.event.id, payload.endpoint), payload }
+}
+
+/** The body and Standard Webhooks headers of one delivery, signed now. */
+export function sign(parameters: { secret: string; id: string; event: Payload['event']; now?: Date }) {
+  const { secret, id, event, now = new Date() } = parameters
+  const body = JSON.stringify({ type: event.type, timestamp: event.timestamp, data: event.data })
+  const signature = new Webhook(secret).sign(id, now, body)
+  return {
+    body,
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': 'gateway-webhooks/1',
+      'webhook-id': id,
+      'webhook-timestamp': String(Math.floor(now.getTime() / 1000)),
+      'webhook-signature': signature,
+    },
+  }
+}
+
+/** POSTs one signed delivery through the outbound guard: the receiver's status, or why there was none. */
+export async function post(
+  outbound: Guard,
+  parameters: { url: string; secret: string; id: string; event: Payload['event']; timeoutMs: number },
+): Promise<Attempt> {
+  const { body, headers } = sign(parameters)
+  const at = new Date().toISOString()
+  // The port's request, which checks the URL and every redirect against the allow-list.
+  const { fetch: request } = outbound
+  const answer = await request(parameters.url, {
+    method: 'POST',
+    headers,
+    body,
+    timeoutMs: parameters.timeoutMs,
+    maxBytes: 65_536,
+  })
+  if (!answer.ok) return { at, error: answer.reason }
+  return { at, code: answer.status }
+}
+
+/** Whether an attempt was delivered (the receiver answered 2xx). */
+export function delivered(attempt: Attempt): boolean {
+  return attempt.code !== undefined && attempt.code >= 200 && attempt.code < 300
+}
+
+/** Fans an event from the outbox out to its owner's active webhooks subscribed to it. */
+export async function fanOut(parameters: { store: Store; queue: Queue.Queue; event: Event }): Promise<number> {
+  const { store, queue, event } = parameters
+  const registered = await store.list<Registered>(webhooks, { owner: event.owner, limit: 100 })
+  const items = registered
+    .filter(
+      ({ value }) => value.status === 'active' && (value.events.includes('*') || value.events.includes(event.type)),
+    )
+    .map((record) =>
+      deliveryItem({
+        endpoint: { collection: webhooks, id: record.id },
+        owner: event.owner,
+        event: { id: event.id, type: event.type, timestamp: event.timestamp, data: event.data },
+      }),
+    )
+  await queue.enqueue(items)
+  return items.length
+}
+
+/**
+ * One attempt of a queued delivery: reads the endpoint, POSTs, records the attempt, and says what the queue should
+ * do: done on a 2xx; failed at once on a 410 (the endpoint is disabled) or a missing or inactive endpoint; otherwise a
+ * retry with backoff until `maxAttempts`, then failed (and the endpoint disabled after `disableAfter` such in a row).
+ */
+export async function deliver(parameters: {
+  store: Store
+  outbound: Guard
+  policy: Policy
+  item: Queue.Claim<Payload>
+}): Promise<Outcome> {
+  const { store, outbound, policy, item } = parameters
+  const { endpoint, owner, event } = item.payload
+  const record = await store.get<Endpoint>(endpoint.collection, endpoint.id)
+  if (record?.value.status !== 'active') return { failed: 'endpoint_inactive' }
+  await store.insert<Delivery>({
+    collection: deliveries,
+    id: item.id,
+    owners: [owner],
+    value: { endpoint, eventId: event.id, type: event.type, status: 'pending', attempts: [] },
+    createdAt: new Date(),
+  })
+  const attempt = await post(outbound, {
+    url: record.value.url,
+    secret: record.value.secret,
+    id: item.id,
+    event,
+    timeoutMs: policy.timeoutMs,
+  })
+  const ok = delivered(attempt)
+  const gone = attempt.code === 410
+  const last = ok || gone || item.attempts >= policy.maxAttempts
+  const status = ok ? 'delivered' : last ? 'failed' : 'pending'
+  await store.update<Delivery>(deliveries, item.id, (current) => ({
+    ...current.value,
+    status,
+    attempts: [...current.value.attempts, attempt],
+  }))
+  if (last)
+    await store.update<Endpoint>(endpoint.collection, endpoint.id, (current) => {
+      const failures = ok ? 0 : (current.value.failures ?? 0) + 1
+      return {
+        ...current.value,
+        failures,
+        status: gone || failures >= policy.disableAfter ? 'disabled' : current.value.status,
+        lastDelivery: { id: item.id, status: ok ? 'delivered' : 'failed', at: attempt.at, code: attempt.code },
+      }
+    })
+  if (ok) return { done: true, result: { code: attempt.code } }
+  const error = attempt.error ?? `status_${attempt.code}`
+  if (last) return { failed: error }
+  const delay = Queue.backoff(item.attempts, { baseMs: policy.retryBaseMs, maxMs: policy.retryMaxMs })
+  return { retryAt: new Date(Date.now() + delay), error }
+}

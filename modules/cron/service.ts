@@ -1,0 +1,262 @@
+import { Cron } from 'croner'
+import { type Address, getAddress, isAddress } from 'viem'
+import type { Chains } from '../../core/BatchChain.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
+import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../core/Errors.js'
+import type { Outcome } from '../../core/Module.js'
+import * as Outbound from '../../core/Outbound.js'
+import type { Claim } from '../../core/Queue.js'
+import type { Store } from '../../core/Store.js'
+import * as Webhooks from '../../core/Webhooks.js'
+import type { CancelBody, CreateBody, ListQuery } from './schema.js'
+
+/** The store collection of cron jobs. */
+export const jobs = 'cron_jobs'
+
+/** The queue of due runs. */
+export const runQueue = 'cron'
+
+/** Runs included in a job. */
+export const includedRuns = 100
+
+/** A job as stored: an endpoint of signed deliveries (its callback) and its schedule. */
+export type Job = Webhooks.Endpoint & {
+  action: CreateBody['action']
+  schedule: string
+  payload: Record<string, unknown>
+  metadata?: Record<string, unknown> | undefined
+  maxRuns: number
+  runs: number
+  state: 'scheduled' | 'completed' | 'cancelled'
+  nextRun: string | null
+  lastRunAt: string | null
+  createdAt: string
+}
+
+/** A due run's queue payload. */
+type Run = { jobId: string; run: number; scheduledFor: string; owner: Address }
+
+/** What the cron service needs. */
+export type Deps = {
+  store: Store
+  outbound: Outbound.Guard
+  /** The batch contracts, for batch and payroll actions. */
+  batch?: Chains | undefined
+  /** The clock. */
+  now?: () => Date
+}
+
+/** The schedule's next runs after `from`, or why it is refused: 5 fields, valid, at most once an hour. */
+export function parseSchedule(schedule: string, from: Date): Cron {
+  const fields = schedule.trim().split(/\s+/)
+  if (fields.length !== 5)
+    throw new ValidationError({
+      field: 'schedule',
+      message: `needs 5 fields (minute hour day month weekday), got ${fields.length}; 6-field forms with seconds are refused`,
+    })
+  let cron: Cron
+  try {
+    cron = new Cron(schedule, { timezone: 'UTC', paused: true })
+  } catch (error) {
+    throw new ValidationError({ field: 'schedule', message: `is not a cron expression: ${(error as Error).message}` })
+  }
+  const runs = cron.nextRuns(50, from)
+  if (runs.length === 0) throw new ValidationError({ field: 'schedule', message: 'never fires' })
+  for (let index = 1; index < runs.length; index++)
+    if (runs[index]!.getTime() - runs[index - 1]!.getTime() < 3_600_000)
+      throw new ValidationError({
+        field: 'schedule',
+        message: `fires more often than once an hour (${runs[index - 1]!.toISOString()} and ${runs[index]!.toISOString()}); the minimum interval is one hour`,
+      })
+  return cron
+}
+
+/** The batch transaction of a batch or payroll payload, built now: `{ chainId, to, data, value }`. */
+export function buildTransaction(batch: Chains | undefined, payload: Record<string, unknown>) {
+  if (!batch) throw new BadRequestError('Batch and payroll actions need a batch contract, and none is configured.')
+  const chain = batch.base
+  const symbol = typeof payload.token === 'string' ? payload.token.toUpperCase() : ''
+  const isETH = symbol === 'ETH'
+  const token = isETH ? BatchPayment.nativeToken : chain.tokens[symbol]
+  if (!token)
+    throw new ValidationError({
+      field: 'payload.token',
+      message: `is not ETH or a configured token (${Object.keys(chain.tokens).join(', ')})`,
+    })
+  const list = payload.recipients
+  if (!Array.isArray(list) || list.length === 0 || list.length > 200)
+    throw new ValidationError({ field: 'payload.recipients', message: 'must list 1 to 200 recipients' })
+  const recipients = list.map((entry, index) => {
+    const { address, amount } = (entry ?? {}) as { address?: unknown; amount?: unknown }
+    if (typeof address !== 'string' || !isAddress(address))
+      throw new ValidationError({ field: `payload.recipients.${index}.address`, message: 'is not an EVM address' })
+    if (typeof amount !== 'string' || !/^[1-9][0-9]{0,77}$/.test(amount))
+      throw new ValidationError({
+        field: `payload.recipients.${index}.amount`,
+        message: 'must be a positive integer string (base units)',
+      })
+    return { address: getAddress(address), amount: BigInt(amount) }
+  })
+  const total = recipients.reduce((sum, entry) => sum + entry.amount, 0n)
+  return {
+    chainId: chain.chainId,
+    to: chain.address,
+    data: BatchPayment.calldata({ token: { address: token, isETH }, recipients }),
+    value: (isETH ? total : 0n).toString(),
+    token: symbol,
+    total: total.toString(),
+  }
+}
+
+/** Everything a create is refused for, before payment: schedule, callback URL, batch payload. */
+export async function preflight(deps: Deps, body: Partial<CreateBody>) {
+  if (typeof body?.schedule === 'string') parseSchedule(body.schedule, (deps.now ?? (() => new Date()))())
+  if (typeof body?.callback_url === 'string') {
+    const allowed = await deps.outbound.check(body.callback_url)
+    if (!allowed.ok) throw Outbound.toError(allowed, { field: 'callback_url' })
+  }
+  if ((body?.action === 'batch.execute' || body?.action === 'payroll.execute') && body.payload)
+    buildTransaction(deps.batch, body.payload)
+}
+
+/** The public view of a job. */
+function view(id: string, job: Job) {
+  return {
+    id,
+    action: job.action,
+    schedule: job.schedule,
+    timezone: 'UTC',
+    status: job.state,
+    runCount: job.runs,
+    maxRuns: job.maxRuns,
+    nextRun: job.nextRun,
+    lastRunAt: job.lastRunAt,
+    lastResult: job.lastDelivery ?? null,
+    callback: { url: job.url, status: job.status },
+    metadata: job.metadata ?? null,
+    createdAt: job.createdAt,
+  }
+}
+
+/** Creates a job and its first run, in one transaction; the callback secret is in this answer only. */
+export async function create(deps: Deps, input: CreateBody & { caller: Address }) {
+  await preflight(deps, input)
+  const now = (deps.now ?? (() => new Date()))()
+  const next = parseSchedule(input.schedule, now).nextRun(now)!
+  const id = `cron_${crypto.randomUUID().replaceAll('-', '')}`
+  const job: Job = {
+    url: input.callback_url,
+    secret: Webhooks.newSecret(),
+    status: 'active',
+    failures: 0,
+    action: input.action,
+    schedule: input.schedule.trim(),
+    payload: input.payload,
+    metadata: input.metadata,
+    maxRuns: input.maxRuns ?? includedRuns,
+    runs: 0,
+    state: 'scheduled',
+    nextRun: next.toISOString(),
+    lastRunAt: null,
+    createdAt: now.toISOString(),
+  }
+  const owner = getAddress(input.caller)
+  const first: Run = { jobId: id, run: 1, scheduledFor: job.nextRun!, owner }
+  await deps.store.insert(
+    { collection: jobs, id, owners: [owner], value: job, createdAt: now },
+    { enqueue: [{ queue: runQueue, id: `${id}#1`, payload: first, dueAt: next }] },
+  )
+  return { ...view(id, job), callback: { url: job.url, secret: job.secret, status: job.status } }
+}
+
+/** The payer's jobs. */
+export async function list(deps: Deps, input: ListQuery & { caller: Address }) {
+  const records = await deps.store.list<Job>(jobs, { owner: input.caller, limit: 100 })
+  const selected = records
+    .filter(
+      ({ value }) =>
+        (!input.status || value.state === input.status) && (!input.action || value.action === input.action),
+    )
+    .map(({ id, value }) => view(id, value))
+  return { jobs: selected, total: selected.length }
+}
+
+/** Cancels the payer's job: no further run fires; cancelling a cancelled job is a 409. */
+export async function cancel(deps: Deps, input: CancelBody & { caller: Address }) {
+  const record = await deps.store.get<Job>(jobs, input.jobId)
+  if (!record?.owners.includes(getAddress(input.caller))) throw new NotFoundError(`No cron job ${input.jobId}.`)
+  const updated = await deps.store.update<Job>(jobs, input.jobId, (current) =>
+    current.value.state === 'cancelled'
+      ? { refused: true, reason: 'already cancelled' }
+      : { ...current.value, state: 'cancelled', status: 'cancelled', nextRun: null },
+  )
+  if (!updated.ok) throw new ConflictError(`Cron job ${input.jobId} is already cancelled.`)
+  return { jobId: input.jobId, status: updated.record.value.state, runCount: updated.record.value.runs }
+}
+
+/**
+ * Worker of due runs: counts the run, stores the next one and enqueues the signed `cron.triggered` delivery, all in
+ * one transaction guarded by the run number, so a run claimed twice (a lease that ran out) fires once.
+ */
+export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
+  const { jobId, run, scheduledFor, owner } = item.payload
+  const record = await deps.store.get<Job>(jobs, jobId)
+  if (!record) return { failed: 'job_missing' }
+  const job = record.value
+  if (job.state !== 'scheduled' || job.runs >= run) return { done: true, result: { skipped: job.state } }
+  let transaction: ReturnType<typeof buildTransaction> | undefined
+  let error: string | undefined
+  if (job.action !== 'webhook.trigger')
+    try {
+      transaction = buildTransaction(deps.batch, job.payload)
+    } catch (cause) {
+      error = (cause as Error).message
+    }
+  const last = run >= job.maxRuns
+  const next = last ? undefined : parseSchedule(job.schedule, new Date(scheduledFor)).nextRun(new Date(scheduledFor))
+  const now = (deps.now ?? (() => new Date()))()
+  const event = {
+    id: `${jobId}#${run}`,
+    type: 'cron.triggered' as const,
+    timestamp: now.toISOString(),
+    data: {
+      jobId,
+      action: job.action,
+      run,
+      maxRuns: job.maxRuns,
+      scheduledFor,
+      payload: job.payload,
+      ...(transaction ? { transaction } : {}),
+      ...(error ? { error } : {}),
+    },
+  }
+  const enqueue = [
+    Webhooks.deliveryItem({ endpoint: { collection: jobs, id: jobId }, owner, event }),
+    ...(next
+      ? [
+          {
+            queue: runQueue,
+            id: `${jobId}#${run + 1}`,
+            payload: { jobId, run: run + 1, scheduledFor: next.toISOString(), owner },
+            dueAt: next,
+          },
+        ]
+      : []),
+  ]
+  await deps.store.update<Job>(
+    jobs,
+    jobId,
+    (current) =>
+      current.value.state !== 'scheduled' || current.value.runs !== run - 1
+        ? { refused: true, reason: 'already fired' }
+        : {
+            ...current.value,
+            runs: run,
+            lastRunAt: now.toISOString(),
+            nextRun: next ? next.toISOString() : null,
+            state: last ? 'completed' : 'scheduled',
+          },
+    { enqueue },
+  )
+  return { done: true, result: { run } }
+}

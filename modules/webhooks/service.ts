@@ -1,0 +1,122 @@
+import { type Address, getAddress } from 'viem'
+import { NotFoundError } from '../../core/Errors.js'
+import type * as Events from '../../core/Events.js'
+import * as Outbound from '../../core/Outbound.js'
+import type { Queue } from '../../core/Queue.js'
+import type { Store } from '../../core/Store.js'
+import * as Webhooks from '../../core/Webhooks.js'
+import type { RegisterBody, WebhookBody } from './schema.js'
+
+/** What the webhooks service needs. */
+export type Deps = {
+  /** Webhook and delivery records. */
+  store: Store
+  /** The delivery queue. */
+  queue: Queue
+  /** The guard in front of every receiver URL. */
+  outbound: Outbound.Guard
+  /** Delivery policy. */
+  policy: Webhooks.Policy
+}
+
+/** Refuses a URL the outbound guard refuses: a 400 naming `url`, before payment. */
+export async function preflight(deps: Pick<Deps, 'outbound'>, body: { url?: unknown }) {
+  if (typeof body?.url !== 'string') return
+  const allowed = await deps.outbound.check(body.url)
+  if (!allowed.ok) throw Outbound.toError(allowed, { field: 'url' })
+}
+
+/** Registers a webhook of the payer; the secret is in this answer only. */
+export async function register(deps: Deps, input: RegisterBody & { caller: Address }) {
+  await preflight(deps, input)
+  const id = `wh_${crypto.randomUUID().replaceAll('-', '')}`
+  const secret = Webhooks.newSecret()
+  const value: Webhooks.Registered = {
+    url: input.url,
+    events: input.events as Webhooks.Registered['events'],
+    secret,
+    status: 'active',
+    failures: 0,
+    createdAt: new Date().toISOString(),
+  }
+  await deps.store.insert({ collection: Webhooks.webhooks, id, owners: [input.caller], value, createdAt: new Date() })
+  return { id, secret, status: value.status, url: value.url, events: value.events }
+}
+
+/** The payer's webhook, or a 404 (someone else's is a 404 too). */
+async function owned(deps: Deps, id: string, caller: Address) {
+  const record = await deps.store.get<Webhooks.Registered>(Webhooks.webhooks, id)
+  if (!record?.owners.includes(getAddress(caller))) throw new NotFoundError(`No webhook ${id}.`)
+  return record
+}
+
+/** Sends a signed `test.ping` now and answers whether the receiver answered 2xx. */
+export async function test(deps: Deps, input: WebhookBody & { caller: Address }) {
+  const record = await owned(deps, input.webhookId, input.caller)
+  const event = {
+    id: `evt_${crypto.randomUUID().replaceAll('-', '')}`,
+    type: 'test.ping' as const,
+    timestamp: new Date().toISOString(),
+    data: { webhookId: record.id },
+  }
+  const endpoint = { collection: Webhooks.webhooks, id: record.id }
+  const id = Webhooks.messageId(event.id, endpoint)
+  const attempt = await Webhooks.post(deps.outbound, {
+    url: record.value.url,
+    secret: record.value.secret,
+    id,
+    event,
+    timeoutMs: deps.policy.timeoutMs,
+  })
+  const delivered = Webhooks.delivered(attempt)
+  await deps.store.insert<Webhooks.Delivery>({
+    collection: Webhooks.deliveries,
+    id,
+    owners: [input.caller],
+    value: {
+      endpoint,
+      eventId: event.id,
+      type: event.type,
+      status: delivered ? 'delivered' : 'failed',
+      attempts: [attempt],
+    },
+    createdAt: new Date(),
+  })
+  return { delivered, webhookId: record.id, messageId: id, status: attempt.code ?? null, error: attempt.error ?? null }
+}
+
+/** The payer's webhooks (no secrets), each with its recent deliveries and their attempts. */
+export async function list(deps: Deps, input: { caller: Address }) {
+  const [registered, recent] = await Promise.all([
+    deps.store.list<Webhooks.Registered>(Webhooks.webhooks, { owner: input.caller, limit: 100 }),
+    deps.store.list<Webhooks.Delivery>(Webhooks.deliveries, { owner: input.caller, limit: 100 }),
+  ])
+  const webhooks = registered.map(({ id, value }) => ({
+    id,
+    url: value.url,
+    events: value.events,
+    status: value.status,
+    failures: value.failures ?? 0,
+    createdAt: value.createdAt,
+    lastDelivery: value.lastDelivery ?? null,
+    deliveries: recent
+      .filter(
+        (delivery) => delivery.value.endpoint.collection === Webhooks.webhooks && delivery.value.endpoint.id === id,
+      )
+      .slice(0, 10)
+      .map((delivery) => ({ id: delivery.id, ...delivery.value, endpoint: undefined })),
+  }))
+  return { webhooks, total: webhooks.length }
+}
+
+/** Deletes the payer's webhook: nothing more is delivered to it. */
+export async function remove(deps: Deps, input: WebhookBody & { caller: Address }) {
+  await owned(deps, input.webhookId, input.caller)
+  return { deleted: await deps.store.remove(Webhooks.webhooks, input.webhookId), webhookId: input.webhookId }
+}
+
+/** Worker of the outbox: fans each event out to the owner's subscribed webhooks. */
+export async function fanOut(deps: Deps, item: { payload: unknown }) {
+  const queued = await Webhooks.fanOut({ store: deps.store, queue: deps.queue, event: item.payload as Events.Event })
+  return { done: true as const, result: { deliveries: queued } }
+}

@@ -1,0 +1,238 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { Webhook } from 'standardwebhooks'
+import { outbound } from '../../adapters/outbound/fetch.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
+import { postgres as postgresQueue } from '../../adapters/queue/postgres.js'
+import { memory as memoryStore } from '../../adapters/store/memory.js'
+import { postgres as postgresStore } from '../../adapters/store/postgres.js'
+import { silent } from '../../app/log.js'
+import { workerRunner } from '../../app/workers.js'
+import { events as eventsPort } from '../../core/Events.js'
+import type * as Module from '../../core/Module.js'
+import * as Outbound from '../../core/Outbound.js'
+import { manifest as cron } from '../../modules/cron/index.js'
+import { manifest as webhooks } from '../../modules/webhooks/index.js'
+import { postgresFixture } from '../support/backends.js'
+import { moduleGateway, stubPayment, testGateway } from '../support/gateway.js'
+import { ok, payers, refused } from '../support/module.js'
+
+const allowed = Outbound.parseAllowList('127.0.0.1')
+if (!allowed.ok) throw new Error(allowed.message)
+const guard = outbound({ allow: allowed.list, timeoutMs: 5_000 })
+const env = { WEBHOOK_RETRY_BASE_MS: '2', WEBHOOK_RETRY_MAX_MS: '10' }
+
+/** A receiver that verifies with standardwebhooks (the secret per path) and counts deliveries by webhook-id. */
+function receiver() {
+  const secrets = new Map<string, string>()
+  const received: { path: string; id: string; type: string; data: Record<string, unknown> }[] = []
+  let unverified = 0
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(request) {
+      const path = new URL(request.url).pathname
+      const body = await request.text()
+      try {
+        const payload = new Webhook(secrets.get(path) ?? '').verify(body, Object.fromEntries(request.headers)) as {
+          type: string
+          data: Record<string, unknown>
+        }
+        received.push({ path, id: request.headers.get('webhook-id')!, type: payload.type, data: payload.data })
+      } catch {
+        unverified++
+        return new Response('bad signature', { status: 400 })
+      }
+      return new Response(null, { status: 204 })
+    },
+  })
+  return {
+    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
+    secrets,
+    received,
+    unverified: () => unverified,
+    stop: () => server.stop(true),
+  }
+}
+
+const target = receiver()
+afterAll(() => target.stop())
+
+describe('cron on one gateway', () => {
+  const queue = memoryQueue()
+  const store = memoryStore({ queue })
+  const ports = { store, queue, outbound: guard, events: eventsPort({ queue }) }
+  const gateway = moduleGateway(cron, { ports, env })
+  const both = testGateway({ families: [cron, webhooks], payment: stubPayment().payment, ports, env })
+  let clock = new Date()
+  const runner = workerRunner({ queue, workers: both.workers, logger: silent(), now: () => clock })
+
+  test('error: a 6-field, too frequent or invalid schedule, a private callback: 400 before payment', async () => {
+    const body = { action: 'webhook.trigger', payload: {}, callback_url: target.url('/x') }
+    for (const schedule of ['0 0 * * * *', '*/30 * * * *', '0,30 9 * * *', 'not a cron', '61 * * * *']) {
+      const problem = await refused(await gateway.post('/api/v1/cron/create', { ...body, schedule }, payers.alice), 400)
+      expect(problem.detail ?? problem.title).toBeDefined()
+    }
+    await refused(
+      await gateway.post(
+        '/api/v1/cron/create',
+        { ...body, schedule: '0 * * * *', callback_url: 'http://127.0.0.2/x' },
+        payers.alice,
+      ),
+      400,
+    )
+    await refused(
+      await gateway.post(
+        '/api/v1/cron/create',
+        { ...body, action: 'batch.execute', schedule: '0 * * * *' },
+        payers.alice,
+      ),
+      400,
+    )
+    expect(gateway.settled).toHaveLength(0)
+  })
+
+  test('runs fire as they fall due, signed, numbered, until maxRuns; list and cancel are the owner’s', async () => {
+    const created = await ok(
+      await gateway.post(
+        '/api/v1/cron/create',
+        {
+          action: 'webhook.trigger',
+          schedule: '0 */2 * * *',
+          payload: { hello: 1 },
+          callback_url: target.url('/a'),
+          maxRuns: 3,
+        },
+        payers.alice,
+      ),
+    )
+    target.secrets.set('/a', created.callback.secret)
+    expect(created).toMatchObject({ status: 'scheduled', timezone: 'UTC', runCount: 0, maxRuns: 3 })
+    const next = new Date(created.nextRun)
+    expect(next.getUTCMinutes()).toBe(0)
+    expect(next.getUTCHours() % 2).toBe(0)
+    await runner.drain()
+    expect(target.received.filter((delivery) => delivery.path === '/a')).toHaveLength(0)
+    for (let step = 1; step <= 5; step++) {
+      clock = new Date(next.getTime() + (step - 1) * 2 * 3_600_000 + 1_000)
+      await runner.drain()
+      await runner.drain()
+    }
+    const runs = target.received.filter((delivery) => delivery.path === '/a')
+    expect(runs.map((delivery) => [delivery.type, delivery.data.run, delivery.data.payload])).toEqual([
+      ['cron.triggered', 1, { hello: 1 }],
+      ['cron.triggered', 2, { hello: 1 }],
+      ['cron.triggered', 3, { hello: 1 }],
+    ])
+    const listed = await ok(await gateway.get('/api/v1/cron/list', payers.alice))
+    expect(listed.jobs[0]).toMatchObject({ id: created.id, status: 'completed', runCount: 3, nextRun: null })
+    expect(listed.jobs[0].lastResult).toMatchObject({ status: 'delivered', code: 204 })
+    expect((await ok(await gateway.get('/api/v1/cron/list', payers.bob))).total).toBe(0)
+    await refused(await gateway.post('/api/v1/cron/cancel', { jobId: created.id }, payers.bob), 404)
+  })
+
+  test('cancel stops further runs; cancelling again is a 409', async () => {
+    const created = await ok(
+      await gateway.post(
+        '/api/v1/cron/create',
+        { action: 'webhook.trigger', schedule: '15 * * * *', payload: {}, callback_url: target.url('/c') },
+        payers.alice,
+      ),
+    )
+    expect(created.maxRuns).toBe(100)
+    expect(await ok(await gateway.post('/api/v1/cron/cancel', { jobId: created.id }, payers.alice))).toMatchObject({
+      status: 'cancelled',
+      runCount: 0,
+    })
+    await refused(await gateway.post('/api/v1/cron/cancel', { jobId: created.id }, payers.alice), 409)
+    clock = new Date(new Date(created.nextRun).getTime() + 10 * 3_600_000)
+    await runner.drain()
+    expect(target.received.filter((delivery) => delivery.path === '/c')).toHaveLength(0)
+  })
+})
+
+const databaseUrl = process.env.DATABASE_URL
+describe.skipIf(!databaseUrl)('two gateways on one PostgreSQL', async () => {
+  const fixture = await postgresFixture(databaseUrl!, 'events', (sql) => ({
+    sql,
+    queue: postgresQueue({ sql }),
+    store: postgresStore({ sql }),
+  }))
+  afterAll(() => fixture.teardown())
+  // Two gateways, each with its own connection pool, store, queue and worker runner, sharing one database.
+  let clock = new Date()
+  const instances = [fixture.open(), fixture.open()].map(({ store, queue }) => {
+    const ports: Partial<Module.Ports> = { store, queue, outbound: guard, events: eventsPort({ queue }) }
+    const crons = moduleGateway(cron, { ports, env })
+    const hooks = moduleGateway(webhooks, { ports, env })
+    // Due runs by the test's clock, which jumps an hour at a time; deliveries by the real one, so that a jump never
+    // ends the lease of a delivery in flight (a lease that ends mid-POST is a redelivery, by design).
+    const runners = [
+      workerRunner({ queue, workers: crons.workers, logger: silent(), now: () => clock, pollMs: 5 }),
+      workerRunner({ queue, workers: hooks.workers, logger: silent(), pollMs: 5 }),
+    ]
+    return { crons, hooks, runners, events: ports.events! }
+  })
+
+  test('50 due cron runs and 200 event deliveries are each performed exactly once', async () => {
+    const [one, two] = instances as [(typeof instances)[0], (typeof instances)[0]]
+    // 10 jobs of 5 runs, created on either gateway.
+    let first = Number.POSITIVE_INFINITY
+    for (let index = 0; index < 10; index++) {
+      const path = `/pg-cron-${index}`
+      const created = await ok(
+        await (index % 2 ? one : two).crons.post(
+          '/api/v1/cron/create',
+          {
+            action: 'webhook.trigger',
+            schedule: '0 * * * *',
+            payload: { index },
+            callback_url: target.url(path),
+            maxRuns: 5,
+          },
+          payers.carol,
+        ),
+      )
+      target.secrets.set(path, created.callback.secret)
+      first = Math.min(first, new Date(created.nextRun).getTime())
+    }
+    // 4 webhooks x 50 events = 200 deliveries.
+    for (let index = 0; index < 4; index++) {
+      const path = `/pg-hook-${index}`
+      const hook = await ok(
+        await (index % 2 ? one : two).hooks.post(
+          '/api/v1/webhook/register',
+          { url: target.url(path), events: ['transfer.seen'] },
+          payers.carol,
+        ),
+      )
+      target.secrets.set(path, hook.secret)
+    }
+    for (let index = 0; index < 50; index++)
+      await (index % 2 ? one : two).events.emit({ type: 'transfer.seen', owner: payers.carol, data: { index } })
+    // Both gateways work at once, the clock stepping an hour at a time.
+    for (const instance of instances) for (const runner of instance.runners) runner.start()
+    const counted = () => target.received.filter((delivery) => delivery.path.startsWith('/pg-'))
+    for (let hour = 0; hour < 5; hour++) {
+      clock = new Date(first + hour * 3_600_000 + 1_000)
+      for (
+        let round = 0;
+        round < 400 && counted().filter((d) => d.path.startsWith('/pg-cron')).length < 10 * (hour + 1);
+        round++
+      )
+        await Bun.sleep(10)
+    }
+    for (let round = 0; round < 400 && counted().length < 250; round++) await Bun.sleep(10)
+    await Bun.sleep(100)
+    await Promise.all(instances.flatMap((instance) => instance.runners.map((runner) => runner.stop())))
+    const cronRuns = counted().filter((delivery) => delivery.path.startsWith('/pg-cron'))
+    const deliveries = counted().filter((delivery) => delivery.path.startsWith('/pg-hook'))
+    expect(cronRuns).toHaveLength(50)
+    expect(new Set(cronRuns.map((delivery) => `${delivery.path}#${delivery.data.run}`)).size).toBe(50)
+    expect(deliveries).toHaveLength(200)
+    expect(new Set(deliveries.map((delivery) => delivery.id)).size).toBe(200)
+    expect(target.unverified()).toBe(0)
+    process.stdout.write(
+      `exactly once across two gateways: ${cronRuns.length} cron runs, ${deliveries.length} deliveries\n`,
+    )
+  }, 30_000)
+})
