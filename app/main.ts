@@ -50,6 +50,11 @@ const runner = jobRunner({ store: booted.store, logger: gateway.metrics.observin
 gateway.metrics.gauge('gateway_job_queue_depth', 'Ticks of each background job running in this process now.', () =>
   booted.jobs.map((job) => [{ job: job.name }, runner.running().get(job.name) ?? 0]),
 )
+gateway.metrics.gauge(
+  'gateway_queue_pending',
+  'Items pending in each durable queue (webhook deliveries, cron runs, robot tasks), across every process.',
+  async () => Object.entries(await booted.queue.pending()).map(([queue, count]) => [{ queue }, count]),
+)
 for (const job of booted.jobs)
   gateway.app.use(cron({ name: job.name, pattern: job.schedule, run: () => runner.tick(job) }))
 // Queue workers poll the shared store; each due item goes to one process.

@@ -81,6 +81,8 @@ export type Queue = {
   fail: (lease: Lease, error: string) => Promise<boolean>
   /** Reads an item. */
   get: <payload>(queue: string, id: string) => Promise<Item<payload> | undefined>
+  /** How many items each queue holds `pending` (due or not, leased or not), by queue name; empty queues are absent. */
+  pending: () => Promise<Record<string, number>>
   /** Releases connections and file handles. */
   close: () => Promise<void>
 }

@@ -87,6 +87,14 @@ export function memory(): Queue.Queue {
       const kept = items.get(keyOf(queue, id))
       return kept ? revive(kept.text) : undefined
     },
+    async pending() {
+      const counts: Record<string, number> = {}
+      for (const { text } of items.values()) {
+        const item = revive(text)
+        if (item.state === 'pending') counts[item.queue] = (counts[item.queue] ?? 0) + 1
+      }
+      return counts
+    },
     async close() {},
   }
 }

@@ -70,6 +70,13 @@ export function postgres(parameters: postgres.Parameters): Queue.Queue {
       const { token: _token, ...item } = fromRow(row)
       return item as never
     },
+    async pending() {
+      await ready()
+      const rows = await sql.unsafe<{ queue: string; count: number }[]>(
+        `SELECT queue, count(*)::int AS count FROM queue_items WHERE state = 'pending' GROUP BY queue`,
+      )
+      return Object.fromEntries(rows.map(({ queue, count }) => [queue, count]))
+    },
     async close() {
       closed = true
     },

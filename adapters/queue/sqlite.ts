@@ -18,6 +18,9 @@ export function sqlite(parameters: sqlite.Parameters): Queue.Queue {
     'UPDATE queue_items SET due_at = ?, attempts = attempts + 1, token = ?, updated_at = ? WHERE queue = ? AND id = ? RETURNING *',
   )
   const read = client.prepare('SELECT * FROM queue_items WHERE queue = ? AND id = ?')
+  const pending = client.prepare(
+    `SELECT queue, count(*) AS count FROM queue_items WHERE state = 'pending' GROUP BY queue`,
+  )
 
   const enqueueAll = client.transaction((items: readonly Queue.Enqueue[]) => {
     const now = Date.now()
@@ -60,6 +63,10 @@ export function sqlite(parameters: sqlite.Parameters): Queue.Queue {
       if (!row) return undefined
       const { token: _token, ...item } = fromRow(row)
       return item as never
+    },
+    async pending() {
+      const rows = pending.all() as { queue: string; count: number }[]
+      return Object.fromEntries(rows.map(({ queue, count }) => [queue, count]))
     },
     async close() {
       client.close(true)

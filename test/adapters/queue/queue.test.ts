@@ -85,6 +85,10 @@ for (const backend of backends)
       expect(await queue.complete(claimed[0]!)).toBe(false)
       const done = await queue.get(name, 'a')
       expect(done).toMatchObject({ state: 'done', result: { status: 200 }, attempts: 1 })
+      // Pending counts leased and not-yet-due items, not completed ones.
+      expect((await queue.pending())[name]).toBe(2)
+      await queue.fail(claimed[1]!, 'gave up')
+      expect((await queue.pending())[name]).toBe(1)
     })
 
     test('a lease that ran out is claimed again, and the old holder can no longer settle it', async () => {
