@@ -32,6 +32,7 @@ export async function start(parameters: start.Parameters): Promise<Server> {
   const {
     name,
     script,
+    flags = [],
     port,
     env = {},
     inherit = true,
@@ -40,7 +41,7 @@ export async function start(parameters: start.Parameters): Promise<Server> {
     timeoutMs = 60_000,
   } = parameters
   const base = inherit ? process.env : { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '' }
-  const child = spawn([bun, script], {
+  const child = spawn([bun, ...flags, script], {
     cwd: root,
     env: { ...base, ...env, PORT: String(port) },
     stdout: 'pipe',
@@ -92,6 +93,8 @@ export declare namespace start {
     name: string
     /** Script path relative to the repository root. */
     script: string
+    /** Bun's own flags, before the script (`--cpu-prof`). @default [] */
+    flags?: string[]
     /** TCP port it listens on (passed as PORT). */
     port: number
     /** Environment on top of this process's (or of PATH and HOME alone, without `inherit`). */
@@ -113,6 +116,14 @@ export function rssOf(pid: number): number {
   const kilobytes = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status)?.[1]
   if (kilobytes === undefined) throw new Error(`No VmRSS for process ${pid}.`)
   return Number(kilobytes) * 1024
+}
+
+/** CPU time a process has used so far (user + system), in seconds (Linux `/proc/<pid>/stat`, 100 ticks a second). */
+export function cpuSecondsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are 14 and 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
 /** A TCP port on 127.0.0.1 that nothing listens on right now. */

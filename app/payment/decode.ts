@@ -1,6 +1,4 @@
-import { decodePaymentSignatureHeader } from '@x402/core/http'
-import { PaymentPayloadV1Schema, PaymentPayloadV2Schema } from '@x402/core/schemas'
-import { Challenge, Credential, evm, PaymentRequest, x402 } from 'mppx'
+import { Challenge, Credential, evm, PaymentRequest } from 'mppx'
 import { getAddress, type Hex, isAddress, size } from 'viem'
 import { type RecoverPublicKey, recover, type Signed } from '../../core/Authorization.js'
 import type { Refusal } from '../../core/Errors.js'
@@ -8,6 +6,7 @@ import { echo } from '../../core/internal/echo.js'
 import type { Protocol } from '../../core/Ledger.js'
 import { chainIdOf, type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Mpp from './mpp.js'
+import * as Payload from './payload.js'
 import { v1NetworkOf } from './x402.js'
 
 // Matches the x402 facilitators: an authorization must outlive the settlement transaction by a few seconds.
@@ -160,15 +159,10 @@ function toSigned(wire: Wire): Signed | undefined {
 /** Reads an x402 v2 `PAYMENT-SIGNATURE`. */
 async function fromV2(header: string, parameters: decode.Parameters): Promise<decode.ReturnType> {
   const { terms } = parameters
-  let raw: unknown
-  try {
-    raw = decodePaymentSignatureHeader(header)
-  } catch {
-    return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not base64-encoded JSON.')
-  }
-  const parsed = PaymentPayloadV2Schema.safeParse(raw)
-  if (!parsed.success) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.')
-  const { accepted, payload } = parsed.data
+  const raw = Payload.fromBase64Json(header)
+  if (raw === undefined) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not base64-encoded JSON.')
+  if (!Payload.v2(raw)) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.')
+  const { accepted, payload } = raw
   if (accepted.scheme !== 'exact')
     return refuse('malformed_payment', `Scheme ${echo(accepted.scheme)} is not offered; pay with exact.`)
   if (accepted.network !== terms.network)
@@ -178,10 +172,9 @@ async function fromV2(header: string, parameters: decode.Parameters): Promise<de
       'wrong_asset',
       `The payment is in ${echo(accepted.asset)}; this offer is in ${getAddress(terms.asset.address)}.`,
     )
-  const exact = x402.ExactEip3009PayloadSchema.safeParse(payload)
-  if (!exact.success)
+  if (!Payload.exactEip3009(payload))
     return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
-  return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, {
+  return check({ ...payload.authorization, signature: payload.signature }, parameters, {
     protocol: 'x402-v2',
     raw,
   })
@@ -190,26 +183,20 @@ async function fromV2(header: string, parameters: decode.Parameters): Promise<de
 /** Reads an x402 v1 `X-PAYMENT`. */
 async function fromV1(header: string, parameters: decode.Parameters): Promise<decode.ReturnType> {
   const { terms } = parameters
-  let raw: unknown
-  try {
-    // v1 uses the same encoding as v2 (standard base64 of JSON); the helper is named after v2's header.
-    raw = decodePaymentSignatureHeader(header)
-  } catch {
-    return refuse('malformed_payment', 'X-PAYMENT is not base64-encoded JSON.')
-  }
-  const parsed = PaymentPayloadV1Schema.safeParse(raw)
-  if (!parsed.success) return refuse('malformed_payment', 'X-PAYMENT is not an x402 v1 PaymentPayload.')
-  const { scheme, network, payload } = parsed.data
+  // v1 uses the same encoding as v2 (standard base64 of JSON).
+  const raw = Payload.fromBase64Json(header)
+  if (raw === undefined) return refuse('malformed_payment', 'X-PAYMENT is not base64-encoded JSON.')
+  if (!Payload.v1(raw)) return refuse('malformed_payment', 'X-PAYMENT is not an x402 v1 PaymentPayload.')
+  const { scheme, network, payload } = raw
   if (scheme !== 'exact') return refuse('malformed_payment', `Scheme ${echo(scheme)} is not offered; pay with exact.`)
   const expected = v1NetworkOf(terms.network)
   if (expected === undefined)
     return refuse('wrong_network', `x402 v1 has no name for ${terms.network}; pay with x402 v2 or MPP.`)
   if (network !== expected)
     return refuse('wrong_network', `The payment is for ${echo(network)}; this offer is on ${expected}.`)
-  const exact = x402.ExactEip3009PayloadSchema.safeParse(payload)
-  if (!exact.success)
+  if (!Payload.exactEip3009(payload))
     return refuse('malformed_payment', 'The payload is not an EIP-3009 authorization with its signature.')
-  return check({ ...exact.data.authorization, signature: exact.data.signature }, parameters, {
+  return check({ ...payload.authorization, signature: payload.signature }, parameters, {
     protocol: 'x402-v1',
     raw,
   })
@@ -246,9 +233,10 @@ async function fromMpp(header: string, parameters: decode.Parameters): Promise<d
   if (new Date(challenge.expires).getTime() <= now.getTime())
     return refuse('expired', `The challenge expired at ${echo(challenge.expires)}; ask for a new one.`)
 
-  const payload = evm.AuthorizationPayloadSchema.safeParse(credential.payload)
-  if (!payload.success) return refuse('malformed_payment', 'The credential payload is not an EIP-3009 authorization.')
-  const { type: _, ...wire } = payload.data
+  const payload = credential.payload
+  if (!Payload.mppAuthorization(payload))
+    return refuse('malformed_payment', 'The credential payload is not an EIP-3009 authorization.')
+  const { type: _, ...wire } = payload
   // The evm method spec binds the signature to the challenge through the nonce: keccak256(id || realm).
   if (wire.nonce.toLowerCase() !== evm.challengeHash(challenge).toLowerCase())
     return refuse('challenge_mismatch', 'The authorization nonce is not the hash of the challenge it answers.')
