@@ -52,7 +52,7 @@ export function metrics(): metrics.ReturnType {
     const key = JSON.stringify(labels)
     const series = histogram.series.get(key) ?? { counts: buckets.map(() => 0), sum: 0, count: 0 }
     histogram.series.set(key, series)
-    for (const [index, bound] of buckets.entries()) if (value <= bound) series.counts[index]!++
+    for (let index = 0; index < buckets.length; index++) if (value <= buckets[index]!) series.counts[index]!++
     series.sum += value
     series.count++
   }

@@ -1,4 +1,6 @@
-import { Challenge, evm, PaymentRequest } from 'mppx'
+import { createHmac } from 'node:crypto'
+import type { Challenge } from 'mppx'
+import { evm, PaymentRequest } from 'mppx'
 import { formatUnits } from 'viem'
 import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
 
@@ -77,34 +79,53 @@ export declare namespace request {
 }
 
 /**
- * The challenge of one offer, built the way mppx's server builds it: the id is HMAC-SHA256 under `secret` over
- * realm, method, intent, request, expires and opaque, so an edit to any of them in the echo breaks the id.
+ * The challenges of one offer, built the way mppx's server builds them (`Challenge.fromMethod` then `serialize`):
+ * the id is HMAC-SHA256 under `secret` over realm, method, intent, request, expires and opaque, so an edit to any of
+ * them in the echo breaks the id. What does not change between two 402s of the offer (the canonical request, the
+ * realm, the escaped description, the scope) is computed once here; each challenge then costs a random salt, one
+ * native HMAC and a string join. `Challenge.deserialize` + `Challenge.verify` read them as mppx's own.
  */
-export function challenge(parameters: challenge.Parameters): ChargeChallenge {
-  const { terms, amount, resource, method, description, secret, now } = parameters
-  // Whole seconds: the mppx client signs the expiry, in seconds, as the authorization's `validBefore`.
-  const expires = new Date((Math.floor(now.getTime() / 1000) + terms.maxTimeoutSeconds) * 1000)
-  return Challenge.fromMethod(evm.charge, {
-    secretKey: secret,
-    realm: realmOf(resource),
-    request: input({ terms, amount }),
-    expires,
+export function challenges(parameters: challenges.Parameters): (now: Date) => { header: string; id: string } {
+  const { terms, amount, resource, method, description, secret } = parameters
+  const realm = realmOf(resource)
+  const { name, intent } = evm.charge
+  const serialized = PaymentRequest.serialize(request({ terms, amount }))
+  // JCS of `{ _mppx_scope, salt }`: the keys in code-point order, the salt (a UUID) appended per challenge.
+  const metaPrefix = `{${JSON.stringify(scopeKey)}:${JSON.stringify(scopeOf({ method, resource }))},${JSON.stringify(saltKey)}:"`
+  const head = `${authParam('realm', realm)}, ${authParam('method', name)}, ${authParam('intent', intent)}, ${authParam('request', serialized)}`
+  // A quoted auth-param cannot hold a line break (mppx throws on one).
+  const described = description ? `, ${authParam('description', description.replace(/[\r\n]+/g, ' '))}` : ''
+  const bound = `${realm}|${name}|${intent}|${serialized}|`
+  return (now) => {
+    // Whole seconds: the mppx client signs the expiry, in seconds, as the authorization's `validBefore`.
+    const expires = new Date((Math.floor(now.getTime() / 1000) + terms.maxTimeoutSeconds) * 1000).toISOString()
     // The evm method derives the authorization's nonce from the challenge, so every challenge must be new: without
     // the salt, two offers of one route within one second would be the same challenge and the second payment a replay.
-    meta: { [scopeKey]: scopeOf({ method, resource }), [saltKey]: crypto.randomUUID() },
-    // A quoted auth-param cannot hold a line break (mppx throws on one).
-    ...(description ? { description: description.replace(/[\r\n]+/g, ' ') } : {}),
-  }) as ChargeChallenge
+    const opaque = Buffer.from(`${metaPrefix}${crypto.randomUUID()}"}`).toString('base64url')
+    const id = createHmac('sha256', secret).update(`${bound}${expires}||${opaque}`).digest('base64url')
+    return {
+      id,
+      // The id and opaque are base64url and the expiry ISO 8601: nothing in them to escape.
+      header: `Payment id="${id}", ${head}${described}, expires="${expires}", opaque="${opaque}"`,
+    }
+  }
 }
 
-export declare namespace challenge {
+/** An auth-param as mppx writes it: quoted, with backslashes and quotes escaped and non-Latin-1 as `\uXXXX`. */
+function authParam(name: string, value: string): string {
+  const escaped = value
+    .replace(/\\/g, '\\\\')
+    .replace(/"/g, '\\"')
+    .replace(/[\u0100-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`)
+  return `${name}="${escaped}"`
+}
+
+export declare namespace challenges {
   type Parameters = request.Parameters &
     scopeOf.Parameters & {
       /** What the payment buys, shown to the payer (not bound by the id). */
       description?: string | undefined
       /** HMAC key that binds challenge ids (mppx's `secretKey`). */
       secret: string
-      /** Current time; the challenge expires `terms.maxTimeoutSeconds` later. */
-      now: Date
     }
 }

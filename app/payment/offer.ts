@@ -1,6 +1,5 @@
 import { encodePaymentRequiredHeader } from '@x402/core/http'
 import type { PaymentRequired, PaymentRequirements } from '@x402/core/types'
-import { Challenge } from 'mppx'
 import type { Refusal } from '../../core/Errors.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { paymentIdentifier, paymentIdentifierDeclaration } from './idempotency.js'
@@ -9,36 +8,76 @@ import { type RequirementsV1, requirements, requirementsV1 } from './x402.js'
 
 /**
  * The 402 of a paid call, every protocol at once: x402 v2 in `PAYMENT-REQUIRED`, MPP in `WWW-Authenticate`, and a
- * body x402 v1 clients read. With a `refusal`, its reason is the `error` of both x402 versions.
+ * body x402 v1 clients read. With a `refusal`, its reason is the `error` of both x402 versions. What is the same
+ * for every 402 of one offer (route, amount, terms) is built once and kept (see `compiled`); each 402 then costs
+ * one fresh MPP challenge.
  */
 export function offer(parameters: offer.Parameters): offer.ReturnType {
-  const { terms, amount, resource, description, mimeType, method, secret, now, refusal, also = [] } = parameters
-  const paymentRequired: PaymentRequired = {
-    x402Version: 2,
-    // The wording of the x402 v2 HTTP transport spec when nothing was paid.
-    error: refusal?.reason ?? 'PAYMENT-SIGNATURE header is required',
-    resource: { url: resource, description, mimeType },
-    accepts: [requirements({ terms, amount }), ...also],
-    // Retries of one paid call may name it by an id, answered from the ledger and charged once.
-    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration },
-  }
-  const v1 = requirementsV1({ terms, amount, resource, description, mimeType, method })
-  const challenge = Mpp.challenge({ terms, amount, resource, method, description, secret, now })
+  const { now, refusal } = parameters
+  const offered = compiled(parameters)
+  const challenge = offered.challenge(now)
   return {
     status: 402,
     headers: {
-      'PAYMENT-REQUIRED': encodePaymentRequiredHeader(paymentRequired),
-      'WWW-Authenticate': Challenge.serialize(challenge),
+      'PAYMENT-REQUIRED': refusal
+        ? encodePaymentRequiredHeader(offered.paymentRequired(refusal.reason))
+        : offered.header,
+      'WWW-Authenticate': challenge.header,
       'Cache-Control': 'no-store',
     },
     body: {
       x402Version: 1,
       // The wording of the reference v1 middleware when nothing was paid.
       error: refusal?.reason ?? 'X-PAYMENT header is required',
-      accepts: v1 ? [v1] : [],
+      accepts: offered.v1,
     },
     challengeId: challenge.id,
   }
+}
+
+/** What every 402 of one offer shares. */
+type Compiled = {
+  /** The x402 v2 offer with `error` set. */
+  paymentRequired: (error: string) => PaymentRequired
+  /** `PAYMENT-REQUIRED` when nothing was paid. */
+  header: string
+  /** The x402 v1 offer, if v1 names the network. */
+  v1: RequirementsV1[]
+  /** A fresh MPP challenge. */
+  challenge: (now: Date) => { header: string; id: string }
+}
+
+/** Offers built so far, per terms, by everything else they depend on; the oldest go first past `limit`. */
+const offers = new WeakMap<PaymentTerms, Map<string, Compiled>>()
+const limit = 4_096
+
+/** The shared part of an offer, built on first use. */
+function compiled(parameters: offer.Parameters): Compiled {
+  const { terms, amount, resource, description, mimeType, method, secret, also = [] } = parameters
+  const key = JSON.stringify([amount.toString(), resource, description, mimeType, method, secret, also])
+  const built = offers.get(terms) ?? new Map<string, Compiled>()
+  offers.set(terms, built)
+  const known = built.get(key)
+  if (known) return known
+  const paymentRequired = (error: string): PaymentRequired => ({
+    x402Version: 2,
+    error,
+    resource: { url: resource, description, mimeType },
+    accepts: [requirements({ terms, amount }), ...also],
+    // Retries of one paid call may name it by an id, answered from the ledger and charged once.
+    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration },
+  })
+  const v1 = requirementsV1({ terms, amount, resource, description, mimeType, method })
+  const fresh: Compiled = {
+    paymentRequired,
+    // The wording of the x402 v2 HTTP transport spec when nothing was paid.
+    header: encodePaymentRequiredHeader(paymentRequired('PAYMENT-SIGNATURE header is required')),
+    v1: v1 ? [v1] : [],
+    challenge: Mpp.challenges({ terms, amount, resource, method, description, secret }),
+  }
+  if (built.size >= limit) built.delete(built.keys().next().value!)
+  built.set(key, fresh)
+  return fresh
 }
 
 export declare namespace offer {

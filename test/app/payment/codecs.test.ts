@@ -4,7 +4,7 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import { PaymentRequiredV2Schema } from '@x402/core/schemas'
 import { registerExactEvmScheme } from '@x402/evm/exact/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import { Challenge, Credential, x402 as MppX402, Receipt } from 'mppx'
+import { Challenge, Credential, evm as MppEvm, x402 as MppX402, PaymentRequest, Receipt } from 'mppx'
 import { Mppx } from 'mppx/client'
 import { evm } from 'mppx/evm/client'
 import { getAddress, type Hash } from 'viem'
@@ -201,6 +201,44 @@ describe('offer', () => {
     })
     expect(decodePaymentRequiredHeader(headers['PAYMENT-REQUIRED']!).error).toBe('amount_mismatch')
     expect(body.error).toBe('amount_mismatch')
+  })
+
+  test('behavior: the precomputed challenge is byte for byte what mppx builds from the same fields', () => {
+    for (const description of ['Configured chains', 'Prix: 0,10 \u20ac "net" \\ tax', '']) {
+      const now = new Date('2026-01-01T00:00:00.400Z')
+      const { headers, challengeId } = offer({ ...context, description, mimeType: 'application/json', now })
+      const ours = Challenge.deserialize(headers['WWW-Authenticate']!)
+      expect(ours.id).toBe(challengeId)
+      // mppx's own server path, given the same meta (the salt is random per challenge).
+      const theirs = Challenge.fromMethod(MppEvm.charge, {
+        secretKey: secret,
+        realm: ours.realm,
+        request: {
+          amount: '0.001',
+          chainId: 84532,
+          currency: terms.asset.address,
+          credentialTypes: ['authorization'],
+          decimals: 6,
+          recipient: terms.payTo,
+        },
+        expires: new Date('2026-01-01T00:05:00.000Z'),
+        meta: PaymentRequest.deserialize(ours.opaque!) as Record<string, string>,
+        ...(description ? { description } : {}),
+      })
+      expect(headers['WWW-Authenticate']).toBe(Challenge.serialize(theirs))
+      expect(Challenge.verify(ours, { secretKey: secret })).toBe(true)
+    }
+  })
+
+  test('behavior: every 402 of one offer carries a new challenge', () => {
+    const now = new Date()
+    const first = offer({ ...context, description: 'd', mimeType: 'application/json', now })
+    const second = offer({ ...context, description: 'd', mimeType: 'application/json', now })
+    expect(first.headers['PAYMENT-REQUIRED']).toBe(second.headers['PAYMENT-REQUIRED']!)
+    expect(first.challengeId).not.toBe(second.challengeId)
+    expect(Challenge.deserialize(first.headers['WWW-Authenticate']!).opaque).not.toBe(
+      Challenge.deserialize(second.headers['WWW-Authenticate']!).opaque,
+    )
   })
 
   test('behavior: a description with line breaks still makes a legal challenge', () => {
