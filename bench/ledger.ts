@@ -55,13 +55,25 @@ async function claimsPerSecond(ledger: Ledger, durationMs: number): Promise<numb
   return claims / ((performance.now() - started) / 1000)
 }
 
+/** Runs `task` with a one-connection client on `url`, then closes it. */
+export async function withPostgres<result>(
+  url: string,
+  task: (sql: postgresJs.Sql) => Promise<result>,
+): Promise<result> {
+  const sql = postgresJs(url, { max: 1, onnotice: () => {} })
+  try {
+    return await task(sql)
+  } finally {
+    await sql.end()
+  }
+}
+
 /** Claims/s on PostgreSQL and on SQLite in each of `rounds` rounds; `undefined` without DATABASE_URL. */
 export async function rounds(parameters: { rounds: number; durationMs: number }) {
   const url = process.env.DATABASE_URL
   if (!url) return undefined
   const schema = `bench_ledger_${Date.now()}`
-  const admin = postgresJs(url, { max: 1, onnotice: () => {} })
-  await admin.unsafe(`CREATE SCHEMA ${schema}`)
+  await withPostgres(url, (admin) => admin.unsafe(`CREATE SCHEMA ${schema}`))
   const sql = postgresJs(url, { max: 10, onnotice: () => {}, connection: { search_path: schema } })
   const directory = mkdtempSync(join(tmpdir(), 'bench-ledger-'))
   const onPostgres = postgres({ sql })
@@ -81,8 +93,7 @@ export async function rounds(parameters: { rounds: number; durationMs: number })
     await onPostgres.close()
     await onSqlite.close()
     await sql.end()
-    await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
-    await admin.end()
+    await withPostgres(url, (admin) => admin.unsafe(`DROP SCHEMA ${schema} CASCADE`))
     rmSync(directory, { recursive: true, force: true })
   }
 }

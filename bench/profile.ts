@@ -79,7 +79,7 @@ export function split(profile: Profile): Split {
  * `calls` paid calls from 50 payers; returns the CPU seconds per call (user + system, from /proc) and the profile's
  * split by stage. Run alone with `bun bench/profile.ts`.
  */
-export async function profile(parameters: { calls: number }): Promise<{ cpuPerCall: number; split: Split }> {
+export async function profile(parameters: { calls: number }): Promise<{ cpuPerCall: number; shares: Partial<Split> }> {
   const directory = mkdtempSync(join(tmpdir(), 'bench-profile-'))
   const servers: Server[] = []
   try {
@@ -130,19 +130,24 @@ export async function profile(parameters: { calls: number }): Promise<{ cpuPerCa
     if (!file) throw new Error('The gateway wrote no CPU profile.')
     return {
       cpuPerCall: cpu / served,
-      split: split(JSON.parse(readFileSync(join(directory, file), 'utf8')) as Profile),
+      shares: busyShares(split(JSON.parse(readFileSync(join(directory, file), 'utf8')) as Profile)),
     }
   } finally {
     await Promise.all(servers.map((server) => server.stop()))
-    if (!process.env.KEEP_PROFILE) rmSync(directory, { recursive: true, force: true })
+    rmSync(directory, { recursive: true, force: true })
   }
 }
 
+/** Each stage's share of the busy time (everything but idle), largest first. */
+function busyShares(totals: Split): Partial<Split> {
+  const busy = Object.entries(totals).filter(([stage]) => stage !== 'idle')
+  const sum = busy.reduce((total, [, micros]) => total + micros, 0)
+  return Object.fromEntries(busy.sort((a, b) => b[1] - a[1]).map(([stage, micros]) => [stage, micros / sum]))
+}
+
 if (import.meta.main) {
-  const { cpuPerCall, split: shares } = await profile({ calls: Number(process.argv[2] ?? 2_000) })
-  const busy = Object.entries(shares).filter(([stage]) => stage !== 'idle')
-  const total = busy.reduce((sum, [, micros]) => sum + micros, 0)
+  const { cpuPerCall, shares } = await profile({ calls: Number(process.argv[2] ?? 2_000) })
   process.stdout.write(`CPU per paid call: ${(cpuPerCall * 1000).toFixed(2)} ms (user + system)\n`)
-  for (const [stage, micros] of busy.sort((a, b) => b[1] - a[1]))
-    process.stdout.write(`  ${stage.padEnd(10)} ${((100 * micros) / total).toFixed(1)}%\n`)
+  for (const [stage, share] of Object.entries(shares))
+    process.stdout.write(`  ${stage.padEnd(10)} ${(100 * share).toFixed(1)}%\n`)
 }
