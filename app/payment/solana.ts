@@ -16,14 +16,21 @@ import {
 import { echo } from '../../core/internal/echo.js'
 import type * as Ledger from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
+import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
 
-/** Mainnet Solana as CAIP-2 (its genesis hash, truncated). */
-export const mainnet = 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp'
-
-/** USDC on Solana mainnet. */
-export const mainnetUsdc = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
+/** Why Solana payments are not offered with this configuration; `undefined` when they are. */
+export function unconfigured(config: Config['solanaPay']): string | undefined {
+  const missing = [
+    config.rpcUrl === undefined ? 'SOLANA_PAY_RPC_URL (its node)' : undefined,
+    config.feePayerSecretKey === undefined ? 'SOLANA_FEE_PAYER_SECRET_KEY (our fee payer)' : undefined,
+    config.payTo === undefined ? 'SOLANA_PAY_TO (who is paid)' : undefined,
+  ].filter((name) => name !== undefined)
+  return missing.length === 0
+    ? undefined
+    : `Solana payments are not configured on this gateway: ${missing.join(', ')} ${missing.length === 1 ? 'is' : 'are'} not set.`
+}
 
 /**
  * Bounds of what a payer may make our fee payer spend, checked by `@x402/svm` before anything is signed: a compute
@@ -262,6 +269,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
 
   return {
     accept,
+    terms: { scheme: 'exact', network, asset: mint, payTo, feePayer: feePayer.address },
 
     carries(headers) {
       const header = headers.get('payment-signature')
@@ -397,6 +405,8 @@ export declare namespace solana {
   type ReturnType = {
     /** The offer of `amount` on this network, beside the EVM ones. */
     accept: (amount: bigint) => PaymentRequirements
+    /** What every Solana offer names, for discovery. */
+    terms: Offered
     /** The decoded `PAYMENT-SIGNATURE` when it pays on `solana:`; `undefined` otherwise. */
     carries: (headers: Headers) => unknown | undefined
     /** Checks and claims the payment; a response answers a refusal or a retry of a payment already held. */
@@ -423,6 +433,20 @@ export declare namespace solana {
     /** Finishes the undecided settlements of this network: confirmed, failed or expired on chain, or sent again. */
     reconcile: () => Promise<{ settled: number; failed: number; pending: number }>
   }
+}
+
+/** The terms of the Solana offer, as discovery publishes them. */
+export type Offered = {
+  /** Always `exact`. */
+  scheme: 'exact'
+  /** CAIP-2 network. */
+  network: string
+  /** Mint paid in. */
+  asset: string
+  /** Owner of the receiving token account. */
+  payTo: string
+  /** Our fee payer: `extra.feePayer`. */
+  feePayer: string
 }
 
 /** What a settlement came to; `submitted` is the signature once the fee payer signed. */

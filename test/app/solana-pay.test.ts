@@ -153,6 +153,7 @@ describe('x402 exact on Solana', () => {
       amount: price,
       endpoint: 'GET /api/v1/models',
     })
+    expect(served.count).toBe(1)
     expect(settled).toEqual([])
   })
 
