@@ -370,7 +370,11 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       const result = { settled: 0, failed: 0, pending: 0 }
       for (const entry of await ledger.list({ state: 'settling', limit: 1000 })) {
         if (!entry.payer.startsWith(`${network}:`)) continue
-        const settled = await finish(entry).catch(() => undefined)
+        // The node unreachable: it stays undecided until the next round.
+        const settled = await finish(entry).catch((error: unknown) => {
+          logger.log('warn', 'solana_reconcile_failed', { error: error instanceof Error ? error.name : 'unknown' })
+          return undefined
+        })
         if (settled?.ok) result.settled++
         else if (settled && settled.reason !== 'settlement_pending') result.failed++
         else result.pending++

@@ -8,10 +8,13 @@ import { SOLANA_DEVNET_CAIP2 } from '@x402/svm'
 import { ExactSvmScheme } from '@x402/svm/exact/client'
 import { Elysia } from 'elysia'
 import { memory } from '../../adapters/ledger/memory.js'
+import { sqlite } from '../../adapters/ledger/sqlite.js'
 import { feePayer } from '../../adapters/solana/pay.js'
 import { silent } from '../../app/log.js'
 import { solana } from '../../app/payment/solana.js'
+import type { Ledger } from '../../core/Ledger.js'
 import * as Module from '../../core/Module.js'
+import { sqliteFixture } from '../support/backends.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 import { servedSolana } from '../support/litesvm.js'
 
@@ -39,7 +42,15 @@ beforeAll(async () => {
 afterAll(() => node.close())
 
 /** A gateway with one paid route that works (or fails when told), one that reads the caller, and Solana offered. */
-async function setup(options: { confirmTimeoutMs?: number } = {}) {
+async function setup(
+  options: {
+    confirmTimeoutMs?: number
+    /** The ledger, shared by several gateways standing for several processes. @default a memory ledger of its own */
+    ledger?: Ledger
+    /** This gateway's lease. @default one that only it holds */
+    lease?: { id: string; isLive: (id: string) => Promise<boolean> }
+  } = {},
+) {
   const served = { count: 0, fail: false }
   const family = Module.define({
     name: 'paid',
@@ -58,8 +69,8 @@ async function setup(options: { confirmTimeoutMs?: number } = {}) {
         .get('/api/v1/invoice/list', ({ caller }) => ({ invoices: [], count: 0, caller })),
   })
   const { payment, settled } = stubPayment()
-  const ledger = memory()
-  const lease = { id: 'solana-lease', isLive: async (id: string) => id === 'solana-lease' }
+  const ledger = options.ledger ?? memory()
+  const lease = options.lease ?? { id: 'solana-lease', isLive: async (id: string) => id === 'solana-lease' }
   const pay = solana({
     network,
     mint,
@@ -142,7 +153,7 @@ describe('x402 exact on Solana', () => {
     expect(await response.json()).toEqual({ models: ['m'], count: 1 })
     const receipt = decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)
     expect(receipt).toMatchObject({ success: true, network, payer: signer.address })
-    expect(node.sent(receipt.transaction)).toBe(true)
+    expect(node.landed(receipt.transaction)).toBe(true)
     expect(await balance(signer.address)).toBe(before.payer - price)
     expect(await balance(payTo)).toBe(before.payTo + price)
     // Our relayer paid the fee; the payer spent no SOL.
@@ -258,7 +269,7 @@ describe('x402 exact on Solana', () => {
     expect(await pending.json()).toMatchObject({ code: 'settlement_pending' })
     const said = decodePaymentResponseHeader(pending.headers.get('PAYMENT-RESPONSE')!)
     expect(said).toMatchObject({ success: false, errorReason: 'settlement_pending', network })
-    expect(node.sent(said.transaction)).toBe(true)
+    expect(node.landed(said.transaction)).toBe(true)
     const [settling] = await ledger.list({ state: 'settling' })
     expect(settling?.lease).toBeUndefined()
     expect(await pay.reconcile()).toEqual({ settled: 0, failed: 0, pending: 1 })
@@ -273,5 +284,96 @@ describe('x402 exact on Solana', () => {
     })
     expect(served.count).toBe(1)
     expect(await balance(signer.address)).toBe(before - price)
+  })
+
+  test('security: two processes on one ledger serve one transaction once', async () => {
+    const database = sqliteFixture('solana-ledger', (path) => sqlite({ path }))
+    const live = async (id: string) => id === 'process-a' || id === 'process-b'
+    const a = await setup({ ledger: database.open(), lease: { id: 'process-a', isLive: live } })
+    const b = await setup({ ledger: database.open(), lease: { id: 'process-b', isLive: live } })
+    try {
+      const { signer } = await payer()
+      const payment = await header(signer, solanaOffer(await a.gateway.fetch('/api/v1/models')))
+      const before = await balance(signer.address)
+      const sent = sends()
+      const answers = await Promise.all(
+        [a, b].map(({ gateway }) => gateway.fetch('/api/v1/models', { headers: { 'PAYMENT-SIGNATURE': payment } })),
+      )
+      // One serves it; the other is told it is being served, or gets its kept answer if it came late.
+      const statuses = answers.map((answer) => answer.status).sort()
+      expect(statuses[0]).toBe(200)
+      expect([200, 503]).toContain(statuses[1]!)
+      expect(a.served.count + b.served.count).toBe(1)
+      const retried = await b.gateway.fetch('/api/v1/models', { headers: { 'PAYMENT-SIGNATURE': payment } })
+      expect(retried.status).toBe(200)
+      expect(a.served.count + b.served.count).toBe(1)
+      expect(sends()).toBe(sent + 1)
+      expect(await balance(signer.address)).toBe(before - price)
+    } finally {
+      await database.teardown()
+    }
+  })
+
+  test('behavior: a transaction that never lands fails once its blockhash expires; nothing moved, the retry is refused', async () => {
+    const { gateway, served, ledger, pay } = await setup({ confirmTimeoutMs: 300 })
+    const { signer } = await payer()
+    const payment = await header(signer, solanaOffer(await gateway.fetch('/api/v1/models')))
+    const before = await balance(signer.address)
+    node.dropSends(true)
+    try {
+      const pending = await gateway.fetch('/api/v1/models', { headers: { 'PAYMENT-SIGNATURE': payment } })
+      expect(pending.status).toBe(503)
+      expect(await pay.reconcile()).toEqual({ settled: 0, failed: 0, pending: 1 })
+    } finally {
+      node.dropSends(false)
+    }
+    node.svm.expireBlockhash()
+    expect(await pay.reconcile()).toEqual({ settled: 0, failed: 1, pending: 0 })
+    const [failed] = await ledger.list({ state: 'failed' })
+    expect(failed?.reason).toBe('The transaction expired without landing.')
+    const retried = await gateway.fetch('/api/v1/models', { headers: { 'PAYMENT-SIGNATURE': payment } })
+    expect(retried.status).toBe(402)
+    expect(await retried.json()).toMatchObject({ code: 'settlement_failed' })
+    expect(served.count).toBe(1)
+    expect(await balance(signer.address)).toBe(before)
+  })
+
+  test('behavior: unconfigured, there is no Solana offer and discovery says why', async () => {
+    const { payment } = stubPayment()
+    const gateway = testGateway({
+      payment,
+      families: [
+        Module.define({
+          name: 'paid',
+          paths: ['/api/v1/models'],
+          needs: [],
+          routes: () => new Elysia().get('/api/v1/models', () => ({ models: [], count: 0 })),
+        }),
+      ],
+      env: { SOLANA_PAY_TO: payTo },
+    })
+    const required = decodePaymentRequiredHeader(
+      (await gateway.fetch('/api/v1/models')).headers.get('PAYMENT-REQUIRED')!,
+    )
+    expect(required.accepts.map((accept) => accept.network)).toEqual([gateway.terms.network])
+    const manifest = (await (await gateway.fetch('/.well-known/x402.json')).json()) as { solana: unknown }
+    expect(manifest.solana).toEqual({
+      offered: false,
+      reason:
+        'Solana payments are not configured on this gateway: SOLANA_PAY_RPC_URL (its node), SOLANA_FEE_PAYER_SECRET_KEY (our fee payer) are not set.',
+    })
+  })
+
+  test('behavior: configured, discovery publishes the Solana terms', async () => {
+    const { gateway } = await setup()
+    const manifest = (await (await gateway.fetch('/.well-known/x402.json')).json()) as { solana: unknown }
+    expect(manifest.solana).toEqual({
+      offered: true,
+      scheme: 'exact',
+      network,
+      asset: mint,
+      payTo,
+      feePayer: relayer.address,
+    })
   })
 })

@@ -20,16 +20,17 @@ type Landed = { slot: number; err: unknown }
 /**
  * A Solana node in this process: LiteSVM behind the JSON-RPC methods x402 `exact` on `solana:` uses (the official
  * client's `getAccountInfo` and `getLatestBlockhash`; the facilitator's `simulateTransaction`, `sendTransaction`,
- * `getSignatureStatuses`), served over HTTP on 127.0.0.1 as a real node is. Sent transactions execute at once,
+ * `getSignatureStatuses`; reconciliation's `isBlockhashValid`), served over HTTP on 127.0.0.1 as a real node is. Sent transactions execute at once,
  * signatures checked; `sendTransaction` answers the signature even when it failed (as `skipPreflight` does) and
  * `getSignatureStatuses` tells how it ended. `holdConfirmations` makes statuses unknown until released (a congested
- * node), `expire` moves to a new blockhash.
+ * node) and `dropSends` loses what is sent; `svm.expireBlockhash()` moves to a new blockhash.
  */
 export async function servedSolana() {
   const svm = new LiteSVM()
   const landed = new Map<string, Landed>()
   let slot = 1
   let held = false
+  let dropping = false
   const methods: string[] = []
 
   const encodeBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
@@ -46,6 +47,8 @@ export async function servedSolana() {
       context: context(),
       value: { blockhash: svm.latestBlockhash(), lastValidBlockHeight: slot + 150 },
     }),
+    // LiteSVM keeps one blockhash: any older one has expired.
+    isBlockhashValid: ([blockhash]) => ({ context: context(), value: blockhash === svm.latestBlockhash() }),
     getAccountInfo: ([account]) => {
       const found = svm.getAccount(address(String(account)))
       return {
@@ -85,6 +88,8 @@ export async function servedSolana() {
     sendTransaction: ([base64]) => {
       const transaction = decodeTransaction(String(base64))
       const signature = signatureOf(transaction)
+      // A dropped transaction never reaches a leader: the node answers its signature and never hears of it again.
+      if (dropping) return signature
       const result = svm.sendTransaction(transaction)
       slot++
       // A signature already processed keeps its first outcome: the cluster runs a transaction once.
@@ -209,8 +214,12 @@ export async function servedSolana() {
     holdConfirmations(hold: boolean) {
       held = hold
     },
-    /** Whether a transaction with this signature was sent. */
-    sent: (signature: string) => landed.has(signature),
+    /** Drops every transaction sent (as a congested cluster may) until called again with `false`. */
+    dropSends(drop: boolean) {
+      dropping = drop
+    },
+    /** Whether a transaction with this signature landed (succeeded or failed). */
+    landed: (signature: string) => landed.has(signature),
     async close() {
       await server.stop(true)
     },
