@@ -17,6 +17,7 @@ import * as Module from '../../core/Module.js'
 import { sqliteFixture } from '../support/backends.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 import { servedSolana } from '../support/litesvm.js'
+import { origin, paidGateway } from '../support/paid.js'
 
 const network = SOLANA_DEVNET_CAIP2 as `solana:${string}`
 /** `GET /api/v1/models` costs $0.001. */
@@ -375,5 +376,34 @@ describe('x402 exact on Solana', () => {
       payTo,
       feePayer: relayer.address,
     })
+  })
+
+  test('behavior: booted with SOLANA_PAY_*, the gateway offers Solana and the official client pays a real endpoint', async () => {
+    const booted = await paidGateway({
+      env: {
+        SOLANA_PAY_RPC_URL: node.url,
+        SOLANA_FEE_PAYER_SECRET_KEY: secretKey,
+        SOLANA_PAY_TO: payTo,
+        SOLANA_PAY_MINT: mint,
+        SOLANA_PAY_NETWORK: network,
+      },
+    })
+    try {
+      expect(booted.jobs.map((job) => job.name)).toContain('reconcile-solana')
+      const { signer, client } = await payer()
+      const before = await balance(payTo)
+      const response = await wrapFetchWithPayment(booted.fetch, client)(`${origin}/api/v1/rpc/chains`)
+      expect(response.status).toBe(200)
+      expect(decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)).toMatchObject({
+        success: true,
+        network,
+        payer: signer.address,
+      })
+      expect(await balance(payTo)).toBe(before + price)
+      const manifest = (await (await booted.fetch(`${origin}/.well-known/x402.json`)).json()) as { solana: unknown }
+      expect(manifest.solana).toMatchObject({ offered: true, network, feePayer: relayer.address })
+    } finally {
+      await booted.close()
+    }
   })
 })
