@@ -246,7 +246,7 @@ describe('x402 exact on Solana', () => {
   })
 
   test('behavior: a route that needs an EVM caller refuses a Solana payer with 403; nothing is charged', async () => {
-    const { gateway } = await setup()
+    const { gateway, ledger } = await setup()
     const { signer } = await payer()
     const unpaid = await gateway.fetch('/api/v1/invoice/list')
     const offer = solanaOffer(unpaid)
@@ -257,6 +257,9 @@ describe('x402 exact on Solana', () => {
     expect(response.status).toBe(403)
     expect(await response.json()).toMatchObject({ code: 'forbidden' })
     expect(sends()).toBe(sent)
+    expect((await ledger.list({ state: 'released' })).map((entry) => entry.endpoint)).toEqual([
+      'GET /api/v1/invoice/list',
+    ])
   })
 
   test('behavior: no confirmation in time is 503 settlement_pending; reconciliation records it and the retry gets the answer, charged once', async () => {
