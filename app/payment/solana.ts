@@ -134,7 +134,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
     return new Response(Buffer.from(body, 'base64'), { status, headers: { ...headers, 'content-type': contentType } })
   }
 
-  /** Records a settlement's outcome; `undefined` when the entry moved elsewhere meanwhile. */
+  /** Records a settlement's outcome: settled; undecided and given up by this process; or failed, its writes taken back. */
   async function decide(held: Pick<Held, 'key' | 'endpoint'>, settled: Settled): Promise<void> {
     const { key, endpoint } = held
     if (settled.ok) {
@@ -160,8 +160,8 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
     let signed: Hash | undefined
     const signer = {
       ...feePayer.signer,
-      async signTransaction(transaction: string, payer: Parameters<FeePayer['signer']['signTransaction']>[1]) {
-        const full = await feePayer.signer.signTransaction(transaction, payer, network)
+      async signTransaction(transaction: string, address: Parameters<FeePayer['signer']['signTransaction']>[1]) {
+        const full = await feePayer.signer.signTransaction(transaction, address, network)
         signed = firstSignature(full)
         await ledger.apply(held.key, { type: 'submitted', transaction: signed })
         return full
@@ -464,24 +464,21 @@ const replayed = {
   message: 'This payment transaction was already used for another request.',
 } as const
 
+/** Our refusals for the reasons of `@x402/svm` that have one of their own; any other is `malformed_payment`. */
+const refusals: Record<string, Refusal> = {
+  invalid_exact_svm_payload_amount_mismatch: 'amount_mismatch',
+  invalid_exact_svm_payload_mint_mismatch: 'wrong_asset',
+  invalid_exact_svm_payload_recipient_mismatch: 'wrong_payee',
+  invalid_exact_svm_network_mismatch: 'wrong_network',
+  invalid_exact_svm_payload_signature_invalid: 'invalid_signature',
+}
+
 /** Our refusal for `@x402/svm`'s reason; the message keeps the scheme's own code. */
 function refusalOf(reason: string | undefined, message: string | undefined): Refused {
   const said = `${reason ?? 'invalid'}${message ? `: ${message}` : ''}`
-  const mapped: Refusal =
-    reason === 'invalid_exact_svm_payload_amount_mismatch'
-      ? 'amount_mismatch'
-      : reason === 'invalid_exact_svm_payload_mint_mismatch'
-        ? 'wrong_asset'
-        : reason === 'invalid_exact_svm_payload_recipient_mismatch'
-          ? 'wrong_payee'
-          : reason === 'invalid_exact_svm_network_mismatch'
-            ? 'wrong_network'
-            : reason === 'invalid_exact_svm_payload_signature_invalid'
-              ? 'invalid_signature'
-              : reason === 'invalid_exact_svm_transaction_simulation_failed' && /insufficient/i.test(said)
-                ? 'insufficient_funds'
-                : 'malformed_payment'
-  return { reason: mapped, message: said }
+  // A simulation fails for many reasons; the token program's own words tell a short balance apart.
+  const short = reason === 'invalid_exact_svm_transaction_simulation_failed' && /insufficient/i.test(said)
+  return { reason: short ? 'insufficient_funds' : (refusals[reason ?? ''] ?? 'malformed_payment'), message: said }
 }
 
 /** A base58 transaction signature as the ledger keeps it: its 64 bytes in hex. */

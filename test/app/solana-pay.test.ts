@@ -409,4 +409,15 @@ describe('x402 exact on Solana', () => {
       await booted.close()
     }
   })
+
+  test('error: a fee payer key whose halves do not match stops the start with a line that does not quote it', async () => {
+    const mismatched = JSON.stringify([...new Uint8Array(32).fill(1), ...getBase58Encoder().encode(payTo)])
+    const started = paidGateway({
+      env: { SOLANA_PAY_RPC_URL: node.url, SOLANA_FEE_PAYER_SECRET_KEY: mismatched, SOLANA_PAY_TO: payTo },
+    })
+    const error = (await started.catch((caught: Error) => caught)) as Error
+    expect(error.name).toBe('ConfigError')
+    expect(error.message).toStartWith('SOLANA_FEE_PAYER_SECRET_KEY is not a Solana keypair')
+    expect(error.message).not.toContain('1,1,1')
+  })
 })
