@@ -43,7 +43,7 @@ export type Entry = {
   endpoint: string
   /** Protocol the payment arrived in. */
   protocol: Protocol
-  /** Settlement transaction, once submitted. */
+  /** Settlement transaction, once submitted; of a Solana payment, its signature's 64 bytes in hex. */
   transaction: Hash | undefined
   /** Why it failed or was released, when it did. */
   reason: string | undefined

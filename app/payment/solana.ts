@@ -71,7 +71,7 @@ export type Answers = {
  * simulation) and settles it (co-signs, sends, confirms). The ledger, not a process cache, makes one transaction
  * serve one call across processes: it is keyed by the payer and the hash of the transaction's message, as the
  * scheme's own cache is. A call whose handler fails is released and the transaction never co-signed, so it cannot
- * land. A confirmation that does not come within `settlementTimeoutMs` leaves the entry `settling` with its
+ * land. A confirmation that does not come within the fee payer's time limit leaves the entry `settling` with its
  * signature: a retry of the same payment, or {@link solana.ReturnType.reconcile}, finishes it.
  */
 export function solana(parameters: solana.Parameters): solana.ReturnType {
@@ -81,7 +81,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
   function accept(amount: bigint): PaymentRequirements {
     return {
       scheme: 'exact',
-      network: network as PaymentRequirements['network'],
+      network,
       amount: amount.toString(),
       asset: mint,
       payTo,
@@ -96,7 +96,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       'PAYMENT-RESPONSE': encodePaymentResponseHeader({
         success: true,
         transaction: signatureOf(transaction),
-        network: network as PaymentRequirements['network'],
+        network,
         payer,
       }),
     }
@@ -107,7 +107,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       success: false,
       errorReason: 'settlement_pending',
       transaction: transaction ? signatureOf(transaction) : '',
-      network: network as PaymentRequirements['network'],
+      network,
       payer,
     })
     return answers.problem(
@@ -173,27 +173,10 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
         errorReason: 'settlement_pending',
         errorMessage: error instanceof Error ? error.message : String(error),
         transaction: '',
-        network: network as PaymentRequirements['network'],
+        network,
       }),
     )
-    const outcome: Settled = settled.success
-      ? { ok: true, transaction: hashOf(settled.transaction) }
-      : signed !== undefined &&
-          settled.errorReason === 'invalid_exact_svm_transaction_failed' &&
-          settled.transaction === ''
-        ? // Signed but the send failed: it may have reached the node all the same.
-          {
-            ok: false,
-            reason: 'settlement_pending',
-            message: settled.errorMessage ?? 'The send failed.',
-            submitted: signed,
-          }
-        : {
-            ok: false,
-            reason: settled.errorReason === 'settlement_pending' ? 'settlement_pending' : 'settlement_failed',
-            message: `${settled.errorReason}${settled.errorMessage ? `: ${settled.errorMessage}` : ''}`,
-            submitted: signed,
-          }
+    const outcome = outcomeOf(settled, signed)
     await decide(held, outcome).catch((error: unknown) =>
       logger.log('error', 'settlement_record_failed', { error: error instanceof Error ? error.name : 'unknown' }),
     )
@@ -463,6 +446,18 @@ const replayed = {
   reason: 'replayed',
   message: 'This payment transaction was already used for another request.',
 } as const
+
+/**
+ * What `@x402/svm`'s settle response comes to. A send that failed after the fee payer signed may have reached the
+ * node all the same (its signature is known): undecided, not failed.
+ */
+function outcomeOf(settled: SettleResponse, signed: Hash | undefined): Settled {
+  if (settled.success) return { ok: true, transaction: hashOf(settled.transaction) }
+  const message = `${settled.errorReason}${settled.errorMessage ? `: ${settled.errorMessage}` : ''}`
+  const sendFailed = settled.errorReason === 'invalid_exact_svm_transaction_failed' && settled.transaction === ''
+  const undecided = settled.errorReason === 'settlement_pending' || (signed !== undefined && sendFailed)
+  return { ok: false, reason: undecided ? 'settlement_pending' : 'settlement_failed', message, submitted: signed }
+}
 
 /** Our refusals for the reasons of `@x402/svm` that have one of their own; any other is `malformed_payment`. */
 const refusals: Record<string, Refusal> = {
