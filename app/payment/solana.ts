@@ -362,7 +362,9 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
         else if (settled && settled.reason !== 'settlement_pending') result.failed++
         else result.pending++
       }
-      if (result.settled + result.failed + result.pending > 0) logger.log('info', 'solana_reconciled', result)
+      // The event of the EVM reconciliation, so the dashboard lists both.
+      if (result.settled + result.failed + result.pending > 0)
+        logger.log('info', 'ledger_reconciled', { ...result, network })
       return result
     },
   }
@@ -412,13 +414,27 @@ export declare namespace solana {
     /** Settles on success (headers to add) or withholds the resource; releases the claim on failure. */
     after: (
       held: Held,
-      handled: { ok: boolean; status: number; kept: Ledger.StoredResponse | undefined },
+      handled: {
+        /** Whether the handler succeeded (status below 400). */
+        ok: boolean
+        /** HTTP status of the handler's answer. */
+        status: number
+        /** The answer as the ledger keeps it for retries; `undefined` for streams and bodies over the limit. */
+        kept: Ledger.StoredResponse | undefined
+      },
       answers: Answers,
     ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
     /** Releases the claim of a call whose handler threw. */
     release: (held: Held, reason: string) => Promise<void>
     /** Finishes the undecided settlements of this network: confirmed, failed or expired on chain, or sent again. */
-    reconcile: () => Promise<{ settled: number; failed: number; pending: number }>
+    reconcile: () => Promise<{
+      /** Found confirmed and recorded. */
+      settled: number
+      /** Failed on chain or expired without landing: recorded failed, nothing moved. */
+      failed: number
+      /** Still undecided. */
+      pending: number
+    }>
   }
 }
 
@@ -438,8 +454,17 @@ export type Offered = {
 
 /** What a settlement came to; `submitted` is the signature once the fee payer signed. */
 type Settled =
-  | { ok: true; transaction: Hash }
-  | { ok: false; reason: 'settlement_pending' | 'settlement_failed'; message: string; submitted?: Hash | undefined }
+  | { /** Confirmed. */ ok: true /** The signature, as the ledger keeps it. */; transaction: Hash }
+  | {
+      /** Not confirmed. */
+      ok: false
+      /** Undecided (it may still land), or failed (nothing moved). */
+      reason: 'settlement_pending' | 'settlement_failed'
+      /** Why, with `@x402/svm`'s own code where it gave one. */
+      message: string
+      /** The fee payer's signature, once it signed. */
+      submitted?: Hash | undefined
+    }
 
 /** The message of every replay refusal. */
 const replayed = {
