@@ -58,6 +58,7 @@ import { tavily } from '../adapters/search/tavily.js'
 import { das } from '../adapters/solana/das.js'
 import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
+import { feePayer as solanaFeePayer } from '../adapters/solana/pay.js'
 import { solanaRpc } from '../adapters/solana/rpc.js'
 import { horizon } from '../adapters/stellar/horizon.js'
 import { embedded } from '../adapters/storage/embedded.js'
@@ -102,6 +103,7 @@ import { metrics } from './metrics.js'
 import { channels } from './payment/channel.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
+import { solana } from './payment/solana.js'
 import { StartError } from './startup.js'
 import { terms as termsOf } from './terms.js'
 
@@ -162,6 +164,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const recoverPublicKey = await libsecp256k1()
   logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
   const paymentChannels = channelsOf(config, settlement, storage.store, lease.slot, logger, recoverPublicKey)
+  const solanaPayments = await solanaPaymentsOf(config, { ledger, lease, store: storage.store, logger, terms })
 
   const prices = await feedsOf(settlement, 'crypto', logger)
   const fx = await feedsOf(settlement, 'fiat', logger)
@@ -190,6 +193,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       recoverPublicKey,
       settlementTimeoutMs: config.settlementTimeoutMs,
       channels: paymentChannels,
+      solana: solanaPayments,
     },
   })
 
@@ -205,6 +209,16 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       { name: 'reconcile-ledger', schedule: '* * * * *', run: () => reconcile(books), everyProcess: true },
       ...(paymentChannels
         ? [{ name: 'claim-channels', schedule: '* * * * *', run: () => paymentChannels.sweep().then(() => undefined) }]
+        : []),
+      ...(solanaPayments
+        ? [
+            {
+              name: 'reconcile-solana',
+              schedule: '* * * * *',
+              run: () => solanaPayments.reconcile(),
+              everyProcess: true,
+            },
+          ]
         : []),
       ...gateway.jobs,
     ],
@@ -739,6 +753,32 @@ function channelsOf(
       recoverPublicKey,
     }),
   })
+}
+
+/**
+ * x402 `exact` on Solana, when its node, fee payer key and payee are all configured; `undefined` (no Solana offer,
+ * the reason in discovery) otherwise. Every process co-signs with the same fee payer: Solana transactions carry no
+ * account nonce, so processes never collide.
+ */
+async function solanaPaymentsOf(
+  config: Config,
+  books: Pick<solana.Parameters, 'ledger' | 'lease' | 'store' | 'logger'> & { terms: PaymentTerms },
+) {
+  const { rpcUrl, feePayerSecretKey, payTo, mint, network } = config.solanaPay
+  if (!rpcUrl || !feePayerSecretKey || !payTo) return undefined
+  const { terms, ...rest } = books
+  const feePayer = await solanaFeePayer({
+    url: rpcUrl,
+    secretKey: feePayerSecretKey,
+    network,
+    confirmTimeoutMs: config.settlementTimeoutMs,
+  }).catch(() => {
+    // The parser's own message may quote the key: it is not passed on.
+    throw new ConfigError(
+      'SOLANA_FEE_PAYER_SECRET_KEY is not a Solana keypair: 64 bytes (a JSON array of numbers, or base58), its public half matching its secret half.',
+    )
+  })
+  return solana({ ...rest, network, mint, payTo, maxTimeoutSeconds: terms.maxTimeoutSeconds, feePayer })
 }
 
 function relayerOf(config: Config, settlement: Settlement, slot: number): LocalAccount {

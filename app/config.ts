@@ -136,6 +136,42 @@ const Environment = Type.Object({
     default: 86_400,
     description: 'withdraw delay offered in payment channels; claims are sent well before it can pass',
   }),
+  SOLANA_PAY_RPC_URL: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: 'none: no Solana offer',
+      description:
+        'JSON-RPC node of the network Solana payments (x402 `exact` on `solana:`) settle on; may carry a key',
+    }),
+  ),
+  SOLANA_FEE_PAYER_SECRET_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^(\\[[0-9,\\s]+\\]|[1-9A-HJ-NP-Za-km-z]{80,90})$',
+      defaultText: 'none: no Solana offer',
+      description:
+        'keypair of our Solana fee payer (64 bytes: a `solana-keygen` JSON array, or base58): co-signs and sends Solana payments, paying their fees (needs SOL; one key may serve every process)',
+    }),
+  ),
+  SOLANA_PAY_TO: Type.Optional(
+    Type.String({
+      pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
+      defaultText: 'none: no Solana offer',
+      description: 'owner (base58) of the token account that receives Solana payments: its associated token account',
+    }),
+  ),
+  SOLANA_PAY_MINT: Type.String({
+    pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
+    default: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    description: 'mint of the token Solana payments are made in (mainnet USDC by default)',
+  }),
+  SOLANA_PAY_NETWORK: Type.String({
+    pattern: '^solana:[1-9A-HJ-NP-Za-km-z]{32}$',
+    default: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+    description:
+      'CAIP-2 network of Solana payments (mainnet by default; devnet is `solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`)',
+  }),
   SETTLEMENT_WINDOW_MS: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -410,6 +446,19 @@ export type Config = {
   channelWithdrawDelayS: number
   /** Remote x402 facilitator; when set, it settles instead of the relayer. */
   facilitatorUrl: string | undefined
+  /** x402 `exact` on Solana: its node, fee payer (never logged), payee, mint and network; unset parts turn it off. */
+  solanaPay: {
+    /** JSON-RPC URL of a node; absent: no Solana offer. Never logged. */
+    rpcUrl: string | undefined
+    /** Keypair of the fee payer; absent: no Solana offer. Never logged. */
+    feePayerSecretKey: string | undefined
+    /** Owner of the receiving token account; absent: no Solana offer. */
+    payTo: string | undefined
+    /** Mint of the token paid in. @default mainnet USDC */
+    mint: string
+    /** CAIP-2 network. @default Solana mainnet */
+    network: `solana:${string}`
+  }
   /** Settlements closer than this share one transaction, in ms. @default 5 on the devnet, 2000 elsewhere */
   settlementWindowMs: number | undefined
   /** HMAC key of MPP challenge ids; random per start on the devnet. Never logged. */
@@ -561,6 +610,13 @@ export function parse(
     channelAuthorizerPrivateKey: parsed.CHANNEL_AUTHORIZER_PRIVATE_KEY as `0x${string}` | undefined,
     channelWithdrawDelayS: parsed.CHANNEL_WITHDRAW_DELAY_S,
     facilitatorUrl: parsed.FACILITATOR_URL,
+    solanaPay: {
+      rpcUrl: parsed.SOLANA_PAY_RPC_URL,
+      feePayerSecretKey: parsed.SOLANA_FEE_PAYER_SECRET_KEY,
+      payTo: parsed.SOLANA_PAY_TO,
+      mint: parsed.SOLANA_PAY_MINT,
+      network: parsed.SOLANA_PAY_NETWORK as `solana:${string}`,
+    },
     settlementWindowMs: parsed.SETTLEMENT_WINDOW_MS,
     mppSecret: parsed.MPP_SECRET,
     sessionSecret: parsed.SESSION_SECRET,

@@ -33,6 +33,7 @@ import { families as defaultFamilies, missingOf } from './modules.js'
 import { operator, operatorRoutes } from './operator.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
+import { unconfigured as solanaUnconfigured } from './payment/solana.js'
 import * as Problem from './problem.js'
 import * as RequestId from './request-id.js'
 
@@ -334,6 +335,14 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     availability: availabilityNow,
     ruleOf,
     outputOf: (entry) => outputs.get(Catalog.key(entry)),
+    solana: payment?.solana
+      ? { offered: true, ...payment.solana.terms }
+      : {
+          offered: false,
+          reason:
+            (payment ? solanaUnconfigured(config.solanaPay) : 'No payment settlement is configured.') ??
+            'Solana payments are not offered on this gateway.',
+        },
     now: new Date(),
   })
   app

@@ -18,11 +18,22 @@ export type StoredResponse = {
   body: string
 }
 
+/**
+ * Who paid: a checksummed EVM address, or a Solana account named CAIP-10 style, `solana:<genesis hash>:<base58>` (x402
+ * `exact` on `solana:`). The prefix keeps the two apart in one ledger.
+ */
+export type Payer = Address | `solana:${string}`
+
+/** Whether a payer is an EVM address (the `exact` and MPP payments on EVM), not a Solana account. */
+export function isEvmPayer(payer: Payer): payer is Address {
+  return !payer.startsWith('solana:')
+}
+
 /** One payment as the ledger records it. Keyed by (payer, nonce): one authorization is served at most once. */
 export type Entry = {
-  /** Checksummed payer address (the verified caller). */
-  payer: Address
-  /** EIP-3009 nonce of the authorization. */
+  /** The payer: checksummed EVM address (the verified caller), or a Solana account. */
+  payer: Payer
+  /** EIP-3009 nonce of the authorization; for a Solana payment, the SHA-256 of its transaction message. */
   nonce: Hex
   /** Current state. */
   state: State
@@ -32,7 +43,7 @@ export type Entry = {
   endpoint: string
   /** Protocol the payment arrived in. */
   protocol: Protocol
-  /** Settlement transaction, once submitted. */
+  /** Settlement transaction, once submitted; of a Solana payment, its signature's 64 bytes in hex. */
   transaction: Hash | undefined
   /** Why it failed or was released, when it did. */
   reason: string | undefined
@@ -52,6 +63,16 @@ export type Entry = {
   claimedAt: Date
   /** When it last changed state. */
   updatedAt: Date
+}
+
+/** The entry of a payment made on EVM (an EIP-3009 authorization): its payer is an address. */
+export type EvmEntry = Entry & { payer: Address }
+
+/** The entry as an EVM payment's; throws for a Solana one, which the EVM paths never hold. */
+export function asEvm(entry: Entry): EvmEntry {
+  const { payer } = entry
+  if (!isEvmPayer(payer)) throw new Error(`The payment of ${payer} is not an EVM payment.`)
+  return { ...entry, payer }
 }
 
 /** The settled payments of one payer, summed. */
@@ -181,15 +202,15 @@ export type Ledger = {
    */
   claim: (claim: Claim) => Promise<ClaimResult>
   /** Applies an event with {@link transition}, atomically; returns the updated entry. */
-  apply: (key: { payer: Address; nonce: Hex }, event: Event) => Promise<Entry>
+  apply: (key: { payer: Payer; nonce: Hex }, event: Event) => Promise<Entry>
   /** Reads one entry. */
-  get: (key: { payer: Address; nonce: Hex }) => Promise<Entry | undefined>
+  get: (key: { payer: Payer; nonce: Hex }) => Promise<Entry | undefined>
   /** The live entry (`claimed`, `settling` or `settled`) of a payer that holds an idempotency key. */
-  find: (key: { payer: Address; idempotencyKey: string }) => Promise<Entry | undefined>
+  find: (key: { payer: Payer; idempotencyKey: string }) => Promise<Entry | undefined>
   /** Entries in a state, oldest first (reconciliation reads `settling` and `claimed`). */
   list: (parameters: { state: State; limit?: number }) => Promise<Entry[]>
   /** What `payer` has settled with this gateway: how many payments, their total, the first and the last. */
-  settled: (payer: Address) => Promise<Settled>
+  settled: (payer: Payer) => Promise<Settled>
   /** Drops the stored responses of decided entries (settled, failed, released) last changed before `before`. */
   forget: (parameters: { before: Date }) => Promise<number>
   /**

@@ -141,7 +141,10 @@ export type Port = keyof Ports
 
 /** Per-request values the gateway gives every route handler. */
 export type Context = {
-  /** The verified payer of a paid request: the caller. Reading it outside a paid route throws. */
+  /**
+   * The verified payer of a paid request: the caller, an EVM address. Reading it outside a paid route throws; so does
+   * reading it in a call paid from Solana (a 403 that charges nothing), which has no EVM address to own records by.
+   */
   caller: Address
 }
 

@@ -1,7 +1,6 @@
-import { getAddress } from 'viem'
 import { InvalidTransitionError } from '../../core/Errors.js'
 import { type Entry, type Lease, type Ledger, transition } from '../../core/Ledger.js'
-import { decided, fromClaim, fromRow, live, outstanding, toKey, toRow } from './schema.js'
+import { decided, fromClaim, fromRow, live, outstanding, toKey, toPayer, toRow } from './schema.js'
 
 /**
  * A payment ledger in process memory, for tests. Behaves like the durable ones: every entry and lease is stored as
@@ -77,7 +76,7 @@ export function memory(): Ledger {
     },
     async find({ payer, idempotencyKey }) {
       open()
-      return holder(getAddress(payer), idempotencyKey)
+      return holder(toPayer(payer), idempotencyKey)
     },
     async list({ state, limit = 100 }) {
       open()
@@ -91,7 +90,7 @@ export function memory(): Ledger {
     },
     async settled(payer) {
       open()
-      const settled = entries().filter((entry) => entry.state === 'settled' && entry.payer === getAddress(payer))
+      const settled = entries().filter((entry) => entry.state === 'settled' && entry.payer === toPayer(payer))
       const times = settled.map((entry) => entry.updatedAt.getTime())
       return {
         count: settled.length,

@@ -1,7 +1,6 @@
 import { and, asc, eq, getTableColumns, gte, isNotNull, lt, sql as raw } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
-import { getAddress } from 'viem'
 import { InvalidTransitionError } from '../../core/Errors.js'
 import { type Claim, type ClaimResult, type Ledger, transition } from '../../core/Ledger.js'
 import { isolate, migrateOnce, serverError } from '../internal/postgres.js'
@@ -18,6 +17,7 @@ import {
   pgPayments as payments,
   pgMigration,
   toKey,
+  toPayer,
   toRow,
 } from './schema.js'
 
@@ -260,7 +260,7 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     },
     async find({ payer, idempotencyKey }) {
       await ready()
-      const [row] = await find.execute({ payer: getAddress(payer), idempotencyKey })
+      const [row] = await find.execute({ payer: toPayer(payer), idempotencyKey })
       return row ? fromRow(row) : undefined
     },
     async list({ limit = 100, state }) {
@@ -269,7 +269,7 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     },
     async settled(payer) {
       await ready()
-      const [row] = await settled.execute({ payer: getAddress(payer) })
+      const [row] = await settled.execute({ payer: toPayer(payer) })
       return {
         count: row!.count,
         amount: BigInt(row!.amount),

@@ -17,8 +17,16 @@ import {
   text as sqliteText,
   uniqueIndex as sqliteUniqueIndex,
 } from 'drizzle-orm/sqlite-core'
-import { type Address, getAddress, type Hash, type Hex } from 'viem'
-import type { Claim, Entry, Protocol, State, StoredResponse } from '../../core/Ledger.js'
+import { getAddress, type Hash, type Hex } from 'viem'
+import {
+  type Claim,
+  type Entry,
+  isEvmPayer,
+  type Payer,
+  type Protocol,
+  type State,
+  type StoredResponse,
+} from '../../core/Ledger.js'
 import type { Effect } from '../../core/Store.js'
 import { jsonbText, jsonText } from '../internal/postgres.js'
 import type { open } from '../internal/sqlite.js'
@@ -303,11 +311,17 @@ export const excluded = {
 }
 
 /**
- * The stored form of a ledger key: the payer checksummed and the nonce in lowercase hex, so that one
- * authorization spelled in another letter case is still the same key and cannot be served twice.
+ * The stored form of a ledger key: an EVM payer checksummed (a Solana one, base58, as it is) and the nonce in
+ * lowercase hex, so that one authorization spelled in another letter case is still the same key and cannot be
+ * served twice.
  */
-export function toKey(key: { payer: Address; nonce: Hex }): { payer: Address; nonce: Hex } {
-  return { payer: getAddress(key.payer), nonce: key.nonce.toLowerCase() as Hex }
+export function toKey(key: { payer: Payer; nonce: Hex }): { payer: Payer; nonce: Hex } {
+  return { payer: toPayer(key.payer), nonce: key.nonce.toLowerCase() as Hex }
+}
+
+/** The stored form of a payer: checksummed when it is an EVM address. */
+export function toPayer(payer: Payer): Payer {
+  return isEvmPayer(payer) ? getAddress(payer) : payer
 }
 
 /** The entry that a fresh claim writes: state `claimed`, nothing kept or done yet, updated when claimed. */
@@ -363,7 +377,7 @@ export declare namespace toRow {
 /** An entry from a row of either dialect (amount as bigint or decimal text, JSON as text, absent as null). */
 export function fromRow(row: fromRow.Row): Entry {
   return {
-    payer: row.payer as Address,
+    payer: row.payer as Payer,
     nonce: row.nonce as Hex,
     state: row.state,
     amount: BigInt(row.amount),

@@ -1,6 +1,5 @@
 import { and, asc, eq, gte, isNotNull, lt, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
-import { getAddress } from 'viem'
 import { InvalidTransitionError } from '../../core/Errors.js'
 import { type Claim, type ClaimResult, type Event, type Lease, type Ledger, transition } from '../../core/Ledger.js'
 import { open } from '../internal/sqlite.js'
@@ -16,6 +15,7 @@ import {
   sqlitePayments as payments,
   sqliteMigration,
   toKey,
+  toPayer,
   toRow,
 } from './schema.js'
 
@@ -236,14 +236,14 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
       return row ? fromRow(row) : undefined
     },
     async find({ payer, idempotencyKey }) {
-      const row = find.get({ payer: getAddress(payer), idempotencyKey })
+      const row = find.get({ payer: toPayer(payer), idempotencyKey })
       return row ? fromRow(row) : undefined
     },
     async list({ limit = 100, state }) {
       return list.all({ state, limit }).map(fromRow)
     },
     async settled(payer) {
-      const rows = settled.all({ payer: getAddress(payer) })
+      const rows = settled.all({ payer: toPayer(payer) })
       const times = rows.map((row) => row.updatedAt.getTime())
       return {
         count: rows.length,

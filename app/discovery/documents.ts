@@ -1,6 +1,7 @@
 import * as Catalog from '../../core/Catalog.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
+import type { Offered } from '../payment/solana.js'
 import * as Schema from './schema.js'
 
 export type { JsonSchema } from './schema.js'
@@ -19,6 +20,10 @@ export type Context = {
   ruleOf: (entry: Catalog.Entry) => Price.Rule | undefined
   /** The answer's schema of an entry whose shape the spec does not show, where its module documents it. */
   outputOf?: ((entry: Catalog.Entry) => Schema.JsonSchema | undefined) | undefined
+  /** The x402 `exact` offer on Solana beside the EVM one: its terms, or why it is not made. */
+  solana?:
+    | ({ /** Offered. */ offered: true } & Offered)
+    | { /** Not offered. */ offered: false /** Why not. */; reason: string }
   /** Current time. */
   now: Date
 }
@@ -125,6 +130,7 @@ export function manifest(context: Context) {
     payTo: terms.payTo,
     maxTimeoutSeconds: terms.maxTimeoutSeconds,
     protocols,
+    ...(context.solana ? { solana: context.solana } : {}),
     counts: counts(),
     resources: paid.map((entry) => ({
       ...resource(entry),

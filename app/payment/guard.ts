@@ -4,6 +4,7 @@ import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
   type BaseError,
+  ForbiddenError,
   IdempotencyConflictError,
   InvalidTransitionError,
   PaymentInProgressError,
@@ -17,7 +18,7 @@ import {
 import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
-import type { Protocol } from '../../core/Ledger.js'
+import { asEvm, type Protocol } from '../../core/Ledger.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
@@ -31,6 +32,7 @@ import * as Idempotency from './idempotency.js'
 import { offer } from './offer.js'
 import { receipt } from './receipt.js'
 import { type Claimed, settlement } from './settlement.js'
+import type { solana as Solana, Answers as SolanaAnswers, Held as SolanaHeld } from './solana.js'
 import { v1NetworkOf } from './x402.js'
 
 /** A catalog entry with the exact amount one call to it costs. */
@@ -69,10 +71,13 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     settlementTimeoutMs = 15_000,
     responseLimitBytes = 256 * 1024,
     channels,
+    solana,
   } = parameters
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
   // Calls paid over a payment channel (`batch-settlement`): their reservation, between `before` and `after`.
   const channelCalls = new WeakMap<Request, ChannelHeld>()
+  // Calls paid with a Solana transaction (x402 `exact` on `solana:`): their claim, between `before` and `after`.
+  const solanaCalls = new WeakMap<Request, { held: SolanaHeld; priced: Priced }>()
   const scopes = new WeakMap<Request, Effects.Scope>()
   const domain = toDomain(terms)
   const settlements = settlement({
@@ -104,7 +109,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       secret,
       now: new Date(),
       ...(refusal ? { refusal } : {}),
-      ...(channels ? { also: [channels.accept(amount)] } : {}),
+      also: [...(channels ? [channels.accept(amount)] : []), ...(solana ? [solana.accept(amount)] : [])],
     })
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
     const error = refusal
@@ -119,6 +124,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   function problem(request: Request, error: BaseError, headers: Record<string, string> = {}): Response {
     return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname, RequestId.of(request)), headers)
   }
+
+  /** How a Solana payment of this call is answered: as every other payment is. */
+  const answersOf = (request: Request, priced: Priced): SolanaAnswers => ({
+    refuse: (refused) => refuse(request, priced, refused),
+    problem: (error, headers) => problem(request, error, headers),
+  })
 
   /** 503 while the chain has not decided: the hash when known, and x402's own `settlement_pending` response. */
   function pending(
@@ -153,7 +164,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   }
 
   /** The kept response of a settled call with its receipt; 410 when it was not kept. */
-  function stored(request: Request, entry: Ledger.Entry): Response {
+  function stored(request: Request, entry: Ledger.EvmEntry): Response {
     const headers = receipt({
       protocol: entry.protocol,
       transaction: entry.transaction!,
@@ -178,7 +189,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
    * The answer to a retry of a paid call the ledger already holds: its kept response once settled, 503 while
    * undecided, 402 once failed. `retake` when the claim was held by a dead process and is now released.
    */
-  async function replay(request: Request, held: Ledger.Entry, priced: Priced): Promise<Response | 'retake'> {
+  async function replay(request: Request, entry: Ledger.Entry, priced: Priced): Promise<Response | 'retake'> {
+    const held = asEvm(entry)
     const key = { payer: held.payer, nonce: held.nonce }
     switch (held.state) {
       case 'settled':
@@ -191,14 +203,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
           const confirmed = await ledger
             .apply(key, { type: 'confirmed', transaction: onChain.transaction })
             .catch(() => ledger.get(key))
-          if (confirmed?.state === 'settled') return stored(request, confirmed)
+          if (confirmed?.state === 'settled') return stored(request, asEvm(confirmed))
         }
         // Still undecided: whoever holds it is on it, or nobody is and this process finishes it. Sending the same
         // authorization again is safe: the token takes each nonce once, so at most one transfer lands.
         if (held.lease !== undefined && (await lease.isLive(held.lease)))
           return pending(request, held, held.transaction)
         const settled = await settlements.finish(held)
-        if (settled?.ok) return stored(request, (await ledger.get(key))!)
+        if (settled?.ok) return stored(request, asEvm((await ledger.get(key))!))
         if (!settled || settled.reason === 'settlement_pending')
           return pending(request, held, settled?.submitted ?? held.transaction)
         return refuse(request, priced, { reason: 'settlement_failed', message: settled.message })
@@ -284,6 +296,17 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         const held = await channels.before(channelPayment, amount, (refused) => refuse(request, priced, refused))
         if (held instanceof Response) return held
         channelCalls.set(request, held)
+        return undefined
+      }
+      const solanaPayment = solana?.carries(request.headers)
+      if (solana && solanaPayment !== undefined) {
+        const fingerprint = Idempotency.fingerprint({ request, body: input.body })
+        const endpoint = Catalog.key(entry)
+        const held = await solana.before(solanaPayment, { amount, endpoint, fingerprint }, answersOf(request, priced))
+        if (held instanceof Response) return held
+        const scope = scopes.get(request)
+        if (scope) scope.record = async (effect) => void (await ledger.apply(held.key, { type: 'effect', effect }))
+        solanaCalls.set(request, { held, priced })
         return undefined
       }
       const now = new Date()
@@ -381,6 +404,15 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         channelCalls.delete(request)
         return { headers: await channels.after(channelCall, status < 400) }
       }
+      const solanaCall = solanaCalls.get(request)
+      if (solana && solanaCall) {
+        solanaCalls.delete(request)
+        const scope = scopes.get(request)
+        if (scope) scope.record = undefined
+        const ok = status < 400
+        const kept = ok ? await keep(response, status) : undefined
+        return solana.after(solanaCall.held, { ok, status, kept }, answersOf(request, solanaCall.priced))
+      }
       const held = claims.get(request)
       if (!held) return { headers: {} }
       claims.delete(request)
@@ -417,6 +449,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         await channels.after(channelCall, false)
         return
       }
+      const solanaCall = solanaCalls.get(request)
+      if (solana && solanaCall) {
+        solanaCalls.delete(request)
+        const scope = scopes.get(request)
+        if (scope) scope.record = undefined
+        await solana.release(solanaCall.held, reason)
+        return
+      }
       const held = claims.get(request)
       if (!held) return
       claims.delete(request)
@@ -428,6 +468,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     payer(request) {
       const channelCall = channelCalls.get(request)
       if (channelCall) return channelCall.payer
+      // The caller is an EVM address wherever a module records what it owns; a Solana payer has none, so a route
+      // that reads it refuses the call (403, released: the transaction is never co-signed, nothing is charged).
+      if (solanaCalls.has(request))
+        throw new ForbiddenError(
+          'This endpoint records what you own by your EVM address, so it cannot be paid from Solana: pay it with x402 or MPP on an EVM network.',
+        )
       const held = claims.get(request)
       if (!held) throw new Error('No verified payer on this request: the route is not behind the payment guard.')
       return held.claimed.key.payer
@@ -465,6 +511,8 @@ export declare namespace guard {
     logger: Logger
     /** Payment channels (x402 `batch-settlement`), offered beside `exact` when given. */
     channels?: Channels.ReturnType | undefined
+    /** x402 `exact` on Solana, offered beside the EVM offers when given. */
+    solana?: Solana.ReturnType | undefined
   }
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */

@@ -98,7 +98,7 @@ export declare namespace offer {
     secret: string
     /** Current time; MPP challenges expire `terms.maxTimeoutSeconds` later. */
     now: Date
-    /** Further x402 v2 offers beside `exact` (the payment channel's `batch-settlement`). */
+    /** Further x402 v2 offers beside `exact` on EVM (the payment channel's `batch-settlement`, `exact` on Solana). */
     also?: PaymentRequirements[] | undefined
     /** Why a payment that came with the request was refused, when one was. */
     refusal?:

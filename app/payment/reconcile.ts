@@ -1,6 +1,6 @@
 import { type Domain, deserialize } from '../../core/Authorization.js'
 import type { Facilitator } from '../../core/Facilitator.js'
-import type { Ledger } from '../../core/Ledger.js'
+import { asEvm, isEvmPayer, type Ledger } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
@@ -40,7 +40,10 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
   // Another process may decide the same entry first; its move wins and this one is skipped.
   const apply = (...args: Parameters<Ledger['apply']>) => ledger.apply(...args).catch(() => undefined)
 
-  for (const entry of await ledger.list({ state: 'settling', limit: 1000 })) {
+  for (const settling of await ledger.list({ state: 'settling', limit: 1000 })) {
+    // Solana payments are looked up on their own chain (`solana.ts`'s reconcile).
+    if (!isEvmPayer(settling.payer)) continue
+    const entry = asEvm(settling)
     const key = { payer: entry.payer, nonce: entry.nonce }
     const status = await facilitator.status({
       ...key,

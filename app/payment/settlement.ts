@@ -2,7 +2,7 @@ import type { Address, Hash, Hex } from 'viem'
 import { type Domain, deserialize, type Signed } from '../../core/Authorization.js'
 import type { Events } from '../../core/Events.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
-import type { Entry, Ledger, Protocol } from '../../core/Ledger.js'
+import type { EvmEntry, Ledger, Protocol } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
@@ -117,7 +117,7 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
         .catch(() => undefined)
       if (!adopted) return undefined
       return settle({
-        key: { payer: adopted.payer, nonce: adopted.nonce },
+        key: { payer: held.payer, nonce: adopted.nonce },
         protocol: adopted.protocol,
         authorization: deserialize(adopted.authorization),
         endpoint: adopted.endpoint,
@@ -153,6 +153,6 @@ export declare namespace settlement {
      * Takes over an undecided settlement whose holder is gone and sends it again; `undefined` when another
      * process took it first.
      */
-    finish: (held: Entry) => Promise<Settled | undefined>
+    finish: (held: EvmEntry) => Promise<Settled | undefined>
   }
 }

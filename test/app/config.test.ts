@@ -30,6 +30,14 @@ describe('parse', () => {
       channelAuthorizerPrivateKey: undefined,
       channelWithdrawDelayS: 86400,
       facilitatorUrl: undefined,
+      // No node, fee payer or payee: no Solana offer; mainnet USDC once they are set.
+      solanaPay: {
+        rpcUrl: undefined,
+        feePayerSecretKey: undefined,
+        payTo: undefined,
+        mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
+      },
       settlementWindowMs: undefined,
       mppSecret: undefined,
       sessionSecret: undefined,

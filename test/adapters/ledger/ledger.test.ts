@@ -193,6 +193,23 @@ describe.each(backends)('ledger: $name', (backend) => {
       expect(await ledger.get(claim)).toEqual(entry)
     })
 
+    test('behavior: a Solana payer is kept as written (base58 has case), distinct from every EVM payer', async () => {
+      const solanaPayer =
+        'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:9WzDXwBbmkg8ZTbNMqUxvQRAyrZzDsGYdLVL9zYtAWWM' as const
+      const claim = claimOf({ payer: solanaPayer })
+      expect(claimed(await ledger.claim(claim))).toEqual(entryOf(claim))
+      expect((await ledger.get(claim))?.payer).toBe(solanaPayer)
+      expect(await ledger.claim({ ...claim, claimedAt: new Date() })).toMatchObject({ ok: false, reason: 'replayed' })
+      expect(
+        await ledger.get({
+          payer: 'solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1:9wzdxwbbmkg8ztbnmquxvqrayrzzdsgydlvl9zytawwm',
+          nonce: claim.nonce,
+        }),
+      ).toBeUndefined()
+      for (const event of pathTo.settled) await ledger.apply(claim, event)
+      expect(await ledger.settled(solanaPayer)).toMatchObject({ count: 1, amount: claim.amount })
+    })
+
     test('behavior: a second claim is refused as replayed, with the entry that holds the key', async () => {
       const claim = claimOf()
       const first = await ledger.claim(claim)
