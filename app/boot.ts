@@ -18,7 +18,14 @@ import { lifi } from '../adapters/bridge/lifi.js'
 import { agentWalletChain } from '../adapters/chain/agentWallet.js'
 import { batchChain } from '../adapters/chain/batch.js'
 import { channelAuthorizerIndex, channelChain, channelRelayerIndex } from '../adapters/chain/channel.js'
-import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
+import {
+  account,
+  authorizationSettlerAddress,
+  contracts,
+  devnet,
+  devnetChain,
+  devPriceFeeds,
+} from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
 import { arbiterIndex, escrowArbiter, escrowChain } from '../adapters/chain/escrow.js'
 import { JournalError } from '../adapters/chain/journal.js'
@@ -148,7 +155,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   closers.push(() => lease.stop())
   const configured = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
-    : relayerFacilitator(config, settlement, lease.slot, logger)
+    : relayerFacilitator(config, settlement, lease.slot, logger, await settlerOf(config, settlement))
   const facilitator = parameters.facilitator?.(configured) ?? configured
   const books = {
     ledger,
@@ -696,12 +703,35 @@ function peaqBatch(peaq: NonNullable<Config['peaq']>): BatchChain {
 }
 
 /**
+ * The AuthorizationSettler shared settlements go through: AUTHORIZATION_SETTLER once its code is found on the chain,
+ * else ours from genesis on a devnet; `undefined` (Multicall3) otherwise.
+ */
+async function settlerOf(config: Config, settlement: Settlement): Promise<Address | undefined> {
+  const address = config.authorizationSettler ?? (settlement.isDevnet ? authorizationSettlerAddress : undefined)
+  if (!address) return undefined
+  const code = await settlement.client.getCode({ address }).catch(() => undefined)
+  if (code && code !== '0x') return address
+  if (config.authorizationSettler)
+    throw new ConfigError(
+      `AUTHORIZATION_SETTLER ${address} has no code on ${settlement.where}: deploy AuthorizationSettler there first.`,
+    )
+  return undefined
+}
+
+/**
  * The local facilitator with this process's relayer key. Each process needs its own key, or their transaction
  * nonces collide: from RELAYER_MNEMONIC the key at the process's lease slot; RELAYER_PRIVATE_KEY serves one process.
  */
-function relayerFacilitator(config: Config, settlement: Settlement, slot: number, logger: Logger): Facilitator {
+function relayerFacilitator(
+  config: Config,
+  settlement: Settlement,
+  slot: number,
+  logger: Logger,
+  settler: Address | undefined,
+): Facilitator {
   const relayer = relayerOf(config, settlement, slot)
   return local({
+    settler,
     // Metrics count this event: settlement batch sizes and gas.
     onBatch: ({ transaction, size, gasUsed }) =>
       logger.log('debug', 'settlement_batch', { transaction, size, gasUsed: gasUsed.toString() }),

@@ -172,6 +172,14 @@ const Environment = Type.Object({
     description:
       'CAIP-2 network of Solana payments (mainnet by default; devnet is `solana:EtWTRABZaYq6iMfeYKouRu166VU2xqa1`)',
   }),
+  AUTHORIZATION_SETTLER: Type.Optional(
+    Type.String({
+      pattern: '^0x[0-9a-fA-F]{40}$',
+      defaultText: 'ours from genesis on a devnet; none elsewhere (batches go through Multicall3)',
+      description:
+        'address of an AuthorizationSettler (adapters/chain/contracts/artifacts/AuthorizationSettler.json, deployed by you) that settles a batch from packed authorizations, with less gas per payment than Multicall3; its code is checked at start',
+    }),
+  ),
   SETTLEMENT_WINDOW_MS: Type.Optional(
     Type.Integer({
       minimum: 0,
@@ -459,6 +467,8 @@ export type Config = {
     /** CAIP-2 network. @default Solana mainnet */
     network: `solana:${string}`
   }
+  /** Our AuthorizationSettler off a devnet (batches through Multicall3 without it). */
+  authorizationSettler: `0x${string}` | undefined
   /** Settlements closer than this share one transaction, in ms. @default 5 on the devnet, 2000 elsewhere */
   settlementWindowMs: number | undefined
   /** HMAC key of MPP challenge ids; random per start on the devnet. Never logged. */
@@ -617,6 +627,7 @@ export function parse(
       mint: parsed.SOLANA_PAY_MINT,
       network: parsed.SOLANA_PAY_NETWORK as `solana:${string}`,
     },
+    authorizationSettler: parsed.AUTHORIZATION_SETTLER as `0x${string}` | undefined,
     settlementWindowMs: parsed.SETTLEMENT_WINDOW_MS,
     mppSecret: parsed.MPP_SECRET,
     sessionSecret: parsed.SESSION_SECRET,

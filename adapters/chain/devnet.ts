@@ -29,6 +29,7 @@ import {
   reputationRegistryAddress,
 } from './agents.js'
 import { channelContractsGenesis, channelDevnetIndices } from './channel.js'
+import authorizationSettlerJson from './contracts/artifacts/AuthorizationSettler.json' with { type: 'json' }
 import batchPaymentsJson from './contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import devTokenJson from './contracts/artifacts/DevToken.json' with { type: 'json' }
 import devUsdcJson from './contracts/artifacts/DevUSDC.json' with { type: 'json' }
@@ -87,12 +88,16 @@ export const devPriceFeeds = [
 /** Canonical Multicall3 address, the same on every chain; the devnet has our Multicall3 there from genesis. */
 export const multicall3Address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 
+/** Where the devnet has our AuthorizationSettler from genesis (shared settlements with packed authorizations). */
+export const authorizationSettlerAddress: Address = '0x5E771e4000000000000000000000000000000402'
+
 // JSON imports widen ABI literals (`type: string`), so the committed artifacts are typed here once.
 const devUsdc = devUsdcJson as unknown as Artifact
 const devToken = devTokenJson as unknown as Artifact
 const batchPayments = batchPaymentsJson as unknown as Artifact
 const escrow = escrowJson as unknown as Artifact
 const multicall3 = multicall3Json as unknown as Artifact
+const authorizationSettler = authorizationSettlerJson as unknown as Artifact
 const priceFeed = priceFeedJson as unknown as Artifact
 const ensRegistry = ensRegistryJson as unknown as Artifact
 const publicResolver = publicResolverJson as unknown as Artifact
@@ -161,6 +166,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     ].map((account) => ({ address: hexToBytes(account.address), balance })),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
+    // So has AuthorizationSettler: no constructor, no storage.
+    { address: hexToBytes(authorizationSettlerAddress), code: hexToBytes(authorizationSettler.deployedBytecode) },
     // x402 batch-settlement at its canonical addresses: no constructor, no immutables, so runtime code suffices.
     ...channelContractsGenesis.map(({ address, code }) => ({ address: hexToBytes(address), code: hexToBytes(code) })),
   ]

@@ -38,6 +38,7 @@ describe('parse', () => {
         mint: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
         network: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp',
       },
+      authorizationSettler: undefined,
       settlementWindowMs: undefined,
       mppSecret: undefined,
       sessionSecret: undefined,
