@@ -437,6 +437,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   function render(error: BaseError, request: Request): Response {
     const headers = headersOf(request)
     if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
+    // A handler's own limit (per payer) says when to come back, as the free endpoints' buckets do.
+    if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds)
     return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), headers)
   }
 

@@ -21,7 +21,8 @@ const authToken = 'twilio-test-auth-token'
 
 /**
  * A local SMTP relay (smtp-server): refuses recipients at `bounce.test` with 550, defers the first try of each
- * recipient at `busy.test` with 451, and parses every accepted message with mailparser.
+ * recipient at `busy.test` with 451 and every try at `down.test` with 421, and parses every accepted message with
+ * mailparser.
  */
 async function relay() {
   const received: ParsedMail[] = []
@@ -37,6 +38,8 @@ async function relay() {
         return callback(Object.assign(new Error('5.1.1 No such user here'), { responseCode: 550 }))
       if (to.endsWith('@busy.test') && tries.get(to) === 1)
         return callback(Object.assign(new Error('4.7.1 Try again later'), { responseCode: 451 }))
+      if (to.endsWith('@down.test'))
+        return callback(Object.assign(new Error('4.3.2 Service shutting down'), { responseCode: 421 }))
       callback()
     },
     onData(stream, _session, callback) {
@@ -55,10 +58,12 @@ async function relay() {
 
 /**
  * A local Twilio-shaped Messages API: Basic auth `AccountSid:AuthToken`, form bodies, 201 `{ sid, status: "queued" }`;
- * `+15005550001` is refused with Twilio's 21211 (invalid To), as its test credentials do.
+ * `+15005550001` is refused with Twilio's 21211 (invalid To), as its test credentials do, and the first message to
+ * `+15005550429` with a 429.
  */
 function smsApi() {
   const created: Record<string, string>[] = []
+  const tries = new Map<string, number>()
   const server = Bun.serve({
     hostname: '127.0.0.1',
     port: 0,
@@ -72,6 +77,9 @@ function smsApi() {
       if (request.headers.get('authorization') !== `Basic ${btoa(`${accountSid}:${authToken}`)}`)
         return Response.json({ code: 20003, message: 'Authenticate', status: 401 }, { status: 401 })
       const form = Object.fromEntries(new URLSearchParams(await request.text()))
+      tries.set(form.To!, (tries.get(form.To!) ?? 0) + 1)
+      if (form.To === '+15005550429' && tries.get(form.To) === 1)
+        return Response.json({ code: 20429, message: 'Too Many Requests', status: 429 }, { status: 429 })
       if (form.To === '+15005550001')
         return Response.json(
           { code: 21211, message: "The 'To' number +15005550001 is not a valid phone number.", status: 400 },
@@ -178,6 +186,24 @@ describe('notify/email', () => {
     expect(status.status).toBe('sent')
     expect(status.history.map((entry: { status: string }) => entry.status)).toEqual(['queued', 'sent'])
     expect(smtpRelay.received.some((mail) => mail.text?.includes('later'))).toBe(true)
+  })
+
+  test('behavior: a relay that keeps deferring makes it failed after the last attempt', async () => {
+    const to = `grace-${crypto.randomUUID()}@down.test`
+    const answer = await ok(await gateway.post('/api/v1/notify/email', { to, body: 'never' }, payers.alice))
+    expect(answer.status).toBe('queued')
+    let hours = 0
+    const future = workerRunner({
+      queue,
+      workers: gateway.workers,
+      logger: silent(),
+      now: () => new Date(Date.now() + hours * 3_600_000),
+    })
+    for (hours = 1; hours <= 8; hours++) await future.drain()
+    const status = await ok(await gateway.get(`/api/v1/notify/status?id=${answer.id}`, payers.alice))
+    expect(status.status).toBe('failed')
+    expect(status.error).toStartWith('gave up after 6 attempts: 421')
+    expect((await queue.get(Service.handoffQueue('email'), answer.id))?.state).toBe('failed')
   })
 
   test('error: a malformed address or a missing body is a 400 before payment', async () => {
@@ -297,6 +323,24 @@ describe('notify/sms', () => {
     expect(answer).toMatchObject({ status: 'failed', error: expect.stringContaining('21211') })
   })
 
+  test('behavior: a 429 from the API leaves it queued; the hand-off worker sends it', async () => {
+    const answer = await ok(
+      await gateway.post('/api/v1/notify/sms', { to: '+15005550429', body: 'retry' }, payers.alice),
+    )
+    expect(answer.status).toBe('queued')
+    expect(answer.error).toContain('20429')
+    const future = workerRunner({
+      queue,
+      workers: gateway.workers,
+      logger: silent(),
+      now: () => new Date(Date.now() + 3_600_000),
+    })
+    await future.drain()
+    const status = await ok(await gateway.get(`/api/v1/notify/status?id=${answer.id}`, payers.alice))
+    expect(status.status).toBe('sent')
+    expect(api.created.at(-1)).toMatchObject({ To: '+15005550429', Body: 'retry' })
+  })
+
   test('error: a malformed phone number is a 400 before payment', async () => {
     const before = gateway.settled.length
     const sent = api.created.length
@@ -333,11 +377,13 @@ describe('per-payer rate limit', () => {
       await ok(await limited.post('/api/v1/notify/sms', { to: '+14155550105', body: 'hi' }, payers.carol))
     const settled = limited.settled.length
     const sent = api.created.length
-    const problem = await refused(
-      await limited.post('/api/v1/notify/sms', { to: '+14155550105', body: 'hi' }, payers.carol),
-      429,
-    )
-    expect(problem).toMatchObject({ code: 'rate_limited', retryAfterSeconds: expect.any(Number) })
+    const response = await limited.post('/api/v1/notify/sms', { to: '+14155550105', body: 'hi' }, payers.carol)
+    const retryAfter = Number(response.headers.get('retry-after'))
+    const problem = await refused(response, 429)
+    expect(problem.code).toBe('rate_limited')
+    // Two an hour: the next token is half an hour away.
+    expect(retryAfter).toBeGreaterThan(1_700)
+    expect(problem.retryAfterSeconds).toBe(retryAfter)
     expect(limited.settled.length).toBe(settled)
     expect(api.created.length).toBe(sent)
     await ok(await limited.post('/api/v1/notify/sms', { to: '+14155550105', body: 'hi' }, payers.bob))
