@@ -106,7 +106,7 @@ function smsDeps(
       texter.send({
         to,
         body: body ?? '',
-        callbackUrl: ports.publicUrl ? `${ports.publicUrl}${Routes.callbackPath}?id=${id}` : undefined,
+        callbackUrl: ports.publicUrl ? Routes.callbackUrlOf(ports.publicUrl, id) : undefined,
       }),
     report: texter.report,
     publicUrl: ports.publicUrl,

@@ -10,6 +10,11 @@ import * as Service from './service.js'
 /** Where the SMS API posts its status callbacks, on the gateway's public origin. */
 export const callbackPath = '/api/v1/notify/callback/twilio'
 
+/** The status callback URL of message `id` on `publicUrl`: the URL the SMS API is given, and the one it signs. */
+export function callbackUrlOf(publicUrl: string, id: string): string {
+  return `${publicUrl}${callbackPath}?id=${id}`
+}
+
 type Plugin = Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>
 
 /** Email: validate, call the service with the payer. */
@@ -30,13 +35,13 @@ export function sms(deps: Service.Deps & { report: Notify.Texter['report']; publ
     .post('/api/v1/notify/sms', ({ body, caller }) => Service.sms(deps, { ...body, caller }), { body: SmsBody })
     .post(
       callbackPath,
-      ({ request, query, body, headers }) => {
+      ({ query, body, headers }) => {
         if (!deps.publicUrl)
           throw new ForbiddenError('This gateway has no PUBLIC_URL, so it asked for no status callbacks.')
-        const { pathname, search } = new URL(request.url)
+        // The URL the API was given (whatever a proxy in front made of the path): the one it signed.
         return Service.callback(deps, {
           id: query.id,
-          url: `${deps.publicUrl}${pathname}${search}`,
+          url: callbackUrlOf(deps.publicUrl, query.id),
           params: body,
           signature: headers['x-twilio-signature'],
         })
