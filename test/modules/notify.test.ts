@@ -4,13 +4,16 @@ import { SMTPServer } from 'smtp-server'
 import { smtp } from '../../adapters/notify/smtp.js'
 import { sign, twilio } from '../../adapters/notify/twilio.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
+import { postgres as postgresQueue } from '../../adapters/queue/postgres.js'
 import { memory as memoryStore } from '../../adapters/store/memory.js'
+import { postgres as postgresStore } from '../../adapters/store/postgres.js'
 import { silent } from '../../app/log.js'
 import { workerRunner } from '../../app/workers.js'
 import type * as Notify from '../../core/Notify.js'
 import type { Store } from '../../core/Store.js'
 import { emailManifest, smsManifest, statusManifest } from '../../modules/notify/index.js'
 import * as Service from '../../modules/notify/service.js'
+import { postgresFixture } from '../support/backends.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, payers, refused } from '../support/module.js'
 
@@ -425,5 +428,56 @@ describe('unconfigured providers', () => {
     expect(JSON.stringify(problem)).not.toContain('wrong')
     expect(wrong.settled.length).toBe(0)
     expect(await wrongStore.list(Service.messages, { owner: payers.alice })).toEqual([])
+  })
+})
+
+const databaseUrl = process.env.DATABASE_URL
+describe.skipIf(!databaseUrl)('two gateways on one PostgreSQL', async () => {
+  const fixture = await postgresFixture(databaseUrl!, 'notify', (sql) => ({
+    store: postgresStore({ sql }),
+    queue: postgresQueue({ sql }),
+  }))
+  afterAll(() => fixture.teardown())
+  const instances = [fixture.open(), fixture.open()].map(({ store, queue }) => ({
+    store,
+    queue,
+    gateway: moduleGateway(families, {
+      ports: { store, queue, mailer, texter, publicUrl },
+      env: { NOTIFY_EMAIL_PER_PAYER_PER_HOUR: '3' },
+    }),
+  }))
+
+  test('behavior: the message and its queue item commit together; the per-payer bucket is shared', async () => {
+    const [one, two] = instances as [(typeof instances)[0], (typeof instances)[0]]
+    const sent = await ok(
+      await one.gateway.post('/api/v1/notify/email', { to: 'pg@example.com', body: 'from one' }, payers.carol),
+    )
+    expect(sent.status).toBe('sent')
+    expect((await two.queue.get(Service.handoffQueue('email'), sent.id))?.state).toBe('pending')
+    expect(await ok(await two.gateway.get(`/api/v1/notify/status?id=${sent.id}`, payers.carol))).toMatchObject({
+      status: 'sent',
+    })
+    await ok(await two.gateway.post('/api/v1/notify/email', { to: 'pg@example.com', body: 'two' }, payers.carol))
+    await ok(await one.gateway.post('/api/v1/notify/email', { to: 'pg@example.com', body: 'three' }, payers.carol))
+    const before = one.gateway.settled.length + two.gateway.settled.length
+    await refused(
+      await two.gateway.post('/api/v1/notify/email', { to: 'pg@example.com', body: 'four' }, payers.carol),
+      429,
+    )
+    await refused(
+      await one.gateway.post('/api/v1/notify/email', { to: 'pg@example.com', body: 'four' }, payers.carol),
+      429,
+    )
+    expect(one.gateway.settled.length + two.gateway.settled.length).toBe(before)
+    // The safety-net item of a message already handed off is done, whichever process claims it.
+    const future = workerRunner({
+      queue: two.queue,
+      workers: two.gateway.workers,
+      logger: silent(),
+      now: () => new Date(Date.now() + 3_600_000),
+    })
+    await future.drain()
+    expect((await one.queue.get(Service.handoffQueue('email'), sent.id))?.state).toBe('done')
+    expect(smtpRelay.received.filter((mail) => mail.text?.includes('from one'))).toHaveLength(1)
   })
 })
