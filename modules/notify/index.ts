@@ -1,6 +1,5 @@
 import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
-import type * as Notify from '../../core/Notify.js'
 import * as Routes from './routes.js'
 import { EmailOutput, SmsOutput, StatusOutput } from './schema.js'
 import * as Service from './service.js'
@@ -98,7 +97,7 @@ function smsDeps(
   ports: Pick<Module.Ports, 'store' | 'texter'> & { publicUrl?: string | undefined },
   env: { NOTIFY_SMS_PER_PAYER_PER_HOUR: number; NOTIFY_SMS_TIMEOUT_MS: number },
 ) {
-  const texter: Notify.Texter = ports.texter
+  const { texter } = ports
   return {
     store: ports.store,
     // Without a public URL there is nowhere to report to: the text stays `sent` once the API accepted it.
