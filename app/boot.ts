@@ -43,6 +43,8 @@ import { blockscout } from '../adapters/history/blockscout.js'
 import { indexer } from '../adapters/history/indexer.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
+import { smtp } from '../adapters/notify/smtp.js'
+import { twilio } from '../adapters/notify/twilio.js'
 import { outbound } from '../adapters/outbound/fetch.js'
 import { coingecko } from '../adapters/pricing/coingecko.js'
 import { defillama } from '../adapters/pricing/defillama.js'
@@ -85,6 +87,7 @@ import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
 import type { NameService } from '../core/NameService.js'
+import type * as Notify from '../core/Notify.js'
 import type { Guard as OutboundGuard } from '../core/Outbound.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import type { PriceFeeds } from '../core/PriceFeeds.js'
@@ -97,6 +100,7 @@ import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as fxFamily from '../modules/fx/index.js'
+import * as notifyFamily from '../modules/notify/index.js'
 import * as researchFamily from '../modules/research/index.js'
 import * as robotsFamily from '../modules/robots/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
@@ -367,7 +371,34 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     simulator,
     storage: storageOf(config),
     historicalPrices: historicalPricesOf(config),
+    mailer: mailerOf(config),
+    texter: texterOf(config),
+    publicUrl: config.publicUrl,
   }
+}
+
+/** The SMTP relay of the email family, once its URL and sender are set; none before. */
+function mailerOf(config: Config): Notify.Mailer | undefined {
+  const env = config.modules[notifyFamily.emailManifest.name] as
+    | Static<NonNullable<typeof notifyFamily.emailManifest.env>>
+    | undefined
+  if (!env?.NOTIFY_SMTP_URL || !env.NOTIFY_EMAIL_FROM) return undefined
+  return smtp({ url: env.NOTIFY_SMTP_URL, from: env.NOTIFY_EMAIL_FROM, timeoutMs: env.NOTIFY_EMAIL_TIMEOUT_MS })
+}
+
+/** The SMS API of the SMS family, once its account, token and sender are set; none before. */
+function texterOf(config: Config): Notify.Texter | undefined {
+  const env = config.modules[notifyFamily.smsManifest.name] as
+    | Static<NonNullable<typeof notifyFamily.smsManifest.env>>
+    | undefined
+  if (!env?.NOTIFY_TWILIO_ACCOUNT_SID || !env.NOTIFY_TWILIO_AUTH_TOKEN || !env.NOTIFY_SMS_FROM) return undefined
+  return twilio({
+    baseUrl: env.NOTIFY_TWILIO_URL,
+    accountSid: env.NOTIFY_TWILIO_ACCOUNT_SID,
+    authToken: env.NOTIFY_TWILIO_AUTH_TOKEN,
+    from: env.NOTIFY_SMS_FROM,
+    timeoutMs: env.NOTIFY_SMS_TIMEOUT_MS,
+  })
 }
 
 /**

@@ -145,8 +145,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       })
     })
     .onParse(async ({ request, contentType }) => {
-      // The dashboard's login form is the one body that is not JSON.
-      if (contentType === 'application/x-www-form-urlencoded' && new URL(request.url).pathname === '/dashboard/login')
+      // The dashboard's login form and providers' callbacks are the bodies that are not JSON.
+      if (contentType === 'application/x-www-form-urlencoded' && isFormRoute(request))
         return Object.fromEntries(new URLSearchParams(await request.text()))
       return readJson(request, config.bodyLimitBytes)
     })
@@ -208,6 +208,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const unconfigured = new Map<string, string>()
   const jobs: createGateway.Job[] = []
   const workers: createGateway.Worker[] = []
+  // Routes outside the catalog that providers call (signed status callbacks), as `METHOD /path`.
+  const callbacks = new Set<string>()
+  /** Whether a request's form body is read as such: the dashboard's login, or a provider's callback. */
+  function isFormRoute(request: Request): boolean {
+    const path = new URL(request.url).pathname
+    return path === '/dashboard/login' || callbacks.has(`${request.method} ${path}`)
+  }
   // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
   const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
   const buckets = new Map<string, RateLimit.State>()
@@ -227,6 +234,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       )
     const resources = { ports, env: env ?? {} }
     app.use(module.routes(resources) as AnyElysia)
+    for (const route of module.callbacks ?? []) callbacks.add(route)
     const ready = module.ready
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
@@ -367,7 +375,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       origin: originOf,
     }),
   )
-  assertCoverage(app)
+  assertCoverage(app, callbacks)
   for (const route of app.routes)
     schemasOf.set(`${route.method} ${route.path}`, {
       path: schemaOf(route.hooks.params),
@@ -438,6 +446,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   function render(error: BaseError, request: Request): Response {
     const headers = headersOf(request)
     if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
+    // A handler's own limit (per payer) says when to come back, as the free endpoints' buckets do.
+    if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds)
     return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), headers)
   }
 
@@ -586,13 +596,14 @@ function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entr
   return rule
 }
 
-/** Fails at boot when a mounted route has no catalog entry or a catalog entry has no route. */
-function assertCoverage(app: AnyElysia): void {
+/** Fails at boot when a mounted route has no catalog entry (nor is a module's callback) or a catalog entry has no route. */
+function assertCoverage(app: AnyElysia, callbacks: ReadonlySet<string>): void {
   const mounted = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
   const expected = new Set([
     ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
     ...discoveryPaths.map((path) => `GET ${path}`),
     ...operatorRoutes,
+    ...callbacks,
   ])
   const extra = [...mounted].filter((key) => !expected.has(key))
   const missing = [...expected].filter((key) => !mounted.has(key))

@@ -15,6 +15,7 @@ import * as fx from '../modules/fx/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
+import * as notify from '../modules/notify/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
 import * as probe from '../modules/probe/index.js'
@@ -79,6 +80,9 @@ export const families: readonly Module.AnyModule[] = [
   research.manifest,
   webhooks.manifest,
   cron.manifest,
+  notify.emailManifest,
+  notify.smsManifest,
+  notify.statusManifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -121,6 +125,9 @@ export const portNames: Record<Module.Port, string> = {
   sessionSecret: 'a session secret',
   storage: 'a blockstore (the store)',
   historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
+  mailer: 'an SMTP relay (NOTIFY_SMTP_URL and NOTIFY_EMAIL_FROM)',
+  texter: 'an SMS API (NOTIFY_TWILIO_ACCOUNT_SID, NOTIFY_TWILIO_AUTH_TOKEN and NOTIFY_SMS_FROM)',
+  publicUrl: 'a public URL (PUBLIC_URL)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

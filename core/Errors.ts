@@ -291,7 +291,7 @@ export class InvalidTransitionError extends BaseError {
   override readonly name = 'InvalidTransitionError'
 }
 
-/** A client called a free endpoint more often than its family's per-client rate limit allows; retry later. */
+/** A client called an endpoint more often than its family's rate limit allows (per client, or per payer); retry later. */
 export class RateLimitedError extends BaseError {
   override readonly code = 'rate_limited' as const
   override readonly title = 'Too many requests'
@@ -299,8 +299,12 @@ export class RateLimitedError extends BaseError {
   /** Whole seconds until a call may start again. */
   readonly retryAfterSeconds: number
 
-  constructor(parameters: { /** Whole seconds until a call may start again. */ retryAfterSeconds: number }) {
-    super(`Too many calls to this free endpoint from this client; retry after ${parameters.retryAfterSeconds} s.`, {
+  constructor(parameters: {
+    /** Whole seconds until a call may start again. */ retryAfterSeconds: number
+    /** What was called too often and by whom. @default 'this free endpoint from this client' */ what?: string
+  }) {
+    const what = parameters.what ?? 'this free endpoint from this client'
+    super(`Too many calls to ${what}; retry after ${parameters.retryAfterSeconds} s.`, {
       details: { retryAfterSeconds: parameters.retryAfterSeconds },
     })
     this.retryAfterSeconds = parameters.retryAfterSeconds

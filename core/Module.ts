@@ -11,6 +11,7 @@ import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { Ledger } from './Ledger.js'
 import type { NameService } from './NameService.js'
+import type * as Notify from './Notify.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
 import type * as Price from './Price.js'
@@ -134,6 +135,12 @@ export type Ports = {
   extractor: Search.Extractor
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
+  /** An SMTP relay that sends the notify family's email (NOTIFY_SMTP_URL). */
+  mailer: Notify.Mailer
+  /** A Twilio-shaped SMS API that sends the notify family's texts and signs its status callbacks. */
+  texter: Notify.Texter
+  /** The gateway's public origin (PUBLIC_URL), for URLs handed to providers that call back. */
+  publicUrl: string
 }
 
 /** The name of a port. */
@@ -220,6 +227,11 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   jobs?: readonly Job<needs, env, uses>[]
   /** Workers of durable queues. */
   workers?: readonly Worker<needs, env, uses>[]
+  /**
+   * Routes of the module outside the catalog that a provider calls (a signed status callback), as `METHOD /path`:
+   * free, never priced, checked by the module itself, and not in discovery. @default []
+   */
+  callbacks?: readonly string[]
 }
 
 /** Any module, whatever its ports and environment. */

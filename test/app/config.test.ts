@@ -75,6 +75,13 @@ describe('parse', () => {
         },
         // Keyless public API by default.
         fx: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
+        // No relay and no SMS account: email and SMS are unavailable until they are set.
+        'notify-email': { NOTIFY_EMAIL_PER_PAYER_PER_HOUR: 60, NOTIFY_EMAIL_TIMEOUT_MS: 10_000 },
+        'notify-sms': {
+          NOTIFY_TWILIO_URL: 'https://api.twilio.com',
+          NOTIFY_SMS_PER_PAYER_PER_HOUR: 60,
+          NOTIFY_SMS_TIMEOUT_MS: 10_000,
+        },
         // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
         // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the family is unavailable.

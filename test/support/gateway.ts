@@ -140,10 +140,11 @@ export function stubPayment() {
  * One family mounted alone in the real gateway (its hooks, validation, error rendering and payment guard), with
  * {@link stubPayment}: `get` and `post` pay for a paid route as the payer `as`, with an x402 v2 authorization that
  * payer's key signs for the amount the gateway offers, and send a free route (or a call with no payer) unpaid.
- * `family` is a manifest, or one with its `routes` built by the test (a clock, a limit the manifest does not pass).
+ * `family` is a manifest (or several, mounted together), or one with its `routes` built by the test (a clock, a limit the
+ * manifest does not pass).
  */
 export function moduleGateway(
-  family: Module.AnyModule,
+  family: Module.AnyModule | readonly Module.AnyModule[],
   parameters: {
     ports?: createGateway.Parameters['ports']
     env?: Record<string, string>
@@ -157,7 +158,7 @@ export function moduleGateway(
   const { payer, facilitator, ...options } = parameters
   const { payment, settled } = stubPayment()
   Object.assign(payment.facilitator, facilitator)
-  const gateway = testGateway({ families: [family], payment, ...options })
+  const gateway = testGateway({ families: Array.isArray(family) ? family : [family], payment, ...options })
   const pay = clients({ terms: gateway.terms, fetch: globalThis.fetch })
   const request = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
     new Request(`http://gateway.test${path}`, {
