@@ -210,6 +210,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
   const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
   const buckets = new Map<string, RateLimit.State>()
+  // Filled as modules mount: the free routes they serve outside the catalog, which the coverage check accepts.
+  const extraRoutes = new Set<string>()
   for (const module of families) {
     const served = Catalog.entries.filter((candidate) =>
       module.paths.some((prefix) => candidate.path.startsWith(prefix)),
@@ -226,6 +228,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       )
     const resources = { ports, env: env ?? {} }
     app.use(module.routes(resources) as AnyElysia)
+    for (const route of module.extraRoutes ?? []) extraRoutes.add(route)
     const ready = module.ready
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
@@ -358,7 +361,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       origin: originOf,
     }),
   )
-  assertCoverage(app)
+  assertCoverage(app, extraRoutes)
   for (const route of app.routes)
     schemasOf.set(`${route.method} ${route.path}`, {
       path: schemaOf(route.hooks.params),
@@ -577,13 +580,17 @@ function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entr
   return rule
 }
 
-/** Fails at boot when a mounted route has no catalog entry or a catalog entry has no route. */
-function assertCoverage(app: AnyElysia): void {
+/**
+ * Fails at boot when a mounted route has no catalog entry (nor is a module's declared extra route) or a catalog entry
+ * has no route.
+ */
+function assertCoverage(app: AnyElysia, extraRoutes: ReadonlySet<string>): void {
   const mounted = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
   const expected = new Set([
     ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
     ...discoveryPaths.map((path) => `GET ${path}`),
     ...operatorRoutes,
+    ...extraRoutes,
   ])
   const extra = [...mounted].filter((key) => !expected.has(key))
   const missing = [...expected].filter((key) => !mounted.has(key))

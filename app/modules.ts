@@ -15,6 +15,7 @@ import * as fx from '../modules/fx/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
+import * as msg from '../modules/msg/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
 import * as probe from '../modules/probe/index.js'
@@ -79,6 +80,7 @@ export const families: readonly Module.AnyModule[] = [
   research.manifest,
   webhooks.manifest,
   cron.manifest,
+  msg.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

@@ -211,6 +211,12 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
    * discovery documents them as the 200 answer.
    */
   outputs?: Readonly<Record<string, TSchema>>
+  /**
+   * Free routes the module serves outside the catalog, as `METHOD /path` (e.g. a public key registry the paid entries
+   * rely on): never paid, absent from the catalog's discovery documents, so the module's README section lists them.
+   * @default []
+   */
+  extraRoutes?: readonly string[]
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
   /** Background jobs. */
