@@ -25,7 +25,10 @@ export const InboxQuery = Type.Object(
   {
     address: evmSchema('The inbox to read; it must be the payer of the call'),
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Most messages to return, newest first.' }),
+      Type.String({
+        pattern: '^[0-9]{1,3}$',
+        description: 'Most messages to return, newest first: 1 to 100. @default 20',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -210,8 +210,10 @@ export async function inbox(deps: Deps, input: InboxQuery & { caller: Address })
     throw new ForbiddenError(`Only ${address} may read its inbox; this call was paid by ${getAddress(input.caller)}.`, {
       details: { field: 'address' },
     })
+  const limit = Number(input.limit ?? 20)
+  if (limit < 1 || limit > 100) throw new ValidationError({ field: 'limit', message: 'must be 1 to 100' })
   const [records, counted] = await Promise.all([
-    deps.store.list<Message>(messagesCollection, { owner: address, limit: input.limit ?? 20 }),
+    deps.store.list<Message>(messagesCollection, { owner: address, limit }),
     deps.store.get<Inbox>(inboxesCollection, address),
   ])
   const messages = records.map(({ value }) => value)
