@@ -166,14 +166,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
-      const entry = entryOfRoute.get(`${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
-      if (!entry) return
+      const routeKey = `${request.method === 'HEAD' ? 'GET' : request.method} ${route}`
+      const entry = entryOfRoute.get(routeKey)
+      // Off the catalog, only a module's extra routes have a rate limit; discovery and operator routes have none.
+      if (!entry) return limit(routeKey, request)
       const availability = availabilityNow(entry)
       if (!availability.available)
         throw availability.code === 'not_implemented'
           ? new NotImplementedError(availability.reason)
           : new UpstreamUnavailableError(availability.reason)
-      if (Catalog.isFree(entry)) return limit(entry, request)
+      if (Catalog.isFree(entry)) return limit(Catalog.key(entry), request)
       return payments!.before(request, entry, { body, query, params })
     })
     // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
@@ -238,6 +240,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       RateLimit.assert(rateLimit)
       for (const entry of served)
         if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
+      for (const route of module.extraRoutes ?? []) limitOf.set(route, { family: module.name, options: rateLimit })
     }
     for (const job of module.jobs ?? [])
       jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
@@ -290,11 +293,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
 
   /**
-   * Takes a token of the client's bucket for a free entry whose family sets a rate limit; out of tokens, a 429 with
-   * `RateLimit` and `Retry-After`. The client is its IP address (free calls carry no payer).
+   * Takes a token of the client's bucket for a free entry (or extra route, by `key`) whose family sets a rate limit; out
+   * of tokens, a 429 with `RateLimit` and `Retry-After`. The client is its IP address (free calls carry no payer).
    */
-  function limit(entry: Catalog.Entry, request: Request): Response | undefined {
-    const limited = limitOf.get(Catalog.key(entry))
+  function limit(key: string, request: Request): Response | undefined {
+    const limited = limitOf.get(key)
     if (!limited) return
     const { family, options } = limited
     const client = `${family} ${app.server?.requestIP(request)?.address ?? 'in-process'}`

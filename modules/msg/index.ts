@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 
@@ -11,5 +12,17 @@ export const manifest = Module.define({
   paths: ['/api/v1/msg/'],
   needs: ['store', 'onchain'],
   extraRoutes: ['POST /api/v1/msg/keys', 'GET /api/v1/msg/keys/:address'],
+  env: Type.Object({
+    MSG_KEYS_RATE_LIMIT_PER_MINUTE: Type.Integer({
+      minimum: 0,
+      default: 30,
+      description:
+        'calls per minute each client may make to the free messaging-key routes (`POST /api/v1/msg/keys`, `GET /api/v1/msg/keys/:address`); `0` for no limit',
+    }),
+  }),
+  rateLimit: (env) => {
+    const perMinute = env.MSG_KEYS_RATE_LIMIT_PER_MINUTE
+    return perMinute === 0 ? undefined : { capacity: perMinute, refill: perMinute, intervalMs: 60_000 }
+  },
   routes: ({ ports }) => routes({ store: ports.store, chainId: ports.onchain.chainId }),
 })

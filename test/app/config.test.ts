@@ -66,6 +66,7 @@ describe('parse', () => {
         },
         // Keyless public API by default.
         fx: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
+        msg: { MSG_KEYS_RATE_LIMIT_PER_MINUTE: 30 },
         // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
         // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the family is unavailable.

@@ -20,7 +20,7 @@ const onchain: Onchain = {
   tokens: [],
   transfers: { find: async () => [] } as unknown as Onchain['transfers'],
 }
-const gateway = moduleGateway(manifest, { ports: { store, onchain } })
+const gateway = moduleGateway(manifest, { ports: { store, onchain }, env: { MSG_KEYS_RATE_LIMIT_PER_MINUTE: '0' } })
 
 /** A registration body for `account`'s messaging key, signed by `signer` (the account itself unless a forgery). */
 async function registration(
@@ -191,5 +191,16 @@ describe('msg/send and msg/inbox', () => {
     expect(nobody).toMatchObject({ field: 'to', reason: 'no_messaging_key' })
     expect(gateway.settled.length).toBe(before)
     expect(await store.get(keysCollection, payers.carol)).toBeUndefined()
+  })
+})
+
+describe('rate limit of the key routes', () => {
+  test('behavior: past MSG_KEYS_RATE_LIMIT_PER_MINUTE a client gets a 429 with Retry-After', async () => {
+    const limited = moduleGateway(manifest, { ports: { store, onchain }, env: { MSG_KEYS_RATE_LIMIT_PER_MINUTE: '2' } })
+    const path = `/api/v1/msg/keys/${payers.alice}`
+    await ok(await limited.get(path))
+    await ok(await limited.get(path))
+    const refusedCall = await refused(await limited.get(path), 429)
+    expect(refusedCall.code).toBe('rate_limited')
   })
 })
