@@ -1,16 +1,19 @@
 import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
+import { contractVerifier } from './service.js'
 
 /**
  * Wallet messages (`/api/v1/msg/*`), end to end encrypted: a wallet registers a messaging public key by signing it
- * (free, outside the catalog), senders encrypt to it on their side (`Messaging.encrypt` in core), and the gateway
- * stores and relays only the envelopes, from the verified payer to the recipient's inbox, which only its owner reads.
+ * (free, outside the catalog; a smart wallet's signature is checked on the settlement chain when the gateway reads
+ * it), senders encrypt to it on their side (`Messaging.encrypt` in core), and the gateway stores and relays only the
+ * envelopes, from the verified payer to the recipient's inbox, which only its owner reads.
  */
 export const manifest = Module.define({
   name: 'msg',
   paths: ['/api/v1/msg/'],
   needs: ['store', 'onchain'],
+  uses: ['chains'],
   extraRoutes: ['POST /api/v1/msg/keys', 'GET /api/v1/msg/keys/:address'],
   env: Type.Object({
     MSG_KEYS_RATE_LIMIT_PER_MINUTE: Type.Integer({
@@ -24,5 +27,9 @@ export const manifest = Module.define({
     const perMinute = env.MSG_KEYS_RATE_LIMIT_PER_MINUTE
     return perMinute === 0 ? undefined : { capacity: perMinute, refill: perMinute, intervalMs: 60_000 }
   },
-  routes: ({ ports }) => routes({ store: ports.store, chainId: ports.onchain.chainId }),
+  routes: ({ ports }) => {
+    const { chainId } = ports.onchain
+    const settlement = ports.chains?.find((endpoint) => endpoint.chainId === chainId)
+    return routes({ store: ports.store, chainId, verifyContract: settlement && contractVerifier(settlement) })
+  },
 })

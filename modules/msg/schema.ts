@@ -45,8 +45,10 @@ export const KeyBody = Type.Object(
       description: 'Compressed secp256k1 messaging public key (33 bytes hex); never the wallet key.',
     }),
     signature: Type.String({
-      pattern: '^0x[0-9a-fA-F]{130}$',
-      description: "EIP-191 signature (65 bytes) of `Messaging.keyMessage` by the address's key (EOA).",
+      maxLength: 16_386,
+      pattern: '^0x([0-9a-fA-F]{2})+$',
+      description:
+        "EIP-191 signature of `Messaging.keyMessage` by the address: an EOA's 65 bytes, or a smart wallet's (ERC-1271, ERC-6492) checked on the settlement chain.",
     }),
     issuedAt: Type.String({
       maxLength: 32,

@@ -1,7 +1,9 @@
-import { type Address, getAddress, type Hex, isAddressEqual, verifyMessage } from 'viem'
+import { type Address, createPublicClient, custom, getAddress, type Hex, isAddressEqual, verifyMessage } from 'viem'
 import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../core/Errors.js'
 import * as Messaging from '../../core/Messaging.js'
+import type * as Rpc from '../../core/Rpc.js'
 import { isRefusal, type Store } from '../../core/Store.js'
+import { type Failure, isFailure, toError } from '../../core/Upstream.js'
 import type { InboxQuery, KeyBody, KeyParams, SendBody } from './schema.js'
 
 /** Collection of the registered messaging keys, one per address (the checksummed address is the id). */
@@ -27,6 +29,45 @@ export type Deps = {
   chainId: number
   /** The clock. @default the system's */
   now?: () => Date
+  /** Checks a signature a wallet's local ECDSA key does not explain (a smart wallet's). @default none: EOAs only */
+  verifyContract?: Verify | undefined
+}
+
+/** Whether `signature` is `address`'s signature of `message` (EIP-191). */
+export type Verify = (parameters: { address: Address; message: string; signature: Hex }) => Promise<boolean>
+
+/**
+ * Smart-wallet signatures on the settlement chain, through viem's `verifyMessage`: ERC-1271 `isValidSignature` of a
+ * deployed wallet, or ERC-6492 for one not deployed yet (a deployless `eth_call`). A node that does not answer is the
+ * upstream's error (503/504), never a refusal of the signature.
+ */
+export function contractVerifier(endpoint: Rpc.Endpoint): Verify {
+  return async (parameters) => {
+    let failure: Failure | undefined
+    const client = createPublicClient({
+      transport: custom(
+        {
+          async request({ method, params }) {
+            const answer = await endpoint.request(method as Rpc.Method, (params as unknown[] | undefined) ?? [])
+            if (isFailure(answer)) {
+              failure = answer
+              throw toError(answer)
+            }
+            // The node's own error, in EIP-1193 form, so that viem reads a revert as an invalid signature.
+            if (!answer.ok) throw Object.assign(new Error(answer.message), { code: answer.code })
+            return answer.result
+          },
+        },
+        // The endpoint keeps its own time limit and retries; viem's would multiply them.
+        { retryCount: 0 },
+      ),
+    })
+    const valid = await client.verifyMessage(parameters).catch((error: unknown) => {
+      throw failure ? toError(failure) : error
+    })
+    if (failure) throw toError(failure)
+    return valid
+  }
 }
 
 /** A registered messaging key, as stored and as answered: enough for anyone to verify the binding themselves. */
@@ -66,7 +107,7 @@ function clock(deps: Pick<Deps, 'now'>): Date {
 
 /**
  * Registers (or replaces) a wallet's messaging key, free: the EIP-191 signature of {@link Messaging.keyMessage} must
- * recover to `address` (EOA signatures only), `issuedAt` must be recent, and a registration replaces the stored one
+ * be `address`'s (an EOA's, or a smart wallet's when `verifyContract` is given), `issuedAt` must be recent, and a registration replaces the stored one
  * only when its `issuedAt` is newer, so a replayed older signature cannot roll a key back.
  */
 export async function registerKey(deps: Deps, input: KeyBody) {
@@ -89,12 +130,13 @@ export async function registerKey(deps: Deps, input: KeyBody) {
     issuedAt: input.issuedAt,
     chainId: deps.chainId,
   }
-  const signed = await verifyMessage({
+  const signed = {
     address: registration.address,
     message: Messaging.keyMessage(registration),
     signature: registration.signature,
-  }).catch(() => false)
-  if (!signed)
+  }
+  const valid = (await verifyMessage(signed).catch(() => false)) || ((await deps.verifyContract?.(signed)) ?? false)
+  if (!valid)
     throw new ForbiddenError(`The registration is not signed by ${registration.address}.`, {
       details: { field: 'signature' },
     })

@@ -1,13 +1,19 @@
-import { describe, expect, test } from 'bun:test'
-import type { Hex, LocalAccount } from 'viem'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import solc from 'solc'
+import { type Abi, type Address, createWalletClient, getAddress, type Hex, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { devnet } from '../../adapters/chain/devnet.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
+import { eip1193 } from '../../adapters/rpc/eip1193.js'
 import { memory as memoryStore } from '../../adapters/store/memory.js'
 import { clients } from '../../app/clients.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Messaging from '../../core/Messaging.js'
 import type { Onchain } from '../../core/Module.js'
 import * as Price from '../../core/Price.js'
+import type * as Rpc from '../../core/Rpc.js'
 import { manifest } from '../../modules/msg/index.js'
 import { keysCollection, type Message, messagesCollection } from '../../modules/msg/service.js'
 import { moduleGateway } from '../support/gateway.js'
@@ -202,5 +208,100 @@ describe('rate limit of the key routes', () => {
     await ok(await limited.get(path))
     const refusedCall = await refused(await limited.get(path), 429)
     expect(refusedCall.code).toBe('rate_limited')
+  })
+})
+
+describe('smart wallets (ERC-1271) on the settlement chain', () => {
+  let chain: devnet.Devnet
+  let wallet: Address
+  let onDevnet: ReturnType<typeof moduleGateway>
+  const owner = accounts.bob
+
+  beforeAll(async () => {
+    chain = await devnet()
+    const source = readFileSync(join(import.meta.dir, '../fixtures/OwnedWallet.sol'), 'utf8')
+    const input = {
+      language: 'Solidity',
+      sources: { 'OwnedWallet.sol': { content: source } },
+      settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+    }
+    const output = JSON.parse(solc.compile(JSON.stringify(input)))
+    const compiled = output.contracts['OwnedWallet.sol'].OwnedWallet as {
+      abi: Abi
+      evm: { bytecode: { object: string } }
+    }
+    const deployer = createWalletClient({
+      account: privateKeyToAccount(chain.accounts[5]!.privateKey),
+      chain: chain.chain,
+      transport: chain.transport,
+    })
+    const hash = await deployer.deployContract({
+      abi: compiled.abi,
+      bytecode: `0x${compiled.evm.bytecode.object}`,
+      args: [owner.address],
+    })
+    wallet = getAddress((await chain.publicClient.waitForTransactionReceipt({ hash })).contractAddress!)
+    const endpoint = eip1193({
+      name: 'devnet',
+      chainId: chain.chainId,
+      request: (method, params) => chain.request(method, params),
+    })
+    onDevnet = moduleGateway(manifest, {
+      ports: {
+        store: memoryStore({ queue: memoryQueue() }),
+        onchain: { ...onchain, chainId: chain.chainId },
+        chains: [endpoint],
+      },
+    })
+  }, 20_000)
+  afterAll(() => chain?.close())
+
+  async function walletRegistration(signer: LocalAccount) {
+    const publicKey = Messaging.createKeyPair().publicKey
+    const issuedAt = new Date().toISOString()
+    const message = Messaging.keyMessage({ address: wallet, publicKey, chainId: chain.chainId, issuedAt })
+    return { address: wallet, publicKey, signature: await signer.signMessage({ message }), issuedAt }
+  }
+
+  test("behavior: a wallet contract registers with its owner's signature, checked by isValidSignature", async () => {
+    const body = await walletRegistration(owner)
+    expect(await ok(await onDevnet.post('/api/v1/msg/keys', body))).toMatchObject({
+      address: wallet,
+      status: 'registered',
+    })
+    expect((await ok(await onDevnet.get(`/api/v1/msg/keys/${wallet}`))).publicKey).toBe(body.publicKey)
+  })
+
+  test('error: a signature the wallet contract refuses is a 403', async () => {
+    const problem = await refused(
+      await onDevnet.post('/api/v1/msg/keys', await walletRegistration(accounts.carol)),
+      403,
+    )
+    expect(problem.code).toBe('forbidden')
+  })
+
+  test('error: a settlement node that does not answer is a 504, not a refused signature', async () => {
+    const silentNode: Rpc.Endpoint = {
+      name: 'devnet',
+      chainId: chain.chainId,
+      request: async () => ({ ok: false, reason: 'timeout', status: undefined, message: 'no answer in 4 s' }),
+    }
+    const down = moduleGateway(manifest, {
+      ports: {
+        store: memoryStore({ queue: memoryQueue() }),
+        onchain: { ...onchain, chainId: chain.chainId },
+        chains: [silentNode],
+      },
+    })
+    const problem = await refused(await down.post('/api/v1/msg/keys', await walletRegistration(owner)), 504)
+    expect(problem.code).toBe('upstream_timeout')
+  })
+
+  test('error: without the settlement chain the same registration is refused (EOAs only)', async () => {
+    const body = await walletRegistration(owner)
+    const eoaOnly = moduleGateway(manifest, {
+      ports: { store: memoryStore({ queue: memoryQueue() }), onchain: { ...onchain, chainId: chain.chainId } },
+    })
+    await refused(await eoaOnly.post('/api/v1/msg/keys', body), 403)
   })
 })
