@@ -221,6 +221,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const missing = missingOf(module, ports)
     if (missing) {
       for (const entry of served) unconfigured.set(Catalog.key(entry), missing)
+      for (const route of module.extraRoutes ?? []) {
+        const [method, path] = route.split(' ') as [string, string]
+        extraRoutes.add(route)
+        app.route(method, path, () => {
+          throw new UpstreamUnavailableError(`${route} ${missing}.`)
+        })
+      }
       continue
     }
     const env = config.modules[module.name]

@@ -213,8 +213,9 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   outputs?: Readonly<Record<string, TSchema>>
   /**
    * Free routes the module serves outside the catalog, as `METHOD /path` (e.g. a public key registry the paid entries
-   * rely on): never paid, rate-limited as the module's free endpoints are, absent from the catalog's discovery
-   * documents (so the module's README section lists them). @default []
+   * rely on): never paid, rate-limited as the module's free endpoints are, answering 503 with the reason when the
+   * module is not mounted, absent from the catalog's discovery documents (the module's README section lists them).
+   * @default []
    */
   extraRoutes?: readonly string[]
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */

@@ -200,6 +200,42 @@ describe('msg/send and msg/inbox', () => {
   })
 })
 
+describe('settlement', () => {
+  test('behavior: a send whose payment fails to settle is taken back: no message, no count', async () => {
+    const failing = moduleGateway(manifest, {
+      ports: { store, onchain },
+      env: { MSG_KEYS_RATE_LIMIT_PER_MINUTE: '0' },
+      facilitator: {
+        settle: async () => ({ ok: false, reason: 'settlement_failed', message: 'The transfer reverted.' }),
+      },
+    })
+    const before = await ok(await gateway.get(`/api/v1/msg/inbox?address=${payers.alice}&limit=100`, payers.alice))
+    const envelope = Messaging.encrypt({ content: 'never paid for', publicKey: alice.publicKey })
+    const response = await failing.post('/api/v1/msg/send', { to: payers.alice, content: envelope }, payers.bob)
+    expect(response.status).toBe(402)
+    expect((await response.json()).code).toBe('settlement_failed')
+    const after = await ok(await gateway.get(`/api/v1/msg/inbox?address=${payers.alice}&limit=100`, payers.alice))
+    expect(after.total).toBe(before.total)
+    expect(after.messages.map((message: Message) => message.envelope)).not.toContain(envelope)
+  })
+})
+
+describe('without a store', () => {
+  test('error: the paid paths and the key routes answer 503 with the reason, before any payment', async () => {
+    const bare = moduleGateway(manifest, { ports: { onchain } })
+    const keys = await refused(await bare.get(`/api/v1/msg/keys/${payers.alice}`), 503)
+    expect(keys.detail).toContain('needs a store')
+    await refused(await bare.post('/api/v1/msg/keys', await registration(accounts.alice, alice.publicKey)), 503)
+    const send = await bare.fetch('/api/v1/msg/send', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ to: payers.alice, content: 'x' }),
+    })
+    expect(send.status).toBe(503)
+    expect(send.headers.get('payment-required')).toBeNull()
+  })
+})
+
 describe('rate limit of the key routes', () => {
   test('behavior: past MSG_KEYS_RATE_LIMIT_PER_MINUTE a client gets a 429 with Retry-After', async () => {
     const limited = moduleGateway(manifest, { ports: { store, onchain }, env: { MSG_KEYS_RATE_LIMIT_PER_MINUTE: '2' } })
