@@ -27,8 +27,6 @@ export type Deps = {
   store: Store
   /** EIP-155 id of the settlement chain, part of the signed key registration. */
   chainId: number
-  /** The clock. @default the system's */
-  now?: () => Date
   /** Checks a signature a wallet's local ECDSA key does not explain (a smart wallet's). @default none: EOAs only */
   verifyContract?: Verify | undefined
 }
@@ -101,17 +99,14 @@ export type Message = {
 /** How many messages an inbox holds. */
 type Inbox = { count: number }
 
-function clock(deps: Pick<Deps, 'now'>): Date {
-  return deps.now?.() ?? new Date()
-}
-
 /**
  * Registers (or replaces) a wallet's messaging key, free: the EIP-191 signature of {@link Messaging.keyMessage} must
- * be `address`'s (an EOA's, or a smart wallet's when `verifyContract` is given), `issuedAt` must be recent, and a registration replaces the stored one
- * only when its `issuedAt` is newer, so a replayed older signature cannot roll a key back.
+ * be `address`'s (an EOA's, or a smart wallet's when `verifyContract` is given), `issuedAt` must be recent, and a
+ * registration replaces the stored one only when its `issuedAt` is newer, so a replayed older signature cannot roll a
+ * key back.
  */
 export async function registerKey(deps: Deps, input: KeyBody) {
-  const now = clock(deps).getTime()
+  const now = Date.now()
   const issuedAt = Date.parse(input.issuedAt)
   if (Number.isNaN(issuedAt)) throw new ValidationError({ field: 'issuedAt', message: 'is not a date' })
   if (issuedAt > now + keyMaxSkewSeconds * 1000)
@@ -145,7 +140,7 @@ export async function registerKey(deps: Deps, input: KeyBody) {
     id: registration.address,
     owners: [registration.address],
     value: registration,
-    createdAt: clock(deps),
+    createdAt: new Date(),
   })
   if (inserted.ok) return answerOf(registration, 'registered')
   const updated = await deps.store.update<Registration>(keysCollection, registration.address, ({ value }) =>
@@ -204,7 +199,7 @@ export async function preflightSend(deps: Deps, body: unknown): Promise<void> {
 /** Stores an envelope from the payer for the recipient's inbox; `stored` is all the gateway can say of it. */
 export async function send(deps: Deps, input: SendBody & { caller: Address }) {
   await preflightSend(deps, input)
-  const now = clock(deps)
+  const now = new Date()
   const to = getAddress(input.to)
   const message: Message = {
     id: `msg_${crypto.randomUUID().replaceAll('-', '')}`,
