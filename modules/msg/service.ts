@@ -16,7 +16,7 @@ export const messagesCollection = 'msg_messages'
 export const inboxesCollection = 'msg_inboxes'
 
 /** Oldest a registration's `issuedAt` may be when it arrives, in seconds: an old signature cannot be replayed later. */
-export const keyMaxAgeSeconds = 600
+const keyMaxAgeSeconds = 600
 
 /** Furthest ahead of the gateway's clock a registration's `issuedAt` may be, in seconds (clock skew). */
 const keyMaxSkewSeconds = 60
