@@ -167,14 +167,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
-      const entry = entryOfRoute.get(`${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
-      if (!entry) return
+      const routeKey = `${request.method === 'HEAD' ? 'GET' : request.method} ${route}`
+      const entry = entryOfRoute.get(routeKey)
+      // Off the catalog, only a module's extra routes have a rate limit; discovery and operator routes have none.
+      if (!entry) return limit(routeKey, request)
       const availability = availabilityNow(entry)
       if (!availability.available)
         throw availability.code === 'not_implemented'
           ? new NotImplementedError(availability.reason)
           : new UpstreamUnavailableError(availability.reason)
-      if (Catalog.isFree(entry)) return limit(entry, request)
+      if (Catalog.isFree(entry)) return limit(Catalog.key(entry), request)
       return payments!.before(request, entry, { body, query, params })
     })
     // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
@@ -208,12 +210,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const unconfigured = new Map<string, string>()
   const jobs: createGateway.Job[] = []
   const workers: createGateway.Worker[] = []
-  // Routes outside the catalog that providers call (signed status callbacks), as `METHOD /path`.
-  const callbacks = new Set<string>()
-  /** Whether a request's form body is read as such: the dashboard's login, or a provider's callback. */
+  // Filled as modules mount: the free routes they serve outside the catalog (a key registry, providers' signed status
+  // callbacks), which the coverage check accepts.
+  const extraRoutes = new Set<string>()
+  /** Whether a request's form body is read as such: the dashboard's login, or a module's extra route (a callback). */
   function isFormRoute(request: Request): boolean {
     const path = new URL(request.url).pathname
-    return path === '/dashboard/login' || callbacks.has(`${request.method} ${path}`)
+    return path === '/dashboard/login' || extraRoutes.has(`${request.method} ${path}`)
   }
   // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
   const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
@@ -225,6 +228,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const missing = missingOf(module, ports)
     if (missing) {
       for (const entry of served) unconfigured.set(Catalog.key(entry), missing)
+      for (const route of module.extraRoutes ?? []) {
+        const [method, path] = route.split(' ') as [string, string]
+        extraRoutes.add(route)
+        app.route(method, path, () => {
+          throw new UpstreamUnavailableError(`${route} ${missing}.`)
+        })
+      }
       continue
     }
     const env = config.modules[module.name]
@@ -234,7 +244,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       )
     const resources = { ports, env: env ?? {} }
     app.use(module.routes(resources) as AnyElysia)
-    for (const route of module.callbacks ?? []) callbacks.add(route)
+    for (const route of module.extraRoutes ?? []) extraRoutes.add(route)
     const ready = module.ready
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
@@ -244,6 +254,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       RateLimit.assert(rateLimit)
       for (const entry of served)
         if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
+      for (const route of module.extraRoutes ?? []) limitOf.set(route, { family: module.name, options: rateLimit })
     }
     for (const job of module.jobs ?? [])
       jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
@@ -296,11 +307,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
 
   /**
-   * Takes a token of the client's bucket for a free entry whose family sets a rate limit; out of tokens, a 429 with
-   * `RateLimit` and `Retry-After`. The client is its IP address (free calls carry no payer).
+   * Takes a token of the client's bucket for a free entry (or extra route, by `key`) whose family sets a rate limit; out
+   * of tokens, a 429 with `RateLimit` and `Retry-After`. The client is its IP address (free calls carry no payer).
    */
-  function limit(entry: Catalog.Entry, request: Request): Response | undefined {
-    const limited = limitOf.get(Catalog.key(entry))
+  function limit(key: string, request: Request): Response | undefined {
+    const limited = limitOf.get(key)
     if (!limited) return
     const { family, options } = limited
     const client = `${family} ${app.server?.requestIP(request)?.address ?? 'in-process'}`
@@ -375,7 +386,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       origin: originOf,
     }),
   )
-  assertCoverage(app, callbacks)
+  assertCoverage(app, extraRoutes)
   for (const route of app.routes)
     schemasOf.set(`${route.method} ${route.path}`, {
       path: schemaOf(route.hooks.params),
@@ -596,14 +607,17 @@ function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entr
   return rule
 }
 
-/** Fails at boot when a mounted route has no catalog entry (nor is a module's callback) or a catalog entry has no route. */
-function assertCoverage(app: AnyElysia, callbacks: ReadonlySet<string>): void {
+/**
+ * Fails at boot when a mounted route has no catalog entry (nor is a module's declared extra route) or a catalog entry
+ * has no route.
+ */
+function assertCoverage(app: AnyElysia, extraRoutes: ReadonlySet<string>): void {
   const mounted = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
   const expected = new Set([
     ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
     ...discoveryPaths.map((path) => `GET ${path}`),
     ...operatorRoutes,
-    ...callbacks,
+    ...extraRoutes,
   ])
   const extra = [...mounted].filter((key) => !expected.has(key))
   const missing = [...expected].filter((key) => !mounted.has(key))

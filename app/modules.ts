@@ -15,6 +15,7 @@ import * as fx from '../modules/fx/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
+import * as msg from '../modules/msg/index.js'
 import * as notify from '../modules/notify/index.js'
 import * as payroll from '../modules/payroll/index.js'
 import * as prices from '../modules/prices/index.js'
@@ -83,6 +84,7 @@ export const families: readonly Module.AnyModule[] = [
   notify.emailManifest,
   notify.smsManifest,
   notify.statusManifest,
+  msg.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

@@ -369,7 +369,9 @@ async function measure() {
   raw.memory = { paidCalls: gatewayPaidCalls, idleRssBytes: idleRss, afterRssBytes: afterRss, trajectory }
   if (postgresGateway) {
     await postgresGateway.stop()
-    await LedgerBench.withPostgres(process.env.DATABASE_URL!, (sql) => sql.unsafe(`DROP SCHEMA ${postgresSchema} CASCADE`))
+    await LedgerBench.withPostgres(process.env.DATABASE_URL!, (sql) =>
+      sql.unsafe(`DROP SCHEMA ${postgresSchema} CASCADE`),
+    )
   }
   rmSync(dataDir, { recursive: true, force: true })
 

@@ -221,17 +221,19 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
    * discovery documents them as the 200 answer.
    */
   outputs?: Readonly<Record<string, TSchema>>
+  /**
+   * Free routes the module serves outside the catalog, as `METHOD /path` (e.g. a public key registry the paid entries
+   * rely on, or a provider's signed status callback, which the module checks itself; form bodies are read): never paid, rate-limited as the module's free endpoints are, answering 503 with the reason when the
+   * module is not mounted, absent from the catalog's discovery documents (the module's README section lists them).
+   * @default []
+   */
+  extraRoutes?: readonly string[]
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
   /** Background jobs. */
   jobs?: readonly Job<needs, env, uses>[]
   /** Workers of durable queues. */
   workers?: readonly Worker<needs, env, uses>[]
-  /**
-   * Routes of the module outside the catalog that a provider calls (a signed status callback), as `METHOD /path`:
-   * free, never priced, checked by the module itself, and not in discovery. @default []
-   */
-  callbacks?: readonly string[]
 }
 
 /** Any module, whatever its ports and environment. */

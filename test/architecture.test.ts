@@ -16,6 +16,7 @@ const allowed: Record<Layer, readonly Layer[]> = {
 
 /** Packages core may use: pure libraries that run unchanged on Node, Deno, Bun and inside other agents. */
 // standardwebhooks: the pure HMAC signing of the Standard Webhooks specification (no I/O, no runtime).
+// eciesjs: ECIES on @noble's curves, hashes and ciphers (no I/O, no runtime), the client half of wallet messages.
 const corePackages = [
   /^ipfs-unixfs-importer(\/|$)/,
   /^multiformats(\/|$)/,
@@ -25,6 +26,7 @@ const corePackages = [
   /^@scure\//,
   /^@sinclair\/typebox(\/|$)/,
   /^standardwebhooks$/,
+  /^eciesjs(\/config)?$/,
 ]
 
 function files(directory: string): string[] {

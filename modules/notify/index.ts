@@ -149,7 +149,7 @@ export const smsManifest = Module.define({
   uses: ['publicUrl'],
   env: smsEnv,
   outputs: { 'POST /api/v1/notify/sms': SmsOutput },
-  callbacks: [`POST ${Routes.callbackPath}`],
+  extraRoutes: [`POST ${Routes.callbackPath}`],
   routes: ({ ports, env }) => Routes.sms(smsDeps(ports, env)),
   ready: ({ ports }) => Module.reasonOf(ports.texter.available()),
   workers: [

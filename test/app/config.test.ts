@@ -82,6 +82,7 @@ describe('parse', () => {
           NOTIFY_SMS_PER_PAYER_PER_HOUR: 60,
           NOTIFY_SMS_TIMEOUT_MS: 10_000,
         },
+        msg: { MSG_KEYS_RATE_LIMIT_PER_MINUTE: 30 },
         // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
         // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the family is unavailable.

@@ -1,0 +1,258 @@
+import { type Address, createPublicClient, custom, getAddress, type Hex, isAddressEqual, verifyMessage } from 'viem'
+import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../core/Errors.js'
+import * as Messaging from '../../core/Messaging.js'
+import type * as Rpc from '../../core/Rpc.js'
+import { isRefusal, type Store } from '../../core/Store.js'
+import { type Failure, isFailure, toError } from '../../core/Upstream.js'
+import type { InboxQuery, KeyBody, KeyParams, SendBody } from './schema.js'
+
+/** Collection of the registered messaging keys, one per address (the checksummed address is the id). */
+export const keysCollection = 'msg_keys'
+
+/** Collection of the stored envelopes, each owned by its recipient only. */
+export const messagesCollection = 'msg_messages'
+
+/** Collection of each inbox's message count (the `total` of `inbox`), keyed by the recipient's address. */
+export const inboxesCollection = 'msg_inboxes'
+
+/** Oldest a registration's `issuedAt` may be when it arrives, in seconds: an old signature cannot be replayed later. */
+const keyMaxAgeSeconds = 600
+
+/** Furthest ahead of the gateway's clock a registration's `issuedAt` may be, in seconds (clock skew). */
+const keyMaxSkewSeconds = 60
+
+/** What the msg service needs. */
+export type Deps = {
+  /** Keys, envelopes and inbox counts. */
+  store: Store
+  /** EIP-155 id of the settlement chain, part of the signed key registration. */
+  chainId: number
+  /** Checks a signature a wallet's local ECDSA key does not explain (a smart wallet's). @default none: EOAs only */
+  verifyContract?: Verify | undefined
+}
+
+/** Whether `signature` is `address`'s signature of `message` (EIP-191). */
+export type Verify = (parameters: { address: Address; message: string; signature: Hex }) => Promise<boolean>
+
+/**
+ * Smart-wallet signatures on the settlement chain, through viem's `verifyMessage`: ERC-1271 `isValidSignature` of a
+ * deployed wallet, or ERC-6492 for one not deployed yet (a deployless `eth_call`). A node that does not answer is the
+ * upstream's error (503/504), never a refusal of the signature.
+ */
+export function contractVerifier(endpoint: Rpc.Endpoint): Verify {
+  return async (parameters) => {
+    let failure: Failure | undefined
+    const client = createPublicClient({
+      transport: custom(
+        {
+          async request({ method, params }) {
+            const answer = await endpoint.request(method as Rpc.Method, (params as unknown[] | undefined) ?? [])
+            if (isFailure(answer)) {
+              failure = answer
+              throw toError(answer)
+            }
+            // The node's own error, in EIP-1193 form, so that viem reads a revert as an invalid signature.
+            if (!answer.ok) throw Object.assign(new Error(answer.message), { code: answer.code })
+            return answer.result
+          },
+        },
+        // The endpoint keeps its own time limit and retries; viem's would multiply them.
+        { retryCount: 0 },
+      ),
+    })
+    const valid = await client.verifyMessage(parameters).catch((error: unknown) => {
+      throw failure ? toError(failure) : error
+    })
+    if (failure) throw toError(failure)
+    return valid
+  }
+}
+
+/** A registered messaging key, as stored and as answered: enough for anyone to verify the binding themselves. */
+export type Registration = {
+  /** The wallet, checksummed. */
+  address: Address
+  /** Its compressed messaging public key. */
+  publicKey: Hex
+  /** The wallet's EIP-191 signature of {@link Messaging.keyMessage}. */
+  signature: Hex
+  /** When the wallet signed, as it wrote it. */
+  issuedAt: string
+  /** The chain id written in the signed text. */
+  chainId: number
+}
+
+/** A stored message: only ciphertext; the gateway cannot read it. */
+export type Message = {
+  /** `msg_` and 32 hex digits. */
+  id: string
+  /** The verified payer who sent it. */
+  from: Address
+  /** The recipient. */
+  to: Address
+  /** The ECIES envelope as sent. */
+  envelope: string
+  /** When it was stored, ISO 8601. */
+  createdAt: string
+}
+
+/** How many messages an inbox holds. */
+type Inbox = { count: number }
+
+/**
+ * Registers (or replaces) a wallet's messaging key, free: the EIP-191 signature of {@link Messaging.keyMessage} must
+ * be `address`'s (an EOA's, or a smart wallet's when `verifyContract` is given), `issuedAt` must be recent, and a
+ * registration replaces the stored one only when its `issuedAt` is newer, so a replayed older signature cannot roll a
+ * key back.
+ */
+export async function registerKey(deps: Deps, input: KeyBody) {
+  const now = Date.now()
+  const issuedAt = Date.parse(input.issuedAt)
+  if (Number.isNaN(issuedAt)) throw new ValidationError({ field: 'issuedAt', message: 'is not a date' })
+  if (issuedAt > now + keyMaxSkewSeconds * 1000)
+    throw new ValidationError({ field: 'issuedAt', message: 'is in the future' })
+  if (issuedAt < now - keyMaxAgeSeconds * 1000)
+    throw new ValidationError({
+      field: 'issuedAt',
+      message: `is more than ${keyMaxAgeSeconds} s old; sign a fresh registration`,
+    })
+  if (!Messaging.isPublicKey(input.publicKey))
+    throw new ValidationError({ field: 'publicKey', message: 'is not a point on secp256k1' })
+  const registration: Registration = {
+    address: getAddress(input.address),
+    publicKey: input.publicKey.toLowerCase() as Hex,
+    signature: input.signature as Hex,
+    issuedAt: input.issuedAt,
+    chainId: deps.chainId,
+  }
+  const signed = {
+    address: registration.address,
+    message: Messaging.keyMessage(registration),
+    signature: registration.signature,
+  }
+  const valid = (await verifyMessage(signed).catch(() => false)) || ((await deps.verifyContract?.(signed)) ?? false)
+  if (!valid)
+    throw new ForbiddenError(`The registration is not signed by ${registration.address}.`, {
+      details: { field: 'signature' },
+    })
+  const inserted = await deps.store.insert({
+    collection: keysCollection,
+    id: registration.address,
+    owners: [registration.address],
+    value: registration,
+    createdAt: new Date(),
+  })
+  if (inserted.ok) return answerOf(registration, 'registered')
+  const updated = await deps.store.update<Registration>(keysCollection, registration.address, ({ value }) =>
+    Date.parse(value.issuedAt) < issuedAt
+      ? registration
+      : { refused: true, reason: value.issuedAt === registration.issuedAt ? 'same' : value.issuedAt },
+  )
+  if (updated.ok) return answerOf(registration, 'registered')
+  if (isRefusal(updated) && updated.reason === 'same') {
+    const current = await deps.store.get<Registration>(keysCollection, registration.address)
+    if (current?.value.signature === registration.signature) return answerOf(current.value, 'unchanged')
+  }
+  throw new ConflictError(
+    `${registration.address} has a registration at least as new as ${registration.issuedAt}; sign a newer one.`,
+    { details: { field: 'issuedAt', reason: 'stale_registration' } },
+  )
+}
+
+function answerOf(registration: Registration, status: 'registered' | 'unchanged') {
+  return { ...registration, status }
+}
+
+/** A wallet's registered key with its signature and the signed text, so that a sender can check the binding. */
+export async function getKey(deps: Deps, input: KeyParams) {
+  const registration = await registrationOf(deps, getAddress(input.address), 'address')
+  return { ...registration, message: Messaging.keyMessage(registration) }
+}
+
+async function registrationOf(deps: Deps, address: Address, field: string): Promise<Registration> {
+  const record = await deps.store.get<Registration>(keysCollection, address)
+  if (!record)
+    throw new NotFoundError(`${address} has registered no messaging key (POST /api/v1/msg/keys).`, {
+      details: { field, reason: 'no_messaging_key' },
+    })
+  return record.value
+}
+
+/**
+ * Checks a send before payment: the content must have the shape of an ECIES envelope (plaintext is refused) and the
+ * recipient must have a registered key. Leaves anything the schema refuses to the schema.
+ */
+export async function preflightSend(deps: Deps, body: unknown): Promise<void> {
+  const input = body as Partial<SendBody> | null
+  if (typeof input?.content === 'string' && input.content.length <= Messaging.maxEnvelopeLength) {
+    const parsed = Messaging.parse(input.content)
+    if (!parsed.ok)
+      throw new ValidationError({
+        field: 'content',
+        message: `${parsed.reason}: send an ECIES envelope, never plaintext`,
+      })
+  }
+  if (typeof input?.to === 'string' && /^0x[0-9a-fA-F]{40}$/.test(input.to))
+    await registrationOf(deps, getAddress(input.to), 'to')
+}
+
+/** Stores an envelope from the payer for the recipient's inbox; `stored` is all the gateway can say of it. */
+export async function send(deps: Deps, input: SendBody & { caller: Address }) {
+  await preflightSend(deps, input)
+  const now = new Date()
+  const to = getAddress(input.to)
+  const message: Message = {
+    id: `msg_${crypto.randomUUID().replaceAll('-', '')}`,
+    from: getAddress(input.caller),
+    to,
+    envelope: input.content,
+    createdAt: now.toISOString(),
+  }
+  await deps.store.insert({
+    collection: messagesCollection,
+    id: message.id,
+    owners: [to],
+    value: message,
+    createdAt: now,
+  })
+  await count(deps, to, now)
+  return { id: message.id, status: 'stored' as const, from: message.from, to, createdAt: message.createdAt }
+}
+
+/** Adds one to the recipient's message count. */
+async function count(deps: Deps, to: Address, now: Date): Promise<void> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const updated = await deps.store.update<Inbox>(inboxesCollection, to, ({ value }) => ({ count: value.count + 1 }))
+    if (updated.ok) return
+    const inserted = await deps.store.insert<Inbox>({
+      collection: inboxesCollection,
+      id: to,
+      owners: [to],
+      value: { count: 1 },
+      createdAt: now,
+    })
+    if (inserted.ok) return
+    // Another send inserted it first: count on that one.
+  }
+  throw new ConflictError('The inbox is being changed by another call; try again.')
+}
+
+/**
+ * The payer's own inbox, newest first: the envelopes as sent (only the holder of the messaging key opens them) and
+ * how many the inbox holds. Another address's inbox is refused (403), so the call is not charged.
+ */
+export async function inbox(deps: Deps, input: InboxQuery & { caller: Address }) {
+  const address = getAddress(input.address)
+  if (!isAddressEqual(address, input.caller))
+    throw new ForbiddenError(`Only ${address} may read its inbox; this call was paid by ${getAddress(input.caller)}.`, {
+      details: { field: 'address' },
+    })
+  const limit = Number(input.limit ?? 20)
+  if (limit < 1 || limit > 100) throw new ValidationError({ field: 'limit', message: 'must be 1 to 100' })
+  const [records, counted] = await Promise.all([
+    deps.store.list<Message>(messagesCollection, { owner: address, limit }),
+    deps.store.get<Inbox>(inboxesCollection, address),
+  ])
+  const messages = records.map(({ value }) => value)
+  return { address, messages, total: Math.max(counted?.value.count ?? 0, messages.length) }
+}
