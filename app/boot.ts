@@ -190,6 +190,8 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       recoverPublicKey,
       settlementTimeoutMs: config.settlementTimeoutMs,
       channels: paymentChannels,
+      // Sign-in messages of smart wallets (ERC-1271, and ERC-6492 before deployment) are checked on the settlement chain.
+      verifyMessage: (message) => settlement.client.verifyMessage(message),
     },
   })
 

@@ -12,15 +12,28 @@ import { type RequirementsV1, requirements, requirementsV1 } from './x402.js'
  * body x402 v1 clients read. With a `refusal`, its reason is the `error` of both x402 versions.
  */
 export function offer(parameters: offer.Parameters): offer.ReturnType {
-  const { terms, amount, resource, description, mimeType, method, secret, now, refusal, also = [] } = parameters
+  const {
+    terms,
+    amount,
+    resource,
+    description,
+    mimeType,
+    method,
+    secret,
+    now,
+    refusal,
+    also = [],
+    service = {},
+    extensions = {},
+  } = parameters
   const paymentRequired: PaymentRequired = {
     x402Version: 2,
     // The wording of the x402 v2 HTTP transport spec when nothing was paid.
     error: refusal?.reason ?? 'PAYMENT-SIGNATURE header is required',
-    resource: { url: resource, description, mimeType },
+    resource: { url: resource, description, mimeType, ...service },
     accepts: [requirements({ terms, amount }), ...also],
     // Retries of one paid call may name it by an id, answered from the ledger and charged once.
-    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration },
+    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration, ...extensions },
   }
   const v1 = requirementsV1({ terms, amount, resource, description, mimeType, method })
   const challenge = Mpp.challenge({ terms, amount, resource, method, description, secret, now })
@@ -42,6 +55,15 @@ export function offer(parameters: offer.Parameters): offer.ReturnType {
 }
 
 export declare namespace offer {
+  /** How indexes name and show the service selling the resource (x402 `ResourceInfo`). */
+  type Service = {
+    /** Name of the service, at most 32 printable ASCII characters. */
+    serviceName?: string | undefined
+    /** At most 5 tags of at most 32 characters. */
+    tags?: string[] | undefined
+    /** Absolute https URL of the service's icon. */
+    iconUrl?: string | undefined
+  }
   type Parameters = {
     /** Network, asset and payee. */
     terms: PaymentTerms
@@ -59,6 +81,10 @@ export declare namespace offer {
     secret: string
     /** Current time; MPP challenges expire `terms.maxTimeoutSeconds` later. */
     now: Date
+    /** Service metadata of the x402 v2 `resource`. */
+    service?: Service | undefined
+    /** Further x402 v2 extensions: the bazaar's discovery info, the sign-in challenge. */
+    extensions?: Record<string, unknown> | undefined
     /** Further x402 v2 offers beside `exact` (the payment channel's `batch-settlement`). */
     also?: PaymentRequirements[] | undefined
     /** Why a payment that came with the request was refused, when one was. */
