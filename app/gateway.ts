@@ -353,6 +353,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     availability: availabilityNow,
     ruleOf,
     outputOf: (entry) => outputs.get(Catalog.key(entry)),
+    reaccess: (entry) => payments !== undefined && reaccess.has(Catalog.key(entry)),
     now: new Date(),
   })
   app

@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { decodePaymentRequiredHeader } from '@x402/core/http'
+import {
+  createSIWxPayload,
+  encodeBase58,
+  encodeSIWxHeader,
+  type SIWxExtension,
+  SOLANA_DEVNET,
+  wrapFetchWithSIWx,
+} from '@x402/extensions/sign-in-with-x'
+import nacl from 'tweetnacl'
+import type { LocalAccount } from 'viem'
+import { devnet } from '../../adapters/chain/devnet.js'
+import { transfers } from '../../adapters/chain/transfers.js'
+import { memory } from '../../adapters/store/memory.js'
+import { clients } from '../../app/clients.js'
+import { entitlementsCollection, signInWithX, siwx } from '../../app/payment/siwx.js'
+import * as Module from '../../core/Module.js'
+import type { Store } from '../../core/Store.js'
+import { manifest } from '../../modules/invoice/index.js'
+import { stubPayment, testGateway } from '../support/gateway.js'
+import { accounts, ok, refused } from '../support/module.js'
+
+const origin = 'http://gateway.test'
+let chain: devnet.Devnet
+
+beforeAll(async () => {
+  chain = await devnet({ blockTime: 0 })
+})
+
+afterAll(async () => {
+  await chain.close()
+})
+
+/**
+ * The invoice family in the gateway with the stub payment, on `store` (shared by every gateway a test builds: its
+ * processes), answering on `origin`; sign-in messages are checked on the devnet (viem `verifyMessage`).
+ * `reaccess` replaces the family's own declaration.
+ */
+function setup(parameters: { store?: Store; reaccess?: Module.AnyModule['reaccess'] } = {}) {
+  const { store = memory(), reaccess } = parameters
+  const { payment, settled } = stubPayment()
+  const family = reaccess ? Module.define({ ...manifest, reaccess }) : manifest
+  const app = testGateway({
+    env: { PUBLIC_HOSTS: 'gateway.test' },
+    families: [family],
+    store,
+    onchain: {
+      chainId: chain.chainId,
+      transfers: transfers({ client: chain.publicClient }),
+      tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: chain.token.decimals }],
+    },
+    payment: { ...payment, verifyMessage: (message) => chain.publicClient.verifyMessage(message) },
+  })
+  // Every request the official client sends, as sent.
+  const sent: Request[] = []
+  const fetch = (async (input: RequestInfo | URL, init?: RequestInit) => {
+    const request = new Request(input, init)
+    sent.push(request.clone())
+    return app.handle(request)
+  }) as typeof globalThis.fetch
+  return {
+    app,
+    store,
+    settled,
+    sent,
+    fetch,
+    /** An invoice created (and paid for) by `creator`, to `recipient`. */
+    async invoice(creator: LocalAccount, recipient = creator.address): Promise<string> {
+      const body = { creator: creator.address, recipient, token: 'USDC', amount: '1500000' }
+      return (await ok(await app.paid('POST', '/api/v1/invoice/create', body, creator))).invoice.id
+    },
+    /** Reads `path` with the official sign-in client of `signer`: a 402, then the signed retry. */
+    signedIn: (signer: LocalAccount, path: string) => wrapFetchWithSIWx(fetch, signer)(`${origin}${path}`),
+  }
+}
+
+/** The sign-in challenge of a 402. */
+function challengeOf(response: Response): SIWxExtension {
+  const offer = decodePaymentRequiredHeader(response.headers.get('PAYMENT-REQUIRED')!)
+  return offer.extensions![signInWithX] as SIWxExtension
+}
+
+/** A signed `SIGN-IN-WITH-X` header for a challenge, on its first chain. */
+async function sign(challenge: SIWxExtension, signer: LocalAccount, url: string) {
+  const [chainInfo] = challenge.supportedChains
+  return createSIWxPayload({ ...challenge.info, chainId: chainInfo!.chainId, type: chainInfo!.type }, signer, url)
+}
+
+describe('sign-in-with-x re-access', () => {
+  test('default: the official client re-reads what its wallet paid for by signing in, and pays nothing more', async () => {
+    const { app, settled, sent, invoice, signedIn } = setup({ reaccess: { 'GET /api/v1/invoice/:id': {} } })
+    const id = await invoice(accounts.alice)
+    const path = `/api/v1/invoice/${id}`
+
+    const unpaid = await app.fetch(path)
+    expect(unpaid.status).toBe(402)
+    const challenge = challengeOf(unpaid)
+    expect(challenge.supportedChains).toEqual([{ chainId: app.terms.network, type: 'eip191' }])
+    expect(challenge.info).toMatchObject({ domain: 'gateway.test', uri: `${origin}${path}`, version: '1' })
+    expect(challenge.info.nonce).toMatch(/^[0-9a-f]{64}$/)
+
+    const paid = await ok(await app.paid('GET', path, undefined, accounts.alice))
+    expect(settled).toHaveLength(2)
+
+    const reread = await signedIn(accounts.alice, path)
+    expect(await ok(reread)).toEqual(paid)
+    expect(settled).toHaveLength(2)
+    expect(sent.at(-1)!.headers.has(signInWithX)).toBe(true)
+    // Nothing to settle, so no receipt.
+    expect(reread.headers.get('PAYMENT-RESPONSE')).toBeNull()
+  })
+
+  test('behavior: the entitlement covers the very resource paid for, not the same entry on another query', async () => {
+    const { app, invoice, signedIn } = setup({ reaccess: { 'GET /api/v1/invoice/:id': {} } })
+    const id = await invoice(accounts.alice)
+    await ok(await app.paid('GET', `/api/v1/invoice/${id}`, undefined, accounts.alice))
+    const other = await refused(await signedIn(accounts.alice, `/api/v1/invoice?id=${id}`), 402)
+    expect(other.code).toBe('payment_required')
+    expect(other.detail).toContain(`neither paid for GET /api/v1/invoice?id=${id} at $0.010000 nor owns it`)
+  })
+
+  test('behavior: an owner re-reads by signing in without ever paying to read', async () => {
+    const { settled, invoice, signedIn } = setup()
+    const id = await invoice(accounts.alice, accounts.bob.address)
+    const read = await ok(await signedIn(accounts.bob, `/api/v1/invoice/${id}`))
+    expect(read.invoice).toMatchObject({ id, creator: accounts.alice.address, recipient: accounts.bob.address })
+    // Only the creation was paid.
+    expect(settled).toHaveLength(1)
+  })
+
+  test('security: a replayed sign-in is refused, on this process and on another sharing the store', async () => {
+    const first = setup()
+    const id = await first.invoice(accounts.alice)
+    const path = `/api/v1/invoice/${id}`
+    await ok(await first.signedIn(accounts.alice, path))
+    const header = first.sent.at(-1)!.headers.get(signInWithX)!
+    const again = await refused(await first.app.fetch(path, { headers: { [signInWithX]: header } }), 402)
+    expect(again).toMatchObject({ code: 'replayed', error: 'replayed' })
+    const second = setup({ store: first.store })
+    const elsewhere = await refused(await second.app.fetch(path, { headers: { [signInWithX]: header } }), 402)
+    expect(elsewhere.code).toBe('replayed')
+  })
+
+  test('security: another wallet signs in and is asked to pay', async () => {
+    const { invoice, signedIn } = setup()
+    const id = await invoice(accounts.alice)
+    const response = await signedIn(accounts.carol, `/api/v1/invoice/${id}`)
+    const problem = await refused(response, 402)
+    expect(problem.code).toBe('payment_required')
+    expect(problem.detail).toContain(`${accounts.carol.address} signed in, and neither paid for`)
+    // The 402 offers payment, and a new challenge.
+    expect(decodePaymentRequiredHeader(response.headers.get('PAYMENT-REQUIRED')!).accepts[0]!.amount).toBe('10000')
+    expect(challengeOf(response).info.nonce).toMatch(/^[0-9a-f]{64}$/)
+  })
+
+  test('security: an expired challenge is refused', async () => {
+    const { app, store, invoice } = setup()
+    const id = await invoice(accounts.alice)
+    const url = `${origin}/api/v1/invoice/${id}`
+    // A challenge this gateway issued (its key) ten minutes ago, for five minutes.
+    const issuer = siwx({ store, secret: stubPayment().payment.secret, networks: [app.terms.network] })
+    const old = issuer.challenge({ uri: url, now: new Date(Date.now() - 600_000) })
+    const header = encodeSIWxHeader(await sign(old, accounts.alice, url))
+    const problem = await refused(await app.fetch(`/api/v1/invoice/${id}`, { headers: { [signInWithX]: header } }), 402)
+    expect(problem.code).toBe('expired')
+  })
+
+  test('security: a stretched expiry, another resource, another domain or a forged signature is refused', async () => {
+    const { app, invoice } = setup()
+    const id = await invoice(accounts.alice)
+    const otherId = await invoice(accounts.alice)
+    const path = `/api/v1/invoice/${id}`
+    const challenge = challengeOf(await app.fetch(path))
+    const send = async (payload: Awaited<ReturnType<typeof sign>>, to = path) =>
+      (await refused(await app.fetch(to, { headers: { [signInWithX]: encodeSIWxHeader(payload) } }), 402)).code
+
+    const stretched = { ...challenge, info: { ...challenge.info, expirationTime: new Date(Date.now() + 86_400_000).toISOString() } }
+    expect(await send(await sign(stretched, accounts.alice, `${origin}${path}`))).toBe('challenge_mismatch')
+    expect(await send(await sign(challenge, accounts.alice, `${origin}${path}`), `/api/v1/invoice/${otherId}`)).toBe(
+      'challenge_mismatch',
+    )
+    const elsewhere = { ...challenge, info: { ...challenge.info, domain: 'evil.test', uri: `http://evil.test${path}` } }
+    expect(await send(await sign(elsewhere, accounts.alice, `http://evil.test${path}`))).toBe('challenge_mismatch')
+    const forged = { ...(await sign(challenge, accounts.carol, `${origin}${path}`)), address: accounts.alice.address }
+    expect(await send(forged)).toBe('invalid_signature')
+  })
+
+  test('behavior: a refused sign-in that comes with a payment is served paid', async () => {
+    const { app, settled, invoice } = setup()
+    const id = await invoice(accounts.alice)
+    const path = `/api/v1/invoice/${id}`
+    const payload = await sign(challengeOf(await app.fetch(path)), accounts.carol, `${origin}${path}`)
+    const paid = await app.handle(
+      new Request(`${origin}${path}`, {
+        headers: { [signInWithX]: encodeSIWxHeader(payload), 'PAYMENT-SIGNATURE': await presigned(app, accounts.alice) },
+      }),
+    )
+    await ok(paid)
+    expect(settled).toHaveLength(2)
+  })
+})
+
+describe('siwx', () => {
+  test('behavior: a Solana wallet signs in with Ed25519 and is entitled to what it paid for', async () => {
+    const store = memory()
+    const issuer = siwx({ store, secret: 'a-secret-of-at-least-32-characters!!', networks: [SOLANA_DEVNET] })
+    const keys = nacl.sign.keyPair()
+    const signer = {
+      publicKey: encodeBase58(keys.publicKey),
+      signMessage: async (message: Uint8Array) => nacl.sign.detached(message, keys.secretKey),
+    }
+    const url = `${origin}/api/v1/invoice/inv_1`
+    const challenge = issuer.challenge({ uri: url, now: new Date() })
+    expect(challenge.supportedChains).toEqual([{ chainId: SOLANA_DEVNET, type: 'ed25519', signatureScheme: 'siws' }])
+    const payload = await createSIWxPayload({ ...challenge.info, chainId: SOLANA_DEVNET, type: 'ed25519' }, signer, url)
+    const verified = await issuer.verify({ header: encodeSIWxHeader(payload), uri: url })
+    expect(verified).toEqual({ ok: true, signedIn: { address: signer.publicKey, nonce: challenge.info.nonce } })
+
+    const scope = { method: 'GET', resource: '/api/v1/invoice/inv_1', priceVersion: '$0.01' }
+    expect(await issuer.entitled({ address: signer.publicKey, scope })).toBe(false)
+    await issuer.grant({ address: signer.publicKey, scope, transaction: 'solana-signature', now: new Date() })
+    expect(await issuer.entitled({ address: signer.publicKey, scope })).toBe(true)
+    expect(await issuer.entitled({ address: signer.publicKey, scope: { ...scope, priceVersion: '$0.02' } })).toBe(false)
+    expect((await store.list(entitlementsCollection, { owner: accounts.alice.address })).length).toBe(0)
+
+    const tampered = { ...payload, signature: encodeBase58(new Uint8Array(64)) }
+    expect(await issuer.verify({ header: encodeSIWxHeader(tampered), uri: url })).toMatchObject({
+      ok: false,
+      reason: 'invalid_signature',
+    })
+  })
+})
+
+/** An x402 v2 payment of one invoice read ($0.01) by `payer`. */
+async function presigned(app: ReturnType<typeof testGateway>, payer: LocalAccount): Promise<string> {
+  return clients({ terms: app.terms, fetch: globalThis.fetch }).presigned({ signer: payer, value: 10_000n })
+}
