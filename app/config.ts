@@ -49,7 +49,8 @@ const Environment = Type.Object({
     Type.String({
       pattern: '^https://[^\\s]+$',
       defaultText: 'none',
-      description: "absolute https URL of the service's icon, named in every 402's `resource.iconUrl` for agent indexes (x402 bazaar)",
+      description:
+        "absolute https URL of the service's icon, named in every 402's `resource.iconUrl` for agent indexes (x402 bazaar)",
     }),
   ),
   BODY_LIMIT_BYTES: Type.Integer({

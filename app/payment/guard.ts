@@ -18,8 +18,8 @@ import {
 import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
-import type { Target } from '../../core/Module.js'
 import type { Protocol } from '../../core/Ledger.js'
+import type { Target } from '../../core/Module.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
@@ -198,9 +198,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     request: Request,
     priced: Priced,
   ): Promise<
-    | { granted: true }
-    | { granted: false; refusal?: { reason: Refusal; message: string }; note?: string }
-    | undefined
+    { granted: true } | { granted: false; refusal?: { reason: Refusal; message: string }; note?: string } | undefined
   > {
     const owners = reaccessOf(priced.entry)
     const header = request.headers.get(signInWithX)
@@ -211,7 +209,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     const { address } = verified.signedIn
     const scope = scopeOf({ request, priceVersion: Price.toText(priced.entry.price) })
     const { params = {}, query = {} } = priced.input as { params?: Target['params']; query?: Target['query'] }
-    const owns = isAddress(address) && (await owners({ params, query })).some((owner) => isAddressEqual(owner as Address, address))
+    const owns =
+      isAddress(address) && (await owners({ params, query })).some((owner) => isAddressEqual(owner as Address, address))
     if (!owns && !(await signIn.entitled({ address, scope })))
       return {
         granted: false,

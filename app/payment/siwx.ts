@@ -104,7 +104,8 @@ export function siwx(parameters: siwx.Parameters): siwx.ReturnType {
       const validated = await validateSIWxMessage(payload, new URL(uri), { maxAge: challengeSeconds * 1000 })
       if (!validated.isValid)
         return refused(
-          validated.invalidReason === 'invalid_siwx_expired' || validated.invalidReason === 'invalid_siwx_issued_at_too_old'
+          validated.invalidReason === 'invalid_siwx_expired' ||
+            validated.invalidReason === 'invalid_siwx_issued_at_too_old'
             ? 'expired'
             : validated.invalidReason === 'invalid_siwx_not_yet_valid' ||
                 validated.invalidReason === 'invalid_siwx_issued_at_in_future'
@@ -113,7 +114,8 @@ export function siwx(parameters: siwx.Parameters): siwx.ReturnType {
           validated.invalidMessage,
         )
       // The library checks the origin only; a signature is good for the one resource it was challenged for.
-      if (payload.uri !== uri) return refused('challenge_mismatch', `The message signs in to ${payload.uri}, not ${uri}.`)
+      if (payload.uri !== uri)
+        return refused('challenge_mismatch', `The message signs in to ${payload.uri}, not ${uri}.`)
       if (!isOurs(payload))
         return refused('challenge_mismatch', 'The nonce, URI or times are not those of a challenge of this gateway.')
       const verified = await verifySIWxSignature(payload, verifyMessage ? { evmVerifier: verifyMessage } : {})
@@ -195,7 +197,11 @@ export function scopeOf(parameters: { request: Request; priceVersion: string }):
   const url = new URL(request.url)
   const query = new URLSearchParams([...url.searchParams].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   const search = query.size > 0 ? `?${query}` : ''
-  return { method: request.method === 'HEAD' ? 'GET' : request.method, resource: `${url.pathname}${search}`, priceVersion }
+  return {
+    method: request.method === 'HEAD' ? 'GET' : request.method,
+    resource: `${url.pathname}${search}`,
+    priceVersion,
+  }
 }
 
 function idOf(address: string, scope: Scope): string {

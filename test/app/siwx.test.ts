@@ -175,7 +175,10 @@ describe('sign-in-with-x re-access', () => {
     const send = async (payload: Awaited<ReturnType<typeof sign>>, to = path) =>
       (await refused(await app.fetch(to, { headers: { [signInWithX]: encodeSIWxHeader(payload) } }), 402)).code
 
-    const stretched = { ...challenge, info: { ...challenge.info, expirationTime: new Date(Date.now() + 86_400_000).toISOString() } }
+    const stretched = {
+      ...challenge,
+      info: { ...challenge.info, expirationTime: new Date(Date.now() + 86_400_000).toISOString() },
+    }
     expect(await send(await sign(stretched, accounts.alice, `${origin}${path}`))).toBe('challenge_mismatch')
     expect(await send(await sign(challenge, accounts.alice, `${origin}${path}`), `/api/v1/invoice/${otherId}`)).toBe(
       'challenge_mismatch',
@@ -193,7 +196,10 @@ describe('sign-in-with-x re-access', () => {
     const payload = await sign(challengeOf(await app.fetch(path)), accounts.carol, `${origin}${path}`)
     const paid = await app.handle(
       new Request(`${origin}${path}`, {
-        headers: { [signInWithX]: encodeSIWxHeader(payload), 'PAYMENT-SIGNATURE': await presigned(app, accounts.alice) },
+        headers: {
+          [signInWithX]: encodeSIWxHeader(payload),
+          'PAYMENT-SIGNATURE': await presigned(app, accounts.alice),
+        },
       }),
     )
     await ok(paid)
