@@ -8,8 +8,20 @@ import {
   SOLANA_DEVNET,
   wrapFetchWithSIWx,
 } from '@x402/extensions/sign-in-with-x'
+import solc from 'solc'
 import nacl from 'tweetnacl'
-import type { LocalAccount } from 'viem'
+import {
+  type Abi,
+  type Address,
+  createWalletClient,
+  encodeFunctionData,
+  type Hex,
+  keccak256,
+  type LocalAccount,
+  serializeErc6492Signature,
+  toHex,
+} from 'viem'
+import { privateKeyToAccount, toAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { memory } from '../../adapters/store/memory.js'
@@ -189,6 +201,61 @@ describe('sign-in-with-x re-access', () => {
     expect(await send(forged)).toBe('invalid_signature')
   })
 
+  test('behavior: a smart wallet signs in through the chain: ERC-1271 once deployed, ERC-6492 before', async () => {
+    const { invoice, signedIn } = setup()
+    const { factory, abi } = await deployWalletFactory()
+    const owner = accounts.bob
+    const walletOf = async (salt: Hex) =>
+      (
+        await chain.publicClient.simulateContract({
+          address: factory,
+          abi,
+          functionName: 'create',
+          args: [owner.address, salt],
+        })
+      ).result
+    // Deployed: the chain asks the wallet's isValidSignature.
+    const deployed = await walletOf(keccak256(toHex('deployed')))
+    const hash = await funded().writeContract({
+      address: factory,
+      abi,
+      functionName: 'create',
+      args: [owner.address, keccak256(toHex('deployed'))],
+    })
+    await chain.publicClient.waitForTransactionReceipt({ hash })
+    // Not deployed yet: the signature says how to deploy it (ERC-6492), and the chain simulates that.
+    const salt = keccak256(toHex('counterfactual'))
+    const counterfactual = await walletOf(salt)
+    expect(await chain.publicClient.getCode({ address: counterfactual })).toBeUndefined()
+    const smart = (address: Address, erc6492: boolean, key = owner) =>
+      toAccount({
+        address,
+        signMessage: async ({ message }) => {
+          const signature = await key.signMessage({ message })
+          if (!erc6492) return signature
+          const data = encodeFunctionData({ abi, functionName: 'create', args: [owner.address, salt] })
+          return serializeErc6492Signature({ address: factory, data, signature })
+        },
+        signTransaction: async () => {
+          throw new Error('not used')
+        },
+        signTypedData: async () => {
+          throw new Error('not used')
+        },
+      })
+
+    for (const [wallet, erc6492] of [
+      [deployed, false],
+      [counterfactual, true],
+    ] as const) {
+      const id = await invoice(accounts.alice, wallet)
+      const read = await ok(await signedIn(smart(wallet, erc6492), `/api/v1/invoice/${id}`))
+      expect(read.invoice.recipient).toBe(wallet)
+      const forged = await refused(await signedIn(smart(wallet, erc6492, accounts.carol), `/api/v1/invoice/${id}`), 402)
+      expect(forged.code).toBe('invalid_signature')
+    }
+  })
+
   test('behavior: a refused sign-in that comes with a payment is served paid', async () => {
     const { app, settled, invoice } = setup()
     const id = await invoice(accounts.alice)
@@ -237,6 +304,53 @@ describe('siwx', () => {
     })
   })
 })
+
+/** A wallet client of a funded devnet account, which deploys the test's contracts. */
+function funded() {
+  return createWalletClient({
+    account: privateKeyToAccount(chain.accounts[1]!.privateKey),
+    chain: chain.chain,
+    transport: chain.transport,
+  })
+}
+
+/**
+ * Deploys a factory of minimal smart wallets (CREATE2 by owner and salt) whose `isValidSignature` (ERC-1271) accepts
+ * their owner's signature of the hash.
+ */
+async function deployWalletFactory(): Promise<{ factory: Address; abi: Abi }> {
+  const source = `// SPDX-License-Identifier: MIT
+pragma solidity ^0.8.20;
+contract OwnedWallet {
+    address public immutable owner;
+    constructor(address owner_) { owner = owner_; }
+    function isValidSignature(bytes32 hash, bytes calldata signature) external view returns (bytes4) {
+        if (signature.length != 65) return 0xffffffff;
+        bytes32 r = bytes32(signature[0:32]);
+        bytes32 s = bytes32(signature[32:64]);
+        uint8 v = uint8(signature[64]);
+        return ecrecover(hash, v, r, s) == owner ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
+    }
+}
+contract OwnedWalletFactory {
+    function create(address owner, bytes32 salt) external returns (OwnedWallet) {
+        return new OwnedWallet{salt: salt}(owner);
+    }
+}`
+  const input = {
+    language: 'Solidity',
+    sources: { 'OwnedWallet.sol': { content: source } },
+    settings: { outputSelection: { '*': { '*': ['abi', 'evm.bytecode.object'] } } },
+  }
+  const output = JSON.parse(solc.compile(JSON.stringify(input)))
+  const compiled = output.contracts['OwnedWallet.sol'].OwnedWalletFactory as {
+    abi: Abi
+    evm: { bytecode: { object: string } }
+  }
+  const hash = await funded().deployContract({ abi: compiled.abi, bytecode: `0x${compiled.evm.bytecode.object}` })
+  const { contractAddress } = await chain.publicClient.waitForTransactionReceipt({ hash })
+  return { factory: contractAddress!, abi: compiled.abi }
+}
 
 /** An x402 v2 payment of one invoice read ($0.01) by `payer`. */
 async function presigned(app: ReturnType<typeof testGateway>, payer: LocalAccount): Promise<string> {
