@@ -23,7 +23,7 @@ import type { Target } from '../../core/Module.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
-import type { Logger } from '../log.js'
+import { describeError, type Logger } from '../log.js'
 import * as Problem from '../problem.js'
 import * as RequestId from '../request-id.js'
 import type { Held as ChannelHeld, channels as Channels } from './channel.js'
@@ -225,11 +225,21 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return { granted: true }
   }
 
-  /** Records, for an entry that offers re-access, that the payer of a settled call may re-read it by signing in. */
+  /**
+   * Records, for an entry that offers re-access, that the payer of a settled call may re-read it by signing in. The
+   * call is paid whatever happens here: a store that fails costs the payer its re-access, never its answer.
+   */
   async function entitle(request: Request, entry: Catalog.Entry, payer: Address, transaction: string): Promise<void> {
     if (!signIn || !reaccessOf(entry)) return
     const scope = scopeOf({ request, priceVersion: Price.toText(entry.price) })
-    await signIn.grant({ address: payer, scope, transaction, now: new Date() })
+    await signIn.grant({ address: payer, scope, transaction, now: new Date() }).catch((error: unknown) =>
+      logger.log('warn', 'reaccess_not_recorded', {
+        endpoint: Catalog.key(entry),
+        payer,
+        transaction,
+        error: describeError(error),
+      }),
+    )
   }
 
   /** The kept response of a settled call with its receipt; 410 when it was not kept. */
