@@ -132,6 +132,16 @@ describe('402', () => {
         true,
       ])
   })
+
+  test('behavior: discovery names the entries re-read by signing in, and only those', async () => {
+    const listed = await ok(await app.fetch('/.well-known/x402.json'))
+    const byKey = new Map(listed.resources.map((resource: any) => [`${resource.method} ${resource.path}`, resource]))
+    expect(byKey.get('GET /api/v1/invoice/:id')).toMatchObject({ reaccess: 'sign-in-with-x' })
+    expect(byKey.get('GET /api/v1/invoice/list')).not.toHaveProperty('reaccess')
+    const document = await ok(await app.fetch('/openapi.json'))
+    expect(document.paths['/api/v1/invoice/{id}'].get.description).toContain('sign-in-with-x')
+    expect(document.paths['/api/v1/invoice/list'].get.description).not.toContain('sign-in-with-x')
+  })
 })
 
 describe('GET /openapi.json', () => {
