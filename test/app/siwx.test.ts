@@ -25,11 +25,14 @@ import { privateKeyToAccount, toAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { memory } from '../../adapters/store/memory.js'
+import { postgres } from '../../adapters/store/postgres.js'
+import { sqlite } from '../../adapters/store/sqlite.js'
 import { clients } from '../../app/clients.js'
 import { entitlementsCollection, signInWithX, siwx } from '../../app/payment/siwx.js'
 import * as Module from '../../core/Module.js'
 import type { Store } from '../../core/Store.js'
 import { manifest } from '../../modules/invoice/index.js'
+import { postgresFixture, sqliteFixture } from '../support/backends.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 import { accounts, ok, refused } from '../support/module.js'
 
@@ -275,6 +278,45 @@ describe('sign-in-with-x re-access', () => {
 })
 
 describe('siwx', () => {
+  const databases = [
+    { name: 'SQLite', fixture: async () => sqliteFixture('siwx', (path) => sqlite({ path })) },
+    ...(process.env.DATABASE_URL
+      ? [
+          {
+            name: 'PostgreSQL',
+            fixture: () => postgresFixture(process.env.DATABASE_URL!, 'siwx', (sql) => postgres({ sql })),
+          },
+        ]
+      : []),
+  ]
+
+  test.each(databases)(
+    'security: a nonce is spent once by processes racing on one $name database',
+    async ({ fixture }) => {
+      const database = await fixture()
+      try {
+        const secret = 'a-secret-of-at-least-32-characters!!'
+        const processes = [database.open(), database.open()].map((store) =>
+          siwx({ store, secret, networks: ['eip155:84532'] }),
+        )
+        const url = `${origin}/api/v1/invoice/inv_1`
+        const challenge = processes[0]!.challenge({ uri: url, now: new Date() })
+        const header = encodeSIWxHeader(await sign(challenge, accounts.alice, url))
+        const verified = await Promise.all(processes.map((process) => process.verify({ header, uri: url })))
+        const spent = await Promise.all(
+          processes.flatMap((process, index) => {
+            const result = verified[index]!
+            if (!result.ok) throw new Error(result.message)
+            return [1, 2].map(() => process.spend({ signedIn: result.signedIn, uri: url, now: new Date() }))
+          }),
+        )
+        expect(spent.filter(Boolean)).toHaveLength(1)
+      } finally {
+        await database.teardown()
+      }
+    },
+  )
+
   test('behavior: a Solana wallet signs in with Ed25519 and is entitled to what it paid for', async () => {
     const store = memory()
     const issuer = siwx({ store, secret: 'a-secret-of-at-least-32-characters!!', networks: [SOLANA_DEVNET] })
