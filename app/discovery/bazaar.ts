@@ -15,8 +15,10 @@ import * as Schema from './schema.js'
 export function bazaar(parameters: bazaar.Parameters): Record<string, DiscoveryExtension> {
   const { entry, url, output } = parameters
   const schema = Schema.ofEntry(entry)
-  const queryParams = Object.fromEntries(new URL(url).searchParams)
-  const declared = schema.body
+  // Only the parameters the entry declares: the gateway drops any other before the call.
+  const declared = new Set(schema.query.map((field) => field.name))
+  const queryParams = Object.fromEntries([...new URL(url).searchParams].filter(([name]) => declared.has(name)))
+  const declaration = schema.body
     ? declareDiscoveryExtension({ bodyType: 'json', input: {}, inputSchema: describedOnly(schema.body) })
     : declareDiscoveryExtension({
         input: queryParams,
@@ -28,7 +30,7 @@ export function bazaar(parameters: bazaar.Parameters): Record<string, DiscoveryE
           required: schema.query.filter((field) => field.required).map((field) => field.name),
         },
       })
-  const enriched = bazaarResourceServerExtension.enrichDeclaration!(declared.bazaar, {
+  const enriched = bazaarResourceServerExtension.enrichDeclaration!(declaration.bazaar, {
     method: entry.method,
     routePattern: entry.path,
     adapter: { getPath: () => new URL(url).pathname },

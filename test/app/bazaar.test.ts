@@ -65,7 +65,7 @@ describe('bazaar', () => {
       description: 'Required: creator, token, amount.',
     })
     const list = Catalog.find('GET', '/api/v1/invoice/list')!
-    const listed = bazaar({ entry: list, url: 'https://pay.example/api/v1/invoice/list?address=0xabc' }).bazaar!
+    const listed = bazaar({ entry: list, url: 'https://pay.example/api/v1/invoice/list?address=0xabc&other=1' }).bazaar!
     expect(listed.info.input).toEqual({ type: 'http', method: 'GET', queryParams: { address: '0xabc' } })
     const output = (listed.schema.properties as Record<string, any>).output
     expect(output.properties.example).toMatchObject({ properties: { invoices: { type: 'array' } } })
