@@ -205,6 +205,8 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       settlementTimeoutMs: config.settlementTimeoutMs,
       channels: paymentChannels,
       solana: solanaPayments,
+      // Sign-in messages of smart wallets (ERC-1271, and ERC-6492 before deployment) are checked on the settlement chain.
+      verifyMessage: (message) => settlement.client.verifyMessage(message),
     },
   })
 

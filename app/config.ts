@@ -45,6 +45,14 @@ const Environment = Type.Object({
         'without `PUBLIC_URL`, comma-separated `host[:port]` names (as clients send them in `Host`, default port left out) whose requests get absolute URLs on their own origin; any other `Host` gets `http://HOST:PORT`, so a shared cache cannot be poisoned with a made-up host',
     }),
   ),
+  ICON_URL: Type.Optional(
+    Type.String({
+      pattern: '^https://[^\\s]+$',
+      defaultText: 'none',
+      description:
+        "absolute https URL of the service's icon, named in every 402's `resource.iconUrl` for agent indexes (x402 bazaar)",
+    }),
+  ),
   BODY_LIMIT_BYTES: Type.Integer({
     minimum: 1024,
     maximum: 64 * 1024 * 1024,
@@ -428,6 +436,8 @@ export type Config = {
   publicHosts: string[]
   /** Largest accepted request body in bytes. @default 1048576 */
   bodyLimitBytes: number
+  /** Absolute https URL of the service's icon, for agent indexes; absent, none is named. */
+  iconUrl: string | undefined
   /** CAIP-2 settlement network. @default 'eip155:84532' (the embedded devnet) */
   network: `eip155:${number}`
   /** Address that receives payments, when configured. */
@@ -607,6 +617,7 @@ export function parse(
       .map((host) => host.trim().toLowerCase())
       .filter((host) => host !== ''),
     bodyLimitBytes: parsed.BODY_LIMIT_BYTES,
+    iconUrl: parsed.ICON_URL,
     network: parsed.NETWORK as `eip155:${number}`,
     payTo: parsed.PAY_TO as `0x${string}` | undefined,
     logLevel: parsed.LOG_LEVEL,

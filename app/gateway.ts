@@ -22,8 +22,9 @@ import * as RateLimit from '../core/RateLimit.js'
 import { exceedsDeclaredLength, readJson } from './body.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
+import { bazaar, tagsOf } from './discovery/bazaar.js'
 import * as Documents from './discovery/documents.js'
-import type { Availability } from './discovery/terms.js'
+import { type Availability, serviceName } from './discovery/terms.js'
 import { fromFault } from './fault.js'
 import { oversized } from './head.js'
 import * as Input from './input.js'
@@ -80,6 +81,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
   // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
   const outputs = new Map<string, Documents.JsonSchema>()
+  // Filled as modules mount: the owners of what a call names, for the entries re-read by signing in.
+  const reaccess = new Map<string, (target: Module.Target) => Promise<readonly string[]>>()
   const payments = payment
     ? guard({
         terms,
@@ -88,6 +91,15 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         events: parameters.ports?.events,
         logger,
         ruleOf,
+        reaccessOf: (entry) => reaccess.get(Catalog.key(entry)),
+        describe: (url, entry) => ({
+          resource: {
+            serviceName,
+            tags: tagsOf(entry),
+            ...(config.iconUrl ? { iconUrl: config.iconUrl } : {}),
+          },
+          extensions: bazaar({ entry, url, output: outputs.get(Catalog.key(entry)) }),
+        }),
         resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
       })
     : undefined
@@ -249,6 +261,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
     for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
+    for (const [key, declared] of Object.entries(module.reaccess ?? {})) {
+      const entry = served.find((candidate) => Catalog.key(candidate) === key)
+      if (!entry || Catalog.isFree(entry))
+        throw new Error(`Re-access is declared for ${key}, which is not a paid entry of module ${module.name}.`)
+      const owners = declared.owners
+      reaccess.set(key, owners ? (target) => owners(target, resources) : async () => [])
+    }
     const rateLimit = module.rateLimit?.(resources.env)
     if (rateLimit) {
       RateLimit.assert(rateLimit)
@@ -362,6 +381,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
             (payment ? solanaUnconfigured(config.solanaPay) : 'No payment settlement is configured.') ??
             'Solana payments are not offered on this gateway.',
         },
+    reaccess: (entry) => payments !== undefined && reaccess.has(Catalog.key(entry)),
     now: new Date(),
   })
   app

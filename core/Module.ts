@@ -194,6 +194,45 @@ export type Resources<needs extends Port, env extends TObject, uses extends Port
   env: Static<env>
 }
 
+/** What a call to an entry names: its path parameters and its query, as validated. */
+export type Target = {
+  /** Path parameters, e.g. `{ id }` of `/api/v1/invoice/:id`. */
+  params: Readonly<Record<string, string | undefined>>
+  /** Query parameters. */
+  query: Readonly<Record<string, unknown>>
+}
+
+/**
+ * An entry an agent may re-read by signing in (x402 `sign-in-with-x`, CAIP-122) instead of paying again: whoever paid
+ * for this very resource (method, path and query, at the entry's current price) may, and so may its owners.
+ */
+export type Reaccess<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
+  /** The addresses that own the resource a call names; they re-read it without having paid for it. @default nobody */
+  owners?: (target: Target, context: Resources<needs, env, uses>) => Promise<readonly string[]>
+}
+
+/**
+ * Re-access for the owners of a store record: the record of `collection` whose id `idOf` reads off the call. A call
+ * that names no id, or a missing record, has no owners.
+ */
+export function ownedIn(
+  collection: string,
+  idOf: (target: Target) => string | undefined,
+): Reaccess<'store', TObject, never> {
+  return {
+    owners: async (target, { ports }) => {
+      const id = idOf(target)
+      return id === undefined ? [] : ((await ports.store.get(collection, id))?.owners ?? [])
+    },
+  }
+}
+
+/** The `id` a call names, in its path or as `?id=`; `undefined` when it names none. */
+export function idOf(target: Target): string | undefined {
+  const id = target.params.id ?? target.query.id
+  return typeof id === 'string' ? id : undefined
+}
+
 /** The manifest of one endpoint family. */
 export type Module<needs extends Port = Port, env extends TObject = TObject, uses extends Port = never> = {
   /** Name of the family, e.g. `invoice`. */
@@ -223,11 +262,17 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   outputs?: Readonly<Record<string, TSchema>>
   /**
    * Free routes the module serves outside the catalog, as `METHOD /path` (e.g. a public key registry the paid entries
-   * rely on, or a provider's signed status callback, which the module checks itself; form bodies are read): never paid, rate-limited as the module's free endpoints are, answering 503 with the reason when the
-   * module is not mounted, absent from the catalog's discovery documents (the module's README section lists them).
+   * rely on, or a provider's signed status callback, which the module checks itself; form bodies are read): never
+   * paid, rate-limited as the module's free endpoints are, answering 503 with the reason when the module is not
+   * mounted, absent from the catalog's discovery documents (the module's README section lists them).
    * @default []
    */
   extraRoutes?: readonly string[]
+  /**
+   * Served paid entries an agent re-reads by signing in instead of paying again (x402 `sign-in-with-x`), by catalog
+   * key: `{}` for whoever paid for the very resource, or with the owners of what it names.
+   */
+  reaccess?: Readonly<Record<string, Reaccess<needs, env, uses>>>
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
   /** Background jobs. */

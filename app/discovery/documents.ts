@@ -1,6 +1,7 @@
 import * as Catalog from '../../core/Catalog.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
+import { signInWithX } from '../payment/siwx.js'
 import type { Offered } from '../payment/solana.js'
 import * as Schema from './schema.js'
 
@@ -24,6 +25,8 @@ export type Context = {
   solana?:
     | ({ /** Offered. */ offered: true } & Offered)
     | { /** Not offered. */ offered: false /** Why not. */; reason: string }
+  /** Whether its payers and owners re-read an entry by signing in (x402 `sign-in-with-x`). @default none */
+  reaccess?: ((entry: Catalog.Entry) => boolean) | undefined
   /** Current time. */
   now: Date
 }
@@ -111,6 +114,7 @@ export function manifest(context: Context) {
       category: entry.category,
       available: availability.available,
       ...(availability.available ? {} : { unavailable: { code: availability.code, reason: availability.reason } }),
+      ...(context.reaccess?.(entry) ? { reaccess: signInWithX } : {}),
       input: {
         ...(schema.query.length > 0 ? { query: Schema.fromFields(schema.query) } : {}),
         ...(schema.path.length > 0 ? { path: Schema.fromFields(schema.path) } : {}),
@@ -203,8 +207,8 @@ function operation(entry: Catalog.Entry, context: Context) {
     tags: entry.tags,
     summary: entry.purpose,
     description: `${priceText(entry.price, rule)} per call.${
-      availability.available ? '' : ` Unavailable: ${availability.reason}`
-    }`,
+      context.reaccess?.(entry) ? ` ${reaccessText}` : ''
+    }${availability.available ? '' : ` Unavailable: ${availability.reason}`}`,
     parameters: [...schema.path.map(parameter('path')), ...schema.query.map(parameter('query'))],
     ...(schema.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } }
@@ -235,7 +239,18 @@ function operation(entry: Catalog.Entry, context: Context) {
     },
     ...(paid
       ? {
+          // MPP discovery: `offers` as its validator reads them; the rest is ours, which it ignores.
           'x-payment-info': {
+            offers: [
+              {
+                intent: 'charge',
+                method: 'evm',
+                // A price per request has no amount until the request is known: `null`, as the spec says.
+                amount: entry.price.type === 'fixed' ? Price.quote({ price: entry.price }).toString() : null,
+                currency: context.terms.asset.address,
+                description: entry.purpose,
+              },
+            ],
             price: priceInfo(entry.price, rule),
             ...(entry.catalogPrice ? { catalogPrice: priceInfo(entry.catalogPrice) } : {}),
             protocols: ['mpp', 'x402'],
@@ -290,8 +305,22 @@ function counts() {
   return { computed: Catalog.counts(), stated: Catalog.stated }
 }
 
+/** The MPP discovery categories of the service (at most 5, from the spec's suggested list). */
+const categories = ['data', 'compute', 'search', 'storage', 'developer-tools']
+
+/** What an operation's description says of re-access by signing in. */
+const reaccessText =
+  'Whoever paid for this very call (method, path and query, at this price) or owns what it names re-reads it ' +
+  'without paying again, by signing the `sign-in-with-x` challenge of the 402 (SIGN-IN-WITH-X header).'
+
 function serviceInfo(context: Context) {
   return {
+    categories,
+    docs: {
+      apiReference: `${context.baseUrl}/openapi.json`,
+      homepage: `${context.baseUrl}/`,
+      llms: `${context.baseUrl}/llms.txt`,
+    },
     name: serviceName,
     overviewVersion: Catalog.overviewVersion,
     machineDescriptionVersion: Catalog.machineDescriptionVersion,

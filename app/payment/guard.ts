@@ -1,5 +1,6 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import { type Address, getAddress, type Hash } from 'viem'
+import type { EVMMessageVerifier } from '@x402/extensions/sign-in-with-x'
+import { type Address, getAddress, type Hash, isAddress, isAddressEqual } from 'viem'
 import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
@@ -19,10 +20,11 @@ import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
 import { asEvm, type Protocol } from '../../core/Ledger.js'
+import type { Target } from '../../core/Module.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
-import type { Logger } from '../log.js'
+import { describeError, type Logger } from '../log.js'
 import * as Problem from '../problem.js'
 import * as RequestId from '../request-id.js'
 import type { Held as ChannelHeld, channels as Channels } from './channel.js'
@@ -32,6 +34,7 @@ import * as Idempotency from './idempotency.js'
 import { offer } from './offer.js'
 import { receipt } from './receipt.js'
 import { type Claimed, settlement } from './settlement.js'
+import { scopeOf, signInWithX, siwx } from './siwx.js'
 import type { solana as Solana, Answers as SolanaAnswers, Held as SolanaHeld } from './solana.js'
 import { v1NetworkOf } from './x402.js'
 
@@ -41,6 +44,8 @@ type Priced = {
   entry: Catalog.Entry
   /** The amount quoted for this call, in atomic units. */
   amount: bigint
+  /** The call's validated input. */
+  input: Price.Input
 }
 
 /** The message of every replay refusal. */
@@ -72,6 +77,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     responseLimitBytes = 256 * 1024,
     channels,
     solana,
+    reaccessOf = () => undefined,
+    describe = (): guard.Described => ({}),
   } = parameters
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
   // Calls paid over a payment channel (`batch-settlement`): their reservation, between `before` and `after`.
@@ -79,6 +86,17 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   // Calls paid with a Solana transaction (x402 `exact` on `solana:`): their claim, between `before` and `after`.
   const solanaCalls = new WeakMap<Request, { held: SolanaHeld; priced: Priced }>()
   const scopes = new WeakMap<Request, Effects.Scope>()
+  // Calls re-read by signing in (x402 `sign-in-with-x`): the signer, who pays nothing.
+  const signedIn = new WeakMap<Request, string>()
+  // Sign-in needs the store for its entitlements and spent nonces; without one, nothing is offered.
+  const signIn =
+    store &&
+    siwx({
+      store,
+      secret,
+      networks: [terms.network],
+      ...(parameters.verifyMessage ? { verifyMessage: parameters.verifyMessage } : {}),
+    })
   const domain = toDomain(terms)
   const settlements = settlement({
     ledger,
@@ -91,9 +109,31 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     timeoutMs: settlementTimeoutMs,
   })
 
-  /** The 402 of a call: the offer of its exact amount, and why a payment that came with it was refused, if one did. */
-  function refuse(request: Request, priced: Priced, refusal?: { reason: Refusal; message: string }): Response {
+  // What the 402s of one call URL say of it for indexes, built once (bounded; the oldest go first).
+  const descriptions = new Map<string, guard.Described>()
+  function describedOf(request: Request, entry: Catalog.Entry): guard.Described {
+    const key = `${Catalog.key(entry)} ${request.url}`
+    const known = descriptions.get(key)
+    if (known) return known
+    const described = describe(request.url, entry)
+    if (descriptions.size >= 4_096) descriptions.delete(descriptions.keys().next().value!)
+    descriptions.set(key, described)
+    return described
+  }
+
+  /**
+   * The 402 of a call: the offer of its exact amount, and why a payment that came with it was refused, if one did;
+   * `note` says more of a call that came with no payment (a good sign-in that entitles to nothing).
+   */
+  function refuse(
+    request: Request,
+    priced: Priced,
+    refusal?: { reason: Refusal; message: string },
+    note?: string,
+  ): Response {
     const { entry, amount } = priced
+    const described = describedOf(request, entry)
+    const now = new Date()
     // Metrics count this event: 402s by reason.
     logger.log('debug', 'payment_refused', {
       endpoint: Catalog.key(entry),
@@ -107,7 +147,13 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       mimeType: 'application/json',
       method: entry.method,
       secret,
-      now: new Date(),
+      now,
+      ...(described.resource ? { service: described.resource } : {}),
+      // The same object for the same call (its 402 header is kept with it); a sign-in challenge is new every time.
+      extensions:
+        signIn && reaccessOf(entry)
+          ? { ...described.extensions, [signInWithX]: signIn.challenge({ uri: signInUri(request), now }) }
+          : described.extensions,
       ...(refusal ? { refusal } : {}),
       also: [...(channels ? [channels.accept(amount)] : []), ...(solana ? [solana.accept(amount)] : [])],
     })
@@ -115,7 +161,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     const error = refusal
       ? new PaymentRefusedError(refusal, { details: body })
       : new PaymentRequiredError(
-          `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.`,
+          `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.${note ? ` ${note}` : ''}`,
           { details: body },
         )
     return problem(request, error, headers)
@@ -163,6 +209,63 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return problem(request, error, { 'Retry-After': '5', ...header })
   }
 
+  /** The URI a sign-in for this call must name: the resource's absolute URL with the query as sent. */
+  function signInUri(request: Request): string {
+    return `${parameters.resourceUrl(request)}${new URL(request.url).search}`
+  }
+
+  /**
+   * Re-access by signing in, for an entry that offers it and a request that carries `SIGN-IN-WITH-X`: granted when the
+   * signer paid for this very call's scope or owns what it names, and the nonce was never spent; else why not.
+   */
+  async function signInOf(
+    request: Request,
+    priced: Priced,
+  ): Promise<
+    { granted: true } | { granted: false; refusal?: { reason: Refusal; message: string }; note?: string } | undefined
+  > {
+    const owners = reaccessOf(priced.entry)
+    const header = request.headers.get(signInWithX)
+    if (!signIn || !owners || header === null) return undefined
+    const uri = signInUri(request)
+    const verified = await signIn.verify({ header, uri })
+    if (!verified.ok) return { granted: false, refusal: verified }
+    const { address } = verified.signedIn
+    const scope = scopeOf({ request, priceVersion: Price.toText(priced.entry.price) })
+    const { params = {}, query = {} } = priced.input as { params?: Target['params']; query?: Target['query'] }
+    const owns =
+      isAddress(address) && (await owners({ params, query })).some((owner) => isAddressEqual(owner as Address, address))
+    if (!owns && !(await signIn.entitled({ address, scope })))
+      return {
+        granted: false,
+        note: `${address} signed in, and neither paid for ${scope.method} ${scope.resource} at ${scope.priceVersion} nor owns it.`,
+      }
+    if (!(await signIn.spend({ signedIn: verified.signedIn, uri, now: new Date() })))
+      return {
+        granted: false,
+        refusal: { reason: 'replayed', message: 'This sign-in was used already; sign the challenge of a new 402.' },
+      }
+    signedIn.set(request, address)
+    return { granted: true }
+  }
+
+  /**
+   * Records, for an entry that offers re-access, that the payer of a settled call may re-read it by signing in. The
+   * call is paid whatever happens here: a store that fails costs the payer its re-access, never its answer.
+   */
+  async function entitle(request: Request, entry: Catalog.Entry, payer: Address, transaction: string): Promise<void> {
+    if (!signIn || !reaccessOf(entry)) return
+    const scope = scopeOf({ request, priceVersion: Price.toText(entry.price) })
+    await signIn.grant({ address: payer, scope, transaction, now: new Date() }).catch((error: unknown) =>
+      logger.log('warn', 'reaccess_not_recorded', {
+        endpoint: Catalog.key(entry),
+        payer,
+        transaction,
+        error: describeError(error),
+      }),
+    )
+  }
+
   /** The kept response of a settled call with its receipt; 410 when it was not kept. */
   function stored(request: Request, entry: Ledger.EvmEntry): Response {
     const headers = receipt({
@@ -185,6 +288,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return new Response(Buffer.from(body, 'base64'), { status, headers: { ...headers, 'content-type': contentType } })
   }
 
+  /** A settled call's kept response; its payer's re-access is recorded again, in case the first answer never got to it. */
+  async function kept(request: Request, held: Ledger.EvmEntry, priced: Priced): Promise<Response> {
+    await entitle(request, priced.entry, held.payer, held.transaction!)
+    return stored(request, held)
+  }
+
   /**
    * The answer to a retry of a paid call the ledger already holds: its kept response once settled, 503 while
    * undecided, 402 once failed. `retake` when the claim was held by a dead process and is now released.
@@ -194,7 +303,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     const key = { payer: held.payer, nonce: held.nonce }
     switch (held.state) {
       case 'settled':
-        return stored(request, held)
+        return kept(request, held, priced)
       case 'settling': {
         const onChain = await facilitator
           .status({ ...key, domain, ...(held.transaction ? { transaction: held.transaction } : {}) })
@@ -203,14 +312,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
           const confirmed = await ledger
             .apply(key, { type: 'confirmed', transaction: onChain.transaction })
             .catch(() => ledger.get(key))
-          if (confirmed?.state === 'settled') return stored(request, asEvm(confirmed))
+          if (confirmed?.state === 'settled') return kept(request, asEvm(confirmed), priced)
         }
         // Still undecided: whoever holds it is on it, or nobody is and this process finishes it. Sending the same
         // authorization again is safe: the token takes each nonce once, so at most one transfer lands.
         if (held.lease !== undefined && (await lease.isLive(held.lease)))
           return pending(request, held, held.transaction)
         const settled = await settlements.finish(held)
-        if (settled?.ok) return stored(request, asEvm((await ledger.get(key))!))
+        if (settled?.ok) return kept(request, asEvm((await ledger.get(key))!), priced)
         if (!settled || settled.reason === 'settlement_pending')
           return pending(request, held, settled?.submitted ?? held.transaction)
         return refuse(request, priced, { reason: 'settlement_failed', message: settled.message })
@@ -287,9 +396,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     async before(request, entry, input) {
       // Before anything else, so that every answer (the 402, a refusal) offers this call's exact amount.
       const amount = Price.quote({ price: entry.price, rule: ruleOf(entry), input })
-      const priced = { entry, amount }
+      const priced = { entry, amount, input }
       // HEAD is never served paid: it gets the offer, headers only, whatever it carries.
       if (request.method === 'HEAD') return refuse(request, priced)
+      // Whoever paid for this or owns it re-reads it by signing in; a refused sign-in still lets a payment through.
+      const signedInAs = await signInOf(request, priced)
+      if (signedInAs?.granted) return undefined
       // A payment channel's voucher is checked against the channel's state, with no chain round trip.
       const channelPayment = channels?.carries(request.headers)
       if (channels && channelPayment !== undefined) {
@@ -321,7 +433,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         recoverPublicKey: parameters.recoverPublicKey,
       })
       if (!decoded.ok) return refuse(request, priced, decoded)
-      if (!decoded.payment) return refuse(request, priced)
+      if (!decoded.payment)
+        return signedInAs?.granted === false
+          ? refuse(request, priced, signedInAs.refusal, signedInAs.note)
+          : refuse(request, priced)
       const { protocol, authorization, challengeId } = decoded.payment
       const payer = getAddress(authorization.from)
       // A window longer than offered would let a crashed settlement stay undecided for that long.
@@ -399,6 +514,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     },
 
     async after(request, { status, response }) {
+      // A re-read by signing in: nothing to settle.
+      if (signedIn.delete(request)) return { headers: {} }
       const channelCall = channelCalls.get(request)
       if (channels && channelCall) {
         channelCalls.delete(request)
@@ -426,7 +543,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       }
       await move(key, { type: 'settle', response: await keep(response, status) })
       const settled = await settlements.settle(claimed)
-      if (settled.ok)
+      if (settled.ok) {
+        await entitle(request, priced.entry, key.payer, settled.transaction)
         return {
           headers: receipt({
             protocol: claimed.protocol,
@@ -437,12 +555,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
             now: new Date(),
           }),
         }
+      }
       if (settled.reason === 'settlement_pending')
         return { withheld: pending(request, { protocol: claimed.protocol, payer: key.payer }, settled.submitted) }
       return { withheld: refuse(request, priced, { reason: 'settlement_failed', message: settled.message }) }
     },
 
     async release(request, reason) {
+      if (signedIn.delete(request)) return
       const channelCall = channelCalls.get(request)
       if (channels && channelCall) {
         channelCalls.delete(request)
@@ -466,6 +586,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     },
 
     payer(request) {
+      const signer = signedIn.get(request)
+      if (signer !== undefined) return signer as Address
       const channelCall = channelCalls.get(request)
       if (channelCall) return channelCall.payer
       // The caller is an EVM address wherever a module records what it owns; a Solana payer has none, so a route
@@ -482,6 +604,13 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
 }
 
 export declare namespace guard {
+  /** What a 402 says of a call for indexes. */
+  type Described = {
+    /** Service metadata of the offer's `resource` (x402 `ResourceInfo`). */
+    resource?: offer.Service | undefined
+    /** x402 extensions of the 402 (the bazaar's discovery info). */
+    extensions?: Record<string, unknown> | undefined
+  }
   type Parameters = {
     /** Network, asset and payee of every offer. */
     terms: PaymentTerms
@@ -513,6 +642,15 @@ export declare namespace guard {
     channels?: Channels.ReturnType | undefined
     /** x402 `exact` on Solana, offered beside the EVM offers when given. */
     solana?: Solana.ReturnType | undefined
+    /**
+     * The owners of what a call to an entry names, for the entries that offer re-access by signing in (x402
+     * `sign-in-with-x`); `undefined` for the others. Needs `store`. @default none offers it
+     */
+    reaccessOf?: ((entry: Catalog.Entry) => ((target: Target) => Promise<readonly string[]>) | undefined) | undefined
+    /** Verifies EVM sign-in messages on the settlement chain (ERC-1271, ERC-6492). @default EOAs only, offline */
+    verifyMessage?: EVMMessageVerifier | undefined
+    /** What the 402 of a call says of it for indexes: service metadata of its `resource`, and extensions (bazaar). */
+    describe?: ((url: string, entry: Catalog.Entry) => Described) | undefined
   }
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */

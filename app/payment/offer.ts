@@ -13,15 +13,15 @@ import { type RequirementsV1, requirements, requirementsV1 } from './x402.js'
  * one fresh MPP challenge.
  */
 export function offer(parameters: offer.Parameters): offer.ReturnType {
-  const { now, refusal } = parameters
+  const { now, refusal, extensions } = parameters
   const offered = compiled(parameters)
   const challenge = offered.challenge(now)
   return {
     status: 402,
     headers: {
       'PAYMENT-REQUIRED': refusal
-        ? encodePaymentRequiredHeader(offered.paymentRequired(refusal.reason))
-        : offered.header,
+        ? encodePaymentRequiredHeader(offered.paymentRequired(refusal.reason, extensions))
+        : offered.header(extensions),
       'WWW-Authenticate': challenge.header,
       'Cache-Control': 'no-store',
     },
@@ -37,10 +37,10 @@ export function offer(parameters: offer.Parameters): offer.ReturnType {
 
 /** What every 402 of one offer shares. */
 type Compiled = {
-  /** The x402 v2 offer with `error` set. */
-  paymentRequired: (error: string) => PaymentRequired
-  /** `PAYMENT-REQUIRED` when nothing was paid. */
-  header: string
+  /** The x402 v2 offer with `error` set and the extensions beside the payment identifier's. */
+  paymentRequired: (error: string, extensions: Record<string, unknown> | undefined) => PaymentRequired
+  /** `PAYMENT-REQUIRED` when nothing was paid, with these extensions. */
+  header: (extensions: Record<string, unknown> | undefined) => string
   /** The x402 v1 offer, if v1 names the network. */
   v1: RequirementsV1[]
   /** A fresh MPP challenge. */
@@ -53,25 +53,35 @@ const limit = 4_096
 
 /** The shared part of an offer, built on first use. */
 function compiled(parameters: offer.Parameters): Compiled {
-  const { terms, amount, resource, description, mimeType, method, secret, also = [] } = parameters
-  const key = JSON.stringify([amount.toString(), resource, description, mimeType, method, secret, also])
+  const { terms, amount, resource, description, mimeType, method, secret, also = [], service = {} } = parameters
+  const key = JSON.stringify([amount.toString(), resource, description, mimeType, method, secret, also, service])
   const built = offers.get(terms) ?? new Map<string, Compiled>()
   offers.set(terms, built)
   const known = built.get(key)
   if (known) return known
-  const paymentRequired = (error: string): PaymentRequired => ({
+  const paymentRequired = (error: string, extensions: Record<string, unknown> | undefined): PaymentRequired => ({
     x402Version: 2,
     error,
-    resource: { url: resource, description, mimeType },
+    resource: { url: resource, description, mimeType, ...service },
     accepts: [requirements({ terms, amount }), ...also],
     // Retries of one paid call may name it by an id, answered from the ledger and charged once.
-    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration },
+    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration, ...extensions },
   })
   const v1 = requirementsV1({ terms, amount, resource, description, mimeType, method })
+  // The wording of the x402 v2 HTTP transport spec when nothing was paid.
+  const required = 'PAYMENT-SIGNATURE header is required'
+  const plain = encodePaymentRequiredHeader(paymentRequired(required, undefined))
+  const headers = new WeakMap<object, string>()
   const fresh: Compiled = {
     paymentRequired,
-    // The wording of the x402 v2 HTTP transport spec when nothing was paid.
-    header: encodePaymentRequiredHeader(paymentRequired('PAYMENT-SIGNATURE header is required')),
+    header(extensions) {
+      if (!extensions) return plain
+      const known = headers.get(extensions)
+      if (known) return known
+      const header = encodePaymentRequiredHeader(paymentRequired(required, extensions))
+      headers.set(extensions, header)
+      return header
+    },
     v1: v1 ? [v1] : [],
     challenge: Mpp.challenges({ terms, amount, resource, method, description, secret }),
   }
@@ -81,6 +91,15 @@ function compiled(parameters: offer.Parameters): Compiled {
 }
 
 export declare namespace offer {
+  /** How indexes name and show the service selling the resource (x402 `ResourceInfo`). */
+  type Service = {
+    /** Name of the service, at most 32 printable ASCII characters. */
+    serviceName?: string | undefined
+    /** At most 5 tags of at most 32 characters. */
+    tags?: string[] | undefined
+    /** Absolute https URL of the service's icon. */
+    iconUrl?: string | undefined
+  }
   type Parameters = {
     /** Network, asset and payee. */
     terms: PaymentTerms
@@ -98,6 +117,13 @@ export declare namespace offer {
     secret: string
     /** Current time; MPP challenges expire `terms.maxTimeoutSeconds` later. */
     now: Date
+    /** Service metadata of the x402 v2 `resource`. */
+    service?: Service | undefined
+    /**
+     * Further x402 v2 extensions: the bazaar's discovery info, the sign-in challenge. The header is kept per extensions
+     * object, so pass the same object for the same extensions (a fresh one for a per-call challenge).
+     */
+    extensions?: Record<string, unknown> | undefined
     /** Further x402 v2 offers beside `exact` on EVM (the payment channel's `batch-settlement`, `exact` on Solana). */
     also?: PaymentRequirements[] | undefined
     /** Why a payment that came with the request was refused, when one was. */

@@ -1,6 +1,6 @@
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
-import type { Deps } from './service.js'
+import { collection, type Deps } from './service.js'
 
 /** The escrow module, mounted by the gateway. */
 export function escrow(deps: Deps) {
@@ -13,4 +13,6 @@ export const manifest = Module.define({
   paths: ['/api/v1/escrow/'],
   needs: ['store', 'onchain', 'escrow'],
   routes: ({ ports }) => escrow({ store: ports.store, chain: ports.escrow, tokens: ports.onchain.tokens }),
+  // Its parties, and whoever paid to read it, re-read an escrow by signing in; escrow ids are kept in lower case.
+  reaccess: { 'GET /api/v1/escrow/:id': Module.ownedIn(collection, (target) => Module.idOf(target)?.toLowerCase()) },
 })

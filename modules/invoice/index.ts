@@ -1,7 +1,7 @@
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type * as Service from './service.js'
-import { scan } from './service.js'
+import { collection, scan } from './service.js'
 
 export { scan } from './service.js'
 
@@ -22,4 +22,6 @@ export const manifest = Module.define({
   needs: ['store', 'onchain'],
   routes: ({ ports }) => invoice({ store: ports.store, ...ports.onchain }),
   jobs: [{ name: 'scan-invoices', run: ({ ports }) => scan({ store: ports.store, ...ports.onchain }) }],
+  // Its creator and recipient, and whoever paid to read it, re-read an invoice by signing in.
+  reaccess: { 'GET /api/v1/invoice/:id': Module.ownedIn(collection, Module.idOf) },
 })

@@ -68,6 +68,8 @@ export const manifest = Module.define({
     return perMinute === 0 ? undefined : { capacity: perMinute, refill: perMinute, intervalMs: 60_000 }
   },
   routes: (resources) => routes(depsOf(resources)),
+  // A task's requester and operator, and whoever paid to read it, re-read its status by signing in.
+  reaccess: { 'GET /api/v1/robots/status': Module.ownedIn(Service.tasksCollection, Module.idOf) },
   jobs: [{ name: 'robot-tasks', run: (resources) => Service.sweep(depsOf(resources)) }],
   // Deposit windows and deadlines on the durable queue: handled when due, on whichever process claims them.
   workers: [

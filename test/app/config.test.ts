@@ -17,6 +17,7 @@ describe('parse', () => {
       publicUrl: undefined,
       publicHosts: [],
       bodyLimitBytes: 1048576,
+      iconUrl: undefined,
       network: 'eip155:84532',
       payTo: undefined,
       logLevel: 'info',
