@@ -26,6 +26,7 @@ import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
 import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
+import { uptoChain } from '../adapters/chain/upto.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { readability } from '../adapters/extract/readability.js'
@@ -190,6 +191,16 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       recoverPublicKey,
       settlementTimeoutMs: config.settlementTimeoutMs,
       channels: paymentChannels,
+      // x402 `upto` is settled by the relayer of slot 0 in every process, the one facilitator its permits name; with a
+      // remote facilitator this gateway holds no key to settle it.
+      upto: config.facilitatorUrl
+        ? undefined
+        : uptoChain({
+            client: settlement.client,
+            chain: settlement.chain,
+            transport: settlement.transport,
+            relayer: relayerOf(config, settlement, 0),
+          }),
     },
   })
 

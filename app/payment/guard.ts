@@ -1,5 +1,6 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import { type Address, getAddress, type Hash } from 'viem'
+import { permit2Address, type UptoPermit, type uptoChain } from '../../adapters/chain/upto.js'
 import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
@@ -9,6 +10,7 @@ import {
   PaymentInProgressError,
   PaymentRefusedError,
   PaymentRequiredError,
+  Permit2AllowanceRequiredError,
   type Refusal,
   ResponseNotRetainedError,
   SettlementPendingError,
@@ -18,6 +20,7 @@ import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
 import type { Protocol } from '../../core/Ledger.js'
+import type { Meter } from '../../core/Meter.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
@@ -31,6 +34,7 @@ import * as Idempotency from './idempotency.js'
 import { offer } from './offer.js'
 import { receipt } from './receipt.js'
 import { type Claimed, settlement } from './settlement.js'
+import * as Upto from './upto.js'
 import { v1NetworkOf } from './x402.js'
 
 /** A catalog entry with the exact amount one call to it costs. */
@@ -39,6 +43,20 @@ type Priced = {
   entry: Catalog.Entry
   /** The amount quoted for this call, in atomic units. */
   amount: bigint
+  /** The most this call may cost when it is also offered priced by usage (`upto`), in atomic units. */
+  max?: bigint | undefined
+}
+
+/** A call paid with an `upto` permit, between its claim and its settlement. */
+type UptoCall = {
+  /** Ledger key: the permit's owner and its Permit2 nonce. */
+  key: Claimed['key']
+  /** The entry, its price and the authorized maximum. */
+  priced: Priced & { max: bigint }
+  /** The call's validated input, which its meter reads again with the answer. */
+  input: Price.Input
+  /** The payer's permit. */
+  permit: UptoPermit
 }
 
 /** The message of every replay refusal. */
@@ -69,8 +87,12 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     settlementTimeoutMs = 15_000,
     responseLimitBytes = 256 * 1024,
     channels,
+    upto,
+    meterOf = () => undefined,
   } = parameters
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
+  // Calls paid with an `upto` permit: their claim, between `before` and `after`.
+  const uptoCalls = new WeakMap<Request, UptoCall>()
   // Calls paid over a payment channel (`batch-settlement`): their reservation, between `before` and `after`.
   const channelCalls = new WeakMap<Request, ChannelHeld>()
   const scopes = new WeakMap<Request, Effects.Scope>()
@@ -85,10 +107,30 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     logger,
     timeoutMs: settlementTimeoutMs,
   })
+  // `upto` settlements go through the same machinery, sent by the proxy's named facilitator (the relayer) itself.
+  const uptoSettlements =
+    upto &&
+    settlement({
+      ledger,
+      facilitator: Upto.facilitatorOf({
+        chain: upto,
+        permitOf: async (key) => {
+          const entry = await ledger.get(key)
+          return entry && Upto.isUpto(entry.authorization) ? Upto.deserialize(entry.authorization) : undefined
+        },
+      }),
+      domain,
+      lease,
+      store,
+      events,
+      logger,
+      timeoutMs: settlementTimeoutMs,
+    })
 
   /** The 402 of a call: the offer of its exact amount, and why a payment that came with it was refused, if one did. */
   function refuse(request: Request, priced: Priced, refusal?: { reason: Refusal; message: string }): Response {
-    const { entry, amount } = priced
+    const { entry, amount, max } = priced
+    const metered = upto && max !== undefined && max > 0n
     // Metrics count this event: 402s by reason.
     logger.log('debug', 'payment_refused', {
       endpoint: Catalog.key(entry),
@@ -104,7 +146,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       secret,
       now: new Date(),
       ...(refusal ? { refusal } : {}),
-      ...(channels ? { also: [channels.accept(amount)] } : {}),
+      also: [
+        ...(channels ? [channels.accept(amount)] : []),
+        ...(metered ? [Upto.requirements({ terms, max, facilitator: upto.facilitator })] : []),
+      ],
+      ...(metered ? { extensions: Upto.extensions() } : {}),
     })
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
     const error = refusal
@@ -160,6 +206,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       network: terms.network,
       payer: entry.payer,
       now: new Date(),
+      ...(Upto.isUpto(entry.authorization) ? { amount: entry.amount } : {}),
     })
     if (!entry.response)
       return problem(
@@ -267,6 +314,140 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return { status, contentType, body: Buffer.from(bytes).toString('base64') }
   }
 
+  /**
+   * An `upto` payment: checked without the chain, then on it (nonce, allowance or EIP-2612 approval, balance, a
+   * simulation of the whole maximum), then claimed in the ledger for the maximum within the payer's balance.
+   */
+  async function uptoBefore(
+    request: Request,
+    priced: Priced,
+    input: Price.Input,
+    chain: uptoChain.ReturnType,
+  ): Promise<Response | undefined> {
+    const { max } = priced
+    if (max === undefined || max === 0n)
+      return refuse(request, priced, {
+        reason: 'malformed_payment',
+        message: 'This call is not offered priced by usage; pay it with exact.',
+      })
+    const now = new Date()
+    const decoded = await Upto.decode({
+      header: request.headers.get('payment-signature')!,
+      terms,
+      max,
+      facilitator: chain.facilitator,
+      now,
+    })
+    if (!decoded.ok) return refuse(request, priced, decoded)
+    const { permit } = decoded
+    const key = { payer: permit.owner, nonce: Upto.nonceOf(permit) }
+    const fingerprint = Idempotency.fingerprint({ request, body: input.body })
+    const held = (existing: Ledger.Entry): Response => {
+      if (existing.fingerprint !== fingerprint || !Upto.isUpto(existing.authorization))
+        return refuse(request, priced, replayed)
+      if (existing.state === 'settled') return stored(request, existing)
+      if (existing.state === 'failed')
+        return refuse(request, priced, {
+          reason: 'settlement_failed',
+          message: existing.reason ?? 'The settlement failed; nothing was charged.',
+        })
+      return problem(
+        request,
+        new PaymentInProgressError('This paid call is being served right now; retry shortly to get its answer.'),
+        { 'Retry-After': '1' },
+      )
+    }
+    const existing = await ledger.get(key)
+    if (existing && existing.state !== 'released') return held(existing)
+
+    const balanceAt = new Date()
+    const checked = await chain.check(permit)
+    if (!checked.ok) {
+      const { reason, message } = checked
+      if (reason === 'permit2_allowance_required')
+        return problem(
+          request,
+          new Permit2AllowanceRequiredError(message, {
+            details: { error: 'PERMIT2_ALLOWANCE_REQUIRED', token: permit.token, spender: permit2Address },
+          }),
+        )
+      return refuse(request, priced, { reason, message })
+    }
+    const claim = await ledger.claim({
+      ...key,
+      amount: max,
+      endpoint: Catalog.key(priced.entry),
+      protocol: 'x402-v2',
+      authorization: Upto.serialize(permit),
+      fingerprint,
+      lease: lease.id,
+      balance: checked.balance,
+      balanceAt,
+      claimedAt: now,
+    })
+    if (!claim.ok) {
+      if (claim.reason === 'insufficient_funds')
+        return refuse(request, priced, {
+          reason: 'insufficient_funds',
+          message: `${key.payer} holds ${checked.balance} atomic units; its calls in progress take ${claim.outstanding}, and this one may take ${max} more.`,
+        })
+      return held(claim.existing)
+    }
+    const scope = scopes.get(request)
+    if (scope) scope.record = async (effect) => void (await ledger.apply(key, { type: 'effect', effect }))
+    uptoCalls.set(request, { key, priced: { ...priced, max }, input, permit })
+    return undefined
+  }
+
+  /**
+   * Settles an `upto` call for what its answer used (its meter), never more than the authorized maximum; the maximum
+   * when the answer does not say. Nothing used: no transaction, and the claim is released.
+   */
+  async function uptoAfter(
+    request: Request,
+    call: UptoCall,
+    status: number,
+    response: unknown,
+  ): Promise<{ headers: Record<string, string> } | { withheld: Response }> {
+    const { key, priced, input, permit } = call
+    const endpoint = Catalog.key(priced.entry)
+    const scope = scopes.get(request)
+    if (scope) scope.record = undefined
+    if (status >= 400) {
+      await release(key, `handler answered ${status}`)
+      return { headers: {} }
+    }
+    const used = meterOf(priced.entry)?.cost(response, input)
+    if (used === undefined) logger.log('warn', 'usage_unreported', { endpoint })
+    else if (used > priced.max) logger.log('warn', 'usage_over_maximum', { endpoint, used: used.toString() })
+    const amount = used === undefined || used > priced.max ? priced.max : used
+    const charged = { protocol: 'x402-v2' as const, network: terms.network, payer: key.payer, amount, now: new Date() }
+    if (amount === 0n) {
+      await release(key, 'nothing was used, so nothing is charged')
+      return { headers: receipt({ ...charged, transaction: '' }) }
+    }
+    await move(key, { type: 'settle', response: await keep(response, status), amount })
+    const settled = await uptoSettlements!.settle({
+      key,
+      protocol: 'x402-v2',
+      authorization: {
+        from: key.payer,
+        to: permit.to,
+        value: amount,
+        validAfter: permit.validAfter,
+        validBefore: permit.deadline,
+        nonce: key.nonce,
+        signature: permit.signature,
+      },
+      endpoint,
+      challengeId: undefined,
+    })
+    if (settled.ok) return { headers: receipt({ ...charged, transaction: settled.transaction }) }
+    if (settled.reason === 'settlement_pending')
+      return { withheld: pending(request, { protocol: 'x402-v2', payer: key.payer }, settled.submitted) }
+    return { withheld: refuse(request, priced, { reason: 'settlement_failed', message: settled.message }) }
+  }
+
   return {
     open(request) {
       scopes.set(request, Effects.open())
@@ -275,7 +456,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     async before(request, entry, input) {
       // Before anything else, so that every answer (the 402, a refusal) offers this call's exact amount.
       const amount = Price.quote({ price: entry.price, rule: ruleOf(entry), input })
-      const priced = { entry, amount }
+      const priced = { entry, amount, max: upto ? meterOf(entry)?.max(input) : undefined }
       // HEAD is never served paid: it gets the offer, headers only, whatever it carries.
       if (request.method === 'HEAD') return refuse(request, priced)
       // A payment channel's voucher is checked against the channel's state, with no chain round trip.
@@ -286,6 +467,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         channelCalls.set(request, held)
         return undefined
       }
+      if (upto && Upto.carries(request.headers)) return uptoBefore(request, priced, input, upto)
       const now = new Date()
       const decoded = await decode({
         headers: request.headers,
@@ -381,6 +563,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         channelCalls.delete(request)
         return { headers: await channels.after(channelCall, status < 400) }
       }
+      const uptoCall = uptoCalls.get(request)
+      if (uptoCall) {
+        uptoCalls.delete(request)
+        return uptoAfter(request, uptoCall, status, response)
+      }
       const held = claims.get(request)
       if (!held) return { headers: {} }
       claims.delete(request)
@@ -417,6 +604,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         await channels.after(channelCall, false)
         return
       }
+      const uptoCall = uptoCalls.get(request)
+      if (uptoCall) {
+        uptoCalls.delete(request)
+        const scope = scopes.get(request)
+        if (scope) scope.record = undefined
+        await release(uptoCall.key, reason)
+        return
+      }
       const held = claims.get(request)
       if (!held) return
       claims.delete(request)
@@ -428,6 +623,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     payer(request) {
       const channelCall = channelCalls.get(request)
       if (channelCall) return channelCall.payer
+      const uptoCall = uptoCalls.get(request)
+      if (uptoCall) return uptoCall.key.payer
       const held = claims.get(request)
       if (!held) throw new Error('No verified payer on this request: the route is not behind the payment guard.')
       return held.claimed.key.payer
@@ -465,6 +662,10 @@ export declare namespace guard {
     logger: Logger
     /** Payment channels (x402 `batch-settlement`), offered beside `exact` when given. */
     channels?: Channels.ReturnType | undefined
+    /** The `upto` contracts through the relayer: calls with a meter are offered priced by usage too, when given. */
+    upto?: uptoChain.ReturnType | undefined
+    /** The meter of an entry priced by usage (`upto`). @default none */
+    meterOf?: ((entry: Catalog.Entry) => Meter | undefined) | undefined
   }
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */

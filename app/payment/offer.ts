@@ -12,7 +12,19 @@ import { type RequirementsV1, requirements, requirementsV1 } from './x402.js'
  * body x402 v1 clients read. With a `refusal`, its reason is the `error` of both x402 versions.
  */
 export function offer(parameters: offer.Parameters): offer.ReturnType {
-  const { terms, amount, resource, description, mimeType, method, secret, now, refusal, also = [] } = parameters
+  const {
+    terms,
+    amount,
+    resource,
+    description,
+    mimeType,
+    method,
+    secret,
+    now,
+    refusal,
+    also = [],
+    extensions,
+  } = parameters
   const paymentRequired: PaymentRequired = {
     x402Version: 2,
     // The wording of the x402 v2 HTTP transport spec when nothing was paid.
@@ -20,7 +32,7 @@ export function offer(parameters: offer.Parameters): offer.ReturnType {
     resource: { url: resource, description, mimeType },
     accepts: [requirements({ terms, amount }), ...also],
     // Retries of one paid call may name it by an id, answered from the ledger and charged once.
-    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration },
+    extensions: { [paymentIdentifier]: paymentIdentifierDeclaration, ...extensions },
   }
   const v1 = requirementsV1({ terms, amount, resource, description, mimeType, method })
   const challenge = Mpp.challenge({ terms, amount, resource, method, description, secret, now })
@@ -59,8 +71,10 @@ export declare namespace offer {
     secret: string
     /** Current time; MPP challenges expire `terms.maxTimeoutSeconds` later. */
     now: Date
-    /** Further x402 v2 offers beside `exact` (the payment channel's `batch-settlement`). */
+    /** Further x402 v2 offers beside `exact` (the payment channel's `batch-settlement`, metered `upto`). */
     also?: PaymentRequirements[] | undefined
+    /** Further x402 v2 extensions those offers need (`upto`'s EIP-2612 gas sponsoring). */
+    extensions?: Record<string, unknown> | undefined
     /** Why a payment that came with the request was refused, when one was. */
     refusal?:
       | {

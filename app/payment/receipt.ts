@@ -10,10 +10,18 @@ import { v1NetworkOf } from './x402.js'
  * `X-PAYMENT-RESPONSE` (x402 v1) or `Payment-Receipt` (MPP), each carrying the settlement transaction.
  */
 export function receipt(parameters: receipt.Parameters): receipt.ReturnType {
-  const { protocol, transaction, network, payer, challengeId, now } = parameters
+  const { protocol, transaction, network, payer, challengeId, now, amount } = parameters
   switch (protocol) {
     case 'x402-v2':
-      return { 'PAYMENT-RESPONSE': encodePaymentResponseHeader({ success: true, transaction, network, payer }) }
+      return {
+        'PAYMENT-RESPONSE': encodePaymentResponseHeader({
+          success: true,
+          transaction,
+          network,
+          payer,
+          ...(amount === undefined ? {} : { amount: amount.toString() }),
+        }),
+      }
     case 'x402-v1':
       // v1 names the network by its v1 name and shares v2's encoding (standard base64 of the JSON).
       return {
@@ -45,8 +53,8 @@ export declare namespace receipt {
   type Parameters = {
     /** Protocol the payment arrived in. */
     protocol: Protocol
-    /** Settlement transaction hash. */
-    transaction: Hash
+    /** Settlement transaction hash; empty when an `upto` call used nothing and no transaction was sent. */
+    transaction: Hash | ''
     /** CAIP-2 network it settled on. */
     network: PaymentTerms['network']
     /** Checksummed payer address. */
@@ -55,6 +63,8 @@ export declare namespace receipt {
     challengeId?: string | undefined
     /** Settlement time. */
     now: Date
+    /** What was charged, when it may be less than authorized (x402 `upto`). */
+    amount?: bigint | undefined
   }
   /** Header name to value; one header. */
   type ReturnType = Record<string, string>
