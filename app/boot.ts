@@ -102,6 +102,7 @@ import type { Logger } from './log.js'
 import { metrics } from './metrics.js'
 import { channels } from './payment/channel.js'
 import { processLease } from './payment/lease.js'
+import { receiptSigner } from './payment/receipt.js'
 import { reconcile } from './payment/reconcile.js'
 import { StartError } from './startup.js'
 import { terms as termsOf } from './terms.js'
@@ -201,6 +202,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
             transport: settlement.transport,
             relayer: relayerOf(config, settlement, 0),
           }),
+      receipts: receiptsOf(config, settlement),
     },
   })
 
@@ -750,6 +752,16 @@ function channelsOf(
       recoverPublicKey,
     }),
   })
+}
+
+/** Mnemonic index (m/44'/60'/0'/0/18) of the devnet's receipt key: it signs receipts, never sends. */
+export const devnetReceiptIndex = 18
+
+/** The signer of `offer-receipt` receipts: RECEIPT_PRIVATE_KEY, else test account #18 on a devnet, else none. */
+function receiptsOf(config: Config, settlement: Settlement) {
+  const key =
+    config.receiptPrivateKey ?? (settlement.isDevnet ? account({ index: devnetReceiptIndex }).privateKey : undefined)
+  return key ? receiptSigner(privateKeyToAccount(key)) : undefined
 }
 
 function relayerOf(config: Config, settlement: Settlement, slot: number): LocalAccount {

@@ -340,6 +340,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     ruleOf,
     outputOf: (entry) => outputs.get(Catalog.key(entry)),
     now: new Date(),
+    receiptSigner: payment?.receipts?.address,
   })
   app
     .get('/', ({ request }) => Documents.overview(context(request)))

@@ -32,7 +32,7 @@ import { decode } from './decode.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
 import { offer } from './offer.js'
-import { receipt } from './receipt.js'
+import { receipt, type receiptSigner } from './receipt.js'
 import { type Claimed, settlement } from './settlement.js'
 import * as Upto from './upto.js'
 import { v1NetworkOf } from './x402.js'
@@ -89,6 +89,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     channels,
     upto,
     meterOf = () => undefined,
+    receipts,
   } = parameters
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
   // Calls paid with an `upto` permit: their claim, between `before` and `after`.
@@ -198,14 +199,37 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return problem(request, error, { 'Retry-After': '5', ...header })
   }
 
+  /**
+   * The success header of a settled payment (`receipt`), with the gateway's signed `offer-receipt` receipt in an
+   * x402 v2 one when a receipt key is set. A receipt that cannot be signed is left out; the payment stands.
+   */
+  async function settledHeaders(
+    request: Request,
+    paid: Omit<Parameters<typeof receipt>[0], 'network' | 'signed' | 'now'>,
+  ): Promise<Record<string, string>> {
+    const signed =
+      receipts && paid.protocol === 'x402-v2'
+        ? await receipts
+            .sign({
+              resource: parameters.resourceUrl(request),
+              payer: paid.payer,
+              network: terms.network,
+              transaction: paid.transaction,
+            })
+            .catch((error: unknown) => {
+              logger.log('warn', 'receipt_not_signed', { error: error instanceof Error ? error.name : 'unknown' })
+              return undefined
+            })
+        : undefined
+    return receipt({ ...paid, network: terms.network, now: new Date(), ...(signed ? { signed } : {}) })
+  }
+
   /** The kept response of a settled call with its receipt; 410 when it was not kept. */
-  function stored(request: Request, entry: Ledger.Entry): Response {
-    const headers = receipt({
+  async function stored(request: Request, entry: Ledger.Entry): Promise<Response> {
+    const headers = await settledHeaders(request, {
       protocol: entry.protocol,
       transaction: entry.transaction!,
-      network: terms.network,
       payer: entry.payer,
-      now: new Date(),
       ...(Upto.isUpto(entry.authorization) ? { amount: entry.amount } : {}),
     })
     if (!entry.response)
@@ -342,7 +366,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     const { permit } = decoded
     const key = { payer: permit.owner, nonce: Upto.nonceOf(permit) }
     const fingerprint = Idempotency.fingerprint({ request, body: input.body })
-    const held = (existing: Ledger.Entry): Response => {
+    const held = async (existing: Ledger.Entry): Promise<Response> => {
       if (existing.fingerprint !== fingerprint || !Upto.isUpto(existing.authorization))
         return refuse(request, priced, replayed)
       if (existing.state === 'settled') return stored(request, existing)
@@ -421,10 +445,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     if (used === undefined) logger.log('warn', 'usage_unreported', { endpoint })
     else if (used > priced.max) logger.log('warn', 'usage_over_maximum', { endpoint, used: used.toString() })
     const amount = used === undefined || used > priced.max ? priced.max : used
-    const charged = { protocol: 'x402-v2' as const, network: terms.network, payer: key.payer, amount, now: new Date() }
+    const charged = { protocol: 'x402-v2' as const, payer: key.payer, amount }
     if (amount === 0n) {
       await release(key, 'nothing was used, so nothing is charged')
-      return { headers: receipt({ ...charged, transaction: '' }) }
+      return { headers: await settledHeaders(request, { ...charged, transaction: '' }) }
     }
     await move(key, { type: 'settle', response: await keep(response, status), amount })
     const settled = await uptoSettlements!.settle({
@@ -442,7 +466,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       endpoint,
       challengeId: undefined,
     })
-    if (settled.ok) return { headers: receipt({ ...charged, transaction: settled.transaction }) }
+    if (settled.ok) return { headers: await settledHeaders(request, { ...charged, transaction: settled.transaction }) }
     if (settled.reason === 'settlement_pending')
       return { withheld: pending(request, { protocol: 'x402-v2', payer: key.payer }, settled.submitted) }
     return { withheld: refuse(request, priced, { reason: 'settlement_failed', message: settled.message }) }
@@ -583,13 +607,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const settled = await settlements.settle(claimed)
       if (settled.ok)
         return {
-          headers: receipt({
+          headers: await settledHeaders(request, {
             protocol: claimed.protocol,
             transaction: settled.transaction,
-            network: terms.network,
             payer: key.payer,
             ...(claimed.challengeId ? { challengeId: claimed.challengeId } : {}),
-            now: new Date(),
           }),
         }
       if (settled.reason === 'settlement_pending')
@@ -666,6 +688,8 @@ export declare namespace guard {
     upto?: uptoChain.ReturnType | undefined
     /** The meter of an entry priced by usage (`upto`). @default none */
     meterOf?: ((entry: Catalog.Entry) => Meter | undefined) | undefined
+    /** Signs the `offer-receipt` receipt of every settled x402 v2 payment, when given. */
+    receipts?: receiptSigner.ReturnType | undefined
   }
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */

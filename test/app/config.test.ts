@@ -28,6 +28,7 @@ describe('parse', () => {
       relayerMnemonic: undefined,
       settlementTimeoutMs: 15000,
       channelAuthorizerPrivateKey: undefined,
+      receiptPrivateKey: undefined,
       channelWithdrawDelayS: 86400,
       facilitatorUrl: undefined,
       settlementWindowMs: undefined,

@@ -4,9 +4,15 @@ import { decodePaymentRequiredHeader, decodePaymentResponseHeader, encodePayment
 import type { PaymentPayload, PaymentRequirements } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
 import { UptoEvmScheme } from '@x402/evm/upto/client'
+import {
+  extractReceiptFromResponse,
+  isEIP712SignedReceipt,
+  verifyReceiptSignatureEIP712,
+} from '@x402/extensions/offer-receipt'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { createWalletClient, erc20Abi, type Hex, type LocalAccount, maxUint256 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { account } from '../../adapters/chain/devnet.js'
 import { permit2Address } from '../../adapters/chain/upto.js'
 import { completionOf, openaiStub } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
@@ -298,5 +304,49 @@ describe('upto refusals before the chain', () => {
       expect(((await response.json()) as { code: string }).code).toBe(code)
     }
     expect(await gateway.balance(payer.address)).toBe(1_000_000n)
+  })
+})
+
+describe('signed receipts (offer-receipt)', () => {
+  test('behavior: every settled x402 payment carries an EIP-712 receipt that verifies offline against the published signer', async () => {
+    const manifest = (await (await gateway.fetch(`${origin}/.well-known/x402.json`)).json()) as {
+      receipts: { extension: string; format: string; signer: Hex; domain: { name: string } }
+    }
+    expect(manifest.receipts).toMatchObject({ extension: 'offer-receipt', format: 'eip712' })
+    expect(manifest.receipts.domain.name).toBe('x402 receipt')
+    // The devnet's receipt key is test account #18.
+    expect(manifest.receipts.signer).toBe(account({ index: 18 }).address)
+
+    const payer = await newPayer(1_000_000n)
+    const exact = await gateway.paid(gateway.account(4), 'POST', '/api/v1/chat/completions', {
+      model: 'small-model',
+      messages,
+    })
+    const metered = await completion(uptoFetch(payer), { model: 'small-model', messages })
+    for (const [response, paidBy] of [
+      [exact, gateway.account(4).address],
+      [metered, payer.address],
+    ] as const) {
+      expect(response.status).toBe(200)
+      const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
+      const signed = extractReceiptFromResponse(response)
+      if (!signed || !isEIP712SignedReceipt(signed)) throw new Error('no EIP-712 receipt')
+      // Offline: no request to the gateway or the chain, only the signature and the published address.
+      const { signer, payload } = await verifyReceiptSignatureEIP712(signed)
+      expect(signer).toBe(manifest.receipts.signer)
+      expect(payload).toMatchObject({
+        version: 1,
+        network: gateway.terms.network,
+        payer: paidBy,
+        transaction: settled.transaction,
+      })
+      expect(new URL(payload.resourceUrl).pathname).toBe('/api/v1/chat/completions')
+      // Altered, it no longer recovers to the published signer.
+      const forged = {
+        ...signed,
+        payload: { ...signed.payload, payer: payer.address === paidBy ? gateway.terms.payTo : payer.address },
+      }
+      expect((await verifyReceiptSignatureEIP712(forged)).signer).not.toBe(manifest.receipts.signer)
+    }
   })
 })
