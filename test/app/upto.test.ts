@@ -14,6 +14,8 @@ import { createWalletClient, erc20Abi, type Hex, type LocalAccount, maxUint256 }
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { account } from '../../adapters/chain/devnet.js'
 import { permit2Address } from '../../adapters/chain/upto.js'
+import { ConfigError } from '../../core/Errors.js'
+import { chatMeter, parsePrices } from '../../modules/ai/meter.js'
 import { completionOf, openaiStub } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
 
@@ -348,5 +350,44 @@ describe('signed receipts (offer-receipt)', () => {
       }
       expect((await verifyReceiptSignatureEIP712(forged)).signer).not.toBe(manifest.receipts.signer)
     }
+  })
+})
+
+describe('token meter', () => {
+  const meterPrices = parsePrices('small-model=2000000:8000000', ['small-model', 'large-model'], 'CHAT_UPTO_PRICES')
+  const meter = chatMeter({ prices: meterPrices, maxTokens })
+  const input = (body: unknown) => ({ body, query: {}, params: {} })
+
+  test('behavior: the charge is the usage at the model prices, rounded up to an atomic unit', () => {
+    const body = { model: 'small-model', messages }
+    expect(meter.cost({ usage: { prompt_tokens: 1, completion_tokens: 1 } }, input(body))).toBe(2n + 8n)
+    expect(meter.cost({ usage: { prompt_tokens: 1_000_000, completion_tokens: 500_000 } }, input(body))).toBe(
+      2_000_000n + 4_000_000n,
+    )
+    expect(parsePrices('small-model=3:0', ['small-model'], 'CHAT_UPTO_PRICES').get('small-model')).toEqual({
+      input: 3n,
+      output: 0n,
+    })
+    expect(
+      chatMeter({ prices: parsePrices('small-model=3:0', ['small-model'], 'X'), maxTokens }).cost(
+        { usage: { prompt_tokens: 1, completion_tokens: 0 } },
+        input(body),
+      ),
+    ).toBe(1n)
+  })
+
+  test('error: no usage, a negative count or an unpriced model gives no charge to compute', () => {
+    const body = { model: 'small-model', messages }
+    expect(meter.cost({}, input(body))).toBeUndefined()
+    expect(meter.cost({ usage: { prompt_tokens: -1, completion_tokens: 2 } }, input(body))).toBeUndefined()
+    expect(
+      meter.cost({ usage: { prompt_tokens: 1, completion_tokens: 2 } }, input({ model: 'large-model', messages })),
+    ).toBeUndefined()
+    expect(meter.max(input({ model: 'large-model', messages }))).toBeUndefined()
+  })
+
+  test('error: a malformed price list or an unlisted model stops the start', () => {
+    expect(() => parsePrices('small-model=2', ['small-model'], 'CHAT_UPTO_PRICES')).toThrow(ConfigError)
+    expect(() => parsePrices('other=1:2', ['small-model'], 'CHAT_UPTO_PRICES')).toThrow(ConfigError)
   })
 })
