@@ -157,9 +157,10 @@ function toSigned(wire: Wire): Signed | undefined {
   }
 }
 
-/** Reads an x402 v2 `PAYMENT-SIGNATURE`. */
-async function fromV2(header: string, parameters: decode.Parameters): Promise<decode.ReturnType> {
-  const { terms } = parameters
+/** An x402 v2 `PAYMENT-SIGNATURE` read as a payment payload, whatever its scheme, or why it is none. */
+export function readV2(
+  header: string,
+): { ok: true; raw: unknown; data: ReturnType<typeof PaymentPayloadV2Schema.parse> } | ReturnType<typeof refuse> {
   let raw: unknown
   try {
     raw = decodePaymentSignatureHeader(header)
@@ -168,7 +169,16 @@ async function fromV2(header: string, parameters: decode.Parameters): Promise<de
   }
   const parsed = PaymentPayloadV2Schema.safeParse(raw)
   if (!parsed.success) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.')
-  const { accepted, payload } = parsed.data
+  return { ok: true, raw, data: parsed.data }
+}
+
+/** Reads an x402 v2 `PAYMENT-SIGNATURE`. */
+async function fromV2(header: string, parameters: decode.Parameters): Promise<decode.ReturnType> {
+  const { terms } = parameters
+  const read = readV2(header)
+  if (!read.ok) return read
+  const { raw } = read
+  const { accepted, payload } = read.data
   if (accepted.scheme !== 'exact')
     return refuse('malformed_payment', `Scheme ${echo(accepted.scheme)} is not offered; pay with exact.`)
   if (accepted.network !== terms.network)

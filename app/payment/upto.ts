@@ -1,5 +1,4 @@
 import { decodePaymentSignatureHeader } from '@x402/core/http'
-import { PaymentPayloadV2Schema } from '@x402/core/schemas'
 import type { PaymentRequirements } from '@x402/core/types'
 import {
   declareEip2612GasSponsoringExtension,
@@ -18,6 +17,7 @@ import type { Refusal } from '../../core/Errors.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import { echo } from '../../core/internal/echo.js'
 import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
+import { readV2 } from './decode.js'
 
 /** The x402 scheme name of payments of up to an authorized maximum, charged by usage. */
 export const scheme = 'upto'
@@ -84,15 +84,9 @@ export type Decoded = { ok: true; permit: UptoPermit } | { ok: false; reason: Re
 export async function decode(parameters: decode.Parameters): Promise<Decoded> {
   const { header, terms, max, facilitator, now } = parameters
   const refuse = (reason: Refusal, message: string): Decoded => ({ ok: false, reason, message })
-  let raw: unknown
-  try {
-    raw = decodePaymentSignatureHeader(header)
-  } catch {
-    return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not base64-encoded JSON.')
-  }
-  const parsed = PaymentPayloadV2Schema.safeParse(raw)
-  if (!parsed.success) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.')
-  const { accepted, payload } = parsed.data
+  const read = readV2(header)
+  if (!read.ok) return read
+  const { accepted, payload } = read.data
   if (accepted.network !== terms.network)
     return refuse('wrong_network', `The payment is for ${echo(accepted.network)}; this offer is on ${terms.network}.`)
   const wire = payload as { signature?: unknown; permit2Authorization?: Record<string, unknown> }
@@ -153,7 +147,7 @@ export async function decode(parameters: decode.Parameters): Promise<Decoded> {
     if (signer !== permit.owner)
       return refuse('invalid_signature', `The signature does not recover to ${permit.owner} under Permit2's domain.`)
   }
-  const info = extractEip2612GasSponsoringInfo(parsed.data as never)
+  const info = extractEip2612GasSponsoringInfo(read.data as never)
   if (!info) return { ok: true, permit }
   if (
     !validateEip2612GasSponsoringInfo(info) ||
