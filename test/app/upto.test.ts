@@ -38,6 +38,9 @@ beforeAll(async () => {
       CHAT_ALLOWED_MODELS: 'small-model, large-model',
       CHAT_MAX_TOKENS: String(maxTokens),
       CHAT_UPTO_PRICES: `small-model=${prices.input}:${prices.output}`,
+      DECENTRALIZED_UPSTREAM_URL: chat.url,
+      DECENTRALIZED_ALLOWED_MODELS: 'small-model',
+      DECENTRALIZED_UPTO_PRICES: `small-model=${prices.input}:${prices.output}`,
     },
   })
 })
@@ -113,6 +116,10 @@ describe('upto (Permit2) on chat completions', () => {
     expect(offer.extra).toMatchObject({ assetTransferMethod: 'permit2', name: 'USD Coin', version: '2' })
     expect(typeof offer.extra.facilitatorAddress).toBe('string')
     expect(extensions).toHaveProperty('eip2612GasSponsoring')
+    // Decentralized chat completions are metered the same way.
+    const decentralized = await completion(gateway.fetch, body, '/decentralized/v1/chat/completions')
+    const offered = decodePaymentRequiredHeader(decentralized.headers.get('payment-required')!).accepts
+    expect(offered.find((accept) => accept.scheme === 'upto')?.amount).toBe(maximumOf(body, 100).toString())
     // A model without token prices, and a stream (its usage comes after the answer), are offered at the fixed price only.
     for (const unmetered of [
       { model: 'large-model', messages },
