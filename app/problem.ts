@@ -40,7 +40,7 @@ export const statusOf = {
   settlement_failed: 402,
   settlement_pending: 503,
   // x402 `upto`: the payer has not approved Permit2 and sent no EIP-2612 permit; one approval, then retry.
-  permit2_allowance_required: 412,
+  allowance_required: 412,
 } as const satisfies Record<Code, number>
 
 /** An RFC 9457 problem details object, with the project's stable `code`. */

@@ -42,7 +42,7 @@ export type Code =
   | 'idempotency_conflict'
   | 'response_not_retained'
   | 'internal_error'
-  | 'permit2_allowance_required'
+  | 'allowance_required'
   | Refusal
 
 /** Base of every error raised on purpose by this project. Carries a stable `code` and an optional `cause`. */
@@ -276,7 +276,7 @@ export declare namespace PaymentRefusedError {
  * approval transaction (or a permit), then the same call again. The upto spec's `PERMIT2_ALLOWANCE_REQUIRED`, a 412.
  */
 export class Permit2AllowanceRequiredError extends BaseError {
-  override readonly code = 'permit2_allowance_required' as const
+  override readonly code = 'allowance_required' as const
   override readonly title = 'Permit2 allowance required'
   override readonly name = 'Permit2AllowanceRequiredError'
 }

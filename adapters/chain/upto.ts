@@ -104,7 +104,7 @@ export function uptoTypedData(permit: Omit<UptoPermit, 'signature' | 'approval'>
 
 /** Why the chain refuses a permit now, as a refusal reason. */
 export type UptoRefusal =
-  | 'permit2_allowance_required'
+  | 'allowance_required'
   | 'insufficient_funds'
   | 'replayed'
   | 'invalid_signature'
@@ -188,7 +188,7 @@ export function uptoChain(parameters: uptoChain.Parameters): uptoChain.ReturnTyp
       if (allowance < permit.max && !permit.approval)
         return {
           ok: false,
-          reason: 'permit2_allowance_required',
+          reason: 'allowance_required',
           message: `${permit.owner} allows Permit2 ${allowance} of the token, less than the ${permit.max} authorized: approve Permit2 once, or sign an EIP-2612 permit (eip2612GasSponsoring).`,
         }
       if (balance < permit.max)

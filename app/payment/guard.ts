@@ -388,7 +388,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     const checked = await chain.check(permit)
     if (!checked.ok) {
       const { reason, message } = checked
-      if (reason === 'permit2_allowance_required')
+      if (reason === 'allowance_required')
         return problem(
           request,
           new Permit2AllowanceRequiredError(message, {

@@ -182,7 +182,7 @@ describe('upto (Permit2) on chat completions', () => {
     )
     expect(response.status).toBe(412)
     const problem = (await response.json()) as { code: string; error: string }
-    expect(problem.code).toBe('permit2_allowance_required')
+    expect(problem.code).toBe('allowance_required')
     expect(problem.error).toBe('PERMIT2_ALLOWANCE_REQUIRED')
     expect(chat.received.length).toBe(calls)
   })
