@@ -115,9 +115,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       ledger,
       facilitator: Upto.facilitatorOf({
         chain: upto,
-        permitOf: async (key) => {
+        entryOf: async (key) => {
           const entry = await ledger.get(key)
-          return entry && Upto.isUpto(entry.authorization) ? Upto.deserialize(entry.authorization) : undefined
+          return entry && Upto.isUpto(entry.authorization)
+            ? { permit: Upto.deserialize(entry.authorization), amount: entry.amount }
+            : undefined
         },
       }),
       domain,

@@ -239,12 +239,11 @@ export function deserialize(text: string): UptoPermit {
 }
 
 /**
- * The `upto` contracts as the settlement machinery's facilitator: `settle` sends the charged amount (the
- * authorization's `value`) of the permit the ledger keeps, from the relayer the permit names; `status` asks Permit2
- * whether the nonce is used. Verification happens before the claim (`chain.check`), so `verify` is never asked.
+ * The `upto` contracts as the settlement machinery's facilitator: `settle` sends the ledger's permit for the amount
+ * the ledger says is charged, from the relayer the permit names; `status` asks Permit2 whether the nonce is used. Verification happens before the claim (`chain.check`), so `verify` is never asked.
  */
 export function facilitatorOf(parameters: facilitatorOf.Parameters): Facilitator {
-  const { chain, permitOf } = parameters
+  const { chain, entryOf } = parameters
   return {
     verify: () =>
       Promise.resolve({
@@ -252,10 +251,12 @@ export function facilitatorOf(parameters: facilitatorOf.Parameters): Facilitator
         reason: 'malformed_payment',
         message: 'upto permits are checked before the claim.',
       }),
+    // The amount is the ledger's (what the meter charged), never the authorization's: a settlement taken over from a
+    // dead process reads its authorization back from the ledger, where `value` is the permit's maximum.
     async settle({ authorization, onSubmitted }) {
-      const permit = await permitOf({ payer: authorization.from, nonce: authorization.nonce })
-      if (!permit) return { ok: false, reason: 'settlement_failed', message: 'The ledger holds no upto permit for it.' }
-      return chain.settle(permit, authorization.value, onSubmitted)
+      const held = await entryOf({ payer: authorization.from, nonce: authorization.nonce })
+      if (!held) return { ok: false, reason: 'settlement_failed', message: 'The ledger holds no upto permit for it.' }
+      return chain.settle(held.permit, held.amount, onSubmitted)
     },
     async status({ payer, nonce, transaction }) {
       return (await chain.used(payer, BigInt(nonce))) ? { state: 'settled', transaction } : { state: 'unused' }
@@ -267,7 +268,7 @@ export declare namespace facilitatorOf {
   type Parameters = {
     /** The contracts, through the relayer. */
     chain: uptoChain.ReturnType
-    /** The permit of a ledger entry. */
-    permitOf: (key: { payer: Address; nonce: Hex }) => Promise<UptoPermit | undefined>
+    /** The permit of a ledger entry and the amount it settles for. */
+    entryOf: (key: { payer: Address; nonce: Hex }) => Promise<{ permit: UptoPermit; amount: bigint } | undefined>
   }
 }
