@@ -33,6 +33,7 @@ import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
 import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
+import { uptoChain } from '../adapters/chain/upto.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { readability } from '../adapters/extract/readability.js'
@@ -113,6 +114,7 @@ import type { Logger } from './log.js'
 import { metrics } from './metrics.js'
 import { channels } from './payment/channel.js'
 import { processLease } from './payment/lease.js'
+import { receiptSigner } from './payment/receipt.js'
 import { reconcile } from './payment/reconcile.js'
 import { solana } from './payment/solana.js'
 import { StartError } from './startup.js'
@@ -207,6 +209,17 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       solana: solanaPayments,
       // Sign-in messages of smart wallets (ERC-1271, and ERC-6492 before deployment) are checked on the settlement chain.
       verifyMessage: (message) => settlement.client.verifyMessage(message),
+      // x402 `upto` is settled by the relayer of slot 0 in every process, the one facilitator its permits name; with a
+      // remote facilitator this gateway holds no key to settle it.
+      upto: config.facilitatorUrl
+        ? undefined
+        : uptoChain({
+            client: settlement.client,
+            chain: settlement.chain,
+            transport: settlement.transport,
+            relayer: relayerOf(config, settlement, 0),
+          }),
+      receipts: receiptsOf(config, settlement),
     },
   })
 
@@ -842,6 +855,16 @@ async function solanaPaymentsOf(
     )
   })
   return solana({ ...rest, network, mint, payTo, maxTimeoutSeconds: terms.maxTimeoutSeconds, feePayer })
+}
+
+/** Mnemonic index (m/44'/60'/0'/0/18) of the devnet's receipt key: it signs receipts, never sends. */
+export const devnetReceiptIndex = 18
+
+/** The signer of `offer-receipt` receipts: RECEIPT_PRIVATE_KEY, else test account #18 on a devnet, else none. */
+function receiptsOf(config: Config, settlement: Settlement) {
+  const key =
+    config.receiptPrivateKey ?? (settlement.isDevnet ? account({ index: devnetReceiptIndex }).privateKey : undefined)
+  return key ? receiptSigner(privateKeyToAccount(key)) : undefined
 }
 
 function relayerOf(config: Config, settlement: Settlement, slot: number): LocalAccount {

@@ -138,6 +138,15 @@ const Environment = Type.Object({
         'receiver authorizer of payment channels (x402 `batch-settlement`): signs claims and refunds, and relays them (needs ETH; one process)',
     }),
   ),
+  RECEIPT_PRIVATE_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      defaultText: 'test account #18 on a devnet (no signed receipts elsewhere)',
+      description:
+        'key that signs the x402 `offer-receipt` receipt (EIP-712) of every settled x402 payment; signs only, needs no ETH; its address is published in `/.well-known/x402.json`',
+    }),
+  ),
   CHANNEL_WITHDRAW_DELAY_S: Type.Integer({
     minimum: 900,
     maximum: 2_592_000,
@@ -460,6 +469,8 @@ export type Config = {
   settlementTimeoutMs: number
   /** Receiver authorizer (and relayer) of payment channels; on the devnet test account #20 by default. Never logged. */
   channelAuthorizerPrivateKey: `0x${string}` | undefined
+  /** Key that signs `offer-receipt` receipts; on the devnet test account #18 by default. Never logged. */
+  receiptPrivateKey: `0x${string}` | undefined
   /** Withdraw delay offered in payment channels, in seconds. @default 86400 */
   channelWithdrawDelayS: number
   /** Remote x402 facilitator; when set, it settles instead of the relayer. */
@@ -629,6 +640,7 @@ export function parse(
     relayerMnemonic: parsed.RELAYER_MNEMONIC,
     settlementTimeoutMs: parsed.SETTLEMENT_TIMEOUT_MS,
     channelAuthorizerPrivateKey: parsed.CHANNEL_AUTHORIZER_PRIVATE_KEY as `0x${string}` | undefined,
+    receiptPrivateKey: parsed.RECEIPT_PRIVATE_KEY as `0x${string}` | undefined,
     channelWithdrawDelayS: parsed.CHANNEL_WITHDRAW_DELAY_S,
     facilitatorUrl: parsed.FACILITATOR_URL,
     solanaPay: {

@@ -14,6 +14,7 @@ import {
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
 import type { Ledger } from '../core/Ledger.js'
+import type { Meter } from '../core/Meter.js'
 import type * as Module from '../core/Module.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
@@ -79,6 +80,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Filled as modules mount: the price rules of the entries they serve that are priced per request.
   const rules = new Map<string, Price.Rule>()
   const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
+  // Filled as modules mount: the meters of the entries they also offer priced by usage (x402 `upto`).
+  const meters = new Map<string, Meter>()
   // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
   const outputs = new Map<string, Documents.JsonSchema>()
   // Filled as modules mount: the owners of what a call names, for the entries re-read by signing in.
@@ -100,6 +103,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           },
           extensions: bazaar({ entry, url, output: outputs.get(Catalog.key(entry)) }),
         }),
+        meterOf: (entry) => meters.get(Catalog.key(entry)),
         resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
       })
     : undefined
@@ -260,6 +264,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const ready = module.ready
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
+    for (const [key, meter] of Object.entries(module.meters?.(resources.env) ?? {})) meters.set(key, meter)
     for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
     for (const [key, declared] of Object.entries(module.reaccess ?? {})) {
       const entry = served.find((candidate) => Catalog.key(candidate) === key)
@@ -383,6 +388,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         },
     reaccess: (entry) => payments !== undefined && reaccess.has(Catalog.key(entry)),
     now: new Date(),
+    receiptSigner: payment?.receipts?.address,
   })
   app
     .get('/', ({ request }) => Documents.overview(context(request)))
@@ -538,7 +544,7 @@ export declare namespace createGateway {
      */
     ports?: { [port in Module.Port]?: Module.Ports[port] | undefined } | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
-    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf'> | undefined
+    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf' | 'meterOf'> | undefined
     /** The endpoint families to mount, in order (a custom deployment, a test). @default the gateway's own */
     families?: readonly Module.AnyModule[] | undefined
     /** Where events go. */

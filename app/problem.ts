@@ -39,6 +39,8 @@ export const statusOf = {
   malformed_payment: 402,
   settlement_failed: 402,
   settlement_pending: 503,
+  // x402 `upto`: the payer has not approved Permit2 and sent no EIP-2612 permit; one approval, then retry.
+  allowance_required: 412,
 } as const satisfies Record<Code, number>
 
 /** An RFC 9457 problem details object, with the project's stable `code`. */

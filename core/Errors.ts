@@ -42,6 +42,7 @@ export type Code =
   | 'idempotency_conflict'
   | 'response_not_retained'
   | 'internal_error'
+  | 'allowance_required'
   | Refusal
 
 /** Base of every error raised on purpose by this project. Carries a stable `code` and an optional `cause`. */
@@ -268,6 +269,16 @@ export declare namespace PaymentRefusedError {
     /** One sentence for people. */
     message: string
   }
+}
+
+/**
+ * An x402 `upto` payer has not approved Permit2 on the token and sent no EIP-2612 permit to approve it with: one
+ * approval transaction (or a permit), then the same call again. The upto spec's `PERMIT2_ALLOWANCE_REQUIRED`, a 412.
+ */
+export class Permit2AllowanceRequiredError extends BaseError {
+  override readonly code = 'allowance_required' as const
+  override readonly title = 'Permit2 allowance required'
+  override readonly name = 'Permit2AllowanceRequiredError'
 }
 
 /** The gateway failed to complete the request for a reason of its own; the fault is logged, never shown. */

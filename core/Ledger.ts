@@ -37,7 +37,7 @@ export type Entry = {
   nonce: Hex
   /** Current state. */
   state: State
-  /** Amount in atomic USDC units. */
+  /** Amount in atomic USDC units: the authorized maximum while claimed, what is charged once settling. */
   amount: bigint
   /** `"METHOD path"` of the catalog entry paid for. */
   endpoint: string
@@ -90,7 +90,13 @@ export type Settled = {
 /** What moves an entry from one state to the next. */
 export type Event =
   | { /** The handler wrote something; kept so it can be undone. */ type: 'effect'; effect: Effect }
-  | { /** Settlement starts; the response is kept for retries. */ type: 'settle'; response: StoredResponse | undefined }
+  | {
+      /** Settlement starts; the response is kept for retries. */
+      type: 'settle'
+      response: StoredResponse | undefined
+      /** What is charged when it is less than the claimed maximum (x402 `upto`, metered by usage). */
+      amount?: bigint | undefined
+    }
   | { /** The settlement transaction is known. */ type: 'submitted'; transaction: Hash }
   | {
       /** Another process takes over an undecided settlement whose holder is gone (or gives one up: `lease` absent). */
@@ -121,7 +127,9 @@ export function transition(entry: Entry, event: Event, now: Date): Entry {
       return next({ effects: [...entry.effects, event.effect] })
     case 'settle':
       if (entry.state !== 'claimed') throw invalid()
-      return next({ state: 'settling', response: event.response })
+      if (event.amount !== undefined && (event.amount < 0n || event.amount > entry.amount))
+        throw new InvalidTransitionError(`A payment claimed for ${entry.amount} cannot settle ${event.amount}.`)
+      return next({ state: 'settling', response: event.response, amount: event.amount ?? entry.amount })
     case 'submitted':
       if (entry.state !== 'settling') throw invalid()
       return next({ transaction: event.transaction })

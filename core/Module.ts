@@ -10,6 +10,7 @@ import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { Ledger } from './Ledger.js'
+import type { Meters } from './Meter.js'
 import type { NameService } from './NameService.js'
 import type * as Notify from './Notify.js'
 import type { Oracle } from './Oracle.js'
@@ -275,6 +276,8 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   reaccess?: Readonly<Record<string, Reaccess<needs, env, uses>>>
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
+  /** Meters of the served entries also offered priced by usage (x402 `upto`), by catalog key; read from the environment. */
+  meters?: (env: Static<env>) => Meters
   /** Background jobs. */
   jobs?: readonly Job<needs, env, uses>[]
   /** Workers of durable queues. */

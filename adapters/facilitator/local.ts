@@ -446,13 +446,15 @@ function keyOf(item: Pending): string {
   return `${item.token}:${item.authorization.from}:${item.authorization.nonce}`.toLowerCase()
 }
 
-function isNonceError(error: unknown): boolean {
+/** Whether a send failed on the sender's nonce (another sender used it first): send again with a fresh one. */
+export function isNonceError(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false
   if (error.walk((cause) => cause instanceof NonceTooLowError || cause instanceof NonceTooHighError)) return true
   return /nonce too (low|high)|invalid nonce|already known|replacement transaction underpriced/i.test(error.message)
 }
 
-function isTransportFault(error: unknown): boolean {
+/** Whether a call failed in transport, so that what it sent may have arrived: its outcome is unknown. */
+export function isTransportFault(error: unknown): boolean {
   return (
     error instanceof BaseError &&
     error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null

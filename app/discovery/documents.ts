@@ -1,3 +1,5 @@
+import { createReceiptDomain, OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
+import type { Address } from 'viem'
 import * as Catalog from '../../core/Catalog.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
@@ -29,6 +31,8 @@ export type Context = {
   reaccess?: ((entry: Catalog.Entry) => boolean) | undefined
   /** Current time. */
   now: Date
+  /** Address of the key that signs the `offer-receipt` receipts of settled x402 payments, when one does. */
+  receiptSigner?: Address | undefined
 }
 
 /** The public overview object served at `GET /`, with exactly the interface's fields. */
@@ -135,6 +139,17 @@ export function manifest(context: Context) {
     maxTimeoutSeconds: terms.maxTimeoutSeconds,
     protocols,
     ...(context.solana ? { solana: context.solana } : {}),
+    // Where a payer checks, offline, the signed receipt in each x402 settlement response (EIP-712 signer recovery).
+    ...(context.receiptSigner
+      ? {
+          receipts: {
+            extension: OFFER_RECEIPT,
+            format: 'eip712',
+            domain: createReceiptDomain(),
+            signer: context.receiptSigner,
+          },
+        }
+      : {}),
     counts: counts(),
     resources: paid.map((entry) => ({
       ...resource(entry),

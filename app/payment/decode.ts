@@ -156,12 +156,20 @@ function toSigned(wire: Wire): Signed | undefined {
   }
 }
 
-/** Reads an x402 v2 `PAYMENT-SIGNATURE`. */
-async function fromV2(header: string, parameters: decode.Parameters): Promise<decode.ReturnType> {
-  const { terms } = parameters
+/** An x402 v2 `PAYMENT-SIGNATURE` read as a payment payload, whatever its scheme, or why it is none. */
+export function readV2(header: string): { ok: true; data: Payload.V2 } | ReturnType<typeof refuse> {
   const raw = Payload.fromBase64Json(header)
   if (raw === undefined) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not base64-encoded JSON.')
   if (!Payload.v2(raw)) return refuse('malformed_payment', 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.')
+  return { ok: true, data: raw }
+}
+
+/** Reads an x402 v2 `PAYMENT-SIGNATURE`. */
+async function fromV2(header: string, parameters: decode.Parameters): Promise<decode.ReturnType> {
+  const { terms } = parameters
+  const read = readV2(header)
+  if (!read.ok) return read
+  const raw = read.data
   const { accepted, payload } = raw
   if (accepted.scheme !== 'exact')
     return refuse('malformed_payment', `Scheme ${echo(accepted.scheme)} is not offered; pay with exact.`)

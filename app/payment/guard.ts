@@ -1,6 +1,7 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { EVMMessageVerifier } from '@x402/extensions/sign-in-with-x'
 import { type Address, getAddress, type Hash, isAddress, isAddressEqual } from 'viem'
+import { permit2Address, type UptoPermit, type uptoChain } from '../../adapters/chain/upto.js'
 import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
@@ -11,6 +12,7 @@ import {
   PaymentInProgressError,
   PaymentRefusedError,
   PaymentRequiredError,
+  Permit2AllowanceRequiredError,
   type Refusal,
   ResponseNotRetainedError,
   SettlementPendingError,
@@ -20,6 +22,7 @@ import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Ledger from '../../core/Ledger.js'
 import { asEvm, type Protocol } from '../../core/Ledger.js'
+import type { Meter } from '../../core/Meter.js'
 import type { Target } from '../../core/Module.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
@@ -32,10 +35,11 @@ import { decode } from './decode.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
 import { offer } from './offer.js'
-import { receipt } from './receipt.js'
+import { receipt, type receiptSigner } from './receipt.js'
 import { type Claimed, settlement } from './settlement.js'
 import { scopeOf, signInWithX, siwx } from './siwx.js'
 import type { solana as Solana, Answers as SolanaAnswers, Held as SolanaHeld } from './solana.js'
+import * as Upto from './upto.js'
 import { v1NetworkOf } from './x402.js'
 
 /** A catalog entry with the exact amount one call to it costs. */
@@ -46,6 +50,20 @@ type Priced = {
   amount: bigint
   /** The call's validated input. */
   input: Price.Input
+  /** The most this call may cost when it is also offered priced by usage (`upto`), in atomic units. */
+  max?: bigint | undefined
+}
+
+/** A call paid with an `upto` permit, between its claim and its settlement. */
+type UptoCall = {
+  /** Ledger key: the permit's owner and its Permit2 nonce. */
+  key: Claimed['key']
+  /** The entry, its price and the authorized maximum. */
+  priced: Priced & { max: bigint }
+  /** The call's validated input, which its meter reads again with the answer. */
+  input: Price.Input
+  /** The payer's permit. */
+  permit: UptoPermit
 }
 
 /** The message of every replay refusal. */
@@ -79,8 +97,13 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     solana,
     reaccessOf = () => undefined,
     describe = (): guard.Described => ({}),
+    upto,
+    meterOf = () => undefined,
+    receipts,
   } = parameters
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
+  // Calls paid with an `upto` permit: their claim, between `before` and `after`.
+  const uptoCalls = new WeakMap<Request, UptoCall>()
   // Calls paid over a payment channel (`batch-settlement`): their reservation, between `before` and `after`.
   const channelCalls = new WeakMap<Request, ChannelHeld>()
   // Calls paid with a Solana transaction (x402 `exact` on `solana:`): their claim, between `before` and `after`.
@@ -108,6 +131,27 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     logger,
     timeoutMs: settlementTimeoutMs,
   })
+  // `upto` settlements go through the same machinery, sent by the proxy's named facilitator (the relayer) itself.
+  const uptoSettlements =
+    upto &&
+    settlement({
+      ledger,
+      facilitator: Upto.facilitatorOf({
+        chain: upto,
+        entryOf: async (key) => {
+          const entry = await ledger.get(key)
+          return entry && Upto.isUpto(entry.authorization)
+            ? { permit: Upto.deserialize(entry.authorization), amount: entry.amount }
+            : undefined
+        },
+      }),
+      domain,
+      lease,
+      store,
+      events,
+      logger,
+      timeoutMs: settlementTimeoutMs,
+    })
 
   // What the 402s of one call URL say of it for indexes, built once (bounded; the oldest go first).
   const descriptions = new Map<string, guard.Described>()
@@ -121,6 +165,16 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return described
   }
 
+  // The same, with what an `upto` offer needs beside it (EIP-2612 gas sponsoring), one object per description.
+  const meteredExtensions = new WeakMap<guard.Described, Record<string, unknown>>()
+  function meteredExtensionsOf(described: guard.Described): Record<string, unknown> {
+    const known = meteredExtensions.get(described)
+    if (known) return known
+    const extensions = { ...described.extensions, ...Upto.extensions() }
+    meteredExtensions.set(described, extensions)
+    return extensions
+  }
+
   /**
    * The 402 of a call: the offer of its exact amount, and why a payment that came with it was refused, if one did;
    * `note` says more of a call that came with no payment (a good sign-in that entitles to nothing).
@@ -131,9 +185,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     refusal?: { reason: Refusal; message: string },
     note?: string,
   ): Response {
-    const { entry, amount } = priced
+    const { entry, amount, max } = priced
     const described = describedOf(request, entry)
     const now = new Date()
+    const metered = upto && max !== undefined && max > 0n
+    const extensions = metered ? meteredExtensionsOf(described) : described.extensions
     // Metrics count this event: 402s by reason.
     logger.log('debug', 'payment_refused', {
       endpoint: Catalog.key(entry),
@@ -152,10 +208,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       // The same object for the same call (its 402 header is kept with it); a sign-in challenge is new every time.
       extensions:
         signIn && reaccessOf(entry)
-          ? { ...described.extensions, [signInWithX]: signIn.challenge({ uri: signInUri(request), now }) }
-          : described.extensions,
+          ? { ...extensions, [signInWithX]: signIn.challenge({ uri: signInUri(request), now }) }
+          : extensions,
       ...(refusal ? { refusal } : {}),
-      also: [...(channels ? [channels.accept(amount)] : []), ...(solana ? [solana.accept(amount)] : [])],
+      also: [
+        ...(channels ? [channels.accept(amount)] : []),
+        ...(solana ? [solana.accept(amount)] : []),
+        ...(metered ? [Upto.requirements({ terms, max, facilitator: upto.facilitator })] : []),
+      ],
     })
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
     const error = refusal
@@ -266,14 +326,38 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     )
   }
 
+  /**
+   * The success header of a settled payment (`receipt`), with the gateway's signed `offer-receipt` receipt in an
+   * x402 v2 one when a receipt key is set. A receipt that cannot be signed is left out; the payment stands.
+   */
+  async function settledHeaders(
+    request: Request,
+    paid: Omit<Parameters<typeof receipt>[0], 'network' | 'signed' | 'now'>,
+  ): Promise<Record<string, string>> {
+    const signed =
+      receipts && paid.protocol === 'x402-v2'
+        ? await receipts
+            .sign({
+              resource: parameters.resourceUrl(request),
+              payer: paid.payer,
+              network: terms.network,
+              transaction: paid.transaction,
+            })
+            .catch((error: unknown) => {
+              logger.log('warn', 'receipt_not_signed', { error: error instanceof Error ? error.name : 'unknown' })
+              return undefined
+            })
+        : undefined
+    return receipt({ ...paid, network: terms.network, now: new Date(), ...(signed ? { signed } : {}) })
+  }
+
   /** The kept response of a settled call with its receipt; 410 when it was not kept. */
-  function stored(request: Request, entry: Ledger.EvmEntry): Response {
-    const headers = receipt({
+  async function stored(request: Request, entry: Ledger.EvmEntry): Promise<Response> {
+    const headers = await settledHeaders(request, {
       protocol: entry.protocol,
       transaction: entry.transaction!,
-      network: terms.network,
       payer: entry.payer,
-      now: new Date(),
+      ...(Upto.isUpto(entry.authorization) ? { amount: entry.amount } : {}),
     })
     if (!entry.response)
       return problem(
@@ -388,6 +472,140 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return { status, contentType, body: Buffer.from(bytes).toString('base64') }
   }
 
+  /**
+   * An `upto` payment: checked without the chain, then on it (nonce, allowance or EIP-2612 approval, balance, a
+   * simulation of the whole maximum), then claimed in the ledger for the maximum within the payer's balance.
+   */
+  async function uptoBefore(
+    request: Request,
+    priced: Priced,
+    input: Price.Input,
+    chain: uptoChain.ReturnType,
+  ): Promise<Response | undefined> {
+    const { max } = priced
+    if (max === undefined || max === 0n)
+      return refuse(request, priced, {
+        reason: 'malformed_payment',
+        message: 'This call is not offered priced by usage; pay it with exact.',
+      })
+    const now = new Date()
+    const decoded = await Upto.decode({
+      header: request.headers.get('payment-signature')!,
+      terms,
+      max,
+      facilitator: chain.facilitator,
+      now,
+    })
+    if (!decoded.ok) return refuse(request, priced, decoded)
+    const { permit } = decoded
+    const key = { payer: permit.owner, nonce: Upto.nonceOf(permit) }
+    const fingerprint = Idempotency.fingerprint({ request, body: input.body })
+    const held = async (existing: Ledger.Entry): Promise<Response> => {
+      if (existing.fingerprint !== fingerprint || !Upto.isUpto(existing.authorization))
+        return refuse(request, priced, replayed)
+      if (existing.state === 'settled') return stored(request, asEvm(existing))
+      if (existing.state === 'failed')
+        return refuse(request, priced, {
+          reason: 'settlement_failed',
+          message: existing.reason ?? 'The settlement failed; nothing was charged.',
+        })
+      return problem(
+        request,
+        new PaymentInProgressError('This paid call is being served right now; retry shortly to get its answer.'),
+        { 'Retry-After': '1' },
+      )
+    }
+    const existing = await ledger.get(key)
+    if (existing && existing.state !== 'released') return held(existing)
+
+    const balanceAt = new Date()
+    const checked = await chain.check(permit)
+    if (!checked.ok) {
+      const { reason, message } = checked
+      if (reason === 'allowance_required')
+        return problem(
+          request,
+          new Permit2AllowanceRequiredError(message, {
+            details: { error: 'PERMIT2_ALLOWANCE_REQUIRED', token: permit.token, spender: permit2Address },
+          }),
+        )
+      return refuse(request, priced, { reason, message })
+    }
+    const claim = await ledger.claim({
+      ...key,
+      amount: max,
+      endpoint: Catalog.key(priced.entry),
+      protocol: 'x402-v2',
+      authorization: Upto.serialize(permit),
+      fingerprint,
+      lease: lease.id,
+      balance: checked.balance,
+      balanceAt,
+      claimedAt: now,
+    })
+    if (!claim.ok) {
+      if (claim.reason === 'insufficient_funds')
+        return refuse(request, priced, {
+          reason: 'insufficient_funds',
+          message: `${key.payer} holds ${checked.balance} atomic units; its calls in progress take ${claim.outstanding}, and this one may take ${max} more.`,
+        })
+      return held(claim.existing)
+    }
+    const scope = scopes.get(request)
+    if (scope) scope.record = async (effect) => void (await ledger.apply(key, { type: 'effect', effect }))
+    uptoCalls.set(request, { key, priced: { ...priced, max }, input, permit })
+    return undefined
+  }
+
+  /**
+   * Settles an `upto` call for what its answer used (its meter), never more than the authorized maximum; the maximum
+   * when the answer does not say. Nothing used: no transaction, and the claim is released.
+   */
+  async function uptoAfter(
+    request: Request,
+    call: UptoCall,
+    status: number,
+    response: unknown,
+  ): Promise<{ headers: Record<string, string> } | { withheld: Response }> {
+    const { key, priced, input, permit } = call
+    const endpoint = Catalog.key(priced.entry)
+    const scope = scopes.get(request)
+    if (scope) scope.record = undefined
+    if (status >= 400) {
+      await release(key, `handler answered ${status}`)
+      return { headers: {} }
+    }
+    const used = meterOf(priced.entry)?.cost(response, input)
+    if (used === undefined) logger.log('warn', 'usage_unreported', { endpoint })
+    else if (used > priced.max) logger.log('warn', 'usage_over_maximum', { endpoint, used: used.toString() })
+    const amount = used === undefined || used > priced.max ? priced.max : used
+    const charged = { protocol: 'x402-v2' as const, payer: key.payer, amount }
+    if (amount === 0n) {
+      await release(key, 'nothing was used, so nothing is charged')
+      return { headers: await settledHeaders(request, { ...charged, transaction: '' }) }
+    }
+    await move(key, { type: 'settle', response: await keep(response, status), amount })
+    const settled = await uptoSettlements!.settle({
+      key,
+      protocol: 'x402-v2',
+      authorization: {
+        from: key.payer,
+        to: permit.to,
+        value: amount,
+        validAfter: permit.validAfter,
+        validBefore: permit.deadline,
+        nonce: key.nonce,
+        signature: permit.signature,
+      },
+      endpoint,
+      challengeId: undefined,
+    })
+    if (settled.ok) return { headers: await settledHeaders(request, { ...charged, transaction: settled.transaction }) }
+    if (settled.reason === 'settlement_pending')
+      return { withheld: pending(request, { protocol: 'x402-v2', payer: key.payer }, settled.submitted) }
+    return { withheld: refuse(request, priced, { reason: 'settlement_failed', message: settled.message }) }
+  }
+
   return {
     open(request) {
       scopes.set(request, Effects.open())
@@ -396,7 +614,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     async before(request, entry, input) {
       // Before anything else, so that every answer (the 402, a refusal) offers this call's exact amount.
       const amount = Price.quote({ price: entry.price, rule: ruleOf(entry), input })
-      const priced = { entry, amount, input }
+      const priced = { entry, amount, input, max: upto ? meterOf(entry)?.max(input) : undefined }
       // HEAD is never served paid: it gets the offer, headers only, whatever it carries.
       if (request.method === 'HEAD') return refuse(request, priced)
       // Whoever paid for this or owns it re-reads it by signing in; a refused sign-in still lets a payment through.
@@ -421,6 +639,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         solanaCalls.set(request, { held, priced })
         return undefined
       }
+      if (upto && Upto.carries(request.headers)) return uptoBefore(request, priced, input, upto)
       const now = new Date()
       const decoded = await decode({
         headers: request.headers,
@@ -530,6 +749,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         const kept = ok ? await keep(response, status) : undefined
         return solana.after(solanaCall.held, { ok, status, kept }, answersOf(request, solanaCall.priced))
       }
+      const uptoCall = uptoCalls.get(request)
+      if (uptoCall) {
+        uptoCalls.delete(request)
+        return uptoAfter(request, uptoCall, status, response)
+      }
       const held = claims.get(request)
       if (!held) return { headers: {} }
       claims.delete(request)
@@ -546,13 +770,11 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       if (settled.ok) {
         await entitle(request, priced.entry, key.payer, settled.transaction)
         return {
-          headers: receipt({
+          headers: await settledHeaders(request, {
             protocol: claimed.protocol,
             transaction: settled.transaction,
-            network: terms.network,
             payer: key.payer,
             ...(claimed.challengeId ? { challengeId: claimed.challengeId } : {}),
-            now: new Date(),
           }),
         }
       }
@@ -577,6 +799,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         await solana.release(solanaCall.held, reason)
         return
       }
+      const uptoCall = uptoCalls.get(request)
+      if (uptoCall) {
+        uptoCalls.delete(request)
+        const scope = scopes.get(request)
+        if (scope) scope.record = undefined
+        await release(uptoCall.key, reason)
+        return
+      }
       const held = claims.get(request)
       if (!held) return
       claims.delete(request)
@@ -590,6 +820,8 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       if (signer !== undefined) return signer as Address
       const channelCall = channelCalls.get(request)
       if (channelCall) return channelCall.payer
+      const uptoCall = uptoCalls.get(request)
+      if (uptoCall) return uptoCall.key.payer
       // The caller is an EVM address wherever a module records what it owns; a Solana payer has none, so a route
       // that reads it refuses the call (403, released: the transaction is never co-signed, nothing is charged).
       if (solanaCalls.has(request))
@@ -651,6 +883,12 @@ export declare namespace guard {
     verifyMessage?: EVMMessageVerifier | undefined
     /** What the 402 of a call says of it for indexes: service metadata of its `resource`, and extensions (bazaar). */
     describe?: ((url: string, entry: Catalog.Entry) => Described) | undefined
+    /** The `upto` contracts through the relayer: calls with a meter are offered priced by usage too, when given. */
+    upto?: uptoChain.ReturnType | undefined
+    /** The meter of an entry priced by usage (`upto`). @default none */
+    meterOf?: ((entry: Catalog.Entry) => Meter | undefined) | undefined
+    /** Signs the `offer-receipt` receipt of every settled x402 v2 payment, when given. */
+    receipts?: receiptSigner.ReturnType | undefined
   }
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */

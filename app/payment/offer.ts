@@ -120,11 +120,15 @@ export declare namespace offer {
     /** Service metadata of the x402 v2 `resource`. */
     service?: Service | undefined
     /**
-     * Further x402 v2 extensions: the bazaar's discovery info, the sign-in challenge. The header is kept per extensions
-     * object, so pass the same object for the same extensions (a fresh one for a per-call challenge).
+     * Further x402 v2 extensions: the bazaar's discovery info, the sign-in challenge, what `upto` needs (EIP-2612 gas
+     * sponsoring). The header is kept per extensions object, so pass the same object for the same extensions (a fresh
+     * one for a per-call challenge).
      */
     extensions?: Record<string, unknown> | undefined
-    /** Further x402 v2 offers beside `exact` on EVM (the payment channel's `batch-settlement`, `exact` on Solana). */
+    /**
+     * Further x402 v2 offers beside `exact` on EVM (the payment channel's `batch-settlement`, `exact` on Solana,
+     * metered `upto`).
+     */
     also?: PaymentRequirements[] | undefined
     /** Why a payment that came with the request was refused, when one was. */
     refusal?:

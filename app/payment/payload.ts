@@ -23,23 +23,25 @@ const authorization = Type.Object({
 })
 
 /** An x402 v2 `PAYMENT-SIGNATURE`: the accepted requirements and the scheme's payload. */
-export const v2 = compile(
-  Type.Object({
-    x402Version: Type.Literal(2),
-    resource: Type.Optional(Type.Union([Type.Object({ url: text }), Type.Null()])),
-    accepted: Type.Object({
-      scheme: text,
-      network: Type.String({ minLength: 3, pattern: ':' }),
-      amount: text,
-      asset: text,
-      payTo: text,
-      maxTimeoutSeconds: Type.Number({ exclusiveMinimum: 0 }),
-      extra: optionalRecord,
-    }),
-    payload: record,
-    extensions: optionalRecord,
+const v2Schema = Type.Object({
+  x402Version: Type.Literal(2),
+  resource: Type.Optional(Type.Union([Type.Object({ url: text }), Type.Null()])),
+  accepted: Type.Object({
+    scheme: text,
+    network: Type.String({ minLength: 3, pattern: ':' }),
+    amount: text,
+    asset: text,
+    payTo: text,
+    maxTimeoutSeconds: Type.Number({ exclusiveMinimum: 0 }),
+    extra: optionalRecord,
   }),
-)
+  payload: record,
+  extensions: optionalRecord,
+})
+export const v2 = compile(v2Schema)
+
+/** A checked x402 v2 payment payload. */
+export type V2 = Static<typeof v2Schema>
 
 /** An x402 v1 `X-PAYMENT`. */
 export const v1 = compile(Type.Object({ x402Version: Type.Literal(1), scheme: text, network: text, payload: record }))

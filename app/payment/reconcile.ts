@@ -5,6 +5,7 @@ import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
 import { settlement } from './settlement.js'
+import { isUpto } from './upto.js'
 
 /**
  * Settles the books after a crash: a payment left `settling` is matched with the chain (settled there: recorded
@@ -44,6 +45,11 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     // Solana payments are looked up on their own chain (`solana.ts`'s reconcile).
     if (!isEvmPayer(settling.payer)) continue
     const entry = asEvm(settling)
+    // An `upto` permit is no EIP-3009 authorization: asking the token about its nonce would take it for unused.
+    if (isUpto(entry.authorization)) {
+      result.pending++
+      continue
+    }
     const key = { payer: entry.payer, nonce: entry.nonce }
     const status = await facilitator.status({
       ...key,

@@ -1,6 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { ConfigError } from '../../core/Errors.js'
+import type { Meters } from '../../core/Meter.js'
 import * as Module from '../../core/Module.js'
+import { chatMeter, parsePrices } from './meter.js'
 import * as Routes from './routes.js'
 import type { Limits } from './schema.js'
 import * as Service from './service.js'
@@ -48,6 +50,13 @@ const chatEnv = Type.Object({
     default: 1024,
     description: 'ceiling of `max_tokens` per call (the price is fixed per call); also sent when a caller gives none',
   }),
+  CHAT_UPTO_PRICES: Type.Optional(
+    Type.String({
+      defaultText: 'none (fixed price only)',
+      description:
+        "token prices per model, `model=inPerMTok:outPerMTok, ...` in atomic USDC per million tokens: these models are also offered with x402 `upto`, charged by the upstream's `usage`",
+    }),
+  ),
 })
 
 /** The decentralized family's environment: what callers may do on its upstream for the fixed price of a call. */
@@ -63,6 +72,13 @@ const decentralizedEnv = Type.Object({
     default: 1024,
     description: 'ceiling of `max_tokens` per decentralized chat completion',
   }),
+  DECENTRALIZED_UPTO_PRICES: Type.Optional(
+    Type.String({
+      defaultText: 'none (fixed price only)',
+      description:
+        'token prices per model of decentralized chat completions, as `CHAT_UPTO_PRICES`: offered with x402 `upto` too',
+    }),
+  ),
 })
 
 /**
@@ -102,6 +118,11 @@ export const manifest = Module.define({
   env: chatEnv,
   routes: ({ ports, env }) => ai({ upstream: ports.chat, ...chatLimits(env) }),
   ready: ({ ports }) => Module.reasonOf(ports.chat.available()),
+  meters: (env): Meters => {
+    const { models, maxTokens } = chatLimits(env)
+    const prices = parsePrices(env.CHAT_UPTO_PRICES, models, 'CHAT_UPTO_PRICES')
+    return prices.size === 0 ? {} : { 'POST /api/v1/chat/completions': chatMeter({ prices, maxTokens }) }
+  },
 })
 
 /** Decentralized inference (`/decentralized/v1/*`) on a second OpenAI-compatible upstream. */
@@ -112,4 +133,9 @@ export const decentralizedManifest = Module.define({
   env: decentralizedEnv,
   routes: ({ ports, env }) => decentralized({ upstream: ports.decentralized, ...decentralizedLimits(env) }),
   ready: ({ ports }) => Module.reasonOf(ports.decentralized.available()),
+  meters: (env): Meters => {
+    const { models, maxTokens } = decentralizedLimits(env)
+    const prices = parsePrices(env.DECENTRALIZED_UPTO_PRICES, models, 'DECENTRALIZED_UPTO_PRICES')
+    return prices.size === 0 ? {} : { 'POST /decentralized/v1/chat/completions': chatMeter({ prices, maxTokens }) }
+  },
 })

@@ -29,6 +29,7 @@ describe('parse', () => {
       relayerMnemonic: undefined,
       settlementTimeoutMs: 15000,
       channelAuthorizerPrivateKey: undefined,
+      receiptPrivateKey: undefined,
       channelWithdrawDelayS: 86400,
       facilitatorUrl: undefined,
       // No node, fee payer or payee: no Solana offer; mainnet USDC once they are set.

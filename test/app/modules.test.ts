@@ -178,9 +178,10 @@ describe('the ai family environment', () => {
     expect(config.modules.decentralized).toEqual({ DECENTRALIZED_MAX_TOKENS: 32 })
     const names = (modules: readonly Module.AnyModule[]) => variablesOf(modules).map((variable) => variable.name)
     expect(names([])).not.toContain('CHAT_ALLOWED_MODELS')
-    expect(names(families.filter((family) => family.name === 'ai')).slice(-2)).toEqual([
+    expect(names(families.filter((family) => family.name === 'ai')).slice(-3)).toEqual([
       'CHAT_ALLOWED_MODELS',
       'CHAT_MAX_TOKENS',
+      'CHAT_UPTO_PRICES',
     ])
   })
 

@@ -1,0 +1,274 @@
+import { decodePaymentSignatureHeader } from '@x402/core/http'
+import type { PaymentRequirements } from '@x402/core/types'
+import {
+  declareEip2612GasSponsoringExtension,
+  extractEip2612GasSponsoringInfo,
+  validateEip2612GasSponsoringInfo,
+} from '@x402/extensions'
+import { type Address, getAddress, type Hex, isAddress, recoverTypedDataAddress, size, toHex } from 'viem'
+import {
+  permit2Address,
+  type UptoPermit,
+  type uptoChain,
+  uptoProxyAddress,
+  uptoTypedData,
+} from '../../adapters/chain/upto.js'
+import type { Refusal } from '../../core/Errors.js'
+import type { Facilitator } from '../../core/Facilitator.js'
+import { echo } from '../../core/internal/echo.js'
+import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
+import { readV2 } from './decode.js'
+
+/** The x402 scheme name of payments of up to an authorized maximum, charged by usage. */
+export const scheme = 'upto'
+
+/** Seconds a permit must still be valid for when it is checked, so that its settlement can land. */
+const settlementMarginSeconds = 6n
+
+/** The x402 v2 `upto` requirements of one offer: `max` is the most the call may cost. */
+export function requirements(parameters: requirements.Parameters): PaymentRequirements {
+  const { terms, max, facilitator } = parameters
+  return {
+    scheme,
+    network: terms.network,
+    amount: max.toString(),
+    asset: getAddress(terms.asset.address),
+    payTo: getAddress(terms.payTo),
+    maxTimeoutSeconds: terms.maxTimeoutSeconds,
+    extra: {
+      name: terms.asset.name,
+      version: terms.asset.version,
+      facilitatorAddress: getAddress(facilitator),
+      assetTransferMethod: 'permit2',
+    },
+  }
+}
+
+export declare namespace requirements {
+  type Parameters = {
+    /** Network, asset and payee. */
+    terms: PaymentTerms
+    /** The most the call may cost, in atomic units. */
+    max: bigint
+    /** The address that settles, named in the permit's witness. */
+    facilitator: Address
+  }
+}
+
+/** The 402 extensions an `upto` offer adds: EIP-2612 gas sponsoring, so a payer needs no approval transaction. */
+export function extensions(): Record<string, unknown> {
+  return declareEip2612GasSponsoringExtension()
+}
+
+/** Whether the request carries an x402 v2 payment in the `upto` scheme. */
+export function carries(headers: Headers): boolean {
+  const header = headers.get('payment-signature')
+  if (!header) return false
+  try {
+    const raw = decodePaymentSignatureHeader(header) as { accepted?: { scheme?: unknown } }
+    return raw.accepted?.scheme === scheme
+  } catch {
+    return false
+  }
+}
+
+/** A checked `upto` payment, or why it is refused. */
+export type Decoded = { ok: true; permit: UptoPermit } | { ok: false; reason: Refusal; message: string }
+
+/**
+ * Reads an `upto` `PAYMENT-SIGNATURE` and checks it without the chain: network, token, payee, spender (the proxy),
+ * facilitator (ours), permitted amount (the offered maximum), time window and, for a 65-byte signature, that it
+ * recovers to the owner under Permit2's domain. An EIP-2612 permit for Permit2 (gas sponsoring) must be the owner's,
+ * for this token and the maximum.
+ */
+export async function decode(parameters: decode.Parameters): Promise<Decoded> {
+  const { header, terms, max, facilitator, now } = parameters
+  const refuse = (reason: Refusal, message: string): Decoded => ({ ok: false, reason, message })
+  const read = readV2(header)
+  if (!read.ok) return read
+  const { accepted, payload } = read.data
+  if (accepted.network !== terms.network)
+    return refuse('wrong_network', `The payment is for ${echo(accepted.network)}; this offer is on ${terms.network}.`)
+  const wire = payload as { signature?: unknown; permit2Authorization?: Record<string, unknown> }
+  const authorization = wire.permit2Authorization
+  const permitted = authorization?.permitted as Record<string, unknown> | undefined
+  const witness = authorization?.witness as Record<string, unknown> | undefined
+  const addresses = [authorization?.from, authorization?.spender, permitted?.token, witness?.to, witness?.facilitator]
+  const integers = [permitted?.amount, authorization?.nonce, authorization?.deadline, witness?.validAfter]
+  if (
+    !addresses.every((value) => typeof value === 'string' && isAddress(value, { strict: false })) ||
+    !integers.every((value) => typeof value === 'string' && /^\d{1,78}$/.test(value)) ||
+    typeof wire.signature !== 'string' ||
+    !/^0x([0-9a-fA-F]{2})+$/.test(wire.signature)
+  )
+    return refuse('malformed_payment', 'The payload is not an upto Permit2 authorization with its signature.')
+  const permit: UptoPermit = {
+    owner: getAddress(authorization!.from as string),
+    token: getAddress(permitted!.token as string),
+    max: BigInt(permitted!.amount as string),
+    nonce: BigInt(authorization!.nonce as string),
+    deadline: BigInt(authorization!.deadline as string),
+    to: getAddress(witness!.to as string),
+    facilitator: getAddress(witness!.facilitator as string),
+    validAfter: BigInt(witness!.validAfter as string),
+    signature: wire.signature as Hex,
+  }
+  if (permit.token !== getAddress(terms.asset.address))
+    return refuse(
+      'wrong_asset',
+      `The permit moves ${permit.token}; this offer is in ${getAddress(terms.asset.address)}.`,
+    )
+  if (permit.to !== getAddress(terms.payTo))
+    return refuse('wrong_payee', `The permit pays ${permit.to}; this offer pays ${getAddress(terms.payTo)}.`)
+  if (getAddress(authorization!.spender as string) !== uptoProxyAddress)
+    return refuse('malformed_payment', `The permit's spender must be the upto proxy ${uptoProxyAddress}.`)
+  if (permit.facilitator !== getAddress(facilitator))
+    return refuse(
+      'malformed_payment',
+      `The permit names facilitator ${permit.facilitator}; this gateway settles as ${getAddress(facilitator)}.`,
+    )
+  if (permit.max !== max)
+    return refuse('amount_mismatch', `The permit authorizes ${permit.max}; this call's maximum is ${max}.`)
+  const seconds = BigInt(Math.floor(now.getTime() / 1000))
+  if (permit.validAfter > seconds)
+    return refuse('not_yet_valid', `The permit is valid only after ${permit.validAfter} (unix seconds).`)
+  if (permit.deadline < seconds + settlementMarginSeconds)
+    return refuse('expired', `The permit expired at ${permit.deadline} (unix seconds).`)
+  // A longer window would let a crashed settlement stay undecided for that long.
+  if (permit.deadline > seconds + BigInt(terms.maxTimeoutSeconds) + 60n)
+    return refuse(
+      'malformed_payment',
+      `The deadline is more than maxTimeoutSeconds (${terms.maxTimeoutSeconds}) ahead.`,
+    )
+  const chainId = chainIdOf(terms.network)
+  // A 65-byte signature is an EOA's and recovers here; anything else (EIP-1271) is for the simulation to judge.
+  if (size(permit.signature) === 65) {
+    const signer = await recoverTypedDataAddress({ ...uptoTypedData(permit, chainId), signature: permit.signature })
+    if (signer !== permit.owner)
+      return refuse('invalid_signature', `The signature does not recover to ${permit.owner} under Permit2's domain.`)
+  }
+  const info = extractEip2612GasSponsoringInfo(read.data as never)
+  if (!info) return { ok: true, permit }
+  if (
+    !validateEip2612GasSponsoringInfo(info) ||
+    getAddress(info.from) !== permit.owner ||
+    getAddress(info.asset) !== permit.token ||
+    getAddress(info.spender) !== permit2Address ||
+    BigInt(info.amount) !== permit.max ||
+    BigInt(info.deadline) < seconds + settlementMarginSeconds ||
+    size(info.signature as Hex) !== 65
+  )
+    return refuse(
+      'malformed_payment',
+      `The eip2612GasSponsoring permit must be ${permit.owner}'s, for Permit2, of ${permit.max} and still valid.`,
+    )
+  return {
+    ok: true,
+    permit: { ...permit, approval: { deadline: BigInt(info.deadline), signature: info.signature as Hex } },
+  }
+}
+
+export declare namespace decode {
+  type Parameters = {
+    /** The `PAYMENT-SIGNATURE` header. */
+    header: string
+    /** Network, asset and payee. */
+    terms: PaymentTerms
+    /** The most this call may cost: the permit must authorize exactly this. */
+    max: bigint
+    /** The address that settles: the permit's witness must name it. */
+    facilitator: Address
+    /** Current time. */
+    now: Date
+  }
+}
+
+/** The ledger key nonce of a permit: its Permit2 nonce as 32 bytes. */
+export function nonceOf(permit: UptoPermit): Hex {
+  return toHex(permit.nonce, { size: 32 })
+}
+
+/**
+ * A permit as the ledger keeps it. The fields of an EIP-3009 authorization are there too (`value` the maximum,
+ * `validBefore` the deadline), so that what reads any entry's window reads this one's.
+ */
+export function serialize(permit: UptoPermit): string {
+  return JSON.stringify({
+    scheme,
+    from: permit.owner,
+    to: permit.to,
+    value: permit.max.toString(),
+    validAfter: permit.validAfter.toString(),
+    validBefore: permit.deadline.toString(),
+    nonce: nonceOf(permit),
+    signature: permit.signature,
+    token: permit.token,
+    facilitator: permit.facilitator,
+    ...(permit.approval
+      ? { approval: { deadline: permit.approval.deadline.toString(), signature: permit.approval.signature } }
+      : {}),
+  })
+}
+
+/** Whether a ledger entry's authorization is an `upto` permit. */
+export function isUpto(authorization: string): boolean {
+  try {
+    return (JSON.parse(authorization) as { scheme?: unknown }).scheme === scheme
+  } catch {
+    return false
+  }
+}
+
+/** Reads back a permit written by {@link serialize}. */
+export function deserialize(text: string): UptoPermit {
+  const parsed = JSON.parse(text) as Record<string, string> & { approval?: { deadline: string; signature: Hex } }
+  return {
+    owner: parsed.from as Address,
+    token: parsed.token as Address,
+    max: BigInt(parsed.value!),
+    nonce: BigInt(parsed.nonce!),
+    deadline: BigInt(parsed.validBefore!),
+    to: parsed.to as Address,
+    facilitator: parsed.facilitator as Address,
+    validAfter: BigInt(parsed.validAfter!),
+    signature: parsed.signature as Hex,
+    ...(parsed.approval
+      ? { approval: { deadline: BigInt(parsed.approval.deadline), signature: parsed.approval.signature } }
+      : {}),
+  }
+}
+
+/**
+ * The `upto` contracts as the settlement machinery's facilitator: `settle` sends the ledger's permit for the amount
+ * the ledger says is charged, from the relayer the permit names; `status` asks Permit2 whether the nonce is used. Verification happens before the claim (`chain.check`), so `verify` is never asked.
+ */
+export function facilitatorOf(parameters: facilitatorOf.Parameters): Facilitator {
+  const { chain, entryOf } = parameters
+  return {
+    verify: () =>
+      Promise.resolve({
+        ok: false,
+        reason: 'malformed_payment',
+        message: 'upto permits are checked before the claim.',
+      }),
+    // The amount is the ledger's (what the meter charged), never the authorization's: a settlement taken over from a
+    // dead process reads its authorization back from the ledger, where `value` is the permit's maximum.
+    async settle({ authorization, onSubmitted }) {
+      const held = await entryOf({ payer: authorization.from, nonce: authorization.nonce })
+      if (!held) return { ok: false, reason: 'settlement_failed', message: 'The ledger holds no upto permit for it.' }
+      return chain.settle(held.permit, held.amount, onSubmitted)
+    },
+    async status({ payer, nonce, transaction }) {
+      return (await chain.used(payer, BigInt(nonce))) ? { state: 'settled', transaction } : { state: 'unused' }
+    },
+  }
+}
+
+export declare namespace facilitatorOf {
+  type Parameters = {
+    /** The contracts, through the relayer. */
+    chain: uptoChain.ReturnType
+    /** The permit of a ledger entry and the amount it settles for. */
+    entryOf: (key: { payer: Address; nonce: Hex }) => Promise<{ permit: UptoPermit; amount: bigint } | undefined>
+  }
+}
