@@ -21,6 +21,7 @@ import { channelAuthorizerIndex, channelChain, channelRelayerIndex } from '../ad
 import { account, contracts, devnet, devnetChain, devPriceFeeds } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
 import { arbiterIndex, escrowArbiter, escrowChain } from '../adapters/chain/escrow.js'
+import { futuresOperatorIndex, futuresTreasury } from '../adapters/chain/futures.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
@@ -88,6 +89,7 @@ import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
+import * as futuresFamily from '../modules/futures/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import * as researchFamily from '../modules/research/index.js'
 import * as robotsFamily from '../modules/robots/index.js'
@@ -346,7 +348,36 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     simulator,
     storage: storageOf(config),
     historicalPrices: historicalPricesOf(config),
+    books: store,
+    futures: futuresOf(config, settlement),
   }
+}
+
+/**
+ * The compute-futures treasury: deposits to FUTURES_DEPOSIT_ADDRESS (or the operator's address), refunds from
+ * FUTURES_OPERATOR_PRIVATE_KEY; on a devnet the account at mnemonic index {@link futuresOperatorIndex}, funded at
+ * genesis, is both. None off a devnet without either.
+ */
+function futuresOf(config: Config, settlement: Settlement) {
+  const env = config.modules[futuresFamily.manifest.name] as
+    | Static<NonNullable<typeof futuresFamily.manifest.env>>
+    | undefined
+  if (!env) return undefined
+  const key = env.FUTURES_OPERATOR_PRIVATE_KEY as Hex | undefined
+  const operator = key
+    ? privateKeyToAccount(key)
+    : settlement.isDevnet
+      ? privateKeyToAccount(account({ index: futuresOperatorIndex }).privateKey)
+      : undefined
+  const depositAddress = (env.FUTURES_DEPOSIT_ADDRESS as Address | undefined) ?? operator?.address
+  if (!depositAddress) return undefined
+  return futuresTreasury({
+    client: settlement.client,
+    chainId: settlement.chain.id,
+    token: settlement.terms.asset.address,
+    depositAddress,
+    operator: operator && { account: operator, chain: settlement.chain, transport: settlement.transport },
+  })
 }
 
 /**

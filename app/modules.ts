@@ -12,6 +12,7 @@ import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as fx from '../modules/fx/index.js'
+import * as futures from '../modules/futures/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
@@ -79,6 +80,8 @@ export const families: readonly Module.AnyModule[] = [
   research.manifest,
   webhooks.manifest,
   cron.manifest,
+  futures.manifest,
+  futures.pricingManifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -121,6 +124,9 @@ export const portNames: Record<Module.Port, string> = {
   sessionSecret: 'a session secret',
   storage: 'a blockstore (the store)',
   historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
+  books: 'a store',
+  futures:
+    'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

@@ -7,6 +7,7 @@ import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
 import type { FxReference } from './FxReference.js'
+import type { Treasury as FuturesTreasury } from './Futures.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { Ledger } from './Ledger.js'
@@ -134,6 +135,13 @@ export type Ports = {
   extractor: Search.Extractor
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
+  /**
+   * The store itself, outside the journal that takes back a paid call's writes when its fee is never settled: for
+   * ledgers of what already happened on chain or upstream (compute futures), which must never be taken back.
+   */
+  books: Store
+  /** The compute-futures operator on the settlement chain: its deposit address and the wallet that sends refunds. */
+  futures: FuturesTreasury
 }
 
 /** The name of a port. */
