@@ -34,13 +34,13 @@ export function tierOf(bought: bigint): { tier: Tier; next: Tier | undefined } {
 }
 
 /**
- * What a job of list price `price` costs at `discountBps` off. The discount is rounded down to the atomic unit, the
- * way the compute batch discount is, so the cost never exceeds the list price and never undercuts the stated rate.
+ * What a job of list price `price` costs at `discountBps` off: rounded down to the atomic unit (the discount up), as
+ * the compute batch discount is, so the depositor never pays above the advertised rate.
  */
 export function costOf(parameters: costOf.Parameters): bigint {
   const { price, discountBps } = parameters
   if (price < 0n) throw new RangeError('A price is never negative.')
-  return price - (price * discountBps) / 10_000n
+  return (price * (10_000n - discountBps)) / 10_000n
 }
 
 export declare namespace costOf {

@@ -30,10 +30,11 @@ describe('costOf', () => {
     [1_000_000n, 0n, 1_000_000n],
     [1_000_000n, 500n, 950_000n],
     [1_000_000n, 1_500n, 850_000n],
-    // 3000 * 5% = 150 exactly; 3001 * 5% = 150.05, the discount rounds down to 150.
+    // 3001 at 95% is 2850.95: the cost rounds down, never above the advertised rate.
     [3_000n, 500n, 2_850n],
-    [3_001n, 500n, 2_851n],
-    [1n, 1_500n, 1n],
+    [3_001n, 500n, 2_850n],
+    [3_000n, 1_500n, 2_550n],
+    [1n, 1_500n, 0n],
     [0n, 1_500n, 0n],
   ])('vector: %p at %p bps costs %p', (price, discountBps, cost) => {
     expect(Futures.costOf({ price, discountBps })).toBe(cost)
