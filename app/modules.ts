@@ -11,8 +11,8 @@ import * as chaindata from '../modules/chaindata/index.js'
 import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
-import * as fx from '../modules/fx/index.js'
 import * as futures from '../modules/futures/index.js'
+import * as fx from '../modules/fx/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
@@ -125,8 +125,8 @@ export const portNames: Record<Module.Port, string> = {
   storage: 'a blockstore (the store)',
   historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
   books: 'a store',
-  futures:
-    'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
+  compute: 'a compute model catalog (COMPUTE_MODELS)',
+  futures: 'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

@@ -4,10 +4,11 @@ import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
+import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
-import type { FxReference } from './FxReference.js'
 import type { Treasury as FuturesTreasury } from './Futures.js'
+import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { Ledger } from './Ledger.js'
@@ -142,6 +143,13 @@ export type Ports = {
   books: Store
   /** The compute-futures operator on the settlement chain: its deposit address and the wallet that sends refunds. */
   futures: FuturesTreasury
+  /** The operator's compute models (COMPUTE_MODELS) and the OpenAI-compatible upstream of the kinds that answer at once. */
+  compute: {
+    /** The model catalog. */
+    models: ComputeModels
+    /** The OpenAI-compatible upstream, when configured. */
+    direct?: ComputeDirect | undefined
+  }
 }
 
 /** The name of a port. */

@@ -8,8 +8,8 @@ import {
   type LocalAccount,
   type PublicClient,
   parseEventLogs,
-  type Transport,
   TransactionReceiptNotFoundError,
+  type Transport,
 } from 'viem'
 import type * as Futures from '../../core/Futures.js'
 
@@ -36,7 +36,9 @@ export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures
     }
     const latest = await client.getBlockNumber({ cacheTime: 0 })
     const transfers = parseEventLogs({ abi: erc20Abi, eventName: 'Transfer', logs: mined.logs, strict: true })
-      .filter((log) => !log.removed && isAddressEqual(log.address, token) && isAddressEqual(log.args.to, depositAddress))
+      .filter(
+        (log) => !log.removed && isAddressEqual(log.address, token) && isAddressEqual(log.args.to, depositAddress),
+      )
       .map((log) => ({
         from: getAddress(log.args.from),
         to: getAddress(log.args.to),

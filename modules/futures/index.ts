@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox'
+import * as Compute from '../../core/Compute.js'
 import * as Module from '../../core/Module.js'
-import { routes, pricing } from './routes.js'
+import { pricing, routes } from './routes.js'
 import { BalanceOutput, HistoryOutput } from './schema.js'
-import type { Deps } from './service.js'
+import { type Deps, runnerOf } from './service.js'
 
 /** The compute-futures module, mounted by the gateway. */
 export function futures(deps: Deps) {
@@ -46,9 +47,16 @@ export const manifest = Module.define({
     '/api/v1/compute-futures/refund',
   ],
   needs: ['books', 'futures'],
+  uses: ['compute'],
   env,
   routes: ({ ports, env }) =>
-    futures({ books: ports.books, treasury: ports.futures, confirmations: BigInt(env.FUTURES_CONFIRMATIONS) }),
+    futures({
+      books: ports.books,
+      treasury: ports.futures,
+      confirmations: BigInt(env.FUTURES_CONFIRMATIONS),
+      // Without the upstream a job could only fail after its reservation: `execute` answers 503 before payment.
+      runner: ports.compute?.direct ? runnerOf(ports.compute) : undefined,
+    }),
   outputs: {
     'GET /api/v1/compute-futures/balance': BalanceOutput,
     'GET /api/v1/compute-futures/history': HistoryOutput,
@@ -60,5 +68,10 @@ export const pricingManifest = Module.define({
   name: 'compute-futures-pricing',
   paths: ['/api/v1/compute-futures/pricing'],
   needs: [],
-  routes: () => pricing({}, { batchDiscountBps: 1_000n, maxBatchJobs: 50 }),
+  uses: ['compute'],
+  routes: ({ ports }) =>
+    pricing(
+      { runner: ports.compute && runnerOf(ports.compute) },
+      { batchDiscountBps: Compute.batchDiscountBps, maxBatchJobs: Compute.maxBatchJobs },
+    ),
 })

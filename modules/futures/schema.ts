@@ -36,30 +36,93 @@ export const maxHistory = 500
 export const HistoryQuery = Type.Object({
   id: Type.Optional(accountId),
   from: Type.Optional(
-    Type.Integer({ minimum: 1, description: 'First entry (sequence number, from 1) to answer. @default 1' }),
+    Type.String({
+      pattern: '^[1-9][0-9]{0,8}$',
+      description: 'First entry (sequence number, from 1) to answer. @default 1',
+    }),
   ),
   limit: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: maxHistory, description: `Most entries, 1 to ${maxHistory}. @default 100` }),
+    Type.String({
+      pattern: '^(?:[1-9][0-9]{0,1}|[1-4][0-9]{2}|500)$',
+      description: `Most entries, 1 to ${maxHistory}. @default 100`,
+    }),
   ),
 })
 /** Query of `GET /api/v1/compute-futures/history`. */
 export type HistoryQuery = Static<typeof HistoryQuery>
 
-/** Body of `POST /api/v1/compute-futures/execute`. */
-export const ExecuteBody = Type.Object(
-  {
-    id: Type.Optional(accountId),
-    job: Type.Object(
-      {},
+const model = Type.String({ minLength: 1, maxLength: 100, description: 'A model id of compute/models.' })
+const text = (description: string) => Type.String({ minLength: 1, maxLength: 200_000, description })
+
+/** One job `execute` runs: a synchronous compute kind and the fields of its compute endpoint. */
+export const Job = Type.Union(
+  [
+    Type.Object(
       {
-        additionalProperties: true,
-        description:
-          'The compute job, as one compute/batch job: `kind` (text, embeddings, tts, stt, image) and that endpoint\'s body (`model`, ...).',
+        kind: Type.Literal('text'),
+        model,
+        prompt: Type.Optional(text('A prompt, as one user message; or give `messages`.')),
+        messages: Type.Optional(
+          Type.Array(Type.Object({ role: Type.String({ minLength: 1, maxLength: 20 }), content: Type.String() }), {
+            minItems: 1,
+            maxItems: 100,
+            description: 'The conversation, OpenAI chat shape.',
+          }),
+        ),
+        max_tokens: Type.Optional(
+          Type.Integer({ minimum: 1, description: "Ceiling of tokens; the model's limit at most." }),
+        ),
+        temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
       },
+      { additionalProperties: false },
     ),
-  },
-  { additionalProperties: false },
+    Type.Object(
+      {
+        kind: Type.Literal('embeddings'),
+        model,
+        input: Type.Union([text('A text to embed.'), Type.Array(text('A text to embed.'), { minItems: 1 })]),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('tts'),
+        model,
+        input: text('The text to speak.'),
+        voice: Type.String({ minLength: 1, maxLength: 50 }),
+        response_format: Type.Optional(Type.String({ minLength: 1, maxLength: 10 })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('stt'),
+        model,
+        audio: Type.String({ minLength: 1, maxLength: 40_000_000, description: 'The audio, base64.' }),
+        filename: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: '@default audio.mp3' })),
+        language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('image'),
+        model,
+        prompt: text('What to draw.'),
+        size: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 20, description: "A priced size; the model's first by default." }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'The job: a compute kind that answers at once (text, embeddings, tts, stt, image) and its fields.' },
 )
+/** One job `execute` runs. */
+export type Job = Static<typeof Job>
+
+/** Body of `POST /api/v1/compute-futures/execute`. */
+export const ExecuteBody = Type.Object({ id: Type.Optional(accountId), job: Job }, { additionalProperties: false })
 /** Body of `POST /api/v1/compute-futures/execute`. */
 export type ExecuteBody = Static<typeof ExecuteBody>
 
@@ -107,7 +170,10 @@ export const BalanceOutput = Type.Object({
   balances: Balances,
   tier: TierView,
   discountPercent: Type.Number(),
-  nextTier: Type.Union([Type.Intersect([TierView, Type.Object({ missing: usd('Credit to buy to reach it') })]), Type.Null()]),
+  nextTier: Type.Union([
+    Type.Intersect([TierView, Type.Object({ missing: usd('Credit to buy to reach it') })]),
+    Type.Null(),
+  ]),
 })
 
 /** Answer of `GET /api/v1/compute-futures/history`. */

@@ -1,5 +1,8 @@
+import { base64 } from '@scure/base'
+import { Value } from '@sinclair/typebox/value'
 import { type Address, getAddress, type Hash, isAddressEqual } from 'viem'
 import * as AuditChain from '../../core/AuditChain.js'
+import * as Compute from '../../core/Compute.js'
 import {
   ConflictError,
   ForbiddenError,
@@ -7,21 +10,90 @@ import {
   UpstreamFailedError,
   UpstreamTimeoutError,
   UpstreamUnavailableError,
+  ValidationError,
 } from '../../core/Errors.js'
 import * as Futures from '../../core/Futures.js'
 import * as Price from '../../core/Price.js'
 import { genesisHash, type LogEntry, type Store, walk } from '../../core/Store.js'
 import * as Upstream from '../../core/Upstream.js'
-import type { BalanceQuery, DepositBody, ExecuteBody, HistoryQuery, RefundBody } from './schema.js'
+import type { BalanceQuery, DepositBody, ExecuteBody, HistoryQuery, Job, RefundBody } from './schema.js'
+import { Job as JobSchema } from './schema.js'
 
-/** A compute job as the futures account runs it: its model, kind and list price, then its run. */
+/** Compute jobs as a futures account runs them: priced from the operator's catalog, run on its upstream. */
 export type Runner = {
   /** The job's model, kind and list price (USDC atomic units); throws a `ValidationError` for a job it refuses. */
-  price: (job: unknown) => { model: string; kind: string; price: bigint }
+  price: (job: Job) => { model: string; kind: string; price: bigint }
   /** Runs the job; an upstream failure comes back as data. */
-  run: (job: unknown) => Promise<Upstream.Outcome<{ result: unknown }>>
-  /** Every offered model with its kind and list price (the lowest, for a model priced by size). */
-  models: () => readonly { model: string; kind: string; price: bigint }[]
+  run: (job: Job) => Promise<Upstream.Outcome<{ result: unknown }>>
+  /** Every model a job may name, with its kind and list price per size. */
+  models: () => readonly { model: string; kind: string; size: string; price: bigint }[]
+}
+
+/**
+ * The runner over the operator's compute catalog and its OpenAI-compatible upstream: the kinds that answer at once
+ * (text, embeddings, speech, transcription, images). A model that runs on Replicate is an asynchronous job, which
+ * `execute` does not hold a reservation open for: it is refused before payment.
+ */
+export function runnerOf(compute: { models: Compute.Models; direct?: Compute.Direct | undefined }): Runner {
+  const { models, direct } = compute
+  const synchronous = [...models.values()].filter((model) => model.upstream === 'openai' && model.kind !== 'video')
+  const read = (body: Job): Compute.Job => {
+    const model = Compute.modelFor({
+      models: new Map(synchronous.map((candidate) => [candidate.id, candidate])),
+      model: body.model,
+      kind: body.kind,
+      field: 'job.model',
+    })
+    switch (body.kind) {
+      case 'text': {
+        const messages =
+          body.messages ?? (body.prompt === undefined ? undefined : [{ role: 'user', content: body.prompt }])
+        if (!messages) throw new ValidationError({ field: 'job.prompt', message: 'give `prompt` or `messages`.' })
+        return { kind: 'text', model, messages, maxTokens: body.max_tokens, temperature: body.temperature }
+      }
+      case 'embeddings':
+        return { kind: 'embeddings', model, input: typeof body.input === 'string' ? [body.input] : body.input }
+      case 'tts':
+        return { kind: 'tts', model, input: body.input, voice: body.voice, format: body.response_format }
+      case 'stt': {
+        let audio: Uint8Array
+        try {
+          audio = base64.decode(body.audio)
+        } catch {
+          throw new ValidationError({ field: 'job.audio', message: 'is not base64.' })
+        }
+        return { kind: 'stt', model, audio, filename: body.filename ?? 'audio.mp3', language: body.language }
+      }
+      case 'image':
+        return { kind: 'image', model, prompt: body.prompt, size: body.size ?? [...model.prices.keys()][0]! }
+    }
+  }
+  const checked = (body: Job) => {
+    const job = read(body)
+    Compute.check(job, 'job.')
+    return job
+  }
+  return {
+    price(body) {
+      const job = checked(body)
+      const size = job.kind === 'image' ? job.size : undefined
+      return {
+        model: job.model.id,
+        kind: job.kind,
+        price: Compute.priceOf({ models, request: { model: job.model.id, size } }),
+      }
+    },
+    async run(body) {
+      const ran = await Compute.run({ direct, job: checked(body) })
+      if (!ran.ok) return ran
+      if (ran.ran.type !== 'done') throw new Error('A synchronous compute job started a prediction.')
+      return { ok: true, result: ran.ran.output }
+    },
+    models: () =>
+      synchronous.flatMap((model) =>
+        [...model.prices].map(([size, price]) => ({ model: model.id, kind: model.kind, size, price })),
+      ),
+  }
 }
 
 /** What the compute-futures module needs from outside. */
@@ -128,7 +200,9 @@ async function move(
   })
   // A hint only: a lost race leaves an older sequence, from which `latest` still reads forward to the end.
   await deps.books.update<AccountRecord>(accounts, id, ({ value }) =>
-    value.sequence >= entry.sequence ? { refused: true, reason: 'a later entry is known' } : { ...value, sequence: entry.sequence },
+    value.sequence >= entry.sequence
+      ? { refused: true, reason: 'a later entry is known' }
+      : { ...value, sequence: entry.sequence },
   )
   return entry
 }
@@ -149,7 +223,7 @@ async function latest(deps: Deps, id: string, hint: number): Promise<LogEntry<En
 async function own(deps: Deps, caller: Address, id: string | undefined) {
   const accountId = id ?? Futures.idOf({ depositor: caller, chainId: deps.treasury.chainId })
   const record = await deps.books.get<AccountRecord>(accounts, accountId)
-  if (!record || !record.owners.some((owner) => isAddressEqual(owner, caller)))
+  if (!record?.owners.some((owner) => isAddressEqual(owner, caller)))
     throw new NotFoundError(
       id === undefined
         ? 'The paying wallet has no futures account yet: deposit USDC first (compute-futures/deposit).'
@@ -304,9 +378,10 @@ async function resume(
 export function preflightExecute(deps: Pick<Deps, 'runner'>, body: Partial<ExecuteBody>): void {
   if (!deps.runner)
     throw new UpstreamUnavailableError(
-      'No compute model is configured (COMPUTE_MODELS), so no futures job can run; deposits, balances and refunds work.',
+      'No compute model runs here (COMPUTE_MODELS with an OpenAI-compatible upstream), so no futures job can run; deposits, balances and refunds work.',
     )
-  if (body.job !== undefined) deps.runner.price(body.job)
+  // A job the schema refuses is left to it (a 400 naming the field); one it admits is priced and checked here.
+  if (Value.Check(JobSchema, body.job)) deps.runner.price(body.job)
 }
 
 /**
@@ -361,8 +436,11 @@ export async function execute(deps: Deps, input: ExecuteBody & { caller: Address
 /** Every credit and debit of the caller's account in order, each with its job, model, price and resulting balances. */
 export async function history(deps: Deps, input: HistoryQuery & { caller: Address }) {
   const { id } = await own(deps, input.caller, input.id)
-  const limit = input.limit ?? 100
-  const page = await deps.books.entries<Entry>(journalOf(id), { fromSequence: input.from ?? 1, limit: limit + 1 })
+  const limit = Number(input.limit ?? 100)
+  const page = await deps.books.entries<Entry>(journalOf(id), {
+    fromSequence: Number(input.from ?? 1),
+    limit: limit + 1,
+  })
   const shown = page.slice(0, limit)
   return {
     id,
@@ -391,9 +469,10 @@ export function pricing(deps: Pick<Deps, 'runner'>, parameters: { batchDiscountB
   return {
     tiers: Futures.tiers.map(tierView),
     basis: 'credit bought: deposited less refunded',
-    models: (deps.runner?.models() ?? []).map(({ model, kind, price }) => ({
+    models: (deps.runner?.models() ?? []).map(({ model, kind, size, price }) => ({
       model,
       kind,
+      size,
       price: usd(price),
       costs: Object.fromEntries(
         Futures.tiers.map((tier) => [tier.name, usd(Futures.costOf({ price, discountBps: tier.discountBps }))]),
@@ -412,7 +491,7 @@ export function pricing(deps: Pick<Deps, 'runner'>, parameters: { batchDiscountB
 export function preflightRefund(deps: Pick<Deps, 'treasury'>): void {
   if (!deps.treasury.send)
     throw new UpstreamUnavailableError(
-      "No operator key is configured (FUTURES_OPERATOR_PRIVATE_KEY), so the gateway cannot send refunds; credit stays on the account.",
+      'No operator key is configured (FUTURES_OPERATOR_PRIVATE_KEY), so the gateway cannot send refunds; credit stays on the account.',
     )
 }
 
@@ -433,7 +512,8 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
     'hold',
     (before) => {
       const amount = asked ?? before.available
-      if (amount === 0n) throw new ConflictError('No available credit to refund.', { details: { available: '0.000000' } })
+      if (amount === 0n)
+        throw new ConflictError('No available credit to refund.', { details: { available: '0.000000' } })
       return amount
     },
     { job: refundId },

@@ -3,16 +3,27 @@ import { type Address, createWalletClient, erc20Abi, type Hash, type PrivateKeyA
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { account, devnet } from '../../adapters/chain/devnet.js'
 import { futuresOperatorIndex, futuresTreasury } from '../../adapters/chain/futures.js'
+import { openai } from '../../adapters/compute/openai.js'
 import { memory } from '../../adapters/store/memory.js'
-import type * as Futures from '../../core/Futures.js'
+import { postgres } from '../../adapters/store/postgres.js'
+import { sqlite } from '../../adapters/store/sqlite.js'
+import * as Compute from '../../core/Compute.js'
+import * as Futures from '../../core/Futures.js'
+import type * as Module from '../../core/Module.js'
+import type { Store } from '../../core/Store.js'
 import { manifest, pricingManifest } from '../../modules/futures/index.js'
+import { journalOf } from '../../modules/futures/service.js'
+import { type Fixture, postgresFixture, sqliteFixture } from '../support/backends.js'
 import { usdcBalance } from '../support/chain.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, refused } from '../support/module.js'
+import { openaiStub } from '../support/openai.js'
 
 let chain: devnet.Devnet
 let treasury: Futures.Treasury
 let app: ReturnType<typeof moduleGateway>
+let stub: ReturnType<typeof openaiStub>
+let compute: Module.Ports['compute']
 const operator = privateKeyToAccount(account({ index: futuresOperatorIndex }).privateKey)
 
 beforeAll(async () => {
@@ -25,9 +36,27 @@ beforeAll(async () => {
     operator: { account: operator, chain: chain.chain, transport: chain.transport },
   })
   app = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+  stub = openaiStub()
+  compute = {
+    models: Compute.fromJson(
+      JSON.stringify({
+        'small-model': { kind: 'text', upstream: 'openai', upstreamModel: 'small-model', price: '0.003' },
+        'large-model': { kind: 'text', upstream: 'openai', upstreamModel: 'large-model', price: '0.10' },
+        'drawing-model': {
+          kind: 'image',
+          upstream: 'openai',
+          upstreamModel: 'drawing-model',
+          prices: { '512x512': '0.02', '1024x1024': '0.08' },
+        },
+        'video-model': { kind: 'video', upstream: 'replicate', upstreamModel: 'owner/video', price: '0.40' },
+      }),
+    ),
+    direct: openai({ baseUrl: stub.url }),
+  }
 })
 
 afterAll(async () => {
+  stub.stop()
   await chain.close()
 })
 
@@ -237,6 +266,188 @@ describe('POST /api/v1/compute-futures/refund', () => {
   })
 })
 
+/** A gateway of the futures family on `books`, with the compute runner on the OpenAI stand-in. */
+const withCompute = (books: Store = memory()) =>
+  moduleGateway(manifest, { ports: { books, futures: treasury, compute } })
+
+describe('POST /api/v1/compute-futures/execute', () => {
+  test('default: runs the job and debits its cost less the tier discount', async () => {
+    const depositor = signer(8)
+    const gateway = withCompute()
+    await deposit(gateway, depositor, 20_000_000n)
+    stub.reset()
+    const body = await ok(
+      await gateway.post(
+        '/api/v1/compute-futures/execute',
+        { job: { kind: 'text', model: 'large-model', prompt: 'Say hello.' } },
+        depositor,
+      ),
+    )
+    expect(body).toMatchObject({
+      kind: 'text',
+      model: 'large-model',
+      price: '0.100000',
+      discountPercent: 5,
+      cost: '0.095000',
+      balances: { available: '19.905000', reserved: '0.000000', spent: '0.095000', jobs: 1 },
+      result: { text: 'Hello there.', finishReason: 'stop' },
+    })
+    expect(stub.last().body).toMatchObject({
+      model: 'large-model',
+      messages: [{ role: 'user', content: 'Say hello.' }],
+    })
+    const history = await ok(await gateway.get('/api/v1/compute-futures/history?from=2', depositor))
+    expect(history.entries).toMatchObject([
+      { sequence: 2, kind: 'reserve', amount: '0.095000', job: body.job, model: 'large-model' },
+      {
+        sequence: 3,
+        kind: 'charge',
+        amount: '0.095000',
+        debit: 'reserved',
+        credit: 'revenue',
+        job: body.job,
+        model: 'large-model',
+        price: '0.100000',
+        discountPercent: 5,
+        balances: { available: '19.905000' },
+      },
+    ])
+    expect(history.next).toBeNull()
+  })
+
+  test('behavior: a failed job is not debited, and its call is not charged', async () => {
+    const depositor = signer(9)
+    const gateway = withCompute()
+    await deposit(gateway, depositor, 1_000_000n)
+    const settled = gateway.settled.length
+    stub.reset()
+    stub.state.answer = () => Response.json({ error: { message: 'overloaded' } }, { status: 500 })
+    const response = await gateway.post(
+      '/api/v1/compute-futures/execute',
+      { job: { kind: 'text', model: 'small-model', prompt: 'hi' } },
+      depositor,
+    )
+    stub.reset()
+    expect(response.status).toBe(502)
+    expect(gateway.settled.length).toBe(settled)
+    const balance = await ok(await gateway.get('/api/v1/compute-futures/balance', depositor))
+    expect(balance.balances).toMatchObject({ available: '1.000000', reserved: '0.000000', spent: '0.000000' })
+    const history = await ok(await gateway.get('/api/v1/compute-futures/history', depositor))
+    expect(history.entries.map((entry: any) => entry.kind)).toEqual(['deposit', 'reserve', 'release'])
+  })
+
+  test('error: credit short of the cost is a 409, not charged, and the job never runs', async () => {
+    const depositor = signer(0)
+    const gateway = withCompute()
+    await deposit(gateway, depositor, 50_000n)
+    stub.reset()
+    const settled = gateway.settled.length
+    const body = await refused(
+      await gateway.post(
+        '/api/v1/compute-futures/execute',
+        { job: { kind: 'text', model: 'large-model', prompt: 'hi' } },
+        depositor,
+      ),
+      409,
+    )
+    expect(body).toMatchObject({ available: '50000', required: '100000' })
+    expect(stub.received.length).toBe(0)
+    expect(gateway.settled.length).toBe(settled)
+  })
+
+  test('security: another payer cannot spend an account that is not theirs', async () => {
+    const gateway = withCompute()
+    const { id } = await deposit(gateway, alice(), 1_000_000n)
+    stub.reset()
+    await refused(
+      await gateway.post(
+        '/api/v1/compute-futures/execute',
+        { id, job: { kind: 'text', model: 'small-model', prompt: 'hi' } },
+        bob(),
+      ),
+      404,
+    )
+    expect(stub.received.length).toBe(0)
+  })
+
+  test('error: unknown models, asynchronous models and bad jobs are 400s before payment', async () => {
+    const gateway = withCompute()
+    for (const job of [
+      { kind: 'text', model: 'nope', prompt: 'hi' },
+      { kind: 'video', model: 'video-model', prompt: 'a cat' },
+      { kind: 'image', model: 'drawing-model', prompt: 'a cat', size: '2x2' },
+      { kind: 'text', model: 'small-model' },
+    ]) {
+      const response = await gateway.post('/api/v1/compute-futures/execute', { job })
+      expect(response.status).toBe(400)
+    }
+  })
+
+  test('error: with no compute upstream, 503 before payment', async () => {
+    const body = await refused(
+      await app.post('/api/v1/compute-futures/execute', { job: { kind: 'text', model: 'small-model', prompt: 'hi' } }),
+      503,
+    )
+    expect(body.detail).toContain('COMPUTE_MODELS')
+  })
+})
+
+const databases: (readonly [string, () => Promise<Fixture<Store>>])[] = [
+  ['embedded SQLite', async () => sqliteFixture('futures', (path) => sqlite({ path }))],
+  ...(process.env.DATABASE_URL
+    ? [['PostgreSQL', () => postgresFixture(process.env.DATABASE_URL!, 'futures', (sql) => postgres({ sql }))] as const]
+    : []),
+]
+
+describe.each(databases)('execute under contention (%s)', (_, fixture) => {
+  test('behavior: 50 concurrent jobs on two store connections never take the balance below zero', async () => {
+    const database = await fixture()
+    try {
+      const depositor = privateKeyToAccount(generatePrivateKey())
+      await chain.fund({ address: depositor.address, amount: 10_000_000n })
+      const wallet = createWalletClient({ account: signer(0), chain: chain.chain, transport: chain.transport })
+      await chain.publicClient.waitForTransactionReceipt({
+        hash: await wallet.sendTransaction({ to: depositor.address, value: 10n ** 17n }),
+      })
+      // Two gateways, each on its own connection to one database: two processes as far as the ledger can tell.
+      const [first, second] = [withCompute(database.open()), withCompute(database.open())]
+      // 2.05 USDC, below the first tier: twenty jobs at 0.10 fit, the twenty-first does not.
+      await deposit(first, depositor, 2_050_000n)
+      stub.reset()
+      const job = { kind: 'text', model: 'large-model', prompt: 'hi' }
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, (_, index) =>
+          (index % 2 === 0 ? first : second)
+            .post('/api/v1/compute-futures/execute', { job }, depositor)
+            .then((response) => response.status),
+        ),
+      )
+      expect(statuses.filter((status) => status === 200).length).toBe(20)
+      expect(statuses.filter((status) => status === 409).length).toBe(30)
+      const balance = await ok(await second.get('/api/v1/compute-futures/balance', depositor))
+      expect(balance.balances).toMatchObject({
+        available: '0.050000',
+        reserved: '0.000000',
+        spent: '2.000000',
+        jobs: 20,
+      })
+
+      // Every entry, in order: no balance below zero, and the books balance after each movement.
+      const store = database.open()
+      const entries = await store.entries<any>(journalOf(balance.id))
+      expect(entries.length).toBe(41)
+      for (const entry of entries) {
+        const balances = Futures.deserialize(entry.value.balances)
+        expect(balances.available >= 0n && balances.reserved >= 0n).toBe(true)
+        const accounts = Futures.accountsOf(balances)
+        expect(accounts.usdc).toBe(accounts.available + accounts.reserved + accounts.refunding + accounts.revenue)
+      }
+    } finally {
+      await database.teardown()
+    }
+  })
+})
+
 describe('GET /api/v1/compute-futures/pricing', () => {
   test('default: the tiers and the batch discount, with no compute model configured', async () => {
     const gateway = moduleGateway(pricingManifest)
@@ -248,5 +459,24 @@ describe('GET /api/v1/compute-futures/pricing', () => {
       { name: 'gold', minimum: '200.000000', discountPercent: 15 },
     ])
     expect(body.models).toEqual([])
+    expect(body.bulk).toMatchObject({ discountPercent: 10, maxJobs: 50 })
+  })
+
+  test("behavior: every synchronous model's list price and its cost in each tier", async () => {
+    const gateway = moduleGateway(pricingManifest, { ports: { compute } })
+    const body = await ok(await gateway.get('/api/v1/compute-futures/pricing', alice()))
+    expect(body.models).toContainEqual({
+      model: 'large-model',
+      kind: 'text',
+      size: 'default',
+      price: '0.100000',
+      costs: { none: '0.100000', bronze: '0.095000', silver: '0.090000', gold: '0.085000' },
+    })
+    expect(body.models.map((model: any) => `${model.model} ${model.size}`)).toEqual([
+      'small-model default',
+      'large-model default',
+      'drawing-model 512x512',
+      'drawing-model 1024x1024',
+    ])
   })
 })
