@@ -60,6 +60,8 @@ import { das } from '../adapters/solana/das.js'
 import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
 import { solanaRpc } from '../adapters/solana/rpc.js'
+import { blockscoutSource } from '../adapters/source/blockscout.js'
+import { sourcify } from '../adapters/source/sourcify.js'
 import { horizon } from '../adapters/stellar/horizon.js'
 import { embedded } from '../adapters/storage/embedded.js'
 import { kubo } from '../adapters/storage/kubo.js'
@@ -91,6 +93,7 @@ import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as futuresFamily from '../modules/futures/index.js'
 import * as fxFamily from '../modules/fx/index.js'
+import * as inferenceFamily from '../modules/inference/index.js'
 import * as researchFamily from '../modules/research/index.js'
 import * as robotsFamily from '../modules/robots/index.js'
 import * as safetyFamily from '../modules/safety/index.js'
@@ -350,7 +353,26 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     historicalPrices: historicalPricesOf(config),
     books: store,
     futures: futuresOf(config, settlement),
+    contractSources: contractSourcesOf(config, settlement),
   }
+}
+
+/**
+ * Where the inference family reads verified contract source: Sourcify, then on Base its Blockscout explorer. None on a
+ * devnet: no verification service indexes it, and one answering for a public chain with the same id would describe
+ * another contract.
+ */
+function contractSourcesOf(config: Config, settlement: Settlement) {
+  const env = config.modules[inferenceFamily.manifest.name] as
+    | Static<NonNullable<typeof inferenceFamily.manifest.env>>
+    | undefined
+  if (!env || settlement.isDevnet) return undefined
+  return [
+    sourcify({ baseUrl: env.INFERENCE_SOURCIFY_URL }),
+    ...(settlement.chain.id === base.id
+      ? [blockscoutSource({ chainId: base.id, baseUrl: env.INFERENCE_BLOCKSCOUT_URL })]
+      : []),
+  ]
 }
 
 /**

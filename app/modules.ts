@@ -13,6 +13,7 @@ import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as futures from '../modules/futures/index.js'
 import * as fx from '../modules/fx/index.js'
+import * as inference from '../modules/inference/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
@@ -82,6 +83,7 @@ export const families: readonly Module.AnyModule[] = [
   cron.manifest,
   futures.manifest,
   futures.pricingManifest,
+  inference.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -125,6 +127,7 @@ export const portNames: Record<Module.Port, string> = {
   storage: 'a blockstore (the store)',
   historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
   books: 'a store',
+  contractSources: 'a contract verification service (Sourcify, Blockscout)',
   compute: 'a compute model catalog (COMPUTE_MODELS)',
   futures: 'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
 }

@@ -5,6 +5,7 @@ import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute.js'
+import type { Sources as ContractSources } from './ContractSource.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
 import type { Treasury as FuturesTreasury } from './Futures.js'
@@ -143,6 +144,8 @@ export type Ports = {
   books: Store
   /** The compute-futures operator on the settlement chain: its deposit address and the wallet that sends refunds. */
   futures: FuturesTreasury
+  /** Verification services asked, in order, for a contract's verified source (Sourcify, the chain's Blockscout). */
+  contractSources: readonly ContractSources[]
   /** The operator's compute models (COMPUTE_MODELS) and the OpenAI-compatible upstream of the kinds that answer at once. */
   compute: {
     /** The model catalog. */
