@@ -6,8 +6,6 @@ import {
   encodeFunctionData,
   erc20Abi,
   formatEther,
-  formatTransaction,
-  formatTransactionReceipt,
   formatUnits,
   getAddress,
   type Hex,
@@ -317,30 +315,11 @@ async function transactionFacts(deps: Deps, hash: Hex) {
   ])) as [RpcTransaction | null, RpcTransactionReceipt | null]
   if (!transaction) throw new NotFoundError(`No transaction ${hash} on chain ${deps.endpoint.chainId}.`)
   if (!receipt) throw new NotFoundError(`Transaction ${hash} on chain ${deps.endpoint.chainId} is not mined yet.`)
-  const tx = formatTransaction(transaction)
-  const mined = formatTransactionReceipt(receipt)
   const metadata = new Map(
     deps.tokens.map((token) => [checksumAddress(token.address), { symbol: token.symbol, decimals: token.decimals }]),
   )
   const decoded = TxDecode.decode({
-    mined: {
-      hash: tx.hash,
-      from: tx.from,
-      to: tx.to ?? null,
-      value: tx.value,
-      input: tx.input,
-      status: mined.status,
-      gasUsed: mined.gasUsed,
-      effectiveGasPrice: mined.effectiveGasPrice ?? tx.gasPrice ?? 0n,
-      contractAddress: mined.contractAddress ?? null,
-      blockNumber: mined.blockNumber,
-      logs: mined.logs.map((log) => ({
-        address: checksumAddress(log.address),
-        topics: log.topics,
-        data: log.data,
-        logIndex: log.logIndex,
-      })),
-    },
+    mined: TxDecode.minedOf(transaction, receipt),
     metadata,
   })
   const recipientCode = decoded.to ? ((await read(deps, 'eth_getCode', [decoded.to, 'latest'])) as Hex) : undefined
