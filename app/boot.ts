@@ -27,6 +27,7 @@ import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
 import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
+import { openai as computeOpenai } from '../adapters/compute/openai.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { readability } from '../adapters/extract/readability.js'
@@ -76,6 +77,7 @@ import { rippled } from '../adapters/xrp/rippled.js'
 import type { RecoverPublicKey } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import * as Catalog from '../core/Catalog.js'
+import * as Compute from '../core/Compute.js'
 import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
@@ -354,6 +356,24 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     books: store,
     futures: futuresOf(config, settlement),
     contractSources: contractSourcesOf(config, settlement),
+    compute: computeOf(config),
+  }
+}
+
+/**
+ * The compute family's catalog (COMPUTE_MODELS) and its OpenAI-compatible upstream (COMPUTE_UPSTREAM_URL), on which
+ * compute-futures jobs run; none while the compute family is not configured.
+ */
+function computeOf(config: Config) {
+  const env = config.modules.compute as
+    | { COMPUTE_MODELS?: string; COMPUTE_UPSTREAM_URL?: string; COMPUTE_UPSTREAM_KEY?: string }
+    | undefined
+  if (!env?.COMPUTE_MODELS) return undefined
+  return {
+    models: Compute.fromJson(env.COMPUTE_MODELS),
+    direct: env.COMPUTE_UPSTREAM_URL
+      ? computeOpenai({ baseUrl: env.COMPUTE_UPSTREAM_URL, apiKey: env.COMPUTE_UPSTREAM_KEY })
+      : undefined,
   }
 }
 

@@ -18,6 +18,7 @@ import { usdcBalance } from '../support/chain.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, refused } from '../support/module.js'
 import { openaiStub } from '../support/openai.js'
+import { paidGateway } from '../support/paid.js'
 
 let chain: devnet.Devnet
 let treasury: Futures.Treasury
@@ -478,5 +479,48 @@ describe('GET /api/v1/compute-futures/pricing', () => {
       'drawing-model 512x512',
       'drawing-model 1024x1024',
     ])
+  })
+})
+
+describe('on the gateway `npm start` boots', () => {
+  test("default: the embedded devnet's operator #17 takes a deposit, the ledger answers, and a refund is sent", async () => {
+    const booted = await paidGateway()
+    try {
+      const depositor = booted.account(3)
+      const depositAddress = account({ index: futuresOperatorIndex }).address
+      const wallet = createWalletClient({
+        account: depositor,
+        chain: booted.devnet.chain,
+        transport: booted.devnet.transport,
+      })
+      const transaction = await wallet.writeContract({
+        address: booted.devnet.token.address,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [depositAddress, 15_000_000n],
+      })
+      await booted.devnet.publicClient.waitForTransactionReceipt({ hash: transaction })
+      const before = await booted.balance(depositor.address)
+
+      const credited = await ok(
+        await booted.paid(depositor, 'POST', '/api/v1/compute-futures/deposit', { transaction }),
+      )
+      expect(credited).toMatchObject({ credited: '15.000000', depositAddress, tier: { name: 'bronze' } })
+      const refunded = await ok(await booted.paid(depositor, 'POST', '/api/v1/compute-futures/refund', { amount: '5' }))
+      expect(refunded.status).toBe('sent')
+      const pricing = await ok(await booted.paid(depositor, 'GET', '/api/v1/compute-futures/pricing'))
+      expect(pricing.tiers).toHaveLength(4)
+      // The refund came back; the three calls cost 0.01 + 0.01 + 0.001, settled on chain.
+      expect(await booted.balance(depositor.address)).toBe(before + 5_000_000n - 21_000n)
+      // No compute catalog on the defaults: execute says so before payment.
+      const execute = await booted.fetch('http://gateway.test/api/v1/compute-futures/execute', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ job: { kind: 'text', model: 'any', prompt: 'hi' } }),
+      })
+      expect(execute.status).toBe(503)
+    } finally {
+      await booted.close()
+    }
   })
 })
