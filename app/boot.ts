@@ -28,6 +28,7 @@ import {
 } from '../adapters/chain/devnet.js'
 import { ens } from '../adapters/chain/ens.js'
 import { arbiterIndex, escrowArbiter, escrowChain } from '../adapters/chain/escrow.js'
+import { futuresOperatorIndex, futuresTreasury } from '../adapters/chain/futures.js'
 import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
@@ -35,6 +36,7 @@ import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { uptoChain } from '../adapters/chain/upto.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
+import { openai as computeOpenai } from '../adapters/compute/openai.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { readability } from '../adapters/extract/readability.js'
 import { local } from '../adapters/facilitator/local.js'
@@ -70,6 +72,8 @@ import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
 import { feePayer as solanaFeePayer } from '../adapters/solana/pay.js'
 import { solanaRpc } from '../adapters/solana/rpc.js'
+import { blockscoutSource } from '../adapters/source/blockscout.js'
+import { sourcify } from '../adapters/source/sourcify.js'
 import { horizon } from '../adapters/stellar/horizon.js'
 import { embedded } from '../adapters/storage/embedded.js'
 import { kubo } from '../adapters/storage/kubo.js'
@@ -84,6 +88,7 @@ import { rippled } from '../adapters/xrp/rippled.js'
 import type { RecoverPublicKey } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import * as Catalog from '../core/Catalog.js'
+import * as Compute from '../core/Compute.js'
 import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
@@ -100,7 +105,9 @@ import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
+import * as futuresFamily from '../modules/futures/index.js'
 import * as fxFamily from '../modules/fx/index.js'
+import * as inferenceFamily from '../modules/inference/index.js'
 import * as notifyFamily from '../modules/notify/index.js'
 import * as researchFamily from '../modules/research/index.js'
 import * as robotsFamily from '../modules/robots/index.js'
@@ -389,6 +396,10 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     mailer: mailerOf(config),
     texter: texterOf(config),
     publicUrl: config.publicUrl,
+    books: store,
+    futures: futuresOf(config, settlement),
+    contractSources: contractSourcesOf(config, settlement),
+    compute: computeOf(config),
   }
 }
 
@@ -413,6 +424,68 @@ function texterOf(config: Config): Notify.Texter | undefined {
     authToken: env.NOTIFY_TWILIO_AUTH_TOKEN,
     from: env.NOTIFY_SMS_FROM,
     timeoutMs: env.NOTIFY_SMS_TIMEOUT_MS,
+  })
+}
+
+/**
+ * The compute family's catalog (COMPUTE_MODELS) and its OpenAI-compatible upstream (COMPUTE_UPSTREAM_URL), on which
+ * compute-futures jobs run; none while the compute family is not configured.
+ */
+function computeOf(config: Config) {
+  const env = config.modules.compute as
+    | { COMPUTE_MODELS?: string; COMPUTE_UPSTREAM_URL?: string; COMPUTE_UPSTREAM_KEY?: string }
+    | undefined
+  if (!env?.COMPUTE_MODELS) return undefined
+  return {
+    models: Compute.fromJson(env.COMPUTE_MODELS),
+    direct: env.COMPUTE_UPSTREAM_URL
+      ? computeOpenai({ baseUrl: env.COMPUTE_UPSTREAM_URL, apiKey: env.COMPUTE_UPSTREAM_KEY })
+      : undefined,
+  }
+}
+
+/**
+ * Where the inference family reads verified contract source: Sourcify, then on Base its Blockscout explorer. None on a
+ * devnet: no verification service indexes it, and one answering for a public chain with the same id would describe
+ * another contract.
+ */
+function contractSourcesOf(config: Config, settlement: Settlement) {
+  const env = config.modules[inferenceFamily.manifest.name] as
+    | Static<NonNullable<typeof inferenceFamily.manifest.env>>
+    | undefined
+  if (!env || settlement.isDevnet) return undefined
+  return [
+    sourcify({ baseUrl: env.INFERENCE_SOURCIFY_URL }),
+    ...(settlement.chain.id === base.id
+      ? [blockscoutSource({ chainId: base.id, baseUrl: env.INFERENCE_BLOCKSCOUT_URL })]
+      : []),
+  ]
+}
+
+/**
+ * The compute-futures treasury: deposits to FUTURES_DEPOSIT_ADDRESS (or the operator's address), refunds from
+ * FUTURES_OPERATOR_PRIVATE_KEY; on a devnet the account at mnemonic index {@link futuresOperatorIndex}, funded at
+ * genesis, is both. None off a devnet without either.
+ */
+function futuresOf(config: Config, settlement: Settlement) {
+  const env = config.modules[futuresFamily.manifest.name] as
+    | Static<NonNullable<typeof futuresFamily.manifest.env>>
+    | undefined
+  if (!env) return undefined
+  const key = env.FUTURES_OPERATOR_PRIVATE_KEY as Hex | undefined
+  const operator = key
+    ? privateKeyToAccount(key)
+    : settlement.isDevnet
+      ? privateKeyToAccount(account({ index: futuresOperatorIndex }).privateKey)
+      : undefined
+  const depositAddress = (env.FUTURES_DEPOSIT_ADDRESS as Address | undefined) ?? operator?.address
+  if (!depositAddress) return undefined
+  return futuresTreasury({
+    client: settlement.client,
+    chainId: settlement.chain.id,
+    token: settlement.terms.asset.address,
+    depositAddress,
+    operator: operator && { account: operator, chain: settlement.chain, transport: settlement.transport },
   })
 }
 

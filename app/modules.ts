@@ -11,7 +11,9 @@ import * as chaindata from '../modules/chaindata/index.js'
 import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
+import * as futures from '../modules/futures/index.js'
 import * as fx from '../modules/fx/index.js'
+import * as inference from '../modules/inference/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
@@ -85,6 +87,9 @@ export const families: readonly Module.AnyModule[] = [
   notify.smsManifest,
   notify.statusManifest,
   msg.manifest,
+  futures.manifest,
+  futures.pricingManifest,
+  inference.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -130,6 +135,10 @@ export const portNames: Record<Module.Port, string> = {
   mailer: 'an SMTP relay (NOTIFY_SMTP_URL and NOTIFY_EMAIL_FROM)',
   texter: 'an SMS API (NOTIFY_TWILIO_ACCOUNT_SID, NOTIFY_TWILIO_AUTH_TOKEN and NOTIFY_SMS_FROM)',
   publicUrl: 'a public URL (PUBLIC_URL)',
+  books: 'a store',
+  contractSources: 'a contract verification service (Sourcify, Blockscout)',
+  compute: 'a compute model catalog (COMPUTE_MODELS)',
+  futures: 'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

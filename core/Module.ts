@@ -4,8 +4,11 @@ import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
+import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute.js'
+import type { Sources as ContractSources } from './ContractSource.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
+import type { Treasury as FuturesTreasury } from './Futures.js'
 import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
@@ -142,6 +145,22 @@ export type Ports = {
   texter: Notify.Texter
   /** The gateway's public origin (PUBLIC_URL), for URLs handed to providers that call back. */
   publicUrl: string
+  /**
+   * The store itself, outside the journal that takes back a paid call's writes when its fee is never settled: for
+   * ledgers of what already happened on chain or upstream (compute futures), which must never be taken back.
+   */
+  books: Store
+  /** The compute-futures operator on the settlement chain: its deposit address and the wallet that sends refunds. */
+  futures: FuturesTreasury
+  /** Verification services asked, in order, for a contract's verified source (Sourcify, the chain's Blockscout). */
+  contractSources: readonly ContractSources[]
+  /** The operator's compute models (COMPUTE_MODELS) and the OpenAI-compatible upstream of the kinds that answer at once. */
+  compute: {
+    /** The model catalog. */
+    models: ComputeModels
+    /** The OpenAI-compatible upstream, when configured. */
+    direct?: ComputeDirect | undefined
+  }
 }
 
 /** The name of a port. */

@@ -8,10 +8,14 @@ import {
   encodeFunctionData,
   erc20Abi,
   formatEther,
+  formatTransaction,
+  formatTransactionReceipt,
   formatUnits,
   type Hex,
   hexToString,
   parseAbi,
+  type RpcTransaction,
+  type RpcTransactionReceipt,
   size,
   slice,
   toEventSelector,
@@ -358,6 +362,31 @@ export type Mined = {
   blockNumber: bigint
   /** Logs of the receipt. */
   logs: readonly Log[]
+}
+
+/** A transaction and its receipt as a node answers them (JSON-RPC), read as a {@link Mined}. */
+export function minedOf(transaction: RpcTransaction, receipt: RpcTransactionReceipt): Mined {
+  const tx = formatTransaction(transaction)
+  const mined = formatTransactionReceipt(receipt)
+  return {
+    hash: tx.hash,
+    from: tx.from,
+    to: tx.to ?? null,
+    value: tx.value,
+    input: tx.input,
+    status: mined.status,
+    gasUsed: mined.gasUsed,
+    // A node that predates EIP-1559 receipts answers no effective price; the transaction's own price is what it paid.
+    effectiveGasPrice: mined.effectiveGasPrice ?? tx.gasPrice ?? 0n,
+    contractAddress: mined.contractAddress ?? null,
+    blockNumber: mined.blockNumber,
+    logs: mined.logs.map((log) => ({
+      address: checksumAddress(log.address),
+      topics: log.topics,
+      data: log.data,
+      logIndex: log.logIndex,
+    })),
+  }
 }
 
 /** An amount both raw and formatted. */

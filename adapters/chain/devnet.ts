@@ -43,6 +43,7 @@ import universalResolverJson from './contracts/artifacts/UniversalResolver.json'
 import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { arbiterIndex } from './escrow.js'
+import { futuresOperatorIndex } from './futures.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 import { kycContracts, kycDeployerIndex, seedKyc } from './kyc.js'
 import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
@@ -164,6 +165,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       // The payment channels' receiver authorizer and relayers (indices 20 to 27); they hold ether only.
       ...channelDevnetIndices.map((index) => deriveAccounts(index + 1)[index]!.account),
       arbiter,
+      // The compute-futures operator sends refunds; it holds ether for gas.
+      deriveAccounts(futuresOperatorIndex + 1)[futuresOperatorIndex]!.account,
     ].map((account) => ({ address: hexToBytes(account.address), balance })),
     // Multicall3 has no constructor and no storage, so its runtime code is all it needs.
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },

@@ -1,12 +1,4 @@
-import {
-  type Address,
-  checksumAddress,
-  formatTransaction,
-  formatTransactionReceipt,
-  type Hex,
-  type RpcTransaction,
-  type RpcTransactionReceipt,
-} from 'viem'
+import { type Address, checksumAddress, type Hex, type RpcTransaction, type RpcTransactionReceipt } from 'viem'
 import * as Cache from '../../core/Cache.js'
 import { NotFoundError } from '../../core/Errors.js'
 import type { Token } from '../../core/Module.js'
@@ -42,30 +34,10 @@ export async function decode(deps: Deps, input: DecodeQuery): Promise<TxDecode.D
   ])) as [RpcTransaction | null, RpcTransactionReceipt | null]
   if (!transaction) throw new NotFoundError(`No transaction ${hash} on ${deps.endpoint.name}.`)
   if (!receipt) throw new NotFoundError(`Transaction ${hash} on ${deps.endpoint.name} is not mined yet.`)
-  const tx = formatTransaction(transaction)
-  const mined = formatTransactionReceipt(receipt)
-  const logs = mined.logs.map((log) => ({
-    address: checksumAddress(log.address),
-    topics: log.topics,
-    data: log.data,
-    logIndex: log.logIndex,
-  }))
-  const tokens = [...new Set(TxDecode.transfersOf(logs.map(TxDecode.decodeLog)).map(({ token }) => token))]
+  const mined = TxDecode.minedOf(transaction, receipt)
+  const tokens = [...new Set(TxDecode.transfersOf(mined.logs.map(TxDecode.decodeLog)).map(({ token }) => token))]
   return TxDecode.decode({
-    mined: {
-      hash: tx.hash,
-      from: tx.from,
-      to: tx.to ?? null,
-      value: tx.value,
-      input: tx.input,
-      status: mined.status,
-      gasUsed: mined.gasUsed,
-      // A node that predates EIP-1559 receipts answers no effective price; the transaction's own price is what it paid.
-      effectiveGasPrice: mined.effectiveGasPrice ?? tx.gasPrice ?? 0n,
-      contractAddress: mined.contractAddress ?? null,
-      blockNumber: mined.blockNumber,
-      logs,
-    },
+    mined,
     metadata: await metadata(deps, tokens),
   })
 }

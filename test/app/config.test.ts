@@ -89,6 +89,13 @@ describe('parse', () => {
         analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
         // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the family is unavailable.
         robots: { ROBOTS_DEPOSIT_WINDOW_SECONDS: 3_600, ROBOTS_RATE_LIMIT_PER_MINUTE: 60 },
+        // No operator key: on a devnet the funded account #17 takes deposits and sends refunds.
+        'compute-futures': { FUTURES_CONFIRMATIONS: 1 },
+        // Keyless public verification services by default; no model is named, so the family answers 503.
+        inference: {
+          INFERENCE_SOURCIFY_URL: 'https://sourcify.dev/server',
+          INFERENCE_BLOCKSCOUT_URL: 'https://base.blockscout.com',
+        },
         sctp: { SCTP_PRICE_TOLERANCE_BPS: 50 },
         // Keyless public APIs by default.
         bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },

@@ -1,0 +1,263 @@
+import { type Address, type Hash, keccak256, stringToBytes } from 'viem'
+import { InvalidTransitionError } from './Errors.js'
+
+/**
+ * Compute futures: prepaid credit bought with an on-chain USDC deposit and spent on compute jobs at a discount that
+ * grows with the credit bought. The credit of one depositor is a double-entry ledger: every movement debits one
+ * account and credits another by the same amount, so the operator's USDC always equals what it owes the depositor
+ * (available, reserved, being refunded) plus what the depositor spent. This file holds the rules; the gateway keeps
+ * the movements in a hash-chained journal of the store, one per futures account.
+ */
+
+/** A discount tier: from `minimum` credit bought (in USDC atomic units), `discountBps` off every job. */
+export type Tier = {
+  /** Name of the tier. */
+  name: 'none' | 'bronze' | 'silver' | 'gold'
+  /** Credit bought from which the tier applies, in USDC atomic units (6 decimals). */
+  minimum: bigint
+  /** Discount on every job, in basis points of its list price. */
+  discountBps: bigint
+}
+
+/** The tiers, lowest first: 10 USD and more 5%, 50 USD and more 10%, 200 USD and more 15%. */
+export const tiers: readonly Tier[] = [
+  { name: 'none', minimum: 0n, discountBps: 0n },
+  { name: 'bronze', minimum: 10_000_000n, discountBps: 500n },
+  { name: 'silver', minimum: 50_000_000n, discountBps: 1_000n },
+  { name: 'gold', minimum: 200_000_000n, discountBps: 1_500n },
+]
+
+/** The tier of an account that bought `bought` (deposited less refunded, USDC atomic units), and the next one up. */
+export function tierOf(bought: bigint): { tier: Tier; next: Tier | undefined } {
+  const index = tiers.filter((tier) => bought >= tier.minimum).length - 1
+  return { tier: tiers[index]!, next: tiers[index + 1] }
+}
+
+/**
+ * What a job of list price `price` costs at `discountBps` off: rounded down to the atomic unit (the discount up), as
+ * the compute batch discount is, so the depositor never pays above the advertised rate.
+ */
+export function costOf(parameters: costOf.Parameters): bigint {
+  const { price, discountBps } = parameters
+  if (price < 0n) throw new RangeError('A price is never negative.')
+  return (price * (10_000n - discountBps)) / 10_000n
+}
+
+export declare namespace costOf {
+  type Parameters = {
+    /** List price, in USDC atomic units. */
+    price: bigint
+    /** Discount, in basis points. */
+    discountBps: bigint
+  }
+}
+
+/**
+ * The ledger accounts of one futures account. The depositor's credit is `available` (spendable), `reserved` (held
+ * by a running job) or `refunding` (held by a refund being sent): what the operator owes. `usdc` is the USDC the
+ * operator holds for it (debit-normal); `revenue` what the depositor spent on jobs.
+ */
+export type Account = 'usdc' | 'available' | 'reserved' | 'refunding' | 'revenue'
+
+/** What moves credit, and between which accounts (debit first, then credit). */
+export const movements = {
+  /** A verified on-chain deposit: the operator holds more USDC and owes more credit. */
+  deposit: { debit: 'usdc', credit: 'available' },
+  /** Credit held for a job before it runs. */
+  reserve: { debit: 'available', credit: 'reserved' },
+  /** A job failed: its hold goes back. */
+  release: { debit: 'reserved', credit: 'available' },
+  /** A job succeeded: its hold (the discounted cost) is spent. */
+  charge: { debit: 'reserved', credit: 'revenue' },
+  /** Credit held for a refund before the USDC is sent. */
+  hold: { debit: 'available', credit: 'refunding' },
+  /** The refund's USDC transfer is mined: the operator holds less USDC and owes less. */
+  refund: { debit: 'refunding', credit: 'usdc' },
+  /** The refund's transfer was never made (or reverted): its hold goes back. */
+  reverse: { debit: 'refunding', credit: 'available' },
+} as const satisfies Record<string, { debit: Account; credit: Account }>
+
+/** A kind of movement. */
+export type Kind = keyof typeof movements
+
+/** The state of a futures account after a movement, in USDC atomic units. */
+export type Balances = {
+  /** Spendable credit. */
+  available: bigint
+  /** Credit held by running jobs. */
+  reserved: bigint
+  /** Credit held by refunds being sent. */
+  refunding: bigint
+  /** Every verified deposit, ever. */
+  deposited: bigint
+  /** Spent on jobs, ever. */
+  spent: bigint
+  /** Sent back to the depositor, ever. */
+  refunded: bigint
+  /** Jobs charged, ever. */
+  jobs: number
+}
+
+/** An account with no movement yet. */
+export const empty: Balances = {
+  available: 0n,
+  reserved: 0n,
+  refunding: 0n,
+  deposited: 0n,
+  spent: 0n,
+  refunded: 0n,
+  jobs: 0,
+}
+
+/** Credit bought: deposited less refunded, what the tier is chosen by (a refund gives back the tier it bought). */
+export function boughtOf(balances: Balances): bigint {
+  return balances.deposited - balances.refunded
+}
+
+/**
+ * The balances after moving `amount` by `kind`. Throws {@link InvalidTransitionError} when the account it debits
+ * holds less than `amount` (no balance ever goes negative), or for a non-positive amount.
+ */
+export function apply(balances: Balances, kind: Kind, amount: bigint): Balances {
+  if (amount <= 0n) throw new InvalidTransitionError(`A ${kind} moves a positive amount, not ${amount}.`)
+  const { debit } = movements[kind]
+  const next = { ...balances }
+  const held: Record<'available' | 'reserved' | 'refunding', bigint> = next
+  if (debit !== 'usdc') {
+    if (held[debit] < amount)
+      throw new InvalidTransitionError(
+        `Not enough ${debit} credit: ${amount} needed, ${held[debit]} ${debit === 'available' ? 'left' : 'held'}.`,
+        { details: { [debit]: held[debit].toString(), required: amount.toString() } },
+      )
+    held[debit] -= amount
+  }
+  switch (kind) {
+    case 'deposit':
+      next.available += amount
+      next.deposited += amount
+      break
+    case 'reserve':
+    case 'hold':
+      held[movements[kind].credit] += amount
+      break
+    case 'release':
+    case 'reverse':
+      next.available += amount
+      break
+    case 'charge':
+      next.spent += amount
+      next.jobs += 1
+      break
+    case 'refund':
+      next.refunded += amount
+      break
+  }
+  return next
+}
+
+/**
+ * The balance of every ledger account, from the totals: debit-normal `usdc` equals the sum of the credit-normal
+ * ones, which is what double entry guarantees and what a test checks after every movement.
+ */
+export function accountsOf(balances: Balances): Record<Account, bigint> {
+  return {
+    usdc: balances.deposited - balances.refunded,
+    available: balances.available,
+    reserved: balances.reserved,
+    refunding: balances.refunding,
+    revenue: balances.spent,
+  }
+}
+
+/** {@link Balances} as JSON keeps them: amounts as decimal strings. */
+export type SerializedBalances = { [key in keyof Balances]: Balances[key] extends bigint ? string : number }
+
+/** Balances as JSON. */
+export function serialize(balances: Balances): SerializedBalances {
+  return {
+    available: balances.available.toString(),
+    reserved: balances.reserved.toString(),
+    refunding: balances.refunding.toString(),
+    deposited: balances.deposited.toString(),
+    spent: balances.spent.toString(),
+    refunded: balances.refunded.toString(),
+    jobs: balances.jobs,
+  }
+}
+
+/** Balances from JSON. */
+export function deserialize(balances: SerializedBalances): Balances {
+  return {
+    available: BigInt(balances.available),
+    reserved: BigInt(balances.reserved),
+    refunding: BigInt(balances.refunding),
+    deposited: BigInt(balances.deposited),
+    spent: BigInt(balances.spent),
+    refunded: BigInt(balances.refunded),
+    jobs: balances.jobs,
+  }
+}
+
+/**
+ * The id of the futures account of `depositor` on chain `chainId`: `cfe_` and 24 hex digits of a hash of both. One
+ * account per depositor and chain, so concurrent first deposits never open two. It is a name, not a secret: only the
+ * depositor may read, spend or refund it.
+ */
+export function idOf(parameters: { depositor: Address; chainId: number }): string {
+  const digest = keccak256(stringToBytes(`compute-futures:${parameters.chainId}:${parameters.depositor.toLowerCase()}`))
+  return `cfe_${digest.slice(2, 26)}`
+}
+
+/** Whether `text` has the shape of a futures account id. */
+export function isId(text: string): boolean {
+  return /^cfe_[0-9a-f]{24}$/.test(text)
+}
+
+/** One USDC `Transfer` of a mined transaction. */
+export type Transfer = {
+  /** Sender. */
+  from: Address
+  /** Recipient. */
+  to: Address
+  /** Amount, in atomic units. */
+  amount: bigint
+  /** Position of the log in its block. */
+  logIndex: number
+}
+
+/** A mined transaction as a deposit: its status, its confirmations and its USDC transfers to the deposit address. */
+export type Receipt = {
+  /** Whether it succeeded; a reverted one moved nothing. */
+  status: 'success' | 'reverted'
+  /** Block it was mined in. */
+  blockNumber: bigint
+  /** Blocks from it to the latest, itself included (1 when it is in the latest block). */
+  confirmations: bigint
+  /** Transfers of the settlement USDC to the deposit address, in log order. */
+  transfers: readonly Transfer[]
+}
+
+/** What became of a USDC transfer the operator's wallet was asked to send. */
+export type Sent =
+  | { /** Mined and successful. */ status: 'sent'; hash: Hash }
+  | { /** Mined and reverted: nothing moved. */ status: 'reverted'; hash: Hash }
+  | { /** Refused before it was broadcast: nothing moved. */ status: 'not_sent'; reason: string }
+  | {
+      /** Broadcast, but its outcome is not known (no receipt in time): it may still be mined. */ status: 'unknown'
+      hash: Hash
+      reason: string
+    }
+
+/** The operator's side of compute futures on the settlement chain: where deposits go and whence refunds come. */
+export type Treasury = {
+  /** EIP-155 chain id. */
+  chainId: number
+  /** The settlement USDC. */
+  token: Address
+  /** Where depositors send USDC. */
+  depositAddress: Address
+  /** Reads a transaction as a deposit; `undefined` when it is unknown or not mined yet. */
+  receipt: (hash: Hash) => Promise<Receipt | undefined>
+  /** Sends USDC from the operator's wallet; absent when no operator key is configured (refunds unavailable). */
+  send?: ((parameters: { to: Address; amount: bigint }) => Promise<Sent>) | undefined
+}

@@ -1,0 +1,37 @@
+import { Elysia } from 'elysia'
+import type * as Module from '../../core/Module.js'
+import { BalanceQuery, DepositBody, ExecuteBody, HistoryQuery, RefundBody } from './schema.js'
+import * as Service from './service.js'
+
+/** Compute futures: validate, name the verified payer, call the service. */
+export function routes(deps: Service.Deps) {
+  return (
+    new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'compute-futures' })
+      .get('/api/v1/compute-futures/balance', ({ query, caller }) => Service.balance(deps, { ...query, caller }), {
+        query: BalanceQuery,
+      })
+      // Each preflight runs in `transform`, ahead of the payment guard: what cannot run is refused before payment.
+      .post('/api/v1/compute-futures/deposit', ({ body, caller }) => Service.deposit(deps, { ...body, caller }), {
+        body: DepositBody,
+        transform: ({ body }) => Service.preflightDeposit((body ?? {}) as Partial<DepositBody>),
+      })
+      .post('/api/v1/compute-futures/execute', ({ body, caller }) => Service.execute(deps, { ...body, caller }), {
+        body: ExecuteBody,
+        transform: ({ body }) => Service.preflightExecute(deps, (body ?? {}) as Partial<ExecuteBody>),
+      })
+      .get('/api/v1/compute-futures/history', ({ query, caller }) => Service.history(deps, { ...query, caller }), {
+        query: HistoryQuery,
+      })
+      .post('/api/v1/compute-futures/refund', ({ body, caller }) => Service.refund(deps, { ...body, caller }), {
+        body: RefundBody,
+        transform: () => Service.preflightRefund(deps),
+      })
+  )
+}
+
+/** `GET /api/v1/compute-futures/pricing`: tiers and per-model costs, with or without a treasury. */
+export function pricing(deps: Pick<Service.Deps, 'runner'>, bulk: Parameters<typeof Service.pricing>[1]) {
+  return new Elysia({ name: 'compute-futures-pricing' }).get('/api/v1/compute-futures/pricing', () =>
+    Service.pricing(deps, bulk),
+  )
+}

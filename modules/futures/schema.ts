@@ -1,0 +1,201 @@
+import { type Static, Type } from '@sinclair/typebox'
+
+const accountId = Type.String({
+  pattern: '^cfe_[0-9a-f]{24}$',
+  description: "Futures account id (CFE id) from compute-futures/deposit. @default the paying wallet's own account",
+})
+
+/** Body of `POST /api/v1/compute-futures/deposit`. */
+export const DepositBody = Type.Object(
+  {
+    transaction: Type.String({
+      pattern: '^0x[0-9a-fA-F]{64}$',
+      description:
+        "Hash of the mined transaction that sent USDC from the paying wallet to the operator's deposit address.",
+    }),
+    chain: Type.Optional(
+      Type.Union([Type.Literal('base'), Type.Literal('solana')], {
+        description: 'Chain of the deposit: `base` is the settlement chain. @default base',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+/** Body of `POST /api/v1/compute-futures/deposit`. */
+export type DepositBody = Static<typeof DepositBody>
+
+/** Query of `GET /api/v1/compute-futures/balance`. */
+export const BalanceQuery = Type.Object({ id: Type.Optional(accountId) })
+/** Query of `GET /api/v1/compute-futures/balance`. */
+export type BalanceQuery = Static<typeof BalanceQuery>
+
+/** Most history entries one call answers. */
+export const maxHistory = 500
+
+/** Query of `GET /api/v1/compute-futures/history`. */
+export const HistoryQuery = Type.Object({
+  id: Type.Optional(accountId),
+  from: Type.Optional(
+    Type.String({
+      pattern: '^[1-9][0-9]{0,8}$',
+      description: 'First entry (sequence number, from 1) to answer. @default 1',
+    }),
+  ),
+  limit: Type.Optional(
+    Type.String({
+      pattern: '^(?:[1-9][0-9]{0,1}|[1-4][0-9]{2}|500)$',
+      description: `Most entries, 1 to ${maxHistory}. @default 100`,
+    }),
+  ),
+})
+/** Query of `GET /api/v1/compute-futures/history`. */
+export type HistoryQuery = Static<typeof HistoryQuery>
+
+const model = Type.String({ minLength: 1, maxLength: 100, description: 'A model id of compute/models.' })
+const text = (description: string) => Type.String({ minLength: 1, maxLength: 200_000, description })
+
+/** One job `execute` runs: a synchronous compute kind and the fields of its compute endpoint. */
+export const Job = Type.Union(
+  [
+    Type.Object(
+      {
+        kind: Type.Literal('text'),
+        model,
+        prompt: Type.Optional(text('A prompt, as one user message; or give `messages`.')),
+        messages: Type.Optional(
+          Type.Array(Type.Object({ role: Type.String({ minLength: 1, maxLength: 20 }), content: Type.String() }), {
+            minItems: 1,
+            maxItems: 100,
+            description: 'The conversation, OpenAI chat shape.',
+          }),
+        ),
+        max_tokens: Type.Optional(
+          Type.Integer({ minimum: 1, description: "Ceiling of tokens; the model's limit at most." }),
+        ),
+        temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 2 })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('embeddings'),
+        model,
+        input: Type.Union([text('A text to embed.'), Type.Array(text('A text to embed.'), { minItems: 1 })]),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('tts'),
+        model,
+        input: text('The text to speak.'),
+        voice: Type.String({ minLength: 1, maxLength: 50 }),
+        response_format: Type.Optional(Type.String({ minLength: 1, maxLength: 10 })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('stt'),
+        model,
+        audio: Type.String({ minLength: 1, maxLength: 40_000_000, description: 'The audio, base64.' }),
+        filename: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: '@default audio.mp3' })),
+        language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+      },
+      { additionalProperties: false },
+    ),
+    Type.Object(
+      {
+        kind: Type.Literal('image'),
+        model,
+        prompt: text('What to draw.'),
+        size: Type.Optional(
+          Type.String({ minLength: 1, maxLength: 20, description: "A priced size; the model's first by default." }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  ],
+  { description: 'The job: a compute kind that answers at once (text, embeddings, tts, stt, image) and its fields.' },
+)
+/** One job `execute` runs. */
+export type Job = Static<typeof Job>
+
+/** Body of `POST /api/v1/compute-futures/execute`. */
+export const ExecuteBody = Type.Object({ id: Type.Optional(accountId), job: Job }, { additionalProperties: false })
+/** Body of `POST /api/v1/compute-futures/execute`. */
+export type ExecuteBody = Static<typeof ExecuteBody>
+
+/** Body of `POST /api/v1/compute-futures/refund`. */
+export const RefundBody = Type.Object(
+  {
+    id: Type.Optional(accountId),
+    amount: Type.Optional(
+      Type.String({
+        pattern: '^\\d{1,12}(\\.\\d{1,6})?$',
+        description: 'USD (USDC) to refund, up to 6 decimals, e.g. "2.5". @default all available credit',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+/** Body of `POST /api/v1/compute-futures/refund`. */
+export type RefundBody = Static<typeof RefundBody>
+
+const usd = (description: string) => Type.String({ pattern: '^\\d+\\.\\d{6}$', description: `${description} (USD)` })
+
+/** A futures account's balances, as every endpoint shows them. */
+const Balances = Type.Object({
+  available: usd('Spendable credit'),
+  reserved: usd('Held by jobs running now'),
+  refunding: usd('Held by refunds being sent'),
+  deposited: usd('Every verified deposit'),
+  spent: usd('Spent on jobs'),
+  refunded: usd('Sent back to the depositor'),
+  jobs: Type.Integer({ description: 'Jobs charged.' }),
+})
+
+const TierView = Type.Object({
+  name: Type.String(),
+  minimum: usd('Credit bought from which it applies'),
+  discountPercent: Type.Number(),
+})
+
+/** Answer of `GET /api/v1/compute-futures/balance`. */
+export const BalanceOutput = Type.Object({
+  id: Type.String(),
+  depositor: Type.String(),
+  chainId: Type.Integer(),
+  depositAddress: Type.String(),
+  balances: Balances,
+  tier: TierView,
+  discountPercent: Type.Number(),
+  nextTier: Type.Union([
+    Type.Intersect([TierView, Type.Object({ missing: usd('Credit to buy to reach it') })]),
+    Type.Null(),
+  ]),
+})
+
+/** Answer of `GET /api/v1/compute-futures/history`. */
+export const HistoryOutput = Type.Object({
+  id: Type.String(),
+  entries: Type.Array(
+    Type.Object({
+      sequence: Type.Integer(),
+      at: Type.String({ description: 'ISO 8601.' }),
+      kind: Type.String({ description: 'deposit, reserve, release, charge, hold, refund or reverse.' }),
+      amount: usd('Amount moved'),
+      debit: Type.String({ description: 'Ledger account debited.' }),
+      credit: Type.String({ description: 'Ledger account credited.' }),
+      balances: Balances,
+      job: Type.Optional(Type.String()),
+      model: Type.Optional(Type.String()),
+      price: Type.Optional(usd('List price of the job')),
+      discountPercent: Type.Optional(Type.Number()),
+      transaction: Type.Optional(Type.String({ description: 'The deposit or refund transfer.' })),
+      reason: Type.Optional(Type.String({ description: 'Why a job was released or a refund reversed.' })),
+      hash: Type.String({ description: 'Hash of the entry, linked to the one before it.' }),
+    }),
+  ),
+  next: Type.Union([Type.Integer(), Type.Null()], { description: 'Sequence to ask `from` for more, if any.' }),
+})

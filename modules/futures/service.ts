@@ -1,0 +1,550 @@
+import { base64 } from '@scure/base'
+import { Value } from '@sinclair/typebox/value'
+import { type Address, getAddress, type Hash, isAddressEqual } from 'viem'
+import * as AuditChain from '../../core/AuditChain.js'
+import * as Compute from '../../core/Compute.js'
+import {
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  UpstreamFailedError,
+  UpstreamTimeoutError,
+  UpstreamUnavailableError,
+  ValidationError,
+} from '../../core/Errors.js'
+import * as Futures from '../../core/Futures.js'
+import * as Price from '../../core/Price.js'
+import { genesisHash, type LogEntry, type Store, walk } from '../../core/Store.js'
+import * as Upstream from '../../core/Upstream.js'
+import type { BalanceQuery, DepositBody, ExecuteBody, HistoryQuery, Job, RefundBody } from './schema.js'
+import { Job as JobSchema } from './schema.js'
+
+/** Compute jobs as a futures account runs them: priced from the operator's catalog, run on its upstream. */
+export type Runner = {
+  /** The job's model, kind and list price (USDC atomic units); throws a `ValidationError` for a job it refuses. */
+  price: (job: Job) => { model: string; kind: string; price: bigint }
+  /** Runs the job; an upstream failure comes back as data. */
+  run: (job: Job) => Promise<Upstream.Outcome<{ result: unknown }>>
+  /** Every model a job may name, with its kind and list price per size. */
+  models: () => readonly { model: string; kind: string; size: string; price: bigint }[]
+}
+
+/**
+ * The runner over the operator's compute catalog and its OpenAI-compatible upstream: the kinds that answer at once
+ * (text, embeddings, speech, transcription, images). A model that runs on Replicate is an asynchronous job, which
+ * `execute` does not hold a reservation open for: it is refused before payment.
+ */
+export function runnerOf(compute: { models: Compute.Models; direct?: Compute.Direct | undefined }): Runner {
+  const { models, direct } = compute
+  const synchronous = [...models.values()].filter((model) => model.upstream === 'openai' && model.kind !== 'video')
+  const read = (body: Job): Compute.Job => {
+    const model = Compute.modelFor({
+      models: new Map(synchronous.map((candidate) => [candidate.id, candidate])),
+      model: body.model,
+      kind: body.kind,
+      field: 'job.model',
+    })
+    switch (body.kind) {
+      case 'text': {
+        const messages =
+          body.messages ?? (body.prompt === undefined ? undefined : [{ role: 'user', content: body.prompt }])
+        if (!messages) throw new ValidationError({ field: 'job.prompt', message: 'give `prompt` or `messages`.' })
+        return { kind: 'text', model, messages, maxTokens: body.max_tokens, temperature: body.temperature }
+      }
+      case 'embeddings':
+        return { kind: 'embeddings', model, input: typeof body.input === 'string' ? [body.input] : body.input }
+      case 'tts':
+        return { kind: 'tts', model, input: body.input, voice: body.voice, format: body.response_format }
+      case 'stt': {
+        let audio: Uint8Array
+        try {
+          audio = base64.decode(body.audio)
+        } catch {
+          throw new ValidationError({ field: 'job.audio', message: 'is not base64.' })
+        }
+        return { kind: 'stt', model, audio, filename: body.filename ?? 'audio.mp3', language: body.language }
+      }
+      case 'image':
+        return { kind: 'image', model, prompt: body.prompt, size: body.size ?? [...model.prices.keys()][0]! }
+    }
+  }
+  const checked = (body: Job) => {
+    const job = read(body)
+    Compute.check(job, 'job.')
+    return job
+  }
+  return {
+    price(body) {
+      const job = checked(body)
+      const size = job.kind === 'image' ? job.size : undefined
+      return {
+        model: job.model.id,
+        kind: job.kind,
+        price: Compute.priceOf({ models, request: { model: job.model.id, size } }),
+      }
+    },
+    async run(body) {
+      const ran = await Compute.run({ direct, job: checked(body) })
+      if (!ran.ok) return ran
+      if (ran.ran.type !== 'done') throw new Error('A synchronous compute job started a prediction.')
+      return { ok: true, result: ran.ran.output }
+    },
+    models: () =>
+      synchronous.flatMap((model) =>
+        [...model.prices].map(([size, price]) => ({ model: model.id, kind: model.kind, size, price })),
+      ),
+  }
+}
+
+/** What the compute-futures module needs from outside. */
+export type Deps = {
+  /**
+   * The store, outside the journal that takes back a call's writes when its fee is never paid: a deposit, a job or a
+   * refund already happened on chain or upstream, and its ledger entry must stay.
+   */
+  books: Store
+  /** The operator's deposit address and refund wallet. */
+  treasury: Futures.Treasury
+  /** Confirmations a deposit needs before it is credited. */
+  confirmations: bigint
+  /** Runs the jobs of `execute`; absent when no compute upstream is configured (execute answers 503). */
+  runner?: Runner | undefined
+  /** Clock. @default () => new Date() */
+  now?: () => Date
+}
+
+/** Store collection of futures accounts (id: the CFE id; value: {@link AccountRecord}), owned by the depositor. */
+export const accounts = 'compute-futures'
+
+/** Store collection of deposit claims (id: `<chainId>:<transaction hash>`), one per transaction, ever. */
+export const deposits = 'compute-futures-deposits'
+
+/** How long a deposit claim belongs to the call that made it before a retry may finish it, in ms. */
+export const claimTtlMs = 60_000
+
+/** The journal of a futures account: its ledger, one hash-chained entry per movement. */
+export function journalOf(id: string): string {
+  return `compute-futures:${id}`
+}
+
+/** A futures account's record. */
+type AccountRecord = {
+  /** Whoever deposited first, the only one who may read, spend or refund. */
+  depositor: Address
+  /** Chain of its deposits. */
+  chainId: number
+  /** Sequence of a journal entry known to exist: where reading the latest balances starts. */
+  sequence: number
+}
+
+/** One movement of the ledger, as the journal keeps it. */
+type Entry = {
+  kind: Futures.Kind
+  /** USDC atomic units. */
+  amount: string
+  debit: Futures.Account
+  credit: Futures.Account
+  /** After the movement. */
+  balances: Futures.SerializedBalances
+  job?: string
+  model?: string
+  /** List price of the job, atomic units. */
+  price?: string
+  discountBps?: string
+  transaction?: Hash
+  reason?: string
+}
+
+/** A deposit claim. */
+type Claim = {
+  account: string
+  amount: string
+  state: 'claimed' | 'credited'
+  claimedAt: string
+  sequence?: number
+}
+
+type Details = Omit<Entry, 'kind' | 'amount' | 'debit' | 'credit' | 'balances'>
+
+const clock = (deps: Deps) => (deps.now ?? (() => new Date()))()
+
+/**
+ * Appends one movement to the account's journal, atomically: the store serialises appends to one journal across
+ * processes (a row lock on PostgreSQL, the write lock on SQLite), `amountOf` sees the latest balances, and
+ * {@link Futures.apply} refuses a movement that would take a balance below zero, which leaves the journal as it was.
+ */
+async function move(
+  deps: Deps,
+  id: string,
+  kind: Futures.Kind,
+  amountOf: (before: Futures.Balances) => bigint,
+  details: Details = {},
+): Promise<LogEntry<Entry>> {
+  const createdAt = clock(deps)
+  const entry = await deps.books.append<Entry>(journalOf(id), (last) => {
+    const before = last ? Futures.deserialize(last.value.balances) : Futures.empty
+    const amount = amountOf(before)
+    const balances = Futures.apply(before, kind, amount)
+    // Hash what the store gives back: JSON drops undefined fields.
+    const value: Entry = JSON.parse(
+      JSON.stringify({
+        kind,
+        amount: amount.toString(),
+        ...Futures.movements[kind],
+        balances: Futures.serialize(balances),
+        ...details,
+      }),
+    )
+    const linked = { sequence: (last?.sequence ?? 0) + 1, previousHash: last?.hash ?? genesisHash, value, createdAt }
+    return { value, createdAt, hash: AuditChain.hash(linked) }
+  })
+  // A hint only: a lost race leaves an older sequence, from which `latest` still reads forward to the end.
+  await deps.books.update<AccountRecord>(accounts, id, ({ value }) =>
+    value.sequence >= entry.sequence
+      ? { refused: true, reason: 'a later entry is known' }
+      : { ...value, sequence: entry.sequence },
+  )
+  return entry
+}
+
+/** The account's latest journal entry, read forward from the record's hint. */
+async function latest(deps: Deps, id: string, hint: number): Promise<LogEntry<Entry> | undefined> {
+  let last: LogEntry<Entry> | undefined
+  const pageSize = 500
+  for (let from = Math.max(hint, 1); ; ) {
+    const page = await deps.books.entries<Entry>(journalOf(id), { fromSequence: from, limit: pageSize })
+    last = page.at(-1) ?? last
+    if (page.length < pageSize) return last
+    from = last!.sequence + 1
+  }
+}
+
+/** The caller's account `id` (by default their own): another's, or one that does not exist, is a 404. */
+async function own(deps: Deps, caller: Address, id: string | undefined) {
+  const accountId = id ?? Futures.idOf({ depositor: caller, chainId: deps.treasury.chainId })
+  const record = await deps.books.get<AccountRecord>(accounts, accountId)
+  if (!record?.owners.some((owner) => isAddressEqual(owner, caller)))
+    throw new NotFoundError(
+      id === undefined
+        ? 'The paying wallet has no futures account yet: deposit USDC first (compute-futures/deposit).'
+        : `No futures account ${accountId} of the paying wallet.`,
+    )
+  const last = await latest(deps, accountId, record.value.sequence)
+  return {
+    id: accountId,
+    account: record.value,
+    balances: last ? Futures.deserialize(last.value.balances) : Futures.empty,
+  }
+}
+
+const usd = Price.fromAtomic
+const percentOf = (bps: bigint) => Number(bps) / 100
+
+function balancesView(balances: Futures.Balances) {
+  return {
+    available: usd(balances.available),
+    reserved: usd(balances.reserved),
+    refunding: usd(balances.refunding),
+    deposited: usd(balances.deposited),
+    spent: usd(balances.spent),
+    refunded: usd(balances.refunded),
+    jobs: balances.jobs,
+  }
+}
+
+function tierView(tier: Futures.Tier) {
+  return { name: tier.name, minimum: usd(tier.minimum), discountPercent: percentOf(tier.discountBps) }
+}
+
+function accountView(deps: Deps, owned: Awaited<ReturnType<typeof own>>) {
+  const bought = Futures.boughtOf(owned.balances)
+  const { tier, next } = Futures.tierOf(bought)
+  return {
+    id: owned.id,
+    depositor: owned.account.depositor,
+    chainId: owned.account.chainId,
+    depositAddress: deps.treasury.depositAddress,
+    balances: balancesView(owned.balances),
+    tier: tierView(tier),
+    discountPercent: percentOf(tier.discountBps),
+    nextTier: next ? { ...tierView(next), missing: usd(next.minimum - bought) } : null,
+  }
+}
+
+/** Balance, tier, discount and usage of the caller's account. */
+export async function balance(deps: Deps, input: BalanceQuery & { caller: Address }) {
+  return accountView(deps, await own(deps, input.caller, input.id))
+}
+
+/** Refused before payment: a deposit on a chain the gateway cannot read. */
+export function preflightDeposit(body: Partial<DepositBody>): void {
+  if (body.chain === 'solana')
+    throw new UpstreamUnavailableError(
+      'Solana deposits are not accepted: the payer of a call is an EVM wallet, and nothing proves that it owns the Solana wallet that sent a deposit. Deposit USDC on the settlement chain (`chain: "base"`).',
+      { details: { chain: 'solana' } },
+    )
+}
+
+/**
+ * Credits a deposit: reads the transaction's receipt, sums its transfers of the settlement USDC to the deposit
+ * address, which must all come from the paying wallet, waits for the configured confirmations, and credits the
+ * caller's account (opening it at the first deposit). A transaction credits once, ever: its claim is a record whose
+ * id is the transaction, and the store refuses a second.
+ */
+export async function deposit(deps: Deps, input: DepositBody & { caller: Address }) {
+  preflightDeposit(input)
+  const caller = getAddress(input.caller)
+  const { chainId, depositAddress } = deps.treasury
+  const hash = input.transaction.toLowerCase() as Hash
+  const receipt = await deps.treasury.receipt(hash)
+  if (!receipt)
+    throw new NotFoundError(`No mined transaction ${hash} on chain ${chainId}: retry once it is mined.`, {
+      details: { transaction: hash },
+    })
+  if (receipt.status !== 'success')
+    throw new ConflictError(`Transaction ${hash} reverted: it moved no USDC.`, { details: { transaction: hash } })
+  if (receipt.transfers.length === 0)
+    throw new ConflictError(
+      `Transaction ${hash} sends no USDC (${deps.treasury.token}) to the deposit address ${depositAddress}.`,
+      { details: { transaction: hash, depositAddress } },
+    )
+  const stranger = receipt.transfers.find((transfer) => !isAddressEqual(transfer.from, caller))
+  if (stranger)
+    throw new ForbiddenError(
+      `Transaction ${hash} sends USDC from ${stranger.from}, not from the paying wallet ${caller}: a deposit is credited to the wallet that sent it, paying for the call.`,
+      { details: { transaction: hash, from: stranger.from } },
+    )
+  if (receipt.confirmations < deps.confirmations)
+    throw new ConflictError(
+      `Transaction ${hash} has ${receipt.confirmations} of the ${deps.confirmations} confirmations a deposit needs: retry shortly.`,
+      { details: { confirmations: Number(receipt.confirmations), required: Number(deps.confirmations) } },
+    )
+  const amount = receipt.transfers.reduce((sum, transfer) => sum + transfer.amount, 0n)
+  const id = Futures.idOf({ depositor: caller, chainId })
+  const now = clock(deps)
+  // Exists already from an earlier deposit: the id follows from the depositor, so it is theirs.
+  await deps.books.insert<AccountRecord>({
+    collection: accounts,
+    id,
+    owners: [caller],
+    value: { depositor: caller, chainId, sequence: 0 },
+    createdAt: now,
+  })
+
+  const key = `${chainId}:${hash}`
+  const claimed = await deps.books.insert<Claim>({
+    collection: deposits,
+    id: key,
+    owners: [caller],
+    value: { account: id, amount: amount.toString(), state: 'claimed', claimedAt: now.toISOString() },
+    createdAt: now,
+  })
+  let entry: LogEntry<Entry> | undefined
+  if (!claimed.ok) entry = await resume(deps, { key, id, hash, now })
+  entry ??= await move(deps, id, 'deposit', () => amount, { transaction: hash })
+  const credited = entry.sequence
+  await deps.books.update<Claim>(deposits, key, ({ value }) => ({ ...value, state: 'credited', sequence: credited }))
+  return { credited: usd(amount), transaction: hash, sequence: entry.sequence, ...(await balance(deps, { caller })) }
+}
+
+/**
+ * A second call for a claimed transaction. Credited already: a 409. Claimed by a call that is still within its
+ * {@link claimTtlMs}: a 409, retry. Claimed by a call that stopped between the claim and the credit (a crash): this
+ * call takes the claim over and finds the credit in the journal, or makes it.
+ */
+async function resume(
+  deps: Deps,
+  parameters: { key: string; id: string; hash: Hash; now: Date },
+): Promise<LogEntry<Entry> | undefined> {
+  const { key, id, hash, now } = parameters
+  const taken = await deps.books.update<Claim>(deposits, key, ({ value }) => {
+    if (value.state === 'credited') return { refused: true, reason: 'credited' }
+    if (now.getTime() - Date.parse(value.claimedAt) < claimTtlMs) return { refused: true, reason: 'in_progress' }
+    return { ...value, claimedAt: now.toISOString() }
+  })
+  if (!taken.ok)
+    throw new ConflictError(
+      taken.reason === 'in_progress'
+        ? `Transaction ${hash} is being credited by another call right now: retry shortly.`
+        : `Transaction ${hash} was credited already: each deposit credits once.`,
+      { details: { transaction: hash } },
+    )
+  for await (const entry of walk<Entry>(deps.books, journalOf(id)))
+    if (entry.value.kind === 'deposit' && entry.value.transaction === hash) return entry
+  return undefined
+}
+
+/** Refused before payment: `execute` with no compute upstream, or a job the compute catalog refuses. */
+export function preflightExecute(deps: Pick<Deps, 'runner'>, body: Partial<ExecuteBody>): void {
+  if (!deps.runner)
+    throw new UpstreamUnavailableError(
+      'No compute model runs here (COMPUTE_MODELS with an OpenAI-compatible upstream), so no futures job can run; deposits, balances and refunds work.',
+    )
+  // A job the schema refuses is left to it (a 400 naming the field); one it admits is priced and checked here.
+  if (Value.Check(JobSchema, body.job)) deps.runner.price(body.job)
+}
+
+/**
+ * Runs a compute job on credit: reserves its discounted cost (refused when the available credit is short, so the
+ * balance never goes below zero, whatever runs at the same time), runs it, then charges the reservation, or releases
+ * it when the job failed; a failure is not charged and the call's fee is not either.
+ */
+export async function execute(deps: Deps, input: ExecuteBody & { caller: Address }) {
+  preflightExecute(deps, input)
+  const runner = deps.runner!
+  const { model, kind, price } = runner.price(input.job)
+  const { id } = await own(deps, input.caller, input.id)
+  const job = `job_${crypto.randomUUID()}`
+  let discountBps = 0n
+  const reserved = await move(
+    deps,
+    id,
+    'reserve',
+    (before) => {
+      discountBps = Futures.tierOf(Futures.boughtOf(before)).tier.discountBps
+      return Futures.costOf({ price, discountBps })
+    },
+    { job, model },
+  )
+  const cost = BigInt(reserved.value.amount)
+  const details = { job, model, price: price.toString(), discountBps: discountBps.toString() }
+  let outcome: Awaited<ReturnType<Runner['run']>>
+  try {
+    outcome = await runner.run(input.job)
+  } catch (error) {
+    await move(deps, id, 'release', () => cost, { ...details, reason: 'the job failed' })
+    throw error
+  }
+  if (!outcome.ok) {
+    await move(deps, id, 'release', () => cost, { ...details, reason: outcome.message })
+    throw Upstream.toError(outcome)
+  }
+  const charged = await move(deps, id, 'charge', () => cost, details)
+  return {
+    id,
+    job,
+    kind,
+    model,
+    price: usd(price),
+    discountPercent: percentOf(discountBps),
+    cost: usd(cost),
+    balances: balancesView(Futures.deserialize(charged.value.balances)),
+    result: outcome.result,
+  }
+}
+
+/** Every credit and debit of the caller's account in order, each with its job, model, price and resulting balances. */
+export async function history(deps: Deps, input: HistoryQuery & { caller: Address }) {
+  const { id } = await own(deps, input.caller, input.id)
+  const limit = Number(input.limit ?? 100)
+  const page = await deps.books.entries<Entry>(journalOf(id), {
+    fromSequence: Number(input.from ?? 1),
+    limit: limit + 1,
+  })
+  const shown = page.slice(0, limit)
+  return {
+    id,
+    entries: shown.map(({ sequence, createdAt, value, hash }) => ({
+      sequence,
+      at: createdAt.toISOString(),
+      kind: value.kind,
+      amount: usd(BigInt(value.amount)),
+      debit: value.debit,
+      credit: value.credit,
+      balances: balancesView(Futures.deserialize(value.balances)),
+      ...(value.job === undefined ? {} : { job: value.job }),
+      ...(value.model === undefined ? {} : { model: value.model }),
+      ...(value.price === undefined ? {} : { price: usd(BigInt(value.price)) }),
+      ...(value.discountBps === undefined ? {} : { discountPercent: percentOf(BigInt(value.discountBps)) }),
+      ...(value.transaction === undefined ? {} : { transaction: value.transaction }),
+      ...(value.reason === undefined ? {} : { reason: value.reason }),
+      hash,
+    })),
+    next: page.length > limit ? page[limit]!.sequence : null,
+  }
+}
+
+/** The tiers, every offered model's list price and its cost in each tier, and the compute batch discount. */
+export function pricing(deps: Pick<Deps, 'runner'>, parameters: { batchDiscountBps: bigint; maxBatchJobs: number }) {
+  return {
+    tiers: Futures.tiers.map(tierView),
+    basis: 'credit bought: deposited less refunded',
+    models: (deps.runner?.models() ?? []).map(({ model, kind, size, price }) => ({
+      model,
+      kind,
+      size,
+      price: usd(price),
+      costs: Object.fromEntries(
+        Futures.tiers.map((tier) => [tier.name, usd(Futures.costOf({ price, discountBps: tier.discountBps }))]),
+      ),
+    })),
+    bulk: {
+      endpoint: '/api/v1/compute/batch',
+      discountPercent: percentOf(parameters.batchDiscountBps),
+      maxJobs: parameters.maxBatchJobs,
+      note: 'compute/batch is paid per call, not from futures credit; its discount does not stack with a tier.',
+    },
+  }
+}
+
+/** Refused before payment: a refund with no operator key to send it. */
+export function preflightRefund(deps: Pick<Deps, 'treasury'>): void {
+  if (!deps.treasury.send)
+    throw new UpstreamUnavailableError(
+      'No operator key is configured (FUTURES_OPERATOR_PRIVATE_KEY), so the gateway cannot send refunds; credit stays on the account.',
+    )
+}
+
+/**
+ * Sends unused credit back to the account's depositor, never to anyone else: holds the amount first (so two refunds
+ * never send the same credit), sends USDC from the operator's wallet, then records the transfer with its hash. A
+ * transfer that was never sent or reverted gives the hold back (and the call is not charged); one whose outcome is
+ * unknown keeps it held, so it is never sent twice.
+ */
+export async function refund(deps: Deps, input: RefundBody & { caller: Address }) {
+  preflightRefund(deps)
+  const { id, account } = await own(deps, input.caller, input.id)
+  const asked = input.amount === undefined ? undefined : Price.toAtomic(input.amount)
+  const refundId = `refund_${crypto.randomUUID()}`
+  const held = await move(
+    deps,
+    id,
+    'hold',
+    (before) => {
+      const amount = asked ?? before.available
+      if (amount === 0n)
+        throw new ConflictError('No available credit to refund.', { details: { available: '0.000000' } })
+      return amount
+    },
+    { job: refundId },
+  )
+  const amount = BigInt(held.value.amount)
+  const to = account.depositor
+  const sent = await deps.treasury.send!({ to, amount })
+  if (sent.status === 'sent') {
+    const done = await move(deps, id, 'refund', () => amount, { job: refundId, transaction: sent.hash })
+    return {
+      id,
+      refund: refundId,
+      status: 'sent',
+      to,
+      amount: usd(amount),
+      transaction: sent.hash,
+      balances: balancesView(Futures.deserialize(done.value.balances)),
+    }
+  }
+  if (sent.status === 'unknown')
+    throw new UpstreamTimeoutError(
+      `The refund transfer ${sent.hash} was sent, but its outcome is not known yet; the amount stays held and is never sent again.`,
+      { details: { refund: refundId, transaction: sent.hash } },
+    )
+  const reason = sent.status === 'reverted' ? `the transfer ${sent.hash} reverted` : sent.reason
+  await move(deps, id, 'reverse', () => amount, {
+    job: refundId,
+    reason,
+    ...(sent.status === 'reverted' ? { transaction: sent.hash } : {}),
+  })
+  throw new UpstreamFailedError(`The refund could not be sent (${reason}); the credit is available again.`, {
+    details: { refund: refundId },
+  })
+}

@@ -1,0 +1,62 @@
+import { Type } from '@sinclair/typebox'
+import * as Module from '../../core/Module.js'
+import { routes } from './routes.js'
+import { outputs } from './schema.js'
+import type { Deps } from './service.js'
+
+/** The inference module, mounted by the gateway. */
+export function inference(deps: Deps) {
+  return routes(deps)
+}
+
+/** The inference family's environment: the model asked and the verification services asked for source. */
+const env = Type.Object({
+  INFERENCE_MODEL: Type.Optional(
+    Type.String({
+      minLength: 1,
+      defaultText: 'none (the inference endpoints answer 503)',
+      description:
+        'model id of the chat upstream (`CHAT_UPSTREAM_URL`) that the inference endpoints ask; it must support `response_format` `json_schema`',
+    }),
+  ),
+  INFERENCE_SOURCIFY_URL: Type.String({
+    minLength: 1,
+    default: 'https://sourcify.dev/server',
+    description: 'Sourcify server asked first for verified contract source (not on a devnet, which it does not index)',
+  }),
+  INFERENCE_BLOCKSCOUT_URL: Type.String({
+    minLength: 1,
+    default: 'https://base.blockscout.com',
+    description: 'Blockscout explorer of the settlement chain asked next for verified source (on Base only)',
+  }),
+})
+
+/**
+ * AI analysis (`/api/v1/inference/*`): facts read from the settlement chain first (code, balances, history, decoded
+ * transactions, verified source), then a structured answer from the chat upstream, validated, with the facts.
+ */
+export const manifest = Module.define({
+  name: 'inference',
+  paths: ['/api/v1/inference/'],
+  needs: ['chat', 'chains', 'onchain', 'history'],
+  uses: ['contractSources'],
+  env,
+  outputs,
+  routes: ({ ports, env }) => {
+    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
+    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
+    return inference({
+      endpoint,
+      history: ports.history,
+      tokens: ports.onchain.tokens,
+      sources: ports.contractSources ?? [],
+      chat: ports.chat,
+      // Checked by `ready` before any call is taken.
+      model: env.INFERENCE_MODEL ?? '',
+    })
+  },
+  ready: ({ ports, env }) =>
+    env.INFERENCE_MODEL === undefined
+      ? 'INFERENCE_MODEL is not set: no model is named for the analysis.'
+      : (Module.reasonOf(ports.chat.available()) ?? Module.reasonOf(ports.history.available())),
+})

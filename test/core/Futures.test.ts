@@ -1,0 +1,105 @@
+import { describe, expect, test } from 'bun:test'
+import { InvalidTransitionError } from '../../core/Errors.js'
+import * as Futures from '../../core/Futures.js'
+
+describe('tierOf', () => {
+  test.each([
+    [0n, 'none', 0n],
+    [9_999_999n, 'none', 0n],
+    [10_000_000n, 'bronze', 500n],
+    [49_999_999n, 'bronze', 500n],
+    [50_000_000n, 'silver', 1_000n],
+    [199_999_999n, 'silver', 1_000n],
+    [200_000_000n, 'gold', 1_500n],
+    [10_000_000_000n, 'gold', 1_500n],
+  ])('behavior: %p bought is %s (%p bps)', (bought, name, discountBps) => {
+    const { tier } = Futures.tierOf(bought)
+    expect(tier.name).toBe(name as Futures.Tier['name'])
+    expect(tier.discountBps).toBe(discountBps)
+  })
+
+  test('behavior: names the next tier up, none past gold', () => {
+    expect(Futures.tierOf(0n).next?.name).toBe('bronze')
+    expect(Futures.tierOf(60_000_000n).next?.name).toBe('gold')
+    expect(Futures.tierOf(200_000_000n).next).toBeUndefined()
+  })
+})
+
+describe('costOf', () => {
+  test.each([
+    [1_000_000n, 0n, 1_000_000n],
+    [1_000_000n, 500n, 950_000n],
+    [1_000_000n, 1_500n, 850_000n],
+    // 3001 at 95% is 2850.95: the cost rounds down, never above the advertised rate.
+    [3_000n, 500n, 2_850n],
+    [3_001n, 500n, 2_850n],
+    [3_000n, 1_500n, 2_550n],
+    [1n, 1_500n, 0n],
+    [0n, 1_500n, 0n],
+  ])('vector: %p at %p bps costs %p', (price, discountBps, cost) => {
+    expect(Futures.costOf({ price, discountBps })).toBe(cost)
+  })
+
+  test('error: a negative price', () => {
+    expect(() => Futures.costOf({ price: -1n, discountBps: 0n })).toThrow(RangeError)
+  })
+})
+
+describe('apply', () => {
+  test('behavior: a deposit, a job charged, a job released, a refund: double entry holds after each', () => {
+    let balances = Futures.empty
+    const steps: [Futures.Kind, bigint][] = [
+      ['deposit', 20_000_000n],
+      ['reserve', 950_000n],
+      ['charge', 950_000n],
+      ['reserve', 95_000n],
+      ['release', 95_000n],
+      ['hold', 5_000_000n],
+      ['refund', 5_000_000n],
+      ['hold', 1_000_000n],
+      ['reverse', 1_000_000n],
+    ]
+    for (const [kind, amount] of steps) {
+      balances = Futures.apply(balances, kind, amount)
+      const accounts = Futures.accountsOf(balances)
+      expect(accounts.usdc).toBe(accounts.available + accounts.reserved + accounts.refunding + accounts.revenue)
+    }
+    expect(balances).toEqual({
+      available: 14_050_000n,
+      reserved: 0n,
+      refunding: 0n,
+      deposited: 20_000_000n,
+      spent: 950_000n,
+      refunded: 5_000_000n,
+      jobs: 1,
+    })
+    expect(Futures.boughtOf(balances)).toBe(15_000_000n)
+  })
+
+  test('error: never below zero', () => {
+    const funded = Futures.apply(Futures.empty, 'deposit', 1_000n)
+    expect(() => Futures.apply(funded, 'reserve', 1_001n)).toThrow(InvalidTransitionError)
+    expect(() => Futures.apply(funded, 'charge', 1n)).toThrow(InvalidTransitionError)
+    expect(() => Futures.apply(funded, 'refund', 1n)).toThrow(InvalidTransitionError)
+    expect(Futures.apply(funded, 'reserve', 1_000n).available).toBe(0n)
+  })
+
+  test('error: a movement of nothing', () => {
+    expect(() => Futures.apply(Futures.empty, 'deposit', 0n)).toThrow(InvalidTransitionError)
+  })
+
+  test('behavior: balances round-trip through JSON', () => {
+    const balances = Futures.apply(Futures.empty, 'deposit', 123_456_789n)
+    expect(Futures.deserialize(JSON.parse(JSON.stringify(Futures.serialize(balances))))).toEqual(balances)
+  })
+})
+
+describe('idOf', () => {
+  test('behavior: one id per depositor and chain, whatever the letter case', () => {
+    const depositor = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+    const id = Futures.idOf({ depositor, chainId: 8453 })
+    expect(Futures.isId(id)).toBe(true)
+    expect(Futures.idOf({ depositor: depositor.toLowerCase() as `0x${string}`, chainId: 8453 })).toBe(id)
+    expect(Futures.idOf({ depositor, chainId: 84532 })).not.toBe(id)
+  })
+})
