@@ -435,13 +435,26 @@ async function measure() {
   log('webhook deliveries')
   const webhookRounds = await rounds(plan.rounds, () => WebhookBench.round(1_000))
   rows.push({
-    figure: 'webhook deliveries/s: outbox to signed POST to a local receiver (embedded SQLite, 32 in flight)',
+    figure: 'webhook deliveries/s to a local receiver: outbox to signed POST (embedded SQLite, 32 in flight)',
     baseline: 'plain unsigned POSTs/s to the same receiver, 32 in flight',
     unit: 'req/s',
     figures: webhookRounds.map((round) => round.deliveries),
     baselines: webhookRounds.map((round) => round.posts),
     target: { relation: '>=', ratio: 0.02 },
   })
+  const databaseUrl = process.env.DATABASE_URL
+  if (databaseUrl) {
+    log('webhook deliveries on PostgreSQL')
+    const pgRounds = await rounds(plan.rounds, () => WebhookBench.round(1_000, databaseUrl))
+    rows.push({
+      figure: 'webhook deliveries/s to a local receiver: outbox to signed POST (PostgreSQL, 32 in flight)',
+      baseline: 'plain unsigned POSTs/s to the same receiver, 32 in flight',
+      unit: 'req/s',
+      figures: pgRounds.map((round) => round.deliveries),
+      baselines: pgRounds.map((round) => round.posts),
+      target: { relation: '>=', ratio: 0.02 },
+    })
+  }
 }
 
 function report() {
