@@ -158,6 +158,21 @@ async function until(done: () => boolean | Promise<boolean>, timeoutMs = 45_000)
   }
 }
 
+/**
+ * The environment of gateway processes sharing one database (`more` names it) and the served devnet, each signing
+ * with its own relayer key, delivering to receivers on 127.0.0.1.
+ */
+function environment(more: Record<string, string>): Record<string, string> {
+  return {
+    RPC_URL: chain.url,
+    NETWORK: 'eip155:84532',
+    RELAYER_MNEMONIC: mnemonic,
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'events-processes-')),
+    OUTBOUND_ALLOW: '127.0.0.1',
+    ...more,
+  }
+}
+
 /** Starts a gateway process on the shared database. */
 function gateway(name: string, env: Record<string, string>) {
   return start({ name, script: 'app/main.ts', port: freePort(), env, inherit: false, readyPath: '/' })
@@ -167,14 +182,7 @@ describe.each(gatewayDatabases('events'))('heavy: gateway processes on $name', (
   test('behavior: two processes perform 50 due cron runs and 200 webhook deliveries, each exactly once', async () => {
     const { env: databaseEnv, teardown } = await open()
     const target = receiver()
-    const env = {
-      RPC_URL: chain.url,
-      NETWORK: 'eip155:84532',
-      RELAYER_MNEMONIC: mnemonic,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'events-two-')),
-      OUTBOUND_ALLOW: '127.0.0.1',
-      ...databaseEnv,
-    }
+    const env = environment(databaseEnv)
     const gateways: Server[] = []
     const shared = storage(env)
     try {
@@ -213,15 +221,7 @@ describe.each(gatewayDatabases('events'))('heavy: gateway processes on $name', (
     const { env: databaseEnv, teardown } = await open()
     // Every first attempt hangs: the first process is killed while its POSTs are in flight.
     const target = receiver((_id, seen) => seen === 1)
-    const env = {
-      RPC_URL: chain.url,
-      NETWORK: 'eip155:84532',
-      RELAYER_MNEMONIC: mnemonic,
-      DATA_DIR: mkdtempSync(join(tmpdir(), 'events-kill-')),
-      OUTBOUND_ALLOW: '127.0.0.1',
-      WEBHOOK_LEASE_MS: '2000',
-      ...databaseEnv,
-    }
+    const env = environment({ WEBHOOK_LEASE_MS: '2000', ...databaseEnv })
     const shared = storage(env)
     let second: Server | undefined
     try {
