@@ -170,12 +170,15 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
     : relayerFacilitator(config, settlement, lease.slot, logger, await settlerOf(config, settlement))
   const facilitator = parameters.facilitator?.(configured) ?? configured
+  // The ledger's confirmations and the stores' writes record their events in the queue of the shared database.
+  const outbox = events({ queue: storage.queue })
   const books = {
     ledger,
     facilitator,
     domain: toDomain(terms),
     logger,
     store: storage.store,
+    events: outbox,
     lease,
     settlementTimeoutMs: config.settlementTimeoutMs,
   }
@@ -195,7 +198,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     ports: {
       ...defaultPorts(config, settlement, storage.store),
       queue: storage.queue,
-      events: events({ queue: storage.queue }),
+      events: outbox,
       prices,
       fx,
       oracle: prices || fx ? feedOracle({ feeds: [prices, fx].filter((set) => set !== undefined) }) : undefined,
@@ -982,7 +985,8 @@ async function openStorage(
   }
   mkdirSync(config.dataDir, { recursive: true })
   const storage = {
-    ledger: sqliteLedger({ path: join(config.dataDir, 'ledger.sqlite') }),
+    // The store's file holds the outbox: a settlement's `payment.settled` commits with its confirmation.
+    ledger: sqliteLedger({ path: join(config.dataDir, 'ledger.sqlite'), outbox: join(config.dataDir, 'store.sqlite') }),
     store: sqliteStore({ path: join(config.dataDir, 'store.sqlite') }),
     // The store's file: a write and the work it enqueues commit together.
     queue: sqliteQueue({ path: join(config.dataDir, 'store.sqlite') }),

@@ -286,7 +286,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       workers.push({
         queue: worker.queue,
         concurrency: worker.concurrency ?? 10,
-        leaseMs: worker.leaseMs ?? 30_000,
+        leaseMs: typeof worker.leaseMs === 'function' ? worker.leaseMs(resources.env) : (worker.leaseMs ?? 30_000),
         run: (item) => worker.run(item, resources),
       })
   }

@@ -525,16 +525,20 @@ async function measure() {
   rows.push(await TaxBench.row(plan.rounds))
   rows.push(...(await Research.rows({ rounds: plan.rounds })))
 
-  log('webhook deliveries')
-  const webhookRounds = await rounds(plan.rounds, () => WebhookBench.round(1_000))
-  rows.push({
-    figure: 'webhook deliveries/s: outbox to signed POST to a local receiver (embedded SQLite, 32 in flight)',
-    baseline: 'plain unsigned POSTs/s to the same receiver, 32 in flight',
-    unit: 'req/s',
-    figures: webhookRounds.map((round) => round.deliveries),
-    baselines: webhookRounds.map((round) => round.posts),
-    target: { relation: '>=', ratio: 0.02 },
-  })
+  const databases: [string, string | undefined][] = [['embedded SQLite', undefined]]
+  if (process.env.DATABASE_URL) databases.push(['PostgreSQL', process.env.DATABASE_URL])
+  for (const [name, url] of databases) {
+    log(`webhook deliveries (${name})`)
+    const webhookRounds = await rounds(plan.rounds, () => WebhookBench.round(1_000, url))
+    rows.push({
+      figure: `webhook deliveries/s to a local receiver: outbox to signed POST (${name}, 32 in flight)`,
+      baseline: 'plain unsigned POSTs/s to the same receiver, 32 in flight',
+      unit: 'req/s',
+      figures: webhookRounds.map((round) => round.deliveries),
+      baselines: webhookRounds.map((round) => round.posts),
+      target: { relation: '>=', ratio: 0.02 },
+    })
+  }
 }
 
 function report() {

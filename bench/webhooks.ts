@@ -1,13 +1,18 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import postgresJs from 'postgres'
 import { outbound } from '../adapters/outbound/fetch.js'
+import { postgres as postgresQueue } from '../adapters/queue/postgres.js'
 import { sqlite as sqliteQueue } from '../adapters/queue/sqlite.js'
+import { postgres as postgresStore } from '../adapters/store/postgres.js'
 import { sqlite as sqliteStore } from '../adapters/store/sqlite.js'
 import { silent } from '../app/log.js'
 import { workerRunner } from '../app/workers.js'
 import * as Events from '../core/Events.js'
 import * as Outbound from '../core/Outbound.js'
+import type { Queue } from '../core/Queue.js'
+import type { Store } from '../core/Store.js'
 import * as Webhooks from '../core/Webhooks.js'
 
 /** The owner of the benchmark's webhook and events. */
@@ -16,12 +21,53 @@ const owner = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 /** Deliveries in flight per process, as the webhooks module runs them. */
 const concurrency = 32
 
+/** A store and its queue on one database, opened for a round and removed after it. */
+type Database = { store: Store; queue: Queue; remove: () => Promise<void> }
+
+/** A new embedded (SQLite) database in a temporary folder. */
+function embedded(): Database {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
+  const path = join(folder, 'store.sqlite')
+  const store = sqliteStore({ path })
+  const queue = sqliteQueue({ path })
+  return {
+    store,
+    queue,
+    async remove() {
+      await queue.close()
+      await store.close()
+      rmSync(folder, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A new schema of the PostgreSQL database at `url`, dropped after the round. */
+async function postgresSchema(url: string): Promise<Database> {
+  const schema = `bench_webhooks_${Date.now()}_${Math.random().toString(36).slice(2, 8)}`
+  const admin = postgresJs(url, { max: 1, onnotice: () => {} })
+  await admin.unsafe(`CREATE SCHEMA ${schema}`)
+  const sql = postgresJs(url, { max: 10, onnotice: () => {}, connection: { search_path: schema } })
+  const store = postgresStore({ sql })
+  const queue = postgresQueue({ sql })
+  return {
+    store,
+    queue,
+    async remove() {
+      await queue.close()
+      await store.close()
+      await sql.end()
+      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)
+      await admin.end()
+    },
+  }
+}
+
 /**
- * One round: `count` events emitted into the outbox of an embedded (SQLite) store, fanned out and delivered signed
- * to a local receiver by the webhooks workers, against the same number of plain unsigned POSTs to that receiver at
- * the same concurrency. Rates per second of wall time.
+ * One round: `count` events emitted into the outbox of an embedded (SQLite) store, or of PostgreSQL at `databaseUrl`,
+ * fanned out and delivered signed to a local receiver by the webhooks workers, against the same number of plain
+ * unsigned POSTs to that receiver at the same concurrency. Rates per second of wall time.
  */
-export async function round(count: number): Promise<{ deliveries: number; posts: number }> {
+export async function round(count: number, databaseUrl?: string): Promise<{ deliveries: number; posts: number }> {
   let received = 0
   const server = Bun.serve({
     hostname: '127.0.0.1',
@@ -33,10 +79,8 @@ export async function round(count: number): Promise<{ deliveries: number; posts:
     },
   })
   const url = `http://127.0.0.1:${server.port}/hook`
-  const folder = mkdtempSync(join(tmpdir(), 'bench-webhooks-'))
-  const path = join(folder, 'store.sqlite')
-  const store = sqliteStore({ path })
-  const queue = sqliteQueue({ path })
+  const database = databaseUrl ? await postgresSchema(databaseUrl) : embedded()
+  const { store, queue } = database
   try {
     const allowed = Outbound.parseAllowList('127.0.0.1')
     if (!allowed.ok) throw new Error(allowed.message)
@@ -92,11 +136,9 @@ export async function round(count: number): Promise<{ deliveries: number; posts:
     const posts = count / ((performance.now() - postStarted) / 1000)
     return { deliveries, posts }
   } finally {
-    await queue.close()
-    await store.close()
+    await database.remove()
     server.stop(true)
-    rmSync(folder, { recursive: true, force: true })
   }
 }
 
-if (import.meta.main) console.log(await round(Number(process.argv[2] ?? 1_000)))
+if (import.meta.main) console.log(await round(Number(process.argv[2] ?? 1_000), process.argv[3]))

@@ -1,4 +1,4 @@
-import { type Address, getAddress } from 'viem'
+import { type Address, getAddress, type Hex } from 'viem'
 import type { Enqueue, Queue } from './Queue.js'
 
 /**
@@ -17,10 +17,14 @@ export const types = {
   'batch.built': 'A batch payment transaction was built: `{ chain, token, recipients, total, transaction }`.',
   'payroll.built': 'A payroll run transaction was built: `{ chain, token, recipients, total, transaction }`.',
   'invoice.paid': 'An invoice was paid: `{ invoiceId, amount, token, transaction, payer }`.',
-  'escrow.funded': 'An escrow was funded: `{ escrowId, amount, token, transaction }`.',
-  'escrow.released': 'An escrow was released to its payee: `{ escrowId, amount, token, transaction }`.',
-  'escrow.cancelled': 'An escrow was cancelled and refunded: `{ escrowId, amount, token, transaction }`.',
-  'transfer.seen': 'A watched transfer was seen on chain: `{ from, to, token, amount, transaction, blockNumber }`.',
+  'escrow.funded':
+    'An escrow was funded: `{ escrowId, amount, token, transaction }` (`transaction` null: the deposit is read off the contract).',
+  'escrow.released':
+    'An escrow was released to its payee: `{ escrowId, amount, token, transaction }` (`transaction` null when read off the contract).',
+  'escrow.cancelled':
+    'An escrow was cancelled and refunded: `{ escrowId, amount, token, transaction }` (`transaction` null when read off the contract).',
+  'transfer.seen':
+    'A watched transfer (one that pays an invoice) was seen on chain: `{ from, to, token, amount, transaction, logIndex, blockNumber }`.',
   'cron.triggered':
     'A cron job ran (sent to its `callback_url`): `{ jobId, action, run, maxRuns, scheduledFor, transaction? }`.',
   'compute.completed': 'A compute job finished: `{ jobId, status, result? }`.',
@@ -89,5 +93,110 @@ export function events(parameters: { queue: Queue }): Events {
       await queue.enqueue([item])
       return item.payload
     },
+  }
+}
+
+/**
+ * One event for each party: the same event for every owner (each once, whatever its letter case), its id suffixed
+ * with the owner's checksummed address so that each party's copy is recorded once however often it is emitted.
+ */
+export function forOwners<data>(
+  event: Omit<Emit<data>, 'owner' | 'id'> & { id: string },
+  owners: readonly Address[],
+): Emit<data>[] {
+  const unique = [...new Set(owners.map((owner) => getAddress(owner)))]
+  return unique.map((owner) => ({ ...event, id: `${event.id}:${owner}`, owner }))
+}
+
+/** The `transfer.seen` event of an ERC-20 transfer, without its owner; its id is the transfer's (hash and log index). */
+export function transferSeen(transfer: transferSeen.Transfer): Omit<Emit<transferSeen.Data>, 'owner'> & { id: string } {
+  return {
+    id: `transfer.seen:${transfer.hash.toLowerCase()}:${transfer.logIndex}`,
+    type: 'transfer.seen',
+    data: {
+      from: getAddress(transfer.from),
+      to: getAddress(transfer.to),
+      token: getAddress(transfer.token),
+      amount: transfer.amount.toString(),
+      transaction: transfer.hash,
+      logIndex: transfer.logIndex,
+      blockNumber: transfer.blockNumber.toString(),
+    },
+  }
+}
+
+export declare namespace transferSeen {
+  type Transfer = {
+    /** Hash of the transaction that carried it. */
+    hash: Hex
+    /** Position of its Transfer log in the block. */
+    logIndex: number
+    /** Sender. */
+    from: Address
+    /** Receiver. */
+    to: Address
+    /** The token contract. */
+    token: Address
+    /** Amount in the token's atomic units. */
+    amount: bigint
+    /** Block it was mined in. */
+    blockNumber: bigint
+  }
+  type Data = {
+    from: Address
+    to: Address
+    token: Address
+    /** Atomic units, decimal. */
+    amount: string
+    transaction: Hex
+    logIndex: number
+    /** Decimal. */
+    blockNumber: string
+  }
+}
+
+/**
+ * The events of an escrow moving from status `from` to `to`, without their owner: `escrow.funded` when it left
+ * `created`, then `escrow.released` or `escrow.cancelled` when it reached one. Ids are stable per escrow
+ * (`escrow.released:<escrowId>`), so a move observed twice, or by two processes, is one event.
+ */
+export function escrowMoved(
+  parameters: escrowMoved.Parameters,
+): (Omit<Emit<escrowMoved.Data>, 'owner'> & { id: string })[] {
+  const { escrowId, amount, token, from, to, transaction } = parameters
+  const event = (type: 'escrow.funded' | 'escrow.released' | 'escrow.cancelled', hash: Hex | null) => ({
+    id: `${type}:${escrowId.toLowerCase()}`,
+    type,
+    data: { escrowId, amount: amount.toString(), token: getAddress(token), transaction: hash },
+  })
+  const moved: ReturnType<typeof escrowMoved> = []
+  if (from === 'created' && to !== 'created') moved.push(event('escrow.funded', null))
+  if (to !== from && to === 'released') moved.push(event('escrow.released', transaction ?? null))
+  if (to !== from && to === 'cancelled') moved.push(event('escrow.cancelled', transaction ?? null))
+  return moved
+}
+
+export declare namespace escrowMoved {
+  type Parameters = {
+    /** The escrow's bytes32 id. */
+    escrowId: Hex
+    /** Amount held, in the token's atomic units. */
+    amount: bigint
+    /** The token contract. */
+    token: Address
+    /** Status before (`created`, `active`, `released` or `cancelled`). */
+    from: string
+    /** Status after. */
+    to: string
+    /** The release or cancel transaction, when the gateway sent it; otherwise the move was read off the contract. */
+    transaction?: Hex | undefined
+  }
+  type Data = {
+    escrowId: Hex
+    /** Atomic units, decimal. */
+    amount: string
+    token: Address
+    /** The transaction, when the gateway sent it; `null` when the move was read off the contract's state. */
+    transaction: Hex | null
   }
 }

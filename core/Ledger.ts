@@ -1,6 +1,6 @@
 import type { Address, Hash, Hex } from 'viem'
 import { InvalidTransitionError } from './Errors.js'
-import type { Effect } from './Store.js'
+import type { Also, Effect } from './Store.js'
 
 /** Payment protocols the gateway accepts. */
 export type Protocol = 'x402-v2' | 'x402-v1' | 'mpp'
@@ -209,8 +209,11 @@ export type Ledger = {
    * handler failed, nothing was charged), the idempotency key is free and the balance covers it.
    */
   claim: (claim: Claim) => Promise<ClaimResult>
-  /** Applies an event with {@link transition}, atomically; returns the updated entry. */
-  apply: (key: { payer: Payer; nonce: Hex }, event: Event) => Promise<Entry>
+  /**
+   * Applies an event with {@link transition}, atomically; returns the updated entry. `also` commits with the move
+   * (the transactional outbox, e.g. the `payment.settled` event of a `confirmed`), and not at all when it is refused.
+   */
+  apply: (key: { payer: Payer; nonce: Hex }, event: Event, also?: Also) => Promise<Entry>
   /** Reads one entry. */
   get: (key: { payer: Payer; nonce: Hex }) => Promise<Entry | undefined>
   /** The live entry (`claimed`, `settling` or `settled`) of a payer that holds an idempotency key. */

@@ -200,8 +200,11 @@ export type Worker<needs extends Port = Port, env extends TObject = TObject, use
   queue: string
   /** How many items one process handles at once. @default 10 */
   concurrency?: number
-  /** How long a claim holds an item before another process may take it, in ms: longer than one `run`. @default 30_000 */
-  leaseMs?: number
+  /**
+   * How long a claim holds an item before another process may take it, in ms: longer than one `run`; or that figure
+   * from the module's environment. @default 30_000
+   */
+  leaseMs?: number | ((env: Static<env>) => number)
   /** Handles one claimed item. */
   run: (item: Queue.Claim, context: Resources<needs, env, uses>) => Promise<Outcome>
 }

@@ -1,14 +1,17 @@
 import { InvalidTransitionError } from '../../core/Errors.js'
 import { type Entry, type Lease, type Ledger, transition } from '../../core/Ledger.js'
+import type { Queue } from '../../core/Queue.js'
 import { decided, fromClaim, fromRow, live, outstanding, toKey, toPayer, toRow } from './schema.js'
 
 /**
  * A payment ledger in process memory, for tests. Behaves like the durable ones: every entry and lease is stored as
  * JSON (bigint amounts, dates and effects round-trip, no object is shared with the caller), (payer, nonce), a live
  * idempotency key per payer, a lease id and a slot are unique. Every method finishes within one turn of the event
- * loop, so it is atomic as theirs are.
+ * loop, so it is atomic as theirs are. `apply` enqueues its `also` work on `queue` (a memory queue, whose enqueue also
+ * finishes within the turn).
  */
-export function memory(): Ledger {
+export function memory(parameters: memory.Parameters = {}): Ledger {
+  const { queue } = parameters
   const rows = new Map<string, string>()
   const leases = new Map<string, string>()
   let closed = false
@@ -63,12 +66,17 @@ export function memory(): Ledger {
       }
       return { ok: true, entry: write(entry) }
     },
-    async apply(key, event) {
+    async apply(key, event, also) {
       open()
       const entry = read(idOf(toKey(key)))
       if (!entry)
         throw new InvalidTransitionError(`No payment of ${key.payer} with nonce ${key.nonce} is in the ledger.`)
-      return write(transition(entry, event, new Date()))
+      const next = transition(entry, event, new Date())
+      if (also?.enqueue?.length) {
+        if (!queue) throw new Error('This memory ledger has no queue to enqueue on.')
+        void queue.enqueue(also.enqueue)
+      }
+      return write(next)
     },
     async get(key) {
       open()
@@ -144,6 +152,13 @@ export function memory(): Ledger {
       rows.clear()
       leases.clear()
     },
+  }
+}
+
+export declare namespace memory {
+  type Parameters = {
+    /** Where `apply` enqueues its `also` work; without one, such an `apply` throws. */
+    queue?: Queue | undefined
   }
 }
 

@@ -3,7 +3,9 @@ import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { InvalidTransitionError } from '../../core/Errors.js'
 import { type Claim, type ClaimResult, type Ledger, transition } from '../../core/Ledger.js'
+import type { Also } from '../../core/Store.js'
 import { isolate, migrateOnce, serverError } from '../internal/postgres.js'
+import { enqueueStatement, pgQueueMigration } from '../queue/schema.js'
 import {
   decided,
   excluded,
@@ -24,6 +26,9 @@ import {
 /** Key of the transaction-level advisory lock that serialises the migration across processes ("ledger" in ASCII). */
 const migrationLock = 0x6c6564676572n
 
+/** The store's migration lock ("store" in ASCII), under which the queue's table is created, as the store creates it. */
+const queueMigrationLock = 0x73746f7265n
+
 /**
  * First half of the two-key advisory lock that serialises the balance-bounded claims of one payer ("ledg" in ASCII);
  * the second half is `hashtext(payer)`. Two-key locks never meet the one-key locks of the migration and the store.
@@ -39,6 +44,7 @@ const slotConstraint = 'leases_slot_unique'
  * lock, so processes may start together). A claim without a balance is one `INSERT ... ON CONFLICT` statement; a
  * claim with one runs in a transaction holding an advisory lock on its payer; `apply` locks the row with
  * `SELECT ... FOR UPDATE`; `acquire` takes the lowest free slot and looks again when another process took it first.
+ * `apply` writes its `also` work to the queue's table of the same database in its transaction (the outbox).
  *
  * The caller owns `sql`: `close` does not end it, and its type parsers are left as they were.
  * Payer addresses are stored checksummed and nonces in lowercase, whatever letter case the caller used.
@@ -47,6 +53,8 @@ export function postgres(parameters: postgres.Parameters): Ledger {
   const db = drizzle({ client: isolate(parameters.sql) })
   let closed = false
   const migrate = migrateOnce({ db, lock: migrationLock, statements: pgMigration })
+  // Only a move with outbox work needs the queue's table; the store creates it too, under the same lock.
+  const migrateQueue = migrateOnce({ db, lock: queueMigrationLock, statements: pgQueueMigration })
 
   const ready = async () => {
     if (closed) throw new Error('The postgres ledger is closed.')
@@ -230,8 +238,9 @@ export function postgres(parameters: postgres.Parameters): Ledger {
         return replayedOrVanished([existing], values)
       }
     },
-    async apply(key, event) {
+    async apply(key, event, also) {
       await ready()
+      if (also?.enqueue?.length) await migrateQueue()
       const { payer, nonce } = toKey(key)
       return db.transaction(async (tx) => {
         const [row] = await tx
@@ -250,6 +259,7 @@ export function postgres(parameters: postgres.Parameters): Ledger {
           .returning(fields)
           .prepare('ledger_update')
           .execute({ payer, nonce })
+        await enqueue(tx, also)
         return fromRow(updated!)
       })
     },
@@ -349,6 +359,12 @@ export declare namespace postgres {
 
 /** The pool, or a transaction on it: what a statement runs on. */
 type Executor = Pick<ReturnType<typeof drizzle>, 'select' | 'insert'>
+
+/** Writes `also`'s items to the queue's table inside the transaction `tx`: they commit with the move. */
+async function enqueue(tx: Pick<ReturnType<typeof drizzle>, 'execute'>, also: Also | undefined): Promise<void> {
+  const now = Date.now()
+  for (const item of also?.enqueue ?? []) await tx.execute(enqueueStatement(item, now))
+}
 
 /** The placeholder values of a claim's statements: the fresh entry's row. */
 function toValues(claim: Claim): toRow.ReturnType {

@@ -2,7 +2,9 @@ import { and, asc, eq, gte, isNotNull, lt, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { InvalidTransitionError } from '../../core/Errors.js'
 import { type Claim, type ClaimResult, type Event, type Lease, type Ledger, transition } from '../../core/Ledger.js'
+import type { Also } from '../../core/Store.js'
 import { open } from '../internal/sqlite.js'
+import { enqueueSql, enqueueValues, sqliteQueueMigration } from '../queue/schema.js'
 import {
   decided,
   excluded,
@@ -26,12 +28,23 @@ import {
  * `INSERT ... ON CONFLICT` statement; a claim with one, `apply` and `acquire` run in `BEGIN IMMEDIATE`
  * transactions), and a writer waits up to `busyTimeout` for another one.
  *
+ * `apply` writes its `also` work to the queue of the file `outbox` (the store's, where the queue lives), attached to
+ * this connection, in the move's transaction. In WAL mode SQLite commits each attached file on its own: a process
+ * killed within that commit may keep the move without its work (the work's ids are stable, so nothing is doubled).
+ *
  * Payer addresses are stored checksummed and nonces in lowercase, whatever letter case the caller used.
  */
 export function sqlite(parameters: sqlite.Parameters): Ledger {
-  const { busyTimeout = 5_000, path } = parameters
+  const { busyTimeout = 5_000, path, outbox } = parameters
 
   const client = open({ path, busyTimeout, migration: sqliteMigration })
+  if (outbox !== undefined) {
+    // The queue's table is created the way the store creates it, then the file is attached: `queue_items` is in no
+    // other database of this connection, so the unqualified name in `enqueueSql` finds it there.
+    open({ path: outbox, busyTimeout, migration: sqliteQueueMigration }).close(true)
+    client.run('ATTACH DATABASE ? AS outbox', [outbox])
+  }
+  const enqueueItem = outbox === undefined ? undefined : client.prepare(enqueueSql)
 
   const db = drizzle({ client })
 
@@ -170,11 +183,17 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     .prepare()
 
   // Reads, applies `transition` and writes under the write lock, so no other process moves the entry in between.
-  const applyAtomically = client.transaction((key: { payer: string; nonce: string }, event: Event) => {
+  const applyAtomically = client.transaction((key: { payer: string; nonce: string }, event: Event, also?: Also) => {
     const row = read.get(key)
     if (!row) throw new InvalidTransitionError(`No payment of ${key.payer} with nonce ${key.nonce} is in the ledger.`)
     const next = transition(fromRow(row), event, new Date())
-    return fromRow(update.get({ ...toRow(next), amount: next.amount.toString() })!)
+    const updated = fromRow(update.get({ ...toRow(next), amount: next.amount.toString() })!)
+    if (also?.enqueue?.length) {
+      if (!enqueueItem) throw new Error('This SQLite ledger has no outbox file to enqueue on.')
+      const now = Date.now()
+      for (const item of also.enqueue) enqueueItem.run(...enqueueValues(item, now))
+    }
+    return updated
   })
   // Checks the key, the idempotency key and the outstanding sum, then inserts, all under the write lock: no other
   // process claims for the payer in between.
@@ -228,8 +247,8 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
         return { ok: false, reason: 'replayed', existing: fromRow(existing) }
       }
     },
-    async apply(key, event) {
-      return applyAtomically.immediate(toKey(key), event)
+    async apply(key, event, also) {
+      return applyAtomically.immediate(toKey(key), event, also)
     },
     async get(key) {
       const row = read.get(toKey(key))
@@ -280,6 +299,8 @@ export declare namespace sqlite {
     path: string
     /** How long (in ms) a write waits for another connection's write lock before failing. @default 5_000 */
     busyTimeout?: number
+    /** Path of the file whose queue `apply`'s `also` work goes to (the store's); without one, such an `apply` throws. */
+    outbox?: string | undefined
   }
 }
 

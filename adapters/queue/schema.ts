@@ -1,3 +1,4 @@
+import { type SQL, sql } from 'drizzle-orm'
 import type { Enqueue, Item, State } from '../../core/Queue.js'
 
 // The queue's one table, in the store's database so that a store write and the work it causes commit together.
@@ -50,6 +51,16 @@ export function enqueueValues(item: Enqueue, now: number): [string, string, stri
   const payload = JSON.stringify(item.payload)
   if (payload === undefined) throw new TypeError('A queued payload must be JSON.')
   return [item.queue, item.id, payload, item.dueAt?.getTime() ?? now, now]
+}
+
+/**
+ * The insert of one item as a drizzle statement, for the transaction of a write the item commits with (the outbox);
+ * an id already present is left alone.
+ */
+export function enqueueStatement(item: Enqueue, now: number): SQL {
+  const [queue, id, payload, dueAt, at] = enqueueValues(item, now)
+  return sql`INSERT INTO queue_items (queue, id, payload, state, attempts, due_at, created_at, updated_at)
+    VALUES (${queue}, ${id}, ${payload}, 'pending', 0, ${dueAt}, ${at}, ${at}) ON CONFLICT (queue, id) DO NOTHING`
 }
 
 /** A row of `queue_items` as either driver returns it. */

@@ -4,7 +4,7 @@ import type { Sql } from 'postgres'
 import { getAddress } from 'viem'
 import * as Store from '../../core/Store.js'
 import { isolate, migrateOnce } from '../internal/postgres.js'
-import { enqueueValues, pgQueueMigration } from '../queue/schema.js'
+import { enqueueStatement, pgQueueMigration } from '../queue/schema.js'
 import {
   fromEntryRow,
   fromRecordRow,
@@ -100,11 +100,7 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
   // Inside the write's transaction: the work commits with the write.
   const enqueue = async (tx: Pick<typeof db, 'execute'>, also: Store.Also | undefined) => {
     const now = Date.now()
-    for (const item of also?.enqueue ?? []) {
-      const [queue, id, payload, dueAt, at] = enqueueValues(item, now)
-      await tx.execute(raw`INSERT INTO queue_items (queue, id, payload, state, attempts, due_at, created_at, updated_at)
-        VALUES (${queue}, ${id}, ${payload}, 'pending', 0, ${dueAt}, ${at}, ${at}) ON CONFLICT (queue, id) DO NOTHING`)
-    }
+    for (const item of also?.enqueue ?? []) await tx.execute(enqueueStatement(item, now))
   }
 
   return {

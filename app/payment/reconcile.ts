@@ -1,10 +1,11 @@
 import { type Domain, deserialize } from '../../core/Authorization.js'
+import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import { asEvm, isEvmPayer, type Ledger } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
-import { settlement } from './settlement.js'
+import { settledEvent, settlement } from './settlement.js'
 import { isUpto } from './upto.js'
 
 /**
@@ -12,9 +13,10 @@ import { isUpto } from './upto.js'
  * as settled; still unused once its authorization has expired: failed, nothing moved), and a payment left
  * `claimed` by a process that is dead (its lease lapsed, or gone) is released at once; a claim without a lease
  * (written by an older version) is released after `staleAfterMs`. Released and failed payments have their
- * writes taken back. A still-valid unused authorization stays `settling` while a live process is sending it;
- * one that nobody sends any more (its process died, or met a fault) is sent again from here. Kept responses
- * older than `retentionMs` are dropped.
+ * writes taken back; a payment found settled is the payer's `payment.settled` event, committed with its confirmation.
+ * A still-valid unused authorization stays `settling` while a live process is sending it; one that nobody sends any
+ * more (its process died, or met a fault) is sent again from here. Kept responses older than `retentionMs` are
+ * dropped.
  */
 export async function reconcile(parameters: reconcile.Parameters): Promise<reconcile.ReturnType> {
   const {
@@ -23,6 +25,7 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     domain,
     logger,
     store,
+    events,
     lease,
     now = new Date(),
     staleAfterMs = 10 * 60_000,
@@ -35,6 +38,7 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     domain,
     lease,
     store,
+    events,
     logger,
     timeoutMs: parameters.settlementTimeoutMs,
   })
@@ -57,7 +61,9 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
       ...(entry.transaction ? { transaction: entry.transaction } : {}),
     })
     if (status.state === 'settled' && status.transaction) {
-      if (await apply(key, { type: 'confirmed', transaction: status.transaction })) result.settled++
+      const { transaction } = status
+      const settled = events && { enqueue: [events.outbox(settledEvent({ entry, domain, transaction }))] }
+      if (await apply(key, { type: 'confirmed', transaction }, settled)) result.settled++
     } else if (deserialize(entry.authorization).validBefore * 1000n <= BigInt(now.getTime())) {
       const failed = await apply(key, { type: 'fail', reason: 'not settled before the authorization expired' })
       if (failed) {
@@ -107,6 +113,8 @@ export declare namespace reconcile {
     logger: Logger
     /** The records paid calls write; a payment that is never made has its writes taken back. */
     store?: Store | undefined
+    /** The events outbox: a payment found settled is the payer's `payment.settled`, committed with the confirmation. */
+    events?: Events | undefined
     /** This process's lease; it asks whether the process holding another lease lives. */
     lease: { readonly id: string; isLive: (id: string) => Promise<boolean> }
     /** How long finishing an orphaned settlement waits for its confirmation, in ms. @default 15_000 */

@@ -1,6 +1,6 @@
 import type { Address, Hash, Hex } from 'viem'
 import { type Domain, deserialize, type Signed } from '../../core/Authorization.js'
-import type { Events } from '../../core/Events.js'
+import type { Emit, Events } from '../../core/Events.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
 import type { EvmEntry, Ledger, Protocol } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
@@ -36,29 +36,25 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
   async function decide(claimed: Claimed, outcome: Outcome<{ transaction: Hash }>): Promise<void> {
     const { key, endpoint } = claimed
     if (outcome.ok) {
-      await ledger.apply(key, { type: 'confirmed', transaction: outcome.transaction })
+      // The payer's `payment.settled` commits with the confirmation: recorded once, however often it is confirmed.
+      const settled = events && {
+        enqueue: [
+          events.outbox(
+            settledEvent({
+              entry: { ...key, amount: claimed.authorization.value, endpoint },
+              domain,
+              transaction: outcome.transaction,
+            }),
+          ),
+        ],
+      }
+      await ledger.apply(key, { type: 'confirmed', transaction: outcome.transaction }, settled)
       logger.log('info', 'payment_settled', {
         endpoint,
         payer: key.payer,
         protocol: claimed.protocol,
         transaction: outcome.transaction,
       })
-      // The payer's `payment.settled`, once per payment (its id is the ledger key); the payment stands if this fails.
-      await events
-        ?.emit({
-          id: `payment.settled:${key.payer}:${key.nonce}`,
-          type: 'payment.settled',
-          owner: key.payer,
-          data: {
-            payer: key.payer,
-            amount: claimed.authorization.value.toString(),
-            asset: domain.verifyingContract,
-            network: `eip155:${domain.chainId}`,
-            transaction: outcome.transaction,
-            resource: endpoint,
-          },
-        })
-        .catch((error) => logger.log('warn', 'event_not_recorded', { type: 'payment.settled', error: String(error) }))
     } else if (outcome.reason === 'settlement_pending') {
       // Nobody is sending it any more: the next retry (or reconciliation) finishes it.
       await ledger.apply(key, { type: 'adopt', from: lease.id, lease: undefined })
@@ -139,7 +135,7 @@ export declare namespace settlement {
     lease: { readonly id: string }
     /** The records paid calls write; a failed payment's writes are taken back from it. */
     store?: Store | undefined
-    /** The events outbox: a settled payment is the payer's `payment.settled`. */
+    /** The events outbox: a settled payment is the payer's `payment.settled`, committed with the confirmation. */
     events?: Events | undefined
     /** Where events go. */
     logger: Logger
@@ -154,5 +150,33 @@ export declare namespace settlement {
      * process took it first.
      */
     finish: (held: EvmEntry) => Promise<Settled | undefined>
+  }
+}
+
+/**
+ * The payer's `payment.settled` event of a confirmed payment. Its id is the ledger key, so a payment confirmed by the
+ * settling process and by reconciliation is one event.
+ */
+export function settledEvent(parameters: {
+  /** The payment: ledger key, amount in atomic units and the `"METHOD path"` paid for. */
+  entry: Pick<EvmEntry, 'payer' | 'nonce' | 'amount' | 'endpoint'>
+  /** The token's EIP-712 domain. */
+  domain: Domain
+  /** The settlement transaction. */
+  transaction: Hash
+}): Emit {
+  const { entry, domain, transaction } = parameters
+  return {
+    id: `payment.settled:${entry.payer}:${entry.nonce}`,
+    type: 'payment.settled',
+    owner: entry.payer,
+    data: {
+      payer: entry.payer,
+      amount: entry.amount.toString(),
+      asset: domain.verifyingContract,
+      network: `eip155:${domain.chainId}`,
+      transaction,
+      resource: entry.endpoint,
+    },
   }
 }

@@ -7,10 +7,11 @@ export function batch(deps: Deps) {
   return routes(deps)
 }
 
-/** Batch payments (`/api/v1/batch/*`) on the batch contract of each accepted chain. */
+/** Batch payments (`/api/v1/batch/*`) on the batch contract of each accepted chain; a built batch is `batch.built`. */
 export const manifest = Module.define({
   name: 'batch',
   paths: ['/api/v1/batch/'],
   needs: ['batch'],
-  routes: ({ ports }) => batch({ chains: ports.batch }),
+  uses: ['events'],
+  routes: ({ ports }) => batch({ chains: ports.batch, events: ports.events }),
 })

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import type * as Module from '../../core/Module.js'
 import { EstimateBody, ExecuteBody } from './schema.js'
 import * as Service from './service.js'
 
@@ -7,8 +8,8 @@ import * as Service from './service.js'
  * of the gateway's payment guard, so a refused chain or malformed batch is answered before any payment is asked for.
  */
 export function routes(deps: Service.Deps) {
-  return new Elysia({ name: 'batch' })
-    .post('/api/v1/batch/execute', ({ body }) => Service.execute(deps, body), {
+  return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'batch' })
+    .post('/api/v1/batch/execute', ({ body, caller }) => Service.execute(deps, body, caller), {
       body: ExecuteBody,
       transform: ({ body }) => Service.preflightExecute(deps, body),
     })

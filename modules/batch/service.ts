@@ -1,8 +1,9 @@
-import { type Address, type Hex, isAddressEqual } from 'viem'
+import { type Address, type Hex, isAddressEqual, parseUnits } from 'viem'
 import * as Batch from '../../core/Batch.js'
 import type { BatchChain, Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import type { Events } from '../../core/Events.js'
 import type { EstimateBody, ExecuteBody } from './schema.js'
 
 export type { Chains } from '../../core/BatchChain.js'
@@ -11,6 +12,8 @@ export type { Chains } from '../../core/BatchChain.js'
 export type Deps = {
   /** The batch contract on each configured chain. */
   chains: Chains
+  /** The events outbox: a built transaction is `batch.built` (or `payroll.built`) to the payer. */
+  events?: Events | undefined
 }
 
 /**
@@ -31,15 +34,16 @@ export async function preflightEstimate(deps: Deps, body: unknown): Promise<void
 /**
  * Builds the unsigned batch transaction (the spec's batch execution result) with the fee read from the contract and
  * a gas limit measured against the chain's state for `sender`. When the sender's allowance is short, gas is measured
- * as if it had approved `totalWithFee`; `gasEstimate` says how the limit was found.
+ * as if it had approved `totalWithFee`; `gasEstimate` says how the limit was found. Built for a paid call (`caller`,
+ * the payer), it is that payer's `batch.built` event.
  */
-export async function execute(deps: Deps, body: ExecuteBody) {
+export async function execute(deps: Deps, body: ExecuteBody, caller?: Address) {
   const request = await parseExecute(deps, body)
   const { chain, contract, recipients, sender } = request
   const token = await onChain(request)
   const feeBps = await read(chain, () => contract.feeBps())
   const gas = await measure({ chain, contract, token, recipients, sender, feeBps })
-  return {
+  const execution = {
     ...BatchPayment.toExecution({
       chainId: contract.chainId,
       contract: contract.address,
@@ -50,6 +54,40 @@ export async function execute(deps: Deps, body: ExecuteBody) {
     }),
     chain,
     gasEstimate: gas.view,
+  }
+  if (caller !== undefined) await built(deps, { type: 'batch.built', caller, execution })
+  return execution
+}
+
+/**
+ * Records that a paid call built a batch transaction: `batch.built` (or `payroll.built`) to the payer, with the chain,
+ * the token, the recipient count, the total with the fee in atomic units and the unsigned transaction. Nothing
+ * without an events port; a store that cannot record it fails the call, which is then not charged.
+ */
+export async function built(deps: Deps, input: built.Input): Promise<void> {
+  const { type, caller, execution } = input
+  const { token, batch, transaction, chain } = execution
+  await deps.events?.emit({
+    type,
+    owner: caller,
+    data: {
+      chain,
+      token: token.address,
+      recipients: batch.recipientCount,
+      total: parseUnits(batch.totalWithFee, token.decimals).toString(),
+      transaction,
+    },
+  })
+}
+
+export declare namespace built {
+  type Input = {
+    /** Which event. */
+    type: 'batch.built' | 'payroll.built'
+    /** The verified payer, who receives it. */
+    caller: Address
+    /** What was built. */
+    execution: Pick<BatchPayment.Execution, 'token' | 'batch' | 'transaction'> & { chain: string }
   }
 }
 

@@ -2,6 +2,7 @@ import { type Address, formatUnits, getAddress, type Hex, isAddress, isAddressEq
 import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowChain } from '../../core/EscrowChain.js'
+import * as Events from '../../core/Events.js'
 import type { Store } from '../../core/Store.js'
 import type { CreateBody, FundBody, ListQuery, SettleBody } from './schema.js'
 
@@ -15,6 +16,8 @@ export type Deps = {
   tokens: readonly Escrow.Token[]
   /** Clock. @default () => new Date() */
   now?: () => Date
+  /** The events outbox: each move observed on chain is `escrow.*` to the escrow's parties, with the record's update. */
+  events?: Events.Events | undefined
 }
 
 /** Store collection of escrow records; values are {@link Escrow.Serialized}. */
@@ -188,15 +191,35 @@ async function refresh(deps: Deps, escrow: Escrow.Escrow): Promise<Escrow.Escrow
   return save(deps, escrow, Escrow.reconcile(escrow, deposit, clock(deps)))
 }
 
-/** Stores `next` if it moved on from `escrow`; another request may have stored the same move first. */
+/**
+ * Stores `next` if it moved on from `escrow`, with the move's events to the escrow's parties; another request may have
+ * stored the same move first (and recorded its events: their ids are the escrow's).
+ */
 async function save(deps: Deps, escrow: Escrow.Escrow, next: Escrow.Escrow): Promise<Escrow.Escrow> {
   if (next.status === escrow.status) return escrow
-  const updated = await deps.store.update<Escrow.Serialized>(collection, escrow.id, (current) => {
-    const stored = Escrow.deserialize(current.value)
-    // Only moves forward from what is stored now, so a concurrent request's move is never undone.
-    if (stored.status !== escrow.status) return { refused: true, reason: `already ${stored.status}` }
-    return Escrow.serialize(next)
+  const { events } = deps
+  const moved = Events.escrowMoved({
+    escrowId: escrow.id,
+    amount: escrow.amount,
+    token: escrow.token.address,
+    from: escrow.status,
+    to: next.status,
   })
+  const parties = [escrow.depositor, escrow.beneficiary, ...(escrow.arbiter === undefined ? [] : [escrow.arbiter])]
+  const also = events && {
+    enqueue: moved.flatMap((event) => Events.forOwners(event, parties).map((owned) => events.outbox(owned))),
+  }
+  const updated = await deps.store.update<Escrow.Serialized>(
+    collection,
+    escrow.id,
+    (current) => {
+      const stored = Escrow.deserialize(current.value)
+      // Only moves forward from what is stored now, so a concurrent request's move is never undone.
+      if (stored.status !== escrow.status) return { refused: true, reason: `already ${stored.status}` }
+      return Escrow.serialize(next)
+    },
+    also,
+  )
   if (updated.ok) return Escrow.deserialize(updated.record.value)
   const current = await deps.store.get<Escrow.Serialized>(collection, escrow.id)
   return current === undefined ? next : Escrow.deserialize(current.value)

@@ -15,13 +15,22 @@ export declare namespace invoice {
   type Deps = Service.Deps
 }
 
-/** Invoices (`/api/v1/invoice/*`) in the store, paid on the settlement chain; a job detects their payments. */
+/**
+ * Invoices (`/api/v1/invoice/*`) in the store, paid on the settlement chain; a job detects their payments. A payment
+ * found is `invoice.paid` and `transfer.seen` to the invoice's parties, committed with the invoice's update.
+ */
 export const manifest = Module.define({
   name: 'invoice',
   paths: ['/api/v1/invoice/'],
   needs: ['store', 'onchain'],
-  routes: ({ ports }) => invoice({ store: ports.store, ...ports.onchain }),
-  jobs: [{ name: 'scan-invoices', run: ({ ports }) => scan({ store: ports.store, ...ports.onchain }) }],
+  uses: ['events'],
+  routes: ({ ports }) => invoice({ store: ports.store, ...ports.onchain, events: ports.events }),
+  jobs: [
+    {
+      name: 'scan-invoices',
+      run: ({ ports }) => scan({ store: ports.store, ...ports.onchain, events: ports.events }),
+    },
+  ],
   // Its creator and recipient, and whoever paid to read it, re-read an invoice by signing in.
   reaccess: { 'GET /api/v1/invoice/:id': Module.ownedIn(collection, Module.idOf) },
 })

@@ -8,8 +8,9 @@ import {
   UpstreamUnavailableError,
   ValidationError,
 } from '../../core/Errors.js'
+import * as Events from '../../core/Events.js'
 import * as Invoice from '../../core/Invoice.js'
-import { genesisHash, type Store } from '../../core/Store.js'
+import { type Also, genesisHash, type Store } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
 import type { CreateBody } from './schema.js'
 
@@ -25,6 +26,8 @@ export type Deps = {
   tokens: readonly Invoice.Token[]
   /** Current time. @default () => new Date() */
   now?: (() => Date) | undefined
+  /** The events outbox: a paid invoice is `invoice.paid` and `transfer.seen` to its parties, with the write. */
+  events?: Events.Events | undefined
 }
 
 /** Store collection of invoices, serialized with {@link Invoice.serialize}, owned by creator and recipient. */
@@ -260,7 +263,7 @@ async function refresh(deps: Deps, invoice: Invoice.Invoice, knownHead?: bigint)
         paidAt: new Date(Number(transfer.blockTimestamp) * 1000),
       }
       if (!Invoice.canPay(invoice, payment) || !(await claim(deps.store, invoice, payment, now))) continue
-      return apply(deps.store, invoice, { type: 'payment_observed', payment }, now)
+      return apply(deps.store, invoice, { type: 'payment_observed', payment }, now, paidEvents(deps, invoice, payment))
     }
     current = await apply(deps.store, invoice, { type: 'scanned', throughBlock: toBlock }, now)
   }
@@ -293,15 +296,58 @@ async function apply(
   invoice: Invoice.Invoice,
   event: Invoice.Event,
   now: Date,
+  also?: Also,
 ): Promise<Invoice.Invoice> {
-  const updated = await store.update<Invoice.Serialized>(collection, invoice.id, (record) => {
-    const current = Invoice.deserialize(record.value)
-    if (current.status !== 'open') return { refused: true, reason: `already ${current.status}` }
-    return Invoice.serialize(Invoice.transition(current, event, now))
-  })
+  const updated = await store.update<Invoice.Serialized>(
+    collection,
+    invoice.id,
+    (record) => {
+      const current = Invoice.deserialize(record.value)
+      if (current.status !== 'open') return { refused: true, reason: `already ${current.status}` }
+      return Invoice.serialize(Invoice.transition(current, event, now))
+    },
+    also,
+  )
   if (updated.ok) return Invoice.deserialize(updated.record.value)
   if (updated.reason === 'not_found') throw new Error(`Invoice ${invoice.id} vanished from the store.`)
   return Invoice.deserialize((await store.get<Invoice.Serialized>(collection, invoice.id))!.value)
+}
+
+/**
+ * The outbox work of an invoice's payment: `invoice.paid` and the paying transfer's `transfer.seen`, to each party
+ * (creator and recipient), with ids stable per invoice and per transfer; nothing without an events port.
+ */
+function paidEvents(deps: Deps, invoice: Invoice.Invoice, payment: Invoice.Payment): Also | undefined {
+  const { events } = deps
+  if (!events) return undefined
+  const owners = ownersOf(invoice)
+  const paid = Events.forOwners(
+    {
+      id: `invoice.paid:${invoice.id}`,
+      type: 'invoice.paid',
+      data: {
+        invoiceId: invoice.id,
+        amount: invoice.amount.toString(),
+        token: invoice.token.address,
+        transaction: payment.txHash,
+        payer: payment.from,
+      },
+    },
+    owners,
+  )
+  const seen = Events.forOwners(
+    Events.transferSeen({
+      hash: payment.txHash,
+      logIndex: payment.logIndex,
+      from: payment.from,
+      to: invoice.recipient,
+      token: invoice.token.address,
+      amount: invoice.amount,
+      blockNumber: payment.blockNumber,
+    }),
+    owners,
+  )
+  return { enqueue: [...paid, ...seen].map((event: Events.Emit) => events.outbox(event)) }
 }
 
 /** The response form of an invoice: its JSON with the CAIP-2 network and the amount in whole tokens. */

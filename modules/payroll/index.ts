@@ -7,10 +7,11 @@ export function payroll(deps: Deps) {
   return routes(deps)
 }
 
-/** Payroll runs (`/api/v1/payroll/*`) on the batch contract of each accepted chain. */
+/** Payroll runs (`/api/v1/payroll/*`) on the batch contract of each accepted chain; a built run is `payroll.built`. */
 export const manifest = Module.define({
   name: 'payroll',
   paths: ['/api/v1/payroll/'],
   needs: ['batch'],
-  routes: ({ ports }) => payroll({ chains: ports.batch }),
+  uses: ['events'],
+  routes: ({ ports }) => payroll({ chains: ports.batch, events: ports.events }),
 })

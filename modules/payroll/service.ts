@@ -1,3 +1,4 @@
+import type { Address } from 'viem'
 import * as Batch from '../../core/Batch.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
@@ -27,10 +28,12 @@ export async function preflightEstimate(deps: Deps, body: unknown): Promise<void
  *
  * The spec answers `status` and `txHash`. The gateway is non-custodial: it never holds the employer's key, so it
  * cannot send the run itself. It answers `status: "awaiting_signature"` and `txHash: null` with the unsigned
- * transactions; the hash exists only once the employer signs and broadcasts them, and is never invented here.
+ * transactions; the hash exists only once the employer signs and broadcasts them, and is never invented here. Built
+ * for a paid call (`caller`, the payer), it is that payer's `payroll.built` event.
  */
-export async function execute(deps: Deps, body: ExecuteBody) {
+export async function execute(deps: Deps, body: ExecuteBody, caller?: Address) {
   const batch = await asEmployees(() => BatchService.execute(deps, toBatch(body)))
+  if (caller !== undefined) await BatchService.built(deps, { type: 'payroll.built', caller, execution: batch })
   const { approvalRequired, transaction } = batch
   return {
     status: awaitingSignature,

@@ -10,11 +10,12 @@ import {
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowArbiter, EscrowChain } from '../../core/EscrowChain.js'
 import type { Events } from '../../core/Events.js'
+import * as EventsPort from '../../core/Events.js'
 import * as Outbound from '../../core/Outbound.js'
 import type * as Queue from '../../core/Queue.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import * as RobotTask from '../../core/RobotTask.js'
-import { type Store, walk } from '../../core/Store.js'
+import { type Also, type Store, walk } from '../../core/Store.js'
 import type { CompleteBody, DeregisterBody, ListQuery, RegisterBody, TaskBody, UpdateBody } from './schema.js'
 
 /** Store collection of robots; values are {@link Robot}. */
@@ -359,10 +360,16 @@ async function advance(deps: Deps, start: Task, options: { settle: boolean }): P
     const escrow = Escrow.deserialize(task.escrow)
     const deposit = await readChain(() => deps.chain.read(escrow.id))
     if (Escrow.verify(escrow, deposit).ok)
-      task = await observe(deps, task, { type: 'deposited', timeoutSeconds: task.timeoutSeconds }, (value) => ({
-        ...value,
-        escrow: Escrow.serialize(Escrow.transition(Escrow.deserialize(value.escrow), { type: 'funded' }, now)),
-      }))
+      task = await observe(
+        deps,
+        task,
+        { type: 'deposited', timeoutSeconds: task.timeoutSeconds },
+        (value) => ({
+          ...value,
+          escrow: Escrow.serialize(Escrow.transition(Escrow.deserialize(value.escrow), { type: 'funded' }, now)),
+        }),
+        escrowEvents(deps, task, 'active'),
+      )
     else if (now.getTime() >= new Date(task.depositBy).getTime()) task = await observe(deps, task, { type: 'canceled' })
   }
   if (task.status === 'dispatched' && task.delivery.deliveredAt === undefined) task = await deliver(deps, task)
@@ -389,13 +396,24 @@ async function apply(deps: Deps, task: Task, event: RobotTask.Event, also?: (tas
  * {@link apply} for what the gateway observed itself (a deposit, a deadline): when another process moved the task
  * first, its state stands and is answered.
  */
-async function observe(deps: Deps, task: Task, event: RobotTask.Event, also?: (task: Task) => Task): Promise<Task> {
+async function observe(
+  deps: Deps,
+  task: Task,
+  event: RobotTask.Event,
+  also?: (task: Task) => Task,
+  outbox?: Also,
+): Promise<Task> {
   const now = clock(deps)
-  const updated = await deps.store.update<Task>(tasksCollection, task.id, (current) => {
-    if (current.value.status !== task.status) return { refused: true, reason: `already ${current.value.status}` }
-    const next = RobotTask.transition(current.value, event, now)
-    return also ? also(next) : next
-  })
+  const updated = await deps.store.update<Task>(
+    tasksCollection,
+    task.id,
+    (current) => {
+      if (current.value.status !== task.status) return { refused: true, reason: `already ${current.value.status}` }
+      const next = RobotTask.transition(current.value, event, now)
+      return also ? also(next) : next
+    },
+    outbox,
+  )
   if (updated.ok) return changed(deps, updated.record.value)
   const stored = (await deps.store.get<Task>(tasksCollection, task.id))?.value
   if (stored === undefined) throw new Error(`Task ${task.id} vanished from the store.`)
@@ -418,6 +436,27 @@ async function changed(deps: Deps, task: Task): Promise<Task> {
       data: { taskId: task.id, status: task.status },
     })
   return task
+}
+
+/**
+ * The outbox work of a task's escrow moving to `to`: `escrow.funded`, `escrow.released` or `escrow.cancelled` to the
+ * requester and the operator, with the escrow's stable ids (the escrows module records the same move as one event).
+ */
+function escrowEvents(deps: Deps, task: Task, to: Escrow.Status, transaction?: Hex): Also | undefined {
+  const { events } = deps
+  if (!events) return undefined
+  const moved = EventsPort.escrowMoved({
+    escrowId: task.escrow.id as Hex,
+    amount: BigInt(task.escrow.amount),
+    token: task.escrow.token.address,
+    from: task.escrow.status,
+    to,
+    transaction,
+  })
+  const parties = [task.requester, task.operator]
+  return {
+    enqueue: moved.flatMap((event) => EventsPort.forOwners(event, parties).map((owned) => events.outbox(owned))),
+  }
 }
 
 /** Enqueues a task's moment on the durable queue, once per (task, moment); nothing without a queue (the job sweeps). */
@@ -471,19 +510,24 @@ async function settle(deps: Deps, task: Task): Promise<Task> {
     return failed.ok ? failed.record.value : task
   }
   const settledAt = clock(deps)
-  const updated = await deps.store.update<Task>(tasksCollection, task.id, (current) => {
-    const next = RobotTask.transition(
-      current.value,
-      { type: 'settled', settlement: { action, transaction } },
-      settledAt,
-    )
-    const escrow = Escrow.transition(
-      Escrow.deserialize(next.escrow),
-      { type: action === 'release' ? 'released' : 'cancelled' },
-      settledAt,
-    )
-    return { ...next, escrow: Escrow.serialize(escrow), claim: undefined, settlementError: undefined }
-  })
+  const updated = await deps.store.update<Task>(
+    tasksCollection,
+    task.id,
+    (current) => {
+      const next = RobotTask.transition(
+        current.value,
+        { type: 'settled', settlement: { action, transaction } },
+        settledAt,
+      )
+      const escrow = Escrow.transition(
+        Escrow.deserialize(next.escrow),
+        { type: action === 'release' ? 'released' : 'cancelled' },
+        settledAt,
+      )
+      return { ...next, escrow: Escrow.serialize(escrow), claim: undefined, settlementError: undefined }
+    },
+    escrowEvents(deps, task, action === 'release' ? 'released' : 'cancelled', transaction),
+  )
   if (!updated.ok) throw new Error(`Task ${task.id} vanished from the store.`)
   return updated.record.value
 }

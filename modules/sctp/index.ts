@@ -16,7 +16,7 @@ const env = Type.Object({
 })
 
 /** The module's dependencies from its resources. */
-function depsOf(resources: Module.Resources<'store' | 'onchain' | 'batch', typeof env>): Service.Deps {
+function depsOf(resources: Module.Resources<'store' | 'onchain' | 'batch', typeof env, 'events'>): Service.Deps {
   const { ports } = resources
   return {
     store: ports.store,
@@ -24,17 +24,20 @@ function depsOf(resources: Module.Resources<'store' | 'onchain' | 'batch', typeo
     transfers: ports.onchain.transfers,
     tokens: ports.onchain.tokens,
     toleranceBps: resources.env.SCTP_PRICE_TOLERANCE_BPS,
+    events: ports.events,
   }
 }
 
 /**
  * Supply-chain payments (`/api/v1/sctp/*`): suppliers, purchase orders, invoices matched against them, and verified
- * invoices paid in one batch transaction on the settlement chain; a job each minute marks them paid from the chain.
+ * invoices paid in one batch transaction on the settlement chain; a job each minute marks them paid from the chain,
+ * which is `invoice.paid` and `transfer.seen` to buyer and supplier, committed with the invoice's update.
  */
 export const manifest = Module.define({
   name: 'sctp',
   paths: ['/api/v1/sctp/'],
   needs: ['store', 'onchain', 'batch'],
+  uses: ['events'],
   env,
   routes: (resources) => routes(depsOf(resources)),
   jobs: [{ name: 'sctp-payments', run: (resources) => Service.scan(depsOf(resources)) }],

@@ -2,9 +2,10 @@ import { type Address, getAddress, type Hex, isAddressEqual, keccak256 } from 'v
 import type { BatchChain } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import { ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import * as Events from '../../core/Events.js'
 import type { Token } from '../../core/Module.js'
 import * as Sctp from '../../core/Sctp.js'
-import { type Store, walk } from '../../core/Store.js'
+import { type Also, type Store, walk } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
 import type { InvoiceBody, PayBody, PoBody, SupplierBody, VerifyBody } from './schema.js'
 
@@ -29,6 +30,8 @@ export type Deps = {
   toleranceBps: number
   /** Clock. @default () => new Date() */
   now?: () => Date
+  /** The events outbox: a paid invoice is `invoice.paid` and `transfer.seen` to buyer and supplier, with the write. */
+  events?: Events.Events | undefined
 }
 
 /** A supplier as stored. */
@@ -316,23 +319,66 @@ async function watch(deps: Deps, record: Invoice): Promise<Invoice> {
       inserted.ok ||
       (await deps.store.get<{ invoiceId: string }>(claimsCollection, claim))?.value.invoiceId === record.id
     if (!mine) continue
-    const updated = await deps.store.update<Invoice>(collections.invoices, record.id, (current) =>
-      current.value.status === 'payment_pending'
-        ? Sctp.transition(
-            current.value,
-            {
-              type: 'paid',
-              transaction: transfer.hash as Hex,
-              paidAt: new Date(Number(transfer.blockTimestamp) * 1000),
-            },
-            clock(deps),
-          )
-        : { refused: true, reason: `already ${current.value.status}` },
+    const updated = await deps.store.update<Invoice>(
+      collections.invoices,
+      record.id,
+      (current) =>
+        current.value.status === 'payment_pending'
+          ? Sctp.transition(
+              current.value,
+              {
+                type: 'paid',
+                transaction: transfer.hash as Hex,
+                paidAt: new Date(Number(transfer.blockTimestamp) * 1000),
+              },
+              clock(deps),
+            )
+          : { refused: true, reason: `already ${current.value.status}` },
+      paidEvents(deps, record, transfer),
     )
     if (updated.ok) return updated.record.value
     return (await deps.store.get<Invoice>(collections.invoices, record.id))!.value
   }
   return record
+}
+
+/**
+ * The outbox work of an invoice's payment: `invoice.paid` and the paying transfer's `transfer.seen`, to its buyer and
+ * the supplier's wallet that submitted it, with ids stable per invoice and per transfer; nothing without an events port.
+ */
+function paidEvents(
+  deps: Deps,
+  record: Invoice,
+  transfer: { hash: Hex; logIndex: number; from: Address; blockNumber: bigint },
+): Also | undefined {
+  const { events } = deps
+  if (!events || record.payment === undefined) return undefined
+  const { payment } = record
+  const owners = [record.buyer, record.submittedBy]
+  const paid = Events.forOwners(
+    {
+      id: `invoice.paid:${record.id}`,
+      type: 'invoice.paid',
+      data: {
+        invoiceId: record.id,
+        amount: payment.amount,
+        token: payment.token,
+        transaction: transfer.hash,
+        payer: getAddress(transfer.from),
+      },
+    },
+    owners,
+  )
+  const seen = Events.forOwners(
+    Events.transferSeen({
+      ...transfer,
+      to: payment.to,
+      token: payment.token,
+      amount: BigInt(payment.amount),
+    }),
+    owners,
+  )
+  return { enqueue: [...paid, ...seen].map((event: Events.Emit) => events.outbox(event)) }
 }
 
 /** Applies an event to a stored invoice atomically; an event the state does not take is a 409. */

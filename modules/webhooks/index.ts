@@ -39,6 +39,13 @@ export const manifest = Module.define({
       default: 3_600_000,
       description: 'longest retry delay of a failed delivery, in ms',
     }),
+    WEBHOOK_LEASE_MS: Type.Integer({
+      minimum: 1_000,
+      maximum: 3_600_000,
+      default: 90_000,
+      description:
+        'lease of a claimed delivery, in ms: a process that dies mid-delivery leaves it to another once this ends; keep it above `WEBHOOK_TIMEOUT_MS`',
+    }),
     WEBHOOK_DISABLE_AFTER: Type.Integer({
       minimum: 1,
       default: 5,
@@ -51,7 +58,7 @@ export const manifest = Module.define({
     {
       queue: Webhooks.deliveryQueue,
       concurrency: 32,
-      leaseMs: 90_000,
+      leaseMs: (env) => env.WEBHOOK_LEASE_MS,
       run: (item, { ports, env }) =>
         Webhooks.deliver({
           store: ports.store,

@@ -147,6 +147,7 @@ describe('parse', () => {
         },
         webhooks: {
           WEBHOOK_DISABLE_AFTER: 5,
+          WEBHOOK_LEASE_MS: 90000,
           WEBHOOK_MAX_ATTEMPTS: 10,
           WEBHOOK_RETRY_BASE_MS: 5000,
           WEBHOOK_RETRY_MAX_MS: 3600000,

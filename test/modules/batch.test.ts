@@ -19,7 +19,9 @@ import { batchChain } from '../../adapters/chain/batch.js'
 import batchArtifact from '../../adapters/chain/contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import devTokenArtifact from '../../adapters/chain/contracts/artifacts/DevToken.json' with { type: 'json' }
 import { devnet } from '../../adapters/chain/devnet.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import type { BatchChain } from '../../core/BatchChain.js'
+import { type Event, events, outboxQueue } from '../../core/Events.js'
 import * as Gas from '../../core/Gas.js'
 import { manifest } from '../../modules/batch/index.js'
 import type { Chains } from '../../modules/batch/service.js'
@@ -361,6 +363,39 @@ describe('POST /api/v1/batch/execute', () => {
     )
     expect(problem).toMatchObject({ code: 'upstream_unavailable', field: 'token' })
     expect(problem.detail).toContain('EURC has no contract address configured for base')
+  })
+})
+
+describe('events', () => {
+  test("behavior: the built transaction is the payer's batch.built, with the total and fee in atomic units", async () => {
+    const queue = memoryQueue()
+    const app = moduleGateway(manifest, {
+      ports: { batch: { base }, queue, events: events({ queue }) },
+      payer: payers.alice,
+    })
+    const recipients = fresh(2)
+    const answer = await ok(
+      await app.post(execute, {
+        token: 'USDC',
+        recipients,
+        amounts: ['1000000', '2000000'],
+        sender: signer(1).address,
+      }),
+    )
+    // The paid call's own settlement is in the outbox too: its payment.settled.
+    const recorded = await queue.claim<Event>(outboxQueue, { limit: 10 })
+    expect(recorded.map((item) => item.payload.type).sort()).toEqual(['batch.built', 'payment.settled'])
+    expect(recorded.find((item) => item.payload.type === 'batch.built')?.payload).toMatchObject({
+      type: 'batch.built',
+      owner: payers.alice,
+      data: {
+        chain: 'base',
+        token: chain.tokens.USDC!.address,
+        recipients: 2,
+        total: '3009000',
+        transaction: answer.transaction,
+      },
+    })
   })
 })
 

@@ -62,7 +62,7 @@ describe('cron on one gateway', () => {
   const store = memoryStore({ queue })
   const ports = { store, queue, outbound: guard, events: eventsPort({ queue }) }
   const gateway = moduleGateway(cron, { ports, env })
-  const both = testGateway({ families: [cron, webhooks], payment: stubPayment().payment, ports, env })
+  const both = testGateway({ families: [cron, webhooks], payment: stubPayment({ queue }).payment, ports, env })
   let clock = new Date()
   const runner = workerRunner({ queue, workers: both.workers, logger: silent(), now: () => clock })
 

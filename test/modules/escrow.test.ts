@@ -12,20 +12,26 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { escrowChain } from '../../adapters/chain/escrow.js'
 import { transfers } from '../../adapters/chain/transfers.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { memory } from '../../adapters/store/memory.js'
 import * as Escrow from '../../core/Escrow.js'
+import { type Event, events, outboxQueue } from '../../core/Events.js'
 import { manifest } from '../../modules/escrow/index.js'
 import { moduleGateway } from '../support/gateway.js'
 
 let chain: devnet.Devnet
 let app: ReturnType<typeof moduleGateway>
+/** The outbox of the store and of the events port. */
+const queue = memoryQueue()
 
 beforeAll(async () => {
   chain = await devnet()
   // The escrow family alone in the gateway; each call is paid by the account the test names.
   app = moduleGateway(manifest, {
     ports: {
-      store: memory(),
+      store: memory({ queue }),
+      queue,
+      events: events({ queue }),
       escrow: escrowChain({ client: chain.publicClient, address: chain.escrow.address, chainId: chain.chainId }),
       onchain: {
         chainId: chain.chainId,
@@ -292,6 +298,19 @@ describe('POST /api/v1/escrow/release', () => {
     expect(read.body.escrow).toMatchObject({ status: 'released', settledAt: expect.any(String) })
     const listed = await call(beneficiary(), 'GET', `/api/v1/escrow/list?address=${beneficiary().address}`)
     expect(listed.body.escrows.find((escrow: { id: Hex }) => escrow.id === created.id).status).toBe('released')
+
+    // Each move read off the contract is an event to every party, recorded once however often it is read.
+    await call(arbiter(), 'GET', `/api/v1/escrow/${created.id}`)
+    for (const type of ['escrow.funded', 'escrow.released'])
+      for (const party of [depositor(), beneficiary(), arbiter()]) {
+        const item = await queue.get<Event>(outboxQueue, `${type}:${created.id}:${party.address}`)
+        expect(item?.payload).toMatchObject({
+          type,
+          owner: party.address,
+          data: { escrowId: created.id, amount: '25500000', token: chain.token.address, transaction: null },
+        })
+      }
+    expect(await queue.get(outboxQueue, `escrow.cancelled:${created.id}:${depositor().address}`)).toBeUndefined()
   })
 
   test('behavior: the arbiter may release', async () => {

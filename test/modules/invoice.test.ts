@@ -3,8 +3,11 @@ import { type Address, createWalletClient, decodeFunctionData, encodeFunctionDat
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { memory } from '../../adapters/store/memory.js'
+import { type Event, events as eventsPort, outboxQueue } from '../../core/Events.js'
 import * as Module from '../../core/Module.js'
+import type { Queue } from '../../core/Queue.js'
 import { invoice, manifest, scan } from '../../modules/invoice/index.js'
 import { moduleGateway } from '../support/gateway.js'
 
@@ -23,11 +26,15 @@ afterAll(async () => {
   await chain.close()
 })
 
-/** The invoice family alone in the gateway on a fresh memory store and the devnet; each call paid by its caller. */
-function setup() {
+/**
+ * The invoice family alone in the gateway on a fresh memory store and the devnet; each call paid by its caller. With
+ * `queue`, the store's outbox and the events port are on it.
+ */
+function setup(queue?: Queue) {
   const clock: { now: Date | undefined } = { now: undefined }
   const deps: invoice.Deps = {
-    store: memory(),
+    store: memory({ queue }),
+    events: queue && eventsPort({ queue }),
     transfers: transfers({ client: chain.publicClient }),
     chainId: chain.chainId,
     tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: chain.token.decimals }],
@@ -436,6 +443,32 @@ describe('scan', () => {
     expect((await deps.store.get<{ status: string }>('invoices', toExpire.id))?.value.status).toBe('expired')
     expect((await read(bob, toExpire.id)).status).toBe('expired')
     expect(await scan(deps)).toEqual({ checked: 0, paid: 0, expired: 0 })
+  })
+
+  test('behavior: a payment found is invoice.paid and transfer.seen to creator and recipient, recorded once', async () => {
+    const queue = memoryQueue()
+    const { create, deps } = setup(queue)
+    const recipient = freshRecipient()
+    const toPay = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '23' })
+    const hash = await pay(3, toPay.transaction)
+    expect(await scan(deps)).toMatchObject({ paid: 1 })
+    const paid = (await deps.store.get<{ payment: { logIndex: number } }>('invoices', toPay.id))!.value.payment
+    for (const owner of [alice, recipient]) {
+      expect((await queue.get<Event>(outboxQueue, `invoice.paid:${toPay.id}:${owner}`))?.payload).toMatchObject({
+        type: 'invoice.paid',
+        owner,
+        data: { invoiceId: toPay.id, amount: '23', token: chain.token.address, transaction: hash, payer: carol },
+      })
+      const seen = await queue.get<Event>(outboxQueue, `transfer.seen:${hash}:${paid.logIndex}:${owner}`)
+      expect(seen?.payload).toMatchObject({
+        type: 'transfer.seen',
+        owner,
+        data: { from: carol, to: recipient, token: chain.token.address, amount: '23', transaction: hash },
+      })
+    }
+    // Scanned or read again, the paid invoice records nothing more.
+    await scan(deps)
+    expect(await queue.pending()).toEqual({ [outboxQueue]: 4 })
   })
 
   test('behavior: walks the invoices in windows and starts over at the end', async () => {

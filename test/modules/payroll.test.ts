@@ -17,8 +17,10 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { batchChain } from '../../adapters/chain/batch.js'
 import batchArtifact from '../../adapters/chain/contracts/artifacts/BatchPayments.json' with { type: 'json' }
 import { devnet } from '../../adapters/chain/devnet.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import type { BatchChain, Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
+import { type Event, events, outboxQueue } from '../../core/Events.js'
 import * as Gas from '../../core/Gas.js'
 import { manifest } from '../../modules/payroll/index.js'
 import { moduleGateway } from '../support/gateway.js'
@@ -164,6 +166,25 @@ describe('POST /api/v1/payroll/execute', () => {
     })
     expect(await refused(await api.post('/api/v1/payroll/execute', { ...body, chain: 'peaq' }), 503)).toMatchObject({
       reason: 'not_configured',
+    })
+  })
+})
+
+describe('events', () => {
+  test("behavior: the built run is the payer's payroll.built", async () => {
+    const queue = memoryQueue()
+    const app = moduleGateway(manifest, {
+      ports: { batch: { base }, queue, events: events({ queue }) },
+      payer: payers.alice,
+    })
+    const employees = staff(['1000000', '2000000'])
+    const answer = await ok(
+      await app.post('/api/v1/payroll/execute', { token: 'USDC', sender: signer(1).address, employees }),
+    )
+    const recorded = await queue.claim<Event>(outboxQueue, { limit: 10 })
+    expect(recorded.find((item) => item.payload.type === 'payroll.built')?.payload).toMatchObject({
+      owner: payers.alice,
+      data: { chain: 'base', recipients: 2, total: '3009000', transaction: answer.transaction },
     })
   })
 })

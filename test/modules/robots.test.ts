@@ -10,8 +10,9 @@ import { arbiterIndex, escrowArbiter, escrowChain } from '../../adapters/chain/e
 import { transfers } from '../../adapters/chain/transfers.js'
 import { outbound } from '../../adapters/outbound/fetch.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
+import { sqlite as sqliteQueue } from '../../adapters/queue/sqlite.js'
 import { sqlite } from '../../adapters/store/sqlite.js'
-import { events as eventsOutbox, outboxQueue } from '../../core/Events.js'
+import { type Event, events as eventsOutbox, outboxQueue } from '../../core/Events.js'
 import * as Outbound from '../../core/Outbound.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import type { Store } from '../../core/Store.js'
@@ -367,6 +368,16 @@ describe('tasks on the devnet escrow', () => {
     const told = await queue.claim<{ owner: string; data: { status: string } }>(outboxQueue, { limit: 50 })
     const requesterSaw = told.filter((item) => item.payload.owner === requester().address)
     expect(requesterSaw.map((item) => item.payload.data.status)).toEqual(['dispatched', 'timed_out'])
+    // The escrow's moves went into the store's outbox with the task's writes: funded, then refunded by the arbiter.
+    const after = (await first.store.get<Service.Task>(Service.tasksCollection, task.id))!.value
+    const outbox = sqliteQueue({ path: join(directory, 'store.sqlite') })
+    for (const party of [requester().address, operator().address]) {
+      const funded = await outbox.get<Event>(outboxQueue, `escrow.funded:${after.escrow.id}:${party}`)
+      expect(funded?.payload.data).toMatchObject({ escrowId: after.escrow.id, amount: '2500000', transaction: null })
+      const cancelled = await outbox.get<Event>(outboxQueue, `escrow.cancelled:${after.escrow.id}:${party}`)
+      expect(cancelled?.payload.data).toMatchObject({ transaction: after.settlement!.transaction })
+    }
+    await outbox.close()
   })
 
   test('no deposit within the window cancels the task; nothing moves', async () => {

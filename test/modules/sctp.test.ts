@@ -12,7 +12,9 @@ import { privateKeyToAccount } from 'viem/accounts'
 import { batchChain } from '../../adapters/chain/batch.js'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { memory } from '../../adapters/store/memory.js'
+import { type Event, events, outboxQueue } from '../../core/Events.js'
 import { manifest } from '../../modules/sctp/index.js'
 import { usdcBalance } from '../support/chain.js'
 import { moduleGateway } from '../support/gateway.js'
@@ -21,6 +23,8 @@ import { ok, refused } from '../support/module.js'
 let chain: devnet.Devnet
 let app: ReturnType<typeof moduleGateway>
 let ports: Record<string, unknown>
+/** The outbox of the store and of the events port. */
+const queue = memoryQueue()
 
 const signer = (index: number): PrivateKeyAccount => privateKeyToAccount(chain.accounts[index]!.privateKey)
 const buyer = () => signer(1)
@@ -32,7 +36,9 @@ beforeAll(async () => {
   chain = await devnet()
   const tokens = Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
   ports = {
-    store: memory(),
+    store: memory({ queue }),
+    queue,
+    events: events({ queue }),
     batch: {
       base: batchChain({ client: chain.publicClient, address: chain.batch.address, chainId: chain.chainId, tokens }),
     },
@@ -179,6 +185,18 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
     expect(scanned.paid).toBe(1)
     const seen = await ok(await call(buyer(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`))
     expect(seen.invoice.payment.transaction).toBe(hash)
+    // The buyer and the supplier each get invoice.paid and the transfer's transfer.seen, with the invoice's update.
+    const recorded = (await queue.claim<Event>(outboxQueue, { limit: 1_000 })).map((item) => item.payload)
+    for (const party of [buyer().address, supplierOwner().address]) {
+      expect(recorded.find((event) => event.id === `invoice.paid:${invoice.id}:${party}`)).toMatchObject({
+        type: 'invoice.paid',
+        data: { invoiceId: invoice.id, amount: '20000000', token: chain.token.address, transaction: hash },
+      })
+      const seen = recorded.filter((event) => event.type === 'transfer.seen' && event.owner === party)
+      expect(seen.map((event) => event.data)).toContainEqual(
+        expect.objectContaining({ transaction: hash, to: supplierWallet(), amount: '20000000' }),
+      )
+    }
   })
 })
 

@@ -12,6 +12,7 @@ import * as Catalog from '../../core/Catalog.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import type * as Module from '../../core/Module.js'
 import * as Price from '../../core/Price.js'
+import type { Queue } from '../../core/Queue.js'
 import { accounts } from './module.js'
 
 /** The settlement chain as tests hand it in: transfers and tokens, and the escrow contract where there is one. */
@@ -116,12 +117,13 @@ export function testGateway(
 
 /**
  * Payment settlement with no chain: a memory ledger and a facilitator that accepts every correctly signed
- * authorization and settles it at once. `settled` lists what it settled, in order.
+ * authorization and settles it at once. `settled` lists what it settled, in order. With the queue of the events port,
+ * a confirmation records its `payment.settled` there.
  */
-export function stubPayment() {
+export function stubPayment(parameters: { queue?: Queue | undefined } = {}) {
   const settled: Signed[] = []
   const payment: NonNullable<createGateway.Parameters['payment']> = {
-    ledger: memory(),
+    ledger: memory({ queue: parameters.queue }),
     lease: { id: 'stub-lease', isLive: async (id) => id === 'stub-lease' },
     secret: 'stub-payment-secret-stub-payment-secret',
     facilitator: {
@@ -156,7 +158,7 @@ export function moduleGateway(
   } = {},
 ) {
   const { payer, facilitator, ...options } = parameters
-  const { payment, settled } = stubPayment()
+  const { payment, settled } = stubPayment({ queue: parameters.ports?.queue })
   Object.assign(payment.facilitator, facilitator)
   const gateway = testGateway({ families: Array.isArray(family) ? family : [family], payment, ...options })
   const pay = clients({ terms: gateway.terms, fetch: globalThis.fetch })

@@ -10,8 +10,12 @@ import { memory } from '../../../adapters/ledger/memory.js'
 import { postgres } from '../../../adapters/ledger/postgres.js'
 import { pgLeases, pgPayments, sqliteLeases, sqlitePayments } from '../../../adapters/ledger/schema.js'
 import { sqlite } from '../../../adapters/ledger/sqlite.js'
+import { memory as memoryQueue } from '../../../adapters/queue/memory.js'
+import { postgres as postgresQueue } from '../../../adapters/queue/postgres.js'
+import { sqlite as sqliteQueue } from '../../../adapters/queue/sqlite.js'
 import { InvalidTransitionError } from '../../../core/Errors.js'
 import type { Claim, ClaimResult, Entry, Event, Ledger, State, StoredResponse } from '../../../core/Ledger.js'
+import type { Queue } from '../../../core/Queue.js'
 import type { Effect } from '../../../core/Store.js'
 import { type Fixture, postgresFixture, sqliteFixture } from '../../support/backends.js'
 import { expectPgSchema, expectSqliteSchema } from '../../support/migration.js'
@@ -894,6 +898,117 @@ function shuffle(values: Hex[]): Hex[] {
 }
 
 /** The shared backends, each with the argument that names its store to the claim fixture. */
+/** A ledger whose moves enqueue their outbox work on `queue`, both on one database. */
+type Outboxed = { ledger: Ledger; queue: Queue }
+
+const outboxBackends: { name: string; open: () => Promise<Fixture<Outboxed>> }[] = [
+  {
+    name: 'memory',
+    open: async () => {
+      const queue = memoryQueue()
+      return { open: () => ({ ledger: memory({ queue }), queue }), teardown: async () => {} }
+    },
+  },
+  {
+    name: 'sqlite',
+    open: async () => {
+      // The ledger's file and the store's, which holds the queue, as the gateway lays them out.
+      const fixture = sqliteFixture('ledger-outbox', (path) => ({
+        ledger: sqlite({ path, outbox: join(dirname(path), 'store.db') }),
+        queue: sqliteQueue({ path: join(dirname(path), 'store.db') }),
+      }))
+      return fixture
+    },
+  },
+  ...(databaseUrl
+    ? [
+        {
+          name: 'postgres',
+          open: () =>
+            postgresFixture(databaseUrl, 'ledger_outbox', (sql) => ({
+              ledger: postgres({ sql }),
+              queue: postgresQueue({ sql }),
+            })),
+        },
+      ]
+    : []),
+]
+
+describe.each(outboxBackends)('ledger: $name, apply with outbox work', (backend) => {
+  let fixture: Fixture<Outboxed>
+  let ledger: Ledger
+  let queue: Queue
+  beforeAll(async () => {
+    fixture = await backend.open()
+    ;({ ledger, queue } = fixture.open())
+  })
+  afterAll(async () => {
+    await ledger.close()
+    await queue.close()
+    await fixture.teardown()
+  })
+
+  const itemOf = (id: string) => ({ queue: 'events', id, payload: { type: 'payment.settled', id } })
+
+  async function settling() {
+    const claim = claimOf({ payer: freshPayer() })
+    claimed(await ledger.claim(claim))
+    await ledger.apply(claim, { type: 'settle', response })
+    return claim
+  }
+
+  test('behavior: the work commits with the move', async () => {
+    const claim = await settling()
+    const id = `payment.settled:${claim.nonce}`
+    const settled = await ledger.apply(claim, { type: 'confirmed', transaction: hash() }, { enqueue: [itemOf(id)] })
+    expect(settled.state).toBe('settled')
+    expect(await queue.get('events', id)).toMatchObject({ state: 'pending', attempts: 0, payload: itemOf(id).payload })
+  })
+
+  test('behavior: a refused move enqueues nothing and changes nothing', async () => {
+    const claim = await settling()
+    await ledger.apply(claim, { type: 'confirmed', transaction: hash() })
+    const before = await ledger.get(claim)
+    const id = `payment.settled:${claim.nonce}:again`
+    await expect(
+      ledger.apply(claim, { type: 'confirmed', transaction: hash() }, { enqueue: [itemOf(id)] }),
+    ).rejects.toBeInstanceOf(InvalidTransitionError)
+    expect(await queue.get('events', id)).toBeUndefined()
+    expect(await ledger.get(claim)).toEqual(before)
+  })
+
+  test('behavior: an id already enqueued is left as it was', async () => {
+    const id = `payment.settled:${nonce()}`
+    await queue.enqueue([{ queue: 'events', id, payload: { first: true } }])
+    const claim = await settling()
+    await ledger.apply(claim, { type: 'confirmed', transaction: hash() }, { enqueue: [itemOf(id)] })
+    expect((await queue.get('events', id))?.payload).toEqual({ first: true })
+  })
+})
+
+describe('ledger: apply with outbox work, no queue', () => {
+  test.each([
+    ['memory', () => ({ ledger: memory(), teardown: async () => {} })],
+    [
+      'sqlite',
+      () => {
+        const fixture = sqliteFixture('ledger-no-outbox', (path) => sqlite({ path }))
+        return { ledger: fixture.open(), teardown: fixture.teardown }
+      },
+    ],
+  ] as const)('error: %s without one refuses the move and keeps the entry', async (_name, open) => {
+    const { ledger, teardown } = open()
+    const claim = claimOf({ payer: freshPayer() })
+    claimed(await ledger.claim(claim))
+    const before = await ledger.get(claim)
+    const work = { enqueue: [{ queue: 'events', id: 'x', payload: {} }] }
+    await expect(ledger.apply(claim, { type: 'settle', response }, work)).rejects.toThrow('enqueue')
+    expect(await ledger.get(claim)).toEqual(before)
+    await ledger.close()
+    await teardown()
+  })
+})
+
 const processBackends: { name: string; store: () => Promise<Store & { backend: string }> }[] = [
   {
     name: 'sqlite',

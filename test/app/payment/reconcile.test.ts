@@ -6,6 +6,7 @@ import { getAddress, type Hex, toHex } from 'viem'
 import { silent } from '../../../app/log.js'
 import { reconcile } from '../../../app/payment/reconcile.js'
 import { type Signed, serialize, toTypedData } from '../../../core/Authorization.js'
+import { type Event, events, outboxQueue } from '../../../core/Events.js'
 import { toDomain } from '../../../core/PaymentTerms.js'
 import { paidGateway } from '../../support/paid.js'
 
@@ -67,11 +68,25 @@ describe('reconcile', () => {
     // The transaction went out, then the process died before the ledger heard of it.
     const settled = await gateway.facilitator.settle({ authorization, domain: toDomain(gateway.terms) })
     expect(settled.ok).toBe(true)
-    const result = await reconcile(books())
+    const result = await reconcile({ ...books(), events: events({ queue: gateway.queue }) })
     expect(result.settled).toBeGreaterThanOrEqual(1)
     const entry = await gateway.ledger.get(key)
     expect(entry?.state).toBe('settled')
-    expect(entry?.transaction).toBe((settled as { transaction: Hex }).transaction)
+    const transaction = (settled as { transaction: Hex }).transaction
+    expect(entry?.transaction).toBe(transaction)
+    // The payer's payment.settled, committed with the confirmation in the embedded store's outbox.
+    const event = await gateway.queue.get<Event>(outboxQueue, `payment.settled:${key.payer}:${key.nonce}`)
+    expect(event?.payload).toMatchObject({
+      type: 'payment.settled',
+      owner: key.payer,
+      data: {
+        payer: key.payer,
+        amount: '1000',
+        transaction,
+        resource: 'GET /api/v1/rpc/chains',
+        network: gateway.terms.network,
+      },
+    })
   })
 
   test('behavior: a settlement whose hash the ledger recorded (submitted) is reconciled by that hash', async () => {
