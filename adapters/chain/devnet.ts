@@ -45,6 +45,7 @@ import { arbiterIndex } from './escrow.js'
 import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
 import { kycContracts, kycDeployerIndex, seedKyc } from './kyc.js'
 import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
+import { uptoContractsGenesis } from './upto.js'
 import { seedWallet, walletContracts, walletDeployerIndex } from './wallet.js'
 
 /** The standard development mnemonic of Hardhat, Anvil and Foundry. */
@@ -163,6 +164,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     { address: hexToBytes(multicall3Address), code: hexToBytes(multicall3.deployedBytecode) },
     // x402 batch-settlement at its canonical addresses: no constructor, no immutables, so runtime code suffices.
     ...channelContractsGenesis.map(({ address, code }) => ({ address: hexToBytes(address), code: hexToBytes(code) })),
+    // Permit2 and x402's `upto` proxy at their canonical addresses: no constructor, no immutables, as above.
+    ...uptoContractsGenesis.map(({ address, code }) => ({ address: hexToBytes(address), code: hexToBytes(code) })),
   ]
 
   const context = await edrContext()
