@@ -1,6 +1,8 @@
 import { keccak_256 } from '@noble/hashes/sha3'
 import { type Address, type Hash, type Hex, hexToBytes } from 'viem'
 import { type Domain, domainSeparator } from './Authorization.js'
+import type { StoredResponse } from './Ledger.js'
+import type { Effect } from './Store.js'
 
 /**
  * Payment channels: x402's `batch-settlement` scheme on EVM. A payer deposits once into a channel of the
@@ -71,14 +73,24 @@ export type State = {
   totalClaimed: string
   /** What the gateway has charged, cumulatively: the ceiling of the last voucher of a served call. */
   charged: string
-  /** The last voucher of a served call: its ceiling and signature, claimed by the job. */
-  voucher?: { maxClaimableAmount: string; signature: Hex } | undefined
+  /**
+   * The last voucher of a served call: its ceiling and signature, claimed by the job; with the call's request
+   * fingerprint and kept response, so that a retry of that same request with that voucher gets its answer again.
+   */
+  voucher?:
+    | { maxClaimableAmount: string; signature: Hex; fingerprint?: string; response?: StoredResponse | undefined }
+    | undefined
   /** The contract's refund nonce. */
   refundNonce: string
   /** When the payer asked to withdraw, in seconds; 0 for never. */
   withdrawRequestedAt: number
-  /** A call being served on this channel: its voucher ceiling, price and when it started (ms). */
-  pending?: { maxClaimableAmount: string; amount: string; signature: Hex; at: number } | undefined
+  /**
+   * A call being served on this channel: its voucher ceiling, price, when it started (ms), and the writes its handler
+   * made so far (taken back when it is not charged, by whoever takes the channel over once the reservation expires).
+   */
+  pending?:
+    | { maxClaimableAmount: string; amount: string; signature: Hex; at: number; effects?: Effect[] | undefined }
+    | undefined
 }
 
 /** The channel state the spec's `extra.channelState` carries. */
