@@ -31,11 +31,17 @@ export type Config = {
   salt: Hex
 }
 
+/** How a deposit moves the payer's tokens: x402's `assetTransferMethod`. */
+export type DepositMethod = 'eip3009' | 'permit2'
+
 /** A voucher as it travels: the channel, the cumulative ceiling (decimal string) and the payer's signature. */
 export type Voucher = { channelId: Hex; maxClaimableAmount: string; signature: Hex }
 
 /** x402's canonical batch-settlement contract (CREATE2, the same address on every chain). */
 export const contractAddress: Address = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003'
+
+/** x402's canonical Permit2 deposit collector: the spender a payer's Permit2 deposit permit names. */
+export const permit2CollectorAddress: Address = '0x4020425FAf3B746C082C2f942b4E5159887B0005'
 
 /** The EIP-712 domain of the channel contract on `chainId`. */
 export function domainOf(chainId: number): Domain {
@@ -133,8 +139,11 @@ export type ChannelChain = {
   verifyVoucher: (config: Config, voucher: Voucher) => Promise<boolean>
   /** Reads a channel. */
   read: (channelId: Hex) => Promise<OnChain>
-  /** Deposits with the payer's ERC-3009 authorization (collector data as the client built it); confirmed. */
-  deposit: (parameters: { config: Config; amount: bigint; collectorData: Hex }) => Promise<Hash>
+  /**
+   * Deposits through the collector of `method`: the payer's ERC-3009 authorization or Permit2 witness permit, as
+   * collector data the way the client's SDK encodes it; confirmed.
+   */
+  deposit: (parameters: { config: Config; amount: bigint; method: DepositMethod; collectorData: Hex }) => Promise<Hash>
   /** Claims vouchers in one `claimWithSignature`, the batch signed by the authorizer; confirmed. */
   claim: (claims: readonly Claim[]) => Promise<Hash>
   /** Settles what the receiver has claimed of the token; `undefined` when nothing is claimed and unsettled. */

@@ -68,6 +68,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     minDepositMultiplier = 10n,
     reservationMs = 120_000,
     claimEverySeconds = 3_600,
+    depositMethod = 'eip3009',
   } = parameters
   const receiver = getAddress(terms.payTo)
   const token = getAddress(terms.asset.address)
@@ -88,7 +89,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         receiverAuthorizer: chain.authorizer,
         withdrawDelay,
         minDeposit: (amount * minDepositMultiplier).toString(),
-        assetTransferMethod: 'eip3009',
+        assetTransferMethod: depositMethod,
         ...(state ? { channelState: Channel.channelStateOf(state) } : {}),
         ...(state && Channel.voucherStateOf(state) ? { voucherState: Channel.voucherStateOf(state) } : {}),
       },
@@ -482,22 +483,19 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
       }
       let deposit: Hash | undefined
       if (type === 'deposit') {
-        const body = payload.deposit as
-          | { amount?: unknown; authorization?: { erc3009Authorization?: Record<string, unknown> } }
-          | undefined
-        const authorization = body?.authorization?.erc3009Authorization
-        if (
-          typeof body?.amount !== 'string' ||
-          !/^[1-9]\d{0,38}$/.test(body.amount) ||
-          !authorization ||
-          !isHex(authorization.signature)
-        )
+        const body = payload.deposit as { amount?: unknown; authorization?: unknown } | undefined
+        const collected =
+          typeof body?.amount === 'string' && /^[1-9]\d{0,38}$/.test(body.amount)
+            ? collectorDataOf(body.authorization, { config, channelId, token, amount: body.amount })
+            : undefined
+        if (!collected || typeof body?.amount !== 'string')
           return refusal(
             refuse,
             {
               reason: 'malformed_payment',
               code: codes.payload,
-              message: 'A deposit needs an amount and an ERC-3009 authorization.',
+              message:
+                "A deposit needs an amount and the payer's ERC-3009 authorization or Permit2 permit of it, for this channel.",
             },
             amount,
           )
@@ -514,16 +512,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
             amount,
           )
         try {
-          const collectorData = encodeAbiParameters(
-            [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
-            [
-              BigInt(String(authorization.validAfter)),
-              BigInt(String(authorization.validBefore)),
-              BigInt(String(authorization.salt)),
-              authorization.signature as Hex,
-            ],
-          )
-          deposit = await chain.deposit({ config, amount: BigInt(body.amount), collectorData })
+          deposit = await chain.deposit({ config, amount: BigInt(body.amount), ...collected })
         } catch (error) {
           logger.log('warn', 'channel_deposit_failed', { channelId, reason: firstLine(error) })
           return refusal(
@@ -667,6 +656,11 @@ export declare namespace channels {
     reservationMs?: number | undefined
     /** Claims of channels without a withdrawal request are batched this often, in seconds. @default 3_600 */
     claimEverySeconds?: number | undefined
+    /**
+     * The deposit method offered (`assetTransferMethod`); deposits of either method are accepted whatever is offered.
+     * @default 'eip3009'
+     */
+    depositMethod?: Channel.DepositMethod | undefined
   }
   type ReturnType = {
     /** The `batch-settlement` offer of a call of `amount`. */
@@ -695,6 +689,63 @@ export declare namespace channels {
     ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
     /** The claim-and-settle job: claims due vouchers in one batch, then settles the receiver's claimed funds. */
     sweep: (now?: number) => Promise<{ claimed: Hash | undefined; settled: Hash | undefined }>
+  }
+}
+
+/**
+ * The collector data of a deposit's authorization, encoded as the x402 SDK's facilitator does: an ERC-3009
+ * `ReceiveWithAuthorization` or a Permit2 witness permit (whose payer, spender, token, amount and channel must be this
+ * deposit's; the contract checks the signatures). `undefined` when it is neither.
+ */
+function collectorDataOf(
+  authorization: unknown,
+  deposit: { config: Channel.Config; channelId: Hex; token: Address; amount: string },
+): { method: Channel.DepositMethod; collectorData: Hex } | undefined {
+  const { erc3009Authorization: erc3009, permit2Authorization: permit2 } = (authorization ?? {}) as {
+    erc3009Authorization?: Record<string, unknown>
+    permit2Authorization?: {
+      from?: unknown
+      permitted?: { token?: unknown; amount?: unknown }
+      spender?: unknown
+      nonce?: unknown
+      deadline?: unknown
+      witness?: { channelId?: unknown }
+      signature?: unknown
+    }
+  }
+  const integer = (value: unknown) =>
+    (typeof value === 'string' || typeof value === 'number') && /^(\d{1,78}|0x[0-9a-fA-F]{1,64})$/.test(String(value))
+  const same = (value: unknown, address: Address) =>
+    typeof value === 'string' && isAddress(value, { strict: false }) && getAddress(value) === getAddress(address)
+  if (erc3009) {
+    const { validAfter, validBefore, salt, signature } = erc3009
+    if (!integer(validAfter) || !integer(validBefore) || !integer(salt) || !isHex(signature)) return undefined
+    return {
+      method: 'eip3009',
+      collectorData: encodeAbiParameters(
+        [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
+        [BigInt(String(validAfter)), BigInt(String(validBefore)), BigInt(String(salt)), signature],
+      ),
+    }
+  }
+  if (
+    !permit2 ||
+    !same(permit2.from, deposit.config.payer) ||
+    !same(permit2.spender, Channel.permit2CollectorAddress) ||
+    !same(permit2.permitted?.token, deposit.token) ||
+    String(permit2.permitted?.amount) !== deposit.amount ||
+    String(permit2.witness?.channelId).toLowerCase() !== deposit.channelId.toLowerCase() ||
+    !integer(permit2.nonce) ||
+    !integer(permit2.deadline) ||
+    !isHex(permit2.signature)
+  )
+    return undefined
+  return {
+    method: 'permit2',
+    collectorData: encodeAbiParameters(
+      [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes' }],
+      [BigInt(String(permit2.nonce)), BigInt(String(permit2.deadline)), permit2.signature, '0x'],
+    ),
   }
 }
 

@@ -29,6 +29,7 @@ describe('parse', () => {
       settlementTimeoutMs: 15000,
       channelAuthorizerPrivateKey: undefined,
       channelWithdrawDelayS: 86400,
+      channelDepositMethod: 'eip3009',
       facilitatorUrl: undefined,
       // No node, fee payer or payee: no Solana offer; mainnet USDC once they are set.
       solanaPay: {
