@@ -20,6 +20,20 @@ export const collection = 'payment-channels'
 /** Shortest and longest withdraw delay the contract accepts, in seconds. */
 export const withdrawDelayBounds = { min: 900, max: 30 * 24 * 3600 } as const
 
+/** The channel terms a gateway offers with every paid call, as discovery lists them. */
+export type Terms = {
+  /** The scheme, `batch-settlement`. */
+  scheme: typeof scheme
+  /** Who authorizes claims and refunds (the channel config's `receiverAuthorizer`). */
+  receiverAuthorizer: Address
+  /** The withdraw delay every channel config must carry, in seconds. */
+  withdrawDelay: number
+  /** How deposits move the payer's tokens (`assetTransferMethod`). */
+  assetTransferMethod: DepositMethod
+  /** A channel's first deposit covers at least this many calls at the called operation's price (`minDeposit`). */
+  minDepositCalls: number
+}
+
 /** The immutable terms of a channel, as the client's `channelConfig` and the contract's struct. */
 export type Config = {
   payer: Address

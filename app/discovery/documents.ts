@@ -1,4 +1,5 @@
 import * as Catalog from '../../core/Catalog.js'
+import type * as Channel from '../../core/Channel.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Offered } from '../payment/solana.js'
@@ -23,6 +24,10 @@ export type Context = {
   /** The x402 `exact` offer on Solana beside the EVM one: its terms, or why it is not made. */
   solana?:
     | ({ /** Offered. */ offered: true } & Offered)
+    | { /** Not offered. */ offered: false /** Why not. */; reason: string }
+  /** Payment channels (x402 `batch-settlement`) beside `exact`: their terms, or why they are not offered. */
+  channels?:
+    | ({ /** Offered. */ offered: true } & Channel.Terms)
     | { /** Not offered. */ offered: false /** Why not. */; reason: string }
   /** Current time. */
   now: Date
@@ -131,6 +136,7 @@ export function manifest(context: Context) {
     maxTimeoutSeconds: terms.maxTimeoutSeconds,
     protocols,
     ...(context.solana ? { solana: context.solana } : {}),
+    ...(context.channels ? { channels: context.channels } : {}),
     counts: counts(),
     resources: paid.map((entry) => ({
       ...resource(entry),
@@ -140,9 +146,28 @@ export function manifest(context: Context) {
       asset: terms.asset.address,
       payTo: terms.payTo,
       protocols: protocols.map((protocol) => protocol.name),
-      schemes: ['exact'],
+      ...channelOffer(entry, context),
     })),
     free: free.map((entry) => ({ ...resource(entry), price: 'free' })),
+  }
+}
+
+/**
+ * The x402 schemes of a paid operation, and with payment channels its `batch-settlement` terms: the channel config
+ * it must carry and its first deposit's minimum (at a fixed price; per call otherwise).
+ */
+function channelOffer(entry: Catalog.Entry, context: Context) {
+  const channels = context.channels
+  if (!channels?.offered) return { schemes: ['exact'] }
+  const { offered: _, minDepositCalls, ...terms } = channels
+  return {
+    schemes: ['exact', channels.scheme],
+    channel: {
+      ...terms,
+      ...(entry.price.type === 'fixed'
+        ? { minDeposit: Price.fromAtomic(Price.quote({ price: entry.price }) * BigInt(minDepositCalls)) }
+        : { minDepositCalls }),
+    },
   }
 }
 

@@ -452,6 +452,14 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
   return {
     accept: (amount) => accept(amount),
 
+    terms: {
+      scheme: Channel.scheme,
+      receiverAuthorizer: chain.authorizer,
+      withdrawDelay,
+      assetTransferMethod: depositMethod,
+      minDepositCalls: Number(minDepositMultiplier),
+    },
+
     carries(headers) {
       const header = headers.get('payment-signature')
       if (header === null) return undefined
@@ -665,6 +673,8 @@ export declare namespace channels {
   type ReturnType = {
     /** The `batch-settlement` offer of a call of `amount`. */
     accept: (amount: bigint) => PaymentRequirements
+    /** The channel terms every offer carries, as discovery lists them. */
+    terms: Channel.Terms
     /** The decoded x402 v2 payload when the request pays with `batch-settlement`; `undefined` otherwise. */
     carries: (headers: Headers) => unknown | undefined
     /**

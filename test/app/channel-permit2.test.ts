@@ -117,3 +117,36 @@ describe('payment channels: Permit2 deposits', () => {
     )
   })
 })
+
+describe('discovery of payment channels', () => {
+  test('the manifest lists batch-settlement on every paid operation with the channel terms its 402 offers', async () => {
+    const manifest = (await (await gateway.fetch(`${origin}/.well-known/x402.json`)).json()) as {
+      channels: Record<string, unknown>
+      resources: {
+        method: string
+        path: string
+        schemes: string[]
+        price: { mode: string; amount?: string }
+        channel: Record<string, unknown>
+      }[]
+    }
+    expect(manifest.channels).toMatchObject({ offered: true, scheme: Channel.scheme, minDepositCalls: 10 })
+    expect(manifest.resources.length).toBeGreaterThan(0)
+    for (const resource of manifest.resources) {
+      expect(resource.schemes).toEqual(['exact', Channel.scheme])
+      expect(resource.channel).toMatchObject({ scheme: Channel.scheme, assetTransferMethod: 'permit2' })
+    }
+    // The terms are the ones the 402 offers: a channel config built from the manifest is accepted.
+    const listed = manifest.resources.find((resource) => resource.path === '/api/v1/rpc/chains')!
+    const offer = decodePaymentRequiredHeader((await gateway.fetch(url)).headers.get('PAYMENT-REQUIRED')!).accepts.find(
+      (accept) => accept.scheme === Channel.scheme,
+    )!
+    expect(listed.channel).toEqual({
+      scheme: Channel.scheme,
+      receiverAuthorizer: offer.extra.receiverAuthorizer,
+      withdrawDelay: offer.extra.withdrawDelay,
+      assetTransferMethod: offer.extra.assetTransferMethod,
+      minDeposit: (Number(offer.extra.minDeposit) / 1e6).toFixed(6),
+    })
+  })
+})
