@@ -124,9 +124,28 @@ export function channelChain(parameters: channelChain.Parameters): ChannelChain 
     channelId,
     async verifyVoucher(config, voucher) {
       const signer = /^0x0{40}$/i.test(config.payerAuthorizer) ? config.payer : config.payerAuthorizer
-      const digest = voucherDigest(domain, voucher.channelId, BigInt(voucher.maxClaimableAmount))
+      const maxClaimableAmount = BigInt(voucher.maxClaimableAmount)
+      const digest = voucherDigest(domain, voucher.channelId, maxClaimableAmount)
       const recovered = recoverDigest(digest, voucher.signature, { recoverPublicKey })
-      return recovered?.toLowerCase() === signer.toLowerCase()
+      if (recovered?.toLowerCase() === signer.toLowerCase()) return true
+      // A signer that is a contract (ERC-1271) or a wallet not deployed yet (ERC-6492 wraps the signature): the chain
+      // answers. A plain signature of an address without code was just refused by the recovery.
+      if (voucher.signature.length <= 132 && !(await client.getCode({ address: signer }))) return false
+      return client
+        .verifyTypedData({
+          address: signer,
+          domain,
+          types: {
+            Voucher: [
+              { name: 'channelId', type: 'bytes32' },
+              { name: 'maxClaimableAmount', type: 'uint128' },
+            ],
+          },
+          primaryType: 'Voucher',
+          message: { channelId: voucher.channelId, maxClaimableAmount },
+          signature: voucher.signature,
+        })
+        .catch(() => false)
     },
     async read(id) {
       const read = (functionName: string, args: readonly unknown[]) =>

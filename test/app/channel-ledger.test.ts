@@ -8,9 +8,10 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
-import type { LocalAccount } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
+import { createWalletClient, getAddress, type Hex, type LocalAccount } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { channelAuthorizerIndex, channelChain } from '../../adapters/chain/channel.js'
+import walletJson from '../../adapters/chain/contracts/artifacts/MinimalERC1271Wallet.json' with { type: 'json' }
 import { account } from '../../adapters/chain/devnet.js'
 import { sqlite } from '../../adapters/store/sqlite.js'
 import { silent } from '../../app/log.js'
@@ -182,5 +183,60 @@ describe('channel calls keep the ledger guarantees', () => {
     expect(await otherStore.get(writes, 'dead-process')).toBeUndefined()
     expect('headers' in (await other.after(next, { ok: true }, refuse))).toBe(true)
     expect(await charged()).toBe(before + price)
+  })
+})
+
+describe('vouchers of a smart-wallet payer authorizer (ERC-1271)', () => {
+  test("the official client pays with vouchers its contract wallet signs; another key's voucher for that channel is refused", async () => {
+    const payer = gateway.account(9)
+    const owner = privateKeyToAccount(generatePrivateKey())
+    const deployer = createWalletClient({
+      account: payer,
+      chain: gateway.devnet.chain,
+      transport: gateway.devnet.transport,
+    })
+    const hash = await deployer.deployContract({
+      abi: walletJson.abi as never,
+      bytecode: walletJson.bytecode as Hex,
+      args: [owner.address],
+    })
+    const wallet = (await gateway.devnet.publicClient.waitForTransactionReceipt({ hash })).contractAddress!
+    // The wallet's address authorizes the channel; its owner's key signs for it, as a smart wallet's signer does.
+    const voucherSigner = { address: wallet, signTypedData: (typed: never) => owner.signTypedData(typed) }
+    const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(payer, gateway.devnet.publicClient as never), {
+      depositStrategy: () => '100000',
+      voucherSigner: voucherSigner as never,
+    })
+    const client = new x402Client().register(gateway.terms.network, scheme)
+    client.setSpendControls({
+      allowedAssets: [
+        { network: gateway.terms.network, asset: gateway.terms.asset.address, maxAmountPerPayment: '100000' },
+      ],
+    })
+    const pay = wrapFetchWithPayment(gateway.fetch, client)
+    for (let call = 0; call < 3; call++) expect((await pay(url)).status).toBe(200)
+    const walletConfig = scheme.buildChannelConfig(offer) as Channel.Config
+    expect(getAddress(walletConfig.payerAuthorizer)).toBe(getAddress(wallet))
+    const walletChannel = computeChannelId(walletConfig, gateway.terms.network).toLowerCase()
+    const state = (await gateway.store.get<Channel.State>(Channel.collection, walletChannel))!.value
+    expect(BigInt(state.charged)).toBe(3n * price)
+
+    // The owner's key alone is not the payer authorizer: recovery names the owner, the wallet refuses another key.
+    const stranger = privateKeyToAccount(generatePrivateKey())
+    const forged = await signVoucher(stranger, walletChannel as Hex, (4n * price).toString(), gateway.terms.network)
+    const header = encodePaymentSignatureHeader({
+      x402Version: 2,
+      accepted: offer,
+      resource: { url },
+      payload: { type: 'voucher', channelConfig: walletConfig, voucher: forged },
+    } as never)
+    const refused = await gateway.fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } })
+    expect(refused.status).toBe(402)
+    expect(decodePaymentRequiredHeader(refused.headers.get('PAYMENT-REQUIRED')!).error).toBe(
+      'invalid_batch_settlement_evm_voucher_signature',
+    )
+    expect(BigInt((await gateway.store.get<Channel.State>(Channel.collection, walletChannel))!.value.charged)).toBe(
+      3n * price,
+    )
   })
 })
