@@ -10,15 +10,12 @@ import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from '@x402/e
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { createWalletClient, getAddress, type Hex, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { channelAuthorizerIndex, channelChain } from '../../adapters/chain/channel.js'
 import walletJson from '../../adapters/chain/contracts/artifacts/MinimalERC1271Wallet.json' with { type: 'json' }
-import { account } from '../../adapters/chain/devnet.js'
-import { sqlite } from '../../adapters/store/sqlite.js'
-import { silent } from '../../app/log.js'
-import { channels } from '../../app/payment/channel.js'
+import type { channels } from '../../app/payment/channel.js'
 import * as Idempotency from '../../app/payment/idempotency.js'
 import * as Channel from '../../core/Channel.js'
 import type { Store } from '../../core/Store.js'
+import { otherProcessChannels } from '../support/channels.js'
 import { origin, paidGateway } from '../support/paid.js'
 
 // A call paid over a channel keeps the ledger's guarantees of an exact payment: a retry of the same request with the
@@ -43,22 +40,12 @@ let price: bigint
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'channel-ledger-'))
   gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
-  otherStore = sqlite({ path: join(dataDir, 'store.sqlite') })
-  other = channels({
-    terms: gateway.terms,
-    store: otherStore,
-    logger: silent(),
+  ;({ channels: other, store: otherStore } = otherProcessChannels({
+    gateway,
+    dataDir,
+    relayerIndex: 26,
     reservationMs: 1,
-    chain: channelChain({
-      client: gateway.devnet.publicClient as never,
-      chain: gateway.devnet.chain,
-      transport: gateway.devnet.transport,
-      relayer: privateKeyToAccount(account({ index: 26 }).privateKey),
-      authorizer: privateKeyToAccount(account({ index: channelAuthorizerIndex }).privateKey),
-      token: gateway.terms.asset.address,
-      receiver: gateway.terms.payTo,
-    }),
-  })
+  }))
   payer = gateway.account(6)
   const scheme = new BatchSettlementEvmScheme(toClientEvmSigner(payer, gateway.devnet.publicClient as never), {
     depositStrategy: () => '100000',

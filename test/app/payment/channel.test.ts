@@ -8,15 +8,12 @@ import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { type Address, bytesToHex, erc20Abi, hashTypedData } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { batchSettlementAddress, channelAuthorizerIndex, channelChain } from '../../../adapters/chain/channel.js'
-import { account } from '../../../adapters/chain/devnet.js'
-import { sqlite } from '../../../adapters/store/sqlite.js'
-import { silent } from '../../../app/log.js'
-import { channels } from '../../../app/payment/channel.js'
+import { batchSettlementAddress } from '../../../adapters/chain/channel.js'
+import type { channels } from '../../../app/payment/channel.js'
 import * as Idempotency from '../../../app/payment/idempotency.js'
 import * as Channel from '../../../core/Channel.js'
 import type { Store } from '../../../core/Store.js'
+import { otherProcessChannels } from '../../support/channels.js'
 import { origin, paidGateway } from '../../support/paid.js'
 
 // A paid GET with no input and no upstream: the official client's refund probes the route with GET.
@@ -35,21 +32,7 @@ let otherStore: Store
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'channels-'))
   gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
-  otherStore = sqlite({ path: join(dataDir, 'store.sqlite') })
-  other = channels({
-    terms: gateway.terms,
-    store: otherStore,
-    logger: silent(),
-    chain: channelChain({
-      client: gateway.devnet.publicClient as never,
-      chain: gateway.devnet.chain,
-      transport: gateway.devnet.transport,
-      relayer: privateKeyToAccount(account({ index: 27 }).privateKey),
-      authorizer: privateKeyToAccount(account({ index: channelAuthorizerIndex }).privateKey),
-      token: gateway.terms.asset.address,
-      receiver: gateway.terms.payTo,
-    }),
-  })
+  ;({ channels: other, store: otherStore } = otherProcessChannels({ gateway, dataDir, relayerIndex: 27 }))
 })
 afterAll(async () => {
   await otherStore?.close()
