@@ -894,6 +894,7 @@ function channelsOf(
     store,
     logger,
     withdrawDelay: config.channelWithdrawDelayS,
+    depositMethod: config.channelDepositMethod,
     chain: channelChain({
       client: settlement.client,
       chain: settlement.chain,

@@ -153,6 +153,11 @@ const Environment = Type.Object({
     default: 86_400,
     description: 'withdraw delay offered in payment channels; claims are sent well before it can pass',
   }),
+  CHANNEL_DEPOSIT_METHOD: Type.Union([Type.Literal('eip3009'), Type.Literal('permit2')], {
+    default: 'eip3009',
+    description:
+      'deposit method offered in payment channels (`assetTransferMethod`): an ERC-3009 authorization, or a Permit2 permit for tokens without ERC-3009 (the payer approves Permit2 once); deposits of either are accepted',
+  }),
   SOLANA_PAY_RPC_URL: Type.Optional(
     Type.String({
       secret: true,
@@ -473,6 +478,8 @@ export type Config = {
   receiptPrivateKey: `0x${string}` | undefined
   /** Withdraw delay offered in payment channels, in seconds. @default 86400 */
   channelWithdrawDelayS: number
+  /** Deposit method offered in payment channels. @default 'eip3009' */
+  channelDepositMethod: 'eip3009' | 'permit2'
   /** Remote x402 facilitator; when set, it settles instead of the relayer. */
   facilitatorUrl: string | undefined
   /** x402 `exact` on Solana: its node, fee payer (never logged), payee, mint and network; unset parts turn it off. */
@@ -642,6 +649,7 @@ export function parse(
     channelAuthorizerPrivateKey: parsed.CHANNEL_AUTHORIZER_PRIVATE_KEY as `0x${string}` | undefined,
     receiptPrivateKey: parsed.RECEIPT_PRIVATE_KEY as `0x${string}` | undefined,
     channelWithdrawDelayS: parsed.CHANNEL_WITHDRAW_DELAY_S,
+    channelDepositMethod: parsed.CHANNEL_DEPOSIT_METHOD,
     facilitatorUrl: parsed.FACILITATOR_URL,
     solanaPay: {
       rpcUrl: parsed.SOLANA_PAY_RPC_URL,

@@ -1,6 +1,7 @@
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
 import * as Catalog from '../core/Catalog.js'
+import type * as Channel from '../core/Channel.js'
 import {
   BaseError,
   MalformedJsonError,
@@ -387,6 +388,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
             'Solana payments are not offered on this gateway.',
         },
     reaccess: (entry) => payments !== undefined && reaccess.has(Catalog.key(entry)),
+    channels: channelsOffered(payment?.channels),
     now: new Date(),
     receiptSigner: payment?.receipts?.address,
   })
@@ -672,4 +674,15 @@ function fromValidation(error: ElysiaValidationError): ValidationError {
       : undefined,
     location,
   )
+}
+
+/** Payment channels as discovery lists them: their terms, or why this gateway does not offer them. */
+function channelsOffered(offered: { terms: Channel.Terms } | undefined): Documents.Context['channels'] {
+  return offered
+    ? { offered: true, ...offered.terms }
+    : {
+        offered: false,
+        reason:
+          'Payment channels (x402 batch-settlement) need a receiver authorizer: set CHANNEL_AUTHORIZER_PRIVATE_KEY (on a devnet a test account serves).',
+      }
 }

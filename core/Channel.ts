@@ -1,6 +1,8 @@
 import { keccak_256 } from '@noble/hashes/sha3'
 import { type Address, type Hash, type Hex, hexToBytes } from 'viem'
 import { type Domain, domainSeparator } from './Authorization.js'
+import type { StoredResponse } from './Ledger.js'
+import type { Effect } from './Store.js'
 
 /**
  * Payment channels: x402's `batch-settlement` scheme on EVM. A payer deposits once into a channel of the
@@ -18,6 +20,20 @@ export const collection = 'payment-channels'
 /** Shortest and longest withdraw delay the contract accepts, in seconds. */
 export const withdrawDelayBounds = { min: 900, max: 30 * 24 * 3600 } as const
 
+/** The channel terms a gateway offers with every paid call, as discovery lists them. */
+export type Terms = {
+  /** The scheme, `batch-settlement`. */
+  scheme: typeof scheme
+  /** Who authorizes claims and refunds (the channel config's `receiverAuthorizer`). */
+  receiverAuthorizer: Address
+  /** The withdraw delay every channel config must carry, in seconds. */
+  withdrawDelay: number
+  /** How deposits move the payer's tokens (`assetTransferMethod`). */
+  assetTransferMethod: DepositMethod
+  /** A channel's first deposit covers at least this many calls at the called operation's price (`minDeposit`). */
+  minDepositCalls: number
+}
+
 /** The immutable terms of a channel, as the client's `channelConfig` and the contract's struct. */
 export type Config = {
   payer: Address
@@ -29,11 +45,17 @@ export type Config = {
   salt: Hex
 }
 
+/** How a deposit moves the payer's tokens: x402's `assetTransferMethod`. */
+export type DepositMethod = 'eip3009' | 'permit2'
+
 /** A voucher as it travels: the channel, the cumulative ceiling (decimal string) and the payer's signature. */
 export type Voucher = { channelId: Hex; maxClaimableAmount: string; signature: Hex }
 
 /** x402's canonical batch-settlement contract (CREATE2, the same address on every chain). */
 export const contractAddress: Address = '0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003'
+
+/** x402's canonical Permit2 deposit collector: the spender a payer's Permit2 deposit permit names. */
+export const permit2CollectorAddress: Address = '0x4020425FAf3B746C082C2f942b4E5159887B0005'
 
 /** The EIP-712 domain of the channel contract on `chainId`. */
 export function domainOf(chainId: number): Domain {
@@ -71,14 +93,24 @@ export type State = {
   totalClaimed: string
   /** What the gateway has charged, cumulatively: the ceiling of the last voucher of a served call. */
   charged: string
-  /** The last voucher of a served call: its ceiling and signature, claimed by the job. */
-  voucher?: { maxClaimableAmount: string; signature: Hex } | undefined
+  /**
+   * The last voucher of a served call: its ceiling and signature, claimed by the job; with the call's request
+   * fingerprint and kept response, so that a retry of that same request with that voucher gets its answer again.
+   */
+  voucher?:
+    | { maxClaimableAmount: string; signature: Hex; fingerprint?: string; response?: StoredResponse | undefined }
+    | undefined
   /** The contract's refund nonce. */
   refundNonce: string
   /** When the payer asked to withdraw, in seconds; 0 for never. */
   withdrawRequestedAt: number
-  /** A call being served on this channel: its voucher ceiling, price and when it started (ms). */
-  pending?: { maxClaimableAmount: string; amount: string; signature: Hex; at: number } | undefined
+  /**
+   * A call being served on this channel: its voucher ceiling, price, when it started (ms), and the writes its handler
+   * made so far (taken back when it is not charged, by whoever takes the channel over once the reservation expires).
+   */
+  pending?:
+    | { maxClaimableAmount: string; amount: string; signature: Hex; at: number; effects?: Effect[] | undefined }
+    | undefined
 }
 
 /** The channel state the spec's `extra.channelState` carries. */
@@ -121,8 +153,11 @@ export type ChannelChain = {
   verifyVoucher: (config: Config, voucher: Voucher) => Promise<boolean>
   /** Reads a channel. */
   read: (channelId: Hex) => Promise<OnChain>
-  /** Deposits with the payer's ERC-3009 authorization (collector data as the client built it); confirmed. */
-  deposit: (parameters: { config: Config; amount: bigint; collectorData: Hex }) => Promise<Hash>
+  /**
+   * Deposits through the collector of `method`: the payer's ERC-3009 authorization or Permit2 witness permit, as
+   * collector data the way the client's SDK encodes it; confirmed.
+   */
+  deposit: (parameters: { config: Config; amount: bigint; method: DepositMethod; collectorData: Hex }) => Promise<Hash>
   /** Claims vouchers in one `claimWithSignature`, the batch signed by the authorizer; confirmed. */
   claim: (claims: readonly Claim[]) => Promise<Hash>
   /** Settles what the receiver has claimed of the token; `undefined` when nothing is claimed and unsettled. */

@@ -17,15 +17,18 @@ import {
   type Config,
   contractAddress,
   domainOf,
+  permit2CollectorAddress,
   voucherDigest,
 } from '../../core/Channel.js'
 import collectorJson from './contracts/artifacts/ERC3009DepositCollector.json' with { type: 'json' }
+import permit2CollectorJson from './contracts/artifacts/Permit2DepositCollector.json' with { type: 'json' }
 import settlementJson from './contracts/artifacts/X402BatchSettlement.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
 
 // JSON imports widen ABI literals, so the committed artifacts are typed here once.
 const settlement = settlementJson as unknown as Artifact
 const collector = collectorJson as unknown as Artifact
+const permit2Collector = permit2CollectorJson as unknown as Artifact
 
 /** x402's canonical batch-settlement contract (CREATE2, the same on every chain). */
 export const batchSettlementAddress: Address = contractAddress
@@ -36,6 +39,7 @@ export const erc3009CollectorAddress: Address = '0x4020806089470a89826cB9fB1f405
 export const channelContractsGenesis = [
   { address: batchSettlementAddress, code: settlement.deployedBytecode },
   { address: erc3009CollectorAddress, code: collector.deployedBytecode },
+  { address: permit2CollectorAddress, code: permit2Collector.deployedBytecode },
 ] as const
 
 /** Mnemonic index (m/44'/60'/0'/0/20) of the devnet's receiver authorizer; it signs, never sends. */
@@ -58,6 +62,12 @@ const configComponents = [
   { name: 'withdrawDelay', type: 'uint40' },
   { name: 'salt', type: 'bytes32' },
 ] as const
+
+/** The collector data of each deposit method, as the x402 SDK encodes it. */
+const collectorDataOf = {
+  eip3009: [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
+  permit2: [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes' }],
+} as const
 
 /**
  * The channel contract through a relayer key (sends, one transaction at a time, each waited for) and the receiver
@@ -114,9 +124,28 @@ export function channelChain(parameters: channelChain.Parameters): ChannelChain 
     channelId,
     async verifyVoucher(config, voucher) {
       const signer = /^0x0{40}$/i.test(config.payerAuthorizer) ? config.payer : config.payerAuthorizer
-      const digest = voucherDigest(domain, voucher.channelId, BigInt(voucher.maxClaimableAmount))
+      const maxClaimableAmount = BigInt(voucher.maxClaimableAmount)
+      const digest = voucherDigest(domain, voucher.channelId, maxClaimableAmount)
       const recovered = recoverDigest(digest, voucher.signature, { recoverPublicKey })
-      return recovered?.toLowerCase() === signer.toLowerCase()
+      if (recovered?.toLowerCase() === signer.toLowerCase()) return true
+      // A signer that is a contract (ERC-1271) or a wallet not deployed yet (ERC-6492 wraps the signature): the chain
+      // answers. A plain signature of an address without code was just refused by the recovery.
+      if (voucher.signature.length <= 132 && !(await client.getCode({ address: signer }))) return false
+      return client
+        .verifyTypedData({
+          address: signer,
+          domain,
+          types: {
+            Voucher: [
+              { name: 'channelId', type: 'bytes32' },
+              { name: 'maxClaimableAmount', type: 'uint128' },
+            ],
+          },
+          primaryType: 'Voucher',
+          message: { channelId: voucher.channelId, maxClaimableAmount },
+          signature: voucher.signature,
+        })
+        .catch(() => false)
     },
     async read(id) {
       const read = (functionName: string, args: readonly unknown[]) =>
@@ -133,13 +162,11 @@ export function channelChain(parameters: channelChain.Parameters): ChannelChain 
         refundNonce: nonce,
       }
     },
-    async deposit({ config, amount, collectorData }) {
+    async deposit({ config, amount, method, collectorData }) {
       // The collector data must decode as the SDK builds it; anything else is refused before a transaction.
-      decodeAbiParameters(
-        [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
-        collectorData,
-      )
-      return send('deposit', [toStruct(config), amount, erc3009CollectorAddress, collectorData])
+      decodeAbiParameters(collectorDataOf[method], collectorData)
+      const collectorAddress = method === 'permit2' ? permit2CollectorAddress : erc3009CollectorAddress
+      return send('deposit', [toStruct(config), amount, collectorAddress, collectorData])
     },
     async claim(claims: readonly Claim[]) {
       const signature = await authorizer.signTypedData({

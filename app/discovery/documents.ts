@@ -1,6 +1,7 @@
 import { createReceiptDomain, OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
 import type { Address } from 'viem'
 import * as Catalog from '../../core/Catalog.js'
+import type * as Channel from '../../core/Channel.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import { signInWithX } from '../payment/siwx.js'
@@ -29,6 +30,10 @@ export type Context = {
     | { /** Not offered. */ offered: false /** Why not. */; reason: string }
   /** Whether its payers and owners re-read an entry by signing in (x402 `sign-in-with-x`). @default none */
   reaccess?: ((entry: Catalog.Entry) => boolean) | undefined
+  /** Payment channels (x402 `batch-settlement`) beside `exact`: their terms, or why they are not offered. */
+  channels?:
+    | ({ /** Offered. */ offered: true } & Channel.Terms)
+    | { /** Not offered. */ offered: false /** Why not. */; reason: string }
   /** Current time. */
   now: Date
   /** Address of the key that signs the `offer-receipt` receipts of settled x402 payments, when one does. */
@@ -150,6 +155,7 @@ export function manifest(context: Context) {
           },
         }
       : {}),
+    ...(context.channels ? { channels: context.channels } : {}),
     counts: counts(),
     resources: paid.map((entry) => ({
       ...resource(entry),
@@ -159,9 +165,28 @@ export function manifest(context: Context) {
       asset: terms.asset.address,
       payTo: terms.payTo,
       protocols: protocols.map((protocol) => protocol.name),
-      schemes: ['exact'],
+      ...channelOffer(entry, context),
     })),
     free: free.map((entry) => ({ ...resource(entry), price: 'free' })),
+  }
+}
+
+/**
+ * The x402 schemes of a paid operation, and with payment channels its `batch-settlement` terms: the channel config
+ * it must carry and its first deposit's minimum (at a fixed price; per call otherwise).
+ */
+function channelOffer(entry: Catalog.Entry, context: Context) {
+  const channels = context.channels
+  if (!channels?.offered) return { schemes: ['exact'] }
+  const { offered: _, minDepositCalls, ...terms } = channels
+  return {
+    schemes: ['exact', channels.scheme],
+    channel: {
+      ...terms,
+      ...(entry.price.type === 'fixed'
+        ? { minDeposit: Price.fromAtomic(Price.quote({ price: entry.price }) * BigInt(minDepositCalls)) }
+        : { minDepositCalls }),
+    },
   }
 }
 

@@ -8,9 +8,11 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { type Address, encodeAbiParameters, getAddress, type Hash, type Hex, isAddress, isHex } from 'viem'
 import * as Channel from '../../core/Channel.js'
 import type { Refusal } from '../../core/Errors.js'
+import type { StoredResponse } from '../../core/Ledger.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
-import { isRefusal, type Store } from '../../core/Store.js'
+import { type Effect, isRefusal, type Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
+import { undo } from './effects.js'
 
 /** The spec's error codes this gateway answers with (x402 `batch-settlement` EVM). */
 const codes = {
@@ -40,6 +42,10 @@ export type Held = {
   ceiling: bigint
   /** The deposit transaction of this request, when it carried one. */
   deposit?: Hash | undefined
+  /** What the request asks for (the idempotency fingerprint): a retry of it with the same voucher is replayed. */
+  fingerprint: string
+  /** The writes the handler made, in order: taken back when the call is not charged. */
+  effects: Effect[]
 }
 
 /** A refusal as the guard's 402 builds it: a stable reason and one sentence. */
@@ -62,6 +68,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     minDepositMultiplier = 10n,
     reservationMs = 120_000,
     claimEverySeconds = 3_600,
+    depositMethod = 'eip3009',
   } = parameters
   const receiver = getAddress(terms.payTo)
   const token = getAddress(terms.asset.address)
@@ -82,7 +89,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         receiverAuthorizer: chain.authorizer,
         withdrawDelay,
         minDeposit: (amount * minDepositMultiplier).toString(),
-        assetTransferMethod: 'eip3009',
+        assetTransferMethod: depositMethod,
         ...(state ? { channelState: Channel.channelStateOf(state) } : {}),
         ...(state && Channel.voucherStateOf(state) ? { voucherState: Channel.voucherStateOf(state) } : {}),
       },
@@ -194,14 +201,28 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     return { ok: true, type, config, channelId, voucher, payload: payload! }
   }
 
-  /** Reserves a call's voucher on its channel: it must be exactly the charged amount plus this call's price. */
-  async function reserve(channelId: Hex, voucher: Channel.Voucher, amount: bigint) {
+  /**
+   * Reserves a call's voucher on its channel: it must be exactly the charged amount plus this call's price. The
+   * voucher of the last served call, for the same request, is `served` (its kept answer is replayed). A reservation
+   * taken over once expired had its call's writes taken back first.
+   */
+  async function reserve(channelId: Hex, voucher: Channel.Voucher, amount: bigint, fingerprint: string) {
     const ceiling = BigInt(voucher.maxClaimableAmount)
     const now = Date.now()
-    return store.update<Channel.State>(Channel.collection, channelId, ({ value }) => {
+    let stale: Effect[] = []
+    const reserved = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) => {
+      stale = []
+      const last = value.voucher
+      if (
+        last?.fingerprint === fingerprint &&
+        last.maxClaimableAmount === ceiling.toString() &&
+        last.signature.toLowerCase() === voucher.signature.toLowerCase()
+      )
+        return { refused: true, reason: 'served' }
       if (value.pending && now - value.pending.at < reservationMs) return { refused: true, reason: 'busy' }
       if (ceiling !== Channel.expectedCeiling(value, amount)) return { refused: true, reason: 'mismatch' }
       if (ceiling > BigInt(value.balance)) return { refused: true, reason: 'exceeds' }
+      stale = value.pending?.effects ?? []
       return {
         ...value,
         pending: {
@@ -212,19 +233,67 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         },
       }
     })
+    if (reserved.ok && stale.length > 0) await takeBack(channelId, stale)
+    return reserved
   }
 
-  /** Ends a reservation: `charge` advances the charged amount to its voucher; otherwise nothing is charged. */
-  async function finish(held: Held, charge: boolean) {
+  /** Takes back the writes of a call that was not charged; logs the ones that could not be. */
+  async function takeBack(channelId: Hex, effects: readonly Effect[]) {
+    if (effects.length === 0) return
+    const kept = await undo(store, effects)
+    if (kept.length > 0) logger.log('error', 'undo_incomplete', { channelId, kept: kept.length })
+  }
+
+  /** Records one write of the handler of `held`, durably in its reservation, before the handler goes on. */
+  async function record(held: Held, effect: Effect) {
+    held.effects.push(effect)
+    const updated = await store.update<Channel.State>(Channel.collection, held.channelId, ({ value }) =>
+      value.pending?.maxClaimableAmount === held.ceiling.toString()
+        ? { ...value, pending: { ...value.pending, effects: [...(value.pending.effects ?? []), effect] } }
+        : { refused: true, reason: 'lost' },
+    )
+    if (!updated.ok) throw new Error('The channel reservation of this call expired while it ran; it is not charged.')
+  }
+
+  /**
+   * Ends a reservation: a `charge` advances the charged amount to its voucher and keeps the answer for retries;
+   * without one nothing is charged. Refused when the reservation was lost (it expired and another call took it).
+   */
+  async function finish(held: Held, charge: { response: StoredResponse | undefined } | undefined) {
     return store.update<Channel.State>(Channel.collection, held.channelId, ({ value }) => {
       if (value.pending?.maxClaimableAmount !== held.ceiling.toString()) return { refused: true, reason: 'lost' }
       if (!charge) return { ...value, pending: undefined }
       return {
         ...value,
         charged: value.pending.maxClaimableAmount,
-        voucher: { maxClaimableAmount: value.pending.maxClaimableAmount, signature: value.pending.signature },
+        voucher: {
+          maxClaimableAmount: value.pending.maxClaimableAmount,
+          signature: value.pending.signature,
+          fingerprint: held.fingerprint,
+          response: charge.response,
+        },
         pending: undefined,
       }
+    })
+  }
+
+  /** The kept answer of the channel's last served call, replayed to a retry of it: nothing more is charged. */
+  function replayed(state: Channel.State, payer: Address): Response | undefined {
+    const kept = state.voucher?.response
+    if (!kept) return undefined
+    return new Response(Buffer.from(kept.body, 'base64'), {
+      status: kept.status,
+      headers: {
+        'content-type': kept.contentType,
+        'PAYMENT-RESPONSE': encodePaymentResponseHeader({
+          success: true,
+          transaction: '',
+          network: terms.network,
+          payer,
+          amount: '0',
+          extra: { chargedAmount: '0', replayed: true, channelState: Channel.channelStateOf(state) },
+        } as never),
+      },
     })
   }
 
@@ -383,6 +452,14 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
   return {
     accept: (amount) => accept(amount),
 
+    terms: {
+      scheme: Channel.scheme,
+      receiverAuthorizer: chain.authorizer,
+      withdrawDelay,
+      assetTransferMethod: depositMethod,
+      minDepositCalls: Number(minDepositMultiplier),
+    },
+
     carries(headers) {
       const header = headers.get('payment-signature')
       if (header === null) return undefined
@@ -394,7 +471,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
       }
     },
 
-    async before(raw, amount, refuse) {
+    async before(raw, { amount, fingerprint }, refuse) {
       const parsed = await parse(raw)
       if (!parsed.ok) return refusal(refuse, parsed.refused, amount)
       const { type, config, channelId, voucher, payload } = parsed
@@ -414,22 +491,19 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
       }
       let deposit: Hash | undefined
       if (type === 'deposit') {
-        const body = payload.deposit as
-          | { amount?: unknown; authorization?: { erc3009Authorization?: Record<string, unknown> } }
-          | undefined
-        const authorization = body?.authorization?.erc3009Authorization
-        if (
-          typeof body?.amount !== 'string' ||
-          !/^[1-9]\d{0,38}$/.test(body.amount) ||
-          !authorization ||
-          !isHex(authorization.signature)
-        )
+        const body = payload.deposit as { amount?: unknown; authorization?: unknown } | undefined
+        const collected =
+          typeof body?.amount === 'string' && /^[1-9]\d{0,38}$/.test(body.amount)
+            ? collectorDataOf(body.authorization, { config, channelId, token, amount: body.amount })
+            : undefined
+        if (!collected || typeof body?.amount !== 'string')
           return refusal(
             refuse,
             {
               reason: 'malformed_payment',
               code: codes.payload,
-              message: 'A deposit needs an amount and an ERC-3009 authorization.',
+              message:
+                "A deposit needs an amount and the payer's ERC-3009 authorization or Permit2 permit of it, for this channel.",
             },
             amount,
           )
@@ -446,16 +520,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
             amount,
           )
         try {
-          const collectorData = encodeAbiParameters(
-            [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
-            [
-              BigInt(String(authorization.validAfter)),
-              BigInt(String(authorization.validBefore)),
-              BigInt(String(authorization.salt)),
-              authorization.signature as Hex,
-            ],
-          )
-          deposit = await chain.deposit({ config, amount: BigInt(body.amount), collectorData })
+          deposit = await chain.deposit({ config, amount: BigInt(body.amount), ...collected })
         } catch (error) {
           logger.log('warn', 'channel_deposit_failed', { channelId, reason: firstLine(error) })
           return refusal(
@@ -471,11 +536,11 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         await sync(config, channelId)
       }
 
-      let reserved = await reserve(channelId, voucher, amount)
+      let reserved = await reserve(channelId, voucher, amount, fingerprint)
       // A channel this gateway has no record of (a restart on another database, a deposit sent directly): the chain
       // knows its deposit.
       if (!reserved.ok && !isRefusal(reserved) && (await sync(config, channelId)))
-        reserved = await reserve(channelId, voucher, amount)
+        reserved = await reserve(channelId, voucher, amount, fingerprint)
       if (!reserved.ok) {
         if (!isRefusal(reserved))
           return refusal(
@@ -489,6 +554,9 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
           )
         if (reserved.reason === 'busy') return busy(refuse, amount)
         const state = await get(channelId)
+        // A retry of the last served call with its voucher: its answer again, charged once.
+        const replay = reserved.reason === 'served' && state ? replayed(state, getAddress(config.payer)) : undefined
+        if (replay) return replay
         if (reserved.reason === 'exceeds')
           return refusal(
             refuse,
@@ -517,16 +585,35 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         amount,
         ceiling: BigInt(voucher.maxClaimableAmount),
         deposit,
+        fingerprint,
+        effects: [],
       }
     },
 
-    async after(held, ok): Promise<Record<string, string>> {
-      const finished = await finish(held, ok).catch((error: Error) => {
+    record,
+
+    async after(held, outcome, refuse) {
+      const finished = await finish(held, outcome.ok ? { response: outcome.kept } : undefined).catch((error: Error) => {
         logger.log('error', 'channel_finish_failed', { channelId: held.channelId, reason: error.message })
         return undefined
       })
-      if (!ok || !finished?.ok) return {}
-      return {
+      if (!outcome.ok || !finished?.ok) await takeBack(held.channelId, held.effects)
+      if (!outcome.ok) return { headers: {} }
+      // Served but not charged (the reservation expired and was taken over): the answer is withheld, its writes undone.
+      if (!finished?.ok)
+        return {
+          withheld: refusal(
+            refuse,
+            {
+              reason: 'settlement_failed',
+              code: codes.busy,
+              message:
+                'This call outlived its channel reservation, so it was not charged: its writes were taken back; retry it.',
+            },
+            held.amount,
+          ),
+        }
+      const headers = {
         'PAYMENT-RESPONSE': encodePaymentResponseHeader({
           success: true,
           transaction: held.deposit ?? '',
@@ -536,6 +623,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
           extra: { chargedAmount: held.amount.toString(), channelState: Channel.channelStateOf(finished.record.value) },
         } as never),
       }
+      return { headers }
     },
 
     async sweep(now = Date.now()) {
@@ -576,18 +664,98 @@ export declare namespace channels {
     reservationMs?: number | undefined
     /** Claims of channels without a withdrawal request are batched this often, in seconds. @default 3_600 */
     claimEverySeconds?: number | undefined
+    /**
+     * The deposit method offered (`assetTransferMethod`); deposits of either method are accepted whatever is offered.
+     * @default 'eip3009'
+     */
+    depositMethod?: Channel.DepositMethod | undefined
   }
   type ReturnType = {
     /** The `batch-settlement` offer of a call of `amount`. */
     accept: (amount: bigint) => PaymentRequirements
+    /** The channel terms every offer carries, as discovery lists them. */
+    terms: Channel.Terms
     /** The decoded x402 v2 payload when the request pays with `batch-settlement`; `undefined` otherwise. */
     carries: (headers: Headers) => unknown | undefined
-    /** Checks and reserves the call (a deposit first, when it carries one); a response answers a refund or a refusal. */
-    before: (raw: unknown, amount: bigint, refuse: (refused: Refused) => Response) => Promise<Response | Held>
-    /** Ends the call: charges on success (the `PAYMENT-RESPONSE` header), nothing otherwise. */
-    after: (held: Held, ok: boolean) => Promise<Record<string, string>>
+    /**
+     * Checks and reserves the call of `amount` (a deposit first, when it carries one); a response answers a refund, a
+     * refusal, or a retry of the last served call (its kept answer, charged once).
+     */
+    before: (
+      raw: unknown,
+      call: { amount: bigint; fingerprint: string },
+      refuse: (refused: Refused) => Response,
+    ) => Promise<Response | Held>
+    /** Records one write of the call's handler with its reservation (taken back when it is not charged). */
+    record: (held: Held, effect: Effect) => Promise<void>
+    /**
+     * Ends the call: on success charges it and keeps its answer (the `PAYMENT-RESPONSE` header), or withholds the
+     * answer when the reservation was lost; otherwise charges nothing. Writes of an uncharged call are taken back.
+     */
+    after: (
+      held: Held,
+      outcome: { ok: boolean; kept?: StoredResponse | undefined },
+      refuse: (refused: Refused) => Response,
+    ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
     /** The claim-and-settle job: claims due vouchers in one batch, then settles the receiver's claimed funds. */
     sweep: (now?: number) => Promise<{ claimed: Hash | undefined; settled: Hash | undefined }>
+  }
+}
+
+/**
+ * The collector data of a deposit's authorization, encoded as the x402 SDK's facilitator does: an ERC-3009
+ * `ReceiveWithAuthorization` or a Permit2 witness permit (whose payer, spender, token, amount and channel must be this
+ * deposit's; the contract checks the signatures). `undefined` when it is neither.
+ */
+function collectorDataOf(
+  authorization: unknown,
+  deposit: { config: Channel.Config; channelId: Hex; token: Address; amount: string },
+): { method: Channel.DepositMethod; collectorData: Hex } | undefined {
+  const { erc3009Authorization: erc3009, permit2Authorization: permit2 } = (authorization ?? {}) as {
+    erc3009Authorization?: Record<string, unknown>
+    permit2Authorization?: {
+      from?: unknown
+      permitted?: { token?: unknown; amount?: unknown }
+      spender?: unknown
+      nonce?: unknown
+      deadline?: unknown
+      witness?: { channelId?: unknown }
+      signature?: unknown
+    }
+  }
+  const integer = (value: unknown) =>
+    (typeof value === 'string' || typeof value === 'number') && /^(\d{1,78}|0x[0-9a-fA-F]{1,64})$/.test(String(value))
+  const same = (value: unknown, address: Address) =>
+    typeof value === 'string' && isAddress(value, { strict: false }) && getAddress(value) === getAddress(address)
+  if (erc3009) {
+    const { validAfter, validBefore, salt, signature } = erc3009
+    if (!integer(validAfter) || !integer(validBefore) || !integer(salt) || !isHex(signature)) return undefined
+    return {
+      method: 'eip3009',
+      collectorData: encodeAbiParameters(
+        [{ type: 'uint256' }, { type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }],
+        [BigInt(String(validAfter)), BigInt(String(validBefore)), BigInt(String(salt)), signature],
+      ),
+    }
+  }
+  if (
+    !permit2 ||
+    !same(permit2.from, deposit.config.payer) ||
+    !same(permit2.spender, Channel.permit2CollectorAddress) ||
+    !same(permit2.permitted?.token, deposit.token) ||
+    String(permit2.permitted?.amount) !== deposit.amount ||
+    String(permit2.witness?.channelId).toLowerCase() !== deposit.channelId.toLowerCase() ||
+    !integer(permit2.nonce) ||
+    !integer(permit2.deadline) ||
+    !isHex(permit2.signature)
+  )
+    return undefined
+  return {
+    method: 'permit2',
+    collectorData: encodeAbiParameters(
+      [{ type: 'uint256' }, { type: 'uint256' }, { type: 'bytes' }, { type: 'bytes' }],
+      [BigInt(String(permit2.nonce)), BigInt(String(permit2.deadline)), permit2.signature, '0x'],
+    ),
   }
 }
 

@@ -105,7 +105,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   // Calls paid with an `upto` permit: their claim, between `before` and `after`.
   const uptoCalls = new WeakMap<Request, UptoCall>()
   // Calls paid over a payment channel (`batch-settlement`): their reservation, between `before` and `after`.
-  const channelCalls = new WeakMap<Request, ChannelHeld>()
+  const channelCalls = new WeakMap<Request, { held: ChannelHeld; priced: Priced }>()
   // Calls paid with a Solana transaction (x402 `exact` on `solana:`): their claim, between `before` and `after`.
   const solanaCalls = new WeakMap<Request, { held: SolanaHeld; priced: Priced }>()
   const scopes = new WeakMap<Request, Effects.Scope>()
@@ -623,9 +623,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       // A payment channel's voucher is checked against the channel's state, with no chain round trip.
       const channelPayment = channels?.carries(request.headers)
       if (channels && channelPayment !== undefined) {
-        const held = await channels.before(channelPayment, amount, (refused) => refuse(request, priced, refused))
+        const fingerprint = Idempotency.fingerprint({ request, body: input.body })
+        const held = await channels.before(channelPayment, { amount, fingerprint }, (refused) =>
+          refuse(request, priced, refused),
+        )
         if (held instanceof Response) return held
-        channelCalls.set(request, held)
+        const scope = scopes.get(request)
+        if (scope) scope.record = (effect) => channels.record(held, effect)
+        channelCalls.set(request, { held, priced })
         return undefined
       }
       const solanaPayment = solana?.carries(request.headers)
@@ -738,7 +743,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const channelCall = channelCalls.get(request)
       if (channels && channelCall) {
         channelCalls.delete(request)
-        return { headers: await channels.after(channelCall, status < 400) }
+        const scope = scopes.get(request)
+        if (scope) scope.record = undefined
+        const ok = status < 400
+        return channels.after(
+          channelCall.held,
+          { ok, kept: ok ? await keep(response, status) : undefined },
+          (refused) => refuse(request, channelCall.priced, refused),
+        )
       }
       const solanaCall = solanaCalls.get(request)
       if (solana && solanaCall) {
@@ -788,7 +800,9 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const channelCall = channelCalls.get(request)
       if (channels && channelCall) {
         channelCalls.delete(request)
-        await channels.after(channelCall, false)
+        const scope = scopes.get(request)
+        if (scope) scope.record = undefined
+        await channels.after(channelCall.held, { ok: false }, (refused) => refuse(request, channelCall.priced, refused))
         return
       }
       const solanaCall = solanaCalls.get(request)
@@ -819,7 +833,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const signer = signedIn.get(request)
       if (signer !== undefined) return signer as Address
       const channelCall = channelCalls.get(request)
-      if (channelCall) return channelCall.payer
+      if (channelCall) return channelCall.held.payer
       const uptoCall = uptoCalls.get(request)
       if (uptoCall) return uptoCall.key.payer
       // The caller is an EVM address wherever a module records what it owns; a Solana payer has none, so a route

@@ -31,6 +31,7 @@ describe('parse', () => {
       channelAuthorizerPrivateKey: undefined,
       receiptPrivateKey: undefined,
       channelWithdrawDelayS: 86400,
+      channelDepositMethod: 'eip3009',
       facilitatorUrl: undefined,
       // No node, fee payer or payee: no Solana offer; mainnet USDC once they are set.
       solanaPay: {

@@ -353,3 +353,79 @@ contract ERC3009DepositCollector {
         require(ok && (result.length == 0 || abi.decode(result, (bool))), "transfer failed");
     }
 }
+
+/// @notice The Permit2 signature transfer the collector calls (Uniswap's `ISignatureTransfer`).
+interface IPermit2SignatureTransfer {
+    struct TokenPermissions {
+        address token;
+        uint256 amount;
+    }
+
+    struct PermitTransferFrom {
+        TokenPermissions permitted;
+        uint256 nonce;
+        uint256 deadline;
+    }
+
+    struct SignatureTransferDetails {
+        address to;
+        uint256 requestedAmount;
+    }
+
+    function permitWitnessTransferFrom(
+        PermitTransferFrom calldata permit,
+        SignatureTransferDetails calldata transferDetails,
+        address owner,
+        bytes32 witness,
+        string calldata witnessTypeString,
+        bytes calldata signature
+    ) external;
+}
+
+/// @notice The EIP-2612 permit an optional collector data field carries (gas-sponsored Permit2 approval).
+interface IERC2612 {
+    function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
+        external;
+}
+
+/// @title Permit2DepositCollector
+/// @notice Collects a channel deposit with the payer's Permit2 `PermitWitnessTransferFrom` (spender: this collector,
+///         witness: `DepositWitness(bytes32 channelId)`), straight into the channel contract. Placed at the canonical
+///         0x4020425FAf3B746C082C2f942b4E5159887B0005 on the devnet. `collectorData` is `abi.encode(uint256 nonce,
+///         uint256 deadline, bytes permit2Signature, bytes eip2612PermitData)`, as the x402 SDK builds it; a non-empty
+///         `eip2612PermitData` (`abi.encode(value, deadline, v, r, s)`) first approves Permit2 with the token's permit.
+/// @dev Only the canonical channel contract may call `collect`, so a signed permit cannot be diverted.
+contract Permit2DepositCollector {
+    address private constant SETTLEMENT = 0x4020074e9dF2ce1deE5A9C1b5c3f541D02a10003;
+    address private constant PERMIT2 = 0x000000000022D473030F116dDEE9F6B43aC78BA3;
+    bytes32 private constant DEPOSIT_WITNESS_TYPEHASH = keccak256("DepositWitness(bytes32 channelId)");
+    string private constant WITNESS_TYPE_STRING =
+        "DepositWitness witness)DepositWitness(bytes32 channelId)TokenPermissions(address token,uint256 amount)";
+
+    function collect(address payer, address token, uint256 amount, bytes32 channelId, bytes calldata data) external {
+        require(msg.sender == SETTLEMENT, "only settlement");
+        (uint256 nonce, uint256 deadline, bytes memory signature, bytes memory eip2612PermitData) =
+            abi.decode(data, (uint256, uint256, bytes, bytes));
+        if (eip2612PermitData.length > 0) _permit(payer, token, eip2612PermitData);
+        IPermit2SignatureTransfer(PERMIT2).permitWitnessTransferFrom(
+            IPermit2SignatureTransfer.PermitTransferFrom({
+                permitted: IPermit2SignatureTransfer.TokenPermissions({token: token, amount: amount}),
+                nonce: nonce,
+                deadline: deadline
+            }),
+            IPermit2SignatureTransfer.SignatureTransferDetails({to: SETTLEMENT, requestedAmount: amount}),
+            payer,
+            keccak256(abi.encode(DEPOSIT_WITNESS_TYPEHASH, channelId)),
+            WITNESS_TYPE_STRING,
+            signature
+        );
+    }
+
+    /// @dev Approves Permit2 with the token's EIP-2612 permit. One already used (front-run) leaves the allowance in
+    ///      place, so its failure is ignored: the transfer decides.
+    function _permit(address payer, address token, bytes memory data) private {
+        (uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s) =
+            abi.decode(data, (uint256, uint256, uint8, bytes32, bytes32));
+        try IERC2612(token).permit(payer, PERMIT2, value, deadline, v, r, s) {} catch {}
+    }
+}

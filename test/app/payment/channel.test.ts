@@ -8,14 +8,12 @@ import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { type Address, bytesToHex, erc20Abi, hashTypedData } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { batchSettlementAddress, channelAuthorizerIndex, channelChain } from '../../../adapters/chain/channel.js'
-import { account } from '../../../adapters/chain/devnet.js'
-import { sqlite } from '../../../adapters/store/sqlite.js'
-import { silent } from '../../../app/log.js'
-import { channels } from '../../../app/payment/channel.js'
+import { batchSettlementAddress } from '../../../adapters/chain/channel.js'
+import type { channels } from '../../../app/payment/channel.js'
+import * as Idempotency from '../../../app/payment/idempotency.js'
 import * as Channel from '../../../core/Channel.js'
 import type { Store } from '../../../core/Store.js'
+import { otherProcessChannels } from '../../support/channels.js'
 import { origin, paidGateway } from '../../support/paid.js'
 
 // A paid GET with no input and no upstream: the official client's refund probes the route with GET.
@@ -34,21 +32,7 @@ let otherStore: Store
 beforeAll(async () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'channels-'))
   gateway = await paidGateway({ env: { DATA_DIR: dataDir } })
-  otherStore = sqlite({ path: join(dataDir, 'store.sqlite') })
-  other = channels({
-    terms: gateway.terms,
-    store: otherStore,
-    logger: silent(),
-    chain: channelChain({
-      client: gateway.devnet.publicClient as never,
-      chain: gateway.devnet.chain,
-      transport: gateway.devnet.transport,
-      relayer: privateKeyToAccount(account({ index: 27 }).privateKey),
-      authorizer: privateKeyToAccount(account({ index: channelAuthorizerIndex }).privateKey),
-      token: gateway.terms.asset.address,
-      receiver: gateway.terms.payTo,
-    }),
-  })
+  ;({ channels: other, store: otherStore } = otherProcessChannels({ gateway, dataDir, relayerIndex: 27 }))
 })
 afterAll(async () => {
   await otherStore?.close()
@@ -156,17 +140,18 @@ describe('payment channels (x402 batch-settlement)', () => {
 
     // The same voucher at both processes at once: one serves it, the other refuses it.
     const refuse = () => new Response(null, { status: 402 })
+    const call = { amount, fingerprint: Idempotency.fingerprint({ request: new Request(url), body: undefined }) }
     const [here, there] = await Promise.all([
       gateway.fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } }),
-      other.before(payload, amount, refuse),
+      other.before(payload, call, refuse),
     ])
     const served = [here.status === 200, !(there instanceof Response)].filter(Boolean)
     expect(served).toHaveLength(1)
-    if (!(there instanceof Response)) await other.after(there, true)
+    if (!(there instanceof Response)) await other.after(there, { ok: true }, refuse)
     expect(await charged()).toBe(before + amount)
 
-    // Replayed once served: the corrective 402 with the channel's state and its last voucher.
-    const replay = await gateway.fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } })
+    // Spent once served, on another request: the corrective 402 with the channel's state and its last voucher.
+    const replay = await gateway.fetch(`${url}?another=request`, { headers: { 'PAYMENT-SIGNATURE': header } })
     expect(replay.status).toBe(402)
     const corrective = decodePaymentRequiredHeader(replay.headers.get('PAYMENT-REQUIRED')!)
     expect(corrective.error).toBe('invalid_batch_settlement_evm_cumulative_amount_mismatch')
@@ -179,13 +164,13 @@ describe('payment channels (x402 batch-settlement)', () => {
     // The client did not see the concurrent answer above, so it signs from its own state; resync it first.
     await scheme.processCorrectivePaymentRequired(corrective)
     const resynced = { ...payload, payload: (await scheme.createPaymentPayload(2, offer)).payload }
-    const held = await other.before(resynced, amount, refuse)
+    const held = await other.before(resynced, call, refuse)
     expect(held).not.toBeInstanceOf(Response)
-    await other.after(held as never, false)
+    await other.after(held as never, { ok: false }, refuse)
     expect(await charged()).toBe(before + amount)
-    const retried = await other.before(resynced, amount, refuse)
+    const retried = await other.before(resynced, call, refuse)
     expect(retried).not.toBeInstanceOf(Response)
-    await other.after(retried as never, true)
+    await other.after(retried as never, { ok: true }, refuse)
     expect(await charged()).toBe(before + 2n * amount)
   }, 30_000)
 
