@@ -31,6 +31,7 @@ import { describeError, type Logger } from './log.js'
 import { metrics as createMetrics, type metrics } from './metrics.js'
 import { families as defaultFamilies, missingOf } from './modules.js'
 import { operator, operatorRoutes } from './operator.js'
+import { deferred } from './payment/deferred.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import * as Problem from './problem.js'
@@ -77,6 +78,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Filled as modules mount: the price rules of the entries they serve that are priced per request.
   const rules = new Map<string, Price.Rule>()
   const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
+  // Filled as modules mount: the offers' validity windows of entries whose payment waits for an asynchronous job.
+  const windows = new Map<string, number>()
   // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
   const outputs = new Map<string, Documents.JsonSchema>()
   const payments = payment
@@ -87,9 +90,19 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         events: parameters.ports?.events,
         logger,
         ruleOf,
+        windowOf: (entry) => windows.get(Catalog.key(entry)),
         resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
       })
     : undefined
+  if (payment && payments)
+    ports.deferred = deferred({
+      ...payment,
+      payments,
+      terms,
+      store: parameters.ports?.store,
+      events: parameters.ports?.events,
+      logger,
+    })
   // Absolute URLs (discovery documents, payment offers, the MPP realm) take a request's own host only when the
   // operator listed it: a shared cache would otherwise keep links to whatever Host a caller wrote.
   const publicHosts = new Set(config.publicHosts)
@@ -230,6 +243,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
     for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
     for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
+    for (const [key, seconds] of Object.entries(module.windows?.(resources.env) ?? {}))
+      windows.set(key, assertWindow(key, seconds, served))
     const rateLimit = module.rateLimit?.(resources.env)
     if (rateLimit) {
       RateLimit.assert(rateLimit)
@@ -488,7 +503,7 @@ export declare namespace createGateway {
      */
     ports?: { [port in Module.Port]?: Module.Ports[port] | undefined } | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
-    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf'> | undefined
+    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf' | 'windowOf'> | undefined
     /** The endpoint families to mount, in order (a custom deployment, a test). @default the gateway's own */
     families?: readonly Module.AnyModule[] | undefined
     /** Where events go. */
@@ -575,6 +590,16 @@ function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entr
     )
   Price.boundsOf(entry.price, rule)
   return rule
+}
+
+/** A module's offer validity window, checked at boot: a whole number of seconds for a paid entry the module serves. */
+function assertWindow(key: string, seconds: number, served: readonly Catalog.Entry[]): number {
+  const entry = served.find((candidate) => Catalog.key(candidate) === key)
+  if (!entry || Catalog.isFree(entry))
+    throw new Error(`A validity window is declared for ${key}, which is not a paid entry its module serves.`)
+  if (!Number.isSafeInteger(seconds) || seconds < 1)
+    throw new Error(`The validity window of ${key} must be a positive whole number of seconds.`)
+  return seconds
 }
 
 /** Fails at boot when a mounted route has no catalog entry or a catalog entry has no route. */

@@ -121,6 +121,7 @@ export const portNames: Record<Module.Port, string> = {
   sessionSecret: 'a session secret',
   storage: 'a blockstore (the store)',
   historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
+  deferred: 'payments (deferred settlement of asynchronous jobs)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

@@ -1,5 +1,5 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
-import type { Address } from 'viem'
+import type { Address, Hash, Hex } from 'viem'
 import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
@@ -56,6 +56,50 @@ export type Onchain = {
   transfers: Transfers
   /** Tokens invoices and escrows may be in. */
   tokens: readonly Token[]
+}
+
+/** A payment held by an asynchronous job: its ledger key and amount (atomic units), kept in the job's record. */
+export type Held = {
+  /** The verified payer. */
+  payer: Address
+  /** The authorization's nonce. */
+  nonce: Hex
+  /** The amount claimed, in atomic units. */
+  amount: bigint
+}
+
+/** What settling a held payment came to. */
+export type Settled =
+  | {
+      /** Settled on chain: the payer paid. */
+      ok: true
+      /** The settlement transaction. */
+      transaction: Hash
+      /** The receipt header of the payment's protocol (`PAYMENT-RESPONSE`, `X-PAYMENT-RESPONSE` or `Payment-Receipt`). */
+      receipt: Record<string, string>
+    }
+  | {
+      /** Not settled. */
+      ok: false
+      /** `pending`: sent, outcome unknown, ask again; `failed`: it never will be (nothing moved); `released`: released before. */
+      reason: 'pending' | 'failed' | 'released'
+      /** One sentence. */
+      message: string
+    }
+
+/**
+ * Payments settled when an asynchronous job ends, never when the call that started it answers: a handler hands its
+ * call's claimed payment to a job (`defer`), answers 202, and the job's worker later settles it (the job succeeded)
+ * or releases it (failed, canceled, timed out). Every ledger guarantee holds: one authorization is used once across
+ * processes, and a payment is released only while it was never sent.
+ */
+export type Deferred = {
+  /** Hands the paid request's payment to `job` once its handler answers; `undefined` for a call that cannot wait (a channel voucher). */
+  defer: (request: Request, job: string) => Held | undefined
+  /** Settles a held payment; idempotent: a settled one answers its transaction again. */
+  settle: (held: Held) => Promise<Settled>
+  /** Releases a held payment that was never sent; `false` when it is not (or no longer) held by a job. */
+  release: (held: Held, reason: string) => Promise<boolean>
 }
 
 /** Every port a module may ask for, by name: the one typed registry the composition root fills. */
@@ -134,6 +178,8 @@ export type Ports = {
   extractor: Search.Extractor
   /** Key shared by every gateway process that signs session tokens; at least 32 bytes. */
   sessionSecret: string
+  /** Payments settled when an asynchronous job ends (present wherever payments are taken). */
+  deferred: Deferred
 }
 
 /** The name of a port. */
@@ -213,6 +259,11 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   outputs?: Readonly<Record<string, TSchema>>
   /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
   prices?: Price.Rules
+  /**
+   * Validity windows of the offers of served entries whose payment waits for an asynchronous job, in seconds, by
+   * catalog key: longer than the job may take. @default the payment terms' `maxTimeoutSeconds`
+   */
+  windows?: (env: Static<env>) => Readonly<Record<string, number>>
   /** Background jobs. */
   jobs?: readonly Job<needs, env, uses>[]
   /** Workers of durable queues. */
