@@ -83,7 +83,7 @@ export function deferred(parameters: deferred.Parameters): Deferred {
     async release(held, reason) {
       const key = { payer: held.payer, nonce: held.nonce }
       const entry = await ledger.get(key)
-      if (!entry || entry.state !== 'claimed' || !Ledger.isDeferred(entry)) return false
+      if (entry?.state !== 'claimed' || !Ledger.isDeferred(entry)) return false
       const released = await ledger.apply(key, { type: 'release', reason }).catch(() => undefined)
       if (released) logger.log('info', 'payment_released', { endpoint: entry.endpoint, payer: entry.payer, reason })
       return released !== undefined
