@@ -27,6 +27,8 @@ import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFee
 import { simulator } from '../adapters/chain/safety.js'
 import { transfers } from '../adapters/chain/transfers.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
+import { openai as computeOpenai } from '../adapters/compute/openai.js'
+import { replicate } from '../adapters/compute/replicate.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { readability } from '../adapters/extract/readability.js'
 import { local } from '../adapters/facilitator/local.js'
@@ -73,6 +75,7 @@ import { rippled } from '../adapters/xrp/rippled.js'
 import type { RecoverPublicKey } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import * as Catalog from '../core/Catalog.js'
+import type { Direct, Predictions } from '../core/Compute.js'
 import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
@@ -88,6 +91,7 @@ import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
+import * as computeFamily from '../modules/compute/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import * as researchFamily from '../modules/research/index.js'
 import * as robotsFamily from '../modules/robots/index.js'
@@ -337,6 +341,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     outbound: guard,
     research: researchOf(config),
     webSearch: webSearchOf(config),
+    ...computeOf(config),
     extractor: extractorOf(config, guard),
     fxReference: fxReferenceOf(config),
     history: historyOf(config, settlement),
@@ -392,6 +397,27 @@ function researchOf(config: Config): Research.Sources | undefined {
     census: census({ baseUrl: env.CENSUS_URL, apiKey: env.CENSUS_API_KEY, userAgent }),
     datasets: ckan({ baseUrl: env.DATASETS_URL, userAgent }),
     dictionary: dictionary({ baseUrl: env.DICTIONARY_URL, userAgent }),
+  }
+}
+
+/** The compute family's upstreams: its OpenAI-compatible one once its URL is set, Replicate once its token is. */
+function computeOf(config: Config): { computeUpstream?: Direct | undefined; replicate?: Predictions | undefined } {
+  const env = config.modules[computeFamily.manifest.name] as
+    | Static<NonNullable<typeof computeFamily.manifest.env>>
+    | undefined
+  if (!env) return {}
+  const secret = env.REPLICATE_WEBHOOK_SECRET
+  return {
+    computeUpstream: env.COMPUTE_UPSTREAM_URL
+      ? computeOpenai({ baseUrl: env.COMPUTE_UPSTREAM_URL, apiKey: env.COMPUTE_UPSTREAM_KEY })
+      : undefined,
+    replicate: env.REPLICATE_API_TOKEN
+      ? replicate({
+          baseUrl: env.REPLICATE_URL,
+          token: env.REPLICATE_API_TOKEN,
+          webhooks: config.publicUrl && secret ? { publicUrl: config.publicUrl, secret } : undefined,
+        })
+      : undefined,
   }
 }
 

@@ -19,7 +19,7 @@ import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import type { Claim } from '../core/Queue.js'
 import * as RateLimit from '../core/RateLimit.js'
-import { exceedsDeclaredLength, readJson } from './body.js'
+import { exceedsDeclaredLength, readJson, readText } from './body.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import * as Documents from './discovery/documents.js'
@@ -116,6 +116,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => [`${entry.method} ${path}`, entry] as const)),
   )
   const availabilityOf = new Map<string, Availability>()
+  // Filled as modules mount: the vendor callbacks they serve outside the catalog.
+  const callbacks = new Set<string>()
   // Availability that changes at run time (an upstream's circuit breaker), asked on every call before payment.
   const readinessOf = new Map<string, () => string | undefined>()
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
@@ -160,6 +162,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       // The dashboard's login form is the one body that is not JSON.
       if (contentType === 'application/x-www-form-urlencoded' && new URL(request.url).pathname === '/dashboard/login')
         return Object.fromEntries(new URLSearchParams(await request.text()))
+      // A vendor's callback is verified over its body byte for byte: the module reads it as text.
+      if (new URL(request.url).pathname.startsWith(callbackPrefix)) return readText(request, config.bodyLimitBytes)
       return readJson(request, config.bodyLimitBytes)
     })
     // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
@@ -240,8 +244,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const resources = { ports, env: env ?? {} }
     app.use(module.routes(resources) as AnyElysia)
     const ready = module.ready
-    if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
-    for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
+    if (ready)
+      for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources, Catalog.key(entry)))
+    for (const callback of module.callbacks ?? []) callbacks.add(assertCallback(callback))
+    const prices = typeof module.prices === 'function' ? module.prices(resources.env) : (module.prices ?? {})
+    for (const [key, rule] of Object.entries(prices)) rules.set(key, assertRule(key, rule, served))
     for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
     for (const [key, seconds] of Object.entries(module.windows?.(resources.env) ?? {}))
       windows.set(key, assertWindow(key, seconds, served))
@@ -373,7 +380,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       origin: originOf,
     }),
   )
-  assertCoverage(app)
+  assertCoverage(app, callbacks)
   for (const route of app.routes)
     schemasOf.set(`${route.method} ${route.path}`, {
       path: schemaOf(route.hooks.params),
@@ -602,13 +609,24 @@ function assertWindow(key: string, seconds: number, served: readonly Catalog.Ent
   return seconds
 }
 
+/** Where every vendor callback is mounted. */
+const callbackPrefix = '/callbacks/'
+
+/** A module's vendor callback, checked at boot: `POST /callbacks/...`. */
+function assertCallback(callback: string): string {
+  if (!callback.startsWith(`POST ${callbackPrefix}`))
+    throw new Error(`A vendor callback must be POST ${callbackPrefix}...; ${callback} is not.`)
+  return callback
+}
+
 /** Fails at boot when a mounted route has no catalog entry or a catalog entry has no route. */
-function assertCoverage(app: AnyElysia): void {
+function assertCoverage(app: AnyElysia, callbacks: ReadonlySet<string>): void {
   const mounted = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
   const expected = new Set([
     ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
     ...discoveryPaths.map((path) => `GET ${path}`),
     ...operatorRoutes,
+    ...callbacks,
   ])
   const extra = [...mounted].filter((key) => !expected.has(key))
   const missing = [...expected].filter((key) => !mounted.has(key))

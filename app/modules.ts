@@ -8,6 +8,7 @@ import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
 import * as bridge from '../modules/bridge/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
+import * as compute from '../modules/compute/index.js'
 import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
@@ -79,6 +80,7 @@ export const families: readonly Module.AnyModule[] = [
   research.manifest,
   webhooks.manifest,
   cron.manifest,
+  compute.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -122,6 +124,8 @@ export const portNames: Record<Module.Port, string> = {
   storage: 'a blockstore (the store)',
   historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
   deferred: 'payments (deferred settlement of asynchronous jobs)',
+  computeUpstream: 'an OpenAI-compatible compute upstream (COMPUTE_UPSTREAM_URL)',
+  replicate: 'Replicate (REPLICATE_API_TOKEN)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

@@ -4,6 +4,7 @@ import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
+import type * as Compute from './Compute.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
 import type { FxReference } from './FxReference.js'
@@ -180,6 +181,10 @@ export type Ports = {
   sessionSecret: string
   /** Payments settled when an asynchronous job ends (present wherever payments are taken). */
   deferred: Deferred
+  /** The compute family's OpenAI-compatible upstream (chat, embeddings, images, speech, transcription). */
+  computeUpstream: Compute.Direct
+  /** Replicate's predictions API (compute images and videos, GPU runs). */
+  replicate: Compute.Predictions
 }
 
 /** The name of a port. */
@@ -250,15 +255,23 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   rateLimit?: (env: Static<env>) => RateLimit.Options | undefined
   /** The module's routes (an Elysia plugin in the gateway). May throw at boot on a bad environment. */
   routes: (context: Resources<needs, env, uses>) => unknown
-  /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
-  ready?: (context: Resources<needs, env, uses>) => string | undefined
+  /**
+   * Checked before payment on every call: why the module cannot take calls now (an open breaker), if so; `key` is the
+   * catalog key called, for a module whose entries depend on different upstreams.
+   */
+  ready?: (context: Resources<needs, env, uses>, key: string) => string | undefined
+  /**
+   * Vendor callbacks the module serves outside the catalog (`POST /callbacks/<family>/...`): free, unpaid, their body
+   * handed over as text, byte for byte, for the module to verify its signature. @default []
+   */
+  callbacks?: readonly string[]
   /**
    * JSON Schemas of the answers of served entries whose shapes the spec does not show, by catalog key (`GET /path`):
    * discovery documents them as the 200 answer.
    */
   outputs?: Readonly<Record<string, TSchema>>
-  /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
-  prices?: Price.Rules
+  /** Price rules of the served entries priced per request (a range or `varies`), by catalog key; may read the env. */
+  prices?: Price.Rules | ((env: Static<env>) => Price.Rules)
   /**
    * Validity windows of the offers of served entries whose payment waits for an asynchronous job, in seconds, by
    * catalog key: longer than the job may take. @default the payment terms' `maxTimeoutSeconds`

@@ -1,0 +1,54 @@
+import { Elysia } from 'elysia'
+import type * as Compute from '../../core/Compute.js'
+import type * as Module from '../../core/Module.js'
+import {
+  BatchBody,
+  EmbeddingsBody,
+  EstimateBody,
+  MediaBody,
+  ModelsQuery,
+  SpeechBody,
+  StatusParams,
+  TextBody,
+  TranscriptionBody,
+} from './schema.js'
+import * as Service from './service.js'
+
+/** `/api/v1/compute/*` and the Replicate callback: validate (model and upstream before payment), call the service. */
+export function routes(deps: Service.Deps) {
+  /** The handler of a job endpoint: 200 with the output, or 202 with the job started. */
+  const submit =
+    (kind: Compute.Kind) =>
+    async ({ body, request, set }: { body: unknown; request: Request; set: { status?: number | string } }) => {
+      const answer = await Service.submit(deps, { kind, body: body as never, request })
+      set.status = answer.status
+      return answer.body
+    }
+  const preflight =
+    (kind: Compute.Kind) =>
+    ({ body }: { body: unknown }) =>
+      Service.preflight(deps, kind, body)
+  return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'compute' })
+    .post('/api/v1/compute/text-inference', submit('text'), { body: TextBody, transform: preflight('text') })
+    .post('/api/v1/compute/embeddings', submit('embeddings'), {
+      body: EmbeddingsBody,
+      transform: preflight('embeddings'),
+    })
+    .post('/api/v1/compute/text-to-speech', submit('tts'), { body: SpeechBody, transform: preflight('tts') })
+    .post('/api/v1/compute/speech-to-text', submit('stt'), { body: TranscriptionBody, transform: preflight('stt') })
+    .post('/api/v1/compute/image-generation', submit('image'), { body: MediaBody, transform: preflight('image') })
+    .post('/api/v1/compute/video-generation', submit('video'), { body: MediaBody, transform: preflight('video') })
+    .post('/api/v1/compute/batch', ({ body }) => Service.batch(deps, body), { body: BatchBody })
+    .post('/api/v1/compute/estimate', ({ body }) => Service.estimate(deps, body), { body: EstimateBody })
+    .get('/api/v1/compute/models', ({ query }) => Service.models(deps, query), { query: ModelsQuery })
+    .get(
+      '/api/v1/compute/status/:jobId',
+      ({ params, caller }) => Service.status(deps, { jobId: params.jobId, caller }),
+      {
+        params: StatusParams,
+      },
+    )
+    .post('/callbacks/compute/:jobId', ({ params, body, request }) =>
+      Service.callback(deps, { jobId: params.jobId, body: String(body ?? ''), headers: request.headers }),
+    )
+}
