@@ -44,10 +44,11 @@ export function routes(deps: Service.Deps) {
     .get(
       '/api/v1/compute/status/:jobId',
       ({ params, caller }) => Service.status(deps, { jobId: params.jobId, caller }),
-      {
-        params: StatusParams,
-      },
+      { params: StatusParams },
     )
+    .get('/api/v1/compute/status', ({ query, caller }) => Service.status(deps, { jobId: query.jobId, caller }), {
+      query: StatusParams,
+    })
     .post('/callbacks/compute/:jobId', ({ params, body, request }) =>
       Service.callback(deps, { jobId: params.jobId, body: String(body ?? ''), headers: request.headers }),
     )
