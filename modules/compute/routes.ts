@@ -1,3 +1,4 @@
+import type { TSchema } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import type * as Compute from '../../core/Compute.js'
 import type * as Module from '../../core/Module.js'
@@ -25,19 +26,31 @@ export function routes(deps: Service.Deps) {
       return answer.body
     }
   const preflight =
-    (kind: Compute.Kind) =>
+    (kind: Compute.Kind, schema: TSchema) =>
     ({ body }: { body: unknown }) =>
-      Service.preflight(deps, kind, body)
+      Service.preflight(deps, kind, schema, body)
   return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'compute' })
-    .post('/api/v1/compute/text-inference', submit('text'), { body: TextBody, transform: preflight('text') })
+    .post('/api/v1/compute/text-inference', submit('text'), { body: TextBody, transform: preflight('text', TextBody) })
     .post('/api/v1/compute/embeddings', submit('embeddings'), {
       body: EmbeddingsBody,
-      transform: preflight('embeddings'),
+      transform: preflight('embeddings', EmbeddingsBody),
     })
-    .post('/api/v1/compute/text-to-speech', submit('tts'), { body: SpeechBody, transform: preflight('tts') })
-    .post('/api/v1/compute/speech-to-text', submit('stt'), { body: TranscriptionBody, transform: preflight('stt') })
-    .post('/api/v1/compute/image-generation', submit('image'), { body: MediaBody, transform: preflight('image') })
-    .post('/api/v1/compute/video-generation', submit('video'), { body: MediaBody, transform: preflight('video') })
+    .post('/api/v1/compute/text-to-speech', submit('tts'), {
+      body: SpeechBody,
+      transform: preflight('tts', SpeechBody),
+    })
+    .post('/api/v1/compute/speech-to-text', submit('stt'), {
+      body: TranscriptionBody,
+      transform: preflight('stt', TranscriptionBody),
+    })
+    .post('/api/v1/compute/image-generation', submit('image'), {
+      body: MediaBody,
+      transform: preflight('image', MediaBody),
+    })
+    .post('/api/v1/compute/video-generation', submit('video'), {
+      body: MediaBody,
+      transform: preflight('video', MediaBody),
+    })
     .post('/api/v1/compute/batch', ({ body }) => Service.batch(deps, body), { body: BatchBody })
     .post('/api/v1/compute/estimate', ({ body }) => Service.estimate(deps, body), { body: EstimateBody })
     .get('/api/v1/compute/models', ({ query }) => Service.models(deps, query), { query: ModelsQuery })

@@ -1,4 +1,6 @@
 import { base64 } from '@scure/base'
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
 import * as Compute from '../../core/Compute.js'
 import {
   BadRequestError,
@@ -103,15 +105,17 @@ export function readiness(deps: Deps, key: string): string | undefined {
 }
 
 /**
- * Before validation and payment: a named model must be of the endpoint's kind (400) and its upstream configured and
- * healthy (503). Malformed bodies are left to the schema.
+ * Before validation and payment: a named model must be of the endpoint's kind (400), its upstream configured and
+ * healthy (503), and a well-formed body within the model's limits (400). Malformed bodies are left to the schema.
  */
-export function preflight(deps: Deps, kind: Compute.Kind, body: unknown): void {
+export function preflight(deps: Deps, kind: Compute.Kind, schema: TSchema, body: unknown): void {
   const model = (body as { model?: unknown } | undefined)?.model
   if (typeof model !== 'string') return
   const found = Compute.modelFor({ models: deps.models, model, kind })
   const reason = unavailable(deps, found)
   if (reason) throw new UpstreamUnavailableError(`${reason} Nothing is charged for it.`)
+  // A body the schema admits is read and checked against the model's limits here, before the 402.
+  if (Value.Check(schema, body)) jobOf(deps, kind, body as never)
 }
 
 /** A request read into a checked job; throws {@link ValidationError} (400, before payment) for what breaks a limit. */
