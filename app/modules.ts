@@ -13,6 +13,7 @@ import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as fx from '../modules/fx/index.js'
+import * as gpu from '../modules/gpu/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
@@ -81,6 +82,7 @@ export const families: readonly Module.AnyModule[] = [
   webhooks.manifest,
   cron.manifest,
   compute.manifest,
+  gpu.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */

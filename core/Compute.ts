@@ -968,3 +968,38 @@ export declare namespace follow {
     now?: Date
   }
 }
+
+/** A GPU model the operator allows: the id callers name and the Replicate version it runs, pinned. */
+export type GpuModel = {
+  /** The id callers name. */
+  id: string
+  /** `owner/name:<64 hex version>` on Replicate. */
+  upstreamModel: string
+}
+
+/** A Replicate model pinned to a full version: `owner/name:<64 hex>`. */
+const pinnedModel = /^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*:[0-9a-f]{64}$/
+
+/**
+ * Reads the GPU models (the `GPU_MODELS` variable): a JSON object of ids, each `owner/name:<version>` with the full
+ * 64-hex version, so a run is exactly the code the operator approved. Throws a {@link ConfigError} naming the id.
+ */
+export function gpuModelsFromJson(text: string | undefined, variable = 'GPU_MODELS'): ReadonlyMap<string, GpuModel> {
+  if (text === undefined || text.trim() === '') return new Map()
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new ConfigError(`${variable} is not JSON: an object of model ids, each "owner/name:<64 hex version>".`)
+  }
+  if (!isObject(parsed)) throw new ConfigError(`${variable} must be a JSON object of model ids.`)
+  const models = new Map<string, GpuModel>()
+  for (const [id, upstreamModel] of Object.entries(parsed)) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(id))
+      throw new ConfigError(`${variable}: "${id}" is not 1-100 letters, digits and . _ -.`)
+    if (typeof upstreamModel !== 'string' || !pinnedModel.test(upstreamModel))
+      throw new ConfigError(`${variable}: "${id}" must be "owner/name:<64 hex version>", its version pinned in full.`)
+    models.set(id, { id, upstreamModel })
+  }
+  return models
+}

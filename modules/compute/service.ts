@@ -109,6 +109,8 @@ export function readiness(deps: Deps, key: string): string | undefined {
  * healthy (503), and a well-formed body within the model's limits (400). Malformed bodies are left to the schema.
  */
 export function preflight(deps: Deps, kind: Compute.Kind, schema: TSchema, body: unknown): void {
+  const unready = readiness(deps, Compute.endpoints[kind])
+  if (unready) throw new UpstreamUnavailableError(`${unready} Nothing is charged for it.`)
   const model = (body as { model?: unknown } | undefined)?.model
   if (typeof model !== 'string') return
   const found = Compute.modelFor({ models: deps.models, model, kind })
