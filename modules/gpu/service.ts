@@ -34,11 +34,14 @@ export const queueName = 'gpu-jobs'
 /** How often a run is polled when no webhook has ended it, in ms. */
 export const pollMs = 10_000
 
-/** Why an entry cannot take calls now: Replicate is not configured, or no model is (`models` always can). */
+/**
+ * Why `run` cannot take calls now: Replicate is not configured, or no model is. `models` always can, and `status`
+ * reads the store (a run started while Replicate was configured stays readable).
+ */
 export function readiness(deps: Deps, key: string): string | undefined {
-  if (key === 'GET /api/v1/gpu/models') return undefined
+  if (key !== 'POST /api/v1/gpu/run') return undefined
   if (!deps.predictions) return 'Replicate is not configured (REPLICATE_API_TOKEN).'
-  if (key === 'POST /api/v1/gpu/run' && deps.models.size === 0) return 'no GPU model is configured (GPU_MODELS).'
+  if (deps.models.size === 0) return 'no GPU model is configured (GPU_MODELS).'
   const availability = deps.predictions.available()
   return availability.ok ? undefined : availability.reason
 }

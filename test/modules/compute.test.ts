@@ -69,7 +69,7 @@ async function offer(path: string, body: unknown) {
   return {
     status: response.status,
     amount: required ? BigInt(required.accepts[0]!.amount) : undefined,
-    window: required?.accepts[0]!.maxTimeoutSeconds,
+    window: required?.accepts[0]?.maxTimeoutSeconds,
     body: await response.json(),
   }
 }
