@@ -142,7 +142,7 @@ export async function callback(deps: Deps, input: { jobId: string; body: string;
   const prediction = webhooks.verify(input.body, input.headers)
   if (!prediction) throw new ForbiddenError('The webhook signature does not verify.')
   const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.jobId)
-  if (!found || found.value.family !== 'gpu' || found.value.prediction !== prediction.id)
+  if (found?.value.family !== 'gpu' || found.value.prediction !== prediction.id)
     throw new NotFoundError(`No GPU run ${input.jobId} for this prediction.`)
   const followed = await follow(deps, input.jobId, prediction)
   return { received: true, status: followed.record?.state ?? null }
