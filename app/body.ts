@@ -26,7 +26,8 @@ export async function readJson(request: Request, limitBytes: number): Promise<un
   }
 }
 
-async function readText(request: Request, limitBytes: number): Promise<string> {
+/** Reads a request body as text, counting bytes as they stream in; throws {@link PayloadTooLargeError} past the limit. */
+export async function readText(request: Request, limitBytes: number): Promise<string> {
   if (!request.body) return ''
   const bytes = await readBounded(request.body, limitBytes)
   if (bytes === undefined) throw new PayloadTooLargeError({ limitBytes })

@@ -37,6 +37,7 @@ import { transfers } from '../adapters/chain/transfers.js'
 import { uptoChain } from '../adapters/chain/upto.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { openai as computeOpenai } from '../adapters/compute/openai.js'
+import { replicate } from '../adapters/compute/replicate.js'
 import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
 import { readability } from '../adapters/extract/readability.js'
 import { local } from '../adapters/facilitator/local.js'
@@ -88,6 +89,7 @@ import { rippled } from '../adapters/xrp/rippled.js'
 import type { RecoverPublicKey } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import * as Catalog from '../core/Catalog.js'
+import type { Direct, Predictions } from '../core/Compute.js'
 import * as Compute from '../core/Compute.js'
 import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
@@ -105,6 +107,7 @@ import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
+import * as computeFamily from '../modules/compute/index.js'
 import * as futuresFamily from '../modules/futures/index.js'
 import * as fxFamily from '../modules/fx/index.js'
 import * as inferenceFamily from '../modules/inference/index.js'
@@ -359,6 +362,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
   // Chain-data reads fan out to several public nodes at once: one that does not answer in 4 s is reported as such.
   const evm: Rpc.Connect = (chain) => http({ ...chain, timeoutMs: 4_000, retryReads: false })
   const guard = outbound({ allow: config.outboundAllow })
+  const compute = computeOf(config)
   return {
     store,
     chains: [settlement.endpoint],
@@ -387,6 +391,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     outbound: guard,
     research: researchOf(config),
     webSearch: webSearchOf(config),
+    ...compute,
     extractor: extractorOf(config, guard),
     fxReference: fxReferenceOf(config),
     history: historyOf(config, settlement),
@@ -402,7 +407,7 @@ function defaultPorts(config: Config, settlement: Settlement, store: Store): cre
     books: store,
     futures: futuresOf(config, settlement),
     contractSources: contractSourcesOf(config, settlement),
-    compute: computeOf(config),
+    compute: futuresComputeOf(config, compute.computeUpstream),
   }
 }
 
@@ -431,20 +436,15 @@ function texterOf(config: Config): Notify.Texter | undefined {
 }
 
 /**
- * The compute family's catalog (COMPUTE_MODELS) and its OpenAI-compatible upstream (COMPUTE_UPSTREAM_URL), on which
- * compute-futures jobs run; none while the compute family is not configured.
+ * The compute family's catalog (COMPUTE_MODELS) and its OpenAI-compatible upstream, on which compute-futures jobs
+ * run; none while the compute family has no catalog.
  */
-function computeOf(config: Config) {
-  const env = config.modules.compute as
-    | { COMPUTE_MODELS?: string; COMPUTE_UPSTREAM_URL?: string; COMPUTE_UPSTREAM_KEY?: string }
+function futuresComputeOf(config: Config, direct: Direct | undefined) {
+  const env = config.modules[computeFamily.manifest.name] as
+    | Static<NonNullable<typeof computeFamily.manifest.env>>
     | undefined
   if (!env?.COMPUTE_MODELS) return undefined
-  return {
-    models: Compute.fromJson(env.COMPUTE_MODELS),
-    direct: env.COMPUTE_UPSTREAM_URL
-      ? computeOpenai({ baseUrl: env.COMPUTE_UPSTREAM_URL, apiKey: env.COMPUTE_UPSTREAM_KEY })
-      : undefined,
-  }
+  return { models: Compute.fromJson(env.COMPUTE_MODELS), direct }
 }
 
 /**
@@ -535,6 +535,27 @@ function researchOf(config: Config): Research.Sources | undefined {
     census: census({ baseUrl: env.CENSUS_URL, apiKey: env.CENSUS_API_KEY, userAgent }),
     datasets: ckan({ baseUrl: env.DATASETS_URL, userAgent }),
     dictionary: dictionary({ baseUrl: env.DICTIONARY_URL, userAgent }),
+  }
+}
+
+/** The compute family's upstreams: its OpenAI-compatible one once its URL is set, Replicate once its token is. */
+function computeOf(config: Config): { computeUpstream?: Direct | undefined; replicate?: Predictions | undefined } {
+  const env = config.modules[computeFamily.manifest.name] as
+    | Static<NonNullable<typeof computeFamily.manifest.env>>
+    | undefined
+  if (!env) return {}
+  const secret = env.REPLICATE_WEBHOOK_SECRET
+  return {
+    computeUpstream: env.COMPUTE_UPSTREAM_URL
+      ? computeOpenai({ baseUrl: env.COMPUTE_UPSTREAM_URL, apiKey: env.COMPUTE_UPSTREAM_KEY })
+      : undefined,
+    replicate: env.REPLICATE_API_TOKEN
+      ? replicate({
+          baseUrl: env.REPLICATE_URL,
+          token: env.REPLICATE_API_TOKEN,
+          webhooks: config.publicUrl && secret ? { publicUrl: config.publicUrl, secret } : undefined,
+        })
+      : undefined,
   }
 }
 

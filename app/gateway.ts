@@ -21,7 +21,7 @@ import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import type { Claim } from '../core/Queue.js'
 import * as RateLimit from '../core/RateLimit.js'
-import { exceedsDeclaredLength, readJson } from './body.js'
+import { exceedsDeclaredLength, readJson, readText } from './body.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import { bazaar, tagsOf } from './discovery/bazaar.js'
@@ -34,6 +34,7 @@ import { describeError, type Logger } from './log.js'
 import { metrics as createMetrics, type metrics } from './metrics.js'
 import { families as defaultFamilies, missingOf } from './modules.js'
 import { operator, operatorRoutes } from './operator.js'
+import { deferred } from './payment/deferred.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import { unconfigured as solanaUnconfigured } from './payment/solana.js'
@@ -83,6 +84,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
   // Filled as modules mount: the meters of the entries they also offer priced by usage (x402 `upto`).
   const meters = new Map<string, Meter>()
+  // Filled as modules mount: the offers' validity windows of entries whose payment waits for an asynchronous job.
+  const windows = new Map<string, number>()
   // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
   const outputs = new Map<string, Documents.JsonSchema>()
   // Filled as modules mount: the owners of what a call names, for the entries re-read by signing in.
@@ -105,9 +108,19 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           extensions: bazaar({ entry, url, output: outputs.get(Catalog.key(entry)) }),
         }),
         meterOf: (entry) => meters.get(Catalog.key(entry)),
+        windowOf: (entry) => windows.get(Catalog.key(entry)),
         resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
       })
     : undefined
+  if (payment && payments)
+    ports.deferred = deferred({
+      ...payment,
+      payments,
+      terms,
+      store: parameters.ports?.store,
+      events: parameters.ports?.events,
+      logger,
+    })
   // Absolute URLs (discovery documents, payment offers, the MPP realm) take a request's own host only when the
   // operator listed it: a shared cache would otherwise keep links to whatever Host a caller wrote.
   const publicHosts = new Set(config.publicHosts)
@@ -165,6 +178,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       // The dashboard's login form and providers' callbacks are the bodies that are not JSON.
       if (contentType === 'application/x-www-form-urlencoded' && isFormRoute(request))
         return Object.fromEntries(new URLSearchParams(await request.text()))
+      // A vendor's callback is verified over its body byte for byte: the module reads it as text.
+      if (new URL(request.url).pathname.startsWith(callbackPrefix)) return readText(request, config.bodyLimitBytes)
       return readJson(request, config.bodyLimitBytes)
     })
     // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
@@ -263,10 +278,15 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     app.use(module.routes(resources) as AnyElysia)
     for (const route of module.extraRoutes ?? []) extraRoutes.add(route)
     const ready = module.ready
-    if (ready) for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources))
-    for (const [key, rule] of Object.entries(module.prices ?? {})) rules.set(key, assertRule(key, rule, served))
+    if (ready)
+      for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources, Catalog.key(entry)))
+    for (const callback of module.callbacks ?? []) extraRoutes.add(assertCallback(callback))
+    const prices = typeof module.prices === 'function' ? module.prices(resources.env) : (module.prices ?? {})
+    for (const [key, rule] of Object.entries(prices)) rules.set(key, assertRule(key, rule, served))
     for (const [key, meter] of Object.entries(module.meters?.(resources.env) ?? {})) meters.set(key, meter)
     for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
+    for (const [key, seconds] of Object.entries(module.windows?.(resources.env) ?? {}))
+      windows.set(key, assertWindow(key, seconds, served))
     for (const [key, declared] of Object.entries(module.reaccess ?? {})) {
       const entry = served.find((candidate) => Catalog.key(candidate) === key)
       if (!entry || Catalog.isFree(entry))
@@ -546,7 +566,9 @@ export declare namespace createGateway {
      */
     ports?: { [port in Module.Port]?: Module.Ports[port] | undefined } | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
-    payment?: Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf' | 'meterOf'> | undefined
+    payment?:
+      | Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf' | 'meterOf' | 'windowOf'>
+      | undefined
     /** The endpoint families to mount, in order (a custom deployment, a test). @default the gateway's own */
     families?: readonly Module.AnyModule[] | undefined
     /** Where events go. */
@@ -633,6 +655,26 @@ function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entr
     )
   Price.boundsOf(entry.price, rule)
   return rule
+}
+
+/** A module's offer validity window, checked at boot: a whole number of seconds for a paid entry the module serves. */
+function assertWindow(key: string, seconds: number, served: readonly Catalog.Entry[]): number {
+  const entry = served.find((candidate) => Catalog.key(candidate) === key)
+  if (!entry || Catalog.isFree(entry))
+    throw new Error(`A validity window is declared for ${key}, which is not a paid entry its module serves.`)
+  if (!Number.isSafeInteger(seconds) || seconds < 1)
+    throw new Error(`The validity window of ${key} must be a positive whole number of seconds.`)
+  return seconds
+}
+
+/** Where every vendor callback is mounted. */
+const callbackPrefix = '/callbacks/'
+
+/** A module's vendor callback, checked at boot: `POST /callbacks/...`. */
+function assertCallback(callback: string): string {
+  if (!callback.startsWith(`POST ${callbackPrefix}`))
+    throw new Error(`A vendor callback must be POST ${callbackPrefix}...; ${callback} is not.`)
+  return callback
 }
 
 /**

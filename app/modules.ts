@@ -8,11 +8,13 @@ import * as auth from '../modules/auth/index.js'
 import * as batch from '../modules/batch/index.js'
 import * as bridge from '../modules/bridge/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
+import * as compute from '../modules/compute/index.js'
 import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as futures from '../modules/futures/index.js'
 import * as fx from '../modules/fx/index.js'
+import * as gpu from '../modules/gpu/index.js'
 import * as inference from '../modules/inference/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
@@ -90,6 +92,8 @@ export const families: readonly Module.AnyModule[] = [
   futures.manifest,
   futures.pricingManifest,
   inference.manifest,
+  compute.manifest,
+  gpu.manifest,
 ]
 
 /** What each port is, as a sentence names it when a module cannot run for want of it. */
@@ -139,6 +143,9 @@ export const portNames: Record<Module.Port, string> = {
   contractSources: 'a contract verification service (Sourcify, Blockscout)',
   compute: 'a compute model catalog (COMPUTE_MODELS)',
   futures: 'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
+  deferred: 'payments (deferred settlement of asynchronous jobs)',
+  computeUpstream: 'an OpenAI-compatible compute upstream (COMPUTE_UPSTREAM_URL)',
+  replicate: 'Replicate (REPLICATE_API_TOKEN)',
 }
 
 /** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */

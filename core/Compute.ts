@@ -3,7 +3,10 @@ import { Webhook } from 'standardwebhooks'
 import * as Catalog from './Catalog.js'
 import type * as Chat from './Chat.js'
 import { ConfigError, InvalidTransitionError, ValidationError } from './Errors.js'
+import type { Events } from './Events.js'
+import type { Deferred } from './Module.js'
 import * as Price from './Price.js'
+import type { Store } from './Store.js'
 import type { Availability, Outcome } from './Upstream.js'
 
 /**
@@ -528,6 +531,15 @@ export type Predictions = {
   cancel: (id: string) => Promise<Outcome<{ prediction: Prediction }>>
   /** Whether calls may start now (checked before payment). */
   available: () => Availability
+  /** Signed webhooks, when the operator gave a public URL and Replicate's signing secret; absent, jobs are polled. */
+  webhooks?:
+    | {
+        /** The public URL of a callback path, e.g. `/callbacks/compute/<jobId>`. */
+        url: (path: string) => string
+        /** The prediction of a webhook whose signature verifies (see {@link verifyWebhook}); `undefined` otherwise. */
+        verify: (body: string, headers: Headers) => Prediction | undefined
+      }
+    | undefined
 }
 
 /** Whether `value` is a plain JSON object. */
@@ -791,4 +803,203 @@ function malformed(expected: string) {
 /** The fields of a JSON object; none for anything else. */
 function fields(value: unknown): Record<string, unknown> {
   return isObject(value) ? value : {}
+}
+
+/** The store collection of asynchronous jobs (compute and GPU). */
+export const jobs = 'compute_jobs'
+
+/** Where a job's payment is: held by the job, then settled, released, failed; `pending` while its outcome is unknown. */
+export type PaymentState = 'held' | 'pending' | 'settled' | 'released' | 'failed'
+
+/** An asynchronous job as the store keeps it (owned by its payer). */
+export type JobRecord = {
+  /** Our id, `job_<hex>`. */
+  id: string
+  /** The family that sold it. */
+  family: 'compute' | 'gpu'
+  /** What it runs: a compute kind, or `gpu` for a GPU model run. */
+  kind: Kind | 'gpu'
+  /** The model id the caller named. */
+  model: string
+  /** Replicate's prediction id. */
+  prediction: string
+  /** The job's state. */
+  state: State
+  /** The output once succeeded. */
+  output?: unknown
+  /** Why it failed or was canceled. */
+  error?: string | undefined
+  /** When it times out (is canceled and its payment released), ISO 8601. */
+  deadline: string
+  /** Its payment: the ledger key, the amount (atomic units, decimal string), and what became of it. */
+  payment: {
+    /** The payer. */
+    payer: `0x${string}`
+    /** The authorization's nonce. */
+    nonce: `0x${string}`
+    /** Amount in atomic units. */
+    amount: string
+    /** Where it is. */
+    state: PaymentState
+    /** The settlement transaction, once settled. */
+    transaction?: string | undefined
+    /** The receipt header of the payment's protocol, once settled. */
+    receipt?: Record<string, string> | undefined
+    /** Why it was not settled. */
+    reason?: string | undefined
+  }
+}
+
+/** The job as its owner reads it: the output only once the payment for it settled. */
+export function toView(record: JobRecord): Record<string, unknown> {
+  const { payment } = record
+  return {
+    id: record.id,
+    status: record.state,
+    kind: record.kind,
+    model: record.model,
+    output: record.state === 'succeeded' && payment.state === 'settled' ? record.output : null,
+    error: record.error ?? null,
+    deadline: record.deadline,
+    payment: {
+      state: payment.state,
+      amount: Price.fromAtomic(BigInt(payment.amount)),
+      transaction: payment.transaction ?? null,
+      receipt: payment.receipt ?? null,
+      reason: payment.reason ?? null,
+    },
+  }
+}
+
+/** The ports that follow a job to its end. */
+export type Followers = {
+  /** Where the job record is. */
+  store: Store
+  /** Settles or releases the job's payment. */
+  deferred: Deferred
+  /** Replicate, to read the prediction when no webhook brought it. */
+  predictions: Predictions
+  /** The events outbox (`compute.completed`, `gpu.completed`). */
+  events?: Events | undefined
+}
+
+/**
+ * Brings a job up to date and to its end: reads the prediction (or takes the one a verified webhook brought), moves
+ * the job, cancels it once past its deadline (failed: timed out), then settles its payment if it succeeded or
+ * releases it otherwise, and announces the end once (`<family>.completed`, id `<family>.completed:<jobId>`).
+ * `done` once the job is final and its payment decided; otherwise the caller asks again later.
+ */
+export async function follow(
+  parameters: follow.Parameters,
+): Promise<{ done: boolean; record?: JobRecord | undefined }> {
+  const { store, deferred, predictions, events, id, now = new Date() } = parameters
+  const current = await store.get<JobRecord>(jobs, id)
+  if (!current) return { done: true }
+  let record = current.value
+  if (!finalStates.has(record.state)) {
+    let progress: Progress = { state: record.state }
+    let prediction = parameters.prediction
+    if (!prediction) {
+      const read = await predictions.get(record.prediction)
+      if (read.ok) prediction = read.prediction
+    }
+    if (prediction && prediction.id === record.prediction) progress = advance(progress, prediction)
+    if (!finalStates.has(progress.state) && now.getTime() >= Date.parse(record.deadline)) {
+      await predictions.cancel(record.prediction)
+      progress = transition(progress, { type: 'fail', error: `timed out at ${record.deadline}` })
+    }
+    if (progress.state !== record.state) {
+      const changed = await store.update<JobRecord>(jobs, id, ({ value }) =>
+        finalStates.has(value.state)
+          ? { refused: true, reason: 'already final' }
+          : { ...value, state: progress.state, output: progress.output, error: progress.error },
+      )
+      record = changed.ok ? changed.record.value : ((await store.get<JobRecord>(jobs, id))?.value ?? record)
+    }
+  }
+  if (!finalStates.has(record.state)) return { done: false, record }
+  if (record.payment.state === 'held' || record.payment.state === 'pending') {
+    const held = { payer: record.payment.payer, nonce: record.payment.nonce, amount: BigInt(record.payment.amount) }
+    let payment: JobRecord['payment']
+    if (record.state === 'succeeded') {
+      const settled = await deferred.settle(held)
+      payment = settled.ok
+        ? { ...record.payment, state: 'settled', transaction: settled.transaction, receipt: settled.receipt }
+        : {
+            ...record.payment,
+            state: settled.reason === 'pending' ? 'pending' : settled.reason,
+            reason: settled.message,
+          }
+    } else {
+      const reason = `the job ${record.state}: ${record.error ?? 'no output'}`
+      await deferred.release(held, reason)
+      payment = { ...record.payment, state: 'released', reason }
+    }
+    const first = payment.state !== 'pending'
+    const event =
+      first && events
+        ? [
+            events.outbox({
+              id: `${record.family}.completed:${record.id}`,
+              type: record.family === 'gpu' ? 'gpu.completed' : 'compute.completed',
+              owner: record.payment.payer,
+              data: {
+                jobId: record.id,
+                status: record.state,
+                ...(record.state === 'succeeded' && payment.state === 'settled' ? { result: record.output } : {}),
+                payment: { state: payment.state, transaction: payment.transaction ?? null },
+              },
+            }),
+          ]
+        : []
+    const changed = await store.update<JobRecord>(jobs, id, ({ value }) => ({ ...value, payment }), { enqueue: event })
+    if (changed.ok) record = changed.record.value
+  }
+  return { done: record.payment.state !== 'pending', record }
+}
+
+export declare namespace follow {
+  type Parameters = Followers & {
+    /** The job's id. */
+    id: string
+    /** The prediction a verified webhook brought; absent, it is read from Replicate. */
+    prediction?: Prediction | undefined
+    /** Current time. @default new Date() */
+    now?: Date
+  }
+}
+
+/** A GPU model the operator allows: the id callers name and the Replicate version it runs, pinned. */
+export type GpuModel = {
+  /** The id callers name. */
+  id: string
+  /** `owner/name:<64 hex version>` on Replicate. */
+  upstreamModel: string
+}
+
+/** A Replicate model pinned to a full version: `owner/name:<64 hex>`. */
+const pinnedModel = /^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*:[0-9a-f]{64}$/
+
+/**
+ * Reads the GPU models (the `GPU_MODELS` variable): a JSON object of ids, each `owner/name:<version>` with the full
+ * 64-hex version, so a run is exactly the code the operator approved. Throws a {@link ConfigError} naming the id.
+ */
+export function gpuModelsFromJson(text: string | undefined, variable = 'GPU_MODELS'): ReadonlyMap<string, GpuModel> {
+  if (text === undefined || text.trim() === '') return new Map()
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    throw new ConfigError(`${variable} is not JSON: an object of model ids, each "owner/name:<64 hex version>".`)
+  }
+  if (!isObject(parsed)) throw new ConfigError(`${variable} must be a JSON object of model ids.`)
+  const models = new Map<string, GpuModel>()
+  for (const [id, upstreamModel] of Object.entries(parsed)) {
+    if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/.test(id))
+      throw new ConfigError(`${variable}: "${id}" is not 1-100 letters, digits and . _ -.`)
+    if (typeof upstreamModel !== 'string' || !pinnedModel.test(upstreamModel))
+      throw new ConfigError(`${variable}: "${id}" must be "owner/name:<64 hex version>", its version pinned in full.`)
+    models.set(id, { id, upstreamModel })
+  }
+  return models
 }

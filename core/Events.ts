@@ -27,8 +27,10 @@ export const types = {
     'A watched transfer (one that pays an invoice) was seen on chain: `{ from, to, token, amount, transaction, logIndex, blockNumber }`.',
   'cron.triggered':
     'A cron job ran (sent to its `callback_url`): `{ jobId, action, run, maxRuns, scheduledFor, transaction? }`.',
-  'compute.completed': 'A compute job finished: `{ jobId, status, result? }`.',
-  'gpu.completed': 'A GPU job finished: `{ jobId, status, result? }`.',
+  'compute.completed':
+    'A compute job ended and its payment was settled or released: `{ jobId, status, result?, payment: { state, transaction } }`.',
+  'gpu.completed':
+    'A GPU run ended and its payment was settled or released: `{ jobId, status, result?, payment: { state, transaction } }`.',
   'robot.task.updated': 'A robot task changed state: `{ taskId, status }`.',
 } as const
 

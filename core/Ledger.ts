@@ -109,6 +109,15 @@ export type Event =
   | { /** Confirmed on chain. */ type: 'confirmed'; transaction: Hash }
   | { /** Settlement failed; nothing moved. */ type: 'fail'; reason: string }
   | { /** The handler failed; the authorization may be used again. */ type: 'release'; reason: string }
+  | {
+      /**
+       * The handler started an asynchronous job and answered: the claim stays, held by the job instead of a process,
+       * until the job's end settles or releases it. Its writes are the job's record, which stays either way.
+       */
+      type: 'defer'
+      /** The job's id. */
+      job: string
+    }
 
 /**
  * The next state of an entry, in the shape of every state machine (`Machine.Transition`). Pure: store
@@ -116,7 +125,8 @@ export type Event =
  * does not apply; inside the gateway that is a fault of its own.
  *
  * claimed -> settling -> settled | failed; claimed -> released | failed. `effect` adds to a claim's undo list;
- * `submitted` records the hash while settling; `adopt` moves an undecided settlement to another process.
+ * `submitted` records the hash while settling; `adopt` moves an undecided settlement to another process (and a
+ * deferred claim, once settling, from its job to the process that settles it); `defer` hands a claim to a job.
  */
 export function transition(entry: Entry, event: Event, now: Date): Entry {
   const next = (changes: Partial<Entry>): Entry => ({ ...entry, ...changes, updatedAt: now })
@@ -149,7 +159,23 @@ export function transition(entry: Entry, event: Event, now: Date): Entry {
     case 'release':
       if (entry.state !== 'claimed') throw invalid()
       return next({ state: 'released', reason: event.reason, lease: undefined, response: undefined })
+    case 'defer':
+      if (entry.state !== 'claimed' || isDeferred(entry)) throw invalid()
+      return next({ lease: deferredLease(event.job), effects: [] })
   }
+}
+
+/** What the lease of a deferred claim starts with; no process lease does (those are UUIDs). */
+const deferredPrefix = 'job:'
+
+/** The lease of a claim held by an asynchronous job rather than a process. */
+export function deferredLease(job: string): string {
+  return `${deferredPrefix}${job}`
+}
+
+/** Whether an entry is held by an asynchronous job (see the `defer` event): no process's death releases it. */
+export function isDeferred(entry: Pick<Entry, 'lease'>): boolean {
+  return entry.lease?.startsWith(deferredPrefix) === true
 }
 
 /** What a claim records; the rest of the entry starts empty. */

@@ -1,9 +1,10 @@
 import type { Static, TObject, TSchema } from '@sinclair/typebox'
-import type { Address } from 'viem'
+import type { Address, Hash, Hex } from 'viem'
 import type { AgentWalletChain } from './AgentWallet.js'
 import type { Chains as BatchChains } from './BatchChain.js'
 import type { Connect as ConnectBridges } from './Bridge.js'
 import type { ChatUpstream, InferenceUpstream } from './Chat.js'
+import type * as Compute from './Compute.js'
 import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute.js'
 import type { Sources as ContractSources } from './ContractSource.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
@@ -61,6 +62,50 @@ export type Onchain = {
   transfers: Transfers
   /** Tokens invoices and escrows may be in. */
   tokens: readonly Token[]
+}
+
+/** A payment held by an asynchronous job: its ledger key and amount (atomic units), kept in the job's record. */
+export type Held = {
+  /** The verified payer. */
+  payer: Address
+  /** The authorization's nonce. */
+  nonce: Hex
+  /** The amount claimed, in atomic units. */
+  amount: bigint
+}
+
+/** What settling a held payment came to. */
+export type Settled =
+  | {
+      /** Settled on chain: the payer paid. */
+      ok: true
+      /** The settlement transaction. */
+      transaction: Hash
+      /** The receipt header of the payment's protocol (`PAYMENT-RESPONSE`, `X-PAYMENT-RESPONSE` or `Payment-Receipt`). */
+      receipt: Record<string, string>
+    }
+  | {
+      /** Not settled. */
+      ok: false
+      /** `pending`: sent, outcome unknown, ask again; `failed`: it never will be (nothing moved); `released`: released before. */
+      reason: 'pending' | 'failed' | 'released'
+      /** One sentence. */
+      message: string
+    }
+
+/**
+ * Payments settled when an asynchronous job ends, never when the call that started it answers: a handler hands its
+ * call's claimed payment to a job (`defer`), answers 202, and the job's worker later settles it (the job succeeded)
+ * or releases it (failed, canceled, timed out). Every ledger guarantee holds: one authorization is used once across
+ * processes, and a payment is released only while it was never sent.
+ */
+export type Deferred = {
+  /** Hands the paid request's payment to `job` once its handler answers; `undefined` for a call that cannot wait (a channel voucher). */
+  defer: (request: Request, job: string) => Held | undefined
+  /** Settles a held payment; idempotent: a settled one answers its transaction again. */
+  settle: (held: Held) => Promise<Settled>
+  /** Releases a held payment that was never sent; `false` when it is not (or no longer) held by a job. */
+  release: (held: Held, reason: string) => Promise<boolean>
 }
 
 /** Every port a module may ask for, by name: the one typed registry the composition root fills. */
@@ -161,6 +206,12 @@ export type Ports = {
     /** The OpenAI-compatible upstream, when configured. */
     direct?: ComputeDirect | undefined
   }
+  /** Payments settled when an asynchronous job ends (present wherever payments are taken). */
+  deferred: Deferred
+  /** The compute family's OpenAI-compatible upstream (chat, embeddings, images, speech, transcription). */
+  computeUpstream: Compute.Direct
+  /** Replicate's predictions API (compute images and videos, GPU runs). */
+  replicate: Compute.Predictions
 }
 
 /** The name of a port. */
@@ -276,8 +327,16 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   rateLimit?: (env: Static<env>) => RateLimit.Options | undefined
   /** The module's routes (an Elysia plugin in the gateway). May throw at boot on a bad environment. */
   routes: (context: Resources<needs, env, uses>) => unknown
-  /** Checked before payment on every call: why the module cannot take calls now (an open breaker), if so. */
-  ready?: (context: Resources<needs, env, uses>) => string | undefined
+  /**
+   * Checked before payment on every call: why the module cannot take calls now (an open breaker), if so; `key` is the
+   * catalog key called, for a module whose entries depend on different upstreams.
+   */
+  ready?: (context: Resources<needs, env, uses>, key: string) => string | undefined
+  /**
+   * Vendor callbacks the module serves outside the catalog (`POST /callbacks/<family>/...`): free, unpaid, their body
+   * handed over as text, byte for byte, for the module to verify its signature. @default []
+   */
+  callbacks?: readonly string[]
   /**
    * JSON Schemas of the answers of served entries whose shapes the spec does not show, by catalog key (`GET /path`):
    * discovery documents them as the 200 answer.
@@ -296,10 +355,15 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
    * key: `{}` for whoever paid for the very resource, or with the owners of what it names.
    */
   reaccess?: Readonly<Record<string, Reaccess<needs, env, uses>>>
-  /** Price rules of the served entries priced per request (a range or `varies`), by catalog key. */
-  prices?: Price.Rules
   /** Meters of the served entries also offered priced by usage (x402 `upto`), by catalog key; read from the environment. */
   meters?: (env: Static<env>) => Meters
+  /** Price rules of the served entries priced per request (a range or `varies`), by catalog key; may read the env. */
+  prices?: Price.Rules | ((env: Static<env>) => Price.Rules)
+  /**
+   * Validity windows of the offers of served entries whose payment waits for an asynchronous job, in seconds, by
+   * catalog key: longer than the job may take. @default the payment terms' `maxTimeoutSeconds`
+   */
+  windows?: (env: Static<env>) => Readonly<Record<string, number>>
   /** Background jobs. */
   jobs?: readonly Job<needs, env, uses>[]
   /** Workers of durable queues. */

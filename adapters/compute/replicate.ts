@@ -10,7 +10,7 @@ import { vendor } from '../vendor/vendor.js'
  * the model twice.
  */
 export function replicate(parameters: replicate.Parameters): Compute.Predictions {
-  const { baseUrl = 'https://api.replicate.com/v1', token, ...options } = parameters
+  const { baseUrl = 'https://api.replicate.com/v1', token, webhooks, ...options } = parameters
   const client = vendor({
     id: 'replicate',
     name: 'Replicate',
@@ -54,6 +54,10 @@ export function replicate(parameters: replicate.Parameters): Compute.Predictions
       )
     },
     available: () => client.available(),
+    webhooks: webhooks && {
+      url: (path) => new URL(path, webhooks.publicUrl).toString(),
+      verify: (body, headers) => Compute.verifyWebhook({ secret: webhooks.secret, body, headers }),
+    },
   }
 }
 
@@ -63,5 +67,7 @@ export declare namespace replicate {
     baseUrl?: string | undefined
     /** The API token (`REPLICATE_API_TOKEN`), sent as a bearer token; absent, the port is unavailable. Never shown. */
     token: string | undefined
+    /** Where Replicate posts completed predictions (our public origin) and the `whsec_...` secret they are signed with. */
+    webhooks?: { publicUrl: string; secret: string } | undefined
   }
 }

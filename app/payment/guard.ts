@@ -20,7 +20,7 @@ import {
 } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
-import type * as Ledger from '../../core/Ledger.js'
+import * as Ledger from '../../core/Ledger.js'
 import { asEvm, type Protocol } from '../../core/Ledger.js'
 import type { Meter } from '../../core/Meter.js'
 import type { Target } from '../../core/Module.js'
@@ -91,6 +91,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     store,
     events,
     ruleOf = () => undefined,
+    windowOf = () => undefined,
     settlementTimeoutMs = 15_000,
     responseLimitBytes = 256 * 1024,
     channels,
@@ -104,6 +105,13 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
   // Calls paid with an `upto` permit: their claim, between `before` and `after`.
   const uptoCalls = new WeakMap<Request, UptoCall>()
+  // Calls whose handler started an asynchronous job: their claim is handed to the job instead of settled.
+  const deferrals = new WeakMap<Request, string>()
+  /** The terms of an entry's offers: a longer validity window for entries settled when their job ends. */
+  const termsOf = (entry: Catalog.Entry): PaymentTerms => {
+    const window = windowOf(entry)
+    return window === undefined ? terms : { ...terms, maxTimeoutSeconds: window }
+  }
   // Calls paid over a payment channel (`batch-settlement`): their reservation, between `before` and `after`.
   const channelCalls = new WeakMap<Request, { held: ChannelHeld; priced: Priced }>()
   // Calls paid with a Solana transaction (x402 `exact` on `solana:`): their claim, between `before` and `after`.
@@ -196,7 +204,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       reason: refusal?.reason ?? 'payment_required',
     })
     const { headers, body } = offer({
-      terms,
+      terms: termsOf(entry),
       amount,
       resource: parameters.resourceUrl(request),
       description: entry.purpose,
@@ -409,6 +417,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         return refuse(request, priced, { reason: 'settlement_failed', message: settled.message })
       }
       case 'claimed':
+        if (Ledger.isDeferred(held))
+          return problem(
+            request,
+            new PaymentInProgressError(
+              'This payment holds an asynchronous job; it is settled when the job succeeds. Poll the job for its status.',
+            ),
+            { 'Retry-After': '5' },
+          )
         if (held.lease !== undefined && (await lease.isLive(held.lease)))
           return problem(
             request,
@@ -646,9 +662,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       }
       if (upto && Upto.carries(request.headers)) return uptoBefore(request, priced, input, upto)
       const now = new Date()
+      const offered = termsOf(entry)
       const decoded = await decode({
         headers: request.headers,
-        terms,
+        terms: offered,
         amount,
         resource: parameters.resourceUrl(request),
         method: entry.method,
@@ -664,10 +681,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const { protocol, authorization, challengeId } = decoded.payment
       const payer = getAddress(authorization.from)
       // A window longer than offered would let a crashed settlement stay undecided for that long.
-      if (authorization.validBefore > BigInt(Math.floor(now.getTime() / 1000) + terms.maxTimeoutSeconds + 60))
+      if (authorization.validBefore > BigInt(Math.floor(now.getTime() / 1000) + offered.maxTimeoutSeconds + 60))
         return refuse(request, priced, {
           reason: 'malformed_payment',
-          message: `validBefore is more than maxTimeoutSeconds (${terms.maxTimeoutSeconds}) ahead.`,
+          message: `validBefore is more than maxTimeoutSeconds (${offered.maxTimeoutSeconds}) ahead.`,
         })
       const idempotency = Idempotency.keyOf({ headers: request.headers, payment: decoded.payment })
       if (!idempotency.ok)
@@ -774,7 +791,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       if (scope) scope.record = undefined
       const { key } = claimed
       if (status >= 400) {
+        deferrals.delete(request)
         await release(key, `handler answered ${status}`)
+        return { headers: {} }
+      }
+      const job = deferrals.get(request)
+      if (job !== undefined) {
+        deferrals.delete(request)
+        await move(key, { type: 'defer', job })
         return { headers: {} }
       }
       await move(key, { type: 'settle', response: await keep(response, status) })
@@ -829,6 +853,14 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       await release(held.claimed.key, reason)
     },
 
+    defer(request, job) {
+      const held = claims.get(request)
+      // A channel voucher is redeemed with the call; only an authorization can wait for the job's end.
+      if (!held) return undefined
+      deferrals.set(request, job)
+      return { ...held.claimed.key, amount: held.priced.amount }
+    },
+
     payer(request) {
       const signer = signedIn.get(request)
       if (signer !== undefined) return signer as Address
@@ -878,6 +910,8 @@ export declare namespace guard {
     resourceUrl: (request: Request) => string
     /** The price rule of an entry priced per request (a range or `varies`). @default none: fixed prices only */
     ruleOf?: ((entry: Catalog.Entry) => Price.Rule | undefined) | undefined
+    /** The validity window of an entry's offers, in seconds, when not the terms'. @default the terms' for every entry */
+    windowOf?: ((entry: Catalog.Entry) => number | undefined) | undefined
     /** How long a caller waits for its settlement before it is told `settlement_pending`, in ms. @default 15_000 */
     settlementTimeoutMs?: number | undefined
     /** Largest response kept for retries, in bytes; larger ones are served once. @default 262_144 */
@@ -926,5 +960,11 @@ export declare namespace guard {
     release: (request: Request, reason: string) => Promise<void>
     /** The verified payer of a paid request: the caller. */
     payer: (request: Request) => Address
+    /**
+     * Hands the claimed payment of a paid request to an asynchronous job: once the handler answers (below 400) the
+     * claim is left to the job, unsettled, for `deferred` to settle or release. The payment's key and amount;
+     * `undefined` when the call was paid over a channel, which cannot wait.
+     */
+    defer: (request: Request, job: string) => (Claimed['key'] & { amount: bigint }) | undefined
   }
 }

@@ -1,7 +1,7 @@
 import { type Domain, deserialize } from '../../core/Authorization.js'
 import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
-import { asEvm, isEvmPayer, type Ledger } from '../../core/Ledger.js'
+import { asEvm, isDeferred, isEvmPayer, type Ledger } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
@@ -80,6 +80,17 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
   }
 
   for (const entry of await ledger.list({ state: 'claimed', limit: 1000 })) {
+    // A claim held by an asynchronous job is its job's to settle or release; once its authorization expired it can
+    // never be settled, so it is released here should the job never have come to its end.
+    if (isDeferred(entry)) {
+      if (deserialize(entry.authorization).validBefore * 1000n > BigInt(now.getTime())) continue
+      const expired = await apply(
+        { payer: entry.payer, nonce: entry.nonce },
+        { type: 'release', reason: 'its job did not end before the authorization expired' },
+      )
+      if (expired) result.released++
+      continue
+    }
     const dead =
       entry.lease === undefined
         ? now.getTime() - entry.claimedAt.getTime() >= staleAfterMs

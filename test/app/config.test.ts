@@ -68,6 +68,8 @@ describe('parse', () => {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },
         ai: { CHAT_MAX_TOKENS: 1024 },
         decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
+        compute: { COMPUTE_JOB_TIMEOUT_SECONDS: 1800, REPLICATE_URL: 'https://api.replicate.com/v1' },
+        gpu: { GPU_JOB_TIMEOUT_SECONDS: 1800 },
         // Keyless public nodes by default (viem's `rpcUrls.default`); `base` is the settlement chain unless set.
         chaindata: {
           CHAIN_RPC_ARBITRUM: arbitrum.rpcUrls.default.http[0],

@@ -42,7 +42,7 @@ const guard: Outbound.Guard = {
 describe('a new family', () => {
   test('default: mounts with one line, reads its env slice, gets its port', async () => {
     const gateway = testGateway({
-      families: [...families, tiny],
+      families: [...families.filter((family) => family.name !== 'gpu'), tiny],
       ports: { outbound: guard },
       env: { TINY_TOKEN: 'a-longer-token' },
     })
@@ -52,7 +52,7 @@ describe('a new family', () => {
   })
 
   test('behavior: without the port it needs, its path answers 503 with the reason, before any payment', async () => {
-    const gateway = testGateway({ families: [...families, tiny] })
+    const gateway = testGateway({ families: [...families.filter((family) => family.name !== 'gpu'), tiny] })
     const response = await gateway.fetch('/api/v1/gpu/models')
     expect(response.status).toBe(503)
     expect((await response.json()).detail).toContain('needs an outbound guard and none is configured')
@@ -79,7 +79,10 @@ describe('a new family', () => {
   })
 
   test('behavior: its job runs once per tick however many processes share the store', async () => {
-    const gateway = testGateway({ families: [...families, tiny], ports: { outbound: guard } })
+    const gateway = testGateway({
+      families: [...families.filter((family) => family.name !== 'gpu'), tiny],
+      ports: { outbound: guard },
+    })
     const job = gateway.jobs.find((candidate) => candidate.name === 'tiny-sweep')!
     expect(job.schedule).toBe('* * * * *')
     const store = memory()

@@ -73,7 +73,8 @@ export function eventsOf(chunks: readonly unknown[]): string[] {
 
 /**
  * A local server on 127.0.0.1 that speaks the OpenAI API: `GET /v1/models`, `POST /v1/chat/completions` (JSON,
- * or server-sent events with `stream: true`), `POST /v1/embeddings`, `POST /v1/images/generations`. It records
+ * or server-sent events with `stream: true`), `POST /v1/embeddings`, `POST /v1/images/generations`,
+ * `POST /v1/audio/speech` (a WAV) and `POST /v1/audio/transcriptions` (multipart in, `{ text }` out). It records
  * every request, counts hits per path, and can be told to answer otherwise (`answer`) or to hold a stream after
  * its first event until the test says so (`hold`).
  */
@@ -94,13 +95,7 @@ export function openaiStub() {
     hostname: '127.0.0.1',
     async fetch(request) {
       const path = new URL(request.url).pathname
-      const text = await request.text()
-      const recorded: Received = {
-        method: request.method,
-        path,
-        headers: request.headers,
-        body: text ? JSON.parse(text) : undefined,
-      }
+      const recorded: Received = { method: request.method, path, headers: request.headers, body: await bodyOf(request) }
       received.push(recorded)
       hits.set(path, (hits.get(path) ?? 0) + 1)
       const override = await state.answer?.(recorded)
@@ -118,6 +113,10 @@ export function openaiStub() {
           model: body.model,
           usage: { prompt_tokens: 2, total_tokens: 2 },
         })
+      if (request.method === 'POST' && path === '/v1/audio/speech')
+        return new Response(silentWav, { headers: { 'content-type': 'audio/wav' } })
+      if (request.method === 'POST' && path === '/v1/audio/transcriptions')
+        return Response.json({ text: `heard ${body.file.size} bytes of ${body.file.name}` })
       if (request.method === 'POST' && path === '/v1/images/generations')
         return Response.json({
           created: 1_700_000_000,
@@ -184,6 +183,56 @@ export function openaiStub() {
     /** Stops the server. */
     stop: () => server.stop(true),
   }
+}
+
+/** A WAV file of no samples (8 kHz, 16-bit mono): what the stub's `/audio/speech` answers. */
+export const silentWav = new Uint8Array([
+  ...new TextEncoder().encode('RIFF'),
+  36,
+  0,
+  0,
+  0,
+  ...new TextEncoder().encode('WAVEfmt '),
+  16,
+  0,
+  0,
+  0,
+  1,
+  0,
+  1,
+  0,
+  0x40,
+  0x1f,
+  0,
+  0,
+  0x80,
+  0x3e,
+  0,
+  0,
+  2,
+  0,
+  16,
+  0,
+  ...new TextEncoder().encode('data'),
+  0,
+  0,
+  0,
+  0,
+])
+
+/** A request's body: JSON parsed; a multipart form's fields, files as `{ name, size }`. */
+async function bodyOf(request: Request): Promise<any> {
+  if (request.headers.get('content-type')?.startsWith('multipart/form-data')) {
+    const form = await request.formData()
+    return Object.fromEntries(
+      [...form.entries()].map(([name, value]) => [
+        name,
+        typeof value === 'string' ? value : { name: (value as File).name, size: (value as File).size },
+      ]),
+    )
+  }
+  const text = await request.text()
+  return text ? JSON.parse(text) : undefined
 }
 
 /** Reads a stream chunk by chunk, as text: `next` gives one chunk (undefined at the end), `rest` all that remain. */

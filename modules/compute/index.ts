@@ -1,0 +1,109 @@
+import { type Static, Type } from '@sinclair/typebox'
+import * as Compute from '../../core/Compute.js'
+import * as Module from '../../core/Module.js'
+import * as Routes from './routes.js'
+import * as Service from './service.js'
+
+export { queueName } from './service.js'
+
+/** Margin between a job's timeout and the end of its payment's validity window: time to settle, in seconds. */
+const settleMarginSeconds = 600
+
+/** The compute family's environment: the model catalog, its upstreams, and how long a job may run. */
+const computeEnv = Type.Object({
+  COMPUTE_MODELS: Type.Optional(
+    Type.String({
+      defaultText: 'none: no model is offered and the paid endpoints answer 503',
+      description:
+        'JSON object of model ids, each `{ kind: text|embeddings|tts|stt|image|video, upstream: openai|replicate, upstreamModel, price | prices: { size: price }, limits? }`; every price within its endpoint’s catalog range',
+    }),
+  ),
+  COMPUTE_UPSTREAM_URL: Type.Optional(
+    Type.String({ description: 'base URL (ending in `/v1`) of the OpenAI-compatible upstream of the `openai` models' }),
+  ),
+  COMPUTE_UPSTREAM_KEY: Type.Optional(
+    Type.String({ minLength: 1, secret: true, description: 'bearer key of `COMPUTE_UPSTREAM_URL`' }),
+  ),
+  REPLICATE_API_TOKEN: Type.Optional(
+    Type.String({
+      minLength: 1,
+      secret: true,
+      description: 'Replicate API token (`replicate` models and the gpu family)',
+    }),
+  ),
+  REPLICATE_URL: Type.String({ default: 'https://api.replicate.com/v1', description: 'Replicate API base URL' }),
+  REPLICATE_WEBHOOK_SECRET: Type.Optional(
+    Type.String({
+      pattern: '^whsec_',
+      secret: true,
+      description:
+        'Replicate’s webhook signing secret (`whsec_...`); with `PUBLIC_URL`, jobs are updated by signed webhooks, otherwise only polled',
+    }),
+  ),
+  COMPUTE_JOB_TIMEOUT_SECONDS: Type.Integer({
+    minimum: 10,
+    maximum: 86_400 - settleMarginSeconds,
+    default: 1800,
+    description:
+      'how long a compute job may run before it is canceled and its payment released; its offers stay valid 600 s longer',
+  }),
+})
+
+/** The asynchronous endpoints: their offers stay valid past the job's timeout, so the payment can settle at its end. */
+const asynchronous = ['POST /api/v1/compute/image-generation', 'POST /api/v1/compute/video-generation'] as const
+
+/** The family's dependencies from its ports and environment; throws at boot on a bad `COMPUTE_MODELS`. */
+function depsOf(
+  ports: Pick<Module.Ports, 'store' | 'queue' | 'deferred'> &
+    Partial<Pick<Module.Ports, 'events' | 'computeUpstream' | 'replicate'>>,
+  env: Static<typeof computeEnv>,
+): Service.Deps {
+  return {
+    models: Compute.fromJson(env.COMPUTE_MODELS),
+    store: ports.store,
+    queue: ports.queue,
+    deferred: ports.deferred,
+    events: ports.events,
+    direct: ports.computeUpstream,
+    predictions: ports.replicate,
+    timeoutSeconds: env.COMPUTE_JOB_TIMEOUT_SECONDS,
+  }
+}
+
+/** Compute jobs (`/api/v1/compute/*`) on the operator's model catalog, its OpenAI-compatible upstream and Replicate. */
+export const manifest = Module.define({
+  name: 'compute',
+  paths: ['/api/v1/compute/'],
+  needs: ['store', 'queue', 'deferred'],
+  uses: ['events', 'computeUpstream', 'replicate'],
+  env: computeEnv,
+  callbacks: ['POST /callbacks/compute/:jobId'],
+  routes: ({ ports, env }) => Routes.routes(depsOf(ports, env)),
+  ready: ({ ports, env }, key) => Service.readiness(depsOf(ports, env), key),
+  prices: (env) => {
+    const models = { models: Compute.fromJson(env.COMPUTE_MODELS) }
+    return {
+      ...Object.fromEntries(
+        (['text', 'tts', 'image', 'video'] as const).map((kind) => [
+          Compute.endpoints[kind],
+          Service.rule(models, kind),
+        ]),
+      ),
+      'POST /api/v1/compute/batch': Service.batchRule(models),
+    }
+  },
+  windows: (env) =>
+    Object.fromEntries(asynchronous.map((key) => [key, env.COMPUTE_JOB_TIMEOUT_SECONDS + settleMarginSeconds])),
+  workers: [
+    {
+      queue: Service.queueName,
+      run: async (item, { ports, env }) => {
+        const deps = depsOf(ports, env)
+        if (!deps.predictions)
+          return { retryAt: new Date(Date.now() + Service.pollMs), error: 'Replicate is not configured' }
+        const { done } = await Service.follow(deps, (item.payload as { id: string }).id)
+        return done ? { done: true } : { retryAt: new Date(Date.now() + Service.pollMs), error: 'still running' }
+      },
+    },
+  ],
+})

@@ -1,0 +1,149 @@
+import * as Compute from '../../core/Compute.js'
+import {
+  BadRequestError,
+  ForbiddenError,
+  NotFoundError,
+  UpstreamUnavailableError,
+  ValidationError,
+} from '../../core/Errors.js'
+import type { Events } from '../../core/Events.js'
+import type { Deferred } from '../../core/Module.js'
+import type { Store } from '../../core/Store.js'
+import * as Upstream from '../../core/Upstream.js'
+import type { RunBody } from './schema.js'
+
+/** What the GPU family runs on. */
+export type Deps = {
+  /** The allowed models, pinned. */
+  models: ReadonlyMap<string, Compute.GpuModel>
+  /** Job records. */
+  store: Store
+  /** Settles or releases the payments of runs. */
+  deferred: Deferred
+  /** The events outbox. */
+  events?: Events | undefined
+  /** Replicate, when configured. */
+  predictions?: Compute.Predictions | undefined
+  /** How long a run may take before it is canceled and its payment released, in seconds. */
+  timeoutSeconds: number
+}
+
+/** The queue GPU runs are followed on. */
+export const queueName = 'gpu-jobs'
+
+/** How often a run is polled when no webhook has ended it, in ms. */
+export const pollMs = 10_000
+
+/**
+ * Why `run` cannot take calls now: Replicate is not configured, or no model is. `models` always can, and `status`
+ * reads the store (a run started while Replicate was configured stays readable).
+ */
+export function readiness(deps: Deps, key: string): string | undefined {
+  if (key !== 'POST /api/v1/gpu/run') return undefined
+  if (!deps.predictions) return 'Replicate is not configured (REPLICATE_API_TOKEN).'
+  if (deps.models.size === 0) return 'no GPU model is configured (GPU_MODELS).'
+  const availability = deps.predictions.available()
+  return availability.ok ? undefined : availability.reason
+}
+
+/** Before validation and payment: Replicate and a model must be configured (503), the model allowed (400). */
+export function preflight(deps: Deps, body: unknown): void {
+  const model = (body as { model?: unknown } | undefined)?.model
+  const unready = readiness(deps, 'POST /api/v1/gpu/run')
+  if (unready) throw new UpstreamUnavailableError(`${unready} Nothing is charged for it.`)
+  if (typeof model === 'string') modelOf(deps, model)
+}
+
+function modelOf(deps: Deps, id: string): Compute.GpuModel {
+  const model = deps.models.get(id)
+  if (!model)
+    throw new ValidationError({
+      field: 'model',
+      message: `"${id}" is not allowed here; one of ${[...deps.models.keys()].join(', ') || 'none (GPU_MODELS is empty)'}.`,
+    })
+  return model
+}
+
+/** The run as its owner reads it, in the spec's shape (`output` an array), with its payment. */
+function toView(record: Compute.JobRecord) {
+  const view = Compute.toView(record)
+  const output = view.output
+  return { ...view, output: output === null || output === undefined ? [] : Array.isArray(output) ? output : [output] }
+}
+
+/** Starts a run on Replicate; its payment stays held until the run ends (202). */
+export async function run(deps: Deps, input: RunBody & { request: Request }) {
+  const model = modelOf(deps, input.model)
+  const predictions = deps.predictions!
+  const id = `job_${crypto.randomUUID().replaceAll('-', '')}`
+  const held = deps.deferred.defer(input.request, id)
+  if (!held)
+    throw new BadRequestError(
+      'A GPU run is paid with an x402 or MPP authorization, settled when the run succeeds; a channel voucher cannot wait.',
+    )
+  const created = await predictions.create({
+    model: model.upstreamModel,
+    input: input.input,
+    webhook: predictions.webhooks?.url(`/callbacks/gpu/${id}`),
+  })
+  if (!created.ok) throw Upstream.toError(created)
+  const now = new Date()
+  const record: Compute.JobRecord = {
+    id,
+    family: 'gpu',
+    kind: 'gpu',
+    model: model.id,
+    prediction: created.prediction.id,
+    state: 'queued',
+    deadline: new Date(now.getTime() + deps.timeoutSeconds * 1000).toISOString(),
+    payment: { payer: held.payer, nonce: held.nonce, amount: held.amount.toString(), state: 'held' },
+  }
+  await deps.store.insert(
+    { collection: Compute.jobs, id, owners: [held.payer], value: record, createdAt: now },
+    { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + pollMs) }] },
+  )
+  return { ...toView(record), statusUrl: `/api/v1/gpu/status/${id}` }
+}
+
+/** The caller's own run, brought up to date; someone else's, or none, is 404. */
+export async function status(deps: Deps, input: { id: string; caller: `0x${string}` }) {
+  const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.id)
+  if (!found || found.value.payment.payer !== input.caller || found.value.family !== 'gpu')
+    throw new NotFoundError(`No GPU run ${input.id} of yours.`)
+  const followed = deps.predictions ? await follow(deps, input.id) : undefined
+  return toView(followed?.record ?? found.value)
+}
+
+/** The allowed models and the Replicate versions they are pinned to. */
+export function models(deps: Pick<Deps, 'models'>) {
+  const listed = [...deps.models.values()].map((model) => {
+    const [name, version] = model.upstreamModel.split(':') as [string, string]
+    return { id: model.id, model: name, version }
+  })
+  return { models: listed, count: listed.length }
+}
+
+/** Follows one run (see `Compute.follow`). */
+export function follow(deps: Deps, id: string, prediction?: Compute.Prediction) {
+  return Compute.follow({
+    store: deps.store,
+    deferred: deps.deferred,
+    predictions: deps.predictions!,
+    events: deps.events,
+    id,
+    prediction,
+  })
+}
+
+/** A Replicate webhook for a run: verified over its raw body, then the run follows the prediction it carries. */
+export async function callback(deps: Deps, input: { jobId: string; body: string; headers: Headers }) {
+  const webhooks = deps.predictions?.webhooks
+  if (!webhooks) throw new NotFoundError('This gateway asks Replicate for no webhooks.')
+  const prediction = webhooks.verify(input.body, input.headers)
+  if (!prediction) throw new ForbiddenError('The webhook signature does not verify.')
+  const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.jobId)
+  if (found?.value.family !== 'gpu' || found.value.prediction !== prediction.id)
+    throw new NotFoundError(`No GPU run ${input.jobId} for this prediction.`)
+  const followed = await follow(deps, input.jobId, prediction)
+  return { received: true, status: followed.record?.state ?? null }
+}

@@ -1,0 +1,353 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
+import type { LocalAccount } from 'viem'
+import * as Compute from '../../core/Compute.js'
+import type { Claim } from '../../core/Queue.js'
+import { openaiStub } from '../support/openai.js'
+import { origin, paidGateway } from '../support/paid.js'
+import { replicateStub, webhookSecret } from '../support/replicate.js'
+
+const token = 'r8_test_token'
+const openai = openaiStub()
+const replicate = replicateStub({ token })
+const version = 'a'.repeat(64)
+const models = {
+  'cheap-chat': { kind: 'text', upstream: 'openai', upstreamModel: 'small-model', price: '0.003' },
+  'big-chat': {
+    kind: 'text',
+    upstream: 'openai',
+    upstreamModel: 'large-model',
+    price: '0.10',
+    limits: { maxTokens: 4096 },
+  },
+  embed: { kind: 'embeddings', upstream: 'openai', upstreamModel: 'small-model', price: '0.005' },
+  speak: { kind: 'tts', upstream: 'openai', upstreamModel: 'tts-model', price: '0.03' },
+  listen: { kind: 'stt', upstream: 'openai', upstreamModel: 'whisper-model', price: '0.02' },
+  flux: {
+    kind: 'image',
+    upstream: 'replicate',
+    upstreamModel: 'black-forest-labs/flux-schnell',
+    prices: { '1024x1024': '0.04', '512x512': '0.02' },
+  },
+  clip: { kind: 'video', upstream: 'replicate', upstreamModel: `someone/video-model:${version}`, price: '0.45' },
+}
+
+let gateway: Awaited<ReturnType<typeof paidGateway>>
+let payer: LocalAccount
+let other: LocalAccount
+
+beforeAll(async () => {
+  gateway = await paidGateway({
+    env: {
+      COMPUTE_MODELS: JSON.stringify(models),
+      COMPUTE_UPSTREAM_URL: openai.url,
+      REPLICATE_API_TOKEN: token,
+      REPLICATE_URL: replicate.url,
+      REPLICATE_WEBHOOK_SECRET: webhookSecret,
+      PUBLIC_URL: origin,
+    },
+  })
+  payer = gateway.account(3)
+  other = gateway.account(4)
+})
+
+afterAll(async () => {
+  await gateway?.close()
+  openai.stop()
+  replicate.stop()
+})
+
+/** The 402 of a call: its status and the amount its x402 offer asks. */
+async function offer(path: string, body: unknown) {
+  const response = await gateway.fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const header = response.headers.get('PAYMENT-REQUIRED')
+  const required = header ? decodePaymentRequiredHeader(header) : undefined
+  return {
+    status: response.status,
+    amount: required ? BigInt(required.accepts[0]!.amount) : undefined,
+    window: required?.accepts[0]?.maxTimeoutSeconds,
+    body: await response.json(),
+  }
+}
+
+/** Pays `amount` for `method path` with a fresh authorization valid for `seconds`. */
+async function pay(signer: LocalAccount, method: string, path: string, amount: bigint, body?: unknown, seconds = 120) {
+  const header = await gateway.presigned({
+    signer,
+    value: amount,
+    validBefore: BigInt(Math.floor(Date.now() / 1000) + seconds),
+  })
+  return gateway.fetch(`${origin}${path}`, {
+    method,
+    headers: { 'PAYMENT-SIGNATURE': header, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  })
+}
+
+/** Runs the compute worker once on a job, as the queue would. */
+async function poll(id: string) {
+  const worker = gateway.workers.find((candidate) => candidate.queue === 'compute-jobs')!
+  return worker.run({ queue: 'compute-jobs', id, payload: { id } } as unknown as Claim)
+}
+
+describe('compute: catalog', () => {
+  test('default: models lists the operator’s catalog with prices, free', async () => {
+    const response = await gateway.fetch(`${origin}/api/v1/compute/models?kind=image`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      count: 1,
+      models: [
+        {
+          id: 'flux',
+          kind: 'image',
+          prices: { '1024x1024': '0.040000', '512x512': '0.020000' },
+          defaultSize: '1024x1024',
+        },
+      ],
+    })
+  })
+
+  test('behavior: estimate states what the 402 asks, for a cheap and an expensive model, and a batch', async () => {
+    for (const [model, expected] of [
+      ['cheap-chat', 3_000n],
+      ['big-chat', 100_000n],
+    ] as const) {
+      const estimate = await (
+        await gateway.fetch(`${origin}/api/v1/compute/estimate`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ model }),
+        })
+      ).json()
+      expect(BigInt(estimate.amount)).toBe(expected)
+      const required = await offer('/api/v1/compute/text-inference', { model, prompt: 'Hi' })
+      expect(required.status).toBe(402)
+      expect(required.amount).toBe(expected)
+    }
+    const batch = { jobs: [{ model: 'cheap-chat' }, { model: 'big-chat' }, { model: 'flux', size: '512x512' }] }
+    const estimate = await (
+      await gateway.fetch(`${origin}/api/v1/compute/estimate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(batch),
+      })
+    ).json()
+    // 0.003 + 0.10 + 0.02 = 0.123, less 10%: 0.1107.
+    expect(estimate).toMatchObject({ sum: '0.123000', discount: '0.012300', price: '0.110700', amount: '110700' })
+  })
+
+  test('error: an unknown model, a model of another kind, a size not priced, too many tokens: 400 before any 402', async () => {
+    for (const [path, body, field] of [
+      ['/api/v1/compute/text-inference', { model: 'nope', prompt: 'Hi' }, 'model'],
+      ['/api/v1/compute/text-inference', { model: 'embed', prompt: 'Hi' }, 'model'],
+      ['/api/v1/compute/image-generation', { model: 'flux', prompt: 'a cat', size: '640x480' }, 'size'],
+      ['/api/v1/compute/text-inference', { model: 'cheap-chat', prompt: 'Hi', max_tokens: 2048 }, 'max_tokens'],
+    ] as const) {
+      const refused = await offer(path, body)
+      expect(refused.status).toBe(400)
+      expect(refused.body.field).toBe(field)
+    }
+  })
+
+  test('error: a batch of 51 jobs is 400 before payment', async () => {
+    const jobs = Array.from({ length: 51 }, () => ({
+      endpoint: 'text-inference',
+      body: { model: 'cheap-chat', prompt: 'Hi' },
+    }))
+    expect((await offer('/api/v1/compute/batch', { jobs })).status).toBe(400)
+  })
+})
+
+describe('compute: answered at once', () => {
+  test('behavior: a cheap and an expensive model, from 402 to receipt, each moving exactly its price', async () => {
+    for (const [model, amount] of [
+      ['cheap-chat', 3_000n],
+      ['big-chat', 100_000n],
+    ] as const) {
+      const before = await gateway.balance(payer.address)
+      const response = await pay(payer, 'POST', '/api/v1/compute/text-inference', amount, { model, prompt: 'Hi' })
+      expect(response.status).toBe(200)
+      expect(await response.json()).toMatchObject({ model, kind: 'text', text: 'Hello there.', finishReason: 'stop' })
+      const receipt = decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)
+      expect(receipt.success).toBe(true)
+      expect(await gateway.balance(payer.address)).toBe(before - amount)
+      expect(openai.last().body.model).toBe(model === 'cheap-chat' ? 'small-model' : 'large-model')
+    }
+  })
+
+  test('behavior: embeddings, speech and transcription in the family’s shapes', async () => {
+    const embedded = await pay(payer, 'POST', '/api/v1/compute/embeddings', 5_000n, { model: 'embed', input: 'Hi' })
+    expect(await embedded.json()).toMatchObject({ embeddings: [[0.25, -0.5, 0.125]] })
+    const spoken = await pay(payer, 'POST', '/api/v1/compute/text-to-speech', 30_000n, {
+      model: 'speak',
+      input: 'Hi',
+      voice: 'alloy',
+      format: 'wav',
+    })
+    const audio = await spoken.json()
+    expect(audio.contentType).toBe('audio/wav')
+    expect(atob(audio.audio).slice(0, 4)).toBe('RIFF')
+    const heard = await pay(payer, 'POST', '/api/v1/compute/speech-to-text', 20_000n, {
+      model: 'listen',
+      audio: audio.audio,
+      filename: 'hi.wav',
+    })
+    expect(await heard.json()).toMatchObject({ text: 'heard 44 bytes of hi.wav' })
+  })
+
+  test('behavior: a batch pays the discounted sum once', async () => {
+    const body = {
+      jobs: [
+        { endpoint: 'text-inference', body: { model: 'cheap-chat', prompt: 'Hi' } },
+        { endpoint: 'embeddings', body: { model: 'embed', input: ['a', 'b'] } },
+      ],
+    }
+    openai.state.answer = (request) =>
+      request.path === '/v1/embeddings'
+        ? Response.json({
+            object: 'list',
+            data: [
+              { object: 'embedding', index: 1, embedding: [2] },
+              { object: 'embedding', index: 0, embedding: [1] },
+            ],
+          })
+        : undefined
+    const required = await offer('/api/v1/compute/batch', body)
+    expect(required.amount).toBe(7_200n)
+    const before = await gateway.balance(payer.address)
+    const response = await pay(payer, 'POST', '/api/v1/compute/batch', 7_200n, body)
+    openai.reset()
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      count: 2,
+      results: [{ text: 'Hello there.' }, { embeddings: [[1], [2]] }],
+    })
+    expect(await gateway.balance(payer.address)).toBe(before - 7_200n)
+  })
+
+  test('error: an upstream failure is never charged', async () => {
+    openai.state.answer = () => Response.json({ error: { message: 'overloaded' } }, { status: 503 })
+    const before = await gateway.balance(payer.address)
+    const response = await pay(payer, 'POST', '/api/v1/compute/text-inference', 3_000n, {
+      model: 'cheap-chat',
+      prompt: 'Hi',
+    })
+    openai.reset()
+    expect(response.status).toBeGreaterThanOrEqual(500)
+    expect(await gateway.balance(payer.address)).toBe(before)
+  })
+})
+
+describe('compute: asynchronous jobs', () => {
+  /** Starts an image job paid by `signer`: its id and Replicate's prediction id. */
+  async function startImage(signer: LocalAccount, size = '1024x1024') {
+    const amount = size === '1024x1024' ? 40_000n : 20_000n
+    const response = await pay(
+      signer,
+      'POST',
+      '/api/v1/compute/image-generation',
+      amount,
+      { model: 'flux', prompt: 'a cat', size },
+      2_000,
+    )
+    expect(response.status).toBe(202)
+    expect(response.headers.get('PAYMENT-RESPONSE')).toBeNull()
+    const job = await response.json()
+    expect(job).toMatchObject({ status: 'queued', payment: { state: 'held' }, output: null })
+    const prediction = [...replicate.predictions.values()].at(-1)!
+    return { id: job.id as string, prediction: prediction.id, amount }
+  }
+
+  test('behavior: the offer of an asynchronous endpoint stays valid past the job timeout', async () => {
+    const required = await offer('/api/v1/compute/image-generation', { model: 'flux', prompt: 'a cat' })
+    expect(required.window).toBe(1800 + 600)
+  })
+
+  test('behavior: a succeeded job, told by a signed webhook, settles exactly its price; status shows the receipt', async () => {
+    const before = await gateway.balance(payer.address)
+    const { id, prediction, amount } = await startImage(payer, '512x512')
+    expect(replicate.predictions.get(prediction)).toMatchObject({
+      model: 'black-forest-labs/flux-schnell',
+      input: { prompt: 'a cat', width: 512, height: 512 },
+      webhook: `${origin}/callbacks/compute/${id}`,
+    })
+    expect(await gateway.balance(payer.address)).toBe(before)
+    replicate.succeed(prediction, ['https://replicate.delivery/cat.png'])
+    const { url, init } = replicate.webhook(prediction)
+    const delivered = await gateway.fetch(url, init)
+    expect(delivered.status).toBe(200)
+    expect(await gateway.balance(payer.address)).toBe(before - amount)
+    const status = await pay(payer, 'GET', `/api/v1/compute/status/${id}`, 1_000n)
+    const view = await status.json()
+    expect(view).toMatchObject({
+      status: 'succeeded',
+      output: ['https://replicate.delivery/cat.png'],
+      payment: { state: 'settled', amount: '0.020000' },
+    })
+    expect(decodePaymentResponseHeader(view.payment.receipt['PAYMENT-RESPONSE']).transaction).toBe(
+      view.payment.transaction,
+    )
+  })
+
+  test('behavior: a failed job (found by polling) leaves the payer’s balance unchanged', async () => {
+    const before = await gateway.balance(payer.address)
+    const { id, prediction } = await startImage(payer)
+    replicate.process(prediction)
+    expect(await poll(id)).toMatchObject({ retryAt: expect.any(Date) })
+    replicate.fail(prediction, 'CUDA out of memory')
+    expect(await poll(id)).toEqual({ done: true })
+    expect(await gateway.balance(payer.address)).toBe(before)
+    const view = await (await pay(payer, 'GET', `/api/v1/compute/status/${id}`, 1_000n)).json()
+    expect(view).toMatchObject({
+      status: 'failed',
+      error: 'CUDA out of memory',
+      output: null,
+      payment: { state: 'released' },
+    })
+  })
+
+  test('behavior: a job past its deadline is canceled upstream and its payment released', async () => {
+    const before = await gateway.balance(payer.address)
+    const { id, prediction } = await startImage(payer)
+    // Time passes: the job's deadline is behind it.
+    await gateway.store.update<Compute.JobRecord>(Compute.jobs, id, ({ value }) => ({
+      ...value,
+      deadline: new Date(Date.now() - 1_000).toISOString(),
+    }))
+    expect(await poll(id)).toEqual({ done: true })
+    expect(replicate.predictions.get(prediction)!.status).toBe('canceled')
+    expect(await gateway.balance(payer.address)).toBe(before)
+    const record = await gateway.store.get<Compute.JobRecord>(Compute.jobs, id)
+    expect(record!.value).toMatchObject({ state: 'failed', payment: { state: 'released' } })
+  })
+
+  test('security: a webhook with a bad signature changes nothing; another payer’s job is 404', async () => {
+    const { id, prediction } = await startImage(payer)
+    replicate.succeed(prediction, ['x'])
+    const { url, init } = replicate.webhook(prediction, { secret: `whsec_${btoa('some-other-secret-of-32-bytes!!!')}` })
+    expect((await gateway.fetch(url, init)).status).toBe(403)
+    expect((await gateway.store.get<Compute.JobRecord>(Compute.jobs, id))!.value.payment.state).toBe('held')
+    const stranger = await pay(other, 'GET', `/api/v1/compute/status/${id}`, 1_000n)
+    expect(stranger.status).toBe(404)
+  })
+
+  test('security: the same authorization cannot start a second job', async () => {
+    const header = await gateway.presigned({
+      signer: payer,
+      value: 20_000n,
+      validBefore: BigInt(Math.floor(Date.now() / 1000) + 2_000),
+    })
+    const send = (prompt: string) =>
+      gateway.fetch(`${origin}/api/v1/compute/image-generation`, {
+        method: 'POST',
+        headers: { 'PAYMENT-SIGNATURE': header, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'flux', prompt, size: '512x512' }),
+      })
+    expect((await send('one')).status).toBe(202)
+    expect((await send('two')).status).toBe(402)
+  })
+})
