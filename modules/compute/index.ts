@@ -78,6 +78,12 @@ export const manifest = Module.define({
   uses: ['events', 'computeUpstream', 'replicate'],
   env: computeEnv,
   callbacks: ['POST /callbacks/compute/:jobId'],
+  // The payer of a job re-reads its status by signing in.
+  reaccess: {
+    'GET /api/v1/compute/status/:jobId': Module.ownedIn(Compute.jobs, ({ params }) =>
+      typeof params.jobId === 'string' ? params.jobId : undefined,
+    ),
+  },
   routes: ({ ports, env }) => Routes.routes(depsOf(ports, env)),
   ready: ({ ports, env }, key) => Service.readiness(depsOf(ports, env), key),
   prices: (env) => {

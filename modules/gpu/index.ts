@@ -48,6 +48,8 @@ export const manifest = Module.define({
   uses: ['events', 'replicate'],
   env: gpuEnv,
   callbacks: ['POST /callbacks/gpu/:jobId'],
+  // The payer of a run re-reads its status by signing in.
+  reaccess: { 'GET /api/v1/gpu/status/:id': Module.ownedIn(Compute.jobs, Module.idOf) },
   routes: ({ ports, env }) => Routes.routes(depsOf(ports, env)),
   ready: ({ ports, env }, key) => Service.readiness(depsOf(ports, env), key),
   windows: (env) => ({ 'POST /api/v1/gpu/run': env.GPU_JOB_TIMEOUT_SECONDS + settleMarginSeconds }),

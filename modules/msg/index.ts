@@ -15,6 +15,12 @@ export const manifest = Module.define({
   needs: ['store', 'onchain'],
   uses: ['chains'],
   extraRoutes: ['POST /api/v1/msg/keys', 'GET /api/v1/msg/keys/:address'],
+  // The owner of an inbox (the address it is for) re-reads it by signing in.
+  reaccess: {
+    'GET /api/v1/msg/inbox': {
+      owners: async ({ query }) => (typeof query.address === 'string' ? [query.address] : []),
+    },
+  },
   env: Type.Object({
     MSG_KEYS_RATE_LIMIT_PER_MINUTE: Type.Integer({
       minimum: 0,

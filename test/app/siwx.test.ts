@@ -32,6 +32,7 @@ import { entitlementsCollection, signInWithX, siwx } from '../../app/payment/siw
 import * as Module from '../../core/Module.js'
 import type { Store } from '../../core/Store.js'
 import { manifest } from '../../modules/invoice/index.js'
+import { manifest as msgManifest } from '../../modules/msg/index.js'
 import { postgresFixture, sqliteFixture } from '../support/backends.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 import { accounts, ok, refused } from '../support/module.js'
@@ -142,6 +143,29 @@ describe('sign-in-with-x re-access', () => {
     expect(read.invoice).toMatchObject({ id, creator: accounts.alice.address, recipient: accounts.bob.address })
     // Only the creation was paid.
     expect(settled).toHaveLength(1)
+  })
+
+  test('behavior: the owner of an inbox re-reads it by signing in; anyone else is asked to pay', async () => {
+    const { payment, settled } = stubPayment()
+    const app = testGateway({
+      env: { PUBLIC_HOSTS: 'gateway.test' },
+      families: [msgManifest],
+      store: memory(),
+      onchain: {
+        chainId: chain.chainId,
+        transfers: transfers({ client: chain.publicClient }),
+        tokens: [{ symbol: 'USDC', address: chain.token.address, decimals: chain.token.decimals }],
+      },
+      payment: { ...payment, verifyMessage: (message) => chain.publicClient.verifyMessage(message) },
+    })
+    const fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
+      app.handle(new Request(input, init))) as typeof globalThis.fetch
+    const path = `/api/v1/msg/inbox?address=${accounts.alice.address}`
+    const read = await ok(await wrapFetchWithSIWx(fetch, accounts.alice)(`${origin}${path}`))
+    expect(read).toEqual({ address: accounts.alice.address, messages: [], total: 0 })
+    expect(settled).toHaveLength(0)
+    const other = await refused(await wrapFetchWithSIWx(fetch, accounts.bob)(`${origin}${path}`), 402)
+    expect(other.code).toBe('payment_required')
   })
 
   test('security: a replayed sign-in is refused, on this process and on another sharing the store', async () => {
