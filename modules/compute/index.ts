@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import * as Compute from '../../core/Compute.js'
+import { chatMeter, embeddingsMeter, type Meters, parsePrices } from '../../core/Meter.js'
 import * as Module from '../../core/Module.js'
 import * as Routes from './routes.js'
 import * as Service from './service.js'
@@ -40,6 +41,13 @@ const computeEnv = Type.Object({
         'Replicate’s webhook signing secret (`whsec_...`); with `PUBLIC_URL`, jobs are updated by signed webhooks, otherwise only polled',
     }),
   ),
+  COMPUTE_UPTO_PRICES: Type.Optional(
+    Type.String({
+      defaultText: 'none: text inference and embeddings are offered at their fixed model prices only',
+      description:
+        'token prices of `text` and `embeddings` models, `model=inPerMTok:outPerMTok,...` in atomic USDC per million tokens: those calls are also offered as x402 `upto`, charged by the upstream’s `usage`',
+    }),
+  ),
   COMPUTE_JOB_TIMEOUT_SECONDS: Type.Integer({
     minimum: 10,
     maximum: 86_400 - settleMarginSeconds,
@@ -70,6 +78,33 @@ function depsOf(
   }
 }
 
+/**
+ * Meters of text inference and embeddings priced by tokens (x402 `upto`), for the models COMPUTE_UPTO_PRICES prices;
+ * throws at boot on a price of a model that is not in the catalog or not of that kind.
+ */
+function metersOf(env: Static<typeof computeEnv>): Meters {
+  const models = Compute.fromJson(env.COMPUTE_MODELS)
+  const ofKind = (kind: Compute.Kind) =>
+    new Map(
+      [...parsePrices(env.COMPUTE_UPTO_PRICES, [...models.keys()], 'COMPUTE_UPTO_PRICES')].filter(
+        ([id]) => models.get(id)?.kind === kind,
+      ),
+    )
+  const text = ofKind('text')
+  const embeddings = ofKind('embeddings')
+  return {
+    ...(text.size > 0
+      ? {
+          'POST /api/v1/compute/text-inference': chatMeter({
+            prices: text,
+            maxTokens: (id) => models.get(id)?.limits.maxTokens ?? 0,
+          }),
+        }
+      : {}),
+    ...(embeddings.size > 0 ? { 'POST /api/v1/compute/embeddings': embeddingsMeter({ prices: embeddings }) } : {}),
+  }
+}
+
 /** Compute jobs (`/api/v1/compute/*`) on the operator's model catalog, its OpenAI-compatible upstream and Replicate. */
 export const manifest = Module.define({
   name: 'compute',
@@ -86,6 +121,7 @@ export const manifest = Module.define({
   },
   routes: ({ ports, env }) => Routes.routes(depsOf(ports, env)),
   ready: ({ ports, env }, key) => Service.readiness(depsOf(ports, env), key),
+  meters: metersOf,
   prices: (env) => {
     const models = { models: Compute.fromJson(env.COMPUTE_MODELS) }
     return {

@@ -15,7 +15,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { account } from '../../adapters/chain/devnet.js'
 import { permit2Address } from '../../adapters/chain/upto.js'
 import { ConfigError } from '../../core/Errors.js'
-import { chatMeter, parsePrices } from '../../modules/ai/meter.js'
+import { chatMeter, parsePrices } from '../../core/Meter.js'
 import { completionOf, openaiStub } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
 
@@ -41,6 +41,12 @@ beforeAll(async () => {
       DECENTRALIZED_UPSTREAM_URL: chat.url,
       DECENTRALIZED_ALLOWED_MODELS: 'small-model',
       DECENTRALIZED_UPTO_PRICES: `small-model=${prices.input}:${prices.output}`,
+      COMPUTE_MODELS: JSON.stringify({
+        'tiny-text': { kind: 'text', upstream: 'openai', upstreamModel: 'small-model', price: '0.003' },
+        'tiny-embed': { kind: 'embeddings', upstream: 'openai', upstreamModel: 'embed-model', price: '0.005' },
+      }),
+      COMPUTE_UPSTREAM_URL: chat.url,
+      COMPUTE_UPTO_PRICES: `tiny-text=${prices.input}:${prices.output},tiny-embed=${prices.input}:0`,
     },
   })
 })
@@ -107,6 +113,27 @@ function maximumOf(body: unknown, completionTokens: number): bigint {
 async function relayerSent(facilitator: Hex): Promise<number> {
   return gateway.devnet.publicClient.getTransactionCount({ address: facilitator })
 }
+
+describe('upto (Permit2) on compute text inference and embeddings', () => {
+  test('behavior: each is charged exactly the tokens its usage reports, never its fixed model price', async () => {
+    for (const { path, body, charged } of [
+      // The stand-in reports 9 prompt and 3 completion tokens for a completion, 2 prompt tokens for embeddings.
+      { path: '/api/v1/compute/text-inference', body: { model: 'tiny-text', prompt: 'Hi' }, charged: 42n },
+      { path: '/api/v1/compute/embeddings', body: { model: 'tiny-embed', input: 'Hi' }, charged: 4n },
+    ]) {
+      const unpaid = await completion(gateway.fetch, body, path)
+      const offered = decodePaymentRequiredHeader(unpaid.headers.get('payment-required')!).accepts
+      expect(offered.map((accept) => accept.scheme)).toContain('upto')
+      const payer = await newPayer(1_000_000n)
+      const before = await gateway.balance(payer.address)
+      const response = await completion(uptoFetch(payer), body, path)
+      expect(response.status).toBe(200)
+      const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
+      expect(settled).toMatchObject({ success: true, amount: charged.toString() })
+      expect(await gateway.balance(payer.address)).toBe(before - charged)
+    }
+  })
+})
 
 describe('upto (Permit2) on chat completions', () => {
   test('behavior: the 402 offers upto beside exact, for what max_tokens could cost, with EIP-2612 gas sponsoring', async () => {
