@@ -175,6 +175,16 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const facilitator = parameters.facilitator?.(configured) ?? configured
   // The ledger's confirmations and the stores' writes record their events in the queue of the shared database.
   const outbox = events({ queue: storage.queue })
+  // x402 `upto` is settled by the relayer of slot 0 in every process, the one facilitator its permits name; with a
+  // remote facilitator this gateway holds no key to settle it.
+  const upto = config.facilitatorUrl
+    ? undefined
+    : uptoChain({
+        client: settlement.client,
+        chain: settlement.chain,
+        transport: settlement.transport,
+        relayer: relayerOf(config, settlement, 0),
+      })
   const books = {
     ledger,
     facilitator,
@@ -183,6 +193,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     store: storage.store,
     events: outbox,
     lease,
+    upto,
     settlementTimeoutMs: config.settlementTimeoutMs,
   }
 
@@ -222,16 +233,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       solana: solanaPayments,
       // Sign-in messages of smart wallets (ERC-1271, and ERC-6492 before deployment) are checked on the settlement chain.
       verifyMessage: (message) => settlement.client.verifyMessage(message),
-      // x402 `upto` is settled by the relayer of slot 0 in every process, the one facilitator its permits name; with a
-      // remote facilitator this gateway holds no key to settle it.
-      upto: config.facilitatorUrl
-        ? undefined
-        : uptoChain({
-            client: settlement.client,
-            chain: settlement.chain,
-            transport: settlement.transport,
-            relayer: relayerOf(config, settlement, 0),
-          }),
+      upto,
       receipts: receiptsOf(config, settlement),
     },
   })

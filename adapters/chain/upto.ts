@@ -168,6 +168,16 @@ export function uptoChain(parameters: uptoChain.Parameters): uptoChain.ReturnTyp
   return {
     facilitator: relayer.address,
     used,
+    async outcome(permit, transaction, now) {
+      if (transaction) {
+        const receipt = await client.getTransactionReceipt({ hash: transaction }).catch(() => undefined)
+        if (receipt?.status === 'success') return { state: 'settled', transaction }
+      }
+      // Unused once the deadline passed: Permit2 refuses it from now on, so nothing moved and nothing can.
+      if (permit.deadline * 1000n <= BigInt(now.getTime()) && !(await used(permit.owner, permit.nonce)))
+        return { state: 'expired' }
+      return { state: 'unknown' }
+    },
     async check(permit) {
       const [allowance, balance, nonceUsed] = await Promise.all([
         client.readContract({
@@ -251,6 +261,15 @@ export declare namespace uptoChain {
     facilitator: Address
     /** Whether Permit2 has used the nonce of `owner`. */
     used: (owner: Address, nonce: bigint) => Promise<boolean>
+    /**
+     * What became of a settlement after a crash: `settled` when its recorded transaction succeeded, `expired` when the
+     * permit's deadline passed with its nonce unused (nothing moved, nothing can), `unknown` otherwise.
+     */
+    outcome: (
+      permit: UptoPermit,
+      transaction: Hash | undefined,
+      now: Date,
+    ) => Promise<{ state: 'settled'; transaction: Hash } | { state: 'expired' } | { state: 'unknown' }>
     /** Nonce unused, allowance (or an EIP-2612 approval), balance, and a simulation of settling the whole maximum. */
     check: (
       permit: UptoPermit,

@@ -1,3 +1,4 @@
+import type { uptoChain } from '../../adapters/chain/upto.js'
 import { type Domain, deserialize } from '../../core/Authorization.js'
 import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
@@ -6,7 +7,7 @@ import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
 import { settledEvent, settlement } from './settlement.js'
-import { isUpto } from './upto.js'
+import * as Upto from './upto.js'
 
 /**
  * Settles the books after a crash: a payment left `settling` is matched with the chain (settled there: recorded
@@ -27,6 +28,7 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     store,
     events,
     lease,
+    upto,
     now = new Date(),
     staleAfterMs = 10 * 60_000,
     retentionMs = 60 * 60_000,
@@ -49,12 +51,25 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     // Solana payments are looked up on their own chain (`solana.ts`'s reconcile).
     if (!isEvmPayer(settling.payer)) continue
     const entry = asEvm(settling)
-    // An `upto` permit is no EIP-3009 authorization: asking the token about its nonce would take it for unused.
-    if (isUpto(entry.authorization)) {
-      result.pending++
+    const key = { payer: entry.payer, nonce: entry.nonce }
+    // An `upto` permit is no EIP-3009 authorization: Permit2 and the transaction recorded with it say what happened.
+    if (Upto.isUpto(entry.authorization)) {
+      const found = upto
+        ? await upto.outcome(Upto.deserialize(entry.authorization), entry.transaction, now)
+        : { state: 'unknown' as const }
+      if (found.state === 'settled') {
+        const { transaction } = found
+        const settled = events && { enqueue: [events.outbox(settledEvent({ entry, domain, transaction }))] }
+        if (await apply(key, { type: 'confirmed', transaction }, settled)) result.settled++
+      } else if (found.state === 'expired') {
+        const failed = await apply(key, { type: 'fail', reason: 'not settled before the permit expired' })
+        if (failed) {
+          await takeBack({ store, entry: failed, logger })
+          result.failed++
+        }
+      } else result.pending++
       continue
     }
-    const key = { payer: entry.payer, nonce: entry.nonce }
     const status = await facilitator.status({
       ...key,
       domain,
@@ -118,6 +133,8 @@ export declare namespace reconcile {
     ledger: Ledger
     /** Reads what the chain says of an authorization. */
     facilitator: Facilitator
+    /** Reads what became of an `upto` settlement (Permit2's nonce, its transaction); without it they stay pending. */
+    upto?: Pick<uptoChain.ReturnType, 'outcome'> | undefined
     /** The token's EIP-712 domain. */
     domain: Domain
     /** Where events go. */

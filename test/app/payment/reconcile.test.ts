@@ -3,8 +3,10 @@ import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getAddress, type Hex, toHex } from 'viem'
+import { uptoChain } from '../../../adapters/chain/upto.js'
 import { silent } from '../../../app/log.js'
 import { reconcile } from '../../../app/payment/reconcile.js'
+import * as Upto from '../../../app/payment/upto.js'
 import { type Signed, serialize, toTypedData } from '../../../core/Authorization.js'
 import { type Event, events, outboxQueue } from '../../../core/Events.js'
 import { toDomain } from '../../../core/PaymentTerms.js'
@@ -62,6 +64,59 @@ const books = () => ({
 })
 
 describe('reconcile', () => {
+  test('behavior: an upto settlement left settling is failed once its permit expired unused, confirmed by its mined transaction', async () => {
+    const owner = gateway.account(4)
+    const chain = uptoChain({
+      client: gateway.devnet.publicClient,
+      chain: gateway.devnet.chain,
+      transport: gateway.devnet.transport,
+      relayer: gateway.account(5),
+    })
+    const now = BigInt(Math.floor(Date.now() / 1000))
+    /** An upto permit as a crashed process left it: claimed, then `settling`, maybe with a transaction recorded. */
+    async function left(deadline: bigint, transaction?: Hex) {
+      const permit = {
+        owner: owner.address,
+        token: gateway.terms.asset.address,
+        max: 500n,
+        nonce: BigInt(toHex(crypto.getRandomValues(new Uint8Array(16)))),
+        deadline,
+        to: getAddress(gateway.terms.payTo),
+        facilitator: chain.facilitator,
+        validAfter: 0n,
+        signature: `0x${'11'.repeat(65)}` as Hex,
+      }
+      const key = { payer: owner.address, nonce: Upto.nonceOf(permit) }
+      await gateway.ledger.claim({
+        ...key,
+        amount: 42n,
+        endpoint: 'POST /api/v1/chat/completions',
+        protocol: 'x402-v2',
+        authorization: Upto.serialize(permit),
+        fingerprint: 'f',
+        lease: 'a-dead-process',
+        claimedAt: new Date(),
+      })
+      await gateway.ledger.apply(key, { type: 'settle', response: undefined })
+      if (transaction) await gateway.ledger.apply(key, { type: 'submitted', transaction })
+      return key
+    }
+    const expired = await left(now - 60n)
+    const live = await left(now + 600n)
+    // A transaction that really succeeded on the devnet: what a crash after mining leaves behind.
+    const mined = await gateway.devnet.fund({ address: owner.address, amount: 1n })
+    const confirmed = await left(now + 600n, mined)
+    const result = await reconcile({ ...books(), upto: chain })
+    expect(result).toMatchObject({ failed: 1, settled: 1 })
+    expect((await gateway.ledger.get(expired))?.state).toBe('failed')
+    expect((await gateway.ledger.get(live))?.state).toBe('settling')
+    expect(await gateway.ledger.get(confirmed)).toMatchObject({ state: 'settled', transaction: mined })
+    // Without the upto contracts nothing is decided: they stay as they are.
+    const untouched = await left(now - 60n)
+    await reconcile(books())
+    expect((await gateway.ledger.get(untouched))?.state).toBe('settling')
+  })
+
   test('behavior: a settlement that reached the chain before the crash is recorded as settled', async () => {
     const authorization = await authorize(1)
     const key = await leave(authorization, 'settling')
