@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
+import {IERC2612, IPermit2SignatureTransfer} from "IPermit2.sol";
+
 /// @notice The ERC-20 functions the channel contract calls.
 interface IChannelToken {
     function balanceOf(address account) external view returns (uint256);
@@ -352,40 +354,6 @@ contract ERC3009DepositCollector {
         (bool ok, bytes memory result) = token.call(abi.encodeCall(IChannelToken.transfer, (SETTLEMENT, amount)));
         require(ok && (result.length == 0 || abi.decode(result, (bool))), "transfer failed");
     }
-}
-
-/// @notice The Permit2 signature transfer the collector calls (Uniswap's `ISignatureTransfer`).
-interface IPermit2SignatureTransfer {
-    struct TokenPermissions {
-        address token;
-        uint256 amount;
-    }
-
-    struct PermitTransferFrom {
-        TokenPermissions permitted;
-        uint256 nonce;
-        uint256 deadline;
-    }
-
-    struct SignatureTransferDetails {
-        address to;
-        uint256 requestedAmount;
-    }
-
-    function permitWitnessTransferFrom(
-        PermitTransferFrom calldata permit,
-        SignatureTransferDetails calldata transferDetails,
-        address owner,
-        bytes32 witness,
-        string calldata witnessTypeString,
-        bytes calldata signature
-    ) external;
-}
-
-/// @notice The EIP-2612 permit an optional collector data field carries (gas-sponsored Permit2 approval).
-interface IERC2612 {
-    function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
-        external;
 }
 
 /// @title Permit2DepositCollector

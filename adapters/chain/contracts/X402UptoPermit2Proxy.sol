@@ -1,39 +1,7 @@
 // SPDX-License-Identifier: MIT
 pragma solidity ^0.8.24;
 
-/// @notice The Permit2 function the proxy calls.
-interface IPermit2SignatureTransfer {
-    struct TokenPermissions {
-        address token;
-        uint256 amount;
-    }
-
-    struct PermitTransferFrom {
-        TokenPermissions permitted;
-        uint256 nonce;
-        uint256 deadline;
-    }
-
-    struct SignatureTransferDetails {
-        address to;
-        uint256 requestedAmount;
-    }
-
-    function permitWitnessTransferFrom(
-        PermitTransferFrom calldata permit,
-        SignatureTransferDetails calldata transferDetails,
-        address owner,
-        bytes32 witness,
-        string calldata witnessTypeString,
-        bytes calldata signature
-    ) external;
-}
-
-/// @notice EIP-2612 `permit`, which the proxy calls to approve Permit2 for a payer that signed one.
-interface IERC2612 {
-    function permit(address owner, address spender, uint256 value, uint256 deadline, uint8 v, bytes32 r, bytes32 s)
-        external;
-}
+import {IERC2612, IPermit2SignatureTransfer} from "IPermit2.sol";
 
 /// @title X402UptoPermit2Proxy
 /// @notice Our implementation of the ABI, witness type and rules of x402's `upto` proxy (coinbase/x402
