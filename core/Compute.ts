@@ -2,7 +2,7 @@ import { base64 } from '@scure/base'
 import { Webhook } from 'standardwebhooks'
 import * as Catalog from './Catalog.js'
 import type * as Chat from './Chat.js'
-import { ConfigError, InvalidTransitionError, ValidationError } from './Errors.js'
+import { ConfigError, ForbiddenError, InvalidTransitionError, NotFoundError, ValidationError } from './Errors.js'
 import type { Events } from './Events.js'
 import type { Deferred } from './Module.js'
 import * as Price from './Price.js'
@@ -967,6 +967,36 @@ export declare namespace follow {
     /** Current time. @default new Date() */
     now?: Date
   }
+}
+
+/**
+ * A Replicate webhook for a job of `family`: verified over its raw body (403 when it does not), matched with the job
+ * it names (404 otherwise), then the job follows the prediction it carries.
+ */
+export async function receive(
+  parameters: Omit<Followers, 'predictions'> & {
+    /** Replicate, when configured; 404 without its webhooks. */
+    predictions: Predictions | undefined
+    /** The family whose jobs this callback route serves. */
+    family: JobRecord['family']
+    /** The job the callback URL names. */
+    jobId: string
+    /** The raw body, as signed. */
+    body: string
+    /** The request's headers (the signature's). */
+    headers: Headers
+  },
+): Promise<{ received: true; status: State | null }> {
+  const { predictions, family, jobId, body, headers, ...followers } = parameters
+  const webhooks = predictions?.webhooks
+  if (!predictions || !webhooks) throw new NotFoundError('This gateway asks Replicate for no webhooks.')
+  const prediction = webhooks.verify(body, headers)
+  if (!prediction) throw new ForbiddenError('The webhook signature does not verify.')
+  const found = await followers.store.get<JobRecord>(jobs, jobId)
+  if (found?.value.family !== family || found.value.prediction !== prediction.id)
+    throw new NotFoundError(`No ${family} job ${jobId} for this prediction.`)
+  const followed = await follow({ ...followers, predictions, id: jobId, prediction })
+  return { received: true, status: followed.record?.state ?? null }
 }
 
 /** A GPU model the operator allows: the id callers name and the Replicate version it runs, pinned. */

@@ -2,13 +2,7 @@ import { base64 } from '@scure/base'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import * as Compute from '../../core/Compute.js'
-import {
-  BadRequestError,
-  ForbiddenError,
-  NotFoundError,
-  UpstreamUnavailableError,
-  ValidationError,
-} from '../../core/Errors.js'
+import { BadRequestError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import type { Deferred } from '../../core/Module.js'
 import * as Price from '../../core/Price.js'
@@ -356,15 +350,8 @@ export function follow(deps: Deps, id: string, prediction?: Compute.Prediction) 
   })
 }
 
-/** A Replicate webhook for a job: verified over its raw body, then the job follows the prediction it carries. */
-export async function callback(deps: Deps, input: { jobId: string; body: string; headers: Headers }) {
-  const webhooks = deps.predictions?.webhooks
-  if (!webhooks) throw new NotFoundError('This gateway asks Replicate for no webhooks.')
-  const prediction = webhooks.verify(input.body, input.headers)
-  if (!prediction) throw new ForbiddenError('The webhook signature does not verify.')
-  const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.jobId)
-  if (!found || found.value.prediction !== prediction.id)
-    throw new NotFoundError(`No job ${input.jobId} for this prediction.`)
-  const followed = await follow(deps, input.jobId, prediction)
-  return { received: true, status: followed.record?.state ?? null }
+/** A Replicate webhook for a job (see `Compute.receive`). */
+export function callback(deps: Deps, input: { jobId: string; body: string; headers: Headers }) {
+  const { store, deferred, predictions, events } = deps
+  return Compute.receive({ store, deferred, predictions, events, family: 'compute', ...input })
 }
