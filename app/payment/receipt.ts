@@ -1,7 +1,14 @@
+import { keccak_256 } from '@noble/hashes/sha3'
 import { encodePaymentResponseHeader } from '@x402/core/http'
-import { createEIP712OfferReceiptIssuer, type EIP712SignedReceipt, OFFER_RECEIPT } from '@x402/extensions/offer-receipt'
+import {
+  createReceiptDomain,
+  createReceiptEIP712,
+  type EIP712SignedReceipt,
+  OFFER_RECEIPT,
+  RECEIPT_TYPES,
+} from '@x402/extensions/offer-receipt'
 import { evm, Receipt } from 'mppx'
-import type { Address, Hash, LocalAccount } from 'viem'
+import { type Address, domainSeparator, type Hash, hexToBytes, type LocalAccount, toHex } from 'viem'
 import type { Protocol } from '../../core/Ledger.js'
 import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
 import { v1NetworkOf } from './x402.js'
@@ -77,18 +84,56 @@ export declare namespace receipt {
 /**
  * Signs the x402 `offer-receipt` receipts (EIP-712, domain `x402 receipt`) of settled payments with the gateway's
  * receipt key: proof, checkable offline against the published signer address, that this gateway was paid for a
- * resource by a payer, with the settlement transaction.
+ * resource by a payer, with the settlement transaction. The payload is the extension's own; the typed-data digest
+ * is computed from the precomputed domain separator and type hash (the one `Receipt` struct, its strings hashed as
+ * EIP-712 says), so that a paid call pays for the signature and four hashes, not for viem's generic encoder.
  */
 export function receiptSigner(account: LocalAccount): receiptSigner.ReturnType {
-  const issuer = createEIP712OfferReceiptIssuer(`did:pkh:eip155:1:${account.address}`, (typed) =>
-    account.signTypedData(typed as Parameters<LocalAccount['signTypedData']>[0]),
-  )
+  const { sign } = account
+  if (!sign) throw new Error('The receipt key signs digests: give a private-key account.')
+  const prefix = new Uint8Array(34)
+  prefix.set([0x19, 0x01])
+  prefix.set(hexToBytes(domainSeparator({ domain: createReceiptDomain() })), 2)
+  const typeHash = keccak_256(`Receipt(${RECEIPT_TYPES.Receipt.map(({ type, name }) => `${type} ${name}`).join(',')})`)
+  const signDigest = async (typed: { message: Record<string, unknown> }) => {
+    const { version, network, resourceUrl, payer, issuedAt, transaction } = typed.message as ReceiptMessage
+    const struct = new Uint8Array(32 * 7)
+    struct.set(typeHash, 0)
+    struct.set(word(version), 32)
+    struct.set(keccak_256(network), 64)
+    struct.set(keccak_256(resourceUrl), 96)
+    struct.set(keccak_256(payer), 128)
+    struct.set(word(issuedAt), 160)
+    struct.set(keccak_256(transaction), 192)
+    const digest = new Uint8Array(66)
+    digest.set(prefix, 0)
+    digest.set(keccak_256(struct), 34)
+    return sign({ hash: toHex(keccak_256(digest)) })
+  }
   return {
     address: account.address,
     async sign({ resource, payer, network, transaction }) {
-      return (await issuer.issueReceipt(resource, payer, network, transaction || undefined)) as EIP712SignedReceipt
+      return (await createReceiptEIP712(
+        { resourceUrl: resource, payer, network, transaction: transaction || undefined },
+        signDigest,
+      )) as EIP712SignedReceipt
     },
   }
+}
+
+/** The `Receipt` message as the extension prepares it for EIP-712. */
+type ReceiptMessage = {
+  version: bigint
+  network: string
+  resourceUrl: string
+  payer: string
+  issuedAt: bigint
+  transaction: string
+}
+
+/** A uint256 as its 32-byte big-endian word. */
+function word(value: bigint): Uint8Array {
+  return hexToBytes(toHex(value, { size: 32 }))
 }
 
 export declare namespace receiptSigner {
