@@ -5,7 +5,8 @@ import { enqueueSql, enqueueValues, fromRow, type Row, resultText, sqliteQueueMi
 /**
  * The embedded queue: the store's SQLite file (WAL), in its own connection. A claim selects and leases the due items
  * in one `BEGIN IMMEDIATE` transaction, under the file's write lock: the embedded equivalent of `SKIP LOCKED`, so
- * processes sharing the file claim each due item once.
+ * processes sharing the file claim each due item once. The write transaction is only begun when a read finds an
+ * item due.
  */
 export function sqlite(parameters: sqlite.Parameters): Queue.Queue {
   const { path, busyTimeout = 5_000 } = parameters
@@ -45,8 +46,10 @@ export function sqlite(parameters: sqlite.Parameters): Queue.Queue {
       return enqueueAll.immediate(items)
     },
     async claim(queue, { limit = 10, leaseMs = Queue.defaultLeaseMs, now = new Date() } = {}) {
-      const token = Queue.token()
       const at = now.getTime()
+      // A read first, outside the write lock (WAL readers never wait): an idle queue costs no write transaction.
+      if (due.all(queue, at, 1).length === 0) return []
+      const token = Queue.token()
       return claimAll.immediate(queue, limit, at, at + leaseMs, token).map((row) => ({ ...fromRow<never>(row), token }))
     },
     async complete(lease, result) {
