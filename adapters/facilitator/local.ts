@@ -87,9 +87,9 @@ export function local(parameters: local.Parameters): Facilitator {
       aggregate([
         {
           target: token,
-          callData: encodeFunctionData({ abi: Eip3009.abi, functionName: 'authorizationState', args: [from, nonce] }),
+          callData: Eip3009.encode.authorizationState(from, nonce),
         },
-        { target: token, callData: encodeFunctionData({ abi: Eip3009.abi, functionName: 'balanceOf', args: [from] }) },
+        { target: token, callData: Eip3009.encode.balanceOf(from) },
         { target: token, callData: transfer.data },
       ]),
       client.getBlock({ blockTag: 'latest' }),
@@ -427,11 +427,7 @@ function encodeTransfer(authorization: Signed): { ok: true; data: Hex } | Refuse
     // Wallets write v as 0/1 or 27/28; the token accepts only 27/28.
     return {
       ok: true,
-      data: encodeFunctionData({
-        abi: Eip3009.abi,
-        functionName: 'transferWithAuthorization',
-        args: [...args, yParity + 27, r, s],
-      }),
+      data: Eip3009.encode.transferWithAuthorization({ ...authorization, v: yParity + 27, r, s }),
     }
   } catch (error) {
     return refuse('malformed_payment', `The authorization cannot be encoded: ${describe(error)}`)

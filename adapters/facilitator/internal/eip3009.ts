@@ -7,6 +7,7 @@ import {
   type PublicClient,
   parseAbi,
   parseEventLogs,
+  toFunctionSelector,
 } from 'viem'
 import type { Domain } from '../../../core/Authorization.js'
 import type { Refusal, Status } from '../../../core/Facilitator.js'
@@ -19,6 +20,53 @@ export const abi = parseAbi([
   'function transferWithAuthorization(address from, address to, uint256 value, uint256 validAfter, uint256 validBefore, bytes32 nonce, bytes signature)',
   'event AuthorizationUsed(address indexed authorizer, bytes32 indexed nonce)',
 ])
+
+/**
+ * The token calls a payment makes, encoded by hand from selectors computed once: each is static words only, so the
+ * calldata is the selector and the arguments as 32-byte words, byte for byte what `encodeFunctionData` writes
+ * (a test compares them), without its per-call ABI lookup and selector hashing. A malformed argument throws.
+ */
+export const encode = {
+  balanceOf: (account: Address): Hex => `${selectors.balanceOf}${addressWord(account)}`,
+  authorizationState: (authorizer: Address, nonce: Hex): Hex =>
+    `${selectors.authorizationState}${addressWord(authorizer)}${bytes32Word(nonce)}`,
+  /** `transferWithAuthorization` in its (v, r, s) form. */
+  transferWithAuthorization: (parameters: {
+    from: Address
+    to: Address
+    value: bigint
+    validAfter: bigint
+    validBefore: bigint
+    nonce: Hex
+    v: number
+    r: Hex
+    s: Hex
+  }): Hex => {
+    const { from, to, value, validAfter, validBefore, nonce, v, r, s } = parameters
+    return `${selectors.transferWithAuthorization}${addressWord(from)}${addressWord(to)}${uintWord(value)}${uintWord(validAfter)}${uintWord(validBefore)}${bytes32Word(nonce)}${uintWord(BigInt(v), 8)}${bytes32Word(r)}${bytes32Word(s)}`
+  },
+}
+
+const selectors = {
+  balanceOf: toFunctionSelector(abi[0]),
+  authorizationState: toFunctionSelector(abi[1]),
+  transferWithAuthorization: toFunctionSelector(abi[2]),
+}
+
+function addressWord(address: string): string {
+  if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new TypeError(`${address} is not an address.`)
+  return address.slice(2).toLowerCase().padStart(64, '0')
+}
+
+function bytes32Word(value: string): string {
+  if (!/^0x[0-9a-fA-F]{64}$/.test(value)) throw new TypeError(`${value} is not 32 bytes of hex.`)
+  return value.slice(2).toLowerCase()
+}
+
+function uintWord(value: bigint, bits = 256): string {
+  if (value < 0n || value >= 1n << BigInt(bits)) throw new RangeError(`${value} is not a uint${bits}.`)
+  return value.toString(16).padStart(64, '0')
+}
 
 /** `AuthorizationUsed(authorizer, nonce)`, emitted once per used nonce; both arguments are indexed topics. */
 export const authorizationUsed = abi[4]
