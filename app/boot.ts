@@ -45,6 +45,7 @@ import { remote } from '../adapters/facilitator/remote.js'
 import { frankfurter } from '../adapters/fx/frankfurter.js'
 import { blockscout } from '../adapters/history/blockscout.js'
 import { indexer } from '../adapters/history/indexer.js'
+import { grouped } from '../adapters/ledger/grouped.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
 import { smtp } from '../adapters/notify/smtp.js'
@@ -165,7 +166,8 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const terms = settlement.terms
   await assertRecordsOfChain({ config, store: storage.store, client: settlement.client, where: settlement.where })
 
-  const ledger = parameters.ledger ?? storage.ledger
+  // Moves made together (a settlement batch's, calls finishing at once) commit together.
+  const ledger = grouped(parameters.ledger ?? storage.ledger)
   const lease = await processLease({ ledger, logger })
   // Closed before the ledger (closers run in reverse): a clean stop removes the lease.
   closers.push(() => lease.stop())

@@ -214,6 +214,19 @@ export type ClaimResult =
       outstanding: bigint
     }
 
+/** One move of {@link Ledger.applyAll}: what one `apply` takes. */
+export type Move = {
+  /** The entry. */
+  key: { payer: Payer; nonce: Hex }
+  /** What happened to it. */
+  event: Event
+  /** Work that commits with the move. */
+  also?: Also | undefined
+}
+
+/** What became of one move of {@link Ledger.applyAll}: the updated entry, or why it was refused (nothing written). */
+export type Moved = { ok: true; entry: Entry } | { ok: false; error: unknown }
+
 /** A gateway process that holds claims, kept alive by its heartbeat. */
 export type Lease = {
   /** Random id, new at every start. */
@@ -240,6 +253,12 @@ export type Ledger = {
    * (the transactional outbox, e.g. the `payment.settled` event of a `confirmed`), and not at all when it is refused.
    */
   apply: (key: { payer: Payer; nonce: Hex }, event: Event, also?: Also) => Promise<Entry>
+  /**
+   * Applies several moves in one transaction (group commit), in order, each as `apply` would: a move refused by
+   * {@link transition} (or naming no entry) leaves its entry as it was, and the others still apply. A fault of the
+   * database fails the whole call and writes nothing.
+   */
+  applyAll: (moves: readonly Move[]) => Promise<Moved[]>
   /** Reads one entry. */
   get: (key: { payer: Payer; nonce: Hex }) => Promise<Entry | undefined>
   /** The live entry (`claimed`, `settling` or `settled`) of a payer that holds an idempotency key. */

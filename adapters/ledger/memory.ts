@@ -1,5 +1,5 @@
 import { InvalidTransitionError } from '../../core/Errors.js'
-import { type Entry, type Lease, type Ledger, transition } from '../../core/Ledger.js'
+import { type Entry, type Lease, type Ledger, type Move, type Moved, transition } from '../../core/Ledger.js'
 import type { Queue } from '../../core/Queue.js'
 import { decided, fromClaim, fromRow, live, outstanding, toKey, toPayer, toRow } from './schema.js'
 
@@ -38,6 +38,18 @@ export function memory(parameters: memory.Parameters = {}): Ledger {
   const open = () => {
     if (closed) throw new Error('The memory ledger is closed.')
   }
+  // A refusal throws before anything is written.
+  const move = ({ key, event, also }: Move): Entry => {
+    open()
+    const entry = read(idOf(toKey(key)))
+    if (!entry) throw new InvalidTransitionError(`No payment of ${key.payer} with nonce ${key.nonce} is in the ledger.`)
+    const next = transition(entry, event, new Date())
+    if (also?.enqueue?.length) {
+      if (!queue) throw new Error('This memory ledger has no queue to enqueue on.')
+      void queue.enqueue(also.enqueue)
+    }
+    return write(next)
+  }
 
   return {
     async claim(claim) {
@@ -67,16 +79,17 @@ export function memory(parameters: memory.Parameters = {}): Ledger {
       return { ok: true, entry: write(entry) }
     },
     async apply(key, event, also) {
-      open()
-      const entry = read(idOf(toKey(key)))
-      if (!entry)
-        throw new InvalidTransitionError(`No payment of ${key.payer} with nonce ${key.nonce} is in the ledger.`)
-      const next = transition(entry, event, new Date())
-      if (also?.enqueue?.length) {
-        if (!queue) throw new Error('This memory ledger has no queue to enqueue on.')
-        void queue.enqueue(also.enqueue)
-      }
-      return write(next)
+      return move({ key, event, also })
+    },
+    async applyAll(moves) {
+      return moves.map((one): Moved => {
+        try {
+          return { ok: true, entry: move(one) }
+        } catch (error) {
+          if (error instanceof InvalidTransitionError) return { ok: false, error }
+          throw error
+        }
+      })
     },
     async get(key) {
       open()

@@ -2,7 +2,7 @@ import { and, asc, eq, getTableColumns, gte, isNotNull, lt, sql as raw } from 'd
 import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { InvalidTransitionError } from '../../core/Errors.js'
-import { type Claim, type ClaimResult, type Ledger, transition } from '../../core/Ledger.js'
+import { type Claim, type ClaimResult, type Ledger, type Move, type Moved, transition } from '../../core/Ledger.js'
 import type { Also } from '../../core/Store.js'
 import { isolate, migrateOnce, serverError } from '../internal/postgres.js'
 import { enqueueStatement, pgQueueMigration } from '../queue/schema.js'
@@ -51,10 +51,35 @@ const slotConstraint = 'leases_slot_unique'
  */
 export function postgres(parameters: postgres.Parameters): Ledger {
   const db = drizzle({ client: isolate(parameters.sql) })
+  type Transaction = Parameters<Parameters<typeof db.transaction>[0]>[0]
   let closed = false
   const migrate = migrateOnce({ db, lock: migrationLock, statements: pgMigration })
   // Only a move with outbox work needs the queue's table; the store creates it too, under the same lock.
   const migrateQueue = migrateOnce({ db, lock: queueMigrationLock, statements: pgQueueMigration })
+
+  // Locks the entry's row, applies `transition` and writes, with the move's outbox work; a refusal throws before any
+  // write.
+  const move = async (tx: Transaction, { key, event, also }: Move) => {
+    const { payer, nonce } = toKey(key)
+    const [row] = await tx
+      .select(fields)
+      .from(payments)
+      .where(byKey)
+      .for('update')
+      .prepare('ledger_lock')
+      .execute({ payer, nonce })
+    if (!row) throw new InvalidTransitionError(`No payment of ${payer} with nonce ${nonce} is in the ledger.`)
+    const next = toRow(transition(fromRow(row), event, new Date()))
+    const [updated] = await tx
+      .update(payments)
+      .set({ ...next, response: fromText(next.response, 'jsonb'), effects: fromText(next.effects, 'json')! })
+      .where(byKey)
+      .returning(fields)
+      .prepare('ledger_update')
+      .execute({ payer, nonce })
+    await enqueue(tx, also)
+    return fromRow(updated!)
+  }
 
   const ready = async () => {
     if (closed) throw new Error('The postgres ledger is closed.')
@@ -241,26 +266,27 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     async apply(key, event, also) {
       await ready()
       if (also?.enqueue?.length) await migrateQueue()
-      const { payer, nonce } = toKey(key)
+      return db.transaction((tx) => move(tx, { key, event, also }))
+    },
+    async applyAll(moves) {
+      await ready()
+      if (moves.some(({ also }) => also?.enqueue?.length)) await migrateQueue()
+      // Rows are locked in key order, whoever applies: two batches never wait for each other in a circle. The moves
+      // of one entry keep their order.
+      const order = moves
+        .map((_, index) => index)
+        .sort((a, b) => compareKeys(toKey(moves[a]!.key), toKey(moves[b]!.key)) || a - b)
       return db.transaction(async (tx) => {
-        const [row] = await tx
-          .select(fields)
-          .from(payments)
-          .where(byKey)
-          .for('update')
-          .prepare('ledger_lock')
-          .execute({ payer, nonce })
-        if (!row) throw new InvalidTransitionError(`No payment of ${payer} with nonce ${nonce} is in the ledger.`)
-        const next = toRow(transition(fromRow(row), event, new Date()))
-        const [updated] = await tx
-          .update(payments)
-          .set({ ...next, response: fromText(next.response, 'jsonb'), effects: fromText(next.effects, 'json')! })
-          .where(byKey)
-          .returning(fields)
-          .prepare('ledger_update')
-          .execute({ payer, nonce })
-        await enqueue(tx, also)
-        return fromRow(updated!)
+        const moved: Moved[] = []
+        for (const index of order)
+          moved[index] = await move(tx, moves[index]!).then(
+            (entry): Moved => ({ ok: true, entry }),
+            (error: unknown): Moved => {
+              if (error instanceof InvalidTransitionError) return { ok: false, error }
+              throw error
+            },
+          )
+        return moved
       })
     },
     async get(key) {
@@ -364,6 +390,13 @@ type Executor = Pick<ReturnType<typeof drizzle>, 'select' | 'insert'>
 async function enqueue(tx: Pick<ReturnType<typeof drizzle>, 'execute'>, also: Also | undefined): Promise<void> {
   const now = Date.now()
   for (const item of also?.enqueue ?? []) await tx.execute(enqueueStatement(item, now))
+}
+
+/** Orders keys the same way in every process: by code unit, payer then nonce. */
+function compareKeys(a: { payer: string; nonce: string }, b: { payer: string; nonce: string }): number {
+  if (a.payer !== b.payer) return a.payer < b.payer ? -1 : 1
+  if (a.nonce !== b.nonce) return a.nonce < b.nonce ? -1 : 1
+  return 0
 }
 
 /** The placeholder values of a claim's statements: the fresh entry's row. */

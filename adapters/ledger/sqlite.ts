@@ -1,7 +1,16 @@
 import { and, asc, eq, gte, isNotNull, lt, sql } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/bun-sqlite'
 import { InvalidTransitionError } from '../../core/Errors.js'
-import { type Claim, type ClaimResult, type Event, type Lease, type Ledger, transition } from '../../core/Ledger.js'
+import {
+  type Claim,
+  type ClaimResult,
+  type Event,
+  type Lease,
+  type Ledger,
+  type Move,
+  type Moved,
+  transition,
+} from '../../core/Ledger.js'
 import type { Also } from '../../core/Store.js'
 import { open } from '../internal/sqlite.js'
 import { enqueueSql, enqueueValues, sqliteQueueMigration } from '../queue/schema.js'
@@ -182,19 +191,29 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     .where(eq(leases.id, sql.placeholder('id')))
     .prepare()
 
-  // Reads, applies `transition` and writes under the write lock, so no other process moves the entry in between.
-  const applyAtomically = client.transaction((key: { payer: string; nonce: string }, event: Event, also?: Also) => {
+  // Reads, applies `transition` and writes; run under the write lock, so no other process moves the entry in between.
+  // A refusal throws before anything is written.
+  const move = (key: { payer: string; nonce: string }, event: Event, also?: Also) => {
     const row = read.get(key)
     if (!row) throw new InvalidTransitionError(`No payment of ${key.payer} with nonce ${key.nonce} is in the ledger.`)
     const next = transition(fromRow(row), event, new Date())
+    if (also?.enqueue?.length && !enqueueItem) throw new Error('This SQLite ledger has no outbox file to enqueue on.')
     const updated = fromRow(update.get({ ...toRow(next), amount: next.amount.toString() })!)
-    if (also?.enqueue?.length) {
-      if (!enqueueItem) throw new Error('This SQLite ledger has no outbox file to enqueue on.')
-      const now = Date.now()
-      for (const item of also.enqueue) enqueueItem.run(...enqueueValues(item, now))
-    }
+    const now = Date.now()
+    for (const item of also?.enqueue ?? []) enqueueItem!.run(...enqueueValues(item, now))
     return updated
-  })
+  }
+  const applyAtomically = client.transaction(move)
+  const applyAllAtomically = client.transaction((moves: readonly Move[]): Moved[] =>
+    moves.map(({ key, event, also }) => {
+      try {
+        return { ok: true, entry: move(toKey(key), event, also) }
+      } catch (error) {
+        if (error instanceof InvalidTransitionError) return { ok: false, error }
+        throw error
+      }
+    }),
+  )
   // Checks the key, the idempotency key and the outstanding sum, then inserts, all under the write lock: no other
   // process claims for the payer in between.
   const claimWithin = client.transaction(
@@ -249,6 +268,9 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     },
     async apply(key, event, also) {
       return applyAtomically.immediate(toKey(key), event, also)
+    },
+    async applyAll(moves) {
+      return applyAllAtomically.immediate(moves)
     },
     async get(key) {
       const row = read.get(toKey(key))

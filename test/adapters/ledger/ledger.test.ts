@@ -633,6 +633,50 @@ describe.each(backends)('ledger: $name', (backend) => {
     })
   })
 
+  describe('applyAll', () => {
+    test('behavior: applies the moves in order in one call; a refused one fails alone and writes nothing', async () => {
+      const [first, second] = [await entryIn('claimed'), await entryIn('settled')]
+      const before = await ledger.get(second)
+      const transaction = hash()
+      const moved = await ledger.applyAll([
+        { key: first, event: { type: 'settle', response } },
+        { key: second, event: { type: 'settle', response } },
+        { key: { payer, nonce: nonce() }, event: { type: 'settle', response } },
+        { key: first, event: { type: 'submitted', transaction } },
+        { key: first, event: { type: 'confirmed', transaction } },
+      ])
+      expect(moved.map((one) => one.ok)).toEqual([true, false, false, true, true])
+      for (const one of moved) if (!one.ok) expect(one.error).toBeInstanceOf(InvalidTransitionError)
+      expect(moved[0]).toMatchObject({ entry: { state: 'settling', response } })
+      expect(moved[4]).toMatchObject({ entry: { state: 'settled', transaction } })
+      expect(await ledger.get(first)).toEqual((moved[4] as { entry: Entry }).entry)
+      expect(await ledger.get(second)).toEqual(before)
+    })
+
+    test('behavior: two instances applying the same entries in opposite orders both finish, every move kept', async () => {
+      const claims = await Promise.all(Array.from({ length: 6 }, () => entryIn('claimed')))
+      await withOther(async (other) => {
+        const movesOf = (order: Claim[], offset: number) =>
+          order.map((claim, index) => ({
+            key: claim,
+            event: {
+              type: 'effect' as const,
+              effect: { type: 'append' as const, chain: 'audit', sequence: offset + index },
+            },
+          }))
+        const results = await Promise.all(
+          Array.from({ length: 10 }, (_, round) =>
+            round % 2 === 0
+              ? ledger.applyAll(movesOf(claims, round * 10))
+              : other.applyAll(movesOf([...claims].reverse(), round * 10)),
+          ),
+        )
+        expect(results.flat().every((one) => one.ok)).toBe(true)
+      })
+      for (const claim of claims) expect((await ledger.get(claim))!.effects).toHaveLength(10)
+    })
+  })
+
   describe('close', () => {
     test('error: a closed instance refuses work', async () => {
       const other = store.open()
