@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, gte, isNotNull, lt, sql as raw } from 'drizzle-orm'
+import { and, asc, eq, getTableColumns, isNotNull, lt, sql as raw } from 'drizzle-orm'
 import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import { InvalidTransitionError } from '../../core/Errors.js'
@@ -14,6 +14,7 @@ import {
   idempotencyIndex,
   inStates,
   pgLeases as leases,
+  literals,
   live,
   outstanding,
   pgPayments as payments,
@@ -34,6 +35,32 @@ const queueMigrationLock = 0x73746f7265n
  * the second half is `hashtext(payer)`. Two-key locks never meet the one-key locks of the migration and the store.
  */
 const payerLock = 0x6c656467
+
+/** The payer's claim lock, for the balance-bounded claim: `$1` the payer. */
+const lockStatement = `SELECT pg_advisory_xact_lock(${payerLock}, hashtext($1))`
+
+/**
+ * The balance-bounded claim's insert: `$1` payer, `$2` nonce, `$3` amount, `$4` endpoint, `$5` protocol, `$6`
+ * authorization, `$7` claim time, `$8` fingerprint, `$9` idempotency key or null, `$10` lease, `$11` balance, `$12`
+ * when the balance was read or null. A row comes back only when it was inserted or took a `released` entry over.
+ */
+const claimStatement = `
+INSERT INTO payments (payer, nonce, state, amount, endpoint, protocol, "transaction", reason, "authorization",
+  claimed_at, updated_at, fingerprint, idempotency_key, lease, response, effects)
+SELECT $1, $2, 'claimed', $3::numeric, $4, $5, NULL, NULL, $6, $7::text::timestamptz, $7::text::timestamptz, $8, $9::text,
+  $10::text, NULL, '[]'::json
+WHERE NOT EXISTS (SELECT 1 FROM payments WHERE payer = $1 AND nonce = $2 AND state <> 'released')
+  AND ($9::text IS NULL OR NOT EXISTS (
+    SELECT 1 FROM payments WHERE payer = $1 AND idempotency_key = $9::text AND state IN (${literals(live)})))
+  AND (SELECT coalesce(sum(amount), 0) FROM payments WHERE payer = $1 AND (state IN (${literals(outstanding)})
+    OR (state = 'settled' AND updated_at >= $12::text::timestamptz))) + $3::numeric <= $11::numeric
+ON CONFLICT (payer, nonce) DO UPDATE SET state = excluded.state, amount = excluded.amount,
+  endpoint = excluded.endpoint, protocol = excluded.protocol, "transaction" = excluded."transaction",
+  reason = excluded.reason, "authorization" = excluded."authorization", claimed_at = excluded.claimed_at,
+  updated_at = excluded.updated_at, fingerprint = excluded.fingerprint, idempotency_key = excluded.idempotency_key,
+  lease = excluded.lease, response = excluded.response, effects = excluded.effects
+  WHERE payments.state = 'released'
+RETURNING 1`
 
 /** Name of the unique constraint on a lease's slot, as a violation reports it. */
 const slotConstraint = 'leases_slot_unique'
@@ -182,59 +209,66 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     .where(eq(leases.id, raw.placeholder('id')))
     .prepare('ledger_drop')
 
+  // Settled since the balance was read counts too: the balance may not show those transfers yet.
+  const outstandingSum = db
+    .select({ sum: raw<string>`coalesce(sum(${payments.amount}), 0)::text` })
+    .from(payments)
+    .where(
+      and(
+        eq(payments.payer, raw.placeholder('payer')),
+        raw`(${inStates(payments.state, outstanding)} OR (${payments.state} = 'settled' AND ${payments.updatedAt} >= cast(cast(${raw.placeholder('balanceAt')} as text) as timestamptz)))`,
+      ),
+    )
+    .prepare('ledger_outstanding')
+
   /**
-   * A balance-bounded claim: under the payer's advisory lock, checks the key, the idempotency key and the
-   * outstanding sum, then inserts. `undefined` when the entry was released under it, to be tried again.
+   * A balance-bounded claim: one transaction of two pipelined statements, the payer's advisory lock and then one
+   * conditional insert, whose snapshot (READ COMMITTED: taken when it starts, after the lock is held) sees every claim
+   * the previous holder committed. It inserts only when the key is free (or `released`), the idempotency key is not
+   * held and the outstanding sum plus this amount fits in the balance. When it inserts nothing, why is read after
+   * the commit; `undefined` when nothing refuses it any more (a claim finished in between), to be tried again.
    */
-  const claimWithin = (values: toRow.ReturnType, balance: bigint, balanceAt: Date | undefined) =>
-    db.transaction(async (tx): Promise<ClaimResult | undefined> => {
-      // A statement of its own: under READ COMMITTED the next statements' snapshots are taken once the lock is held,
-      // so they see the claims that the previous holder committed.
-      await tx
-        .select({
-          locked: raw`pg_advisory_xact_lock(${raw.raw(`${payerLock}`)}, hashtext(${raw.placeholder('payer')}))`,
-        })
-        .from(raw`(VALUES (1)) AS payer_lock (one)`)
-        .prepare('ledger_payer_lock')
-        .execute(values)
-      // The four reads go out together, pipelined on the transaction's connection: one round trip, not four.
-      const [[existing], [holder], [reserved], [settled]] = await Promise.all([
-        readOn(tx).execute(values),
-        values.idempotencyKey === null ? [] : findOn(tx).execute(values),
-        tx
-          .select({ sum: raw<string>`coalesce(sum(${payments.amount}), 0)::text` })
-          .from(payments)
-          .where(and(eq(payments.payer, raw.placeholder('payer')), inStates(payments.state, outstanding)))
-          .prepare('ledger_outstanding')
-          .execute(values),
-        // Settled since the balance was read: the balance may not show those transfers yet.
-        balanceAt === undefined
-          ? [{ sum: '0' }]
-          : tx
-              .select({ sum: raw<string>`coalesce(sum(${payments.amount}), 0)::text` })
-              .from(payments)
-              .where(
-                and(
-                  eq(payments.payer, raw.placeholder('payer')),
-                  raw`${payments.state} = 'settled'`,
-                  gte(payments.updatedAt, raw.placeholder('balanceAt')),
-                ),
-              )
-              .prepare('ledger_settled_since')
-              .execute({ payer: values.payer, balanceAt: balanceAt.toISOString() }),
+  const claimWithin = async (
+    values: toRow.ReturnType,
+    balance: bigint,
+    balanceAt: Date | undefined,
+  ): Promise<ClaimResult | undefined> => {
+    const claimedAt = values.claimedAt.toISOString()
+    const since = balanceAt?.toISOString() ?? null
+    const inserted = await parameters.sql.begin(async (tx) => {
+      const [, rows] = await Promise.all([
+        tx.unsafe(lockStatement, [values.payer], { prepare: true }),
+        tx.unsafe(
+          claimStatement,
+          [
+            values.payer,
+            values.nonce,
+            values.amount.toString(),
+            values.endpoint,
+            values.protocol,
+            values.authorization,
+            claimedAt,
+            values.fingerprint,
+            values.idempotencyKey,
+            values.lease,
+            balance.toString(),
+            since,
+          ],
+          { prepare: true },
+        ),
       ])
-      if (existing && existing.state !== 'released')
-        return { ok: false, reason: 'replayed', existing: fromRow(existing) }
-      if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
-      const sum = BigInt(reserved!.sum) + BigInt(settled!.sum)
-      if (sum + values.amount > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
-      const [claimed] = await claimOn(tx).execute(values)
-      if (claimed) return { ok: true, entry: fromRow(claimed) }
-      // A claim without a balance, which takes no lock, took the key in between.
-      const [taken] = await readOn(tx).execute(values)
-      if (!taken || taken.state === 'released') return undefined
-      return { ok: false, reason: 'replayed', existing: fromRow(taken) }
+      return rows.length > 0
     })
+    if (inserted) return { ok: true, entry: fromRow(values) }
+    const [existing] = await read.execute(values)
+    if (existing && existing.state !== 'released') return { ok: false, reason: 'replayed', existing: fromRow(existing) }
+    const [holder] = values.idempotencyKey === null ? [] : await find.execute(values)
+    if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
+    const [counted] = await outstandingSum.execute({ payer: values.payer, balanceAt: since ?? 'infinity' })
+    const sum = BigInt(counted!.sum)
+    if (sum + values.amount > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
+    return undefined
+  }
 
   return {
     async claim(parameters) {

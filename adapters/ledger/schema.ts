@@ -45,7 +45,7 @@ export const outstanding = ['claimed', 'settling'] as const satisfies readonly S
 export const decided = ['settled', 'failed', 'released'] as const satisfies readonly State[]
 
 /** A list of states as SQL literals, for index predicates (a partial index matches only literal values). */
-const literals = (states: readonly State[]) => states.map((state) => `'${state}'`).join(', ')
+export const literals = (states: readonly State[]) => states.map((state) => `'${state}'`).join(', ')
 
 /** `state IN (...)` with the states as literals, so that a query matches the partial indexes' predicates. */
 export function inStates(column: AnyColumn, states: readonly State[]): SQL {
