@@ -190,10 +190,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       Input.dropUndeclared(schemas.query, query)
       Input.assertPrintable(schemas, { path: params, query, body })
     })
-    .onError(async (context) => {
-      const response = await answerError(context)
+    .onError(async ({ error, code, request }) => {
+      const response = await answerError({ error, code, request })
       // Elysia tells the after-response hook the error, not this answer: its status is kept for the metrics.
-      errorStatus.set(context.request, response.status)
+      errorStatus.set(request, response.status)
       return response
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
@@ -213,7 +213,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     })
     // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
     // and a free route that never reads it must not fail.
-    .derive({ as: 'global' }, (context) => {
+    // The context is reached through `arguments`: Elysia's static analysis of hooks takes a hook that hands its
+    // context on for one that reads all of it, and would then parse every request's cookies and copy its headers.
+    .derive({ as: 'global' }, function () {
+      const context = arguments[0] as { request: Request }
       Object.defineProperty(context, 'caller', {
         configurable: true,
         enumerable: true,
