@@ -29,6 +29,9 @@ import type { Domain, Signed } from '../../core/Authorization.js'
 import type { Facilitator, Outcome, Refusal, Status } from '../../core/Facilitator.js'
 import * as Eip3009 from './internal/eip3009.js'
 
+/** Calldata of Multicall3's `getCurrentBlockTimestamp()`. */
+const currentBlockTimestamp = encodeFunctionData({ abi: multicall3Abi, functionName: 'getCurrentBlockTimestamp' })
+
 /** Canonical Multicall3 address, the same on every chain (mds1/multicall). */
 export const canonicalMulticall3: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
 
@@ -82,18 +85,17 @@ export function local(parameters: local.Parameters): Facilitator {
     const token = domain.verifyingContract
     const { from, nonce, value, validAfter, validBefore } = authorization
 
-    // One eth_call answers (a), (b) and (d); the block read runs beside it.
-    const [[used, balance, simulation], block] = await Promise.all([
-      aggregate([
-        {
-          target: token,
-          callData: Eip3009.encode.authorizationState(from, nonce),
-        },
-        { target: token, callData: Eip3009.encode.balanceOf(from) },
-        { target: token, callData: transfer.data },
-      ]),
-      client.getBlock({ blockTag: 'latest' }),
+    // One eth_call answers (a), (b) and (d), and the time of the block they were read at (Multicall3's own).
+    const [used, balance, simulation, now] = await aggregate([
+      { target: token, callData: Eip3009.encode.authorizationState(from, nonce) },
+      { target: token, callData: Eip3009.encode.balanceOf(from) },
+      { target: token, callData: transfer.data },
+      { target: multicall, callData: currentBlockTimestamp },
     ])
+    const blockTime =
+      now!.success && size(now!.returnData) === 32
+        ? BigInt(now!.returnData)
+        : (await client.getBlock({ blockTag: 'latest' })).timestamp
     // A call to an address without code succeeds with no data, so the length tells a token from nothing.
     if (!used!.success || !balance!.success || size(used!.returnData) !== 32 || size(balance!.returnData) !== 32)
       return refuse('wrong_asset', `${token} does not answer authorizationState and balanceOf: not an EIP-3009 token.`)
@@ -108,7 +110,7 @@ export function local(parameters: local.Parameters): Facilitator {
     const wallClock = BigInt(Math.floor(Date.now() / 1000))
     for (const [clock, time] of [
       ['wall clock', wallClock],
-      ['latest block', block.timestamp],
+      ['latest block', blockTime],
     ] as const) {
       // The token requires block.timestamp > validAfter, strictly.
       if (validAfter >= time) return refuse('not_yet_valid', `Valid after ${validAfter}; ${clock} is ${time}.`)
