@@ -17,7 +17,12 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
-import { getApproveInstruction, getTransferCheckedInstruction } from '@solana-program/token'
+import {
+  AuthorityType,
+  getApproveInstruction,
+  getSetAuthorityInstruction,
+  getTransferCheckedInstruction,
+} from '@solana-program/token'
 import type { LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { associatedTokenAccount, solanaFuturesTreasury } from '../../adapters/solana/futures.js'
@@ -396,6 +401,34 @@ describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => 
     const history = await ok(await gateway.get(`/api/v1/compute-futures/history?id=${id}`, payer))
     expect(history.entries.map((entry: any) => entry.kind)).toEqual(['deposit', 'hold', 'reverse'])
     expect(history.entries.at(-1).balances).toMatchObject({ available: '2.000000', refunding: '0.000000' })
+  })
+
+  test('security: a token account its depositor no longer owns is not refunded to; the credit stays', async () => {
+    const gateway = gatewayOf({ solanaTreasury: treasury })
+    const payer = evmWallet()
+    const sender = await depositor(3_000_000n)
+    const { id } = await ok(
+      await gateway.post(
+        '/api/v1/compute-futures/deposit',
+        { transaction: await deposit(sender, payer, 3_000_000n), chain: 'solana' },
+        payer,
+      ),
+    )
+    // The depositor hands the token account the deposit came from to someone else.
+    const buyer = await solana.wallet()
+    const source = await associatedTokenAccount({ owner: sender.address, mint: usdc })
+    await send(sender, [
+      getSetAuthorityInstruction({
+        owned: source,
+        owner: sender,
+        authorityType: AuthorityType.AccountOwner,
+        newAuthority: buyer.address,
+      }),
+    ])
+    const body = await refused(await gateway.post('/api/v1/compute-futures/refund', { id }, payer), 502)
+    expect(body.detail).toContain(`no longer a ${usdc} account of ${sender.address}`)
+    const balance = await ok(await gateway.get(`/api/v1/compute-futures/balance?id=${id}`, payer))
+    expect(balance.balances).toMatchObject({ available: '3.000000', refunded: '0.000000' })
   })
 
   test('error: with no Solana operator key, refunds of a Solana account answer 503 before payment', async () => {
