@@ -33,6 +33,7 @@ import { manifest } from '../../modules/futures/index.js'
 import { moduleGateway } from '../support/gateway.js'
 import { genesisHash, servedSolana } from '../support/litesvm.js'
 import { ok, refused } from '../support/module.js'
+import { paidGateway } from '../support/paid.js'
 
 let solana: Awaited<ReturnType<typeof servedSolana>>
 let usdc: Address
@@ -445,5 +446,38 @@ describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => 
     )
     const body = await refused(await gateway.post('/api/v1/compute-futures/refund', { id }), 503)
     expect(body.detail).toContain('FUTURES_SOLANA_OPERATOR_SECRET_KEY')
+  })
+})
+
+describe('on the gateway `npm start` boots', () => {
+  test('default: FUTURES_SOLANA_* configured, a Solana deposit paid for over x402 is credited and refunded on Solana', async () => {
+    const booted = await paidGateway({
+      env: {
+        FUTURES_SOLANA_RPC_URL: solana.url,
+        FUTURES_SOLANA_OPERATOR_SECRET_KEY: operator.secretKey,
+        FUTURES_SOLANA_MINT: usdc,
+      },
+    })
+    try {
+      const payer = booted.account(4)
+      const sender = await depositor(5_000_000n)
+      const transaction = await deposit(sender, payer, 5_000_000n)
+      const credited = await ok(
+        await booted.paid(payer, 'POST', '/api/v1/compute-futures/deposit', { transaction, chain: 'solana' }),
+      )
+      expect(credited).toMatchObject({
+        credited: '5.000000',
+        chainId: network,
+        depositAddress: operator.address,
+        solana: { depositor: sender.address },
+      })
+      const refunded = await ok(
+        await booted.paid(payer, 'POST', '/api/v1/compute-futures/refund', { id: credited.id, amount: '2' }),
+      )
+      expect(refunded).toMatchObject({ status: 'sent', to: sender.address, amount: '2.000000' })
+      expect(await solana.balance({ mint: usdc, owner: sender.address })).toBe(2_000_000n)
+    } finally {
+      await booted.close()
+    }
   })
 })
