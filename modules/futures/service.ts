@@ -637,7 +637,12 @@ export async function preflightRefund(
 ): Promise<void> {
   const named = typeof body.id === 'string' && Futures.isId(body.id)
   const record = named ? await deps.books.get<AccountRecord>(accounts, body.id!) : undefined
-  if (record?.value.solana) {
+  assertRefundable(deps, record?.value)
+}
+
+/** A 503 when no operator key is configured on the chain `account`'s refunds are sent on. */
+function assertRefundable(deps: Pick<Deps, 'treasury' | 'solana'>, account: AccountRecord | undefined): void {
+  if (account?.solana) {
     if (!deps.solana?.send)
       throw new UpstreamUnavailableError(
         'No Solana operator key is configured (FUTURES_SOLANA_OPERATOR_SECRET_KEY), so the gateway cannot refund Solana deposits; credit stays on the account.',
@@ -656,8 +661,8 @@ export async function preflightRefund(
  * unknown keeps it held, so it is never sent twice.
  */
 export async function refund(deps: Deps, input: RefundBody & { caller: Address }) {
-  await preflightRefund(deps, input)
   const { id, account } = await own(deps, input.caller, input.id)
+  assertRefundable(deps, account)
   const asked = input.amount === undefined ? undefined : Price.toAtomic(input.amount)
   const refundId = `refund_${crypto.randomUUID()}`
   const held = await move(
