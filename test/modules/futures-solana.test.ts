@@ -404,6 +404,36 @@ describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => 
     expect(history.entries.at(-1).balances).toMatchObject({ available: '2.000000', refunding: '0.000000' })
   })
 
+  test('behavior: a refund sent but not confirmed in time stays held, never sent twice', async () => {
+    const impatient = await solanaFuturesTreasury({
+      url: solana.url,
+      mint: usdc,
+      secretKey: operator.secretKey,
+      confirmTimeoutMs: 300,
+    })
+    const gateway = gatewayOf({ solanaTreasury: impatient })
+    const payer = evmWallet()
+    const sender = await depositor(2_000_000n)
+    const { id } = await ok(
+      await gateway.post(
+        '/api/v1/compute-futures/deposit',
+        { transaction: await deposit(sender, payer, 2_000_000n), chain: 'solana' },
+        payer,
+      ),
+    )
+    solana.holdConfirmations(true)
+    let body: any
+    try {
+      body = await refused(await gateway.post('/api/v1/compute-futures/refund', { id }, payer), 504)
+    } finally {
+      solana.holdConfirmations(false)
+    }
+    expect(body.detail).toContain('never sent again')
+    expect(solana.landed(body.transaction)).toBe(true)
+    const balance = await ok(await gateway.get(`/api/v1/compute-futures/balance?id=${id}`, payer))
+    expect(balance.balances).toMatchObject({ available: '0.000000', refunding: '2.000000' })
+  })
+
   test('security: a token account its depositor no longer owns is not refunded to; the credit stays', async () => {
     const gateway = gatewayOf({ solanaTreasury: treasury })
     const payer = evmWallet()
