@@ -70,6 +70,7 @@ import { brave } from '../adapters/search/brave.js'
 import { exa } from '../adapters/search/exa.js'
 import { tavily } from '../adapters/search/tavily.js'
 import { das } from '../adapters/solana/das.js'
+import { solanaFuturesTreasury } from '../adapters/solana/futures.js'
 import { hermes } from '../adapters/solana/hermes.js'
 import { jupiter } from '../adapters/solana/jupiter.js'
 import { feePayer as solanaFeePayer } from '../adapters/solana/pay.js'
@@ -219,6 +220,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       fx,
       oracle: prices || fx ? feedOracle({ feeds: [prices, fx].filter((set) => set !== undefined) }) : undefined,
       names: await namesOf(config, settlement, logger),
+      futuresSolana: await futuresSolanaOf(config),
       payments: { settled: (payer) => ledger.settled(payer) },
       ...parameters.ports,
     },
@@ -493,6 +495,26 @@ function futuresOf(config: Config, settlement: Settlement) {
     token: settlement.terms.asset.address,
     depositAddress,
     operator: operator && { account: operator, chain: settlement.chain, transport: settlement.transport },
+  })
+}
+
+/**
+ * The compute-futures treasury on Solana: deposits to the associated token account of FUTURES_SOLANA_DEPOSIT_ADDRESS
+ * (or of the operator key's address) on FUTURES_SOLANA_RPC_URL's network, refunds from
+ * FUTURES_SOLANA_OPERATOR_SECRET_KEY. None without the node or a deposit address.
+ */
+async function futuresSolanaOf(config: Config) {
+  const env = config.modules[futuresFamily.manifest.name] as
+    | Static<NonNullable<typeof futuresFamily.manifest.env>>
+    | undefined
+  if (!env?.FUTURES_SOLANA_RPC_URL) return undefined
+  const { FUTURES_SOLANA_DEPOSIT_ADDRESS: depositAddress, FUTURES_SOLANA_OPERATOR_SECRET_KEY: secretKey } = env
+  if (!depositAddress && !secretKey) return undefined
+  return solanaFuturesTreasury({
+    url: env.FUTURES_SOLANA_RPC_URL,
+    mint: env.FUTURES_SOLANA_MINT,
+    depositAddress,
+    secretKey,
   })
 }
 

@@ -143,6 +143,7 @@ export const portNames: Record<Module.Port, string> = {
   contractSources: 'a contract verification service (Sourcify, Blockscout)',
   compute: 'a compute model catalog (COMPUTE_MODELS)',
   futures: 'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
+  futuresSolana: 'a Solana compute-futures operator (FUTURES_SOLANA_RPC_URL and FUTURES_SOLANA_DEPOSIT_ADDRESS)',
   deferred: 'payments (deferred settlement of asynchronous jobs)',
   computeUpstream: 'an OpenAI-compatible compute upstream (COMPUTE_UPSTREAM_URL)',
   replicate: 'Replicate (REPLICATE_API_TOKEN)',

@@ -1,4 +1,4 @@
-import { type Address, type Hash, keccak256, stringToBytes } from 'viem'
+import { type Address, getAddress, type Hash, isAddress, keccak256, stringToBytes } from 'viem'
 import { InvalidTransitionError } from './Errors.js'
 
 /**
@@ -199,11 +199,12 @@ export function deserialize(balances: SerializedBalances): Balances {
 }
 
 /**
- * The id of the futures account of `depositor` on chain `chainId`: `cfe_` and 24 hex digits of a hash of both. One
- * account per depositor and chain, so concurrent first deposits never open two. It is a name, not a secret: only the
- * depositor may read, spend or refund it.
+ * The id of the futures account of `depositor` on chain `chainId` (an EIP-155 id, or a CAIP-2 Solana network for the
+ * account its Solana deposits credit): `cfe_` and 24 hex digits of a hash of both. One account per depositor and
+ * chain, so concurrent first deposits never open two. It is a name, not a secret: only the depositor may read, spend
+ * or refund it.
  */
-export function idOf(parameters: { depositor: Address; chainId: number }): string {
+export function idOf(parameters: { depositor: Address; chainId: number | SolanaNetwork }): string {
   const digest = keccak256(stringToBytes(`compute-futures:${parameters.chainId}:${parameters.depositor.toLowerCase()}`))
   return `cfe_${digest.slice(2, 26)}`
 }
@@ -237,14 +238,17 @@ export type Receipt = {
   transfers: readonly Transfer[]
 }
 
-/** What became of a USDC transfer the operator's wallet was asked to send. */
-export type Sent =
-  | { /** Mined and successful. */ status: 'sent'; hash: Hash }
-  | { /** Mined and reverted: nothing moved. */ status: 'reverted'; hash: Hash }
+/**
+ * What became of a USDC transfer the operator's wallet was asked to send; `hash` is its transaction hash (EVM) or
+ * signature (Solana).
+ */
+export type Sent<hash extends string = Hash> =
+  | { /** Mined and successful. */ status: 'sent'; hash: hash }
+  | { /** Mined and reverted: nothing moved. */ status: 'reverted'; hash: hash }
   | { /** Refused before it was broadcast: nothing moved. */ status: 'not_sent'; reason: string }
   | {
       /** Broadcast, but its outcome is not known (no receipt in time): it may still be mined. */ status: 'unknown'
-      hash: Hash
+      hash: hash
       reason: string
     }
 
@@ -260,4 +264,133 @@ export type Treasury = {
   receipt: (hash: Hash) => Promise<Receipt | undefined>
   /** Sends USDC from the operator's wallet; absent when no operator key is configured (refunds unavailable). */
   send?: ((parameters: { to: Address; amount: bigint }) => Promise<Sent>) | undefined
+}
+
+/** A CAIP-2 Solana network: `solana:` and the first 32 characters of its genesis hash. */
+export type SolanaNetwork = `solana:${string}`
+
+/** SPL Memo programs (v2, and v1 which older wallets still use): a memo instruction's data is its UTF-8 text. */
+export const memoPrograms = [
+  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
+  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
+]
+
+/** What a Solana deposit's memo starts with; the EVM address that pays the deposit call follows. */
+export const memoPrefix = 'compute-futures:'
+
+/** How final a Solana transaction is, least first. */
+export const commitments = ['processed', 'confirmed', 'finalized'] as const
+
+/** How final a Solana transaction is. */
+export type Commitment = (typeof commitments)[number]
+
+/** A Solana transaction as the node tells it, reduced to what a deposit is judged by. */
+export type SolanaTransaction = {
+  /** Whether it succeeded; a failed one moved nothing but its fee. */
+  status: 'success' | 'failed'
+  /** How final it is. */
+  commitment: Commitment
+  /** Accounts that signed it, base58. */
+  signers: readonly string[]
+  /** Texts of its top-level SPL Memo instructions, in order. */
+  memos: readonly string[]
+  /**
+   * Every token account of the deposit mint whose balance it changed (from the node's pre and post token balances,
+   * so transfers made by inner instructions count): the account, its owner, and post less pre, in atomic units.
+   */
+  changes: readonly { tokenAccount: string; owner: string; change: bigint }[]
+}
+
+/**
+ * Judges a Solana transaction as a deposit into `depositTokenAccount`, from its net token balance changes rather
+ * than its instructions (a `transfer`, a `transferChecked` or one a program made for the sender all move balances
+ * alike). A deposit succeeded; raised the deposit account's balance; took that USDC from one token account only, whose
+ * owner signed (so a delegate, a program's vault or a mint cannot fund it); and carries one SPL Memo
+ * `compute-futures:<EVM address>`, signed with the rest by that owner: the owner's statement of which EVM wallet the
+ * credit belongs to. The caller checks the address against the paying wallet, and the commitment.
+ */
+export function solanaDepositOf(parameters: solanaDepositOf.Parameters): solanaDepositOf.ReturnType {
+  const { transaction, depositTokenAccount } = parameters
+  if (transaction.status !== 'success') return { ok: false, reason: 'failed' }
+  const amount = transaction.changes
+    .filter((change) => change.tokenAccount === depositTokenAccount)
+    .reduce((sum, change) => sum + change.change, 0n)
+  if (amount <= 0n) return { ok: false, reason: 'no_transfer' }
+  const sources = transaction.changes.filter((change) => change.change < 0n)
+  if (sources.length > 1) return { ok: false, reason: 'several_sources' }
+  const source = sources[0]
+  if (!source || -source.change < amount || !transaction.signers.includes(source.owner))
+    return { ok: false, reason: 'unsigned_source' }
+  const named = new Set(
+    transaction.memos
+      .map((memo) => memo.trim())
+      .filter((memo) => memo.startsWith(memoPrefix))
+      .map((memo) => memo.slice(memoPrefix.length).trim())
+      .filter((text) => isAddress(text))
+      .map((text) => getAddress(text)),
+  )
+  if (named.size === 0) return { ok: false, reason: 'no_memo' }
+  if (named.size > 1) return { ok: false, reason: 'several_memos' }
+  return {
+    ok: true,
+    amount,
+    payer: [...named][0]!,
+    depositor: source.owner,
+    tokenAccount: source.tokenAccount,
+  }
+}
+
+export declare namespace solanaDepositOf {
+  type Parameters = {
+    /** The transaction. */
+    transaction: SolanaTransaction
+    /** The operator's deposit token account, base58. */
+    depositTokenAccount: string
+  }
+  type ReturnType =
+    | {
+        /** A deposit. */
+        ok: true
+        /** USDC the deposit account received, in atomic units. */
+        amount: bigint
+        /** The EVM wallet its memo names: the only payer that may credit it. */
+        payer: Address
+        /** Owner of the token account it came from, a signer: the only one refunds go to. */
+        depositor: string
+        /** The token account it came from. */
+        tokenAccount: string
+      }
+    | {
+        /** Not a deposit. */
+        ok: false
+        /**
+         * `failed`: the transaction failed; `no_transfer`: nothing arrived in the deposit account (another mint or
+         * destination); `several_sources`: USDC left more than one token account; `unsigned_source`: it left an
+         * account whose owner did not sign, or came from no account at all; `no_memo`: no memo names an EVM address;
+         * `several_memos`: memos name different addresses.
+         */
+        reason: 'failed' | 'no_transfer' | 'several_sources' | 'unsigned_source' | 'no_memo' | 'several_memos'
+      }
+}
+
+/**
+ * The operator's side of compute futures on Solana: the token account deposits go to, and the operator's key that
+ * sends refunds from its own token account of the same mint.
+ */
+export type SolanaTreasury = {
+  /** The deposit mint (USDC), base58. */
+  mint: string
+  /** Owner of the deposit token account: the address depositors send USDC to. */
+  depositAddress: string
+  /** The associated token account of `depositAddress` for `mint`: the one a deposit must credit. */
+  depositTokenAccount: string
+  /** The node's network, read once. */
+  network: () => Promise<SolanaNetwork>
+  /** Reads a transaction (`confirmed` or better); `undefined` when the node does not know it. */
+  transaction: (signature: string) => Promise<SolanaTransaction | undefined>
+  /**
+   * Sends `amount` of `mint` from the operator's token account to the token account `to`, which must still be of
+   * `mint` and owned by `owner` (else nothing is sent); absent without an operator key (refunds unavailable).
+   */
+  send?: ((parameters: { to: string; owner: string; amount: bigint }) => Promise<Sent<string>>) | undefined
 }

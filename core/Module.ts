@@ -9,7 +9,7 @@ import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute
 import type { Sources as ContractSources } from './ContractSource.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
-import type { Treasury as FuturesTreasury } from './Futures.js'
+import type { SolanaTreasury as FuturesSolanaTreasury, Treasury as FuturesTreasury } from './Futures.js'
 import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
@@ -197,6 +197,8 @@ export type Ports = {
   books: Store
   /** The compute-futures operator on the settlement chain: its deposit address and the wallet that sends refunds. */
   futures: FuturesTreasury
+  /** The compute-futures operator on Solana: its deposit token account and the wallet that refunds Solana deposits. */
+  futuresSolana: FuturesSolanaTreasury
   /** Verification services asked, in order, for a contract's verified source (Sourcify, the chain's Blockscout). */
   contractSources: readonly ContractSources[]
   /** The operator's compute models (COMPUTE_MODELS) and the OpenAI-compatible upstream of the kinds that answer at once. */

@@ -10,7 +10,10 @@ export function futures(deps: Deps) {
   return routes(deps)
 }
 
-/** The compute-futures family's environment: the operator's deposit address, refund key and confirmations. */
+/**
+ * The compute-futures family's environment: the operator's deposit address, refund key and confirmations, on the
+ * settlement chain and on Solana.
+ */
 const env = Type.Object({
   FUTURES_OPERATOR_PRIVATE_KEY: Type.Optional(
     Type.String({
@@ -34,6 +37,41 @@ const env = Type.Object({
     default: 1,
     description: 'Blocks a deposit transaction needs (its own included) before it is credited',
   }),
+  FUTURES_SOLANA_RPC_URL: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^https?://',
+      defaultText: 'none: Solana deposits answer 503',
+      description:
+        'JSON-RPC node of the Solana network compute-futures deposits are read on and refunded on; may carry a key. Without it (or without a Solana deposit address) `chain: "solana"` deposits answer 503',
+    }),
+  ),
+  FUTURES_SOLANA_DEPOSIT_ADDRESS: Type.Optional(
+    Type.String({
+      pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
+      defaultText: "the Solana operator key's address",
+      description:
+        'Owner (base58) of the token account Solana deposits go to: its associated token account for FUTURES_SOLANA_MINT',
+    }),
+  ),
+  FUTURES_SOLANA_OPERATOR_SECRET_KEY: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^(\\[[0-9,\\s]+\\]|[1-9A-HJ-NP-Za-km-z]{80,90})$',
+      defaultText: 'none',
+      description:
+        'Keypair (64 bytes: a `solana-keygen` JSON array, or base58) of the Solana wallet that refunds Solana deposits from its associated token account; needs SOL for fees and the deposited USDC. Without it refunds of Solana-funded accounts answer 503',
+    }),
+  ),
+  FUTURES_SOLANA_MINT: Type.String({
+    pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
+    default: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+    description: 'Mint (SPL Token) of Solana deposits and refunds (mainnet USDC by default)',
+  }),
+  FUTURES_SOLANA_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], {
+    default: 'finalized',
+    description: 'How final a Solana deposit must be before it is credited; earlier, it is a 409 to retry',
+  }),
 })
 
 /** Prepaid compute credit (`/api/v1/compute-futures/*` but pricing): deposits, jobs on credit, history, refunds. */
@@ -47,13 +85,15 @@ export const manifest = Module.define({
     '/api/v1/compute-futures/refund',
   ],
   needs: ['books', 'futures'],
-  uses: ['compute'],
+  uses: ['compute', 'futuresSolana'],
   env,
   routes: ({ ports, env }) =>
     futures({
       books: ports.books,
       treasury: ports.futures,
       confirmations: BigInt(env.FUTURES_CONFIRMATIONS),
+      solana: ports.futuresSolana,
+      solanaCommitment: env.FUTURES_SOLANA_COMMITMENT,
       // Without the upstream a job could only fail after its reservation: `execute` answers 503 before payment.
       runner: ports.compute?.direct ? runnerOf(ports.compute) : undefined,
     }),

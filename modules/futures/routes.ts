@@ -13,7 +13,7 @@ export function routes(deps: Service.Deps) {
       // Each preflight runs in `transform`, ahead of the payment guard: what cannot run is refused before payment.
       .post('/api/v1/compute-futures/deposit', ({ body, caller }) => Service.deposit(deps, { ...body, caller }), {
         body: DepositBody,
-        transform: ({ body }) => Service.preflightDeposit((body ?? {}) as Partial<DepositBody>),
+        transform: ({ body }) => Service.preflightDeposit(deps, (body ?? {}) as Partial<DepositBody>),
       })
       .post('/api/v1/compute-futures/execute', ({ body, caller }) => Service.execute(deps, { ...body, caller }), {
         body: ExecuteBody,
@@ -24,7 +24,7 @@ export function routes(deps: Service.Deps) {
       })
       .post('/api/v1/compute-futures/refund', ({ body, caller }) => Service.refund(deps, { ...body, caller }), {
         body: RefundBody,
-        transform: () => Service.preflightRefund(deps),
+        transform: ({ body }) => Service.preflightRefund(deps, (body ?? {}) as Partial<RefundBody>),
       })
   )
 }

@@ -9,13 +9,14 @@ const accountId = Type.String({
 export const DepositBody = Type.Object(
   {
     transaction: Type.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
+      pattern: '^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$',
       description:
-        "Hash of the mined transaction that sent USDC from the paying wallet to the operator's deposit address.",
+        "The deposit: on the settlement chain, the hash of the mined transaction that sent USDC from the paying wallet to the operator's deposit address; on Solana, the signature of the transaction that sent USDC to the operator's Solana deposit address with the SPL Memo `compute-futures:<paying EVM address>`.",
     }),
     chain: Type.Optional(
       Type.Union([Type.Literal('base'), Type.Literal('solana')], {
-        description: 'Chain of the deposit: `base` is the settlement chain. @default base',
+        description:
+          'Chain of the deposit: `base` is the settlement chain; `solana` needs the operator to configure FUTURES_SOLANA_RPC_URL and FUTURES_SOLANA_DEPOSIT_ADDRESS (else 503) and credits a separate account, refunded on Solana. @default base',
       }),
     ),
   },
@@ -165,8 +166,21 @@ const TierView = Type.Object({
 export const BalanceOutput = Type.Object({
   id: Type.String(),
   depositor: Type.String(),
-  chainId: Type.Integer(),
-  depositAddress: Type.String(),
+  chainId: Type.Union([Type.Integer(), Type.String()], {
+    description: 'EIP-155 chain id of its deposits, or the CAIP-2 Solana network (`solana:<genesis>`).',
+  }),
+  depositAddress: Type.Union([Type.String(), Type.Null()], {
+    description: 'Where to send USDC to add credit (null: Solana deposits are no longer configured).',
+  }),
+  solana: Type.Optional(
+    Type.Object(
+      {
+        depositor: Type.String({ description: 'The Solana wallet whose deposit opened it: refunds go to it only.' }),
+        tokenAccount: Type.String({ description: 'Its token account that deposit came from, where refunds are sent.' }),
+      },
+      { description: 'Of an account of Solana deposits.' },
+    ),
+  ),
   balances: Balances,
   tier: TierView,
   discountPercent: Type.Number(),

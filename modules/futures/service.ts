@@ -1,4 +1,4 @@
-import { base64 } from '@scure/base'
+import { base58, base64 } from '@scure/base'
 import { Value } from '@sinclair/typebox/value'
 import { type Address, getAddress, type Hash, isAddressEqual } from 'viem'
 import * as AuditChain from '../../core/AuditChain.js'
@@ -107,6 +107,10 @@ export type Deps = {
   treasury: Futures.Treasury
   /** Confirmations a deposit needs before it is credited. */
   confirmations: bigint
+  /** The operator's Solana deposit account and refund wallet; absent when not configured (Solana deposits answer 503). */
+  solana?: Futures.SolanaTreasury | undefined
+  /** How final a Solana deposit must be before it is credited. @default 'finalized' */
+  solanaCommitment?: 'confirmed' | 'finalized' | undefined
   /** Runs the jobs of `execute`; absent when no compute upstream is configured (execute answers 503). */
   runner?: Runner | undefined
   /** Clock. @default () => new Date() */
@@ -116,7 +120,10 @@ export type Deps = {
 /** Store collection of futures accounts (id: the CFE id; value: {@link AccountRecord}), owned by the depositor. */
 export const accounts = 'compute-futures'
 
-/** Store collection of deposit claims (id: `<chainId>:<transaction hash>`), one per transaction, ever. */
+/**
+ * Store collection of deposit claims (id: `<chainId>:<transaction hash>`, or `solana:<genesis>:<signature>`), one per
+ * transaction, ever.
+ */
 export const deposits = 'compute-futures-deposits'
 
 /** How long a deposit claim belongs to the call that made it before a retry may finish it, in ms. */
@@ -131,10 +138,12 @@ export function journalOf(id: string): string {
 type AccountRecord = {
   /** Whoever deposited first, the only one who may read, spend or refund. */
   depositor: Address
-  /** Chain of its deposits. */
-  chainId: number
+  /** Chain of its deposits: an EIP-155 chain id, or the Solana network. */
+  chainId: number | Futures.SolanaNetwork
   /** Sequence of a journal entry known to exist: where reading the latest balances starts. */
   sequence: number
+  /** Of an account of Solana deposits: the Solana wallet whose USDC its first deposit was, and that token account. */
+  solana?: { depositor: string; tokenAccount: string }
 }
 
 /** One movement of the ledger, as the journal keeps it. */
@@ -151,7 +160,8 @@ type Entry = {
   /** List price of the job, atomic units. */
   price?: string
   discountBps?: string
-  transaction?: Hash
+  /** The deposit or refund: an EVM transaction hash or a Solana signature. */
+  transaction?: string
   reason?: string
 }
 
@@ -259,11 +269,13 @@ function tierView(tier: Futures.Tier) {
 function accountView(deps: Deps, owned: Awaited<ReturnType<typeof own>>) {
   const bought = Futures.boughtOf(owned.balances)
   const { tier, next } = Futures.tierOf(bought)
+  const { solana } = owned.account
   return {
     id: owned.id,
     depositor: owned.account.depositor,
     chainId: owned.account.chainId,
-    depositAddress: deps.treasury.depositAddress,
+    depositAddress: solana ? (deps.solana?.depositAddress ?? null) : deps.treasury.depositAddress,
+    ...(solana ? { solana } : {}),
     balances: balancesView(owned.balances),
     tier: tierView(tier),
     discountPercent: percentOf(tier.discountBps),
@@ -276,26 +288,95 @@ export async function balance(deps: Deps, input: BalanceQuery & { caller: Addres
   return accountView(deps, await own(deps, input.caller, input.id))
 }
 
-/** Refused before payment: a deposit on a chain the gateway cannot read. */
-export function preflightDeposit(body: Partial<DepositBody>): void {
-  if (body.chain === 'solana')
+/**
+ * Refused before payment: a Solana deposit with no Solana node and deposit address configured, or a transaction id
+ * of the wrong shape for its chain (a hash on the settlement chain, a base58 signature on Solana).
+ */
+export function preflightDeposit(deps: Pick<Deps, 'solana'>, body: Partial<DepositBody>): void {
+  if (body.chain === 'solana' && !deps.solana)
     throw new UpstreamUnavailableError(
-      'Solana deposits are not accepted: the payer of a call is an EVM wallet, and nothing proves that it owns the Solana wallet that sent a deposit. Deposit USDC on the settlement chain (`chain: "base"`).',
+      'Solana deposits are not configured here (FUTURES_SOLANA_RPC_URL and FUTURES_SOLANA_DEPOSIT_ADDRESS): deposit USDC on the settlement chain (`chain: "base"`).',
       { details: { chain: 'solana' } },
     )
+  // A body the schema refuses is left to it.
+  if (typeof body.transaction !== 'string') return
+  if (body.chain === 'solana' && !isSignature(body.transaction))
+    throw new ValidationError({ field: 'transaction', message: 'is not a Solana transaction signature (base58).' })
+  if (body.chain !== 'solana' && !/^0x[0-9a-fA-F]{64}$/.test(body.transaction))
+    throw new ValidationError({
+      field: 'transaction',
+      message: 'is not a transaction hash (0x and 64 hex digits); a Solana signature needs `chain: "solana"`.',
+    })
+}
+
+/** Whether `text` is a Solana signature: 64 bytes in base58. */
+function isSignature(text: string): boolean {
+  try {
+    return base58.decode(text).length === 64
+  } catch {
+    return false
+  }
+}
+
+/** A deposit verified on its chain: the amount, the account it credits, and the claim that makes it credit once. */
+type Verified = {
+  /** The account credited. */
+  id: string
+  /** Its record, for a first deposit. */
+  account: AccountRecord
+  /** The deposit's claim: its chain and transaction. */
+  key: string
+  /** The transaction hash or signature. */
+  transaction: string
+  /** USDC atomic units. */
+  amount: bigint
 }
 
 /**
- * Credits a deposit: reads the transaction's receipt, sums its transfers of the settlement USDC to the deposit
- * address, which must all come from the paying wallet, waits for the configured confirmations, and credits the
- * caller's account (opening it at the first deposit). A transaction credits once, ever: its claim is a record whose
- * id is the transaction, and the store refuses a second.
+ * Credits a deposit: verifies it on its chain (the settlement chain's receipt, or a Solana transaction), then credits
+ * the caller's account of that chain, opening it at the first deposit. A transaction credits once, ever: its claim is
+ * a record whose id is the chain and the transaction, and the store refuses a second.
  */
 export async function deposit(deps: Deps, input: DepositBody & { caller: Address }) {
-  preflightDeposit(input)
+  preflightDeposit(deps, input)
   const caller = getAddress(input.caller)
+  const verified =
+    input.chain === 'solana'
+      ? await verifySolana(deps, caller, input.transaction)
+      : await verifyReceipt(deps, caller, input.transaction.toLowerCase() as Hash)
+  const { id, key, transaction, amount } = verified
+  const now = clock(deps)
+  // Exists already from an earlier deposit: the id follows from the depositor, so it is theirs.
+  const opened = await deps.books.insert<AccountRecord>({
+    collection: accounts,
+    id,
+    owners: [caller],
+    value: verified.account,
+    createdAt: now,
+  })
+  if (!opened.ok && verified.account.solana) await assertSameSolanaDepositor(deps, id, verified.account.solana)
+
+  const claimed = await deps.books.insert<Claim>({
+    collection: deposits,
+    id: key,
+    owners: [caller],
+    value: { account: id, amount: amount.toString(), state: 'claimed', claimedAt: now.toISOString() },
+    createdAt: now,
+  })
+  let entry: LogEntry<Entry> | undefined
+  if (!claimed.ok) entry = await resume(deps, { key, id, hash: transaction, now })
+  entry ??= await move(deps, id, 'deposit', () => amount, { transaction })
+  const credited = entry.sequence
+  await deps.books.update<Claim>(deposits, key, ({ value }) => ({ ...value, state: 'credited', sequence: credited }))
+  return { credited: usd(amount), transaction, sequence: entry.sequence, ...(await balance(deps, { caller, id })) }
+}
+
+/**
+ * A deposit on the settlement chain: the receipt's transfers of the settlement USDC to the deposit address, which
+ * must all come from the paying wallet, with the configured confirmations.
+ */
+async function verifyReceipt(deps: Deps, caller: Address, hash: Hash): Promise<Verified> {
   const { chainId, depositAddress } = deps.treasury
-  const hash = input.transaction.toLowerCase() as Hash
   const receipt = await deps.treasury.receipt(hash)
   if (!receipt)
     throw new NotFoundError(`No mined transaction ${hash} on chain ${chainId}: retry once it is mined.`, {
@@ -319,32 +400,91 @@ export async function deposit(deps: Deps, input: DepositBody & { caller: Address
       `Transaction ${hash} has ${receipt.confirmations} of the ${deps.confirmations} confirmations a deposit needs: retry shortly.`,
       { details: { confirmations: Number(receipt.confirmations), required: Number(deps.confirmations) } },
     )
-  const amount = receipt.transfers.reduce((sum, transfer) => sum + transfer.amount, 0n)
-  const id = Futures.idOf({ depositor: caller, chainId })
-  const now = clock(deps)
-  // Exists already from an earlier deposit: the id follows from the depositor, so it is theirs.
-  await deps.books.insert<AccountRecord>({
-    collection: accounts,
-    id,
-    owners: [caller],
-    value: { depositor: caller, chainId, sequence: 0 },
-    createdAt: now,
-  })
+  return {
+    id: Futures.idOf({ depositor: caller, chainId }),
+    account: { depositor: caller, chainId, sequence: 0 },
+    key: `${chainId}:${hash}`,
+    transaction: hash,
+    amount: receipt.transfers.reduce((sum, transfer) => sum + transfer.amount, 0n),
+  }
+}
 
-  const key = `${chainId}:${hash}`
-  const claimed = await deps.books.insert<Claim>({
-    collection: deposits,
-    id: key,
-    owners: [caller],
-    value: { account: id, amount: amount.toString(), state: 'claimed', claimedAt: now.toISOString() },
-    createdAt: now,
-  })
-  let entry: LogEntry<Entry> | undefined
-  if (!claimed.ok) entry = await resume(deps, { key, id, hash, now })
-  entry ??= await move(deps, id, 'deposit', () => amount, { transaction: hash })
-  const credited = entry.sequence
-  await deps.books.update<Claim>(deposits, key, ({ value }) => ({ ...value, state: 'credited', sequence: credited }))
-  return { credited: usd(amount), transaction: hash, sequence: entry.sequence, ...(await balance(deps, { caller })) }
+/**
+ * A deposit on Solana ({@link Futures.solanaDepositOf}): USDC into the operator's deposit token account, from one
+ * token account whose owner signed, with a memo naming the EVM wallet to credit, which must be the paying wallet; at
+ * the configured commitment. It credits the payer's account of Solana deposits, which refunds to that owner.
+ */
+async function verifySolana(deps: Deps, caller: Address, signature: string): Promise<Verified> {
+  const solana = deps.solana!
+  const transaction = await solana.transaction(signature)
+  const details = { transaction: signature }
+  if (!transaction)
+    throw new NotFoundError(`No confirmed Solana transaction ${signature}: retry once it is confirmed.`, { details })
+  const found = Futures.solanaDepositOf({ transaction, depositTokenAccount: solana.depositTokenAccount })
+  if (!found.ok)
+    switch (found.reason) {
+      case 'failed':
+        throw new ConflictError(`Transaction ${signature} failed: it moved no USDC.`, { details })
+      case 'no_transfer':
+        throw new ConflictError(
+          `Transaction ${signature} sends no USDC (${solana.mint}) to the deposit token account ${solana.depositTokenAccount} of ${solana.depositAddress}.`,
+          { details: { ...details, depositAddress: solana.depositAddress } },
+        )
+      case 'several_sources':
+        throw new ConflictError(
+          `Transaction ${signature} takes USDC from more than one token account: a deposit comes from one, to which its refunds go.`,
+          { details },
+        )
+      case 'unsigned_source':
+        throw new ForbiddenError(
+          `Transaction ${signature} deposits USDC that is not its signer's own (the owner of the token account it left did not sign, or it left none): only an owner's deposit is credited.`,
+          { details },
+        )
+      case 'no_memo':
+      case 'several_memos':
+        throw new ValidationError({
+          field: 'transaction',
+          message: `carries ${found.reason === 'no_memo' ? 'no' : 'more than one'} SPL Memo "${Futures.memoPrefix}<EVM address>": the memo, signed by the sender, names the one wallet the deposit credits.`,
+        })
+    }
+  if (!isAddressEqual(found.payer, caller))
+    throw new ForbiddenError(
+      `Transaction ${signature} credits ${found.payer} (its memo), not the paying wallet ${caller}: a Solana deposit is credited to the wallet its sender named.`,
+      { details: { ...details, payer: found.payer } },
+    )
+  const required = deps.solanaCommitment ?? 'finalized'
+  if (Futures.commitments.indexOf(transaction.commitment) < Futures.commitments.indexOf(required))
+    throw new ConflictError(
+      `Transaction ${signature} is ${transaction.commitment}, not yet ${required}: retry shortly.`,
+      { details: { ...details, commitment: transaction.commitment, required } },
+    )
+  const network = await solana.network()
+  return {
+    id: Futures.idOf({ depositor: caller, chainId: network }),
+    account: {
+      depositor: caller,
+      chainId: network,
+      sequence: 0,
+      solana: { depositor: found.depositor, tokenAccount: found.tokenAccount },
+    },
+    key: `${network}:${signature}`,
+    transaction: signature,
+    amount: found.amount,
+  }
+}
+
+/**
+ * Refunds go to the Solana wallet of an account's first deposit, so a later deposit from another wallet is refused
+ * (409) before it is claimed: its credit would be refunded to someone else. Its sender should deposit from the first.
+ */
+async function assertSameSolanaDepositor(deps: Deps, id: string, solana: NonNullable<AccountRecord['solana']>) {
+  const existing = await deps.books.get<AccountRecord>(accounts, id)
+  const first = existing?.value.solana
+  if (first && first.depositor !== solana.depositor)
+    throw new ConflictError(
+      `Account ${id} refunds to the Solana wallet ${first.depositor}, whose deposit opened it; this transaction's USDC is ${solana.depositor}'s, and is not credited: deposit from ${first.depositor}.`,
+      { details: { depositor: first.depositor, from: solana.depositor } },
+    )
 }
 
 /**
@@ -354,7 +494,7 @@ export async function deposit(deps: Deps, input: DepositBody & { caller: Address
  */
 async function resume(
   deps: Deps,
-  parameters: { key: string; id: string; hash: Hash; now: Date },
+  parameters: { key: string; id: string; hash: string; now: Date },
 ): Promise<LogEntry<Entry> | undefined> {
   const { key, id, hash, now } = parameters
   const taken = await deps.books.update<Claim>(deposits, key, ({ value }) => {
@@ -487,9 +627,27 @@ export function pricing(deps: Pick<Deps, 'runner'>, parameters: { batchDiscountB
   }
 }
 
-/** Refused before payment: a refund with no operator key to send it. */
-export function preflightRefund(deps: Pick<Deps, 'treasury'>): void {
-  if (!deps.treasury.send)
+/**
+ * Refused before payment: a refund with no operator key to send it, on the chain of the account's deposits (the
+ * account named by `id`, else the caller's own on the settlement chain).
+ */
+export async function preflightRefund(
+  deps: Pick<Deps, 'treasury' | 'solana' | 'books'>,
+  body: Partial<RefundBody>,
+): Promise<void> {
+  const named = typeof body.id === 'string' && Futures.isId(body.id)
+  const record = named ? await deps.books.get<AccountRecord>(accounts, body.id!) : undefined
+  assertRefundable(deps, record?.value)
+}
+
+/** A 503 when no operator key is configured on the chain `account`'s refunds are sent on. */
+function assertRefundable(deps: Pick<Deps, 'treasury' | 'solana'>, account: AccountRecord | undefined): void {
+  if (account?.solana) {
+    if (!deps.solana?.send)
+      throw new UpstreamUnavailableError(
+        'No Solana operator key is configured (FUTURES_SOLANA_OPERATOR_SECRET_KEY), so the gateway cannot refund Solana deposits; credit stays on the account.',
+      )
+  } else if (!deps.treasury.send)
     throw new UpstreamUnavailableError(
       'No operator key is configured (FUTURES_OPERATOR_PRIVATE_KEY), so the gateway cannot send refunds; credit stays on the account.',
     )
@@ -497,13 +655,14 @@ export function preflightRefund(deps: Pick<Deps, 'treasury'>): void {
 
 /**
  * Sends unused credit back to the account's depositor, never to anyone else: holds the amount first (so two refunds
- * never send the same credit), sends USDC from the operator's wallet, then records the transfer with its hash. A
+ * never send the same credit), sends USDC from the operator's wallet (its Solana wallet, to the token account a Solana
+ * deposit came from, for an account of Solana deposits), then records the transfer with its hash or signature. A
  * transfer that was never sent or reverted gives the hold back (and the call is not charged); one whose outcome is
  * unknown keeps it held, so it is never sent twice.
  */
 export async function refund(deps: Deps, input: RefundBody & { caller: Address }) {
-  preflightRefund(deps)
   const { id, account } = await own(deps, input.caller, input.id)
+  assertRefundable(deps, account)
   const asked = input.amount === undefined ? undefined : Price.toAtomic(input.amount)
   const refundId = `refund_${crypto.randomUUID()}`
   const held = await move(
@@ -519,8 +678,12 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
     { job: refundId },
   )
   const amount = BigInt(held.value.amount)
-  const to = account.depositor
-  const sent = await deps.treasury.send!({ to, amount })
+  // Solana deposits are refunded on Solana, to the token account they came from.
+  const { solana } = account
+  const to = solana?.depositor ?? account.depositor
+  const sent: Futures.Sent<string> = solana
+    ? await deps.solana!.send!({ to: solana.tokenAccount, owner: solana.depositor, amount })
+    : await deps.treasury.send!({ to: account.depositor, amount })
   if (sent.status === 'sent') {
     const done = await move(deps, id, 'refund', () => amount, { job: refundId, transaction: sent.hash })
     return {

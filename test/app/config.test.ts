@@ -93,7 +93,11 @@ describe('parse', () => {
         // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the family is unavailable.
         robots: { ROBOTS_DEPOSIT_WINDOW_SECONDS: 3_600, ROBOTS_RATE_LIMIT_PER_MINUTE: 60 },
         // No operator key: on a devnet the funded account #17 takes deposits and sends refunds.
-        'compute-futures': { FUTURES_CONFIRMATIONS: 1 },
+        'compute-futures': {
+          FUTURES_CONFIRMATIONS: 1,
+          FUTURES_SOLANA_COMMITMENT: 'finalized',
+          FUTURES_SOLANA_MINT: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
+        },
         // Keyless public verification services by default; no model is named, so the family answers 503.
         inference: {
           INFERENCE_SOURCIFY_URL: 'https://sourcify.dev/server',

@@ -103,3 +103,75 @@ describe('idOf', () => {
     expect(Futures.idOf({ depositor, chainId: 84532 })).not.toBe(id)
   })
 })
+
+describe('solanaDepositOf', () => {
+  const payer = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+  const depositTokenAccount = 'Deposit1111111111111111111111111111111111111'
+  const base: Futures.SolanaTransaction = {
+    status: 'success',
+    commitment: 'finalized',
+    signers: ['Sender11111111111111111111111111111111111111'],
+    memos: [`compute-futures:${payer}`],
+    changes: [
+      {
+        tokenAccount: 'Source11111111111111111111111111111111111111',
+        owner: 'Sender11111111111111111111111111111111111111',
+        change: -2_000_000n,
+      },
+      { tokenAccount: depositTokenAccount, owner: 'Operator111111111111111111111111111111111111', change: 2_000_000n },
+    ],
+  }
+
+  test('default: the amount received, the payer the memo names, and the signer whose account it left', () => {
+    expect(Futures.solanaDepositOf({ transaction: base, depositTokenAccount })).toEqual({
+      ok: true,
+      amount: 2_000_000n,
+      payer,
+      depositor: 'Sender11111111111111111111111111111111111111',
+      tokenAccount: 'Source11111111111111111111111111111111111111',
+    })
+  })
+
+  test('behavior: a lowercase address and other memos beside it are read; a fee paid elsewhere is not credited', () => {
+    const found = Futures.solanaDepositOf({
+      transaction: {
+        ...base,
+        memos: ['order 42', ` compute-futures:${payer.toLowerCase()} `],
+        changes: [
+          { ...base.changes[0]!, change: -2_100_000n },
+          base.changes[1]!,
+          { tokenAccount: 'Fee1111111111111111111111111111111111111111', owner: 'Fee', change: 100_000n },
+        ],
+      },
+      depositTokenAccount,
+    })
+    expect(found).toMatchObject({ ok: true, amount: 2_000_000n, payer })
+  })
+
+  test.each([
+    ['failed', { status: 'failed' }],
+    ['no_transfer', { changes: [base.changes[0]!] }],
+    [
+      'several_sources',
+      {
+        changes: [
+          ...base.changes,
+          { tokenAccount: 'Other', owner: 'Sender11111111111111111111111111111111111111', change: -1n },
+        ],
+      },
+    ],
+    ['unsigned_source', { signers: ['Relayer1111111111111111111111111111111111111'] }],
+    // Minted into the deposit account: it left no account at all.
+    ['unsigned_source', { changes: [base.changes[1]!] }],
+    ['unsigned_source', { changes: [{ ...base.changes[0]!, change: -1_000_000n }, base.changes[1]!] }],
+    ['no_memo', { memos: [] }],
+    ['no_memo', { memos: ['compute-futures:0x1234'] }],
+    [
+      'several_memos',
+      { memos: [`compute-futures:${payer}`, 'compute-futures:0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC'] },
+    ],
+  ] as const)('error: %s', (reason, override) => {
+    const transaction = { ...base, ...override } as Futures.SolanaTransaction
+    expect(Futures.solanaDepositOf({ transaction, depositTokenAccount })).toEqual({ ok: false, reason })
+  })
+})

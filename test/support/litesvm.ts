@@ -2,7 +2,9 @@ import {
   type Address,
   address,
   generateKeyPairSigner,
+  getAddressDecoder,
   getBase58Decoder,
+  getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
   type KeyPairSigner,
   lamports,
@@ -14,15 +16,29 @@ import { FailedTransactionMetadata, LiteSVM } from 'litesvm'
 const mintSize = 82
 const tokenAccountSize = 165
 
-/** What the node keeps of a sent transaction: where it landed and how it ended. */
-type Landed = { slot: number; err: unknown }
+/** A token balance as `getTransaction` tells it: the account's index in the transaction, its mint, owner and amount. */
+type TokenBalance = {
+  accountIndex: number
+  mint: string
+  owner: string
+  programId: string
+  uiTokenAmount: { amount: string; decimals: number; uiAmount: null; uiAmountString: string }
+}
+
+/** What the node keeps of a sent transaction: where it landed, how it ended, and what `getTransaction` answers. */
+type Landed = { slot: number; err: unknown; transaction: unknown }
+
+/** The genesis hash the stand-in answers: a local network of its own. */
+export const genesisHash = 'LiteSVM1111111111111111111111111111111111111'
 
 /**
  * A Solana node in this process: LiteSVM behind the JSON-RPC methods x402 `exact` on `solana:` uses (the official
  * client's `getAccountInfo` and `getLatestBlockhash`; the facilitator's `simulateTransaction`, `sendTransaction`,
- * `getSignatureStatuses`; reconciliation's `isBlockhashValid`), served over HTTP on 127.0.0.1 as a real node is. Sent transactions execute at once,
- * signatures checked; `sendTransaction` answers the signature even when it failed (as `skipPreflight` does) and
- * `getSignatureStatuses` tells how it ended. `holdConfirmations` makes statuses unknown until released (a congested
+ * `getSignatureStatuses`; reconciliation's `isBlockhashValid`; compute futures' `getTransaction` and `getGenesisHash`),
+ * served over HTTP on 127.0.0.1 as a real node is. Sent transactions execute at once, signatures checked;
+ * `sendTransaction` answers the signature even when it failed (as `skipPreflight` does), `getSignatureStatuses` tells
+ * how it ended (at the commitment `commitment` sets, `finalized` by default) and `getTransaction` answers it in the
+ * `json` encoding, with the pre and post balances of its token accounts. `holdConfirmations` makes statuses unknown until released (a congested
  * node) and `dropSends` loses what is sent; `svm.expireBlockhash()` moves to a new blockhash.
  */
 export async function servedSolana() {
@@ -31,6 +47,7 @@ export async function servedSolana() {
   let slot = 1
   let held = false
   let dropping = false
+  let commitment: 'processed' | 'confirmed' | 'finalized' = 'finalized'
   const methods: string[] = []
 
   const encodeBase64 = (bytes: Uint8Array) => Buffer.from(bytes).toString('base64')
@@ -41,6 +58,31 @@ export async function servedSolana() {
   }
   const context = () => ({ slot, apiVersion: '2.2.0' })
   const errorOf = (failed: FailedTransactionMetadata) => ({ message: failed.toString(), logs: failed.meta().logs() })
+  // SPL token account layout: mint (32), owner (32), amount (u64 little-endian); a mint's decimals are byte 44.
+  const tokenBalances = (keys: readonly Address[]): TokenBalance[] =>
+    keys.flatMap((key, accountIndex) => {
+      const account = svm.getAccount(key)
+      if (
+        !account.exists ||
+        account.programAddress !== TOKEN_PROGRAM_ADDRESS ||
+        account.data.length !== tokenAccountSize
+      )
+        return []
+      const data = Buffer.from(account.data)
+      const mint = getAddressDecoder().decode(data.subarray(0, 32))
+      const mintAccount = svm.getAccount(mint)
+      const decimals = mintAccount.exists ? mintAccount.data[44]! : 0
+      const amount = data.readBigUInt64LE(64).toString()
+      return [
+        {
+          accountIndex,
+          mint,
+          owner: getAddressDecoder().decode(data.subarray(32, 64)),
+          programId: TOKEN_PROGRAM_ADDRESS,
+          uiTokenAmount: { amount, decimals, uiAmount: null, uiAmountString: amount },
+        },
+      ]
+    })
 
   const handlers: Record<string, (params: unknown[]) => unknown> = {
     getLatestBlockhash: () => ({
@@ -90,11 +132,58 @@ export async function servedSolana() {
       const signature = signatureOf(transaction)
       // A dropped transaction never reaches a leader: the node answers its signature and never hears of it again.
       if (dropping) return signature
+      const message = getCompiledTransactionMessageDecoder().decode(transaction.messageBytes)
+      const keys = message.staticAccounts
+      const preTokenBalances = tokenBalances(keys)
       const result = svm.sendTransaction(transaction)
       slot++
       // A signature already processed keeps its first outcome: the cluster runs a transaction once.
-      if (!landed.has(signature))
-        landed.set(signature, { slot, err: result instanceof FailedTransactionMetadata ? errorOf(result) : null })
+      if (landed.has(signature)) return signature
+      const err = result instanceof FailedTransactionMetadata ? errorOf(result) : null
+      const { header } = message
+      landed.set(signature, {
+        slot,
+        err,
+        transaction: {
+          slot,
+          blockTime: null,
+          version: message.version,
+          transaction: {
+            signatures: Object.values(transaction.signatures).map((bytes) =>
+              bytes ? getBase58Decoder().decode(bytes) : '',
+            ),
+            message: {
+              accountKeys: keys,
+              header: {
+                numRequiredSignatures: header.numSignerAccounts,
+                numReadonlySignedAccounts: header.numReadonlySignerAccounts,
+                numReadonlyUnsignedAccounts: header.numReadonlyNonSignerAccounts,
+              },
+              recentBlockhash: message.lifetimeToken,
+              instructions: message.instructions.map((instruction) => ({
+                programIdIndex: instruction.programAddressIndex,
+                accounts: instruction.accountIndices ?? [],
+                data: getBase58Decoder().decode(instruction.data ?? new Uint8Array()),
+                stackHeight: null,
+              })),
+              addressTableLookups: [],
+            },
+          },
+          meta: {
+            err,
+            status: err ? { Err: err } : { Ok: null },
+            fee: 5000,
+            preBalances: [],
+            postBalances: [],
+            preTokenBalances,
+            postTokenBalances: tokenBalances(keys),
+            innerInstructions: [],
+            logMessages: [],
+            loadedAddresses: { writable: [], readonly: [] },
+            rewards: [],
+          },
+        },
+      })
       return signature
     },
     getSignatureStatuses: ([signatures]) => ({
@@ -107,10 +196,15 @@ export async function servedSolana() {
           confirmations: null,
           err: found.err,
           status: found.err ? { Err: found.err } : { Ok: null },
-          confirmationStatus: 'finalized',
+          confirmationStatus: commitment,
         }
       }),
     }),
+    getTransaction: ([signature]) => {
+      const found = landed.get(String(signature))
+      return found && !held && commitment !== 'processed' ? found.transaction : null
+    },
+    getGenesisHash: () => genesisHash,
   }
 
   async function answer(request: Request): Promise<Response> {
@@ -213,6 +307,10 @@ export async function servedSolana() {
     /** Makes signature statuses unknown (`null`) until called again with `false`. */
     holdConfirmations(hold: boolean) {
       held = hold
+    },
+    /** Makes every landed transaction as final as `level` (`finalized` until called). */
+    commitment(level: 'processed' | 'confirmed' | 'finalized') {
+      commitment = level
     },
     /** Drops every transaction sent (as a congested cluster may) until called again with `false`. */
     dropSends(drop: boolean) {
