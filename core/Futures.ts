@@ -1,4 +1,4 @@
-import { type Address, type Hash, keccak256, stringToBytes } from 'viem'
+import { type Address, type Hash, type Hex, keccak256, stringToBytes } from 'viem'
 import { InvalidTransitionError } from './Errors.js'
 
 /**
@@ -259,11 +259,18 @@ export type Treasury = {
   /** Reads a transaction as a deposit; `undefined` when it is unknown or not mined yet. */
   receipt: (hash: Hash) => Promise<Receipt | undefined>
   /**
-   * Sends USDC from the operator's wallet; absent when no operator key is configured (refunds unavailable). `record`
-   * persists the signed transfer before it is broadcast; when it answers `false` nothing is broadcast (`not_sent`).
+   * Sends USDC from the operator's wallet; absent when no operator key is configured (refunds unavailable).
+   * `reference` follows the transfer's arguments in its calldata (ERC-20 ignores it), so that no two refunds ever sign
+   * the same transaction, even on the same nonce. `record` persists the signed transfer before it is broadcast; when
+   * it answers `false` nothing is broadcast (`not_sent`).
    */
   send?:
-    | ((parameters: { to: Address; amount: bigint; record: (signed: Signed) => Promise<boolean> }) => Promise<Sent>)
+    | ((parameters: {
+        to: Address
+        amount: bigint
+        reference: Hex
+        record: (signed: Signed) => Promise<boolean>
+      }) => Promise<Sent>)
     | undefined
   /** What became of a signed refund transfer, read off the chain; present with `send`. */
   trace?: ((signed: Signed) => Promise<Trace>) | undefined

@@ -2,10 +2,12 @@ import {
   type Address,
   BaseError,
   type Chain,
+  concat,
   createWalletClient,
   encodeFunctionData,
   erc20Abi,
   getAddress,
+  type Hex,
   HttpRequestError,
   isAddressEqual,
   keccak256,
@@ -68,6 +70,7 @@ export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures
   const transfer = async (
     to: Address,
     amount: bigint,
+    reference: Hex,
     record: (signed: Futures.Signed) => Promise<boolean>,
   ): Promise<Futures.Sent> => {
     let serializedTransaction: `0x${string}`
@@ -82,7 +85,7 @@ export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures
       })
       const prepared = await wallet.prepareTransactionRequest({
         to: token,
-        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: request.args }),
+        data: concat([encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: request.args }), reference]),
       })
       serializedTransaction = await wallet.signTransaction(prepared)
       signed = { hash: keccak256(serializedTransaction), nonce: prepared.nonce }
@@ -132,10 +135,10 @@ export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures
     token,
     depositAddress,
     receipt,
-    send({ to, amount, record }) {
+    send({ to, amount, reference, record }) {
       const next = queue.then(
-        () => transfer(to, amount, record),
-        () => transfer(to, amount, record),
+        () => transfer(to, amount, reference, record),
+        () => transfer(to, amount, reference, record),
       )
       queue = next.catch(() => undefined)
       return next

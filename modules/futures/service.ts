@@ -576,7 +576,8 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
   preflightRefund(deps)
   const { id, account } = await own(deps, input.caller, input.id)
   const asked = input.amount === undefined ? undefined : Price.toAtomic(input.amount)
-  const refundId = `refund_${crypto.randomUUID()}`
+  const uuid = crypto.randomUUID()
+  const refundId = `refund_${uuid}`
   const to = account.depositor
   const now = clock(deps)
   await deps.books.insert<Futures.Refund>(
@@ -615,6 +616,7 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
   const sent = await deps.treasury.send!({
     to,
     amount,
+    reference: `0x${uuid.replaceAll('-', '')}`,
     record: async (signed) =>
       (
         await deps.books.update<Futures.Refund>(refunds, refundId, ({ value }) =>
