@@ -305,33 +305,78 @@ export type Refund = {
   /** When the refund started, ISO 8601. */
   createdAt: string
 } & (
-  | { state: 'holding' }
-  | { state: 'signed' /** The transfer. */; signed: Signed /** ISO 8601. */; signedAt: string }
   | {
+      /** Recorded before its hold; nothing signed. */
+      state: 'holding'
+    }
+  | {
+      /** Its transfer is signed and recorded, maybe broadcast. */
+      state: 'signed'
+      /** The transfer. */
+      signed: Signed
+      /** When it was recorded, ISO 8601. */
+      signedAt: string
+    }
+  | {
+      /** One settler took it. */
       state: 'settling'
       /** What the hold becomes. */
       movement: 'refund' | 'reverse'
-      /** Why it is reversed, or the mined transfer. */
+      /** Why, in one sentence. */
       reason: string
       /** The transfer, once signed. */
       signed?: Signed | undefined
       /** When the settler took it, ISO 8601. */
       since: string
     }
-  | { state: 'refunded'; signed: Signed /** Journal entry of the movement. */; sequence: number }
   | {
+      /** The transfer is mined and the hold refunded. */
+      state: 'refunded'
+      /** The transfer. */
+      signed: Signed
+      /** Journal entry of the `refund` movement. */
+      sequence: number
+    }
+  | {
+      /** The hold went back, or nothing was held. */
       state: 'reversed'
+      /** Why, in one sentence. */
       reason: string
-      signed?: Signed | undefined /** None when nothing was held. */
-      sequence?: number
+      /** The transfer, when one was signed. */
+      signed?: Signed | undefined
+      /** Journal entry of the `reverse` movement; none when nothing was held. */
+      sequence?: number | undefined
     }
 )
 
-/** What happens to a refund in flight. */
+/** What happens to a refund in flight; `at` is the clock's time. */
 export type RefundEvent =
-  | { type: 'sign'; signed: Signed; at: Date }
-  | { type: 'settle'; movement: 'refund' | 'reverse'; reason: string; at: Date; ttlMs: number }
-  | { type: 'settled'; sequence: number | undefined }
+  | {
+      /** Its transfer was signed and is about to be broadcast. */
+      type: 'sign'
+      /** The transfer. */
+      signed: Signed
+      /** Now. */
+      at: Date
+    }
+  | {
+      /** A settler takes it to move its hold. */
+      type: 'settle'
+      /** What the hold becomes. */
+      movement: 'refund' | 'reverse'
+      /** Why, in one sentence. */
+      reason: string
+      /** Now. */
+      at: Date
+      /** How long a settler keeps it before another may take it over, in ms. */
+      ttlMs: number
+    }
+  | {
+      /** The settler moved the hold (or found nothing held). */
+      type: 'settled'
+      /** Journal entry of the movement, if any. */
+      sequence: number | undefined
+    }
 
 /**
  * The refund after `event`, or {@link InvalidTransitionError}. Only a `holding` refund is signed, so a refund a
@@ -362,8 +407,11 @@ export function transition(refund: Refund, event: RefundEvent): Refund {
     }
     case 'settled': {
       if (refund.state !== 'settling') throw new InvalidTransitionError(`A ${refund.state} refund is not settling.`)
-      if (refund.movement === 'refund')
-        return { ...common, state: 'refunded', signed: refund.signed!, sequence: event.sequence! }
+      if (refund.movement === 'refund') {
+        if (!refund.signed || event.sequence === undefined)
+          throw new InvalidTransitionError('A refund is refunded by its signed transfer, with a journal entry.')
+        return { ...common, state: 'refunded', signed: refund.signed, sequence: event.sequence }
+      }
       return { ...common, state: 'reversed', reason: refund.reason, signed: refund.signed, sequence: event.sequence }
     }
   }

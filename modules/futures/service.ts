@@ -514,7 +514,7 @@ export const missingAfterMs = 30 * 60_000
 /** How often the worker asks the chain again about a transfer not mined yet, in ms. */
 export const traceEveryMs = 30_000
 
-/** A refund's answer: where its transfer stands and the balances after it. */
+/** What settling a refund came to: its settled record and its movement (none when nothing was held), or a refusal. */
 type Settlement =
   | { ok: true; record: Futures.Refund; entry: LogEntry<Entry> | undefined }
   | { ok: false; reason: string }
@@ -523,7 +523,8 @@ type Settlement =
  * Settles a refund in flight by `movement`, exactly once: the settler first takes its record (an atomic transition
  * that one caller wins across processes), then moves the hold unless the journal shows this refund's movement
  * already (a settler that stopped after its move), then marks the record settled. A refund that never held credit
- * (its hold was refused) is closed with no movement.
+ * (its hold was refused) is closed with no movement. A settler is taken over only after {@link claimTtlMs}, far longer
+ * than the few store round trips a settlement takes.
  */
 async function settle(
   deps: Deps,
@@ -535,7 +536,7 @@ async function settle(
   )
   if (!taken.ok) return { ok: false, reason: taken.reason }
   const settling = taken.record.value
-  if (settling.state !== 'settling') throw new Error(`A settled refund is ${settling.state}.`)
+  if (settling.state !== 'settling') throw new Error(`Refund ${refundId} was taken, yet it is ${settling.state}.`)
   let hold: LogEntry<Entry> | undefined
   let entry: LogEntry<Entry> | undefined
   for await (const candidate of walk<Entry>(deps.books, journalOf(settling.account)))
@@ -638,7 +639,10 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
   const settled = await settle(deps, refundId, { movement: sent.status === 'sent' ? 'refund' : 'reverse', reason })
   const record = settled.ok ? settled.record : (await deps.books.get<Futures.Refund>(refunds, refundId))?.value
   if (record?.state === 'refunded') {
-    const { balances } = await own(deps, input.caller, id)
+    const balances =
+      settled.ok && settled.entry
+        ? Futures.deserialize(settled.entry.value.balances)
+        : (await own(deps, input.caller, id)).balances
     return {
       id,
       refund: refundId,
@@ -646,9 +650,7 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
       to,
       amount: usd(amount),
       transaction: record.signed.hash,
-      balances: balancesView(
-        settled.ok && settled.entry ? Futures.deserialize(settled.entry.value.balances) : balances,
-      ),
+      balances: balancesView(balances),
     }
   }
   throw new UpstreamFailedError(`The refund could not be sent (${reason}); the credit is available again.`, {
@@ -667,7 +669,7 @@ export async function reconcile(deps: Deps, refundId: string): Promise<{ done: t
   const later = (ms: number) => ({ retryAt: new Date(now.getTime() + ms) })
   const record = (await deps.books.get<Futures.Refund>(refunds, refundId))?.value
   if (!record || record.state === 'refunded' || record.state === 'reversed') return { done: true }
-  let decision: { movement: 'refund' | 'reverse'; reason: string } | undefined
+  let decision: { movement: 'refund' | 'reverse'; reason: string }
   if (record.state === 'holding') {
     const left = Date.parse(record.createdAt) + holdTtlMs - now.getTime()
     if (left > 0) return later(left)
