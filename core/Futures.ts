@@ -1,4 +1,4 @@
-import { type Address, getAddress, type Hash, isAddress, keccak256, stringToBytes } from 'viem'
+import { type Address, getAddress, type Hash, type Hex, isAddress, keccak256, stringToBytes } from 'viem'
 import { InvalidTransitionError } from './Errors.js'
 
 /**
@@ -262,8 +262,163 @@ export type Treasury = {
   depositAddress: Address
   /** Reads a transaction as a deposit; `undefined` when it is unknown or not mined yet. */
   receipt: (hash: Hash) => Promise<Receipt | undefined>
-  /** Sends USDC from the operator's wallet; absent when no operator key is configured (refunds unavailable). */
-  send?: ((parameters: { to: Address; amount: bigint }) => Promise<Sent>) | undefined
+  /**
+   * Sends USDC from the operator's wallet; absent when no operator key is configured (refunds unavailable).
+   * `reference` follows the transfer's arguments in its calldata (ERC-20 ignores it), so that no two refunds ever sign
+   * the same transaction, even on the same nonce. `record` persists the signed transfer before it is broadcast; when
+   * it answers `false` nothing is broadcast (`not_sent`).
+   */
+  send?:
+    | ((parameters: {
+        to: Address
+        amount: bigint
+        reference: Hex
+        record: (signed: Signed) => Promise<boolean>
+      }) => Promise<Sent>)
+    | undefined
+  /** What became of a signed refund transfer, read off the chain; present with `send`. */
+  trace?: ((signed: Signed) => Promise<Trace>) | undefined
+}
+
+/** A refund transfer the operator's wallet signed, recorded before it is broadcast. */
+export type Signed = {
+  /** Its transaction hash. */
+  hash: Hash
+  /** Its nonce in the operator's account. */
+  nonce: number
+}
+
+/** What the chain says of a signed refund transfer. */
+export type Trace =
+  | { /** Mined and successful: the USDC moved. */ status: 'success' }
+  | { /** Mined and reverted: nothing moved. */ status: 'reverted' }
+  | { /** Known to the node, not mined yet. */ status: 'pending' }
+  | { /** Not mined, and a mined transaction of the operator took its nonce: it never will be. */ status: 'replaced' }
+  | { /** Unknown to the node, its nonce still open: never broadcast, or dropped. */ status: 'missing' }
+
+/**
+ * A refund in flight, as its durable record keeps it. `holding`: recorded before its hold, nothing signed;
+ * `signed`: its transfer is signed and recorded (and maybe broadcast), so only the chain says what became of it;
+ * `settling`: one settler took it to move the hold by `movement`; `refunded` / `reversed`: done.
+ */
+export type Refund = {
+  /** The futures account. */
+  account: string
+  /** The depositor, the only recipient. */
+  to: Address
+  /** When the refund started, ISO 8601. */
+  createdAt: string
+} & (
+  | {
+      /** Recorded before its hold; nothing signed. */
+      state: 'holding'
+    }
+  | {
+      /** Its transfer is signed and recorded, maybe broadcast. */
+      state: 'signed'
+      /** The transfer. */
+      signed: Signed
+      /** When it was recorded, ISO 8601. */
+      signedAt: string
+    }
+  | {
+      /** One settler took it. */
+      state: 'settling'
+      /** What the hold becomes. */
+      movement: 'refund' | 'reverse'
+      /** Why, in one sentence. */
+      reason: string
+      /** The transfer, once signed. */
+      signed?: Signed | undefined
+      /** When the settler took it, ISO 8601. */
+      since: string
+    }
+  | {
+      /** The transfer is mined and the hold refunded. */
+      state: 'refunded'
+      /** The transfer. */
+      signed: Signed
+      /** Journal entry of the `refund` movement. */
+      sequence: number
+    }
+  | {
+      /** The hold went back, or nothing was held. */
+      state: 'reversed'
+      /** Why, in one sentence. */
+      reason: string
+      /** The transfer, when one was signed. */
+      signed?: Signed | undefined
+      /** Journal entry of the `reverse` movement; none when nothing was held. */
+      sequence?: number | undefined
+    }
+)
+
+/** What happens to a refund in flight; `at` is the clock's time. */
+export type RefundEvent =
+  | {
+      /** Its transfer was signed and is about to be broadcast. */
+      type: 'sign'
+      /** The transfer. */
+      signed: Signed
+      /** Now. */
+      at: Date
+    }
+  | {
+      /** A settler takes it to move its hold. */
+      type: 'settle'
+      /** What the hold becomes. */
+      movement: 'refund' | 'reverse'
+      /** Why, in one sentence. */
+      reason: string
+      /** Now. */
+      at: Date
+      /** How long a settler keeps it before another may take it over, in ms. */
+      ttlMs: number
+    }
+  | {
+      /** The settler moved the hold (or found nothing held). */
+      type: 'settled'
+      /** Journal entry of the movement, if any. */
+      sequence: number | undefined
+    }
+
+/**
+ * The refund after `event`, or {@link InvalidTransitionError}. Only a `holding` refund is signed, so a refund a
+ * settler reversed is never broadcast afterwards. A `signed` one settles as the chain says (a `refund` needs its
+ * transfer), a `holding` one only by `reverse`; a `settling` one is taken again only after `ttlMs` (its settler
+ * stopped), keeping the movement it chose; `settled` ends it.
+ */
+export function transition(refund: Refund, event: RefundEvent): Refund {
+  const { account, to, createdAt } = refund
+  const common = { account, to, createdAt }
+  switch (event.type) {
+    case 'sign':
+      if (refund.state !== 'holding') throw new InvalidTransitionError(`A ${refund.state} refund is not signed.`)
+      return { ...common, state: 'signed', signed: event.signed, signedAt: event.at.toISOString() }
+    case 'settle': {
+      const since = event.at.toISOString()
+      if (refund.state === 'settling') {
+        if (event.at.getTime() - Date.parse(refund.since) < event.ttlMs)
+          throw new InvalidTransitionError('Another settler holds this refund.')
+        return { ...refund, since }
+      }
+      if (refund.state === 'holding' && event.movement === 'refund')
+        throw new InvalidTransitionError('A refund with no signed transfer is never refunded.')
+      if (refund.state !== 'holding' && refund.state !== 'signed')
+        throw new InvalidTransitionError(`A ${refund.state} refund is settled already.`)
+      const signed = refund.state === 'signed' ? refund.signed : undefined
+      return { ...common, state: 'settling', movement: event.movement, reason: event.reason, signed, since }
+    }
+    case 'settled': {
+      if (refund.state !== 'settling') throw new InvalidTransitionError(`A ${refund.state} refund is not settling.`)
+      if (refund.movement === 'refund') {
+        if (!refund.signed || event.sequence === undefined)
+          throw new InvalidTransitionError('A refund is refunded by its signed transfer, with a journal entry.')
+        return { ...common, state: 'refunded', signed: refund.signed, sequence: event.sequence }
+      }
+      return { ...common, state: 'reversed', reason: refund.reason, signed: refund.signed, sequence: event.sequence }
+    }
+  }
 }
 
 /** A CAIP-2 Solana network: `solana:` and the first 32 characters of its genesis hash. */

@@ -1,13 +1,21 @@
 import {
   type Address,
+  BaseError,
   type Chain,
+  concat,
   createWalletClient,
+  encodeFunctionData,
   erc20Abi,
   getAddress,
+  type Hex,
+  HttpRequestError,
   isAddressEqual,
+  keccak256,
   type LocalAccount,
   type PublicClient,
   parseEventLogs,
+  TimeoutError,
+  TransactionNotFoundError,
   TransactionReceiptNotFoundError,
   type Transport,
 } from 'viem'
@@ -19,7 +27,8 @@ export const futuresOperatorIndex = 17
 /**
  * The compute-futures treasury on an EVM chain: reads deposits from transaction receipts (the `Transfer` logs of the
  * settlement USDC to the deposit address) and, with the operator's key, sends refunds as plain ERC-20 transfers, one
- * at a time so that concurrent refunds of this process never race for its nonce, each simulated before it is sent.
+ * at a time so that concurrent refunds of this process never race for its nonce, each simulated, then signed and
+ * recorded before it is broadcast; `trace` reads what became of a recorded one.
  */
 export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures.Treasury {
   const { client, chainId, operator, receiptTimeoutMs = 60_000 } = parameters
@@ -58,8 +67,14 @@ export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures
   const wallet = createWalletClient({ account, chain, transport })
   let queue: Promise<unknown> = Promise.resolve()
 
-  const transfer = async (to: Address, amount: bigint): Promise<Futures.Sent> => {
-    let hash: `0x${string}`
+  const transfer = async (
+    to: Address,
+    amount: bigint,
+    reference: Hex,
+    record: (signed: Futures.Signed) => Promise<boolean>,
+  ): Promise<Futures.Sent> => {
+    let serializedTransaction: `0x${string}`
+    let signed: Futures.Signed
     try {
       const { request } = await client.simulateContract({
         account,
@@ -68,9 +83,24 @@ export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures
         functionName: 'transfer',
         args: [to, amount],
       })
-      hash = await wallet.writeContract(request)
+      const prepared = await wallet.prepareTransactionRequest({
+        to: token,
+        data: concat([encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: request.args }), reference]),
+      })
+      serializedTransaction = await wallet.signTransaction(prepared)
+      signed = { hash: keccak256(serializedTransaction), nonce: prepared.nonce }
+      // Recorded before it leaves this process: whatever happens next, the record says which transaction to look for.
+      if (!(await record(signed))) return { status: 'not_sent', reason: 'the refund was settled before its broadcast' }
     } catch (error) {
       return { status: 'not_sent', reason: messageOf(error) }
+    }
+    const { hash } = signed
+    try {
+      await wallet.sendRawTransaction({ serializedTransaction })
+    } catch (error) {
+      // A node that answered refused it; a lost connection or a timeout says nothing of whether it was broadcast.
+      if (!isLost(error)) return { status: 'not_sent', reason: messageOf(error) }
+      return { status: 'unknown', hash, reason: messageOf(error) }
     }
     try {
       const mined = await client.waitForTransactionReceipt({ hash, timeout: receiptTimeoutMs })
@@ -81,19 +111,39 @@ export function futuresTreasury(parameters: futuresTreasury.Parameters): Futures
     }
   }
 
+  /** Reads the operator's mined nonce before the receipt: a transfer mined in between is found, never called replaced. */
+  const trace = async ({ hash, nonce }: Futures.Signed): Promise<Futures.Trace> => {
+    const mined = await client.getTransactionCount({ address: account.address, blockTag: 'latest' })
+    try {
+      const receipt = await client.getTransactionReceipt({ hash })
+      return { status: receipt.status }
+    } catch (error) {
+      if (!(error instanceof TransactionReceiptNotFoundError)) throw error
+    }
+    if (mined > nonce) return { status: 'replaced' }
+    try {
+      await client.getTransaction({ hash })
+      return { status: 'pending' }
+    } catch (error) {
+      if (error instanceof TransactionNotFoundError) return { status: 'missing' }
+      throw error
+    }
+  }
+
   return {
     chainId,
     token,
     depositAddress,
     receipt,
-    send({ to, amount }) {
+    send({ to, amount, reference, record }) {
       const next = queue.then(
-        () => transfer(to, amount),
-        () => transfer(to, amount),
+        () => transfer(to, amount, reference, record),
+        () => transfer(to, amount, reference, record),
       )
       queue = next.catch(() => undefined)
       return next
     },
+    trace,
   }
 }
 
@@ -121,6 +171,14 @@ export declare namespace futuresTreasury {
     /** How long a refund waits for its receipt before its outcome is reported unknown, in ms. @default 60_000 */
     receiptTimeoutMs?: number
   }
+}
+
+/** Whether a request failed without an answer from the node (a lost connection, a timeout). */
+function isLost(error: unknown): boolean {
+  return (
+    error instanceof BaseError &&
+    error.walk((cause) => cause instanceof HttpRequestError || cause instanceof TimeoutError) !== null
+  )
 }
 
 /** The first line of an error's message (viem's run over several lines, with request details). */

@@ -3,7 +3,7 @@ import * as Compute from '../../core/Compute.js'
 import * as Module from '../../core/Module.js'
 import { pricing, routes } from './routes.js'
 import { BalanceOutput, HistoryOutput } from './schema.js'
-import { type Deps, runnerOf } from './service.js'
+import { type Deps, reconcile, refundQueue, runnerOf } from './service.js'
 
 /** The compute-futures module, mounted by the gateway. */
 export function futures(deps: Deps) {
@@ -74,7 +74,24 @@ const env = Type.Object({
   }),
 })
 
-/** Prepaid compute credit (`/api/v1/compute-futures/*` but pricing): deposits, jobs on credit, history, refunds. */
+/** The service's dependencies from the module's ports and environment. */
+function depsOf(resources: Module.Resources<'books' | 'futures', typeof env, 'compute' | 'futuresSolana'>): Deps {
+  const { ports, env } = resources
+  return {
+    books: ports.books,
+    treasury: ports.futures,
+    confirmations: BigInt(env.FUTURES_CONFIRMATIONS),
+    solana: ports.futuresSolana,
+    solanaCommitment: env.FUTURES_SOLANA_COMMITMENT,
+    // Without the upstream a job could only fail after its reservation: `execute` answers 503 before payment.
+    runner: ports.compute?.direct ? runnerOf(ports.compute) : undefined,
+  }
+}
+
+/**
+ * Prepaid compute credit (`/api/v1/compute-futures/*` but pricing): deposits, jobs on credit, history, refunds; its
+ * worker reconciles each refund whose transfer's outcome its call did not learn.
+ */
 export const manifest = Module.define({
   name: 'compute-futures',
   paths: [
@@ -87,16 +104,16 @@ export const manifest = Module.define({
   needs: ['books', 'futures'],
   uses: ['compute', 'futuresSolana'],
   env,
-  routes: ({ ports, env }) =>
-    futures({
-      books: ports.books,
-      treasury: ports.futures,
-      confirmations: BigInt(env.FUTURES_CONFIRMATIONS),
-      solana: ports.futuresSolana,
-      solanaCommitment: env.FUTURES_SOLANA_COMMITMENT,
-      // Without the upstream a job could only fail after its reservation: `execute` answers 503 before payment.
-      runner: ports.compute?.direct ? runnerOf(ports.compute) : undefined,
-    }),
+  routes: (resources) => futures(depsOf(resources)),
+  workers: [
+    {
+      queue: refundQueue,
+      run: async (item, resources) => {
+        const next = await reconcile(depsOf(resources), (item.payload as { id: string }).id)
+        return 'done' in next ? next : { ...next, error: 'the refund transfer is not settled yet' }
+      },
+    },
+  ],
   outputs: {
     'GET /api/v1/compute-futures/balance': BalanceOutput,
     'GET /api/v1/compute-futures/history': HistoryOutput,

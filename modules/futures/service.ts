@@ -6,6 +6,7 @@ import * as Compute from '../../core/Compute.js'
 import {
   ConflictError,
   ForbiddenError,
+  InvalidTransitionError,
   NotFoundError,
   UpstreamFailedError,
   UpstreamTimeoutError,
@@ -14,7 +15,7 @@ import {
 } from '../../core/Errors.js'
 import * as Futures from '../../core/Futures.js'
 import * as Price from '../../core/Price.js'
-import { genesisHash, type LogEntry, type Store, walk } from '../../core/Store.js'
+import { genesisHash, type LogEntry, type Refusal, type Store, walk } from '../../core/Store.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { BalanceQuery, DepositBody, ExecuteBody, HistoryQuery, Job, RefundBody } from './schema.js'
 import { Job as JobSchema } from './schema.js'
@@ -653,19 +654,162 @@ function assertRefundable(deps: Pick<Deps, 'treasury' | 'solana'>, account: Acco
     )
 }
 
+/** Store collection of refunds in flight and done (id: the refund id; value: {@link Futures.Refund}). */
+export const refunds = 'compute-futures-refunds'
+
+/** Queue whose worker reconciles each refund (item id: the refund id), due once its call should have ended. */
+export const refundQueue = 'compute-futures-refunds'
+
+/** How long a refund that signed no transfer belongs to its call, in ms: past it, the worker reverses its hold. */
+export const holdTtlMs = 5 * 60_000
+
 /**
- * Sends unused credit back to the account's depositor, never to anyone else: holds the amount first (so two refunds
- * never send the same credit), sends USDC from the operator's wallet (its Solana wallet, to the token account a Solana
- * deposit came from, for an account of Solana deposits), then records the transfer with its hash or signature. A
- * transfer that was never sent or reverted gives the hold back (and the call is not charged); one whose outcome is
- * unknown keeps it held, so it is never sent twice.
+ * How long a signed transfer the node does not know is waited for before its hold is reversed, in ms: generous,
+ * since a dropped transaction can come back until its nonce is taken (which reverses it at once).
+ */
+export const missingAfterMs = 30 * 60_000
+
+/** How often the worker asks the chain again about a transfer not mined yet, in ms. */
+export const traceEveryMs = 30_000
+
+/** What settling a refund came to: its settled record and its movement (none when nothing was held), or a refusal. */
+type Settlement =
+  | { ok: true; record: Futures.Refund; entry: LogEntry<Entry> | undefined }
+  | { ok: false; reason: string }
+
+/**
+ * Settles a refund in flight by `movement`, exactly once: the settler first takes its record (an atomic transition
+ * that one caller wins across processes), then moves the hold unless the journal shows this refund's movement
+ * already (a settler that stopped after its move), then marks the record settled. A refund that never held credit
+ * (its hold was refused) is closed with no movement. A settler is taken over only after {@link claimTtlMs}, far longer
+ * than the few store round trips a settlement takes.
+ */
+async function settle(
+  deps: Deps,
+  refundId: string,
+  decision: { movement: 'refund' | 'reverse'; reason: string },
+): Promise<Settlement> {
+  const taken = await deps.books.update<Futures.Refund>(refunds, refundId, ({ value }) =>
+    transitioned(value, { type: 'settle', ...decision, at: clock(deps), ttlMs: claimTtlMs }),
+  )
+  if (!taken.ok) return { ok: false, reason: taken.reason }
+  const settling = taken.record.value
+  if (settling.state !== 'settling') throw new Error(`Refund ${refundId} was taken, yet it is ${settling.state}.`)
+  let hold: LogEntry<Entry> | undefined
+  let entry: LogEntry<Entry> | undefined
+  for await (const candidate of walk<Entry>(deps.books, journalOf(settling.account)))
+    if (candidate.value.job === refundId)
+      if (candidate.value.kind === 'hold') hold = candidate
+      else entry = candidate
+  if (hold && !entry)
+    entry = await move(deps, settling.account, settling.movement, () => BigInt(hold.value.amount), {
+      job: refundId,
+      ...(settling.signed ? { transaction: settling.signed.hash } : {}),
+      ...(settling.movement === 'reverse' ? { reason: settling.reason } : {}),
+    })
+  const done = await deps.books.update<Futures.Refund>(refunds, refundId, ({ value }) =>
+    transitioned(value, { type: 'settled', sequence: entry?.sequence }),
+  )
+  if (!done.ok) throw new Error(`Refund ${refundId} was taken from its settler: ${done.reason}.`)
+  return { ok: true, record: done.record.value, entry }
+}
+
+/** {@link Futures.transition} as a store change: an invalid one refuses the write. */
+function transitioned(refund: Futures.Refund, event: Futures.RefundEvent): Futures.Refund | Refusal {
+  try {
+    return Futures.transition(refund, event)
+  } catch (error) {
+    if (error instanceof InvalidTransitionError) return { refused: true, reason: error.message }
+    throw error
+  }
+}
+
+/**
+ * Sends unused credit back to the account's depositor, never to anyone else. Records the refund first (with the
+ * worker's item that reconciles it if this call stops), holds the amount (so two refunds never send the same credit),
+ * signs the USDC transfer from the operator's wallet and records it before it is broadcast, then settles: mined,
+ * the hold is refunded with the transfer's hash; never sent or reverted, the hold goes back (and the call is not
+ * charged). One whose outcome is unknown stays held: the worker reads the chain until it knows, never sending again.
  */
 export async function refund(deps: Deps, input: RefundBody & { caller: Address }) {
   const { id, account } = await own(deps, input.caller, input.id)
   assertRefundable(deps, account)
   const asked = input.amount === undefined ? undefined : Price.toAtomic(input.amount)
-  const refundId = `refund_${crypto.randomUUID()}`
-  const held = await move(
+  if (account.solana) return refundOnSolana(deps, { id, solana: account.solana, asked })
+  const uuid = crypto.randomUUID()
+  const refundId = `refund_${uuid}`
+  const to = account.depositor
+  const now = clock(deps)
+  await deps.books.insert<Futures.Refund>(
+    {
+      collection: refunds,
+      id: refundId,
+      owners: [to],
+      value: { account: id, to, createdAt: now.toISOString(), state: 'holding' },
+      createdAt: now,
+    },
+    {
+      enqueue: [
+        { queue: refundQueue, id: refundId, payload: { id: refundId }, dueAt: new Date(now.getTime() + holdTtlMs) },
+      ],
+    },
+  )
+  let held: LogEntry<Entry>
+  try {
+    held = await hold(deps, { id, refundId, asked })
+  } catch (error) {
+    await settle(deps, refundId, { movement: 'reverse', reason: 'nothing was held' })
+    throw error
+  }
+  const amount = BigInt(held.value.amount)
+  const sent = await deps.treasury.send!({
+    to,
+    amount,
+    reference: `0x${uuid.replaceAll('-', '')}`,
+    record: async (signed) =>
+      (
+        await deps.books.update<Futures.Refund>(refunds, refundId, ({ value }) =>
+          transitioned(value, { type: 'sign', signed, at: clock(deps) }),
+        )
+      ).ok,
+  })
+  if (sent.status === 'unknown')
+    throw new UpstreamTimeoutError(
+      `The refund transfer ${sent.hash} was sent, but its outcome is not known yet; the amount stays held, is never sent again, and is recorded as refunded once the transfer is mined (or given back if it never is): see compute-futures/history.`,
+      { details: { refund: refundId, transaction: sent.hash } },
+    )
+  const reason =
+    sent.status === 'sent'
+      ? `the transfer ${sent.hash} was mined`
+      : sent.status === 'reverted'
+        ? `the transfer ${sent.hash} reverted`
+        : sent.reason
+  const settled = await settle(deps, refundId, { movement: sent.status === 'sent' ? 'refund' : 'reverse', reason })
+  const record = settled.ok ? settled.record : (await deps.books.get<Futures.Refund>(refunds, refundId))?.value
+  if (record?.state === 'refunded') {
+    const balances =
+      settled.ok && settled.entry
+        ? Futures.deserialize(settled.entry.value.balances)
+        : (await own(deps, input.caller, id)).balances
+    return {
+      id,
+      refund: refundId,
+      status: 'sent',
+      to,
+      amount: usd(amount),
+      transaction: record.signed.hash,
+      balances: balancesView(balances),
+    }
+  }
+  throw new UpstreamFailedError(`The refund could not be sent (${reason}); the credit is available again.`, {
+    details: { refund: refundId },
+  })
+}
+
+/** Holds `asked` (by default all the available credit) of account `id` for refund `refundId`. */
+function hold(deps: Deps, parameters: { id: string; refundId: string; asked: bigint | undefined }) {
+  const { id, refundId, asked } = parameters
+  return move(
     deps,
     id,
     'hold',
@@ -677,20 +821,29 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
     },
     { job: refundId },
   )
-  const amount = BigInt(held.value.amount)
-  // Solana deposits are refunded on Solana, to the token account they came from.
-  const { solana } = account
-  const to = solana?.depositor ?? account.depositor
-  const sent: Futures.Sent<string> = solana
-    ? await deps.solana!.send!({ to: solana.tokenAccount, owner: solana.depositor, amount })
-    : await deps.treasury.send!({ to: account.depositor, amount })
+}
+
+/**
+ * The refund of an account of Solana deposits, on Solana, to the token account they came from: holds the amount,
+ * sends it from the operator's Solana wallet, then records the transfer with its signature. A transfer never sent or
+ * failed gives the hold back (and the call is not charged); one whose outcome is unknown keeps it held, so it is
+ * never sent twice (no worker reconciles it yet: the operator reads its signature in the history).
+ */
+async function refundOnSolana(
+  deps: Deps,
+  parameters: { id: string; solana: NonNullable<AccountRecord['solana']>; asked: bigint | undefined },
+) {
+  const { id, solana, asked } = parameters
+  const refundId = `refund_${crypto.randomUUID()}`
+  const amount = BigInt((await hold(deps, { id, refundId, asked })).value.amount)
+  const sent = await deps.solana!.send!({ to: solana.tokenAccount, owner: solana.depositor, amount })
   if (sent.status === 'sent') {
     const done = await move(deps, id, 'refund', () => amount, { job: refundId, transaction: sent.hash })
     return {
       id,
       refund: refundId,
       status: 'sent',
-      to,
+      to: solana.depositor,
       amount: usd(amount),
       transaction: sent.hash,
       balances: balancesView(Futures.deserialize(done.value.balances)),
@@ -701,7 +854,7 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
       `The refund transfer ${sent.hash} was sent, but its outcome is not known yet; the amount stays held and is never sent again.`,
       { details: { refund: refundId, transaction: sent.hash } },
     )
-  const reason = sent.status === 'reverted' ? `the transfer ${sent.hash} reverted` : sent.reason
+  const reason = sent.status === 'reverted' ? `the transfer ${sent.hash} failed` : sent.reason
   await move(deps, id, 'reverse', () => amount, {
     job: refundId,
     reason,
@@ -710,4 +863,35 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
   throw new UpstreamFailedError(`The refund could not be sent (${reason}); the credit is available again.`, {
     details: { refund: refundId },
   })
+}
+
+/**
+ * The worker's step on one refund: settles it when the chain says what became of its transfer, or says when to look
+ * again. A refund that signed nothing within {@link holdTtlMs} is reversed (its call stopped, and since only a
+ * `holding` refund is ever signed, its transfer never will be); a signed one is refunded once mined, reversed once
+ * it reverted or its nonce went to another transaction, or after {@link missingAfterMs} unknown to the node.
+ */
+export async function reconcile(deps: Deps, refundId: string): Promise<{ done: true } | { retryAt: Date }> {
+  const now = clock(deps)
+  const later = (ms: number) => ({ retryAt: new Date(now.getTime() + ms) })
+  const record = (await deps.books.get<Futures.Refund>(refunds, refundId))?.value
+  if (!record || record.state === 'refunded' || record.state === 'reversed') return { done: true }
+  let decision: { movement: 'refund' | 'reverse'; reason: string }
+  if (record.state === 'holding') {
+    const left = Date.parse(record.createdAt) + holdTtlMs - now.getTime()
+    if (left > 0) return later(left)
+    decision = { movement: 'reverse', reason: 'the refund stopped before its transfer was signed' }
+  } else if (record.state === 'signed') {
+    const { hash } = record.signed
+    const trace = await deps.treasury.trace!(record.signed)
+    if (trace.status === 'success') decision = { movement: 'refund', reason: `the transfer ${hash} was mined` }
+    else if (trace.status === 'reverted') decision = { movement: 'reverse', reason: `the transfer ${hash} reverted` }
+    else if (trace.status === 'replaced')
+      decision = { movement: 'reverse', reason: `the transfer ${hash} was replaced: its nonce went to another` }
+    else if (trace.status === 'missing' && now.getTime() - Date.parse(record.signedAt) >= missingAfterMs)
+      decision = { movement: 'reverse', reason: `the transfer ${hash} is unknown to the node` }
+    else return later(traceEveryMs)
+  } else decision = { movement: record.movement, reason: record.reason }
+  const settled = await settle(deps, refundId, decision)
+  return settled.ok ? { done: true } : later(claimTtlMs)
 }

@@ -175,3 +175,47 @@ describe('solanaDepositOf', () => {
     expect(Futures.solanaDepositOf({ transaction, depositTokenAccount })).toEqual({ ok: false, reason })
   })
 })
+
+describe('transition', () => {
+  const at = new Date('2026-01-01T00:00:00Z')
+  const signed = { hash: `0x${'ab'.repeat(32)}` as const, nonce: 7 }
+  const holding: Futures.Refund = {
+    account: 'cfe_000000000000000000000000',
+    to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
+    createdAt: at.toISOString(),
+    state: 'holding',
+  }
+  const settle = (movement: 'refund' | 'reverse', seconds = 0) =>
+    ({ type: 'settle', movement, reason: 'why', at: new Date(at.getTime() + seconds * 1000), ttlMs: 60_000 }) as const
+
+  test('default: holding, signed, settling, refunded', () => {
+    const sent = Futures.transition(holding, { type: 'sign', signed, at })
+    expect(sent).toMatchObject({ state: 'signed', signed, signedAt: at.toISOString() })
+    const settling = Futures.transition(sent, settle('refund'))
+    expect(settling).toMatchObject({ state: 'settling', movement: 'refund', signed })
+    expect(Futures.transition(settling, { type: 'settled', sequence: 3 })).toMatchObject({
+      state: 'refunded',
+      signed,
+      sequence: 3,
+    })
+  })
+
+  test('behavior: a refund a settler took is never signed, and one with no transfer only reverses', () => {
+    const settling = Futures.transition(holding, settle('reverse'))
+    expect(() => Futures.transition(settling, { type: 'sign', signed, at })).toThrow(InvalidTransitionError)
+    expect(() => Futures.transition(holding, settle('refund'))).toThrow(InvalidTransitionError)
+    expect(Futures.transition(settling, { type: 'settled', sequence: undefined })).toMatchObject({
+      state: 'reversed',
+      reason: 'why',
+    })
+  })
+
+  test('behavior: a settling refund is taken over only after the TTL, keeping its movement; a settled one never', () => {
+    const settling = Futures.transition(Futures.transition(holding, { type: 'sign', signed, at }), settle('refund'))
+    expect(() => Futures.transition(settling, settle('reverse', 59))).toThrow(InvalidTransitionError)
+    expect(Futures.transition(settling, settle('reverse', 61))).toMatchObject({ state: 'settling', movement: 'refund' })
+    const refunded = Futures.transition(settling, { type: 'settled', sequence: 3 })
+    expect(() => Futures.transition(refunded, settle('reverse', 600))).toThrow(InvalidTransitionError)
+    expect(() => Futures.transition(refunded, { type: 'settled', sequence: 4 })).toThrow(InvalidTransitionError)
+  })
+})

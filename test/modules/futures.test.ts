@@ -4,6 +4,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { account, devnet } from '../../adapters/chain/devnet.js'
 import { futuresOperatorIndex, futuresTreasury } from '../../adapters/chain/futures.js'
 import { openai } from '../../adapters/compute/openai.js'
+import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { memory } from '../../adapters/store/memory.js'
 import { postgres } from '../../adapters/store/postgres.js'
 import { sqlite } from '../../adapters/store/sqlite.js'
@@ -184,7 +185,7 @@ describe('GET /api/v1/compute-futures/balance', () => {
 describe('POST /api/v1/compute-futures/refund', () => {
   test('default: sends unused credit back to the depositor as a real USDC transfer, recorded with its hash', async () => {
     const depositor = signer(5)
-    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+    const gateway = moduleGateway(manifest, { ports: { books: memory({ queue: memoryQueue() }), futures: treasury } })
     const { id } = await deposit(gateway, depositor, 3_000_000n)
     const before = await usdcBalance(chain, depositor.address)
     const body = await ok(await gateway.post('/api/v1/compute-futures/refund', { amount: '1.25' }, depositor))
@@ -221,7 +222,7 @@ describe('POST /api/v1/compute-futures/refund', () => {
 
   test('error: more than the available credit is a 409 and nothing moves', async () => {
     const depositor = signer(6)
-    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+    const gateway = moduleGateway(manifest, { ports: { books: memory({ queue: memoryQueue() }), futures: treasury } })
     await deposit(gateway, depositor, 1_000_000n)
     const settled = gateway.settled.length
     await refused(await gateway.post('/api/v1/compute-futures/refund', { amount: '1.000001' }, depositor), 409)
@@ -241,7 +242,9 @@ describe('POST /api/v1/compute-futures/refund', () => {
       operator: { account: broke, chain: chain.chain, transport: chain.transport },
     })
     const depositor = signer(7)
-    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: poorTreasury } })
+    const gateway = moduleGateway(manifest, {
+      ports: { books: memory({ queue: memoryQueue() }), futures: poorTreasury },
+    })
     const transaction = await sendUsdc(depositor, broke.address, 2_000_000n)
     await ok(await gateway.post('/api/v1/compute-futures/deposit', { transaction }, depositor))
     // The operator sweeps nothing, but its wallet cannot pay gas: the refund fails before broadcast.
