@@ -213,10 +213,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     })
     // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
     // and a free route that never reads it must not fail.
-    // The context is reached through `arguments`: Elysia's static analysis of hooks takes a hook that hands its
-    // context on for one that reads all of it, and would then parse every request's cookies and copy its headers.
-    .derive({ as: 'global' }, function () {
-      const context = arguments[0] as { request: Request }
+    // The context comes as a rest parameter: Elysia's static analysis of hooks takes a hook that hands its context
+    // on for one that reads all of it, and would then parse every request's cookies and copy its headers.
+    .derive({ as: 'global' }, (...hooked: [{ request: Request }]) => {
+      const [context] = hooked
       Object.defineProperty(context, 'caller', {
         configurable: true,
         enumerable: true,

@@ -16,6 +16,13 @@ describe('createGateway', () => {
     for (const entry of Catalog.entries) expect(mounted.has(Catalog.key(entry))).toBe(true)
   })
 
+  test('behavior: no request pays for parsing its cookies or copying its headers', () => {
+    // Elysia infers from its hooks' code what every request needs; a hook handing its whole context on makes it all.
+    gateway.app.compile()
+    const { inference } = gateway.app as unknown as { inference: Record<string, boolean> }
+    expect(inference).toMatchObject({ cookie: false, headers: false })
+  })
+
   test('behavior: every endpoint that cannot run answers 501/503 without asking for payment', async () => {
     const unavailable = Catalog.entries.filter((entry) => !gateway.availability(entry).available)
     expect(unavailable.length).toBeGreaterThan(0)

@@ -34,7 +34,13 @@ function counted() {
       return inner.applyAll(moves)
     },
   }
-  return { ledger, calls, fail: (on: boolean) => void (failing = on) }
+  return {
+    ledger,
+    calls,
+    fail: (on: boolean) => {
+      failing = on
+    },
+  }
 }
 
 describe('grouped', () => {
