@@ -879,7 +879,7 @@ export type Followers = {
   deferred: Deferred
   /** Replicate, to read the prediction when no webhook brought it. */
   predictions: Predictions
-  /** The events outbox (`compute.completed`, `gpu.completed`). */
+  /** The events outbox (`job.completed`, `job.failed`). */
   events?: Events | undefined
 }
 
@@ -940,13 +940,18 @@ export async function follow(
       first && events
         ? [
             events.outbox({
-              id: `${record.family}.completed:${record.id}`,
-              type: record.family === 'gpu' ? 'gpu.completed' : 'compute.completed',
+              id: `job:${record.family}:${record.id}`,
+              type: record.state === 'succeeded' ? 'job.completed' : 'job.failed',
               owner: record.payment.payer,
               data: {
                 jobId: record.id,
+                kind: record.family,
                 status: record.state,
-                ...(record.state === 'succeeded' && payment.state === 'settled' ? { result: record.output } : {}),
+                ...(record.state === 'succeeded'
+                  ? payment.state === 'settled'
+                    ? { result: record.output }
+                    : {}
+                  : { error: record.error ?? null }),
                 payment: { state: payment.state, transaction: payment.transaction ?? null },
               },
             }),

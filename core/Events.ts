@@ -27,10 +27,10 @@ export const types = {
     'A watched transfer (one that pays an invoice) was seen on chain: `{ from, to, token, amount, transaction, logIndex, blockNumber }`.',
   'cron.triggered':
     'A cron job ran (sent to its `callback_url`): `{ jobId, action, run, maxRuns, scheduledFor, transaction? }`.',
-  'compute.completed':
-    'A compute job ended and its payment was settled or released: `{ jobId, status, result?, payment: { state, transaction } }`.',
-  'gpu.completed':
-    'A GPU run ended and its payment was settled or released: `{ jobId, status, result?, payment: { state, transaction } }`.',
+  'job.completed':
+    'An asynchronous job (a compute job or a GPU run) succeeded and its payment was settled, or could not be: `{ jobId, kind, status, result?, payment: { state, transaction } }` (`kind` `compute` or `gpu`; `result` only when settled).',
+  'job.failed':
+    'An asynchronous job failed, was canceled or passed its deadline, and its payment was released: `{ jobId, kind, status, error, payment: { state, transaction } }`.',
   'robot.task.updated': 'A robot task changed state: `{ taskId, status }`.',
 } as const
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { decodePaymentRequiredHeader, decodePaymentResponseHeader } from '@x402/core/http'
 import type { LocalAccount } from 'viem'
 import * as Compute from '../../core/Compute.js'
+import { outboxQueue } from '../../core/Events.js'
 import type { Claim } from '../../core/Queue.js'
 import { openaiStub } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
@@ -291,6 +292,17 @@ describe('compute: asynchronous jobs', () => {
     expect(decodePaymentResponseHeader(view.payment.receipt['PAYMENT-RESPONSE']).transaction).toBe(
       view.payment.transaction,
     )
+    expect((await gateway.queue.get(outboxQueue, `job:compute:${id}`))?.payload).toMatchObject({
+      type: 'job.completed',
+      owner: payer.address,
+      data: {
+        jobId: id,
+        kind: 'compute',
+        status: 'succeeded',
+        result: ['https://replicate.delivery/cat.png'],
+        payment: { state: 'settled', transaction: view.payment.transaction },
+      },
+    })
   })
 
   test('behavior: a failed job (found by polling) leaves the payer’s balance unchanged', async () => {
@@ -307,6 +319,16 @@ describe('compute: asynchronous jobs', () => {
       error: 'CUDA out of memory',
       output: null,
       payment: { state: 'released' },
+    })
+    expect((await gateway.queue.get(outboxQueue, `job:compute:${id}`))?.payload).toMatchObject({
+      type: 'job.failed',
+      data: {
+        jobId: id,
+        kind: 'compute',
+        status: 'failed',
+        error: 'CUDA out of memory',
+        payment: { state: 'released' },
+      },
     })
   })
 
