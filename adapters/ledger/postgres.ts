@@ -97,15 +97,15 @@ export function postgres(parameters: postgres.Parameters): Ledger {
       .execute({ payer, nonce })
     if (!row) throw new InvalidTransitionError(`No payment of ${payer} with nonce ${nonce} is in the ledger.`)
     const next = toRow(transition(fromRow(row), event, new Date()))
-    const [updated] = await tx
+    await tx
       .update(payments)
       .set({ ...next, response: fromText(next.response, 'jsonb'), effects: fromText(next.effects, 'json')! })
       .where(byKey)
-      .returning(fields)
       .prepare('ledger_update')
       .execute({ payer, nonce })
     await enqueue(tx, also)
-    return fromRow(updated!)
+    // What was written, read as a row is: no need to read the row (and its kept response) back.
+    return fromRow(next)
   }
 
   const ready = async () => {

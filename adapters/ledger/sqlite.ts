@@ -135,7 +135,6 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
       effects: sql.placeholder('effects'),
     } as unknown as Partial<typeof payments.$inferInsert>)
     .where(byKey)
-    .returning()
     .prepare()
   const list = db
     .select()
@@ -198,10 +197,12 @@ export function sqlite(parameters: sqlite.Parameters): Ledger {
     if (!row) throw new InvalidTransitionError(`No payment of ${key.payer} with nonce ${key.nonce} is in the ledger.`)
     const next = transition(fromRow(row), event, new Date())
     if (also?.enqueue?.length && !enqueueItem) throw new Error('This SQLite ledger has no outbox file to enqueue on.')
-    const updated = fromRow(update.get({ ...toRow(next), amount: next.amount.toString() })!)
+    const written = toRow(next)
+    update.run({ ...written, amount: next.amount.toString() })
     const now = Date.now()
     for (const item of also?.enqueue ?? []) enqueueItem!.run(...enqueueValues(item, now))
-    return updated
+    // What was written, read as a row is: no need to read the row (and its kept response) back.
+    return fromRow(written)
   }
   const applyAtomically = client.transaction(move)
   const applyAllAtomically = client.transaction((moves: readonly Move[]): Moved[] =>
