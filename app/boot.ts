@@ -108,6 +108,7 @@ import type * as Search from '../core/Search.js'
 import type * as Storage from '../core/Storage.js'
 import type { Store } from '../core/Store.js'
 import * as TokenList from '../core/TokenList.js'
+import * as Webhooks from '../core/Webhooks.js'
 import * as analyticsFamily from '../modules/analytics/index.js'
 import * as computeFamily from '../modules/compute/index.js'
 import * as futuresFamily from '../modules/futures/index.js'
@@ -177,7 +178,10 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     : relayerFacilitator(config, settlement, lease.slot, logger, await settlerOf(config, settlement))
   const facilitator = parameters.facilitator?.(configured) ?? configured
   // The ledger's confirmations and the stores' writes record their events in the queue of the shared database.
-  const outbox = events({ queue: storage.queue })
+  const outbox = events({
+    queue: storage.queue,
+    wanted: (owner, type) => Webhooks.subscribed({ store: storage.store, owner, type }),
+  })
   // x402 `upto` is settled by the relayer of slot 0 in every process, the one facilitator its permits name; with a
   // remote facilitator this gateway holds no key to settle it.
   const upto = config.facilitatorUrl

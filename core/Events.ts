@@ -73,11 +73,22 @@ export type Events = {
   emit: <data>(event: Emit<data>) => Promise<Event<data>>
   /** The outbox item of an event, to pass as a store write's `also.enqueue`, so that it commits with the change. */
   outbox: <data>(event: Emit<data>) => Enqueue<Event<data>>
+  /**
+   * Whether an event of `type` for `owner` would reach anyone now (one of the owner's active webhooks listens for it),
+   * for emitters on a hot path that record an event nobody listens for not at all.
+   */
+  wanted: (owner: Address, type: Type) => Promise<boolean>
 }
 
-/** The events port on a queue. */
-export function events(parameters: { queue: Queue }): Events {
-  const { queue } = parameters
+/**
+ * The events port on a queue. `wanted` answers whether an owner listens for a type (the webhooks' store); without it,
+ * every event is wanted.
+ */
+export function events(parameters: {
+  queue: Queue
+  wanted?: ((owner: Address, type: Type) => Promise<boolean>) | undefined
+}): Events {
+  const { queue, wanted = async () => true } = parameters
   const outbox = <data>(event: Emit<data>): Enqueue<Event<data>> => {
     const recorded: Event<data> = {
       id: event.id ?? `evt_${crypto.randomUUID().replaceAll('-', '')}`,
@@ -90,6 +101,7 @@ export function events(parameters: { queue: Queue }): Events {
   }
   return {
     outbox,
+    wanted,
     async emit(event) {
       const item = outbox(event)
       await queue.enqueue([item])

@@ -149,14 +149,24 @@ export function delivered(attempt: Attempt): boolean {
   return attempt.code !== undefined && attempt.code >= 200 && attempt.code < 300
 }
 
+/** Whether one of `owner`'s active webhooks listens for events of `type` now. */
+export async function subscribed(parameters: { store: Store; owner: Address; type: Type }): Promise<boolean> {
+  const { store, owner, type } = parameters
+  const registered = await store.list<Registered>(webhooks, { owner, limit: 100 })
+  return registered.some(({ value }) => listens(value, type))
+}
+
+/** Whether a webhook is active and subscribed to `type` (or to every event). */
+function listens(webhook: Registered, type: Type): boolean {
+  return webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type))
+}
+
 /** Fans an event from the outbox out to its owner's active webhooks subscribed to it. */
 export async function fanOut(parameters: { store: Store; queue: Queue.Queue; event: Event }): Promise<number> {
   const { store, queue, event } = parameters
   const registered = await store.list<Registered>(webhooks, { owner: event.owner, limit: 100 })
   const items = registered
-    .filter(
-      ({ value }) => value.status === 'active' && (value.events.includes('*') || value.events.includes(event.type)),
-    )
+    .filter(({ value }) => listens(value, event.type))
     .map((record) =>
       deliveryItem({
         endpoint: { collection: webhooks, id: record.id },

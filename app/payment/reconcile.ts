@@ -6,7 +6,7 @@ import { asEvm, isDeferred, isEvmPayer, type Ledger } from '../../core/Ledger.js
 import type { Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
-import { settledEvent, settlement } from './settlement.js'
+import { settledAlso, settlement } from './settlement.js'
 import * as Upto from './upto.js'
 
 /**
@@ -59,7 +59,7 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
         : { state: 'unknown' as const }
       if (found.state === 'settled') {
         const { transaction } = found
-        const settled = events && { enqueue: [events.outbox(settledEvent({ entry, domain, transaction }))] }
+        const settled = await settledAlso(events, { entry, domain, transaction })
         if (await apply(key, { type: 'confirmed', transaction }, settled)) result.settled++
       } else if (found.state === 'expired') {
         const failed = await apply(key, { type: 'fail', reason: 'not settled before the permit expired' })
@@ -77,7 +77,7 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     })
     if (status.state === 'settled' && status.transaction) {
       const { transaction } = status
-      const settled = events && { enqueue: [events.outbox(settledEvent({ entry, domain, transaction }))] }
+      const settled = await settledAlso(events, { entry, domain, transaction })
       if (await apply(key, { type: 'confirmed', transaction }, settled)) result.settled++
     } else if (deserialize(entry.authorization).validBefore * 1000n <= BigInt(now.getTime())) {
       const failed = await apply(key, { type: 'fail', reason: 'not settled before the authorization expired' })

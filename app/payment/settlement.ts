@@ -3,7 +3,7 @@ import { type Domain, deserialize, type Signed } from '../../core/Authorization.
 import type { Emit, Events } from '../../core/Events.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
 import type { EvmEntry, Ledger, Protocol } from '../../core/Ledger.js'
-import type { Store } from '../../core/Store.js'
+import type { Also, Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
 
@@ -36,18 +36,11 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
   async function decide(claimed: Claimed, outcome: Outcome<{ transaction: Hash }>): Promise<void> {
     const { key, endpoint } = claimed
     if (outcome.ok) {
-      // The payer's `payment.settled` commits with the confirmation: recorded once, however often it is confirmed.
-      const settled = events && {
-        enqueue: [
-          events.outbox(
-            settledEvent({
-              entry: { ...key, amount: claimed.authorization.value, endpoint },
-              domain,
-              transaction: outcome.transaction,
-            }),
-          ),
-        ],
-      }
+      const settled = await settledAlso(events, {
+        entry: { ...key, amount: claimed.authorization.value, endpoint },
+        domain,
+        transaction: outcome.transaction,
+      })
       await ledger.apply(key, { type: 'confirmed', transaction: outcome.transaction }, settled)
       logger.log('info', 'payment_settled', {
         endpoint,
@@ -151,6 +144,19 @@ export declare namespace settlement {
      */
     finish: (held: EvmEntry) => Promise<Settled | undefined>
   }
+}
+
+/**
+ * What commits with a payment's confirmation: the payer's `payment.settled` (recorded once, however often the payment
+ * is confirmed), when one of the payer's webhooks listens for it; an event nobody listens for is not recorded, which
+ * spares every paid call of a payer without webhooks an outbox item and its fan-out.
+ */
+export async function settledAlso(
+  events: Events | undefined,
+  parameters: Parameters<typeof settledEvent>[0],
+): Promise<Also | undefined> {
+  if (!events || !(await events.wanted(parameters.entry.payer, 'payment.settled'))) return undefined
+  return { enqueue: [events.outbox(settledEvent(parameters))] }
 }
 
 /**

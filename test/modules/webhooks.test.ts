@@ -214,6 +214,36 @@ describe('payment.settled', () => {
   })
 })
 
+describe('subscribed', () => {
+  test('behavior: an event is wanted only by an owner with an active webhook listening for it', async () => {
+    const own = memoryStore()
+    const add = (id: string, owner: `0x${string}`, status: string, events: Webhooks.Registered['events']) =>
+      own.insert<Webhooks.Registered>({
+        collection: 'webhooks',
+        id,
+        owners: [owner],
+        value: {
+          url: 'https://example.com/hook',
+          secret: 'whsec_x',
+          status,
+          events,
+          createdAt: '2026-01-01T00:00:00Z',
+        },
+        createdAt: new Date(),
+      })
+    const wanted = (owner: `0x${string}`, type: 'invoice.paid' | 'payment.settled') =>
+      Webhooks.subscribed({ store: own, owner, type })
+    expect(await wanted(payers.alice, 'invoice.paid')).toBe(false)
+    await add('a', payers.alice, 'active', ['invoice.paid'])
+    await add('b', payers.bob, 'disabled', ['*'])
+    expect(await wanted(payers.alice, 'invoice.paid')).toBe(true)
+    expect(await wanted(payers.alice, 'payment.settled')).toBe(false)
+    expect(await wanted(payers.bob, 'invoice.paid')).toBe(false)
+    await add('c', payers.bob, 'active', ['*'])
+    expect(await wanted(payers.bob, 'payment.settled')).toBe(true)
+  })
+})
+
 describe('a crash mid-delivery', () => {
   test('the delivery is made again once its lease ends, by another instance, with the same webhook-id', async () => {
     const file = sqliteFixture('webhooks-crash', (path) => ({
