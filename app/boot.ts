@@ -38,7 +38,7 @@ import { uptoChain } from '../adapters/chain/upto.js'
 import { walletDeployerIndex } from '../adapters/chain/wallet.js'
 import { openai as computeOpenai } from '../adapters/compute/openai.js'
 import { replicate } from '../adapters/compute/replicate.js'
-import { libsecp256k1 } from '../adapters/crypto/libsecp256k1.js'
+import { libsecp256k1, libsecp256k1Sign } from '../adapters/crypto/libsecp256k1.js'
 import { readability } from '../adapters/extract/readability.js'
 import { local } from '../adapters/facilitator/local.js'
 import { remote } from '../adapters/facilitator/remote.js'
@@ -88,7 +88,7 @@ import { openai } from '../adapters/upstream/openai.js'
 import { goplus } from '../adapters/vendor/goplus.js'
 import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
-import type { RecoverPublicKey } from '../core/Authorization.js'
+import type { RecoverPublicKey, SignDigest } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
 import * as Catalog from '../core/Catalog.js'
 import type { Direct, Predictions } from '../core/Compute.js'
@@ -242,7 +242,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       // Sign-in messages of smart wallets (ERC-1271, and ERC-6492 before deployment) are checked on the settlement chain.
       verifyMessage: (message) => settlement.client.verifyMessage(message),
       upto,
-      receipts: receiptsOf(config, settlement),
+      receipts: receiptsOf(config, settlement, await libsecp256k1Sign()),
     },
   })
 
@@ -989,10 +989,10 @@ async function solanaPaymentsOf(
 export const devnetReceiptIndex = 18
 
 /** The signer of `offer-receipt` receipts: RECEIPT_PRIVATE_KEY, else test account #18 on a devnet, else none. */
-function receiptsOf(config: Config, settlement: Settlement) {
+function receiptsOf(config: Config, settlement: Settlement, native: SignDigest | undefined) {
   const key =
     config.receiptPrivateKey ?? (settlement.isDevnet ? account({ index: devnetReceiptIndex }).privateKey : undefined)
-  return key ? receiptSigner(privateKeyToAccount(key)) : undefined
+  return key ? receiptSigner({ privateKey: key, native }) : undefined
 }
 
 function relayerOf(config: Config, settlement: Settlement, slot: number): LocalAccount {

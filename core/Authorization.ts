@@ -51,6 +51,16 @@ export type RecoverPublicKey = (parameters: {
   recovery: 0 | 1
 }) => Uint8Array | undefined
 
+/**
+ * Signs a 32-byte digest with a 32-byte private key: the compact signature (r then s, s at most half the curve order)
+ * and its recovery id; RFC 6979 nonces, so one key and digest always give one signature. Implemented by the native
+ * libsecp256k1 binding in `adapters/crypto/`.
+ */
+export type SignDigest = (parameters: { digest: Uint8Array; privateKey: Uint8Array }) => {
+  signature: Uint8Array
+  recovery: number
+}
+
 /** EIP-712 types of EIP-3009 `transferWithAuthorization`; must match the token contract's typehash. */
 export const types = {
   TransferWithAuthorization: [

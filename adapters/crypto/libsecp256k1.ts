@@ -1,4 +1,5 @@
-import { type RecoverPublicKey, recoverPublicKey } from '../../core/Authorization.js'
+import { secp256k1 } from '@noble/curves/secp256k1'
+import { type RecoverPublicKey, recoverPublicKey, type SignDigest } from '../../core/Authorization.js'
 
 /** The part of the `secp256k1` package (libsecp256k1 through N-API) that recovery uses. */
 type Binding = {
@@ -10,6 +11,13 @@ type Binding = {
     compressed: boolean,
     output?: Uint8Array,
   ) => Uint8Array
+  /** Signs a digest (RFC 6979 nonce, low s): the 64-byte compact signature and its recovery id. */
+  ecdsaSign: (
+    digest: Uint8Array,
+    privateKey: Uint8Array,
+    options?: object,
+    output?: Uint8Array,
+  ) => { signature: Uint8Array; recid: number }
 }
 
 // The package's entry point falls back to a pure-JS implementation (elliptic) when its native addon is missing;
@@ -32,15 +40,8 @@ const selfTest = {
  * pure-JS implementation on a known signature (callers then use the pure-JS one).
  */
 export async function libsecp256k1(parameters: libsecp256k1.Parameters = {}): Promise<RecoverPublicKey | undefined> {
-  const { specifier = nativeEntry } = parameters
-  let binding: Binding
-  try {
-    const loaded = (await import(specifier)) as { default?: Binding } & Partial<Binding>
-    binding = (loaded.default ?? loaded) as Binding
-    if (typeof binding.ecdsaRecover !== 'function') return undefined
-  } catch {
-    return undefined
-  }
+  const binding = await load(parameters.specifier)
+  if (!binding) return undefined
   const recover: RecoverPublicKey = ({ digest, signature, recovery }) => {
     try {
       return binding.ecdsaRecover(signature, recovery, digest, false, new Uint8Array(65))
@@ -60,10 +61,41 @@ export async function libsecp256k1(parameters: libsecp256k1.Parameters = {}): Pr
   return recover
 }
 
+/**
+ * {@link SignDigest} on libsecp256k1, the same signatures as @noble/curves' (both RFC 6979, low s) in a tenth of the
+ * time; `undefined` when the native addon is not installed or signs a known digest otherwise than @noble/curves.
+ */
+export async function libsecp256k1Sign(parameters: libsecp256k1.Parameters = {}): Promise<SignDigest | undefined> {
+  const binding = await load(parameters.specifier)
+  if (!binding) return undefined
+  const sign: SignDigest = ({ digest, privateKey }) => {
+    const { signature, recid } = binding.ecdsaSign(digest, privateKey, {}, new Uint8Array(64))
+    return { signature, recovery: recid }
+  }
+  const privateKey = selfTest.digest.slice().reverse()
+  const expected = secp256k1.sign(selfTest.digest, privateKey, { lowS: true })
+  const actual = sign({ digest: selfTest.digest, privateKey })
+  const same =
+    actual.recovery === expected.recovery &&
+    actual.signature.every((byte, index) => byte === expected.toCompactRawBytes()[index])
+  return same ? sign : undefined
+}
+
 export declare namespace libsecp256k1 {
   type Parameters = {
     /** Module the native addon is loaded from. @default 'secp256k1/bindings' */
     specifier?: string
+  }
+}
+
+/** The native addon of the `secp256k1` package, or `undefined` when it is not installed for this platform. */
+async function load(specifier = nativeEntry): Promise<Binding | undefined> {
+  try {
+    const loaded = (await import(specifier)) as { default?: Binding } & Partial<Binding>
+    const binding = (loaded.default ?? loaded) as Binding
+    return typeof binding.ecdsaRecover === 'function' && typeof binding.ecdsaSign === 'function' ? binding : undefined
+  } catch {
+    return undefined
   }
 }
 

@@ -8,7 +8,9 @@ import {
   RECEIPT_TYPES,
 } from '@x402/extensions/offer-receipt'
 import { evm, Receipt } from 'mppx'
-import { type Address, domainSeparator, type Hash, hexToBytes, type LocalAccount, toHex } from 'viem'
+import { type Address, domainSeparator, type Hash, type Hex, hexToBytes, toHex } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import type { SignDigest } from '../../core/Authorization.js'
 import type { Protocol } from '../../core/Ledger.js'
 import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
 import { v1NetworkOf } from './x402.js'
@@ -88,9 +90,17 @@ export declare namespace receipt {
  * is computed from the precomputed domain separator and type hash (the one `Receipt` struct, its strings hashed as
  * EIP-712 says), so that a paid call pays for the signature and four hashes, not for viem's generic encoder.
  */
-export function receiptSigner(account: LocalAccount): receiptSigner.ReturnType {
-  const { sign } = account
-  if (!sign) throw new Error('The receipt key signs digests: give a private-key account.')
+export function receiptSigner(parameters: receiptSigner.Parameters): receiptSigner.ReturnType {
+  const { privateKey, native } = parameters
+  const account = privateKeyToAccount(privateKey)
+  const key = hexToBytes(privateKey)
+  // libsecp256k1 when it is installed (the same signature, RFC 6979 and low s, as the account's own, faster).
+  const sign = native
+    ? (digest: Uint8Array): Hex => {
+        const { signature, recovery } = native({ digest, privateKey: key })
+        return `${toHex(signature)}${recovery === 1 ? '1c' : '1b'}`
+      }
+    : (digest: Uint8Array) => account.sign({ hash: toHex(digest) })
   const prefix = new Uint8Array(34)
   prefix.set([0x19, 0x01])
   prefix.set(hexToBytes(domainSeparator({ domain: createReceiptDomain() })), 2)
@@ -108,7 +118,7 @@ export function receiptSigner(account: LocalAccount): receiptSigner.ReturnType {
     const digest = new Uint8Array(66)
     digest.set(prefix, 0)
     digest.set(keccak_256(struct), 34)
-    return sign({ hash: toHex(keccak_256(digest)) })
+    return sign(keccak_256(digest))
   }
   return {
     address: account.address,
@@ -137,6 +147,12 @@ function word(value: bigint): Uint8Array {
 }
 
 export declare namespace receiptSigner {
+  type Parameters = {
+    /** The receipt key. Never logged. */
+    privateKey: Hex
+    /** libsecp256k1's signer, when the native addon is installed. */
+    native?: SignDigest | undefined
+  }
   type ReturnType = {
     /** The signer's address, published in the payment manifest. */
     address: Address

@@ -1,13 +1,14 @@
 import { describe, expect, test } from 'bun:test'
-import { type Address, type Hex, hashDomain, hashTypedData, recoverTypedDataAddress, toHex } from 'viem'
+import { type Address, type Hex, hashDomain, hashTypedData, hexToBytes, recoverTypedDataAddress, toHex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { libsecp256k1 } from '../../adapters/crypto/libsecp256k1.js'
+import { libsecp256k1, libsecp256k1Sign } from '../../adapters/crypto/libsecp256k1.js'
 import * as Authorization from '../../core/Authorization.js'
 
 /** secp256k1 group order. */
 const n = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
 
 const native = await libsecp256k1()
+const nativeSign = await libsecp256k1Sign()
 const implementations = [
   ['pure JS (@noble/curves)', Authorization.recoverPublicKey],
   ['libsecp256k1 (native)', native],
@@ -224,6 +225,28 @@ describe('libsecp256k1', () => {
       )
     }
   })
+})
+
+describe('libsecp256k1Sign', () => {
+  test('behavior: undefined when the binding is not installed', async () => {
+    expect(await libsecp256k1Sign({ specifier: 'a-module-that-is-not-installed/bindings' })).toBeUndefined()
+  })
+
+  test.skipIf(!nativeSign)(
+    'behavior: signs every digest as viem does, and the signature recovers to the key',
+    async () => {
+      for (let index = 0; index < 30; index++) {
+        const privateKey = generatePrivateKey()
+        const digest = crypto.getRandomValues(new Uint8Array(32))
+        const { signature, recovery } = nativeSign!({ digest, privateKey: hexToBytes(privateKey) })
+        const signer = privateKeyToAccount(privateKey)
+        expect(`${toHex(signature)}${recovery === 1 ? '1c' : '1b'}`).toBe(await signer.sign({ hash: toHex(digest) }))
+        expect(Authorization.recoverPublicKey({ digest, signature, recovery: recovery as 0 | 1 })).toEqual(
+          hexToBytes(signer.publicKey),
+        )
+      }
+    },
+  )
 })
 
 describe('serialize', () => {
