@@ -84,6 +84,15 @@ export function postgres(parameters: postgres.Parameters): Ledger {
   // Only a move with outbox work needs the queue's table; the store creates it too, under the same lock.
   const migrateQueue = migrateOnce({ db, lock: queueMigrationLock, statements: pgQueueMigration })
 
+  // Writes an entry's new state (the row is locked by the caller's transaction).
+  const write = (tx: Transaction, next: toRow.ReturnType) =>
+    tx
+      .update(payments)
+      .set({ ...next, response: fromText(next.response, 'jsonb'), effects: fromText(next.effects, 'json')! })
+      .where(byKey)
+      .prepare('ledger_update')
+      .execute({ payer: next.payer, nonce: next.nonce })
+
   // Locks the entry's row, applies `transition` and writes, with the move's outbox work; a refusal throws before any
   // write.
   const move = async (tx: Transaction, { key, event, also }: Move) => {
@@ -97,16 +106,25 @@ export function postgres(parameters: postgres.Parameters): Ledger {
       .execute({ payer, nonce })
     if (!row) throw new InvalidTransitionError(`No payment of ${payer} with nonce ${nonce} is in the ledger.`)
     const next = toRow(transition(fromRow(row), event, new Date()))
-    await tx
-      .update(payments)
-      .set({ ...next, response: fromText(next.response, 'jsonb'), effects: fromText(next.effects, 'json')! })
-      .where(byKey)
-      .prepare('ledger_update')
-      .execute({ payer, nonce })
+    await write(tx, next)
     await enqueue(tx, also)
     // What was written, read as a row is: no need to read the row (and its kept response) back.
     return fromRow(next)
   }
+
+  // Every row of a group of moves, locked in one statement in key order (the locks are taken as the sorted rows come),
+  // so two groups never wait for each other in a circle.
+  const lockAll = (tx: Transaction, keys: { payers: string[]; nonces: string[] }) =>
+    tx
+      .select(fields)
+      .from(payments)
+      .where(
+        raw`(${payments.payer}, ${payments.nonce}) IN (SELECT * FROM unnest(cast(${raw.placeholder('payers')} as text[]), cast(${raw.placeholder('nonces')} as text[])))`,
+      )
+      .orderBy(asc(payments.payer), asc(payments.nonce))
+      .for('update')
+      .prepare('ledger_lock_all')
+      .execute(keys)
 
   const ready = async () => {
     if (closed) throw new Error('The postgres ledger is closed.')
@@ -305,22 +323,37 @@ export function postgres(parameters: postgres.Parameters): Ledger {
     async applyAll(moves) {
       await ready()
       if (moves.some(({ also }) => also?.enqueue?.length)) await migrateQueue()
-      // Rows are locked in key order, whoever applies: two batches never wait for each other in a circle. The moves
-      // of one entry keep their order.
-      const order = moves
-        .map((_, index) => index)
-        .sort((a, b) => compareKeys(toKey(moves[a]!.key), toKey(moves[b]!.key)) || a - b)
+      const keyed = moves.map((one) => ({ ...one, key: toKey(one.key) }))
+      const idOf = ({ payer, nonce }: { payer: string; nonce: string }) => `${payer}:${nonce}`
+      const unique = [...new Map(keyed.map(({ key }) => [idOf(key), key])).values()]
       return db.transaction(async (tx) => {
-        const moved: Moved[] = []
-        for (const index of order)
-          moved[index] = await move(tx, moves[index]!).then(
-            (entry): Moved => ({ ok: true, entry }),
-            (error: unknown): Moved => {
-              if (error instanceof InvalidTransitionError) return { ok: false, error }
-              throw error
-            },
-          )
-        return moved
+        // One read locks the group; the moves then apply in order in memory, each on its entry's latest state.
+        const rows = await lockAll(tx, {
+          payers: unique.map(({ payer }) => payer),
+          nonces: unique.map(({ nonce }) => nonce),
+        })
+        const latest = new Map(rows.map((row) => [idOf(row), fromRow(row)]))
+        const changed = new Set<string>()
+        const moved = keyed.map(({ key, event }): Moved => {
+          const entry = latest.get(idOf(key))
+          try {
+            if (!entry)
+              throw new InvalidTransitionError(`No payment of ${key.payer} with nonce ${key.nonce} is in the ledger.`)
+            const next = transition(entry, event, new Date())
+            latest.set(idOf(key), next)
+            changed.add(idOf(key))
+            return { ok: true, entry: next }
+          } catch (error) {
+            if (error instanceof InvalidTransitionError) return { ok: false, error }
+            throw error
+          }
+        })
+        // The writes go out together, pipelined on the transaction's connection.
+        await Promise.all([
+          ...[...changed].map((id) => write(tx, toRow(latest.get(id)!))),
+          ...keyed.filter((_, index) => moved[index]!.ok).map(({ also }) => enqueue(tx, also)),
+        ])
+        return moved.map((one) => (one.ok ? { ok: true, entry: fromRow(toRow(one.entry)) } : one))
       })
     },
     async get(key) {
@@ -424,13 +457,6 @@ type Executor = Pick<ReturnType<typeof drizzle>, 'select' | 'insert'>
 async function enqueue(tx: Pick<ReturnType<typeof drizzle>, 'execute'>, also: Also | undefined): Promise<void> {
   const now = Date.now()
   for (const item of also?.enqueue ?? []) await tx.execute(enqueueStatement(item, now))
-}
-
-/** Orders keys the same way in every process: by code unit, payer then nonce. */
-function compareKeys(a: { payer: string; nonce: string }, b: { payer: string; nonce: string }): number {
-  if (a.payer !== b.payer) return a.payer < b.payer ? -1 : 1
-  if (a.nonce !== b.nonce) return a.nonce < b.nonce ? -1 : 1
-  return 0
 }
 
 /** The placeholder values of a claim's statements: the fresh entry's row. */
