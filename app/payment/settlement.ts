@@ -41,7 +41,11 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
         domain,
         transaction: outcome.transaction,
       })
-      await ledger.apply(key, { type: 'confirmed', transaction: outcome.transaction }, settled)
+      await ledger.apply(key, { type: 'confirmed', transaction: outcome.transaction }, settled).catch(async (error) => {
+        // Reconciliation confirms a payment it finds mined, also while its process still waits for the receipt.
+        const entry = await ledger.get(key)
+        if (entry?.state !== 'settled' || entry.transaction !== outcome.transaction) throw error
+      })
       logger.log('info', 'payment_settled', {
         endpoint,
         payer: key.payer,

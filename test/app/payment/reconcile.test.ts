@@ -6,6 +6,7 @@ import { getAddress, type Hex, toHex } from 'viem'
 import { uptoChain } from '../../../adapters/chain/upto.js'
 import { silent } from '../../../app/log.js'
 import { reconcile } from '../../../app/payment/reconcile.js'
+import { settlement } from '../../../app/payment/settlement.js'
 import * as Upto from '../../../app/payment/upto.js'
 import { type Signed, serialize, toTypedData } from '../../../core/Authorization.js'
 import { type Event, events, outboxQueue } from '../../../core/Events.js'
@@ -64,6 +65,33 @@ const books = () => ({
 })
 
 describe('reconcile', () => {
+  test('behavior: a payment reconciliation confirms while its process still waits for the receipt is settled once, with no error', async () => {
+    const authorization = await authorize(7)
+    const key = await leave(authorization, 'settling')
+    const logged: string[] = []
+    const logger = { log: (_level: string, event: string) => void logged.push(event) }
+    const settled = await settlement({
+      ...books(),
+      logger,
+      // The transfer is mined; before this process records it, reconciliation finds it on chain and confirms it.
+      facilitator: {
+        ...gateway.facilitator,
+        settle: async (parameters) => {
+          const outcome = await gateway.facilitator.settle(parameters)
+          expect((await reconcile(books())).settled).toBeGreaterThanOrEqual(1)
+          return outcome
+        },
+      },
+    }).settle({ key, protocol: 'x402-v2', authorization, endpoint: 'GET /api/v1/rpc/chains', challengeId: undefined })
+    expect(settled.ok).toBe(true)
+    expect(await gateway.ledger.get(key)).toMatchObject({
+      state: 'settled',
+      transaction: (settled as { transaction: string }).transaction,
+    })
+    expect(logged).not.toContain('settlement_record_failed')
+    expect(logged).toContain('payment_settled')
+  })
+
   test('behavior: an upto settlement left settling is failed once its permit expired unused, confirmed by its mined transaction', async () => {
     const owner = gateway.account(4)
     const chain = uptoChain({
