@@ -99,6 +99,8 @@ export async function profile(parameters: { calls: number }): Promise<{ cpuPerCa
       name: 'gateway',
       script: 'app/main.ts',
       flags: ['--cpu-prof', `--cpu-prof-dir=${directory}`],
+      // The embedded store, as the main gateway of `bun run bench`: never a DATABASE_URL of the caller's.
+      inherit: false,
       port: freePort(),
       env: { RPC_URL: rpcUrl, DATA_DIR: join(directory, 'gateway'), LOG_LEVEL: 'warn' },
       readyPath: '/free/timestamp',
