@@ -13,7 +13,7 @@ import { gasPerPayment } from './gas.js'
 import * as LedgerBench from './ledger.js'
 import { run } from './load.js'
 import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
-import { cpuSecondsOf, freePort, root, type Server, start } from './processes.js'
+import { cpuSecondsOf, freePort, root, type Server, start, startDevnet } from './processes.js'
 import { profile } from './profile.js'
 import * as Research from './research.js'
 import * as Signatures from './signatures.js'
@@ -112,19 +112,10 @@ async function measure() {
   }
 
   log('starting the devnet, the gateway, a bare Elysia app and the reference x402 stack, each in its own process')
-  const rpcPort = freePort()
-  const rpcUrl = `http://127.0.0.1:${rpcPort}`
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-'))
-  // The devnet in a process of its own (`npm run devnet`), shared by the gateway and the reference stack, so that the
-  // gateway's CPU and memory are its own.
-  const devnet = await start({
-    name: 'devnet',
-    script: 'app/devnet.ts',
-    port: rpcPort,
-    env: { DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: join(dataDir, 'devnet'), LOG_LEVEL: 'warn' },
-    readyPath: '/',
-    ready: () => true,
-  })
+  // Shared by the gateway and the reference stack.
+  const devnet = await startDevnet({ dataDir: join(dataDir, 'devnet') })
+  const { rpcUrl } = devnet
   servers.push(devnet)
   /** Starts a gateway on the devnet, on the embedded store or on `databaseUrl`. */
   const gatewayOn = (name: string, databaseUrl?: string) =>

@@ -87,6 +87,39 @@ export async function start(parameters: start.Parameters): Promise<Server> {
   throw new Error(`${name} did not answer ${readyPath} within ${timeoutMs} ms:\n${stderr}`)
 }
 
+/**
+ * The devnet (`app/devnet.ts`, as `npm run devnet` runs it) in a process of its own on a free port, its state under
+ * `dataDir`, so that a gateway's CPU and memory are its own: its server and JSON-RPC URL.
+ */
+export async function startDevnet(parameters: startDevnet.Parameters): Promise<Server & { rpcUrl: string }> {
+  const { dataDir, persist = true } = parameters
+  const port = freePort()
+  const server = await start({
+    name: 'devnet',
+    script: 'app/devnet.ts',
+    port,
+    inherit: false,
+    env: {
+      DEVNET_RPC_PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ...(persist ? {} : { DEVNET_PERSIST: 'false' }),
+    },
+    readyPath: '/',
+    ready: () => true,
+  })
+  return { ...server, rpcUrl: `http://127.0.0.1:${port}` }
+}
+
+export declare namespace startDevnet {
+  type Parameters = {
+    /** Where the devnet keeps its journal. */
+    dataDir: string
+    /** Whether it keeps its journal (replayed at the next start). @default true */
+    persist?: boolean
+  }
+}
+
 export declare namespace start {
   type Parameters = {
     /** What it is, for messages. */

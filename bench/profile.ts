@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import { run } from './load.js'
 import { fundedPayers, presignX402, requirementsOf } from './payers.js'
-import { cpuSecondsOf, freePort, type Server, start } from './processes.js'
+import { cpuSecondsOf, freePort, type Server, start, startDevnet } from './processes.js'
 
 /** Stages of a call, each recognised by where its code lives; the first match wins. */
 export const stages = [
@@ -83,18 +83,9 @@ export async function profile(parameters: { calls: number }): Promise<{ cpuPerCa
   const directory = mkdtempSync(join(tmpdir(), 'bench-profile-'))
   const servers: Server[] = []
   try {
-    const rpcPort = freePort()
-    const rpcUrl = `http://127.0.0.1:${rpcPort}`
-    servers.push(
-      await start({
-        name: 'devnet',
-        script: 'app/devnet.ts',
-        port: rpcPort,
-        env: { DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: join(directory, 'devnet'), LOG_LEVEL: 'warn' },
-        readyPath: '/',
-        ready: () => true,
-      }),
-    )
+    const devnet = await startDevnet({ dataDir: join(directory, 'devnet') })
+    servers.push(devnet)
+    const { rpcUrl } = devnet
     const gateway = await start({
       name: 'gateway',
       script: 'app/main.ts',

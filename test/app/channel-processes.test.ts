@@ -11,7 +11,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
 import { mnemonic } from '../../adapters/chain/devnet.js'
 import { fundedPayers } from '../../bench/payers.js'
-import { freePort, type Server, start } from '../../bench/processes.js'
+import { freePort, type Server, start, startDevnet } from '../../bench/processes.js'
 import type * as Channel from '../../core/Channel.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { gatewayDatabases } from '../support/backends.js'
@@ -31,20 +31,10 @@ let teardown: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
   if (!postgres) return
-  const rpcPort = freePort()
-  rpcUrl = `http://127.0.0.1:${rpcPort}`
   const dataDir = mkdtempSync(join(tmpdir(), 'channel-processes-'))
-  servers.push(
-    await start({
-      name: 'devnet',
-      script: 'app/devnet.ts',
-      port: rpcPort,
-      inherit: false,
-      env: { DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: join(dataDir, 'devnet'), DEVNET_PERSIST: 'false' },
-      readyPath: '/',
-      ready: () => true,
-    }),
-  )
+  const devnet = await startDevnet({ dataDir: join(dataDir, 'devnet'), persist: false })
+  servers.push(devnet)
+  rpcUrl = devnet.rpcUrl
   const database = await postgres.open()
   teardown = database.teardown
   const env = {

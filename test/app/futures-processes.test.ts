@@ -20,7 +20,7 @@ import { futuresOperatorIndex } from '../../adapters/chain/futures.js'
 import { postgres as postgresStore } from '../../adapters/store/postgres.js'
 import { clients } from '../../app/clients.js'
 import { fundedPayers } from '../../bench/payers.js'
-import { freePort, type Server, start } from '../../bench/processes.js'
+import { freePort, type Server, start, startDevnet } from '../../bench/processes.js'
 import * as AuditChain from '../../core/AuditChain.js'
 import * as Futures from '../../core/Futures.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
@@ -45,20 +45,10 @@ let teardown: (() => Promise<void>) | undefined
 
 beforeAll(async () => {
   if (!postgres) return
-  const rpcPort = freePort()
-  rpcUrl = `http://127.0.0.1:${rpcPort}`
   const dataDir = mkdtempSync(join(tmpdir(), 'futures-processes-'))
-  servers.push(
-    await start({
-      name: 'devnet',
-      script: 'app/devnet.ts',
-      port: rpcPort,
-      inherit: false,
-      env: { DEVNET_RPC_PORT: String(rpcPort), DATA_DIR: join(dataDir, 'devnet'), DEVNET_PERSIST: 'false' },
-      readyPath: '/',
-      ready: () => true,
-    }),
-  )
+  const devnet = await startDevnet({ dataDir: join(dataDir, 'devnet'), persist: false })
+  servers.push(devnet)
+  rpcUrl = devnet.rpcUrl
   const database = await postgres.open()
   teardown = database.teardown
   databaseUrl = database.env.DATABASE_URL!
