@@ -120,6 +120,36 @@ export declare namespace startDevnet {
   }
 }
 
+/**
+ * Gateway processes (`app/main.ts`) on the same environment, one after another, each named `gateway <name>`; with
+ * `dataDir`, each keeps its embedded files under its own folder of it.
+ */
+export async function startGateways(parameters: {
+  /** One gateway per name. */
+  names: readonly string[]
+  /** Their environment (their own only: nothing is inherited). */
+  env: Record<string, string>
+  /** Parent of each one's DATA_DIR; without it, DATA_DIR comes from `env`. */
+  dataDir?: string | undefined
+  /** Path that answers once one is ready. @default '/free/timestamp' */
+  readyPath?: string
+}): Promise<Server[]> {
+  const { names, env, dataDir, readyPath = '/free/timestamp' } = parameters
+  const gateways: Server[] = []
+  for (const name of names)
+    gateways.push(
+      await start({
+        name: `gateway ${name}`,
+        script: 'app/main.ts',
+        port: freePort(),
+        inherit: false,
+        env: dataDir === undefined ? env : { ...env, DATA_DIR: join(dataDir, name) },
+        readyPath,
+      }),
+    )
+  return gateways
+}
+
 export declare namespace start {
   type Parameters = {
     /** What it is, for messages. */

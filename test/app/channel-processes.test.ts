@@ -11,7 +11,7 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
 import { mnemonic } from '../../adapters/chain/devnet.js'
 import { fundedPayers } from '../../bench/payers.js'
-import { freePort, type Server, start, startDevnet } from '../../bench/processes.js'
+import { type Server, startDevnet, startGateways } from '../../bench/processes.js'
 import type * as Channel from '../../core/Channel.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { gatewayDatabases } from '../support/backends.js'
@@ -50,18 +50,7 @@ beforeAll(async () => {
       ]),
     ),
   }
-  gateways = []
-  for (const name of ['first', 'second'])
-    gateways.push(
-      await start({
-        name: `gateway ${name}`,
-        script: 'app/main.ts',
-        port: freePort(),
-        inherit: false,
-        env: { ...env, DATA_DIR: join(dataDir, name) },
-        readyPath: '/free/timestamp',
-      }),
-    )
+  gateways = await startGateways({ names: ['first', 'second'], env, dataDir })
   servers.push(...gateways)
   terms = (await (await fetch(`${gateways[0]!.origin}/.well-known/x402.json`)).json()) as PaymentTerms
   client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) }) as PublicClient

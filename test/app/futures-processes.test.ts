@@ -20,7 +20,7 @@ import { futuresOperatorIndex } from '../../adapters/chain/futures.js'
 import { postgres as postgresStore } from '../../adapters/store/postgres.js'
 import { clients } from '../../app/clients.js'
 import { fundedPayers } from '../../bench/payers.js'
-import { freePort, type Server, start, startDevnet } from '../../bench/processes.js'
+import { type Server, startDevnet, startGateways } from '../../bench/processes.js'
 import * as AuditChain from '../../core/AuditChain.js'
 import * as Futures from '../../core/Futures.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
@@ -62,18 +62,7 @@ beforeAll(async () => {
     }),
     COMPUTE_UPSTREAM_URL: stub.url,
   }
-  gateways = []
-  for (const name of ['first', 'second'])
-    gateways.push(
-      await start({
-        name: `gateway ${name}`,
-        script: 'app/main.ts',
-        port: freePort(),
-        inherit: false,
-        env: { ...env, DATA_DIR: join(dataDir, name) },
-        readyPath: '/free/timestamp',
-      }),
-    )
+  gateways = await startGateways({ names: ['first', 'second'], env, dataDir })
   servers.push(...gateways)
   terms = (await (await fetch(`${gateways[0]!.origin}/.well-known/x402.json`)).json()) as PaymentTerms
   client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) }) as PublicClient

@@ -8,7 +8,7 @@ import { mnemonic } from '../../adapters/chain/devnet.js'
 import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { terms as termsOf } from '../../app/terms.js'
-import { bun, freePort, root, type Server, start } from '../../bench/processes.js'
+import { bun, freePort, root, type Server, start, startGateways } from '../../bench/processes.js'
 import { gatewayDatabases } from '../support/backends.js'
 import { servedDevnet } from '../support/chain.js'
 
@@ -40,17 +40,7 @@ describe.each(gatewayDatabases('processes'))('two gateway processes on $name', (
     }
     const gateways: Server[] = []
     try {
-      for (const name of ['first', 'second'])
-        gateways.push(
-          await start({
-            name: `gateway ${name}`,
-            script: 'app/main.ts',
-            port: freePort(),
-            env,
-            inherit: false,
-            readyPath: '/',
-          }),
-        )
+      gateways.push(...(await startGateways({ names: ['first', 'second'], env, readyPath: '/' })))
       const terms = termsOf(parse(env))
       const pay = clients({ terms, fetch })
       const accounts: LocalAccount[] = Array.from({ length: payers }, () => privateKeyToAccount(generatePrivateKey()))
