@@ -348,18 +348,30 @@ describe('POST /api/v1/compute-futures/deposit (chain: solana)', () => {
 /** The payer's account of Solana deposits. */
 const idOf = (payer: LocalAccount) => Futures.idOf({ depositor: payer.address, chainId: network })
 
+/**
+ * A new EVM payer's account of Solana deposits, funded by a deposit of `deposited` from a new Solana wallet holding
+ * `held` (by default exactly what it deposits).
+ */
+async function solanaFunded(
+  gateway: ReturnType<typeof gatewayOf>,
+  parameters: { held?: bigint | undefined; deposited: bigint },
+) {
+  const payer = evmWallet()
+  const sender = await depositor(parameters.held ?? parameters.deposited)
+  const body = await ok(
+    await gateway.post(
+      '/api/v1/compute-futures/deposit',
+      { transaction: await deposit(sender, payer, parameters.deposited), chain: 'solana' },
+      payer,
+    ),
+  )
+  return { payer, sender, id: body.id as string }
+}
+
 describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => {
   test('default: sends exactly the amount back to the depositor on Solana, recorded with its signature', async () => {
     const gateway = gatewayOf({ solanaTreasury: treasury })
-    const payer = evmWallet()
-    const sender = await depositor(10_000_000n)
-    const { id } = await ok(
-      await gateway.post(
-        '/api/v1/compute-futures/deposit',
-        { transaction: await deposit(sender, payer, 4_000_000n), chain: 'solana' },
-        payer,
-      ),
-    )
+    const { payer, sender, id } = await solanaFunded(gateway, { held: 10_000_000n, deposited: 4_000_000n })
     expect(await solana.balance({ mint: usdc, owner: sender.address })).toBe(6_000_000n)
     const body = await ok(await gateway.post('/api/v1/compute-futures/refund', { id, amount: '1.5' }, payer))
     expect(body).toMatchObject({ id, status: 'sent', to: sender.address, amount: '1.500000' })
@@ -385,15 +397,7 @@ describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => 
       secretKey: broke.secretKey,
     })
     const gateway = gatewayOf({ solanaTreasury: poor })
-    const payer = evmWallet()
-    const sender = await depositor(2_000_000n)
-    const { id } = await ok(
-      await gateway.post(
-        '/api/v1/compute-futures/deposit',
-        { transaction: await deposit(sender, payer, 2_000_000n), chain: 'solana' },
-        payer,
-      ),
-    )
+    const { payer, sender, id } = await solanaFunded(gateway, { deposited: 2_000_000n })
     const settled = gateway.settled.length
     const body = await refused(await gateway.post('/api/v1/compute-futures/refund', { id }, payer), 502)
     expect(body.detail).toContain('available again')
@@ -412,15 +416,7 @@ describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => 
       confirmTimeoutMs: 300,
     })
     const gateway = gatewayOf({ solanaTreasury: impatient })
-    const payer = evmWallet()
-    const sender = await depositor(2_000_000n)
-    const { id } = await ok(
-      await gateway.post(
-        '/api/v1/compute-futures/deposit',
-        { transaction: await deposit(sender, payer, 2_000_000n), chain: 'solana' },
-        payer,
-      ),
-    )
+    const { payer, id } = await solanaFunded(gateway, { deposited: 2_000_000n })
     solana.holdConfirmations(true)
     let body: any
     try {
@@ -436,15 +432,7 @@ describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => 
 
   test('security: a token account its depositor no longer owns is not refunded to; the credit stays', async () => {
     const gateway = gatewayOf({ solanaTreasury: treasury })
-    const payer = evmWallet()
-    const sender = await depositor(3_000_000n)
-    const { id } = await ok(
-      await gateway.post(
-        '/api/v1/compute-futures/deposit',
-        { transaction: await deposit(sender, payer, 3_000_000n), chain: 'solana' },
-        payer,
-      ),
-    )
+    const { payer, sender, id } = await solanaFunded(gateway, { deposited: 3_000_000n })
     // The depositor hands the token account the deposit came from to someone else.
     const buyer = await solana.wallet()
     const source = await associatedTokenAccount({ owner: sender.address, mint: usdc })
@@ -466,14 +454,7 @@ describe('POST /api/v1/compute-futures/refund (a Solana-funded account)', () => 
     const books = memory()
     const readOnly = await solanaFuturesTreasury({ url: solana.url, mint: usdc, depositAddress: operator.address })
     const gateway = gatewayOf({ solanaTreasury: readOnly, books })
-    const payer = evmWallet()
-    const { id } = await ok(
-      await gateway.post(
-        '/api/v1/compute-futures/deposit',
-        { transaction: await deposit(await depositor(), payer, 1_000_000n), chain: 'solana' },
-        payer,
-      ),
-    )
+    const { id } = await solanaFunded(gateway, { deposited: 1_000_000n })
     const body = await refused(await gateway.post('/api/v1/compute-futures/refund', { id }), 503)
     expect(body.detail).toContain('FUTURES_SOLANA_OPERATOR_SECRET_KEY')
   })

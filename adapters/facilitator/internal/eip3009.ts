@@ -9,7 +9,7 @@ import {
   parseEventLogs,
   toFunctionSelector,
 } from 'viem'
-import type { Domain } from '../../../core/Authorization.js'
+import type { Authorization, Domain } from '../../../core/Authorization.js'
 import type { Refusal, Status } from '../../../core/Facilitator.js'
 
 /** The EIP-3009 subset of the token that facilitators call; signatures match Circle's FiatToken v2.2. */
@@ -31,17 +31,7 @@ export const encode = {
   authorizationState: (authorizer: Address, nonce: Hex): Hex =>
     `${selectors.authorizationState}${addressWord(authorizer)}${bytes32Word(nonce)}`,
   /** `transferWithAuthorization` in its (v, r, s) form. */
-  transferWithAuthorization: (parameters: {
-    from: Address
-    to: Address
-    value: bigint
-    validAfter: bigint
-    validBefore: bigint
-    nonce: Hex
-    v: number
-    r: Hex
-    s: Hex
-  }): Hex => {
+  transferWithAuthorization: (parameters: Authorization & { v: number; r: Hex; s: Hex }): Hex => {
     const { from, to, value, validAfter, validBefore, nonce, v, r, s } = parameters
     return `${selectors.transferWithAuthorization}${addressWord(from)}${addressWord(to)}${uintWord(value)}${uintWord(validAfter)}${uintWord(validBefore)}${bytes32Word(nonce)}${uintWord(BigInt(v), 8)}${bytes32Word(r)}${bytes32Word(s)}`
   },
