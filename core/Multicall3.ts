@@ -1,4 +1,4 @@
-import { type Address, parseAbi } from 'viem'
+import { type Address, type Hex, parseAbi, toFunctionSelector } from 'viem'
 
 /** Canonical Multicall3 address, the same on every chain (the devnet has it from genesis). */
 export const address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
@@ -9,3 +9,67 @@ export const abi = parseAbi([
   'function aggregate3(Call3[] calls) payable returns ((bool success, bytes returnData)[])',
   'function getEthBalance(address addr) view returns (uint256 balance)',
 ])
+
+/** One call of `aggregate3`. */
+export type Call3 = { target: Address; allowFailure: boolean; callData: Hex }
+
+/** One result of `aggregate3`. */
+export type Result = { success: boolean; returnData: Hex }
+
+/** Selector of `aggregate3((address,bool,bytes)[])`. */
+const aggregate3Selector = toFunctionSelector(abi.find((item) => item.name === 'aggregate3')!)
+
+/**
+ * The calldata of `aggregate3(calls)`, written directly: byte for byte what `encodeFunctionData` writes (a test
+ * compares them), without its generic encoder on the path of every verification. Throws on a target that is not an
+ * address or calldata that is not whole bytes of hex.
+ */
+export function encodeAggregate3(calls: readonly Call3[]): Hex {
+  const tuples = calls.map(({ target, allowFailure, callData }) => {
+    if (!/^0x[0-9a-fA-F]{40}$/.test(target)) throw new TypeError(`${target} is not an address.`)
+    if (!/^0x(?:[0-9a-fA-F]{2})*$/.test(callData)) throw new TypeError('Calldata is whole bytes of hex.')
+    const bytes = (callData.length - 2) / 2
+    const padded = callData.slice(2).padEnd(Math.ceil(bytes / 32) * 64, '0')
+    return `${target.slice(2).toLowerCase().padStart(64, '0')}${word(allowFailure ? 1 : 0)}${word(0x60)}${word(bytes)}${padded}`
+  })
+  let offset = calls.length * 32
+  const offsets = tuples.map((tuple) => {
+    const at = offset
+    offset += tuple.length / 2
+    return word(at)
+  })
+  return `${aggregate3Selector}${word(0x20)}${word(calls.length)}${offsets.join('')}${tuples.join('')}`
+}
+
+/**
+ * The results of an `aggregate3` call, read directly from its return data (as `decodeFunctionResult` reads them).
+ * Throws on data too short for what it declares.
+ */
+export function decodeAggregate3(data: Hex): Result[] {
+  const hex = data.slice(2)
+  const size = hex.length / 2
+  const read = (at: number) => {
+    if (!Number.isInteger(at) || at < 0 || at + 32 > size)
+      throw new RangeError('The aggregate3 result is shorter than it declares.')
+    return Number.parseInt(hex.slice(at * 2, at * 2 + 64), 16)
+  }
+  const array = read(0)
+  const count = read(array)
+  const results: Result[] = []
+  for (let index = 0; index < count; index++) {
+    const tuple = array + 32 + read(array + 32 + index * 32)
+    const bytes = tuple + read(tuple + 32)
+    const length = read(bytes)
+    if (bytes + 32 + length > size) throw new RangeError('The aggregate3 result is shorter than it declares.')
+    results.push({
+      success: read(tuple) === 1,
+      returnData: `0x${hex.slice((bytes + 32) * 2, (bytes + 32 + length) * 2)}`,
+    })
+  }
+  return results
+}
+
+/** A number as one 32-byte ABI word, in hex. */
+function word(value: number): string {
+  return value.toString(16).padStart(64, '0')
+}

@@ -27,6 +27,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import type { Domain, Signed } from '../../core/Authorization.js'
 import type { Facilitator, Outcome, Refusal, Status } from '../../core/Facilitator.js'
+import * as Multicall3 from '../../core/Multicall3.js'
 import * as Eip3009 from './internal/eip3009.js'
 
 /** Calldata of Multicall3's `getCurrentBlockTimestamp()`. */
@@ -60,15 +61,15 @@ export function local(parameters: local.Parameters): Facilitator {
   const wallet = createWalletClient({ account, chain, transport })
 
   /** Runs `calls` through `aggregate3` as an eth_call from the relayer; every call may fail. */
-  function aggregate(calls: readonly { target: Address; callData: Hex }[]) {
-    // viem's Multicall3 ABI declares aggregate3 `view` so that it can be read; the contract's is `payable`.
-    return client.readContract({
-      address: multicall,
-      abi: multicall3Abi,
-      functionName: 'aggregate3',
-      args: [calls.map((call) => ({ ...call, allowFailure: true }))],
+  // One eth_call of Multicall3's aggregate3, every call allowed to fail; encoded and decoded directly, since every
+  // verification makes one.
+  async function aggregate(calls: readonly { target: Address; callData: Hex }[]) {
+    const { data } = await client.call({
       account: account.address,
+      to: multicall,
+      data: Multicall3.encodeAggregate3(calls.map((call) => ({ ...call, allowFailure: true }))),
     })
+    return Multicall3.decodeAggregate3(data ?? '0x')
   }
 
   async function verify({
@@ -254,13 +255,13 @@ export function local(parameters: local.Parameters): Facilitator {
     return {
       transaction: {
         to: multicall,
-        data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(true)] }),
+        data: Multicall3.encodeAggregate3(calls(true)),
       },
       // With allowFailure an inner call that runs out of gas does not revert the batch, so an estimate on it can come
       // out too low and silently fail items; estimating with allowFailure false makes every item count.
       estimateWith: {
         to: multicall,
-        data: encodeFunctionData({ abi: multicall3Abi, functionName: 'aggregate3', args: [calls(false)] }),
+        data: Multicall3.encodeAggregate3(calls(false)),
       },
     }
   }
