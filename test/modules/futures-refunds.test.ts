@@ -8,7 +8,7 @@ import {
   type PrivateKeyAccount,
   parseGwei,
 } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { privateKeyToAccount } from 'viem/accounts'
 import { account, devnet } from '../../adapters/chain/devnet.js'
 import { futuresOperatorIndex, futuresTreasury } from '../../adapters/chain/futures.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
@@ -29,7 +29,7 @@ import {
   refunds,
 } from '../../modules/futures/service.js'
 import { type Fixture, postgresFixture, sqliteFixture } from '../support/backends.js'
-import { usdcBalance } from '../support/chain.js'
+import { fundedWallet, usdcBalance } from '../support/chain.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, refused } from '../support/module.js'
 
@@ -298,12 +298,7 @@ describe.each(databases)('the refund worker on two store connections (%s)', (_, 
   test('behavior: both workers reconcile the same mined refund at once; it is refunded once', async () => {
     const database = await fixture()
     try {
-      const depositor = privateKeyToAccount(generatePrivateKey())
-      await chain.fund({ address: depositor.address, amount: 5_000_000n })
-      const wallet = createWalletClient({ account: signer(0), chain: chain.chain, transport: chain.transport })
-      await chain.publicClient.waitForTransactionReceipt({
-        hash: await wallet.sendTransaction({ to: depositor.address, value: 10n ** 17n }),
-      })
+      const depositor = await fundedWallet(chain, 5_000_000n)
       const [first, second] = [database.open(), database.open()]
       const { gateway, id } = await funded(first, depositor, 3_000_000n)
       const before = await usdcBalance(chain, depositor.address)

@@ -15,7 +15,7 @@ import type { Store } from '../../core/Store.js'
 import { manifest, pricingManifest } from '../../modules/futures/index.js'
 import { journalOf } from '../../modules/futures/service.js'
 import { type Fixture, postgresFixture, sqliteFixture } from '../support/backends.js'
-import { usdcBalance } from '../support/chain.js'
+import { fundedWallet, usdcBalance } from '../support/chain.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, refused } from '../support/module.js'
 import { openaiStub } from '../support/openai.js'
@@ -407,12 +407,7 @@ describe.each(databases)('execute under contention (%s)', (_, fixture) => {
   test('behavior: 50 concurrent jobs on two store connections never take the balance below zero', async () => {
     const database = await fixture()
     try {
-      const depositor = privateKeyToAccount(generatePrivateKey())
-      await chain.fund({ address: depositor.address, amount: 10_000_000n })
-      const wallet = createWalletClient({ account: signer(0), chain: chain.chain, transport: chain.transport })
-      await chain.publicClient.waitForTransactionReceipt({
-        hash: await wallet.sendTransaction({ to: depositor.address, value: 10n ** 17n }),
-      })
+      const depositor = await fundedWallet(chain, 10_000_000n)
       // Two gateways, each on its own connection to one database: two processes as far as the ledger can tell.
       const [first, second] = [withCompute(database.open()), withCompute(database.open())]
       // 2.05 USDC, below the first tier: twenty jobs at 0.10 fit, the twenty-first does not.

@@ -1,4 +1,5 @@
-import { type Address, erc20Abi } from 'viem'
+import { type Address, createWalletClient, erc20Abi } from 'viem'
+import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 
 /** A JSON-RPC call the chain holds until the test lets it go. */
@@ -77,4 +78,19 @@ export function usdcBalance(chain: devnet.Devnet, address: Address): Promise<big
     functionName: 'balanceOf',
     args: [address],
   })
+}
+
+/** A new wallet on the devnet holding `usdc` (atomic units) and 0.1 ETH for gas, sent by the devnet's account #0. */
+export async function fundedWallet(chain: devnet.Devnet, usdc: bigint): Promise<PrivateKeyAccount> {
+  const wallet = privateKeyToAccount(generatePrivateKey())
+  await chain.fund({ address: wallet.address, amount: usdc })
+  const funder = createWalletClient({
+    account: privateKeyToAccount(chain.accounts[0]!.privateKey),
+    chain: chain.chain,
+    transport: chain.transport,
+  })
+  await chain.publicClient.waitForTransactionReceipt({
+    hash: await funder.sendTransaction({ to: wallet.address, value: 10n ** 17n }),
+  })
+  return wallet
 }
