@@ -883,10 +883,27 @@ export type Followers = {
   events?: Events | undefined
 }
 
+/** How often a job is polled when no webhook has ended it, in ms. */
+export const pollMs = 10_000
+
+/**
+ * One run of a family's job worker: follows the job ({@link follow}); one that has not ended, or whose Replicate is
+ * not configured, is looked at again after {@link pollMs}.
+ */
+export async function work(
+  followers: Omit<Followers, 'predictions'> & { predictions?: Predictions | undefined },
+  id: string,
+): Promise<{ done: true } | { retryAt: Date; error: string }> {
+  const { predictions } = followers
+  if (!predictions) return { retryAt: new Date(Date.now() + pollMs), error: 'Replicate is not configured' }
+  const { done } = await follow({ ...followers, predictions, id })
+  return done ? { done: true } : { retryAt: new Date(Date.now() + pollMs), error: 'still running' }
+}
+
 /**
  * Brings a job up to date and to its end: reads the prediction (or takes the one a verified webhook brought), moves
  * the job, cancels it once past its deadline (failed: timed out), then settles its payment if it succeeded or
- * releases it otherwise, and announces the end once (`<family>.completed`, id `<family>.completed:<jobId>`).
+ * releases it otherwise, and announces the end once (`job.completed` or `job.failed`, id `job:<family>:<jobId>`).
  * `done` once the job is final and its payment decided; otherwise the caller asks again later.
  */
 export async function follow(

@@ -43,9 +43,6 @@ export type Deps = {
 /** The queue asynchronous compute jobs are followed on. */
 export const queueName = 'compute-jobs'
 
-/** How often a job is polled when no webhook has ended it, in ms. */
-export const pollMs = 10_000
-
 /** The kind each job endpoint sells, by its last path segment. */
 export const kindOf = {
   'text-inference': 'text',
@@ -273,7 +270,7 @@ async function start(deps: Deps, job: Compute.Job, request: Request): Promise<Re
   }
   await deps.store.insert(
     { collection: Compute.jobs, id, owners: [held.payer], value: record, createdAt: now },
-    { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + pollMs) }] },
+    { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + Compute.pollMs) }] },
   )
   return { ...Compute.toView(record), statusUrl: `/api/v1/compute/status/${id}` }
 }
@@ -334,20 +331,10 @@ export async function status(deps: Deps, input: { jobId: string; caller: `0x${st
   const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.jobId)
   if (!found || found.value.payment.payer !== input.caller || found.value.family !== 'compute')
     throw new NotFoundError(`No job ${input.jobId} of yours.`)
-  const followed = deps.predictions ? await follow(deps, input.jobId) : undefined
+  const followed = deps.predictions
+    ? await Compute.follow({ ...deps, predictions: deps.predictions, id: input.jobId })
+    : undefined
   return Compute.toView(followed?.record ?? found.value)
-}
-
-/** Follows one job (see `Compute.follow`). */
-export function follow(deps: Deps, id: string, prediction?: Compute.Prediction) {
-  return Compute.follow({
-    store: deps.store,
-    deferred: deps.deferred,
-    predictions: deps.predictions!,
-    events: deps.events,
-    id,
-    prediction,
-  })
 }
 
 /** A Replicate webhook for a job (see `Compute.receive`). */

@@ -56,13 +56,7 @@ export const manifest = Module.define({
   workers: [
     {
       queue: Service.queueName,
-      run: async (item, { ports, env }) => {
-        const deps = depsOf(ports, env)
-        if (!deps.predictions)
-          return { retryAt: new Date(Date.now() + Service.pollMs), error: 'Replicate is not configured' }
-        const { done } = await Service.follow(deps, (item.payload as { id: string }).id)
-        return done ? { done: true } : { retryAt: new Date(Date.now() + Service.pollMs), error: 'still running' }
-      },
+      run: (item, { ports, env }) => Compute.work(depsOf(ports, env), (item.payload as { id: string }).id),
     },
   ],
 })

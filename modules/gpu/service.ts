@@ -25,9 +25,6 @@ export type Deps = {
 /** The queue GPU runs are followed on. */
 export const queueName = 'gpu-jobs'
 
-/** How often a run is polled when no webhook has ended it, in ms. */
-export const pollMs = 10_000
-
 /**
  * Why `run` cannot take calls now: Replicate is not configured, or no model is. `models` always can, and `status`
  * reads the store (a run started while Replicate was configured stays readable).
@@ -94,7 +91,7 @@ export async function run(deps: Deps, input: RunBody & { request: Request }) {
   }
   await deps.store.insert(
     { collection: Compute.jobs, id, owners: [held.payer], value: record, createdAt: now },
-    { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + pollMs) }] },
+    { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + Compute.pollMs) }] },
   )
   return { ...toView(record), statusUrl: `/api/v1/gpu/status/${id}` }
 }
@@ -104,7 +101,9 @@ export async function status(deps: Deps, input: { id: string; caller: `0x${strin
   const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.id)
   if (!found || found.value.payment.payer !== input.caller || found.value.family !== 'gpu')
     throw new NotFoundError(`No GPU run ${input.id} of yours.`)
-  const followed = deps.predictions ? await follow(deps, input.id) : undefined
+  const followed = deps.predictions
+    ? await Compute.follow({ ...deps, predictions: deps.predictions, id: input.id })
+    : undefined
   return toView(followed?.record ?? found.value)
 }
 
@@ -115,18 +114,6 @@ export function models(deps: Pick<Deps, 'models'>) {
     return { id: model.id, model: name, version }
   })
   return { models: listed, count: listed.length }
-}
-
-/** Follows one run (see `Compute.follow`). */
-export function follow(deps: Deps, id: string, prediction?: Compute.Prediction) {
-  return Compute.follow({
-    store: deps.store,
-    deferred: deps.deferred,
-    predictions: deps.predictions!,
-    events: deps.events,
-    id,
-    prediction,
-  })
 }
 
 /** A Replicate webhook for a run (see `Compute.receive`). */
