@@ -1,9 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   type Address,
+  type BaseError,
   createPublicClient,
   createWalletClient,
   custom,
+  decodeErrorResult,
   type Hash,
   type Hex,
   type PrivateKeyAccount,
@@ -16,6 +18,8 @@ import { authorizationSettlerAddress, devnet, multicall3Address } from '../../..
 import { canonicalMulticall3, local } from '../../../adapters/facilitator/local.js'
 import { type Domain, type Signed, toTypedData } from '../../../core/Authorization.js'
 import type { Facilitator } from '../../../core/Facilitator.js'
+
+const settlerAbi = parseAbi(['error ItemStarved(uint256 item)'])
 
 const erc20Abi = parseAbi([
   'function balanceOf(address account) view returns (uint256)',
@@ -65,6 +69,13 @@ function domain(): Domain {
 
 function randomAddress(): Address {
   return privateKeyToAccount(generatePrivateKey()).address
+}
+
+/** A fresh relayer key with gas money, for a test whose transactions must be told apart from the others'. */
+async function fundedRelayer(): Promise<PrivateKeyAccount> {
+  const relayer = privateKeyToAccount(generatePrivateKey())
+  await chain.request('hardhat_setBalance', [relayer.address, toHex(10n ** 20n)])
+  return relayer
 }
 
 /** `count` fresh keys, each minted `amount` devnet USDC. */
@@ -468,7 +479,7 @@ describe('local.settle through AuthorizationSettler', () => {
     expect(await balanceOf(to)).toBe(values.reduce((sum, value) => sum + value, 0n))
   })
 
-  test('error: an item used by somebody else after the estimate fails alone; the others settle in the same call', async () => {
+  test('error: an item used by somebody else after verification fails alone; the others settle in the same call', async () => {
     const payers = await fundedPayers(4)
     const to = randomAddress()
     const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 50n })))
@@ -486,6 +497,82 @@ describe('local.settle through AuthorizationSettler', () => {
     expect(receipt!.to?.toLowerCase()).toBe(authorizationSettlerAddress.toLowerCase())
     expect(await balanceOf(to)).toBe(200n)
     for (const { address } of payers) expect(await balanceOf(address)).toBe(10_000_000n - 50n)
+  })
+
+  test('behavior: a shared batch goes out on a gas budget: no estimate, one transaction', async () => {
+    const methods: string[] = []
+    const transport = custom(
+      {
+        request({ method, params }) {
+          methods.push(method)
+          return chain.request(method, params)
+        },
+      },
+      { retryCount: 0 },
+    )
+    const through = create({
+      client: createPublicClient({ chain: chain.chain, transport, pollingInterval: 50 }),
+      transport,
+      relayer: await fundedRelayer(),
+      settler: authorizationSettlerAddress,
+    })
+    const payers = await fundedPayers(5)
+    const to = randomAddress()
+    const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 70n })))
+    const outcomes = await Promise.all(
+      authorizations.map((authorization) => through.settle({ authorization, domain: domain() })),
+    )
+    expect(new Set(outcomes.map(transactionOf)).size).toBe(1)
+    expect(methods).not.toContain('eth_estimateGas')
+    expect(methods.filter((method) => method === 'eth_sendRawTransaction')).toHaveLength(1)
+    expect(await balanceOf(to)).toBe(350n)
+  })
+
+  test('error: a budget too small starves an item; the call reverts whole and the batch settles again on an estimate', async () => {
+    const relayer = await fundedRelayer()
+    const through = create({
+      relayer,
+      settler: authorizationSettlerAddress,
+      // Less than one transferWithAuthorization needs: the first item runs out of gas.
+      gasBudget: { base: 30_000n, perItem: 20_000n },
+    })
+    const payers = await fundedPayers(3)
+    const to = randomAddress()
+    const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 9n })))
+    const before = await chain.publicClient.getBlockNumber()
+    const outcomes = await Promise.all(
+      authorizations.map((authorization) => through.settle({ authorization, domain: domain() })),
+    )
+    const [settled] = await receipts(outcomes.map(transactionOf))
+    expect(settled!.status).toBe('success')
+    // The starved call was mined, reverted with ItemStarved(0), and moved nothing.
+    const reverted = []
+    for (let number = before + 1n; number < settled!.blockNumber; number++) {
+      const block = await chain.publicClient.getBlock({ blockNumber: number, includeTransactions: true })
+      for (const transaction of block.transactions)
+        if (transaction.from.toLowerCase() === relayer.address.toLowerCase()) reverted.push(transaction)
+    }
+    expect(reverted).toHaveLength(1)
+    expect((await chain.publicClient.getTransactionReceipt({ hash: reverted[0]!.hash })).status).toBe('reverted')
+    // Run again on the state it met, it names the item it starved.
+    const replay = await chain.publicClient
+      .call({
+        account: relayer.address,
+        to: authorizationSettlerAddress,
+        data: reverted[0]!.input,
+        gas: reverted[0]!.gas,
+        blockNumber: reverted[0]!.blockNumber! - 1n,
+      })
+      .then(
+        () => undefined,
+        (error: BaseError) => error.walk((cause) => 'data' in (cause as object)) as { data?: Hex } | null,
+      )
+    expect(decodeErrorResult({ abi: settlerAbi, data: replay!.data! })).toMatchObject({
+      errorName: 'ItemStarved',
+      args: [0n],
+    })
+    expect(await balanceOf(to)).toBe(27n)
+    for (const { address } of payers) expect(await balanceOf(address)).toBe(10_000_000n - 9n)
   })
 
   test('behavior: a batch with a smart-wallet signature goes through Multicall3 instead', async () => {
