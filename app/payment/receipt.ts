@@ -88,7 +88,8 @@ export declare namespace receipt {
  * receipt key: proof, checkable offline against the published signer address, that this gateway was paid for a
  * resource by a payer, with the settlement transaction. The payload is the extension's own; the typed-data digest
  * is computed from the precomputed domain separator and type hash (the one `Receipt` struct, its strings hashed as
- * EIP-712 says), so that a paid call pays for the signature and four hashes, not for viem's generic encoder.
+ * EIP-712 says, the repeating ones once), so that a paid call pays for the signature and three hashes, not for viem's
+ * generic encoder.
  */
 export function receiptSigner(parameters: receiptSigner.Parameters): receiptSigner.ReturnType {
   const { privateKey, native } = parameters
@@ -105,14 +106,25 @@ export function receiptSigner(parameters: receiptSigner.Parameters): receiptSign
   prefix.set([0x19, 0x01])
   prefix.set(hexToBytes(domainSeparator({ domain: createReceiptDomain() })), 2)
   const typeHash = keccak_256(`Receipt(${RECEIPT_TYPES.Receipt.map(({ type, name }) => `${type} ${name}`).join(',')})`)
+  // The network, the resource and the payer repeat from call to call: their hashes are kept (a bounded few).
+  const hashes = new Map<string, Uint8Array>()
+  const hashOf = (text: string) => {
+    let known = hashes.get(text)
+    if (!known) {
+      if (hashes.size >= 4_096) hashes.clear()
+      known = keccak_256(text)
+      hashes.set(text, known)
+    }
+    return known
+  }
   const signDigest = async (typed: { message: Record<string, unknown> }) => {
     const { version, network, resourceUrl, payer, issuedAt, transaction } = typed.message as ReceiptMessage
     const struct = new Uint8Array(32 * 7)
     struct.set(typeHash, 0)
     struct.set(word(version), 32)
-    struct.set(keccak_256(network), 64)
-    struct.set(keccak_256(resourceUrl), 96)
-    struct.set(keccak_256(payer), 128)
+    struct.set(hashOf(network), 64)
+    struct.set(hashOf(resourceUrl), 96)
+    struct.set(hashOf(payer), 128)
     struct.set(word(issuedAt), 160)
     struct.set(keccak_256(transaction), 192)
     const digest = new Uint8Array(66)
