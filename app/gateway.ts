@@ -130,6 +130,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const url = new URL(request.url)
     return publicHosts.has(url.host) ? url.origin : listenOrigin
   }
+  // The requests the payment guard was asked about: only they have anything for it to do after the handler.
+  const guarded = new WeakSet<Request>()
   const entryOfRoute = new Map<string, Catalog.Entry>(
     Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => [`${entry.method} ${path}`, entry] as const)),
   )
@@ -209,6 +211,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           ? new NotImplementedError(availability.reason)
           : new UpstreamUnavailableError(availability.reason)
       if (Catalog.isFree(entry)) return limit(Catalog.key(entry), request)
+      guarded.add(request)
       return payments!.before(request, entry, { body, query, params })
     })
     // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
@@ -228,7 +231,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       return {}
     })
     .onAfterHandle(async ({ request, response, set }) => {
-      if (!payments) return
+      if (!payments || !guarded.delete(request)) return
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
       const outcome = await payments.after(request, { status, response })
       if ('withheld' in outcome) {

@@ -36,46 +36,74 @@ export function metrics(): metrics.ReturnType {
     { help: string; buckets: number[]; series: Map<string, { counts: number[]; sum: number; count: number }> }
   >()
   const gauges = new Map<string, { help: string; read: () => Promise<[Labels, number][]> | [Labels, number][] }>()
-  const samples = new Map<string, number[]>()
+  const samples = new Map<string, { values: number[]; next: number }>()
   const recent: metrics.Event[] = []
 
   function count(name: string, help: string, labels: Labels, by = 1): void {
-    const counter = counters.get(name) ?? { help, series: new Map<string, number>() }
-    counters.set(name, counter)
-    const key = JSON.stringify(labels)
+    countKey(name, help, JSON.stringify(labels), by)
+  }
+
+  function countKey(name: string, help: string, key: string, by: number): void {
+    let counter = counters.get(name)
+    if (!counter) {
+      counter = { help, series: new Map<string, number>() }
+      counters.set(name, counter)
+    }
     counter.series.set(key, (counter.series.get(key) ?? 0) + by)
   }
 
   function observe(name: string, help: string, buckets: number[], labels: Labels, value: number): void {
-    const histogram = histograms.get(name) ?? { help, buckets, series: new Map() }
-    histograms.set(name, histogram)
-    const key = JSON.stringify(labels)
-    const series = histogram.series.get(key) ?? { counts: buckets.map(() => 0), sum: 0, count: 0 }
-    histogram.series.set(key, series)
+    observeKey(name, help, buckets, JSON.stringify(labels), value)
+  }
+
+  function observeKey(name: string, help: string, buckets: number[], key: string, value: number): void {
+    let histogram = histograms.get(name)
+    if (!histogram) {
+      histogram = { help, buckets, series: new Map() }
+      histograms.set(name, histogram)
+    }
+    let series = histogram.series.get(key)
+    if (!series) {
+      series = { counts: buckets.map(() => 0), sum: 0, count: 0 }
+      histogram.series.set(key, series)
+    }
     for (let index = 0; index < buckets.length; index++) if (value <= buckets[index]!) series.counts[index]!++
     series.sum += value
     series.count++
   }
 
+  // Every request is counted: its series keys are built once per method, route and status, not per request.
+  const requestKeys = new Map<string, { counted: string; timed: string; route: string }>()
+  function requestKeysOf(method: string, route: string, status: number) {
+    const cacheKey = `${method} ${status} ${route}`
+    let keys = requestKeys.get(cacheKey)
+    if (!keys) {
+      const known = samples.has(route) || samples.size < maxRoutes ? route : 'other'
+      keys = {
+        counted: JSON.stringify({ method, route: known, status: String(status) }),
+        timed: JSON.stringify({ route: known }),
+        route: known,
+      }
+      // Bounded like the series: past it, new combinations are built each time rather than kept.
+      if (requestKeys.size < 4 * maxRoutes) requestKeys.set(cacheKey, keys)
+    }
+    return keys
+  }
+
   const self: metrics.ReturnType = {
     request({ method, route, status, seconds }) {
-      const known = samples.has(route) || samples.size < maxRoutes ? route : 'other'
-      count('gateway_requests_total', 'HTTP requests answered, by method, route and status.', {
-        method,
-        route: known,
-        status: String(status),
-      })
-      observe(
-        'gateway_request_duration_seconds',
-        'Time to answer a request.',
-        secondsBuckets,
-        { route: known },
-        seconds,
-      )
-      const kept = samples.get(known) ?? []
-      kept.push(seconds)
-      if (kept.length > maxSamples) kept.shift()
-      samples.set(known, kept)
+      const keys = requestKeysOf(method, route, status)
+      countKey('gateway_requests_total', 'HTTP requests answered, by method, route and status.', keys.counted, 1)
+      observeKey('gateway_request_duration_seconds', 'Time to answer a request.', secondsBuckets, keys.timed, seconds)
+      let kept = samples.get(keys.route)
+      if (!kept) {
+        kept = { values: [], next: 0 }
+        samples.set(keys.route, kept)
+      }
+      // A ring of the last `maxSamples`: the oldest is overwritten, nothing is shifted.
+      if (kept.values.length < maxSamples) kept.values.push(seconds)
+      else kept.values[kept.next] = seconds
+      kept.next = (kept.next + 1) % maxSamples
     },
     claim(seconds) {
       observe('gateway_ledger_claim_seconds', 'Time to claim a payment in the ledger.', secondsBuckets, {}, seconds)
@@ -84,7 +112,7 @@ export function metrics(): metrics.ReturnType {
       gauges.set(name, { help, read })
     },
     latencies() {
-      return new Map([...samples].map(([route, values]) => [route, [...values]]))
+      return new Map([...samples].map(([route, { values }]) => [route, [...values]]))
     },
     events() {
       return [...recent]
