@@ -376,7 +376,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
     const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - now) / 1000))
     const error = new RateLimitedError({ retryAfterSeconds })
-    return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), {
+    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
       ...headersOf(request),
       'retry-after': String(retryAfterSeconds),
       ratelimit: `"${family}";r=0;t=${retryAfterSeconds}`,
@@ -505,7 +505,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       path: new URL(request.url).pathname,
       error: describeError(error),
     })
-    return Problem.toResponse(Problem.internal(instanceOf(request), RequestId.of(request)), headersOf(request))
+    return Problem.toResponse(Problem.internal(Problem.instanceOf(request), RequestId.of(request)), headersOf(request))
   }
 
   function render(error: BaseError, request: Request): Response {
@@ -513,7 +513,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
     // A handler's own limit (per payer) says when to come back, as the free endpoints' buckets do.
     if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds)
-    return Problem.toResponse(Problem.fromError(error, instanceOf(request), RequestId.of(request)), headers)
+    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), headers)
   }
 
   async function handle(request: Request): Promise<Response> {
@@ -623,14 +623,6 @@ const maxOutstanding = 10_000
 
 /** Most client buckets the rate limiter keeps; the least recently seen goes first. */
 const maxBuckets = 10_000
-
-/** Most characters of the request path a problem's `instance` repeats: every route's path fits, a made-up one is cut. */
-const maxInstanceLength = 128
-
-/** The `instance` of a problem: the request path, bounded. */
-function instanceOf(request: Request): string {
-  return echo(new URL(request.url).pathname, maxInstanceLength)
-}
 
 /**
  * Whether a problem is a chain node or upstream failing a call, worth a log line (without messages). An upstream

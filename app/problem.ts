@@ -1,4 +1,5 @@
 import { type BaseError, type Code, InternalError } from '../core/Errors.js'
+import { echo } from '../core/internal/echo.js'
 
 /** The one place where an error code becomes an HTTP status. */
 export const statusOf = {
@@ -86,10 +87,43 @@ export function internal(instance?: string, requestId?: string): Problem {
   return fromError(new InternalError(), instance, requestId)
 }
 
+/** Most characters of the request path a problem's `instance` repeats: every route's path fits, a made-up one is cut. */
+const maxInstanceLength = 128
+
+/** The `instance` of a problem: the request path, bounded. */
+export function instanceOf(request: Request): string {
+  return echo(new URL(request.url).pathname, maxInstanceLength)
+}
+
 /** Renders a problem as an `application/problem+json` response; `headers` add to or replace the defaults. */
 export function toResponse(problem: Problem, headers: Record<string, string> = {}): Response {
+  return respond(problem.status, JSON.stringify(problem), headers)
+}
+
+/**
+ * The problem document of `error` for any instance and request id, as {@link fromError} and {@link toResponse} write
+ * it, byte for byte: everything but those two members is serialized once, for an answer given again and again (a
+ * route's plain 402).
+ */
+export function template(error: BaseError): {
+  status: number
+  render: (instance: string, requestId?: string) => string
+} {
+  const problem = fromError(error)
+  if ('instance' in problem || 'requestId' in problem)
+    throw new Error(`The details of ${error.code} name a member the template appends.`)
+  const head = JSON.stringify(problem).slice(0, -1)
+  return {
+    status: problem.status,
+    render: (instance, requestId) =>
+      `${head},"instance":${JSON.stringify(instance)}${requestId === undefined ? '' : `,"requestId":${JSON.stringify(requestId)}`}}`,
+  }
+}
+
+/** An `application/problem+json` response of a serialized problem; `headers` add to or replace the defaults. */
+export function respond(status: number, json: string, headers: Record<string, string> = {}): Response {
   const all = new Headers({ 'content-type': 'application/problem+json', 'cache-control': 'no-store' })
   // Set, not append: a header named in another letter case replaces the default rather than repeating it.
   for (const [name, value] of Object.entries(headers)) all.set(name, value)
-  return new Response(JSON.stringify(problem), { status: problem.status, headers: all })
+  return new Response(json, { status, headers: all })
 }

@@ -34,7 +34,7 @@ import type { Held as ChannelHeld, channels as Channels } from './channel.js'
 import { decode } from './decode.js'
 import * as Effects from './effects.js'
 import * as Idempotency from './idempotency.js'
-import { offer } from './offer.js'
+import { answer, type Compiled, compile, type offer } from './offer.js'
 import { receipt, type receiptSigner } from './receipt.js'
 import { type Claimed, settlement } from './settlement.js'
 import { scopeOf, signInWithX, siwx } from './siwx.js'
@@ -193,37 +193,40 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     refusal?: { reason: Refusal; message: string },
     note?: string,
   ): Response {
-    const { entry, amount, max } = priced
+    const { entry, amount } = priced
     const described = describedOf(request, entry)
     const now = new Date()
-    const metered = upto && max !== undefined && max > 0n
+    const metered = meteredOf(priced)
     const extensions = metered ? meteredExtensionsOf(described) : described.extensions
     // Metrics count this event: 402s by reason.
     logger.log('debug', 'payment_refused', {
       endpoint: Catalog.key(entry),
       reason: refusal?.reason ?? 'payment_required',
     })
-    const { headers, body } = offer({
-      terms: termsOf(entry),
-      amount,
-      resource: parameters.resourceUrl(request),
-      description: entry.purpose,
-      mimeType: 'application/json',
-      method: entry.method,
-      secret,
+    const offered = offeredOf(request, priced, described)
+    const signingIn = signIn && reaccessOf(entry)
+    if (!refusal && !note && !signingIn) {
+      // The plain 402, the first answer of every paid call: serialized once per offer, a fresh challenge each time.
+      const { headers, body } = answer(offered.compiled, { now, extensions })
+      offered.plain ??= Problem.template(
+        new PaymentRequiredError(
+          `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.`,
+          { details: body },
+        ),
+      )
+      return Problem.respond(
+        offered.plain.status,
+        offered.plain.render(Problem.instanceOf(request), RequestId.of(request)),
+        headers,
+      )
+    }
+    const { headers, body } = answer(offered.compiled, {
       now,
-      ...(described.resource ? { service: described.resource } : {}),
       // The same object for the same call (its 402 header is kept with it); a sign-in challenge is new every time.
-      extensions:
-        signIn && reaccessOf(entry)
-          ? { ...extensions, [signInWithX]: signIn.challenge({ uri: signInUri(request), now }) }
-          : extensions,
+      extensions: signingIn
+        ? { ...extensions, [signInWithX]: signIn.challenge({ uri: signInUri(request), now }) }
+        : extensions,
       ...(refusal ? { refusal } : {}),
-      also: [
-        ...(channels ? [channels.accept(amount)] : []),
-        ...(solana ? [solana.accept(amount)] : []),
-        ...(metered ? [Upto.requirements({ terms, max, facilitator: upto.facilitator })] : []),
-      ],
     })
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
     const error = refusal
@@ -235,8 +238,48 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return problem(request, error, headers)
   }
 
+  /** Whether a call is offered metered (`upto`, up to a maximum its input sets) beside `exact`. */
+  function meteredOf({ max }: Priced): boolean {
+    return upto !== undefined && max !== undefined && max > 0n
+  }
+
+  // What every 402 of one offer shares, by everything it depends on (the route and URL, the amount, a metered maximum),
+  // and the serialized plain 402 once one was answered; built on first use, a bounded few.
+  const offers = new Map<string, { compiled: Compiled; plain?: ReturnType<typeof Problem.template> }>()
+  function offeredOf(
+    request: Request,
+    priced: Priced,
+    described: guard.Described,
+  ): { compiled: Compiled; plain?: ReturnType<typeof Problem.template> } {
+    const { entry, amount, max } = priced
+    const metered = meteredOf(priced)
+    const key = `${Catalog.key(entry)} ${request.url} ${amount} ${metered ? max : ''}`
+    const known = offers.get(key)
+    if (known) return known
+    const offered = {
+      compiled: compile({
+        terms: termsOf(entry),
+        amount,
+        resource: parameters.resourceUrl(request),
+        description: entry.purpose,
+        mimeType: 'application/json',
+        method: entry.method,
+        secret,
+        ...(described.resource ? { service: described.resource } : {}),
+        also: [
+          ...(channels ? [channels.accept(amount)] : []),
+          ...(solana ? [solana.accept(amount)] : []),
+          ...(metered && upto ? [Upto.requirements({ terms, max: max!, facilitator: upto.facilitator })] : []),
+        ],
+      }),
+    }
+    if (offers.size >= 4_096) offers.delete(offers.keys().next().value!)
+    offers.set(key, offered)
+    return offered
+  }
+
   function problem(request: Request, error: BaseError, headers: Record<string, string> = {}): Response {
-    return Problem.toResponse(Problem.fromError(error, new URL(request.url).pathname, RequestId.of(request)), headers)
+    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), headers)
   }
 
   /** How a Solana payment of this call is answered: as every other payment is. */

@@ -1,4 +1,3 @@
-import { createHmac } from 'node:crypto'
 import type { Challenge } from 'mppx'
 import { evm, PaymentRequest } from 'mppx'
 import { formatUnits } from 'viem'
@@ -102,7 +101,7 @@ export function challenges(parameters: challenges.Parameters): (now: Date) => { 
     // The evm method derives the authorization's nonce from the challenge, so every challenge must be new: without
     // the salt, two offers of one route within one second would be the same challenge and the second payment a replay.
     const opaque = Buffer.from(`${metaPrefix}${crypto.randomUUID()}"}`).toString('base64url')
-    const id = createHmac('sha256', secret).update(`${bound}${expires}||${opaque}`).digest('base64url')
+    const id = new Bun.CryptoHasher('sha256', secret).update(`${bound}${expires}||${opaque}`).digest('base64url')
     return {
       id,
       // The id and opaque are base64url and the expiry ISO 8601: nothing in them to escape.

@@ -9,12 +9,19 @@ import { type RequirementsV1, requirements, requirementsV1 } from './x402.js'
 /**
  * The 402 of a paid call, every protocol at once: x402 v2 in `PAYMENT-REQUIRED`, MPP in `WWW-Authenticate`, and a
  * body x402 v1 clients read. With a `refusal`, its reason is the `error` of both x402 versions. What is the same
- * for every 402 of one offer (route, amount, terms) is built once and kept (see `compiled`); each 402 then costs
- * one fresh MPP challenge.
+ * for every 402 of one offer (route, amount, terms) is built by {@link compile}; a caller that answers the same offer
+ * again keeps that and calls {@link answer}, so each 402 then costs one fresh MPP challenge.
  */
 export function offer(parameters: offer.Parameters): offer.ReturnType {
+  return answer(compile(parameters), parameters)
+}
+
+/** The 402 of a compiled offer: a fresh MPP challenge, and the refusal's reason as the x402 `error` when one is given. */
+export function answer(
+  offered: Compiled,
+  parameters: Pick<offer.Parameters, 'now' | 'refusal' | 'extensions'>,
+): offer.ReturnType {
   const { now, refusal, extensions } = parameters
-  const offered = compiled(parameters)
   const challenge = offered.challenge(now)
   return {
     status: 402,
@@ -36,10 +43,10 @@ export function offer(parameters: offer.Parameters): offer.ReturnType {
 }
 
 /** What every 402 of one offer shares. */
-type Compiled = {
+export type Compiled = {
   /** The x402 v2 offer with `error` set and the extensions beside the payment identifier's. */
   paymentRequired: (error: string, extensions: Record<string, unknown> | undefined) => PaymentRequired
-  /** `PAYMENT-REQUIRED` when nothing was paid, with these extensions. */
+  /** `PAYMENT-REQUIRED` when nothing was paid, with these extensions (kept per extensions object). */
   header: (extensions: Record<string, unknown> | undefined) => string
   /** The x402 v1 offer, if v1 names the network. */
   v1: RequirementsV1[]
@@ -47,18 +54,9 @@ type Compiled = {
   challenge: (now: Date) => { header: string; id: string }
 }
 
-/** Offers built so far, per terms, by everything else they depend on; the oldest go first past `limit`. */
-const offers = new WeakMap<PaymentTerms, Map<string, Compiled>>()
-const limit = 4_096
-
-/** The shared part of an offer, built on first use. */
-function compiled(parameters: offer.Parameters): Compiled {
+/** The part of an offer that is the same for every 402 of it. */
+export function compile(parameters: Omit<offer.Parameters, 'now' | 'refusal' | 'extensions'>): Compiled {
   const { terms, amount, resource, description, mimeType, method, secret, also = [], service = {} } = parameters
-  const key = JSON.stringify([amount.toString(), resource, description, mimeType, method, secret, also, service])
-  const built = offers.get(terms) ?? new Map<string, Compiled>()
-  offers.set(terms, built)
-  const known = built.get(key)
-  if (known) return known
   const paymentRequired = (error: string, extensions: Record<string, unknown> | undefined): PaymentRequired => ({
     x402Version: 2,
     error,
@@ -72,7 +70,7 @@ function compiled(parameters: offer.Parameters): Compiled {
   const required = 'PAYMENT-SIGNATURE header is required'
   const plain = encodePaymentRequiredHeader(paymentRequired(required, undefined))
   const headers = new WeakMap<object, string>()
-  const fresh: Compiled = {
+  return {
     paymentRequired,
     header(extensions) {
       if (!extensions) return plain
@@ -85,9 +83,6 @@ function compiled(parameters: offer.Parameters): Compiled {
     v1: v1 ? [v1] : [],
     challenge: Mpp.challenges({ terms, amount, resource, method, description, secret }),
   }
-  if (built.size >= limit) built.delete(built.keys().next().value!)
-  built.set(key, fresh)
-  return fresh
 }
 
 export declare namespace offer {
