@@ -87,3 +87,28 @@ describe('toResponse', () => {
     expect(response.status).toBe(500)
   })
 })
+
+describe('template', () => {
+  test('default: renders what fromError and toResponse write, byte for byte', async () => {
+    const error = new PaymentRequiredError('GET /api/v1/x costs $0.001 in USDC; pay with x402 or MPP.', {
+      details: {
+        x402Version: 1,
+        error: 'X-PAYMENT header is required',
+        accepts: [{ scheme: 'exact', note: '"quoted" \\' }],
+      },
+    })
+    const { status, render } = Problem.template(error)
+    expect(status).toBe(402)
+    for (const requestId of ['3f0c', undefined]) {
+      const expected = Problem.toResponse(Problem.fromError(error, '/api/v1/x"y', requestId))
+      const rendered = Problem.respond(status, render('/api/v1/x"y', requestId))
+      expect(await rendered.text()).toBe(await expected.text())
+      expect([...rendered.headers]).toEqual([...expected.headers])
+    }
+  })
+
+  test('error: details that name instance or requestId are refused at build time', () => {
+    expect(() => Problem.template(new PaymentRequiredError('x', { details: { instance: '/elsewhere' } }))).toThrow()
+    expect(() => Problem.template(new PaymentRequiredError('x', { details: { requestId: 'mine' } }))).toThrow()
+  })
+})
