@@ -67,7 +67,6 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
       updatedAt: sql.placeholder('updatedAt'),
     } as unknown as Partial<typeof records.$inferInsert>)
     .where(byKey)
-    .returning()
     .prepare()
   const list = db
     .select({
@@ -150,10 +149,12 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
       const current = fromRecordRow<never>(row)
       const next = change(current)
       if (Store.isRefusal(next)) return { ok: false, ...next } as const
-      const values = { collection, id, value: toJson(next), version: current.version + 1, updatedAt: new Date() }
-      const written = write.get(values)!
+      const text = toJson(next)
+      const changed = { version: current.version + 1, updatedAt: new Date() }
+      write.run({ collection, id, value: text, ...changed })
       enqueue(also)
-      return { ok: true, record: fromRecordRow<never>(written) } as const
+      // What was written, as a read of the row would give it back: no need to return the row (and its value) again.
+      return { ok: true, record: { ...current, value: JSON.parse(text) as never, ...changed } } as const
     },
   )
   // Reads the last entry, calls `make` and inserts under the write lock, so no other process takes the sequence.
