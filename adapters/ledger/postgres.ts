@@ -93,6 +93,22 @@ export function postgres(parameters: postgres.Parameters): Ledger {
       .prepare('ledger_update')
       .execute({ payer: next.payer, nonce: next.nonce })
 
+  // Writes the new states of a group's entries in one statement, as parallel arrays: the columns `transition` changes
+  // (the key, the authorization and what the claim recorded stay as claimed).
+  const writeAll = (tx: Transaction, rows: toRow.ReturnType[]) => {
+    const column = <value>(pick: (row: toRow.ReturnType) => value) => raw.param(rows.map(pick))
+    return tx.execute(raw`UPDATE payments SET state = v.state, amount = v.amount::numeric, "transaction" = v.tx,
+  reason = v.reason, lease = v.lease, response = v.response::jsonb, effects = v.effects::json,
+  updated_at = v.updated_at::timestamptz
+FROM unnest(${column((row) => row.payer)}::text[], ${column((row) => row.nonce)}::text[],
+  ${column((row) => row.state)}::text[], ${column((row) => row.amount.toString())}::text[],
+  ${column((row) => row.transaction)}::text[], ${column((row) => row.reason)}::text[], ${column((row) => row.lease)}::text[],
+  ${column((row) => row.response)}::text[], ${column((row) => row.effects)}::text[],
+  ${column((row) => row.updatedAt.toISOString())}::text[])
+  AS v(payer, nonce, state, amount, tx, reason, lease, response, effects, updated_at)
+WHERE payments.payer = v.payer AND payments.nonce = v.nonce`)
+  }
+
   // Locks the entry's row, applies `transition` and writes, with the move's outbox work; a refusal throws before any
   // write.
   const move = async (tx: Transaction, { key, event, also }: Move) => {
@@ -348,9 +364,16 @@ export function postgres(parameters: postgres.Parameters): Ledger {
             throw error
           }
         })
-        // The writes go out together, pipelined on the transaction's connection.
+        // One statement writes every changed entry; the outbox work goes out beside it, pipelined on the connection.
         await Promise.all([
-          ...[...changed].map((id) => write(tx, toRow(latest.get(id)!))),
+          ...(changed.size > 0
+            ? [
+                writeAll(
+                  tx,
+                  [...changed].map((id) => toRow(latest.get(id)!)),
+                ),
+              ]
+            : []),
           ...keyed.filter((_, index) => moved[index]!.ok).map(({ also }) => enqueue(tx, also)),
         ])
         return moved.map((one) => (one.ok ? { ok: true, entry: fromRow(toRow(one.entry)) } : one))
