@@ -735,13 +735,6 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const fingerprint = Idempotency.fingerprint({ request, body: input.body })
       const key = { payer, nonce: authorization.nonce }
 
-      // A retry of a call the ledger holds is answered from the ledger, before the chain is asked.
-      const existing = await ledger.get(key)
-      if (existing && existing.state !== 'released') {
-        if (existing.fingerprint !== fingerprint) return refuse(request, priced, replayed)
-        const answer = await replay(request, existing, priced)
-        if (answer !== 'retake') return answer
-      }
       const duplicate = async (prior: Ledger.Entry) => {
         if (prior.fingerprint !== fingerprint)
           return problem(
@@ -759,22 +752,32 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       // Before the chain is read: whatever settles from here on may be missing from the balance it answers.
       const balanceAt = new Date()
       const verified = await facilitator.verify({ authorization, domain })
-      if (!verified.ok) return refuse(request, priced, verified)
-      const claim = await ledger.claim({
-        payer,
-        nonce: authorization.nonce,
-        amount,
-        endpoint: Catalog.key(entry),
-        protocol,
-        authorization: serialize(authorization),
-        fingerprint,
-        idempotencyKey: idempotency.key,
-        lease: lease.id,
-        balance: verified.balance,
-        balanceAt,
-        claimedAt: now,
-      })
-      if (!claim.ok) {
+      if (!verified.ok) {
+        // A retry of a call the ledger holds (its nonce now used on chain, say) is answered from the ledger; a new
+        // payment has no entry, and its claim below finds a retry of a call still in progress.
+        const existing = await ledger.get(key)
+        if (!existing || existing.state === 'released') return refuse(request, priced, verified)
+        if (existing.fingerprint !== fingerprint) return refuse(request, priced, replayed)
+        const answer = await replay(request, existing, priced)
+        return answer === 'retake' ? refuse(request, priced, verified) : answer
+      }
+      // A retry of a call in progress finds its entry here; one its dead process left is released, and claimed again.
+      for (let attempt = 1; ; attempt++) {
+        const claim = await ledger.claim({
+          payer,
+          nonce: authorization.nonce,
+          amount,
+          endpoint: Catalog.key(entry),
+          protocol,
+          authorization: serialize(authorization),
+          fingerprint,
+          idempotencyKey: idempotency.key,
+          lease: lease.id,
+          balance: verified.balance,
+          balanceAt,
+          claimedAt: now,
+        })
+        if (claim.ok) break
         if (claim.reason === 'insufficient_funds')
           return refuse(request, priced, {
             reason: 'insufficient_funds',
@@ -783,10 +786,9 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         if (claim.existing.fingerprint !== fingerprint) return refuse(request, priced, replayed)
         const answer =
           claim.reason === 'duplicate' ? await duplicate(claim.existing) : await replay(request, claim.existing, priced)
+        if (answer !== 'retake') return answer
         // Lost a race twice over (the holder died meanwhile): the caller retries and finds it free.
-        return answer === 'retake'
-          ? problem(request, new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' })
-          : answer
+        if (attempt === 2) return problem(request, new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' })
       }
       const scope = scopes.get(request)
       if (scope) scope.record = async (effect) => void (await ledger.apply(key, { type: 'effect', effect }))
