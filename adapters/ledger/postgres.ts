@@ -269,30 +269,36 @@ WHERE payments.payer = v.payer AND payments.nonce = v.nonce`)
   ): Promise<ClaimResult | undefined> => {
     const claimedAt = values.claimedAt.toISOString()
     const since = balanceAt?.toISOString() ?? null
-    const inserted = await parameters.sql.begin(async (tx) => {
-      const [, rows] = await Promise.all([
-        tx.unsafe(lockStatement, [values.payer], { prepare: true }),
-        tx.unsafe(
-          claimStatement,
-          [
-            values.payer,
-            values.nonce,
-            values.amount.toString(),
-            values.endpoint,
-            values.protocol,
-            values.authorization,
-            claimedAt,
-            values.fingerprint,
-            values.idempotencyKey,
-            values.lease,
-            balance.toString(),
-            since,
-          ],
-          { prepare: true },
-        ),
-      ])
-      return rows.length > 0
-    })
+    // The transaction's four statements go out together, pipelined on one connection: one round trip. After a failed
+    // statement the server aborts the transaction and answers the COMMIT with a rollback.
+    const connection = await parameters.sql.reserve()
+    const answered = await Promise.allSettled([
+      connection.unsafe('BEGIN'),
+      connection.unsafe(lockStatement, [values.payer], { prepare: true }),
+      connection.unsafe(
+        claimStatement,
+        [
+          values.payer,
+          values.nonce,
+          values.amount.toString(),
+          values.endpoint,
+          values.protocol,
+          values.authorization,
+          claimedAt,
+          values.fingerprint,
+          values.idempotencyKey,
+          values.lease,
+          balance.toString(),
+          since,
+        ],
+        { prepare: true },
+      ),
+      connection.unsafe('COMMIT'),
+    ])
+    connection.release()
+    const failed = answered.find((one) => one.status === 'rejected')
+    if (failed) throw failed.reason
+    const inserted = (answered[2] as PromiseFulfilledResult<unknown[]>).value.length > 0
     if (inserted) return { ok: true, entry: fromRow(values) }
     const [existing] = await read.execute(values)
     if (existing && existing.state !== 'released') return { ok: false, reason: 'replayed', existing: fromRow(existing) }
