@@ -15,6 +15,9 @@ import {
   toOwners,
 } from './schema.js'
 
+/** What an update answers. */
+type Updated = { ok: true; record: Store.Record<never> } | ({ ok: false } & ({ reason: 'not_found' } | Store.Refusal))
+
 /** What an `append` maker returns, whatever its value's type. */
 type Made = Pick<Store.LogEntry, 'value' | 'hash' | 'createdAt'>
 
@@ -142,21 +145,71 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
     return inserted
   })
   // Reads, calls `change` and writes under the write lock, so no other process changes the record in between.
-  const updateAtomically = client.transaction(
-    (collection: string, id: string, change: (current: Store.Record<never>) => unknown, also?: Store.Also) => {
-      const row = read.get({ collection, id })
-      if (!row) return { ok: false, reason: 'not_found' } as const
-      const current = fromRecordRow<never>(row)
-      const next = change(current)
-      if (Store.isRefusal(next)) return { ok: false, ...next } as const
-      const text = toJson(next)
-      const changed = { version: current.version + 1, updatedAt: new Date() }
-      write.run({ collection, id, value: text, ...changed })
-      enqueue(also)
-      // What was written, as a read of the row would give it back: no need to return the row (and its value) again.
-      return { ok: true, record: { ...current, value: JSON.parse(text) as never, ...changed } } as const
-    },
+  const updateOne = (
+    collection: string,
+    id: string,
+    change: (current: Store.Record<never>) => unknown,
+    also?: Store.Also,
+  ): Updated => {
+    const row = read.get({ collection, id })
+    if (!row) return { ok: false, reason: 'not_found' }
+    const current = fromRecordRow<never>(row)
+    const next = change(current)
+    if (Store.isRefusal(next)) return { ok: false, ...next }
+    const text = toJson(next)
+    const changed = { version: current.version + 1, updatedAt: new Date() }
+    write.run({ collection, id, value: text, ...changed })
+    enqueue(also)
+    // What was written, as a read of the row would give it back: no need to return the row (and its value) again.
+    return { ok: true, record: { ...current, value: JSON.parse(text) as never, ...changed } }
+  }
+  // A group of updates in one transaction, in order, each reading what the ones before it wrote; a `change` that
+  // throws fails its own update only (it throws before anything of it is written).
+  const updateAllAtomically = client.transaction((group: readonly Waiting[]) =>
+    group.map((one): { ok: true; updated: Updated } | { ok: false; error: unknown } => {
+      let threw = false
+      const change = (current: Store.Record<never>) => {
+        try {
+          return one.change(current)
+        } catch (error) {
+          threw = true
+          throw error
+        }
+      }
+      try {
+        return { ok: true, updated: updateOne(one.collection, one.id, change, one.also) }
+      } catch (error) {
+        // Anything but the caller's own `change` is a fault of the database: the whole group fails.
+        if (!threw) throw error
+        return { ok: false, error }
+      }
+    }),
   )
+  // Group commit: the updates made in one turn of the event loop share one transaction (one commit) instead of one
+  // each; each caller gets its own outcome once its group has committed.
+  type Waiting = {
+    collection: string
+    id: string
+    change: (current: Store.Record<never>) => unknown
+    also: Store.Also | undefined
+    resolve: (updated: Updated) => void
+    reject: (error: unknown) => void
+  }
+  let waiting: Waiting[] = []
+  let scheduled = false
+  const writeGroup = () => {
+    scheduled = false
+    const group = waiting
+    waiting = []
+    try {
+      updateAllAtomically.immediate(group).forEach((outcome, index) => {
+        if (outcome.ok) group[index]!.resolve(outcome.updated)
+        else group[index]!.reject(outcome.error)
+      })
+    } catch (error) {
+      for (const one of group) one.reject(error)
+    }
+  }
   // Reads the last entry, calls `make` and inserts under the write lock, so no other process takes the sequence.
   const appendAtomically = client.transaction(
     (chain: string, make: (last: Store.LogEntry<never> | undefined) => Made) => {
@@ -199,8 +252,14 @@ export function sqlite(parameters: sqlite.Parameters): Store.Store {
     async list(collection, { owner, limit = 100 }) {
       return list.all({ collection, owner: getAddress(owner), limit }).map((row) => fromRecordRow(row))
     },
-    async update(collection, id, change, also) {
-      return updateAtomically.immediate(collection, id, change, also)
+    update(collection, id, change, also) {
+      return new Promise<Updated>((resolve, reject) => {
+        waiting.push({ collection, id, change: change as Waiting['change'], also, resolve, reject })
+        if (!scheduled) {
+          scheduled = true
+          setImmediate(writeGroup)
+        }
+      }) as never
     },
     async append(chain, make) {
       return appendAtomically.immediate(chain, make)

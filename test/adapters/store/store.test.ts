@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import postgresJs from 'postgres'
 import type { Address } from 'viem'
@@ -544,6 +545,35 @@ describe('store: sqlite file', () => {
     const database = new Database(fixture.path, { readonly: true })
     expect(database.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
     database.close()
+  })
+
+  test('behavior: updates made together commit together; a change that throws fails alone', async () => {
+    const own = sqliteFixture()
+    const store = own.open()
+    try {
+      const record = recordOf<Counter>({ count: 0 })
+      await store.insert(record)
+      // Each commit appends the pages it changed to the write-ahead log, 24 bytes of header and a page each.
+      const frames = () => (statSync(`${own.path}-wal`).size - 32) / (24 + 4096)
+      const before = frames()
+      const fail = () => {
+        throw new Error('bad change')
+      }
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 10 }, (_, index) =>
+          store.update(record.collection, record.id, index === 4 ? fail : increment),
+        ),
+      )
+      expect(outcomes.map(({ status }) => status)).toEqual(
+        Array.from({ length: 10 }, (_, index) => (index === 4 ? 'rejected' : 'fulfilled')),
+      )
+      expect(await store.get(record.collection, record.id)).toMatchObject({ value: { count: 9 }, version: 10 })
+      // The nine writes of one page were one commit, not nine.
+      expect(frames() - before).toBe(1)
+    } finally {
+      await store.close()
+      await own.teardown()
+    }
   })
 
   test('behavior: the migration creates the tables the drizzle schema describes', async () => {
