@@ -21,6 +21,7 @@ import { channelAuthorizerIndex, channelChain, channelRelayerIndex } from '../ad
 import {
   account,
   authorizationSettlerAddress,
+  authorizationSettlerCode,
   contracts,
   devnet,
   devnetChain,
@@ -883,7 +884,15 @@ async function settlerOf(config: Config, settlement: Settlement): Promise<Addres
   const address = config.authorizationSettler ?? (settlement.isDevnet ? authorizationSettlerAddress : undefined)
   if (!address) return undefined
   const code = await settlement.client.getCode({ address }).catch(() => undefined)
-  if (code && code !== '0x') return address
+  if (code && code !== '0x') {
+    // Batches go out on a gas budget that relies on this version's ItemStarved check: other code is refused.
+    if (code.toLowerCase() === authorizationSettlerCode.toLowerCase()) return address
+    if (config.authorizationSettler)
+      throw new ConfigError(
+        `AUTHORIZATION_SETTLER ${address} on ${settlement.where} is not this version's AuthorizationSettler: deploy adapters/chain/contracts/artifacts/AuthorizationSettler.json and point AUTHORIZATION_SETTLER at it.`,
+      )
+    return undefined
+  }
   if (config.authorizationSettler)
     throw new ConfigError(
       `AUTHORIZATION_SETTLER ${address} has no code on ${settlement.where}: deploy AuthorizationSettler there first.`,

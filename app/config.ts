@@ -199,7 +199,7 @@ const Environment = Type.Object({
       pattern: '^0x[0-9a-fA-F]{40}$',
       defaultText: 'ours from genesis on a devnet; none elsewhere (batches go through Multicall3)',
       description:
-        'address of an AuthorizationSettler (adapters/chain/contracts/artifacts/AuthorizationSettler.json, deployed by you) that settles a batch from packed authorizations, with less gas per payment than Multicall3; its code is checked at start',
+        'address of an AuthorizationSettler (adapters/chain/contracts/artifacts/AuthorizationSettler.json, deployed by you) that settles a batch from packed authorizations, with less gas per payment than Multicall3; its code must be the code of that artifact, checked at start (batches through it go out on a gas budget that relies on its starvation check)',
     }),
   ),
   SETTLEMENT_WINDOW_MS: Type.Optional(

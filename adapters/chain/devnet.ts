@@ -100,6 +100,9 @@ const batchPayments = batchPaymentsJson as unknown as Artifact
 const escrow = escrowJson as unknown as Artifact
 const multicall3 = multicall3Json as unknown as Artifact
 const authorizationSettler = authorizationSettlerJson as unknown as Artifact
+
+/** The runtime code of our AuthorizationSettler, as the devnet has it and as a deployment of its artifact has it. */
+export const authorizationSettlerCode: Hex = authorizationSettler.deployedBytecode
 const priceFeed = priceFeedJson as unknown as Artifact
 const ensRegistry = ensRegistryJson as unknown as Artifact
 const publicResolver = publicResolverJson as unknown as Artifact

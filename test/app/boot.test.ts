@@ -6,12 +6,12 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import postgresJs from 'postgres'
 import { createPublicClient, erc20Abi, type Hex, http } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { account, contracts } from '../../adapters/chain/devnet.js'
+import { account, authorizationSettlerAddress, contracts, multicall3Address } from '../../adapters/chain/devnet.js'
 import { postgres } from '../../adapters/store/postgres.js'
 import { sqlite } from '../../adapters/store/sqlite.js'
 import { boot } from '../../app/boot.js'
 import { clients } from '../../app/clients.js'
-import { parse } from '../../app/config.js'
+import { ConfigError, parse } from '../../app/config.js'
 import { silent } from '../../app/log.js'
 import { StartError } from '../../app/startup.js'
 import { freePort, start } from '../support/processes.js'
@@ -188,6 +188,25 @@ describe('boot: RPC_URL on a devnet of npm run devnet', () => {
     expect(receipt.status).toBe('success')
     expect(receipt.from).toBe(account({ index: 9 }).address.toLowerCase() as Hex)
     expect(await balance()).toBeLessThan(before)
+    await booted.close()
+  })
+
+  test("error: AUTHORIZATION_SETTLER with other code than this version's settler is refused; the settler itself is taken", async () => {
+    const env = { RPC_URL: rpcUrl, NETWORK: 'eip155:84532' }
+    // Multicall3 has code, but not the settler's: batches sent on a gas budget rely on its ItemStarved check.
+    const error = await boot({
+      config: parse({ ...env, DATA_DIR: dataDir(), AUTHORIZATION_SETTLER: multicall3Address }),
+      logger: silent(),
+    }).then(
+      (booted) => booted.close().then(() => undefined),
+      (error: unknown) => error,
+    )
+    expect(error).toBeInstanceOf(ConfigError)
+    expect((error as Error).message).toContain("is not this version's AuthorizationSettler")
+    const booted = await boot({
+      config: parse({ ...env, DATA_DIR: dataDir(), AUTHORIZATION_SETTLER: authorizationSettlerAddress }),
+      logger: silent(),
+    })
     await booted.close()
   })
 
