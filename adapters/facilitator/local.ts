@@ -188,13 +188,21 @@ export function local(parameters: local.Parameters): Facilitator {
 
   async function submit(batch: Pending[]) {
     // Through our settler a shared batch goes out on a gas budget, without an estimate first (one run in the EVM and
-    // one round trip fewer): an item that fails does so alone and is answered from the receipt, and one that may have
-    // been starved reverts the whole call (ItemStarved), after which the batch goes out again on an estimate.
+    // one round trip fewer): an item that fails does so alone and is answered from the receipt. One that may have been
+    // starved reverts the whole call (ItemStarved), and a node that refuses the budget (past its block's gas limit,
+    // more than the relayer can cover) sends nothing; either way the batch then goes out on an estimate.
     const budgeted = budget(batch)
     if (budgeted) {
-      const mined = await sendOrAnswer(batch, async () => ({ items: batch, transaction: budgeted }))
-      if (mined === undefined) return
-      if (mined.receipt.status === 'success') return conclude(batch, mined)
+      const hash = await send(budgeted).catch((error: unknown) => {
+        // A lost connection may have carried the transaction out: the outcome is unknown, which is a fault.
+        if (isTransportFault(error)) throw error
+        return undefined
+      })
+      if (hash) {
+        for (const item of batch) item.onSubmitted?.(hash)
+        const receipt = await receiptOf(hash)
+        if (receipt.status === 'success') return conclude(batch, { hash, receipt })
+      }
     }
     const mined = await sendOrAnswer(batch, () => estimated(batch))
     if (mined === undefined) return

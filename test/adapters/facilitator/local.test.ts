@@ -575,6 +575,26 @@ describe('local.settle through AuthorizationSettler', () => {
     for (const { address } of payers) expect(await balanceOf(address)).toBe(10_000_000n - 9n)
   })
 
+  test('error: a budget the node refuses (past the block gas limit) sends nothing; the batch settles on an estimate', async () => {
+    const relayer = await fundedRelayer()
+    const through = create({
+      relayer,
+      settler: authorizationSettlerAddress,
+      gasBudget: { base: 50_000n, perItem: 1_000_000_000n },
+    })
+    const payers = await fundedPayers(3)
+    const to = randomAddress()
+    const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 11n })))
+    const outcomes = await Promise.all(
+      authorizations.map((authorization) => through.settle({ authorization, domain: domain() })),
+    )
+    const [receipt] = await receipts(outcomes.map(transactionOf))
+    expect(receipt!.status).toBe('success')
+    // The refused send used no nonce: the settling transaction is the relayer's first.
+    expect(await chain.publicClient.getTransactionCount({ address: relayer.address })).toBe(1)
+    expect(await balanceOf(to)).toBe(33n)
+  })
+
   test('behavior: a batch with a smart-wallet signature goes through Multicall3 instead', async () => {
     const payers = await fundedPayers(3)
     const to = randomAddress()
