@@ -204,7 +204,7 @@ export function local(parameters: local.Parameters): Facilitator {
         if (receipt.status === 'success') return conclude(batch, { hash, receipt })
       }
     }
-    const mined = await sendOrAnswer(batch, () => estimated(batch))
+    const mined = await sendEstimated(batch)
     if (mined === undefined) return
     if (mined.receipt.status !== 'success') {
       for (const item of mined.items) item.resolve(refuse('settlement_failed', `Transaction ${mined.hash} reverted.`))
@@ -214,18 +214,15 @@ export function local(parameters: local.Parameters): Facilitator {
   }
 
   /**
-   * Prepares (`prepare` may answer items and leave none) and sends a transaction, then waits for its receipt;
-   * `undefined` once every item is answered. A refused submission answers the items as failed; a transport fault
-   * may have carried the transaction out, so the outcome is unknown: it is thrown as a fault.
+   * Sends the batch on an estimate and waits for its receipt; `undefined` once every item is answered (the estimate
+   * left none, or the node refused the transaction). A transport fault may have carried the transaction out, so the
+   * outcome is unknown: it is thrown as a fault.
    */
-  async function sendOrAnswer(
-    batch: Pending[],
-    prepare: () => Promise<{ items: Pending[]; transaction: Transaction } | undefined>,
-  ) {
+  async function sendEstimated(batch: Pending[]) {
     let items = batch
     let hash: Hash
     try {
-      const prepared = await prepare()
+      const prepared = await estimated(batch)
       if (!prepared) return undefined
       items = prepared.items
       hash = await send(prepared.transaction)

@@ -208,12 +208,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     if (!refusal && !note && !signingIn) {
       // The plain 402, the first answer of every paid call: serialized once per offer, a fresh challenge each time.
       const { headers, body } = answer(offered.compiled, { now, extensions })
-      offered.plain ??= Problem.template(
-        new PaymentRequiredError(
-          `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.`,
-          { details: body },
-        ),
-      )
+      offered.plain ??= Problem.template(new PaymentRequiredError(required(entry, amount), { details: body }))
       return Problem.respond(
         offered.plain.status,
         offered.plain.render(Problem.instanceOf(request), RequestId.of(request)),
@@ -231,11 +226,13 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
     const error = refusal
       ? new PaymentRefusedError(refusal, { details: body })
-      : new PaymentRequiredError(
-          `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.${note ? ` ${note}` : ''}`,
-          { details: body },
-        )
+      : new PaymentRequiredError(`${required(entry, amount)}${note ? ` ${note}` : ''}`, { details: body })
     return problem(request, error, headers)
+  }
+
+  /** What a 402 says when nothing was paid. */
+  function required(entry: Catalog.Entry, amount: bigint): string {
+    return `${Catalog.key(entry)} costs $${Price.fromAtomic(amount)} in USDC; pay with x402 or MPP.`
   }
 
   /** Whether a call is offered metered (`upto`, up to a maximum its input sets) beside `exact`. */
@@ -245,18 +242,15 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
 
   // What every 402 of one offer shares, by everything it depends on (the route and URL, the amount, a metered maximum),
   // and the serialized plain 402 once one was answered; built on first use, a bounded few.
-  const offers = new Map<string, { compiled: Compiled; plain?: ReturnType<typeof Problem.template> }>()
-  function offeredOf(
-    request: Request,
-    priced: Priced,
-    described: guard.Described,
-  ): { compiled: Compiled; plain?: ReturnType<typeof Problem.template> } {
+  type Offered = { compiled: Compiled; plain?: ReturnType<typeof Problem.template> }
+  const offers = new Map<string, Offered>()
+  function offeredOf(request: Request, priced: Priced, described: guard.Described): Offered {
     const { entry, amount, max } = priced
     const metered = meteredOf(priced)
     const key = `${Catalog.key(entry)} ${request.url} ${amount} ${metered ? max : ''}`
     const known = offers.get(key)
     if (known) return known
-    const offered = {
+    const offered: Offered = {
       compiled: compile({
         terms: termsOf(entry),
         amount,

@@ -78,6 +78,17 @@ async function fundedRelayer(): Promise<PrivateKeyAccount> {
   return relayer
 }
 
+/** `count` fresh payers each pay `value` to one fresh payee through `through`, all at once. */
+async function settleTogether(through: Facilitator, count: number, value: bigint) {
+  const payers = await fundedPayers(count)
+  const to = randomAddress()
+  const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value })))
+  const outcomes = await Promise.all(
+    authorizations.map((authorization) => through.settle({ authorization, domain: domain() })),
+  )
+  return { payers, to, outcomes }
+}
+
 /** `count` fresh keys, each minted `amount` devnet USDC. */
 async function fundedPayers(count: number, amount = 10_000_000n): Promise<PrivateKeyAccount[]> {
   const accounts = Array.from({ length: count }, () => privateKeyToAccount(generatePrivateKey()))
@@ -516,12 +527,7 @@ describe('local.settle through AuthorizationSettler', () => {
       relayer: await fundedRelayer(),
       settler: authorizationSettlerAddress,
     })
-    const payers = await fundedPayers(5)
-    const to = randomAddress()
-    const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 70n })))
-    const outcomes = await Promise.all(
-      authorizations.map((authorization) => through.settle({ authorization, domain: domain() })),
-    )
+    const { to, outcomes } = await settleTogether(through, 5, 70n)
     expect(new Set(outcomes.map(transactionOf)).size).toBe(1)
     expect(methods).not.toContain('eth_estimateGas')
     expect(methods.filter((method) => method === 'eth_sendRawTransaction')).toHaveLength(1)
@@ -536,13 +542,8 @@ describe('local.settle through AuthorizationSettler', () => {
       // Less than one transferWithAuthorization needs: the first item runs out of gas.
       gasBudget: { base: 30_000n, perItem: 20_000n },
     })
-    const payers = await fundedPayers(3)
-    const to = randomAddress()
-    const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 9n })))
     const before = await chain.publicClient.getBlockNumber()
-    const outcomes = await Promise.all(
-      authorizations.map((authorization) => through.settle({ authorization, domain: domain() })),
-    )
+    const { payers, to, outcomes } = await settleTogether(through, 3, 9n)
     const [settled] = await receipts(outcomes.map(transactionOf))
     expect(settled!.status).toBe('success')
     // The starved call was mined, reverted with ItemStarved(0), and moved nothing.
@@ -582,12 +583,7 @@ describe('local.settle through AuthorizationSettler', () => {
       settler: authorizationSettlerAddress,
       gasBudget: { base: 50_000n, perItem: 1_000_000_000n },
     })
-    const payers = await fundedPayers(3)
-    const to = randomAddress()
-    const authorizations = await Promise.all(payers.map((from) => sign(from, { to, value: 11n })))
-    const outcomes = await Promise.all(
-      authorizations.map((authorization) => through.settle({ authorization, domain: domain() })),
-    )
+    const { to, outcomes } = await settleTogether(through, 3, 11n)
     const [receipt] = await receipts(outcomes.map(transactionOf))
     expect(receipt!.status).toBe('success')
     // The refused send used no nonce: the settling transaction is the relayer's first.
