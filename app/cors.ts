@@ -1,23 +1,14 @@
-/** Request headers that a browser-hosted agent may send, payment headers included. */
-const allowedHeaders = ['content-type', 'authorization', 'payment-signature', 'x-payment', 'accept']
+/** Request headers that a browser-hosted agent may send, payment headers and its own request id included. */
+const allowedHeaders = ['content-type', 'authorization', 'payment-signature', 'x-payment', 'accept', 'x-request-id']
 
-/** Response headers a browser-hosted agent may read, payment and rate-limit headers included. */
-const exposedHeaders = [
-  'payment-required',
-  'payment-response',
-  'x-payment-response',
-  'payment-receipt',
-  'www-authenticate',
-  'retry-after',
-  'ratelimit',
-  'ratelimit-policy',
-  'allow',
-]
-
-/** Headers added to every response. */
+/**
+ * Headers added to every response. A browser-hosted agent may read every response header (the payment, receipt,
+ * rate-limit and request-id headers among them): the wildcard holds for requests without credentials, the only ones
+ * an origin of `*` admits.
+ */
 export const headers = {
   'access-control-allow-origin': '*',
-  'access-control-expose-headers': exposedHeaders.join(', '),
+  'access-control-expose-headers': '*',
 } as const
 
 /** The answer to a CORS preflight request. */

@@ -68,10 +68,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           ),
         ),
     )
-  // When each request started, for its latency.
-  const startedAt = new WeakMap<Request, number>()
-  // The status of each error answer.
-  const errorStatus = new WeakMap<Request, number>()
+  // When each request started, for its latency, and the route pattern it matched, for its metrics.
+  const entered = new WeakMap<Request, { at: number; route: string | undefined }>()
   // Every port once: the deployment's own, with the session secret random per start unless given.
   const ports: Partial<Module.Ports> = {
     sessionSecret: crypto.randomUUID() + crypto.randomUUID(),
@@ -141,33 +139,45 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
   const schemasOf = new Map<string, Input.Schemas>()
 
-  // No normalization: Elysia would strip fields a schema does not name before validating, so an unknown field
-  // would be dropped without a word. Validation sees the body as sent and refuses it, naming the field; undeclared
-  // query parameters are dropped explicitly, in the transform below.
-  const app = new Elysia({ normalize: false })
-    .onRequest(({ request, set }) => {
-      startedAt.set(request, performance.now())
-      const requestId = RequestId.assign(request)
-      if (request.method === 'OPTIONS') return Cors.preflight()
-      set.headers[RequestId.header] = requestId
-      // Synchronously, so that the handler runs inside the scope its writes are journaled in.
-      payments?.open(request)
-      Object.assign(set.headers, Cors.headers)
-      const head = oversized(request)
-      if (head) return render(head, request)
-      if (exceedsDeclaredLength(request, config.bodyLimitBytes))
-        return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
-    })
-    // Every answer, once sent: its metrics and one log line, by route pattern (never the raw path or query).
-    .onAfterResponse(({ request, route, set, responseValue }) => {
-      const status =
-        errorStatus.get(request) ??
-        (responseValue instanceof Response ? responseValue.status : typeof set.status === 'number' ? set.status : 200)
-      const seconds = (performance.now() - (startedAt.get(request) ?? performance.now())) / 1000
-      const known = route && route !== '/*' ? route : 'unmatched'
-      meter.request({ method: request.method, route: known, status, seconds })
-      // A line per request is debug (a paid call is two requests, and its settlement has its own info line); a fault
-      // of the gateway's own is a warning anyone sees.
+  /**
+   * Where every request enters: its start time and id, the CORS headers, and the refusals that need no route (a
+   * preflight, an oversized head or declared body). Synchronous, so that the handler runs inside the payment scope it
+   * opens; an answer here ends the request.
+   */
+  function enter(request: Request, set: { headers: Record<string, unknown> }): Response | undefined {
+    entered.set(request, { at: performance.now(), route: undefined })
+    const requestId = RequestId.assign(request)
+    if (request.method === 'OPTIONS') return Cors.preflight()
+    set.headers[RequestId.header] = requestId
+    payments?.open(request)
+    Object.assign(set.headers, Cors.headers)
+    const head = oversized(request)
+    if (head) return render(head, request)
+    if (exceedsDeclaredLength(request, config.bodyLimitBytes))
+      return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
+    return undefined
+  }
+  // Every handler reads the verified payer as `caller`, from a getter: the guard verifies the payment after the hook
+  // that defines it runs, and a free route that never reads it must not fail.
+  const callerProperty: PropertyDescriptor = {
+    configurable: true,
+    enumerable: true,
+    get(this: { request: Request }) {
+      if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
+      return payments.payer(this.request)
+    },
+  }
+  const logsRequests = config.logLevel === 'debug'
+  /** Every answer, as it leaves: its metrics and one log line, by route pattern (never the raw path or query). */
+  function answered(request: Request, response: Response): Response {
+    const { status } = response
+    const { at, route } = entered.get(request) ?? { at: performance.now(), route: undefined }
+    const seconds = (performance.now() - at) / 1000
+    const known = route && route !== '/*' ? route : 'unmatched'
+    meter.request({ method: request.method, route: known, status, seconds })
+    // A line per request is debug (a paid call is two requests, and its settlement has its own info line); a fault
+    // of the gateway's own is a warning anyone sees.
+    if (status >= 500 || logsRequests)
       logger.log(status >= 500 ? 'warn' : 'debug', 'request', {
         requestId: RequestId.of(request),
         method: request.method,
@@ -175,6 +185,36 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         status,
         ms: Math.round(seconds * 1000),
       })
+    return response
+  }
+  // Each route's handler, wrapped to see its answer (a Response, or the promise of one) leave. Cheaper than an
+  // after-response hook, which Elysia runs from a timer of its own per request; a stream counts once it starts.
+  const answering = new WeakMap<(request: Request) => unknown, (request: Request) => unknown>()
+  function answeringOf(handle: (request: Request) => unknown): (request: Request) => unknown {
+    let wrapped = answering.get(handle)
+    if (!wrapped) {
+      wrapped = (request: Request) => {
+        const answer = handle(request) as Response | Promise<Response>
+        return answer instanceof Promise
+          ? answer.then((response) => answered(request, response))
+          : answered(request, answer)
+      }
+      answering.set(handle, wrapped)
+    }
+    return wrapped
+  }
+
+  // No normalization: Elysia would strip fields a schema does not name before validating, so an unknown field
+  // would be dropped without a word. Validation sees the body as sent and refuses it, naming the field; undeclared
+  // query parameters are dropped explicitly, in the transform below.
+  // Elysia awaits a hook whose source looks asynchronous (it says `async` or `await`, or returns or arrows into a
+  // call), which costs every request a turn of the microtask queue: the synchronous hooks below call out to named
+  // functions and return what they got, so that they stay synchronous.
+  const app = new Elysia({ normalize: false })
+    .wrap((handle) => answeringOf(handle as (request: Request) => unknown))
+    .onRequest(({ request, set }) => {
+      const early = enter(request, set)
+      if (early) return early
     })
     .onParse(async ({ request, contentType }) => {
       // The dashboard's login form and providers' callbacks are the bodies that are not JSON.
@@ -186,17 +226,18 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     })
     // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
     .onTransform(({ request, route, params, query, body }) => {
+      const record = entered.get(request)
+      if (record) record.route = route
       Input.assertSingleQuery(request.url)
       const schemas = schemasOf.get(`${request.method} ${route}`)
       if (!schemas) return
       Input.dropUndeclared(schemas.query, query)
       Input.assertPrintable(schemas, { path: params, query, body })
     })
-    .onError(async ({ error, code, request }) => {
-      const response = await answerError({ error, code, request })
-      // Elysia tells the after-response hook the error, not this answer: its status is kept for the metrics.
-      errorStatus.set(request, response.status)
-      return response
+    .onError(async ({ error, code, request, route }) => {
+      const record = entered.get(request)
+      if (record) record.route = route
+      return answerError({ error, code, request })
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
@@ -214,20 +255,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       guarded.add(request)
       return payments!.before(request, entry, { body, query, params })
     })
-    // Every handler reads the verified payer as `caller`. Lazily: the guard verifies the payment after this runs,
-    // and a free route that never reads it must not fail.
     // The context comes as a rest parameter: Elysia's static analysis of hooks takes a hook that hands its context
     // on for one that reads all of it, and would then parse every request's cookies and copy its headers.
-    .derive({ as: 'global' }, (...hooked: [{ request: Request }]) => {
-      const [context] = hooked
-      Object.defineProperty(context, 'caller', {
-        configurable: true,
-        enumerable: true,
-        get: () => {
-          if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
-          return payments.payer(context.request)
-        },
-      })
+    .derive({ as: 'global' }, (...hooked: [object]) => {
+      Object.defineProperty(hooked[0], 'caller', callerProperty)
       return {}
     })
     .onAfterHandle(async ({ request, response, set }) => {

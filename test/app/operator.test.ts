@@ -27,7 +27,6 @@ beforeAll(async () => {
   for (const path of ['/api/v1/rpc/chains', '/api/v1/rpc/chains']) {
     const response = await pay(`${origin}${path}`)
     expect(response.status).toBe(200)
-    // Read to the end: a request is counted once its answer has been sent.
     await response.text()
     transactions.push(decodePaymentResponseHeader(response.headers.get('payment-response')!).transaction)
   }
@@ -79,17 +78,22 @@ describe('GET /metrics', () => {
       expect(response.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8')
       return response.text()
     }
-    let text = await scrape()
+    // A refusal of bad input is counted by the route that refused it.
+    expect((await gateway.fetch(`${origin}/free/uuid?count=0`)).status).toBe(400)
+    const text = await scrape()
     const value = (series: string) => {
       const line = text.split('\n').find((candidate) => candidate.startsWith(`${series} `))
       return line === undefined ? undefined : Number(line.slice(series.length + 1))
     }
-    // A request is counted after its answer has gone out, a turn of the event loop after the caller has it.
-    for (let turn = 0; turn < 100 && value(paidCalls) !== 2; turn++) {
-      await Bun.sleep(1)
-      text = await scrape()
-    }
+    // A request is counted as its answer leaves, by the route it matched and the status it was answered with.
     expect(value(paidCalls)).toBe(2)
+    expect(
+      value('gateway_requests_total{method="GET",route="/api/v1/rpc/chains",status="402"}'),
+    ).toBeGreaterThanOrEqual(3)
+    expect(value('gateway_requests_total{method="GET",route="unmatched",status="404"}')).toBeGreaterThanOrEqual(1)
+    expect(value('gateway_requests_total{method="GET",route="/free/uuid",status="200"}')).toBeGreaterThanOrEqual(1)
+    expect(value('gateway_requests_total{method="GET",route="/free/uuid",status="400"}')).toBe(1)
+    expect(value('gateway_request_duration_seconds_count{route="/api/v1/rpc/chains"}')).toBeGreaterThanOrEqual(5)
     expect(value('gateway_settlements_total{outcome="settled"}')).toBe(2)
     // The client's first try and the unpaid call, each a 402 with no payment.
     expect(value('gateway_payments_refused_total{reason="payment_required"}')).toBeGreaterThanOrEqual(3)
