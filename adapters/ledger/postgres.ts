@@ -36,8 +36,27 @@ const queueMigrationLock = 0x73746f7265n
  */
 const payerLock = 0x6c656467
 
-/** The payer's claim lock, for the balance-bounded claim: `$1` the payer. */
-const lockStatement = `SELECT pg_advisory_xact_lock(${payerLock}, hashtext($1))`
+/**
+ * The payer's claim lock, for the balance-bounded claim: `$1` the payer. It also keeps the rest of the transaction off
+ * bitmap scans: every move of an entry leaves a dead version in the payer's outstanding index until a vacuum, and a
+ * plain index scan marks what it finds dead so that the next claim skips it, where a bitmap scan (which the planner
+ * prefers for a payer with many entries) visits every dead version again, each claim, so that a busy payer's claims
+ * would slow down with its history.
+ */
+const lockStatement = `SELECT pg_advisory_xact_lock(${payerLock}, hashtext($1)), set_config('enable_bitmapscan', 'off', true)`
+
+/**
+ * What a payer's balance must still cover: its outstanding entries, and those settled since the balance was read
+ * (`since`, a timestamp as text or null), which the balance may not show yet. Two sums, each over a partial index of
+ * its own: with an OR between them the planner reads every entry the payer ever had.
+ */
+const outstandingOf = (payer: string, since: string) =>
+  `((SELECT coalesce(sum(amount), 0) FROM payments WHERE payer = ${payer} AND state IN (${literals(outstanding)}))
+    + (SELECT coalesce(sum(amount), 0) FROM payments
+      WHERE payer = ${payer} AND state = 'settled' AND updated_at >= ${since}::text::timestamptz))`
+
+/** {@link outstandingOf} a payer, alone: `$1` the payer, `$2` when the balance was read. */
+const outstandingStatement = `SELECT ${outstandingOf('$1', '$2')}::text AS sum`
 
 /**
  * The balance-bounded claim's insert: `$1` payer, `$2` nonce, `$3` amount, `$4` endpoint, `$5` protocol, `$6`
@@ -52,8 +71,7 @@ SELECT $1, $2, 'claimed', $3::numeric, $4, $5, NULL, NULL, $6, $7::text::timesta
 WHERE NOT EXISTS (SELECT 1 FROM payments WHERE payer = $1 AND nonce = $2 AND state <> 'released')
   AND ($9::text IS NULL OR NOT EXISTS (
     SELECT 1 FROM payments WHERE payer = $1 AND idempotency_key = $9::text AND state IN (${literals(live)})))
-  AND (SELECT coalesce(sum(amount), 0) FROM payments WHERE payer = $1 AND (state IN (${literals(outstanding)})
-    OR (state = 'settled' AND updated_at >= $12::text::timestamptz))) + $3::numeric <= $11::numeric
+  AND ${outstandingOf('$1', '$12')} + $3::numeric <= $11::numeric
 ON CONFLICT (payer, nonce) DO UPDATE SET state = excluded.state, amount = excluded.amount,
   endpoint = excluded.endpoint, protocol = excluded.protocol, "transaction" = excluded."transaction",
   reason = excluded.reason, "authorization" = excluded."authorization", claimed_at = excluded.claimed_at,
@@ -243,20 +261,8 @@ WHERE payments.payer = v.payer AND payments.nonce = v.nonce`)
     .where(eq(leases.id, raw.placeholder('id')))
     .prepare('ledger_drop')
 
-  // Settled since the balance was read counts too: the balance may not show those transfers yet.
-  const outstandingSum = db
-    .select({ sum: raw<string>`coalesce(sum(${payments.amount}), 0)::text` })
-    .from(payments)
-    .where(
-      and(
-        eq(payments.payer, raw.placeholder('payer')),
-        raw`(${inStates(payments.state, outstanding)} OR (${payments.state} = 'settled' AND ${payments.updatedAt} >= cast(cast(${raw.placeholder('balanceAt')} as text) as timestamptz)))`,
-      ),
-    )
-    .prepare('ledger_outstanding')
-
   /**
-   * A balance-bounded claim: one transaction of two pipelined statements, the payer's advisory lock and then one
+   * A balance-bounded claim: one transaction of pipelined statements, the payer's advisory lock and then one
    * conditional insert, whose snapshot (READ COMMITTED: taken when it starts, after the lock is held) sees every claim
    * the previous holder committed. It inserts only when the key is free (or `released`), the idempotency key is not
    * held and the outstanding sum plus this amount fits in the balance. When it inserts nothing, why is read after
@@ -304,7 +310,9 @@ WHERE payments.payer = v.payer AND payments.nonce = v.nonce`)
     if (existing && existing.state !== 'released') return { ok: false, reason: 'replayed', existing: fromRow(existing) }
     const [holder] = values.idempotencyKey === null ? [] : await find.execute(values)
     if (holder) return { ok: false, reason: 'duplicate', existing: fromRow(holder) }
-    const [counted] = await outstandingSum.execute({ payer: values.payer, balanceAt: since ?? 'infinity' })
+    const [counted] = await parameters.sql.unsafe<{ sum: string }[]>(outstandingStatement, [values.payer, since], {
+      prepare: true,
+    })
     const sum = BigInt(counted!.sum)
     if (sum + values.amount > balance) return { ok: false, reason: 'insufficient_funds', outstanding: sum }
     return undefined
