@@ -181,7 +181,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   // The ledger's confirmations and the stores' writes record their events in the queue of the shared database.
   const outbox = events({
     queue: storage.queue,
-    wanted: (owner, type) => Webhooks.subscribed({ store: storage.store, owner, type }),
+    wanted: Webhooks.subscriptions(storage.store),
   })
   // x402 `upto` is settled by the relayer of slot 0 in every process, the one facilitator its permits name; with a
   // remote facilitator this gateway holds no key to settle it.

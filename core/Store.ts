@@ -62,6 +62,14 @@ export type Store = {
   /** Records of a collection that `owner` owns, newest first, at most `limit` (@default 100). */
   list: <value>(collection: string, parameters: { owner: Address; limit?: number }) => Promise<Record<value>[]>
   /**
+   * Records of a collection that any of `owners` owns, each once, newest first, at most `limit` (@default 100) of
+   * each owner: what {@link Store.list} answers for each, read together.
+   */
+  listOwned: <value>(
+    collection: string,
+    parameters: { owners: readonly Address[]; limit?: number },
+  ) => Promise<Record<value>[]>
+  /**
    * Replaces a record's value with `change(value)`, atomically. `change` must be pure: adapters may run it again
    * after a lost race. Returning a {@link Refusal} leaves the record unchanged and is passed back. `also` commits
    * with the change.
@@ -109,6 +117,17 @@ export type Effect =
       version: number
     }
   | { /** An entry was appended to a chain. */ type: 'append'; chain: string; sequence: number }
+
+/**
+ * `lists` of records as one, each record once, newest first; ties by id, descending by code unit, as the durable
+ * adapters' binary ("C") collation orders ids.
+ */
+export function newestFirst<value>(lists: readonly (readonly Record<value>[])[]): Record<value>[] {
+  const unique = new Map(lists.flat().map((record) => [record.id, record]))
+  return [...unique.values()].sort(
+    (a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0),
+  )
+}
 
 /** Whether an `update` change function refused. */
 export function isRefusal(value: unknown): value is Refusal {

@@ -1,5 +1,5 @@
 import { Webhook } from 'standardwebhooks'
-import { type Address, keccak256, toHex } from 'viem'
+import { type Address, getAddress, keccak256, toHex } from 'viem'
 import type { Event, Type } from './Events.js'
 import type { Outcome } from './Module.js'
 import type { Guard } from './Outbound.js'
@@ -149,11 +149,30 @@ export function delivered(attempt: Attempt): boolean {
   return attempt.code !== undefined && attempt.code >= 200 && attempt.code < 300
 }
 
-/** Whether one of `owner`'s active webhooks listens for events of `type` now. */
-export async function subscribed(parameters: { store: Store; owner: Address; type: Type }): Promise<boolean> {
-  const { store, owner, type } = parameters
-  const registered = await store.list<Registered>(webhooks, { owner, limit: 100 })
-  return registered.some(({ value }) => listens(value, type))
+/**
+ * Asks whether one of an owner's active webhooks listens for events of a type now. The questions asked in one turn of
+ * the event loop (the payers of a settlement batch) are answered by one read of the store.
+ */
+export function subscriptions(store: Store): (owner: Address, type: Type) => Promise<boolean> {
+  type Asked = { owner: Address; type: Type; resolve: (wanted: boolean) => void; reject: (error: unknown) => void }
+  let asked: Asked[] = []
+  async function answer() {
+    const group = asked
+    asked = []
+    try {
+      const owners = [...new Set(group.map(({ owner }) => owner))]
+      const registered = await store.listOwned<Registered>(webhooks, { owners, limit: 100 })
+      for (const { owner, type, resolve } of group)
+        resolve(registered.some(({ owners, value }) => owners.includes(owner) && listens(value, type)))
+    } catch (error) {
+      for (const { reject } of group) reject(error)
+    }
+  }
+  return (owner, type) =>
+    new Promise((resolve, reject) => {
+      if (asked.length === 0) setImmediate(answer)
+      asked.push({ owner: getAddress(owner), type, resolve, reject })
+    })
 }
 
 /** Whether a webhook is active and subscribed to `type` (or to every event). */

@@ -1,4 +1,4 @@
-import { getAddress } from 'viem'
+import { type Address, getAddress } from 'viem'
 import type { Queue } from '../../core/Queue.js'
 import * as Store from '../../core/Store.js'
 
@@ -29,6 +29,14 @@ export function memory(parameters: memory.Parameters = {}): Store.Store {
     const parsed = JSON.parse(text)
     return { ...parsed, createdAt: new Date(parsed.createdAt) } as Store.LogEntry<value>
   }
+  /** The records of `collection` that `owner` owns, newest first, at most `limit`. */
+  const listOf = <value>(collection: string, owner: Address, limit = 100) => {
+    const checksummed = getAddress(owner)
+    const owned = [...records.values()]
+      .map((text) => revive<value>(text))
+      .filter((record) => record.collection === collection && record.owners.includes(checksummed))
+    return Store.newestFirst([owned]).slice(0, limit)
+  }
 
   return {
     async insert(record, also) {
@@ -45,16 +53,11 @@ export function memory(parameters: memory.Parameters = {}): Store.Store {
       const text = records.get(keyOf(collection, id))
       return text === undefined ? undefined : revive(text)
     },
-    async list(collection, { owner, limit = 100 }) {
-      const checksummed = getAddress(owner)
-      return (
-        [...records.values()]
-          .map((text) => revive<never>(text))
-          .filter((record) => record.collection === collection && record.owners.includes(checksummed))
-          // Ties by id, descending by code unit: the durable adapters' binary ("C") collation orders ids the same way.
-          .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-          .slice(0, limit)
-      )
+    async list(collection, { owner, limit }) {
+      return listOf(collection, owner, limit)
+    },
+    async listOwned(collection, { owners, limit }) {
+      return Store.newestFirst(owners.map((owner) => listOf(collection, owner, limit)))
     },
     async update(collection, id, change, also) {
       const text = records.get(keyOf(collection, id))

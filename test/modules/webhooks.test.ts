@@ -214,7 +214,7 @@ describe('payment.settled', () => {
   })
 })
 
-describe('subscribed', () => {
+describe('subscriptions', () => {
   test('behavior: an event is wanted only by an owner with an active webhook listening for it', async () => {
     const own = memoryStore()
     const add = (id: string, owner: `0x${string}`, status: string, events: Webhooks.Registered['events']) =>
@@ -231,8 +231,7 @@ describe('subscribed', () => {
         },
         createdAt: new Date(),
       })
-    const wanted = (owner: `0x${string}`, type: 'invoice.paid' | 'payment.settled') =>
-      Webhooks.subscribed({ store: own, owner, type })
+    const wanted = Webhooks.subscriptions(own)
     expect(await wanted(payers.alice, 'invoice.paid')).toBe(false)
     await add('a', payers.alice, 'active', ['invoice.paid'])
     await add('b', payers.bob, 'disabled', ['*'])
@@ -241,6 +240,58 @@ describe('subscribed', () => {
     expect(await wanted(payers.bob, 'invoice.paid')).toBe(false)
     await add('c', payers.bob, 'active', ['*'])
     expect(await wanted(payers.bob, 'payment.settled')).toBe(true)
+    // An owner's address in any case is the same owner.
+    expect(await wanted(payers.bob.toLowerCase() as `0x${string}`, 'payment.settled')).toBe(true)
+  })
+
+  test('behavior: the questions of one turn are answered by one read of the store, each for its own owner', async () => {
+    const own = memoryStore()
+    let reads = 0
+    const counted = {
+      ...own,
+      listOwned: ((collection, parameters) => {
+        reads++
+        return own.listOwned(collection, parameters)
+      }) as typeof own.listOwned,
+    }
+    await own.insert<Webhooks.Registered>({
+      collection: 'webhooks',
+      id: 'a',
+      owners: [payers.alice],
+      value: {
+        url: 'https://example.com/hook',
+        secret: 'whsec_x',
+        status: 'active',
+        events: ['payment.settled'],
+        createdAt: '2026-01-01T00:00:00Z',
+      },
+      createdAt: new Date(),
+    })
+    const wanted = Webhooks.subscriptions(counted)
+    const answers = await Promise.all([
+      wanted(payers.alice, 'payment.settled'),
+      wanted(payers.bob, 'payment.settled'),
+      wanted(payers.alice, 'invoice.paid'),
+    ])
+    expect(answers).toEqual([true, false, false])
+    expect(reads).toBe(1)
+    expect(await wanted(payers.bob, 'payment.settled')).toBe(false)
+    expect(reads).toBe(2)
+  })
+
+  test('failure: a store that cannot be read fails every question of its turn', async () => {
+    const own = memoryStore()
+    const wanted = Webhooks.subscriptions({
+      ...own,
+      listOwned: async () => {
+        throw new Error('the database is gone')
+      },
+    })
+    const answers = await Promise.allSettled([
+      wanted(payers.alice, 'payment.settled'),
+      wanted(payers.bob, 'payment.settled'),
+    ])
+    expect(answers.map(({ status }) => status)).toEqual(['rejected', 'rejected'])
   })
 })
 

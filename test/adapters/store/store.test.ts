@@ -213,6 +213,32 @@ describe.each(backends)('store: $name', (backend) => {
     })
   })
 
+  describe('listOwned', () => {
+    test('behavior: what list answers for each owner, read together: each record once, newest first', async () => {
+      const collection = unique('webhooks')
+      const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute))
+      for (const [id, minute, owners] of [
+        ['a', 1, [alice]],
+        ['b', 3, [alice, bob]],
+        ['c', 2, [bob]],
+        ['d', 4, [alice]],
+        ['e', 5, [carol]],
+      ] as const)
+        await store.insert({ collection, id, owners, value: { id }, createdAt: at(minute) })
+      await store.insert({ collection: unique('escrows'), id: 'f', owners: [bob], value: {}, createdAt: at(6) })
+
+      const ids = async (owners: `0x${string}`[], limit?: number) =>
+        (await store.listOwned(collection, { owners, limit })).map(({ id }) => id)
+      expect(await ids([alice, bob])).toEqual(['d', 'b', 'c', 'a'])
+      // At most `limit` of each owner: alice's newest is d, bob's is b.
+      expect(await ids([alice, bob], 1)).toEqual(['d', 'b'])
+      expect(await ids([bob, carol])).toEqual(['e', 'b', 'c'])
+      expect(await ids([])).toEqual([])
+      const [newest] = await store.listOwned<{ id: string }>(collection, { owners: [carol] })
+      expect(newest).toEqual((await store.get(collection, 'e'))!)
+    })
+  })
+
   describe('update', () => {
     test('default', async () => {
       const record = recordOf({ status: 'open' }, { owners: [alice, bob], createdAt: new Date(Date.now() - 1_000) })
