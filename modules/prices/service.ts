@@ -59,6 +59,51 @@ async function readings(deps: Deps): Promise<PriceFeeds.Served> {
   }
 }
 
+/** The prices of the last answer of each deployment, with what they were judged from. */
+const lastJudged = new WeakMap<
+  Deps,
+  { readings: PriceFeeds.Snapshot['readings']; nowS: number; tokens: string; prices: Record<string, Price> }
+>()
+
+/**
+ * The price of each of `tokens` in `snapshot`, judged at `nowS`: the same readings, second and tokens give the same
+ * prices, so that callers of one second share one answer rather than judging and formatting every feed each.
+ */
+function judged(
+  deps: Deps,
+  snapshot: PriceFeeds.Snapshot,
+  tokens: readonly string[],
+  nowS: number,
+): Record<string, Price> {
+  const key = tokens.join(',')
+  const last = lastJudged.get(deps)
+  if (last && last.readings === snapshot.readings && last.nowS === nowS && last.tokens === key) return last.prices
+  const { chainId } = deps.feeds.feeds
+  const answer: Record<string, Price> = {}
+  for (const token of tokens) {
+    const verdict = PriceFeeds.judge(snapshot.readings.find((candidate) => candidate.feed.symbol === token)!, nowS)
+    const { feed } = verdict
+    const source = {
+      type: 'chainlink-aggregator-v3' as const,
+      chainId,
+      feed: feed.address,
+      description: feed.description,
+    }
+    answer[token] = verdict.ok
+      ? {
+          token,
+          available: true,
+          usd: formatUnits(verdict.answer, verdict.decimals),
+          source: { ...source, roundId: String(verdict.roundId) },
+          updatedAt: new Date(verdict.updatedAt * 1000).toISOString(),
+          ageSeconds: verdict.ageSeconds,
+        }
+      : { token, available: false, reason: verdict.reason, message: verdict.message, source }
+  }
+  lastJudged.set(deps, { readings: snapshot.readings, nowS, tokens: key, prices: answer })
+  return answer
+}
+
 /** Tokens named by `tokens` (comma-separated, any case), or every feed's when none; unknown ones are refused. */
 export function select(deps: Deps, tokens: string | undefined, field = 'tokens'): string[] {
   const known = deps.feeds.feeds.feeds.map((feed) => feed.symbol)
@@ -79,32 +124,9 @@ export function select(deps: Deps, tokens: string | undefined, field = 'tokens')
  */
 export async function prices(deps: Deps, tokens: readonly string[]) {
   const snapshot = await readings(deps)
-  const nowS = Math.floor(deps.now() / 1000)
-  const { chainId } = deps.feeds.feeds
-  const answer: Record<string, Price> = {}
-  for (const token of tokens) {
-    const judged = PriceFeeds.judge(snapshot.readings.find((candidate) => candidate.feed.symbol === token)!, nowS)
-    const { feed } = judged
-    const source = {
-      type: 'chainlink-aggregator-v3' as const,
-      chainId,
-      feed: feed.address,
-      description: feed.description,
-    }
-    answer[token] = judged.ok
-      ? {
-          token,
-          available: true,
-          usd: formatUnits(judged.answer, judged.decimals),
-          source: { ...source, roundId: String(judged.roundId) },
-          updatedAt: new Date(judged.updatedAt * 1000).toISOString(),
-          ageSeconds: judged.ageSeconds,
-        }
-      : { token, available: false, reason: judged.reason, message: judged.message, source }
-  }
   return {
     currency: 'USD',
-    prices: answer,
+    prices: judged(deps, snapshot, tokens, Math.floor(deps.now() / 1000)),
     cacheSeconds: ttlMs / 1000,
     cached: snapshot.cached,
     age: Math.max(0, Math.floor((deps.now() - snapshot.takenAt) / 1000)),

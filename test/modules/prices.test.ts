@@ -177,6 +177,15 @@ describe('Service.prices', () => {
     expect(reads()).toBe(2)
     expect(fresh.prices.ETH).toMatchObject({ available: true, usd: '3200.5' })
     expect(fresh).toMatchObject({ cached: false, age: 0 })
+    // The callers of one second share one judgement of the feeds; the next second is judged again.
+    expect((await Service.prices(deps, ['ETH'])).prices).toBe(fresh.prices)
+    expect(Object.keys((await Service.prices(deps, ['SOL'])).prices)).toEqual(['SOL'])
+    const { ageSeconds } = fresh.prices.ETH as { ageSeconds: number }
+    now += 1_000
+    const later = await Service.prices(deps, ['ETH'])
+    expect(later.prices).not.toBe(fresh.prices)
+    expect(later.prices.ETH).toMatchObject({ ageSeconds: ageSeconds + 1 })
+    expect(later).toMatchObject({ cached: true, age: 1 })
     // Concurrent calls share one read.
     now += 60_000
     await Promise.all([Service.prices(deps, ['ETH']), Service.prices(deps, ['SOL'])])
