@@ -3,7 +3,6 @@ import {
   type Address,
   checksumAddress,
   decodeAbiParameters,
-  decodeEventLog,
   decodeFunctionData,
   encodeFunctionData,
   erc20Abi,
@@ -106,15 +105,37 @@ for (const item of abi as readonly Item[])
   if (item.type === 'function' && !functions.has(toFunctionSelector(item as never)))
     functions.set(toFunctionSelector(item as never), item)
 
-/** The events of an ABI by their first topic, hashed once (several where a signature repeats). */
-function eventsOf(items: readonly Item[]): Map<Hex, Item[]> {
-  const events = new Map<Hex, Item[]>()
+/** An event of the ABI, its inputs split the way a log carries them. */
+type EventItem = {
+  item: Item
+  /** How many inputs are indexed (one topic each, after the event's own). */
+  topics: number
+  /** The inputs in the log's data, in order. */
+  data: readonly AbiParameter[]
+}
+
+/**
+ * The events of an ABI by their first topic, hashed once (several where a signature repeats). A log is decoded from
+ * its item directly: viem's `decodeEventLog` hashes the item's signature again on every call.
+ */
+function eventsOf(items: readonly Item[]): Map<Hex, EventItem[]> {
+  const events = new Map<Hex, EventItem[]>()
   for (const item of items)
     if (item.type === 'event') {
       const topic = toEventSelector(item as never)
-      events.set(topic, [...(events.get(topic) ?? []), item])
+      const inputs = item.inputs ?? []
+      const decoded = {
+        item,
+        topics: inputs.filter(isIndexed).length,
+        data: inputs.filter((input) => !isIndexed(input)),
+      }
+      events.set(topic, [...(events.get(topic) ?? []), decoded])
     }
   return events
+}
+
+function isIndexed(input: AbiParameter): boolean {
+  return (input as { indexed?: boolean }).indexed === true
 }
 
 const events = eventsOf(abi as readonly Item[])
@@ -231,16 +252,35 @@ export function decodeLog(log: Log): Event {
   const { address, logIndex } = log
   const topics = log.topics as [Hex, ...Hex[]]
   for (const known of topics.length === 4 ? [nftEvents, events] : [events]) {
-    for (const item of known.get(topics[0]) ?? []) {
-      if (item.inputs!.filter((input) => (input as { indexed?: boolean }).indexed).length !== topics.length - 1)
-        continue
+    for (const candidate of known.get(topics[0]) ?? []) {
+      if (candidate.topics !== topics.length - 1) continue
       try {
-        const decoded = decodeEventLog({ abi: [item] as never, topics, data: log.data, strict: true })
-        return { address, logIndex, event: item.name!, args: argumentsOf(item.inputs!, decoded.args as never) }
+        const { item } = candidate
+        return {
+          address,
+          logIndex,
+          event: item.name!,
+          args: argumentsOf(item.inputs!, argsOf(candidate, topics, log.data)),
+        }
       } catch {}
     }
   }
   return { address, logIndex, topic: topics[0] ?? null }
+}
+
+/**
+ * An event's values in the order of its inputs: indexed ones from the topics (a dynamic type's topic is its hash, kept
+ * as such), the others from the data, which must hold them all.
+ */
+function argsOf(event: EventItem, topics: readonly Hex[], data: Hex): unknown[] {
+  const fromData = event.data.length === 0 ? [] : decodeAbiParameters(event.data, data)
+  let topic = 1
+  let datum = 0
+  return event.item.inputs!.map((input) => {
+    if (!isIndexed(input)) return fromData[datum++]
+    const value = topics[topic++]!
+    return /^(string|bytes|tuple)$|\]$/.test(input.type) ? value : decodeAbiParameters([input], value)[0]
+  })
 }
 
 /** The token transfers among `events`: ERC-20 and ERC-721 `Transfer`, ERC-1155 `TransferSingle` and `TransferBatch`. */
@@ -441,8 +481,7 @@ export type Decoded = {
 
 /** Decodes a mined transaction; `metadata` holds the symbol and decimals of the tokens its logs moved. */
 export function decode(parameters: decode.Parameters): Decoded {
-  const { mined, metadata } = parameters
-  const events = mined.logs.map(decodeLog)
+  const { mined, metadata, events = mined.logs.map(decodeLog) } = parameters
   const call = decodeCall(mined.input) ?? null
   const fee = mined.gasUsed * mined.effectiveGasPrice
   const transfers = transfersOf(events).map(({ amount, tokenId, ...transfer }) => {
@@ -483,6 +522,8 @@ export declare namespace decode {
     mined: Mined
     /** Symbol and decimals by token address (checksummed). */
     metadata: ReadonlyMap<Address, Metadata>
+    /** Its logs, decoded already (by {@link decodeLog}); decoded here when not given. */
+    events?: Event[] | undefined
   }
 }
 

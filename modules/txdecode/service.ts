@@ -35,11 +35,9 @@ export async function decode(deps: Deps, input: DecodeQuery): Promise<TxDecode.D
   if (!transaction) throw new NotFoundError(`No transaction ${hash} on ${deps.endpoint.name}.`)
   if (!receipt) throw new NotFoundError(`Transaction ${hash} on ${deps.endpoint.name} is not mined yet.`)
   const mined = TxDecode.minedOf(transaction, receipt)
-  const tokens = [...new Set(TxDecode.transfersOf(mined.logs.map(TxDecode.decodeLog)).map(({ token }) => token))]
-  return TxDecode.decode({
-    mined,
-    metadata: await metadata(deps, tokens),
-  })
+  const events = mined.logs.map(TxDecode.decodeLog)
+  const tokens = [...new Set(TxDecode.transfersOf(events).map(({ token }) => token))]
+  return TxDecode.decode({ mined, events, metadata: await metadata(deps, tokens) })
 }
 
 /**

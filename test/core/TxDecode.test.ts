@@ -109,6 +109,43 @@ describe('decodeLog', () => {
     ])
   })
 
+  test('behavior: indexed values come from the topics and the rest from the data, each named and typed', () => {
+    const nonce = pad('0x42')
+    const used = TxDecode.decodeLog({
+      address: token,
+      topics: encodeEventTopics({
+        abi: TxDecode.standardAbi,
+        eventName: 'AuthorizationUsed',
+        args: { authorizer: alice, nonce },
+      }) as Hex[],
+      data: '0x',
+      logIndex: 3,
+    })
+    expect(used).toEqual({
+      address: token,
+      logIndex: 3,
+      event: 'AuthorizationUsed',
+      args: [
+        { name: 'authorizer', type: 'address', value: alice },
+        { name: 'nonce', type: 'bytes32', value: nonce },
+      ],
+    })
+  })
+
+  test('behavior: a known topic whose data does not hold its values is its first topic only', () => {
+    const topics = encodeEventTopics({ abi: erc20Abi, eventName: 'Transfer', args: { from: alice, to: bob } }) as Hex[]
+    expect(TxDecode.decodeLog({ address: token, topics, data: '0x', logIndex: 5 })).toEqual({
+      address: token,
+      logIndex: 5,
+      topic: topics[0]!,
+    })
+    expect(TxDecode.decodeLog({ address: token, topics, data: '0x01', logIndex: 5 })).toEqual({
+      address: token,
+      logIndex: 5,
+      topic: topics[0]!,
+    })
+  })
+
   test('behavior: an unknown event is its first topic only', () => {
     const topic = pad('0x99')
     expect(TxDecode.decodeLog({ address: token, topics: [topic], data: '0x', logIndex: 2 })).toEqual({
