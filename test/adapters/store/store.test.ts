@@ -161,17 +161,23 @@ describe.each(backends)('store: $name', (backend) => {
     })
   })
 
+  /** A minute of 2024-01-01, for records created in a known order. */
+  const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute))
+  /** Inserts one record per row (`id`, its minute, its owners) into `collection`, each valued `{ id }`. */
+  const insertOwned = async (collection: string, rows: readonly (readonly [string, number, readonly Address[]])[]) => {
+    for (const [id, minute, owners] of rows)
+      await store.insert({ collection, id, owners: [...owners], value: { id }, createdAt: at(minute) })
+  }
+
   describe('list', () => {
     test('behavior: only records of the collection that the owner owns, newest first, up to the limit', async () => {
       const collection = unique('invoices')
-      const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute))
-      for (const [id, minute, owners] of [
+      await insertOwned(collection, [
         ['a', 1, [alice]],
         ['b', 3, [alice, bob]],
         ['c', 2, [bob]],
         ['d', 4, [alice]],
-      ] as const)
-        await store.insert({ collection, id, owners, value: { id }, createdAt: at(minute) })
+      ])
       await store.insert({ collection: unique('escrows'), id: 'e', owners: [alice], value: {}, createdAt: at(5) })
 
       expect((await store.list(collection, { owner: alice })).map(({ id }) => id)).toEqual(['d', 'b', 'a'])
@@ -216,18 +222,16 @@ describe.each(backends)('store: $name', (backend) => {
   describe('listOwned', () => {
     test('behavior: what list answers for each owner, read together: each record once, newest first', async () => {
       const collection = unique('webhooks')
-      const at = (minute: number) => new Date(Date.UTC(2024, 0, 1, 0, minute))
-      for (const [id, minute, owners] of [
+      await insertOwned(collection, [
         ['a', 1, [alice]],
         ['b', 3, [alice, bob]],
         ['c', 2, [bob]],
         ['d', 4, [alice]],
         ['e', 5, [carol]],
-      ] as const)
-        await store.insert({ collection, id, owners, value: { id }, createdAt: at(minute) })
+      ])
       await store.insert({ collection: unique('escrows'), id: 'f', owners: [bob], value: {}, createdAt: at(6) })
 
-      const ids = async (owners: `0x${string}`[], limit?: number) =>
+      const ids = async (owners: Address[], limit?: number) =>
         (await store.listOwned(collection, { owners, limit })).map(({ id }) => id)
       expect(await ids([alice, bob])).toEqual(['d', 'b', 'c', 'a'])
       // At most `limit` of each owner: alice's newest is d, bob's is b.
