@@ -12,7 +12,7 @@ import { channelRows } from './channels.js'
 import { gasPerPayment } from './gas.js'
 import * as LedgerBench from './ledger.js'
 import { run } from './load.js'
-import { fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
+import { dealt, fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
 import { cpuSecondsOf, freePort, root, type Server, start, startDevnet } from './processes.js'
 import { profile } from './profile.js'
 import * as Research from './research.js'
@@ -44,6 +44,11 @@ const plan = {
   rssAfterCalls: 10_000,
   /** Most MPP credentials per payer in a round (collecting them takes this many seconds). */
   mppPerPayer: 20,
+  /**
+   * Payers behind each worker of the MPP rounds: a payer answers one challenge a second, so one payer per worker would
+   * run out of credentials within a second or two of a round; with six, a round lasts as long as an x402 one.
+   */
+  mppPayersPerWorker: 6,
   /** Devnet USDC minted to each payer. */
   usdcPerPayer: '20',
   /** Calls of each one-at-a-time latency row (transaction decoding, balances). */
@@ -200,13 +205,22 @@ async function measure() {
 
   log(`funding ${plan.concurrency} payers on the devnet`)
   const payers = await fundedPayers({ rpcUrl, terms, count: plan.concurrency, usdc: plan.usdcPerPayer })
+  const mppPayers = await fundedPayers({
+    rpcUrl,
+    terms,
+    count: plan.concurrency * plan.mppPayersPerWorker,
+    usdc: plan.usdcPerPayer,
+  })
   const client = createPublicClient({ transport: http(rpcUrl, { retryCount: 0 }) }) as PublicClient
   const referenceUrl = `${reference.origin}/api/v1/rpc/chains`
   const gatewayRequirements = await requirementsOf(paid)
   const referenceRequirements = await requirementsOf(referenceUrl)
   let gatewayPaidCalls = 0
 
-  /** One paid round against `url` with headers pre-signed for `perPayer` calls per payer. */
+  /**
+   * One paid round against `url` with headers pre-signed for `perPayer` calls per payer (over MPP, each worker deals
+   * the credentials of its {@link plan.mppPayersPerWorker} payers in turn).
+   */
   async function paidRound(
     kind: 'gateway x402' | 'gateway MPP' | 'reference x402' | 'gateway x402 on PostgreSQL',
     perPayer: number,
@@ -222,7 +236,7 @@ async function measure() {
       kind === 'reference x402' ? reference : kind === 'gateway x402 on PostgreSQL' ? postgresGateway! : gateway
     const supply =
       kind === 'gateway MPP'
-        ? await presignMpp({ url: paid, terms, payers, perPayer })
+        ? dealt(await presignMpp({ url: paid, terms, payers: mppPayers, perPayer }), payers.length)
         : await presignX402({
             requirements: kind === 'reference x402' ? referenceRequirements : gatewayRequirements,
             payers,
@@ -281,7 +295,7 @@ async function measure() {
     // it up before the deadline ends early, which its rate accounts for.
     const gatewayMpp = await paidRound(
       'gateway MPP',
-      Math.min(plan.mppPerPayer, supplyFor(warmUp.mpp.result.perSecond)),
+      Math.min(plan.mppPerPayer, Math.ceil(supplyFor(warmUp.mpp.result.perSecond) / plan.mppPayersPerWorker)),
       plan.paidRoundMs,
     )
     const referenceX402 = await paidRound(

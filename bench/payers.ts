@@ -181,6 +181,21 @@ export async function presignMpp(parameters: presignMpp.Parameters): Promise<str
   return credentials
 }
 
+/**
+ * The credentials of `perPayer` (one list per payer) dealt to `workers` workers: worker `w` gets the lists of payers
+ * `w`, `w + workers`, `w + 2 * workers`, … in turn, one credential of each, so that consecutive calls of a worker come
+ * from different payers.
+ */
+export function dealt(perPayer: readonly (readonly string[])[], workers: number): string[][] {
+  return Array.from({ length: workers }, (_, worker) => {
+    const own = perPayer.filter((_, payer) => payer % workers === worker)
+    const longest = Math.max(0, ...own.map((credentials) => credentials.length))
+    return Array.from({ length: longest }, (_, index) => own.map((credentials) => credentials[index])).flatMap(
+      (round) => round.filter((credential) => credential !== undefined),
+    )
+  })
+}
+
 export declare namespace presignMpp {
   type Parameters = {
     /** The paid resource whose 402 carries the challenges. */
