@@ -94,7 +94,13 @@ export function metrics(): metrics.ReturnType {
     request({ method, route, status, seconds }) {
       const keys = requestKeysOf(method, route, status)
       countKey('gateway_requests_total', 'HTTP requests answered, by method, route and status.', keys.counted, 1)
-      observeKey('gateway_request_duration_seconds', 'Time to answer a request.', secondsBuckets, keys.timed, seconds)
+      observeKey(
+        'gateway_request_duration_seconds',
+        'Time to answer a request, to its headers (a stream counts once it starts).',
+        secondsBuckets,
+        keys.timed,
+        seconds,
+      )
       let kept = samples.get(keys.route)
       if (!kept) {
         kept = { values: [], next: 0 }
