@@ -216,6 +216,8 @@ async function measure() {
   const gatewayRequirements = await requirementsOf(paid)
   const referenceRequirements = await requirementsOf(referenceUrl)
   let gatewayPaidCalls = 0
+  /** The fastest rate each kind of paid round has reached so far, calls/s: what the next round's supply is sized by. */
+  const pace = new Map<string, number>()
 
   /**
    * One paid round against `url` with headers pre-signed for `perPayer` calls per payer (over MPP, each worker deals
@@ -265,6 +267,7 @@ async function measure() {
       },
     })
     const served = result.requests - result.failures
+    pace.set(kind, Math.max(pace.get(kind) ?? 0, result.perSecond))
     if (kind === 'gateway x402' || kind === 'gateway MPP') gatewayPaidCalls += served
     if (result.failures > 0)
       log(`  ${kind}: ${result.failures} of ${result.requests} calls failed, e.g. ${result.firstFailures[0]}`)
@@ -280,8 +283,12 @@ async function measure() {
     reference: await paidRound('reference x402', 4, 60_000),
     postgres: postgresGateway ? await paidRound('gateway x402 on PostgreSQL', 4, 60_000) : undefined,
   }
-  /** Calls per payer that last a round at the warm-up's pace, with room to spare. */
-  const supplyFor = (perSecond: number) => Math.ceil((perSecond * (plan.paidRoundMs / 1000) * 1.5) / payers.length) + 2
+  /**
+   * Calls per payer that last a round of `kind` at its fastest pace so far, with room to spare: the warm-up's pace
+   * alone is slower than the rounds', and a round that runs out before its end measures its tail.
+   */
+  const supplyFor = (kind: Parameters<typeof paidRound>[0]) =>
+    Math.ceil(((pace.get(kind) ?? 0) * (plan.paidRoundMs / 1000) * 1.5) / payers.length) + 2
 
   /** The gateway's RSS after each batch of paid calls: growth with calls served, or a plateau. */
   const trajectory: { paidCalls: number; rssBytes: number }[] = [
@@ -290,21 +297,17 @@ async function measure() {
 
   log('paid calls: rounds')
   const paidRounds = await rounds(plan.rounds, async () => {
-    const gatewayX402 = await paidRound('gateway x402', supplyFor(warmUp.gateway.result.perSecond), plan.paidRoundMs)
+    const gatewayX402 = await paidRound('gateway x402', supplyFor('gateway x402'), plan.paidRoundMs)
     // MPP credentials take a second each to collect (see presignMpp), so their supply is capped; a round that uses
     // it up before the deadline ends early, which its rate accounts for.
     const gatewayMpp = await paidRound(
       'gateway MPP',
-      Math.min(plan.mppPerPayer, Math.ceil(supplyFor(warmUp.mpp.result.perSecond) / plan.mppPayersPerWorker)),
+      Math.min(plan.mppPerPayer, Math.ceil(supplyFor('gateway MPP') / plan.mppPayersPerWorker)),
       plan.paidRoundMs,
     )
-    const referenceX402 = await paidRound(
-      'reference x402',
-      supplyFor(warmUp.reference.result.perSecond),
-      plan.paidRoundMs,
-    )
+    const referenceX402 = await paidRound('reference x402', supplyFor('reference x402'), plan.paidRoundMs)
     const postgresX402 = warmUp.postgres
-      ? await paidRound('gateway x402 on PostgreSQL', supplyFor(warmUp.postgres.result.perSecond), plan.paidRoundMs)
+      ? await paidRound('gateway x402 on PostgreSQL', supplyFor('gateway x402 on PostgreSQL'), plan.paidRoundMs)
       : undefined
     trajectory.push({ paidCalls: gatewayPaidCalls, rssBytes: gateway.rss() })
     return {
