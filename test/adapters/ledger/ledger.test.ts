@@ -1312,6 +1312,16 @@ describe('ledger: sqlite file', () => {
   })
 })
 
+/** Whether the PostgreSQL server has `pg_stat_force_next_flush` (version 15 and later). */
+const flushesStatistics = databaseUrl
+  ? await (async () => {
+      const sql = postgresJs(databaseUrl, { max: 1, onnotice: () => {} })
+      const [row] = await sql<{ version: number }[]>`SELECT current_setting('server_version_num')::int AS version`
+      await sql.end()
+      return row!.version >= 150_000
+    })()
+  : false
+
 describe.skipIf(!databaseUrl)('ledger: postgres database', () => {
   /** Asserts that the schema's tables are the ones the drizzle schema describes, indexes included. */
   test('behavior: several processes creating the table at once, exactly one claim wins', async () => {
@@ -1376,6 +1386,47 @@ describe.skipIf(!databaseUrl)('ledger: postgres database', () => {
       await store.teardown()
     }
   })
+
+  // The statistics of a server process are read back at once with `pg_stat_force_next_flush`, from PostgreSQL 15.
+  test.skipIf(!flushesStatistics)(
+    "performance: a busy payer's balance-bounded claim reads its outstanding entries, not its history",
+    async () => {
+      const store = await postgresStore(databaseUrl!)
+      // One connection: the ledger's statements and the statistics flush below run on the same server process.
+      const sql = postgresJs(databaseUrl!, { max: 1, onnotice: () => {}, connection: { search_path: store.schema } })
+      try {
+        const ledger = postgres({ sql })
+        await ledger.get({ payer, nonce: nonce() })
+        // A history of 2,000 settled payments, each moved claimed -> settling -> settled as the gateway moves them: every
+        // move leaves a dead version in the outstanding index. No vacuum runs; the planner knows the table's size.
+        await sql.unsafe('ALTER TABLE payments SET (autovacuum_enabled = false)')
+        await sql`INSERT INTO payments (payer, nonce, state, amount, endpoint, protocol, "transaction", reason,
+        "authorization", claimed_at, updated_at)
+        SELECT ${payer}, 'history-' || n, 'claimed', 10000, 'GET /old', 'x402-v2', NULL, NULL, '{}', now(), now()
+        FROM generate_series(1, 2000) AS n`
+        await sql`UPDATE payments SET state = 'settling' WHERE nonce LIKE 'history-%'`
+        await sql`UPDATE payments SET state = 'settled', updated_at = now() - interval '1 hour' WHERE nonce LIKE 'history-%'`
+        await sql`ANALYZE payments`
+        /** Rows and index entries (dead versions' included) read from the payments table so far. */
+        const read = async () => {
+          await sql`SELECT pg_stat_force_next_flush()`
+          const [row] = await sql<{ read: number }[]>`SELECT (t.seq_tup_read
+            + (SELECT sum(i.idx_tup_read) FROM pg_stat_user_indexes i WHERE i.relid = t.relid))::int AS read
+          FROM pg_stat_user_tables t WHERE t.schemaname = ${store.schema} AND t.relname = 'payments'`
+          return row!.read
+        }
+        const claim = () => ledger.claim(claimOf({ balance: 1_000_000n, balanceAt: new Date() }))
+        expect((await claim()).ok).toBe(true)
+        const before = await read()
+        expect((await claim()).ok).toBe(true)
+        // The claim's own key, its outstanding entry and the one before it: nowhere near the 2,000 of its history.
+        expect((await read()) - before).toBeLessThan(20)
+      } finally {
+        await sql.end()
+        await store.teardown()
+      }
+    },
+  )
 
   test("behavior: close leaves the caller's client open, with its parsers as they were", async () => {
     const store = await postgresStore(databaseUrl!)
