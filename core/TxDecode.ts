@@ -105,6 +105,9 @@ for (const item of abi as readonly Item[])
   if (item.type === 'function' && !functions.has(toFunctionSelector(item as never)))
     functions.set(toFunctionSelector(item as never), item)
 
+/** The types that are one 32-byte word, read by {@link wordOf}. */
+const wordType = /^(address|bool|u?int\d*|bytes\d+)$/
+
 /** An event of the ABI, its inputs split the way a log carries them. */
 type EventItem = {
   item: Item
@@ -112,6 +115,8 @@ type EventItem = {
   topics: number
   /** The inputs in the log's data, in order. */
   data: readonly AbiParameter[]
+  /** Whether every input is one 32-byte word of a type {@link wordOf} reads (most token events). */
+  words: boolean
 }
 
 /**
@@ -128,6 +133,7 @@ function eventsOf(items: readonly Item[]): Map<Hex, EventItem[]> {
         item,
         topics: inputs.filter(isIndexed).length,
         data: inputs.filter((input) => !isIndexed(input)),
+        words: inputs.every((input) => wordType.test(input.type)),
       }
       events.set(topic, [...(events.get(topic) ?? []), decoded])
     }
@@ -273,6 +279,7 @@ export function decodeLog(log: Log): Event {
  * as such), the others from the data, which must hold them all.
  */
 function argsOf(event: EventItem, topics: readonly Hex[], data: Hex): unknown[] {
+  if (event.words && data.length === 2 + 64 * event.data.length) return wordsOf(event, topics, data)
   const fromData = event.data.length === 0 ? [] : decodeAbiParameters(event.data, data)
   let topic = 1
   let datum = 0
@@ -281,6 +288,34 @@ function argsOf(event: EventItem, topics: readonly Hex[], data: Hex): unknown[] 
     const value = topics[topic++]!
     return /^(string|bytes|tuple)$|\]$/.test(input.type) ? value : decodeAbiParameters([input], value)[0]
   })
+}
+
+/**
+ * An event whose every input is one word, read from the hex of its topics and data directly, as viem's decoder reads
+ * them (without converting each word to bytes and back): most logs of a transaction are token events like this.
+ */
+function wordsOf(event: EventItem, topics: readonly Hex[], data: Hex): unknown[] {
+  let topic = 1
+  let datum = 0
+  return event.item.inputs!.map((input) => {
+    if (isIndexed(input)) return wordOf(input.type, topics[topic++]!.slice(2))
+    const at = 2 + 64 * datum++
+    return wordOf(input.type, data.slice(at, at + 64))
+  })
+}
+
+/** One word (64 hex digits) of `type`: an address checksummed, a bool, an integer (two's complement for `int`), `bytesN`. */
+function wordOf(type: string, word: string): unknown {
+  if (!/^[0-9a-fA-F]{64}$/.test(word)) throw new Error(`Not a 32-byte word: ${word.length} characters.`)
+  if (type === 'address') return checksumAddress(`0x${word.slice(24)}`)
+  const value = BigInt(`0x${word}`)
+  if (type === 'bool') {
+    if (value > 1n) throw new Error('A bool word that is neither 0 nor 1.')
+    return value === 1n
+  }
+  if (type.startsWith('uint')) return value
+  if (type.startsWith('int')) return BigInt.asIntN(256, value)
+  return `0x${word.slice(0, 2 * Number(type.slice('bytes'.length)))}`
 }
 
 /** The token transfers among `events`: ERC-20 and ERC-721 `Transfer`, ERC-1155 `TransferSingle` and `TransferBatch`. */

@@ -1,13 +1,16 @@
 import { describe, expect, test } from 'bun:test'
 import {
   checksumAddress,
+  decodeEventLog,
   encodeAbiParameters,
   encodeEventTopics,
   encodeFunctionData,
   erc20Abi,
+  getAddress,
   type Hex,
   pad,
   parseAbi,
+  toHex,
 } from 'viem'
 import * as TxDecode from '../../core/TxDecode.js'
 
@@ -144,6 +147,47 @@ describe('decodeLog', () => {
       logIndex: 5,
       topic: topics[0]!,
     })
+  })
+
+  test('behavior: every event of one-word inputs reads as viem decodes it, for random values', () => {
+    type Input = { type: string; name?: string; indexed?: boolean }
+    const words = TxDecode.abi.filter(
+      (item): item is typeof item & { type: 'event'; name: string; inputs: readonly Input[] } =>
+        item.type === 'event' && item.inputs.every((input) => /^(address|bool|u?int\d*|bytes\d+)$/.test(input.type)),
+    )
+    expect(words.length).toBeGreaterThan(5)
+    const randomOf = (type: string): unknown => {
+      const bytes = (count: number) => toHex(crypto.getRandomValues(new Uint8Array(count)))
+      if (type === 'address') return getAddress(bytes(20))
+      if (type === 'bool') return Math.random() < 0.5
+      const bits = Number(/\d+$/.exec(type)?.[0] ?? 256)
+      if (type.startsWith('uint')) return BigInt.asUintN(bits, BigInt(bytes(32)))
+      if (type.startsWith('int')) return BigInt.asIntN(bits, BigInt(bytes(32)))
+      return bytes(Number(type.slice('bytes'.length)))
+    }
+    const shown = (value: unknown) =>
+      typeof value === 'string' && /^0x[0-9a-fA-F]{40}$/.test(value) ? getAddress(value) : String(value)
+    for (const event of words)
+      for (let round = 0; round < 8; round++) {
+        const values = event.inputs.map((input) => randomOf(input.type))
+        const indexed = event.inputs.map((input) => input.indexed === true)
+        const topics = (encodeEventTopics as unknown as (parameters: { abi: unknown; args: unknown[] }) => Hex[])({
+          abi: [event],
+          args: values.filter((_, index) => indexed[index]),
+        })
+        const data = encodeAbiParameters(
+          event.inputs.filter((_, index) => !indexed[index]) as never,
+          values.filter((_, index) => !indexed[index]) as never,
+        )
+        const theirs = decodeEventLog({ abi: [event] as never, topics: topics as never, data, strict: true }).args as
+          | unknown[]
+          | Record<string, unknown>
+        const ours = TxDecode.decodeLog({ address: token, topics, data, logIndex: 0 })
+        const expected = event.inputs.map((input, index) =>
+          shown(Array.isArray(theirs) ? theirs[index] : theirs[input.name!]),
+        )
+        expect('args' in ours ? ours.args.map(({ value }) => value) : ours).toEqual(expected)
+      }
   })
 
   test('behavior: an unknown event is its first topic only', () => {
