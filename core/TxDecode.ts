@@ -140,6 +140,7 @@ function eventsOf(items: readonly Item[]): Map<Hex, EventItem[]> {
   return events
 }
 
+/** Whether an event input travels as a topic. */
 function isIndexed(input: AbiParameter): boolean {
   return (input as { indexed?: boolean }).indexed === true
 }
@@ -304,7 +305,10 @@ function wordsOf(event: EventItem, topics: readonly Hex[], data: Hex): unknown[]
   })
 }
 
-/** One word (64 hex digits) of `type`: an address checksummed, a bool, an integer (two's complement for `int`), `bytesN`. */
+/**
+ * One word (64 hex digits) of `type`: an address checksummed, a bool, an integer (two's complement for `int`), or the
+ * leading bytes of a `bytesN`.
+ */
 function wordOf(type: string, word: string): unknown {
   if (!/^[0-9a-fA-F]{64}$/.test(word)) throw new Error(`Not a 32-byte word: ${word.length} characters.`)
   if (type === 'address') return checksumAddress(`0x${word.slice(24)}`)

@@ -240,21 +240,23 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     return upto !== undefined && max !== undefined && max > 0n
   }
 
-  // What every 402 of one offer shares, by everything it depends on (the route and URL, the amount, a metered maximum),
-  // and the serialized plain 402 once one was answered; built on first use, a bounded few.
+  // What every 402 of one offer shares, by everything it depends on (the route and resource URL, the amount, a metered
+  // maximum; not the query, which the resource leaves out), and the serialized plain 402 once one was answered; built
+  // on first use, a bounded few.
   type Offered = { compiled: Compiled; plain?: ReturnType<typeof Problem.template> }
   const offers = new Map<string, Offered>()
   function offeredOf(request: Request, priced: Priced, described: guard.Described): Offered {
     const { entry, amount, max } = priced
     const metered = meteredOf(priced)
-    const key = `${Catalog.key(entry)} ${request.url} ${amount} ${metered ? max : ''}`
+    const resource = parameters.resourceUrl(request)
+    const key = `${Catalog.key(entry)} ${resource} ${amount} ${metered ? max : ''}`
     const known = offers.get(key)
     if (known) return known
     const offered: Offered = {
       compiled: compile({
         terms: termsOf(entry),
         amount,
-        resource: parameters.resourceUrl(request),
+        resource,
         description: entry.purpose,
         mimeType: 'application/json',
         method: entry.method,
