@@ -2,10 +2,13 @@ import { drizzle } from 'drizzle-orm/postgres-js'
 import type { Sql } from 'postgres'
 import * as Queue from '../../core/Queue.js'
 import { isolate, migrateOnce } from '../internal/postgres.js'
-import { enqueueSql, enqueueValues, fromRow, pgQueueMigration, type Row, resultText } from './schema.js'
+import { fromRow, outboxInsert, outboxValues, pgQueueMigration, type Row, resultText } from './schema.js'
 
 /** The store's migration lock ("store" in ASCII): the queue's table is part of the store's database. */
 const migrationLock = 0x73746f7265n
+
+/** Every item of an enqueue in one statement, so all or none are added: how many were new. */
+const enqueueStatement = `WITH one AS (VALUES (1)), ${outboxInsert('one', 1)} SELECT count(*)::int AS added FROM outbox`
 
 /**
  * The queue on PostgreSQL, in the store's database. A claim is one `UPDATE … FROM (SELECT … FOR UPDATE SKIP LOCKED)`:
@@ -38,12 +41,8 @@ export function postgres(parameters: postgres.Parameters): Queue.Queue {
     async enqueue(items) {
       await ready()
       if (items.length === 0) return 0
-      const now = Date.now()
-      return sql.begin(async (tx) => {
-        let added = 0
-        for (const item of items) added += (await tx.unsafe(enqueueSql, enqueueValues(item, now))).count
-        return added
-      }) as Promise<number>
+      const [row] = await sql.unsafe<{ added: number }[]>(enqueueStatement, outboxValues(items, Date.now()))
+      return row!.added
     },
     async claim(queue, { limit = 10, leaseMs = Queue.defaultLeaseMs, now = new Date() } = {}) {
       await ready()

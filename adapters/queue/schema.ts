@@ -63,6 +63,34 @@ export function enqueueStatement(item: Enqueue, now: number): SQL {
     VALUES (${queue}, ${id}, ${payload}, 'pending', 0, ${dueAt}, ${at}, ${at}) ON CONFLICT (queue, id) DO NOTHING`
 }
 
+/**
+ * A `WITH` item of PostgreSQL (`outbox AS (...)`) that inserts the items given by `outboxValues` from parameter
+ * `$first` on, once for each row of `from`: with the write it names, in one statement, and only when it wrote a row.
+ * Its rows are the ids it added (an id already queued is left alone).
+ */
+export function outboxInsert(from: string, first: number): string {
+  const [at, queues, ids, payloads, dues] = [first, first + 1, first + 2, first + 3, first + 4].map((n) => `$${n}`)
+  return `outbox AS (
+  INSERT INTO queue_items (queue, id, payload, state, attempts, due_at, created_at, updated_at)
+  SELECT item.queue, item.id, item.payload, 'pending', 0, item.due_at::bigint, ${at}::bigint, ${at}::bigint
+  FROM ${from} CROSS JOIN unnest(${queues}::text[], ${ids}::text[], ${payloads}::text[], ${dues}::text[])
+    AS item(queue, id, payload, due_at)
+  ON CONFLICT (queue, id) DO NOTHING
+  RETURNING id)`
+}
+
+/** The parameters of `outboxInsert` for `items` enqueued at `now`. */
+export function outboxValues(items: readonly Enqueue[], now: number): [number, string[], string[], string[], string[]] {
+  const rows = items.map((item) => enqueueValues(item, now))
+  return [
+    now,
+    rows.map(([queue]) => queue),
+    rows.map(([, id]) => id),
+    rows.map(([, , payload]) => payload),
+    rows.map(([, , , dueAt]) => String(dueAt)),
+  ]
+}
+
 /** A row of `queue_items` as either driver returns it. */
 export type Row = {
   queue: string

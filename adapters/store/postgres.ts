@@ -4,7 +4,7 @@ import type { Sql } from 'postgres'
 import { getAddress } from 'viem'
 import * as Store from '../../core/Store.js'
 import { isolate, migrateOnce } from '../internal/postgres.js'
-import { enqueueStatement, pgQueueMigration } from '../queue/schema.js'
+import { outboxInsert, outboxValues, pgQueueMigration } from '../queue/schema.js'
 import {
   fromEntryRow,
   fromRecordRow,
@@ -18,6 +18,100 @@ import {
 
 /** Key of the transaction-level advisory lock that serialises the migration across processes ("store" in ASCII). */
 const migrationLock = 0x73746f7265n
+
+// One round trip for several owners: each owner's newest `$3` ids from the owners' index, then their records.
+const listOwnedStatement = `SELECT r.collection, r.id, r.owners::text AS owners, r.value::text AS value, r.version,
+r.created_at AS "createdAt", r.updated_at AS "updatedAt"
+FROM unnest($2::text[]) AS o(owner)
+CROSS JOIN LATERAL (SELECT id FROM record_owners WHERE collection = $1 AND owner = o.owner
+ORDER BY created_at DESC, id DESC LIMIT $3) AS owned
+JOIN records r ON r.collection = $1 AND r.id = owned.id`
+
+// Every write is one prepared statement, or a transaction of a few, written here as SQL: drizzle would build each
+// statement's text anew on every call (about half a millisecond of CPU per write). JSON goes in as text and comes out as
+// text: a json parameter would pass through the client's JSON serializer, and a json result through its parser (the
+// string "1" would come back as the number 1).
+
+/** A record's columns as `fromRecordRow` reads them. */
+const recordColumns = `collection, id, owners::text AS owners, value::text AS value, version, created_at AS "createdAt",
+  updated_at AS "updatedAt"`
+
+/** A log entry's columns as `fromEntryRow` reads them. */
+const entryColumns = `chain, sequence, value::text AS value, previous_hash AS "previousHash", hash, created_at AS "createdAt"`
+
+// One statement, so atomic: the record, its owners (so that `list` never sees one without the other) and the work
+// that commits with it, the last two only when the record was inserted.
+const insertStatement = `WITH inserted AS (
+  INSERT INTO records (collection, id, owners, value, version, created_at, updated_at)
+  VALUES ($1, $2, $3::text::jsonb, $4::text::json, 1, $5, $5)
+  ON CONFLICT DO NOTHING
+  RETURNING ${recordColumns}
+), owned AS (
+  INSERT INTO record_owners (collection, id, owner, created_at)
+  SELECT inserted.collection, inserted.id, o.owner, inserted."createdAt"
+  FROM inserted CROSS JOIN unnest($6::text[]) AS o(owner)
+), ${outboxInsert('inserted', 7)}
+SELECT * FROM inserted`
+
+// The change lands only on the version it was computed from; the work commits with it.
+const updateStatement = `WITH updated AS (
+  UPDATE records SET value = $3::text::json, version = version + 1, updated_at = $4
+  WHERE collection = $1 AND id = $2 AND version = $5
+  RETURNING ${recordColumns}
+), ${outboxInsert('updated', 6)}
+SELECT * FROM updated`
+
+const readStatement = `SELECT ${recordColumns} FROM records WHERE collection = $1 AND id = $2`
+const lockStatement = `${readStatement} FOR UPDATE`
+
+// One statement, so `list` never sees a record without its owners or the other way round.
+const removeStatement = `WITH unowned AS (DELETE FROM record_owners WHERE collection = $1 AND id = $2)
+DELETE FROM records WHERE collection = $1 AND id = $2 RETURNING id`
+
+/** The transaction-level advisory lock of a chain, which `append` and `truncate` hold. */
+const chainLockStatement = 'SELECT pg_advisory_xact_lock(hashtext($1))'
+const lastEntryStatement = `SELECT ${entryColumns} FROM log_entries WHERE chain = $1 ORDER BY sequence DESC LIMIT 1`
+const appendStatement = `INSERT INTO log_entries (chain, sequence, value, previous_hash, hash, created_at)
+VALUES ($1, $2, $3::text::json, $4, $5, $6) RETURNING ${entryColumns}`
+const truncateStatement = `DELETE FROM log_entries WHERE chain = $1 AND sequence = $2
+  AND NOT EXISTS (SELECT 1 FROM log_entries AS later WHERE later.chain = $1 AND later.sequence > $2)
+RETURNING sequence`
+
+/** Optimistic tries of an update before it takes the record's row lock. */
+const optimisticAttempts = 3
+
+/**
+ * One try of an update: reads the record with `read` (plain, or locking its row), applies the change and writes it if
+ * the record is still at the version read. `undefined` when another write got there first.
+ */
+async function updateOnce<value>(
+  sql: Pick<Sql, 'unsafe'>,
+  read: string,
+  write: {
+    collection: string
+    id: string
+    change: (current: Store.Record<value>) => value | Store.Refusal
+    also: Store.Also | undefined
+  },
+): Promise<
+  | { ok: true; record: Store.Record<value> }
+  | { ok: false; reason: 'not_found' }
+  | ({ ok: false } & Store.Refusal)
+  | undefined
+> {
+  const { collection, id, change, also } = write
+  const [row] = await sql.unsafe<fromRecordRow.Row[]>(read, [collection, id], { prepare: true })
+  if (!row) return { ok: false, reason: 'not_found' }
+  const current = fromRecordRow<value>(row)
+  const next = change(current)
+  if (Store.isRefusal(next)) return { ok: false, ...next }
+  const [updated] = await sql.unsafe<fromRecordRow.Row[]>(
+    updateStatement,
+    [collection, id, toJson(next), new Date(), current.version, ...outboxValues(also?.enqueue ?? [], Date.now())],
+    { prepare: true },
+  )
+  return updated ? { ok: true, record: fromRecordRow(updated) } : undefined
+}
 
 /**
  * The store on PostgreSQL, for production and for several gateway processes on one database. Creates its tables
@@ -39,11 +133,6 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
     await migrate()
   }
 
-  // JSON goes in as text and comes out as text: a json parameter would pass through the client's JSON serializer
-  // on top of drizzle's (stored as a JSON string), and a json result through both parsers (the string "1" would
-  // come back as the number 1).
-  const fromText = (name: string, type: 'json' | 'jsonb') =>
-    raw`cast(${raw.placeholder(name)} as text)::${raw.raw(type)}`
   const recordFields = {
     collection: records.collection,
     id: records.id,
@@ -62,14 +151,6 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
     createdAt: logEntries.createdAt,
   }
   const byKey = and(eq(records.collection, raw.placeholder('collection')), eq(records.id, raw.placeholder('id')))
-
-  // One round trip for several owners: each owner's newest `$3` ids from the owners' index, then their records.
-  const listOwnedStatement = `SELECT r.collection, r.id, r.owners::text AS owners, r.value::text AS value, r.version,
-  r.created_at AS "createdAt", r.updated_at AS "updatedAt"
-FROM unnest($2::text[]) AS o(owner)
-CROSS JOIN LATERAL (SELECT id FROM record_owners WHERE collection = $1 AND owner = o.owner
-  ORDER BY created_at DESC, id DESC LIMIT $3) AS owned
-JOIN records r ON r.collection = $1 AND r.id = owned.id`
 
   // Named prepared statements: drizzle sends unnamed ones unprepared, which costs postgres.js a second round trip.
   const read = db.select(recordFields).from(records).where(byKey).prepare('store_read')
@@ -93,57 +174,24 @@ JOIN records r ON r.collection = $1 AND r.id = owned.id`
     .limit(raw.placeholder('limit'))
     .prepare('store_entries')
 
-  /**
-   * Takes the transaction-level advisory lock of a chain, which `append` and `truncate` hold. A statement of its
-   * own: under READ COMMITTED the next statement's snapshot is taken once the lock is held, so it sees the entry
-   * that the previous holder committed. drizzle's select needs a FROM; a one-row VALUES keeps it prepared.
-   */
-  const lockChain = (tx: Pick<typeof db, 'select'>, chain: string) =>
-    tx
-      .select({ locked: raw`pg_advisory_xact_lock(hashtext(${raw.placeholder('chain')}))` })
-      .from(raw`(VALUES (1)) AS chain_lock (one)`)
-      .prepare('store_chain_lock')
-      .execute({ chain })
-
-  // Inside the write's transaction: the work commits with the write.
-  const enqueue = async (tx: Pick<typeof db, 'execute'>, also: Store.Also | undefined) => {
-    const now = Date.now()
-    for (const item of also?.enqueue ?? []) await tx.execute(enqueueStatement(item, now))
-  }
-
   return {
     async insert(record, also) {
       await ready()
-      const owners = toOwners(record.owners)
       const { collection, id, createdAt } = record
-      const inserted = await db.transaction(async (tx) => {
-        const [row] = await tx
-          .insert(records)
-          .values({
-            collection: raw.placeholder('collection'),
-            id: raw.placeholder('id'),
-            owners: fromText('owners', 'jsonb'),
-            value: fromText('value', 'json'),
-            version: 1,
-            createdAt: raw.placeholder('createdAt'),
-            updatedAt: raw.placeholder('createdAt'),
-          })
-          .onConflictDoNothing()
-          .returning(recordFields)
-          .prepare('store_insert')
-          .execute({ collection, id, createdAt, owners: JSON.stringify(owners), value: toJson(record.value) })
-        if (!row) return row
-        await enqueue(tx, also)
-        if (owners.length === 0) return row
-        // In the record's transaction, so `list` never sees one without the other.
-        await tx
-          .insert(recordOwners)
-          .values(owners.map((owner) => ({ collection, id, owner, createdAt })))
-          .prepare('store_insert_owners')
-          .execute()
-        return row
-      })
-      return inserted ? { ok: true, record: fromRecordRow(inserted) } : { ok: false, reason: 'exists' }
+      const [row] = await parameters.sql.unsafe<fromRecordRow.Row[]>(
+        insertStatement,
+        [
+          collection,
+          id,
+          JSON.stringify(toOwners(record.owners)),
+          toJson(record.value),
+          createdAt,
+          toOwners(record.owners),
+          ...outboxValues(also?.enqueue ?? [], Date.now()),
+        ],
+        { prepare: true },
+      )
+      return row ? { ok: true, record: fromRecordRow(row) } : { ok: false, reason: 'exists' }
     },
     async get(collection, id) {
       await ready()
@@ -165,105 +213,50 @@ JOIN records r ON r.collection = $1 AND r.id = owned.id`
     },
     async update(collection, id, change, also) {
       await ready()
-      return db.transaction(async (tx) => {
-        const [row] = await tx
-          .select(recordFields)
-          .from(records)
-          .where(byKey)
-          .for('update')
-          .prepare('store_lock')
-          .execute({ collection, id })
-        if (!row) return { ok: false, reason: 'not_found' } as const
-        const current = fromRecordRow<never>(row)
-        const next = change(current)
-        if (Store.isRefusal(next)) return { ok: false, ...next } as const
-        const [updated] = await tx
-          .update(records)
-          .set({ value: fromText('value', 'json'), version: current.version + 1, updatedAt: new Date() })
-          .where(byKey)
-          .returning(recordFields)
-          .prepare('store_update')
-          .execute({ collection, id, value: toJson(next) })
-        await enqueue(tx, also)
-        return { ok: true, record: fromRecordRow(updated!) } as const
-      })
+      for (let attempt = 1; ; attempt++) {
+        // A write that lost the race to the record a few times takes its row lock: the writers of a busy record then
+        // take turns instead of racing on.
+        const outcome =
+          attempt <= optimisticAttempts
+            ? await updateOnce(parameters.sql, readStatement, { collection, id, change, also })
+            : await parameters.sql.begin((tx) => updateOnce(tx, lockStatement, { collection, id, change, also }))
+        if (outcome) return outcome
+      }
     },
     async append(chain, make) {
       await ready()
-      return db.transaction(async (tx) => {
-        await lockChain(tx, chain)
-        const [row] = await tx
-          .select(entryFields)
-          .from(logEntries)
-          .where(eq(logEntries.chain, raw.placeholder('chain')))
-          .orderBy(desc(logEntries.sequence))
-          .limit(1)
-          .prepare('store_last')
-          .execute({ chain })
+      return parameters.sql.begin(async (tx) => {
+        // A statement of its own: under READ COMMITTED the next statement's snapshot is taken once the lock is held,
+        // so it sees the entry that the previous holder committed.
+        await tx.unsafe(chainLockStatement, [chain], { prepare: true })
+        const [row] = await tx.unsafe<fromEntryRow.Row[]>(lastEntryStatement, [chain], { prepare: true })
         const previous = row ? fromEntryRow<never>(row) : undefined
         const made = make(previous)
-        const [entry] = await tx
-          .insert(logEntries)
-          .values({
-            chain: raw.placeholder('chain'),
-            sequence: raw.placeholder('sequence'),
-            value: fromText('value', 'json'),
-            previousHash: raw.placeholder('previousHash'),
-            hash: raw.placeholder('hash'),
-            createdAt: raw.placeholder('createdAt'),
-          })
-          .returning(entryFields)
-          .prepare('store_append')
-          .execute({
+        const [entry] = await tx.unsafe<fromEntryRow.Row[]>(
+          appendStatement,
+          [
             chain,
-            sequence: (previous?.sequence ?? 0) + 1,
-            value: toJson(made.value),
-            previousHash: previous?.hash ?? Store.genesisHash,
-            hash: made.hash,
-            createdAt: made.createdAt,
-          })
+            (previous?.sequence ?? 0) + 1,
+            toJson(made.value),
+            previous?.hash ?? Store.genesisHash,
+            made.hash,
+            made.createdAt,
+          ],
+          { prepare: true },
+        )
         return fromEntryRow(entry!)
       })
     },
     async remove(collection, id) {
       await ready()
-      return db.transaction(async (tx) => {
-        // In the record's transaction, so `list` never sees one without the other.
-        await tx
-          .delete(recordOwners)
-          .where(
-            and(eq(recordOwners.collection, raw.placeholder('collection')), eq(recordOwners.id, raw.placeholder('id'))),
-          )
-          .prepare('store_remove_owners')
-          .execute({ collection, id })
-        const removed = await tx
-          .delete(records)
-          .where(byKey)
-          .returning({ id: records.id })
-          .prepare('store_remove')
-          .execute({ collection, id })
-        return removed.length > 0
-      })
+      return (await parameters.sql.unsafe(removeStatement, [collection, id], { prepare: true })).length > 0
     },
     async truncate(chain, sequence) {
       await ready()
-      return db.transaction(async (tx) => {
+      return parameters.sql.begin(async (tx) => {
         // The lock of `append`: no append reads the last entry, or links to it, while it is deleted.
-        await lockChain(tx, chain)
-        const removed = await tx
-          .delete(logEntries)
-          .where(
-            and(
-              eq(logEntries.chain, raw.placeholder('chain')),
-              eq(logEntries.sequence, raw.placeholder('sequence')),
-              raw`NOT EXISTS (SELECT 1 FROM log_entries AS later WHERE later.chain = ${raw.placeholder('chain')}
-                AND later.sequence > ${raw.placeholder('sequence')})`,
-            ),
-          )
-          .returning({ sequence: logEntries.sequence })
-          .prepare('store_truncate')
-          .execute({ chain, sequence })
-        return removed.length > 0
+        await tx.unsafe(chainLockStatement, [chain], { prepare: true })
+        return (await tx.unsafe(truncateStatement, [chain, sequence], { prepare: true })).length > 0
       })
     },
     async entries(chain, { fromSequence = 1, limit = 1000 } = {}) {

@@ -125,9 +125,37 @@ for (const backend of backends)
       expect(await queue.get(outboxQueue, refusedEvent.id)).toBeUndefined()
 
       const paid = events.outbox({ type: 'invoice.paid', owner: alice, data: {} })
-      const updated = await store.update(collection, 'one', () => ({ paid: true }), { enqueue: [paid] })
+      const later = {
+        queue: unique('reminders'),
+        id: 'one',
+        payload: { remind: true },
+        dueAt: new Date(Date.now() + 60_000),
+      }
+      const updated = await store.update(collection, 'one', () => ({ paid: true }), { enqueue: [paid, later] })
       expect(updated.ok).toBe(true)
       expect((await queue.get(outboxQueue, paid.id))?.state).toBe('pending')
+      expect(await queue.get(later.queue, later.id)).toMatchObject({ state: 'pending', payload: { remind: true } })
+      expect(await queue.claim(later.queue)).toEqual([])
+      expect(await queue.claim(later.queue, { now: new Date(Date.now() + 61_000) })).toHaveLength(1)
+    })
+
+    test('updates racing on one record each enqueue their work once, with the change that landed', async () => {
+      const collection = unique('counters')
+      const name = unique('q')
+      await store.insert({ collection, id: 'one', owners: [alice], value: { count: 0 }, createdAt: new Date() })
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, index) =>
+          store.update<{ count: number }>(collection, 'one', (current) => ({ count: current.value.count + 1 }), {
+            enqueue: [{ queue: name, id: `n${index}`, payload: { index } }],
+          }),
+        ),
+      )
+      expect(results.every((result) => result.ok)).toBe(true)
+      expect((await store.get<{ count: number }>(collection, 'one'))?.value.count).toBe(12)
+      const claimed = await queue.claim(name, { limit: 100 })
+      expect(claimed.map((item) => item.id).sort()).toEqual(
+        Array.from({ length: 12 }, (_, index) => `n${index}`).sort(),
+      )
     })
 
     test('emit records an event once per id', async () => {
