@@ -175,6 +175,62 @@ export function subscriptions(store: Store): (owner: Address, type: Type) => Pro
     })
 }
 
+/** How a delivery ended, as its endpoint records it. */
+type Ending = {
+  ok: boolean
+  /** The receiver answered 410: the endpoint is disabled. */
+  gone: boolean
+  disableAfter: number
+  lastDelivery: NonNullable<Endpoint['lastDelivery']>
+}
+
+const endings = new WeakMap<Store, (endpoint: Payload['endpoint'], ending: Ending) => Promise<void>>()
+
+/**
+ * Records deliveries' endings on their endpoints, in the order they ended. Every delivery to an endpoint writes the
+ * same record, so the endings of one turn of the event loop, and those that end while an endpoint's write is in
+ * flight, go in one update of it: concurrent deliveries to one receiver would otherwise queue on its row lock, one
+ * transaction each.
+ */
+function endingsOf(store: Store): (endpoint: Payload['endpoint'], ending: Ending) => Promise<void> {
+  const known = endings.get(store)
+  if (known) return known
+  type Waiting = { ending: Ending; resolve: () => void; reject: (error: unknown) => void }
+  const queued = new Map<string, { endpoint: Payload['endpoint']; waiting: Waiting[] }>()
+  async function write(key: string) {
+    const slot = queued.get(key)!
+    const group = slot.waiting
+    slot.waiting = []
+    try {
+      await store.update<Endpoint>(slot.endpoint.collection, slot.endpoint.id, (current) => {
+        let { failures = 0, status } = current.value
+        for (const { ending } of group) {
+          failures = ending.ok ? 0 : failures + 1
+          if (ending.gone || failures >= ending.disableAfter) status = 'disabled'
+        }
+        return { ...current.value, failures, status, lastDelivery: group.at(-1)!.ending.lastDelivery }
+      })
+      for (const { resolve } of group) resolve()
+    } catch (error) {
+      for (const { reject } of group) reject(error)
+    }
+    if (slot.waiting.length > 0) setImmediate(write, key)
+    else queued.delete(key)
+  }
+  const record = (endpoint: Payload['endpoint'], ending: Ending) =>
+    new Promise<void>((resolve, reject) => {
+      const key = `${endpoint.collection} ${endpoint.id}`
+      const slot = queued.get(key)
+      if (slot) slot.waiting.push({ ending, resolve, reject })
+      else {
+        queued.set(key, { endpoint, waiting: [{ ending, resolve, reject }] })
+        setImmediate(write, key)
+      }
+    })
+  endings.set(store, record)
+  return record
+}
+
 /** Whether a webhook is active and subscribed to `type` (or to every event). */
 function listens(webhook: Registered, type: Type): boolean {
   return webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type))
@@ -236,14 +292,11 @@ export async function deliver(parameters: {
     attempts: [...current.value.attempts, attempt],
   }))
   if (last)
-    await store.update<Endpoint>(endpoint.collection, endpoint.id, (current) => {
-      const failures = ok ? 0 : (current.value.failures ?? 0) + 1
-      return {
-        ...current.value,
-        failures,
-        status: gone || failures >= policy.disableAfter ? 'disabled' : current.value.status,
-        lastDelivery: { id: item.id, status: ok ? 'delivered' : 'failed', at: attempt.at, code: attempt.code },
-      }
+    await endingsOf(store)(endpoint, {
+      ok,
+      gone,
+      disableAfter: policy.disableAfter,
+      lastDelivery: { id: item.id, status: ok ? 'delivered' : 'failed', at: attempt.at, code: attempt.code },
     })
   if (ok) return { done: true, result: { code: attempt.code } }
   const error = attempt.error ?? `status_${attempt.code}`
