@@ -187,6 +187,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       })
     return response
   }
+  /**
+   * A Response of ours (a refusal, a problem, a handler's own) with the headers every answer carries, and none left
+   * for Elysia: with any header left to add, Elysia copies the whole response into a new one to add it.
+   */
+  function handOver(response: Response, set: { headers: Record<string, unknown> }): Response {
+    for (const name in set.headers)
+      if (!response.headers.has(name)) response.headers.set(name, String(set.headers[name]))
+    set.headers = {}
+    return response
+  }
   // Each route's handler, wrapped to see its answer (a Response, or the promise of one) leave. Cheaper than an
   // after-response hook, which Elysia runs from a timer of its own per request; a stream counts once it starts.
   const answering = new WeakMap<(request: Request) => unknown, (request: Request) => unknown>()
@@ -234,10 +244,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       Input.dropUndeclared(schemas.query, query)
       Input.assertPrintable(schemas, { path: params, query, body })
     })
-    .onError(async ({ error, code, request, route }) => {
+    .onError(async ({ error, code, request, route, set }) => {
       const record = entered.get(request)
       if (record) record.route = route
-      return answerError({ error, code, request })
+      return handOver(await answerError({ error, code, request }), set)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
@@ -261,18 +271,20 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       Object.defineProperty(hooked[0], 'caller', callerProperty)
       return {}
     })
+    // Sees every answer before Elysia maps it: the handler's, or a refusal (a 402) of the hook before.
     .onAfterHandle(async ({ request, response, set }) => {
-      if (!payments || !guarded.delete(request)) return
+      if (!payments || !guarded.delete(request))
+        return response instanceof Response ? handOver(response, set) : undefined
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
       const outcome = await payments.after(request, { status, response })
       if ('withheld' in outcome) {
         // A withheld stream is never read: release its upstream now rather than at the upstream's idle timeout.
         if (response instanceof Response) await response.body?.cancel().catch(() => {})
-        return outcome.withheld
+        return handOver(outcome.withheld, set)
       }
-      if (response instanceof Response)
-        for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
-      else Object.assign(set.headers, outcome.headers)
+      if (!(response instanceof Response)) return Object.assign(set.headers, outcome.headers) && undefined
+      for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
+      return handOver(response, set)
     })
 
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
@@ -408,7 +420,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - now) / 1000))
     const error = new RateLimitedError({ retryAfterSeconds })
     return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
-      ...headersOf(request),
+      ...RequestId.headersOf(request),
       'retry-after': String(retryAfterSeconds),
       ratelimit: `"${family}";r=0;t=${retryAfterSeconds}`,
       'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
@@ -536,11 +548,14 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       path: new URL(request.url).pathname,
       error: describeError(error),
     })
-    return Problem.toResponse(Problem.internal(Problem.instanceOf(request), RequestId.of(request)), headersOf(request))
+    return Problem.toResponse(
+      Problem.internal(Problem.instanceOf(request), RequestId.of(request)),
+      RequestId.headersOf(request),
+    )
   }
 
   function render(error: BaseError, request: Request): Response {
-    const headers = headersOf(request)
+    const headers = RequestId.headersOf(request)
     if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
     // A handler's own limit (per payer) says when to come back, as the free endpoints' buckets do.
     if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds)
@@ -563,12 +578,6 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     metrics: meter,
     workers,
   }
-}
-
-/** The CORS headers and the request id of a problem answer. */
-function headersOf(request: Request): Record<string, string> {
-  const requestId = RequestId.of(request)
-  return { ...Cors.headers, ...(requestId ? { [RequestId.header]: requestId } : {}) }
 }
 
 /** `ledger` with the time of every claim counted. */

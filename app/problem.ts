@@ -122,8 +122,8 @@ export function template(error: BaseError): {
 
 /** An `application/problem+json` response of a serialized problem; `headers` add to or replace the defaults. */
 export function respond(status: number, json: string, headers: Record<string, string> = {}): Response {
-  const all = new Headers({ 'content-type': 'application/problem+json', 'cache-control': 'no-store' })
-  // Set, not append: a header named in another letter case replaces the default rather than repeating it.
-  for (const [name, value] of Object.entries(headers)) all.set(name, value)
+  const all: Record<string, string> = { 'content-type': 'application/problem+json', 'cache-control': 'no-store' }
+  // By lowercase name: a header named in another letter case replaces the default rather than repeating it.
+  for (const name in headers) all[name.toLowerCase()] = headers[name]!
   return new Response(json, { status, headers: all })
 }

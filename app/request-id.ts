@@ -1,3 +1,5 @@
+import * as Cors from './cors.js'
+
 /** Response header carrying the request id. */
 export const header = 'x-request-id'
 
@@ -17,4 +19,10 @@ export function assign(request: Request): string {
 /** The id of a request, once assigned. */
 export function of(request: Request): string | undefined {
   return ids.get(request)
+}
+
+/** What every answer carries, for a response built whole: the CORS headers and the request id, once assigned. */
+export function headersOf(request: Request): Record<string, string> {
+  const id = ids.get(request)
+  return id === undefined ? { ...Cors.headers } : { ...Cors.headers, [header]: id }
 }

@@ -212,7 +212,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       return Problem.respond(
         offered.plain.status,
         offered.plain.render(Problem.instanceOf(request), RequestId.of(request)),
-        headers,
+        { ...headers, ...RequestId.headersOf(request) },
       )
     }
     const { headers, body } = answer(offered.compiled, {
@@ -275,7 +275,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   }
 
   function problem(request: Request, error: BaseError, headers: Record<string, string> = {}): Response {
-    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), headers)
+    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
+      ...headers,
+      ...RequestId.headersOf(request),
+    })
   }
 
   /** How a Solana payment of this call is answered: as every other payment is. */

@@ -27,4 +27,32 @@ describe('guard', () => {
     expect(await response.json()).toMatchObject({ code: 'internal_error' })
     expect(settled).toEqual([])
   })
+
+  test("behavior: every answer carries the CORS headers and its request id, once: a 402, a paid answer, a handler's own Response", async () => {
+    const own = Module.define({
+      name: 'models',
+      paths: ['/api/v1/models'],
+      needs: [],
+      routes: () =>
+        new Elysia().get(
+          '/api/v1/models',
+          () => new Response('{"models":[],"count":0}', { headers: { 'content-type': 'application/json' } }),
+        ),
+    })
+    for (const family of [models, own]) {
+      const gateway = testGateway({ payment: stubPayment().payment, families: [family] })
+      const offer = await gateway.fetch('/api/v1/models', { headers: { 'x-request-id': 'offer-1' } })
+      const paid = await gateway.paid('GET', '/api/v1/models', undefined, privateKeyToAccount(generatePrivateKey()))
+      expect([offer.status, paid.status]).toEqual([402, 200])
+      for (const response of [offer, paid]) {
+        expect(response.headers.get('access-control-allow-origin')).toBe('*')
+        expect(response.headers.get('access-control-expose-headers')).toBe('*')
+        expect(response.headers.get('x-request-id')).toMatch(/^[\w.:-]+$/)
+      }
+      expect(offer.headers.get('x-request-id')).toBe('offer-1')
+      expect(offer.headers.get('payment-required')).toBeTruthy()
+      expect(paid.headers.get('payment-response')).toBeTruthy()
+      expect(await paid.json()).toEqual({ models: [], count: 0 })
+    }
+  })
 })
