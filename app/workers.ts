@@ -12,6 +12,23 @@ export function workerRunner(parameters: workerRunner.Parameters): workerRunner.
   const { queue, workers, logger, pollMs = 250, now = () => new Date() } = parameters
   let stopped = false
   const inFlight = new Map<createGateway.Worker, Set<Promise<void>>>(workers.map((worker) => [worker, new Set()]))
+  // An item that ends often makes work for another worker (an event fanned out makes deliveries): each end wakes the
+  // idle workers, which poll again at once instead of at their next tick.
+  const sleeping = new Set<() => void>()
+  const ended = () => {
+    for (const wake of sleeping) wake()
+  }
+  /** Waits `pollMs`, or less when an item ends or the runner stops. */
+  const idle = () =>
+    new Promise<void>((resolve) => {
+      const wake = () => {
+        clearTimeout(timer)
+        sleeping.delete(wake)
+        resolve()
+      }
+      const timer = setTimeout(wake, pollMs)
+      sleeping.add(wake)
+    })
 
   const handle = async (worker: createGateway.Worker, item: Queue.Claim) => {
     try {
@@ -35,7 +52,10 @@ export function workerRunner(parameters: workerRunner.Parameters): workerRunner.
     if (room <= 0) return 0
     const claimed = await queue.claim(worker.queue, { limit: room, leaseMs: worker.leaseMs, now: now() })
     for (const item of claimed) {
-      const task = handle(worker, item).finally(() => running.delete(task))
+      const task = handle(worker, item).finally(() => {
+        running.delete(task)
+        ended()
+      })
       running.add(task)
     }
     return claimed.length
@@ -51,7 +71,7 @@ export function workerRunner(parameters: workerRunner.Parameters): workerRunner.
               logger.log('error', 'worker_claim_failed', { queue: worker.queue, error: describeError(error) })
               return 0
             })
-            if (claimed === 0) await Bun.sleep(pollMs)
+            if (claimed === 0) await idle()
             else if (inFlight.get(worker)!.size >= worker.concurrency) await Promise.race(inFlight.get(worker)!)
           }
         })()
@@ -69,6 +89,7 @@ export function workerRunner(parameters: workerRunner.Parameters): workerRunner.
     },
     async stop() {
       stopped = true
+      ended()
       await Promise.all(loops)
       await Promise.all([...inFlight.values()].flatMap((set) => [...set]))
     },
