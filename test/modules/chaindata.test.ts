@@ -267,23 +267,45 @@ describe('Service.gas', () => {
     }
   }
 
-  test('behavior: cached for 15 s by the clock, then read again', async () => {
+  /** Deps on seven stand-in chains counting their reads, with a clock the test moves. */
+  function clocked() {
     const counter = { calls: 0 }
-    let time = 1_000_000
+    const clock = { time: 1_000_000 }
     const deps = Service.from({
       settlement: endpoint(counter),
       ethereum: endpoint(counter),
       connect: () => endpoint(counter),
       urls: {},
-      now: () => time,
+      now: () => clock.time,
     })
+    return { counter, deps, clock }
+  }
+
+  test('behavior: cached for 15 s by the clock, then read again', async () => {
+    const { counter, deps, clock } = clocked()
     expect((await Service.gas(deps)).cached).toBe(false)
     expect(counter.calls).toBe(7)
-    time += 14_999
+    clock.time += 14_999
     expect(await Service.gas(deps)).toMatchObject({ cached: true, age: 14 })
     expect(counter.calls).toBe(7)
-    time += 1
+    clock.time += 1
     expect((await Service.gas(deps)).cached).toBe(false)
+    expect(counter.calls).toBe(14)
+  })
+
+  test('behavior: the served response is the answer, byte for byte, cached or read anew', async () => {
+    const { counter, deps, clock } = clocked()
+    const cached: boolean[] = []
+    for (const step of [0, 3_000, 20_000]) {
+      clock.time += step
+      const served = await Service.gasResponse(deps)
+      expect(served.headers.get('content-type')).toBe('application/json;charset=utf-8')
+      const text = await served.text()
+      cached.push(JSON.parse(text).cached)
+      // The answer read right after is the cached one; it differs in that flag alone.
+      expect(text).toBe(JSON.stringify({ ...(await Service.gas(deps)), cached: cached.at(-1) }))
+    }
+    expect(cached).toEqual([false, true, false])
     expect(counter.calls).toBe(14)
   })
 
