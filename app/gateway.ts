@@ -107,7 +107,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         }),
         meterOf: (entry) => meters.get(Catalog.key(entry)),
         windowOf: (entry) => windows.get(Catalog.key(entry)),
-        resourceUrl: (request) => `${originOf(request)}${new URL(request.url).pathname}`,
+        resourceUrl: (request) => {
+          const url = new URL(request.url)
+          return `${originOf(url)}${url.pathname}`
+        },
       })
     : undefined
   if (payment && payments)
@@ -123,9 +126,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // operator listed it: a shared cache would otherwise keep links to whatever Host a caller wrote.
   const publicHosts = new Set(config.publicHosts)
   const listenOrigin = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`
-  function originOf(request: Request): string {
+  function originOf(url: URL): string {
     if (config.publicUrl) return config.publicUrl
-    const url = new URL(request.url)
     return publicHosts.has(url.host) ? url.origin : listenOrigin
   }
   // The requests the payment guard was asked about: only they have anything for it to do after the handler.
@@ -443,7 +445,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
 
   const context = (request: Request): Documents.Context => ({
-    baseUrl: originOf(request),
+    baseUrl: originOf(new URL(request.url)),
     terms,
     availability: availabilityNow,
     ruleOf,
@@ -480,7 +482,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       ledger: payment?.ledger,
       availability: availabilityNow,
       handle: (request) => handle(request),
-      origin: originOf,
+      origin: (request) => originOf(new URL(request.url)),
     }),
   )
   assertCoverage(app, extraRoutes)

@@ -122,8 +122,27 @@ export function template(error: BaseError): {
 
 /** An `application/problem+json` response of a serialized problem; `headers` add to or replace the defaults. */
 export function respond(status: number, json: string, headers: Record<string, string> = {}): Response {
+  return new Response(json, { status, headers: withDefaults(headers) })
+}
+
+/**
+ * The headers of an answer given again and again (a route's plain 402): the defaults and `fixed`, checked and copied
+ * into a `Headers` once; `with` clones them and sets what changes from one answer to the next.
+ */
+export function fixedHeaders(fixed: Record<string, string>): { with: (varying: Record<string, string>) => Headers } {
+  const headers = new Headers(withDefaults(fixed))
+  return {
+    with(varying) {
+      const cloned = new Headers(headers)
+      for (const name in varying) cloned.set(name, varying[name]!)
+      return cloned
+    },
+  }
+}
+
+/** The defaults of a problem answer and `headers`, by lowercase name: another letter case replaces a default. */
+function withDefaults(headers: Record<string, string>): Record<string, string> {
   const all: Record<string, string> = { 'content-type': 'application/problem+json', 'cache-control': 'no-store' }
-  // By lowercase name: a header named in another letter case replaces the default rather than repeating it.
   for (const name in headers) all[name.toLowerCase()] = headers[name]!
-  return new Response(json, { status, headers: all })
+  return all
 }

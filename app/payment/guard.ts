@@ -27,6 +27,7 @@ import type { Target } from '../../core/Module.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
+import * as Cors from '../cors.js'
 import { describeError, type Logger } from '../log.js'
 import * as Problem from '../problem.js'
 import * as RequestId from '../request-id.js'
@@ -208,12 +209,27 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     if (!refusal && !note && !signingIn) {
       // The plain 402, the first answer of every paid call: serialized once per offer, a fresh challenge each time.
       const { headers, body } = answer(offered.compiled, { now, extensions })
-      offered.plain ??= Problem.template(new PaymentRequiredError(required(entry, amount), { details: body }))
-      return Problem.respond(
-        offered.plain.status,
-        offered.plain.render(Problem.instanceOf(request), RequestId.of(request)),
-        { ...headers, ...RequestId.headersOf(request) },
-      )
+      const { 'WWW-Authenticate': challenge, ...fixed } = headers
+      const plain =
+        offered.plain?.paymentRequired === fixed['PAYMENT-REQUIRED']
+          ? offered.plain
+          : {
+              problem:
+                offered.plain?.problem ??
+                Problem.template(new PaymentRequiredError(required(entry, amount), { details: body })),
+              paymentRequired: fixed['PAYMENT-REQUIRED'],
+              headers: Problem.fixedHeaders({ ...fixed, ...Cors.headers }),
+            }
+      offered.plain = plain
+      const { problem, headers: answered } = plain
+      const requestId = RequestId.of(request)
+      return new Response(problem.render(Problem.instanceOf(request), requestId), {
+        status: problem.status,
+        headers: answered.with({
+          'www-authenticate': challenge,
+          ...(requestId === undefined ? {} : { [RequestId.header]: requestId }),
+        }),
+      })
     }
     const { headers, body } = answer(offered.compiled, {
       now,
@@ -243,7 +259,15 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   // What every 402 of one offer shares, by everything it depends on (the route and resource URL, the amount, a metered
   // maximum; not the query, which the resource leaves out), and the serialized plain 402 once one was answered; built
   // on first use, a bounded few.
-  type Offered = { compiled: Compiled; plain?: ReturnType<typeof Problem.template> }
+  type Offered = {
+    compiled: Compiled
+    /** The plain 402's body, and its headers but the challenge and request id, for the `PAYMENT-REQUIRED` they carry. */
+    plain?: {
+      problem: ReturnType<typeof Problem.template>
+      paymentRequired: string
+      headers: ReturnType<typeof Problem.fixedHeaders>
+    }
+  }
   const offers = new Map<string, Offered>()
   function offeredOf(request: Request, priced: Priced, described: guard.Described): Offered {
     const { entry, amount, max } = priced

@@ -148,7 +148,7 @@ export declare namespace offer {
     /** Always 402. */
     status: 402
     /** `PAYMENT-REQUIRED`, `WWW-Authenticate` and `Cache-Control`. */
-    headers: Record<string, string>
+    headers: { 'PAYMENT-REQUIRED': string; 'WWW-Authenticate': string; 'Cache-Control': string }
     /** The x402 v1 body (JSON). */
     body: Body
     /** Id of the MPP challenge, for a problem document's `challengeId`. */
