@@ -185,6 +185,8 @@ describe('GET /api/v1/tx/decode', () => {
     expect(status).toBe(200)
     expect(body.call).toMatchObject({ selector: '0x5ae401dc', function: 'multicall' })
     expect(body.call.args[0]).toEqual({ name: 'deadline', type: 'uint256', value: String(deadline) })
+    // The summary says why, should the swap ever revert.
+    expect({ status: body.status, summary: body.summary }).toMatchObject({ status: 'success' })
     expect(body.events.map((event: { event?: string }) => event.event)).toContain('Swap')
     const moved = body.transfers.map((transfer: any) => [transfer.symbol, transfer.from, transfer.to])
     expect(moved).toContainEqual(['USDC', trader.address, expect.any(String)])
