@@ -73,9 +73,19 @@ export function isFree(entry: Entry): boolean {
   return entry.price.type === 'free'
 }
 
-/** The key routes and tables use: `"METHOD path"`. */
+const keys = new WeakMap<Pick<Entry, 'method' | 'path'>, string>()
+
+/**
+ * The key routes and tables use: `"METHOD path"`. The same string for the same entry, so that the maps a call looks
+ * it up in (several per call) hash it once.
+ */
 export function key(entry: Pick<Entry, 'method' | 'path'>): string {
-  return `${entry.method} ${entry.path}`
+  let known = keys.get(entry)
+  if (known === undefined) {
+    known = `${entry.method} ${entry.path}`
+    keys.set(entry, known)
+  }
+  return known
 }
 
 /** Finds the entry for a method and a path pattern as the spec writes it. */
