@@ -53,12 +53,13 @@ const insertStatement = `WITH inserted AS (
 ), ${outboxInsert('inserted', 7)}
 SELECT * FROM inserted`
 
-// The change lands only on the version it was computed from; the work commits with it.
+// The change lands only on the record it was computed from, at the version read (a record removed and inserted again
+// starts at version 1 anew, with a later creation time); the work commits with it.
 const updateStatement = `WITH updated AS (
   UPDATE records SET value = $3::text::json, version = version + 1, updated_at = $4
-  WHERE collection = $1 AND id = $2 AND version = $5
+  WHERE collection = $1 AND id = $2 AND version = $5 AND created_at = $6
   RETURNING ${recordColumns}
-), ${outboxInsert('updated', 6)}
+), ${outboxInsert('updated', 7)}
 SELECT * FROM updated`
 
 const readStatement = `SELECT ${recordColumns} FROM records WHERE collection = $1 AND id = $2`
@@ -107,7 +108,15 @@ async function updateOnce<value>(
   if (Store.isRefusal(next)) return { ok: false, ...next }
   const [updated] = await sql.unsafe<fromRecordRow.Row[]>(
     updateStatement,
-    [collection, id, toJson(next), new Date(), current.version, ...outboxValues(also?.enqueue ?? [], Date.now())],
+    [
+      collection,
+      id,
+      toJson(next),
+      new Date(),
+      current.version,
+      current.createdAt,
+      ...outboxValues(also?.enqueue ?? [], Date.now()),
+    ],
     { prepare: true },
   )
   return updated ? { ok: true, record: fromRecordRow(updated) } : undefined

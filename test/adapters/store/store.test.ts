@@ -715,6 +715,29 @@ describe.skipIf(!databaseUrl)('store: postgres database', () => {
     }
   })
 
+  test('behavior: an update nobody races writes at the version it read, without taking the row lock', async () => {
+    const fixture = await postgresFixture(databaseUrl!)
+    const statements: string[] = []
+    const sql = postgresJs(databaseUrl!, {
+      max: 2,
+      onnotice: () => {},
+      connection: { search_path: fixture.schema },
+      debug: (_connection, query) => statements.push(query),
+    })
+    try {
+      const store = postgres({ sql })
+      const record = recordOf<Counter>({ count: 0 })
+      await store.insert(record)
+      for (let step = 0; step < 5; step++) await store.update(record.collection, record.id, increment)
+      expect(await store.get(record.collection, record.id)).toMatchObject({ value: { count: 5 }, version: 6 })
+      expect(statements.filter((statement) => /FOR UPDATE/.test(statement))).toEqual([])
+      expect(statements.filter((statement) => /^WITH updated AS/.test(statement))).toHaveLength(5)
+    } finally {
+      await sql.end()
+      await fixture.teardown()
+    }
+  })
+
   test("behavior: close leaves the caller's client open, with its parsers as they were", async () => {
     const fixture = await postgresFixture(databaseUrl!)
     const sql = postgresJs(databaseUrl!, { max: 2, onnotice: () => {}, connection: { search_path: fixture.schema } })
