@@ -124,10 +124,10 @@ async function updateOnce<value>(
 
 /**
  * The store on PostgreSQL, for production and for several gateway processes on one database. Creates its tables
- * at first use (idempotent, under an advisory lock, so processes may start together). `update` locks the row with
- * `SELECT ... FOR UPDATE`; `append` takes a transaction-level advisory lock on the chain, so two processes never
- * take the same sequence number (the primary key would refuse the second), and `truncate` takes it too, so it never
- * deletes an entry that another process is linking to.
+ * at first use (idempotent, under an advisory lock, so processes may start together). `update` writes on the version
+ * it read, and after a few lost races takes the row lock (`SELECT ... FOR UPDATE`); `append` takes a transaction-level
+ * advisory lock on the chain, so two processes never take the same sequence number (the primary key would refuse the
+ * second), and `truncate` takes it too, so it never deletes an entry that another process is linking to.
  *
  * The caller owns `sql`: `close` does not end it, and its type parsers are left as they were.
  * Owners are stored checksummed, whatever letter case the caller used.
@@ -159,10 +159,8 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
     hash: logEntries.hash,
     createdAt: logEntries.createdAt,
   }
-  const byKey = and(eq(records.collection, raw.placeholder('collection')), eq(records.id, raw.placeholder('id')))
 
   // Named prepared statements: drizzle sends unnamed ones unprepared, which costs postgres.js a second round trip.
-  const read = db.select(recordFields).from(records).where(byKey).prepare('store_read')
   const list = db
     .select(recordFields)
     .from(recordOwners)
@@ -187,15 +185,16 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
     async insert(record, also) {
       await ready()
       const { collection, id, createdAt } = record
+      const owners = toOwners(record.owners)
       const [row] = await parameters.sql.unsafe<fromRecordRow.Row[]>(
         insertStatement,
         [
           collection,
           id,
-          JSON.stringify(toOwners(record.owners)),
+          JSON.stringify(owners),
           toJson(record.value),
           createdAt,
-          toOwners(record.owners),
+          owners,
           ...outboxValues(also?.enqueue ?? [], Date.now()),
         ],
         { prepare: true },
@@ -204,7 +203,7 @@ export function postgres(parameters: postgres.Parameters): Store.Store {
     },
     async get(collection, id) {
       await ready()
-      const [row] = await read.execute({ collection, id })
+      const [row] = await parameters.sql.unsafe<fromRecordRow.Row[]>(readStatement, [collection, id], { prepare: true })
       return row ? fromRecordRow(row) : undefined
     },
     async list(collection, { owner, limit = 100 }) {
