@@ -284,9 +284,11 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         if (response instanceof Response) await response.body?.cancel().catch(() => {})
         return handOver(outcome.withheld, set)
       }
-      if (!(response instanceof Response)) return Object.assign(set.headers, outcome.headers) && undefined
-      for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
-      return handOver(response, set)
+      if (response instanceof Response) {
+        for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
+        return handOver(response, set)
+      }
+      Object.assign(set.headers, outcome.headers)
     })
 
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
