@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import { outbound } from '../../adapters/outbound/fetch.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
@@ -151,27 +151,37 @@ describe('cron on one gateway', () => {
 })
 
 const databaseUrl = process.env.DATABASE_URL
-describe.skipIf(!databaseUrl)('two gateways on one PostgreSQL', async () => {
-  const fixture = await postgresFixture(databaseUrl!, 'events', (sql) => ({
-    sql,
-    queue: postgresQueue({ sql }),
-    store: postgresStore({ sql }),
-  }))
-  afterAll(() => fixture.teardown())
-  // Two gateways, each with its own connection pool, store, queue and worker runner, sharing one database.
-  let clock = new Date()
-  const instances = [fixture.open(), fixture.open()].map(({ store, queue }) => {
+/** Two gateways, each with its own connection pool, store, queue and worker runner, sharing one database. */
+function gatewaysOn(fixture: Awaited<ReturnType<typeof eventsFixture>>, now: () => Date) {
+  return [fixture.open(), fixture.open()].map(({ store, queue }) => {
     const ports: Partial<Module.Ports> = { store, queue, outbound: guard, events: eventsPort({ queue }) }
     const crons = moduleGateway(cron, { ports, env })
     const hooks = moduleGateway(webhooks, { ports, env })
     // Due runs by the test's clock, which jumps an hour at a time; deliveries by the real one, so that a jump never
     // ends the lease of a delivery in flight (a lease that ends mid-POST is a redelivery, by design).
     const runners = [
-      workerRunner({ queue, workers: crons.workers, logger: silent(), now: () => clock, pollMs: 5 }),
+      workerRunner({ queue, workers: crons.workers, logger: silent(), now, pollMs: 5 }),
       workerRunner({ queue, workers: hooks.workers, logger: silent(), pollMs: 5 }),
     ]
     return { crons, hooks, runners, events: ports.events! }
   })
+}
+
+/** A schema of its own on DATABASE_URL, with a PostgreSQL store and queue per `open`. */
+const eventsFixture = (url: string) =>
+  postgresFixture(url, 'events', (sql) => ({ sql, queue: postgresQueue({ sql }), store: postgresStore({ sql }) }))
+
+// Bun runs the body of a skipped describe while collecting: the database is reached only in beforeAll.
+describe.skipIf(!databaseUrl)('two gateways on one PostgreSQL', () => {
+  let fixture: Awaited<ReturnType<typeof eventsFixture>> | undefined
+  let clock: Date
+  let instances: ReturnType<typeof gatewaysOn> = []
+  beforeAll(async () => {
+    clock = new Date()
+    fixture = await eventsFixture(databaseUrl!)
+    instances = gatewaysOn(fixture, () => clock)
+  })
+  afterAll(() => fixture?.teardown())
 
   test('50 due cron runs and 200 event deliveries are each performed exactly once', async () => {
     const [one, two] = instances as [(typeof instances)[0], (typeof instances)[0]]

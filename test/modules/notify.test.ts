@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { type ParsedMail, simpleParser } from 'mailparser'
 import { SMTPServer } from 'smtp-server'
 import { smtp } from '../../adapters/notify/smtp.js'
@@ -432,13 +432,13 @@ describe('unconfigured providers', () => {
 })
 
 const databaseUrl = process.env.DATABASE_URL
-describe.skipIf(!databaseUrl)('two gateways on one PostgreSQL', async () => {
-  const fixture = await postgresFixture(databaseUrl!, 'notify', (sql) => ({
-    store: postgresStore({ sql }),
-    queue: postgresQueue({ sql }),
-  }))
-  afterAll(() => fixture.teardown())
-  const instances = [fixture.open(), fixture.open()].map(({ store, queue }) => ({
+/** A schema of its own on DATABASE_URL, with a PostgreSQL store and queue per `open`. */
+const notifyFixture = (url: string) =>
+  postgresFixture(url, 'notify', (sql) => ({ store: postgresStore({ sql }), queue: postgresQueue({ sql }) }))
+
+/** Two gateways, each with its own connection pool, sharing one database. */
+const gatewaysOn = (fixture: Awaited<ReturnType<typeof notifyFixture>>) =>
+  [fixture.open(), fixture.open()].map(({ store, queue }) => ({
     store,
     queue,
     gateway: moduleGateway(families, {
@@ -446,6 +446,16 @@ describe.skipIf(!databaseUrl)('two gateways on one PostgreSQL', async () => {
       env: { NOTIFY_EMAIL_PER_PAYER_PER_HOUR: '3' },
     }),
   }))
+
+// Bun runs the body of a skipped describe while collecting: the database is reached only in beforeAll.
+describe.skipIf(!databaseUrl)('two gateways on one PostgreSQL', () => {
+  let fixture: Awaited<ReturnType<typeof notifyFixture>> | undefined
+  let instances: ReturnType<typeof gatewaysOn> = []
+  beforeAll(async () => {
+    fixture = await notifyFixture(databaseUrl!)
+    instances = gatewaysOn(fixture)
+  })
+  afterAll(() => fixture?.teardown())
 
   test('behavior: the message and its queue item commit together; the per-payer bucket is shared', async () => {
     const [one, two] = instances as [(typeof instances)[0], (typeof instances)[0]]
