@@ -22,12 +22,14 @@ export type Facilitator = {
   verify: (parameters: { authorization: Signed; domain: Domain }) => Promise<Outcome<{ balance?: bigint | undefined }>>
   /**
    * Submits the transfer; resolves when the transaction is confirmed, with its hash. `settlement_pending` means the
-   * outcome is unknown (the transaction may be on its way): never report it as nothing charged. `onSubmitted`
-   * hears the hash as soon as the transaction is sent.
+   * outcome is unknown (the transaction may be on its way): never report it as nothing charged. `onSigned` hears
+   * the hash once the transaction is signed, before it is sent (it may never reach the chain); `onSubmitted` hears it
+   * once the node has taken the transaction.
    */
   settle: (parameters: {
     authorization: Signed
     domain: Domain
+    onSigned?: ((transaction: Hash) => void) | undefined
     onSubmitted?: ((transaction: Hash) => void) | undefined
   }) => Promise<Outcome<{ transaction: Hash }>>
   /** Whether the authorization's nonce is used on chain (reconciliation after a crash). */

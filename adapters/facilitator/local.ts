@@ -12,6 +12,7 @@ import {
   HttpRequestError,
   isAddressEqual,
   isHex,
+  keccak256,
   type LocalAccount,
   multicall3Abi,
   NonceTooHighError,
@@ -136,6 +137,7 @@ export function local(parameters: local.Parameters): Facilitator {
   function settle({
     authorization,
     domain,
+    onSigned,
     onSubmitted,
   }: Parameters<Facilitator['settle']>[0]): Promise<Outcome<{ transaction: Hash }>> {
     const mismatch = checkNetwork(domain)
@@ -147,6 +149,7 @@ export function local(parameters: local.Parameters): Facilitator {
         authorization,
         token: domain.verifyingContract,
         callData: transfer.data,
+        onSigned,
         onSubmitted,
         resolve,
         reject,
@@ -193,7 +196,7 @@ export function local(parameters: local.Parameters): Facilitator {
     // more than the relayer can cover) sends nothing; either way the batch then goes out on an estimate.
     const budgeted = budget(batch)
     if (budgeted) {
-      const hash = await send(budgeted).catch((error: unknown) => {
+      const hash = await send(budgeted, batch).catch((error: unknown) => {
         // A lost connection may have carried the transaction out: the outcome is unknown, which is a fault.
         if (isTransportFault(error)) throw error
         return undefined
@@ -225,7 +228,7 @@ export function local(parameters: local.Parameters): Facilitator {
       const prepared = await estimated(batch)
       if (!prepared) return undefined
       items = prepared.items
-      hash = await send(prepared.transaction)
+      hash = await send(prepared.transaction, items)
       for (const item of items) item.onSubmitted?.(hash)
     } catch (error) {
       if (isTransportFault(error)) throw error
@@ -342,7 +345,8 @@ export function local(parameters: local.Parameters): Facilitator {
 
   // Signed here and sent raw: the chain id is known and the fees are read at most once a second, so a send is one
   // round trip (a wallet client's sendTransaction asks for the chain id, a block and the tip each time).
-  function send(transaction: Transaction): Promise<Hash> {
+  // The items hear the hash once it is signed, before it is sent: a caller told "pending" can be given it.
+  function send(transaction: Transaction, items: readonly Pending[]): Promise<Hash> {
     const run = async (): Promise<Hash> => {
       for (let attempt = 0; ; attempt++) {
         nextNonce ??= await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
@@ -351,6 +355,8 @@ export function local(parameters: local.Parameters): Facilitator {
             { ...transaction, ...(await fees()), type: 'eip1559', chainId: chain.id, nonce: nextNonce },
             { serializer: chain.serializers?.transaction },
           )
+          const signed = keccak256(serializedTransaction)
+          for (const item of items) item.onSigned?.(signed)
           const hash = await wallet.sendRawTransaction({ serializedTransaction })
           nextNonce++
           return hash
@@ -451,6 +457,8 @@ type Pending = {
   token: Address
   /** Encoded `transferWithAuthorization`. */
   callData: Hex
+  /** Hears the transaction hash once signed, before it is sent. */
+  onSigned: ((transaction: Hash) => void) | undefined
   /** Hears the transaction hash once sent. */
   onSubmitted: ((transaction: Hash) => void) | undefined
   /** Answers the caller's `settle`. */

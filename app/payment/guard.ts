@@ -336,8 +336,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
             }
           : {}
     const error = new SettlementPendingError(
-      'The payment was sent to the chain and its outcome is not known yet, so it may be charged. Retry this same request ' +
-        'with the same payment (or the same idempotency key) after Retry-After seconds: you get the response, charged once.',
+      'The payment was signed for the chain and its outcome is not known yet, so it may be charged. Retry this same ' +
+        'request with the same payment (or the same idempotency key) after Retry-After seconds: you get the response, ' +
+        'charged once. A transaction that never reached the chain is sent only by such a retry; unretried, it expires ' +
+        'unused and nothing is charged.',
       transaction ? { details: { transaction } } : {},
     )
     return problem(request, error, { 'Retry-After': '5', ...header })

@@ -15,9 +15,11 @@ import * as Upto from './upto.js'
  * `claimed` by a process that is dead (its lease lapsed, or gone) is released at once; a claim without a lease
  * (written by an older version) is released after `staleAfterMs`. Released and failed payments have their
  * writes taken back; a payment found settled is the payer's `payment.settled` event, committed with its confirmation.
- * A still-valid unused authorization stays `settling` while a live process is sending it; one that nobody sends any
- * more (its process died, or met a fault) is sent again from here. Kept responses older than `retentionMs` are
- * dropped.
+ * A still-valid unused authorization stays `settling` while a live process is sending it; one that was sent and that
+ * nobody sends any more (its process died, or met a fault) is sent again from here. One that was never sent (no node
+ * took a transaction of it: its process died or failed between the handler and the send) is not sent from here: its
+ * answer never left the gateway, so only a retry of the same call sends it, and gets that answer; unretried, it
+ * expires unused and is failed, its writes taken back. Kept responses older than `retentionMs` are dropped.
  */
 export async function reconcile(parameters: reconcile.Parameters): Promise<reconcile.ReturnType> {
   const {
@@ -33,7 +35,7 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
     staleAfterMs = 10 * 60_000,
     retentionMs = 60 * 60_000,
   } = parameters
-  const result = { settled: 0, failed: 0, released: 0, pending: 0 }
+  const result = { settled: 0, failed: 0, released: 0, pending: 0, unsent: 0 }
   const settlements = settlement({
     ledger,
     facilitator,
@@ -85,8 +87,13 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
         await takeBack({ store, entry: failed, logger })
         result.failed++
       }
+    } else if (entry.transaction === undefined) {
+      // It never left its process (no node took a transaction of it), and its answer never left either: only a retry
+      // of the same call sends it, and gets that answer. Unretried, it expires unused and is failed above.
+      result.unsent++
     } else if (entry.lease === undefined || !(await lease.isLive(entry.lease))) {
-      // Nobody is sending it (its process died, or gave up on a fault): send it again; the nonce lands once.
+      // Sent, and nobody is sending it any more (its process died, or gave up on a fault): send it again; the nonce
+      // lands once.
       const settled = await settlements.finish(entry)
       if (settled?.ok) result.settled++
       else if (settled && settled.reason !== 'settlement_pending') result.failed++
@@ -122,7 +129,7 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
   }
 
   await ledger.forget({ before: new Date(now.getTime() - retentionMs) })
-  if (result.settled + result.failed + result.released + result.pending > 0)
+  if (result.settled + result.failed + result.released + result.pending + result.unsent > 0)
     logger.log('info', 'ledger_reconciled', result)
   return result
 }
@@ -161,7 +168,9 @@ export declare namespace reconcile {
     failed: number
     /** Claims of dead processes released. */
     released: number
-    /** Still undecided (unused and valid). */
+    /** Sent and still undecided (unused and valid). */
     pending: number
+    /** Never sent, kept for a retry of its call until its authorization expires (unused and valid). */
+    unsent: number
   }
 }

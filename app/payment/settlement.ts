@@ -2,7 +2,7 @@ import type { Address, Hash, Hex } from 'viem'
 import { type Domain, deserialize, type Signed } from '../../core/Authorization.js'
 import type { Emit, Events } from '../../core/Events.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
-import type { EvmEntry, Ledger, Protocol } from '../../core/Ledger.js'
+import type { EvmEntry, Ledger, Payer, Protocol } from '../../core/Ledger.js'
 import type { Also, Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
@@ -22,7 +22,10 @@ export type Claimed = {
 }
 
 /** What a settlement came to within the time the caller waits: `settlement_pending` when undecided by then. */
-export type Settled = Outcome<{ transaction: Hash }> & { /** Hash sent, when known. */ submitted?: Hash | undefined }
+export type Settled = Outcome<{ transaction: Hash }> & {
+  /** Hash of the transaction sent, or signed to be sent, when known. */
+  submitted?: Hash | undefined
+}
 
 /**
  * Settles claimed payments and records the outcome in the ledger: confirmed; failed (and the call's writes taken
@@ -53,8 +56,8 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
         transaction: outcome.transaction,
       })
     } else if (outcome.reason === 'settlement_pending') {
-      // Nobody is sending it any more: the next retry (or reconciliation) finishes it.
-      await ledger.apply(key, { type: 'adopt', from: lease.id, lease: undefined })
+      // Nobody is sending it any more: the next retry (or reconciliation, once it was sent) finishes it.
+      await giveUp(ledger, key, lease.id)
       logger.log('warn', 'settlement_pending', { endpoint, payer: key.payer })
     } else {
       await takeBack({
@@ -67,12 +70,18 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
   }
 
   async function settle(claimed: Claimed): Promise<Settled> {
+    let signed: Hash | undefined
     let submitted: Hash | undefined
     let recorded: Promise<unknown> = Promise.resolve()
     const outcome = facilitator
       .settle({
         authorization: claimed.authorization,
         domain,
+        onSigned: (transaction) => {
+          signed = transaction
+        },
+        // Recorded only once the node has it: a settlement the ledger holds no hash of never left this process, and
+        // nobody but a retry of its call sends it (see reconcile).
         onSubmitted: (transaction) => {
           submitted = transaction
           recorded = ledger.apply(claimed.key, { type: 'submitted', transaction }).catch(() => undefined)
@@ -98,8 +107,13 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
     const result = await Promise.race([outcome, late])
     clearTimeout(timer)
     if (result === 'late')
-      return { ok: false, reason: 'settlement_pending', message: `No confirmation within ${timeoutMs} ms.`, submitted }
-    return { ...result, submitted }
+      return {
+        ok: false,
+        reason: 'settlement_pending',
+        message: `No confirmation within ${timeoutMs} ms.`,
+        submitted: submitted ?? signed,
+      }
+    return { ...result, submitted: submitted ?? signed }
   }
 
   return {
@@ -148,6 +162,18 @@ export declare namespace settlement {
      */
     finish: (held: EvmEntry) => Promise<Settled | undefined>
   }
+}
+
+/**
+ * Gives up this process's hold on an undecided settlement, so that a retry or reconciliation may finish it. Another
+ * process may have decided it meanwhile (found it mined) or taken it over: then there is nothing to give up, and
+ * nothing is wrong.
+ */
+export async function giveUp(ledger: Ledger, key: { payer: Payer; nonce: Hex }, lease: string): Promise<void> {
+  await ledger.apply(key, { type: 'adopt', from: lease, lease: undefined }).catch(async (error: unknown) => {
+    const entry = await ledger.get(key)
+    if (entry?.state === 'settling' && entry.lease === lease) throw error
+  })
 }
 
 /**

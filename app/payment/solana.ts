@@ -19,6 +19,7 @@ import type { Store } from '../../core/Store.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
+import { giveUp } from './settlement.js'
 
 /** Why Solana payments are not offered with this configuration; `undefined` when they are. */
 export function unconfigured(config: Config['solanaPay']): string | undefined {
@@ -142,7 +143,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       logger.log('info', 'payment_settled', { endpoint, payer: key.payer, protocol: 'x402-v2', network })
     } else if (settled.reason === 'settlement_pending') {
       // Nobody is sending it any more: the next retry (or reconciliation) finishes it.
-      await ledger.apply(key, { type: 'adopt', from: lease.id, lease: undefined })
+      await giveUp(ledger, key, lease.id)
       logger.log('warn', 'settlement_pending', { endpoint, payer: key.payer })
     } else {
       const failed = await ledger.apply(key, { type: 'fail', reason: `${settled.reason}: ${settled.message}` })
@@ -185,9 +186,11 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
 
   /**
    * An undecided settlement, looked up: confirmed or failed on chain, recorded so; unknown while its blockhash may
-   * still land it; failed once it cannot (nothing moved). One never signed and no longer held is sent again.
+   * still land it; failed once it cannot (nothing moved). One never signed (so never sent, and its answer never left
+   * the gateway) and no longer held is sent by a `retry` of its call only; otherwise it waits for one until its
+   * blockhash expires, and is then failed.
    */
-  async function finish(entry: Ledger.Entry): Promise<Settled | undefined> {
+  async function finish(entry: Ledger.Entry, retry: boolean): Promise<Settled | undefined> {
     const key = { payer: entry.payer, nonce: entry.nonce }
     const payment = JSON.parse(entry.authorization) as PaymentPayload
     const held = { key, endpoint: entry.endpoint, payment, amount: entry.amount }
@@ -209,6 +212,14 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       return settled
     }
     if (entry.lease !== undefined && (await lease.isLive(entry.lease))) return undefined
+    if (!retry) {
+      if (await feePayer.blockhashValid(blockhashOf(payment)))
+        return { ok: false, reason: 'settlement_pending', message: 'Never sent; kept for a retry of its call.' }
+      const message = 'Never sent, and its blockhash expired before the call was retried.'
+      const failed = await ledger.apply(key, { type: 'fail', reason: message }).catch(() => undefined)
+      if (failed) await takeBack({ store, entry: failed, logger })
+      return { ok: false, reason: 'settlement_failed', message }
+    }
     const adopted = await ledger
       .apply(key, { type: 'adopt', from: entry.lease, lease: lease.id })
       .catch(() => undefined)
@@ -222,7 +233,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       case 'settled':
         return stored(answers, held, payer)
       case 'settling': {
-        const settled = await finish(held).catch(() => undefined)
+        const settled = await finish(held, true).catch(() => undefined)
         if (settled?.ok) return stored(answers, (await ledger.get(key))!, payer)
         if (settled && settled.reason !== 'settlement_pending')
           return answers.refuse({ reason: 'settlement_failed', message: settled.message })
@@ -354,7 +365,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       for (const entry of await ledger.list({ state: 'settling', limit: 1000 })) {
         if (!entry.payer.startsWith(`${network}:`)) continue
         // The node unreachable: it stays undecided until the next round.
-        const settled = await finish(entry).catch((error: unknown) => {
+        const settled = await finish(entry, false).catch((error: unknown) => {
           logger.log('warn', 'solana_reconcile_failed', { error: error instanceof Error ? error.name : 'unknown' })
           return undefined
         })

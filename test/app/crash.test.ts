@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { decodePaymentResponseHeader, decodePaymentSignatureHeader } from '@x402/core/http'
 import { erc20Abi, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { sqlite } from '../../adapters/ledger/sqlite.js'
@@ -84,6 +85,9 @@ async function crashAndRetry(parameters: {
   expect(await inflight).toBe('connection lost')
   outputs.push(gateway.output())
   gateway = await startGateway()
+  await reconciled()
+  // A transaction that never reached the node was lost with its answer: nobody but the retry may send it.
+  if (!forward) expect(await balance(payer.address)).toBe(10_000n)
 
   const retried = await fetch(request())
   const text = await retried.text()
@@ -97,7 +101,26 @@ async function crashAndRetry(parameters: {
   return { response: retried, text }
 }
 
-const presigned = (payer: LocalAccount) => clients({ terms: terms(), fetch }).presigned({ signer: payer, value: price })
+const presigned = (payer: LocalAccount, validBefore?: bigint) =>
+  clients({ terms: terms(), fetch }).presigned({ signer: payer, value: price, ...(validBefore ? { validBefore } : {}) })
+
+/** Waits for the reconciliation a gateway runs at start (it logs `ledger_reconciled` when it found anything). */
+async function reconciled() {
+  for (let waited = 0; !gateway.output().includes('ledger_reconciled'); waited += 50) {
+    if (waited > 10_000) throw new Error('The restarted gateway did not reconcile within 10 s.')
+    await Bun.sleep(50)
+  }
+}
+
+/** The ledger entry of a payment, read from the embedded ledger the gateway process writes. */
+async function entryOf(payer: LocalAccount, nonce: `0x${string}`) {
+  const ledger = sqlite({ path: join(dataDir, 'ledger.sqlite') })
+  try {
+    return await ledger.get({ payer: payer.address, nonce })
+  } finally {
+    await ledger.close()
+  }
+}
 
 describe('a gateway process under faults: kill -9 mid-call, a slow node', () => {
   test('behavior: killed after the claim, mid-handler: the restart frees the claim and the retry is served once', async () => {
@@ -125,6 +148,41 @@ describe('a gateway process under faults: kill -9 mid-call, a slow node', () => 
       new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } })
     await crashAndRetry({ hold: chain.hold('eth_sendRawTransaction', 'before'), forward: false, request, payer })
   })
+
+  test('behavior: killed between the handler and the send, never retried: the restart does not send it, and once its authorization expires it is failed, nothing charged', async () => {
+    const payer = await fundedPayer()
+    const validBefore = BigInt(Math.floor(Date.now() / 1000)) + 12n
+    const header = await presigned(payer, validBefore)
+    const { nonce } = decodePaymentSignatureHeader(header).payload.authorization as { nonce: `0x${string}` }
+    figures.calls++
+    const inflight = fetch(
+      new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } }),
+    ).then(
+      () => 'answered',
+      () => 'connection lost',
+    )
+    const hold = chain.hold('eth_sendRawTransaction', 'before')
+    await hold.reached
+    gateway.process.kill('SIGKILL')
+    await gateway.process.exited
+    hold.release(false)
+    expect(await inflight).toBe('connection lost')
+    outputs.push(gateway.output())
+
+    gateway = await startGateway()
+    await reconciled()
+    expect(await balance(payer.address)).toBe(10_000n)
+    expect(await entryOf(payer, nonce)).toMatchObject({ state: 'settling', transaction: undefined })
+
+    // Past its validity (and the chain's clock past it too), the next reconciliation fails it.
+    await Bun.sleep(Math.max(0, Number(validBefore) * 1000 - Date.now()) + 1_000)
+    outputs.push(gateway.output())
+    await gateway.stop()
+    gateway = await startGateway()
+    await reconciled()
+    expect(await entryOf(payer, nonce)).toMatchObject({ state: 'failed' })
+    expect(await balance(payer.address)).toBe(10_000n)
+  }, 40_000)
 
   test('behavior: killed while sending the settlement, which the node then mined: the retry finds it on chain, charged once', async () => {
     const payer = await fundedPayer()
@@ -159,6 +217,9 @@ describe('a gateway process under faults: kill -9 mid-call, a slow node', () => 
       expect(response.status).toBe(503)
       expect(((await response.json()) as { code: string }).code).toBe('settlement_pending')
       expect(response.headers.get('retry-after')).toBeTruthy()
+      // The relayer signed it, so the hash is known while the node sits on it.
+      const settleResponse = decodePaymentResponseHeader(response.headers.get('PAYMENT-RESPONSE')!)
+      expect(settleResponse.transaction).toMatch(/^0x[0-9a-f]{64}$/)
     }
     // The node's answers arrive; then every caller retries with the same header.
     await Bun.sleep(2_500)

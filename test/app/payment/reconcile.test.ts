@@ -10,7 +10,9 @@ import { settlement } from '../../../app/payment/settlement.js'
 import * as Upto from '../../../app/payment/upto.js'
 import { type Signed, serialize, toTypedData } from '../../../core/Authorization.js'
 import { type Event, events, outboxQueue } from '../../../core/Events.js'
+import { asEvm } from '../../../core/Ledger.js'
 import { toDomain } from '../../../core/PaymentTerms.js'
+import type { Effect } from '../../../core/Store.js'
 import { paidGateway } from '../../support/paid.js'
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
@@ -40,7 +42,12 @@ async function authorize(index: number, window: { validAfter?: bigint; validBefo
 }
 
 /** Records an authorization as a crashed process would have left it. */
-async function leave(authorization: Signed, state: 'claimed' | 'settling', lease = gateway.lease.id) {
+async function leave(
+  authorization: Signed,
+  state: 'claimed' | 'settling',
+  lease = gateway.lease.id,
+  effects: Effect[] = [],
+) {
   const key = { payer: authorization.from, nonce: authorization.nonce }
   await gateway.ledger.claim({
     ...key,
@@ -52,6 +59,7 @@ async function leave(authorization: Signed, state: 'claimed' | 'settling', lease
     lease,
     claimedAt: new Date(),
   })
+  for (const effect of effects) await gateway.ledger.apply(key, { type: 'effect', effect })
   if (state === 'settling') await gateway.ledger.apply(key, { type: 'settle', response: undefined })
   return key
 }
@@ -90,6 +98,50 @@ describe('reconcile', () => {
     })
     expect(logged).not.toContain('settlement_record_failed')
     expect(logged).toContain('payment_settled')
+  })
+
+  test('behavior: a settlement its sender takes for pending (a fault after sending) that reconciliation confirmed first is settled, with no error', async () => {
+    const authorization = await authorize(2)
+    const key = await leave(authorization, 'settling')
+    const logged: { level: string; event: string }[] = []
+    const logger = { log: (level: string, event: string) => void logged.push({ level, event }) }
+    const settled = await settlement({
+      ...books(),
+      logger,
+      facilitator: {
+        ...gateway.facilitator,
+        // The transfer is mined and confirmed by reconciliation; then this process's connection fails.
+        settle: async (parameters) => {
+          await gateway.facilitator.settle(parameters)
+          expect((await reconcile(books())).settled).toBeGreaterThanOrEqual(1)
+          throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })
+        },
+      },
+    }).settle({ key, protocol: 'x402-v2', authorization, endpoint: 'GET /api/v1/rpc/chains', challengeId: undefined })
+    expect(settled).toMatchObject({ ok: false, reason: 'settlement_pending' })
+    expect(await gateway.ledger.get(key)).toMatchObject({ state: 'settled' })
+    expect(logged.filter(({ level }) => level === 'error')).toEqual([])
+  })
+
+  test('behavior: a settlement still unconfirmed when its caller stops waiting is answered with the hash the relayer signed', async () => {
+    const authorization = await authorize(3)
+    const key = await leave(authorization, 'settling')
+    const hash = `0x${'ab'.repeat(32)}` as Hex
+    const settled = await settlement({
+      ...books(),
+      timeoutMs: 50,
+      facilitator: {
+        ...gateway.facilitator,
+        // Signed, and the node has not taken it yet.
+        settle: (parameters) => {
+          parameters.onSigned?.(hash)
+          return new Promise(() => {})
+        },
+      },
+    }).settle({ key, protocol: 'x402-v2', authorization, endpoint: 'GET /api/v1/rpc/chains', challengeId: undefined })
+    expect(settled).toMatchObject({ ok: false, reason: 'settlement_pending', submitted: hash })
+    // Signed is not sent: the ledger holds no hash, so reconciliation leaves it to a retry.
+    expect((await gateway.ledger.get(key))?.transaction).toBeUndefined()
   })
 
   test('behavior: an upto settlement left settling is failed once its permit expired unused, confirmed by its mined transaction', async () => {
@@ -200,6 +252,54 @@ describe('reconcile', () => {
     expect((await gateway.ledger.get(pending))?.state).toBe('settling')
     expect((await gateway.ledger.get(stale))?.state).toBe('released')
     expect((await gateway.ledger.get(fresh))?.state).toBe('claimed')
+  })
+
+  test('behavior: a settlement that never left its process (no hash recorded) is not sent by reconciliation; a retry of its call sends it', async () => {
+    const authorization = await authorize(5)
+    // Its process died between the handler and the send: its answer never left the gateway either.
+    const key = await leave(authorization, 'settling', 'a-lease-no-process-holds')
+    const sent: unknown[] = []
+    const facilitator = {
+      ...gateway.facilitator,
+      settle: (parameters: Parameters<typeof gateway.facilitator.settle>[0]) => {
+        sent.push(parameters.authorization.nonce)
+        return gateway.facilitator.settle(parameters)
+      },
+    }
+    const result = await reconcile({ ...books(), facilitator })
+    expect(result.unsent).toBeGreaterThanOrEqual(1)
+    expect(sent).not.toContain(key.nonce)
+    expect(await gateway.ledger.get(key)).toMatchObject({ state: 'settling', transaction: undefined })
+    expect((await gateway.facilitator.status({ ...key, domain: toDomain(gateway.terms) })).state).not.toBe('settled')
+    // The payer comes back with the same payment: that retry sends it (what the guard does for a retry).
+    const settled = await settlement({ ...books(), facilitator }).finish(asEvm((await gateway.ledger.get(key))!))
+    expect(settled?.ok).toBe(true)
+    expect(await gateway.ledger.get(key)).toMatchObject({ state: 'settled' })
+  })
+
+  test('behavior: a settlement that never left its process and expired unretried is failed, and the records its call wrote are taken back', async () => {
+    const now = BigInt(Math.floor(Date.now() / 1000))
+    const authorization = await authorize(6, { validAfter: now - 600n, validBefore: now + 2n })
+    const id = `record-of-${authorization.nonce}`
+    await gateway.store.insert({
+      collection: 'reconcile-test',
+      id,
+      value: { paid: true },
+      owners: [authorization.from],
+      createdAt: new Date(),
+    })
+    // The call wrote a record, journaled with its payment; then its process died between the handler and the send.
+    const key = await leave(authorization, 'settling', 'a-lease-no-process-holds', [
+      { type: 'insert', collection: 'reconcile-test', id },
+    ])
+    const whileValid = await reconcile({ ...books(), store: gateway.store })
+    expect(whileValid.unsent).toBeGreaterThanOrEqual(1)
+    expect(await gateway.store.get('reconcile-test', id)).toBeDefined()
+    const result = await reconcile({ ...books(), store: gateway.store, now: new Date(Number(now + 3n) * 1000) })
+    expect(result.failed).toBeGreaterThanOrEqual(1)
+    expect(await gateway.ledger.get(key)).toMatchObject({ state: 'failed' })
+    expect(await gateway.store.get('reconcile-test', id)).toBeUndefined()
+    expect((await gateway.facilitator.status({ ...key, domain: toDomain(gateway.terms) })).state).not.toBe('settled')
   })
 
   test('behavior: a restart on the same embedded store reconciles at boot', async () => {
