@@ -10,8 +10,8 @@ export const loopback = 'loopback'
  * as is.
  */
 export function key(address: string): string {
-  // Most clients are plain dotted quads outside 127/8: answered without parsing.
-  if (dottedQuad.test(address) && !address.startsWith('127.')) return address
+  // Most clients are plain dotted quads: answered without parsing.
+  if (dottedQuad.test(address)) return address.startsWith('127.') ? loopback : address
   const parsed = parseAddress(address)
   if (parsed === undefined) return address
   const ip = unmapped(parsed)

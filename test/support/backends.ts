@@ -3,6 +3,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import postgresJs from 'postgres'
 
+/**
+ * Redis for the suites that use it: `REDIS_URL`, or on CI (`CI=true`, where Redis listens on 127.0.0.1:6379) that
+ * address; `undefined` elsewhere, and those cases are skipped.
+ */
+export const redisUrl = process.env.REDIS_URL ?? (process.env.CI === 'true' ? 'redis://127.0.0.1:6379' : undefined)
+
 /** A database that a contract suite opens adapter instances on; every `open` of one fixture shares its data. */
 export type Fixture<port> = {
   /** A new adapter instance (with its own connection where there is one) on this database. */
