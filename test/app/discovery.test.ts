@@ -1,7 +1,15 @@
 import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
+import { privateKeyToAccount } from 'viem/accounts'
+import { account } from '../../adapters/chain/devnet.js'
 import { memory } from '../../adapters/store/memory.js'
+import { mcpServer } from '../../app/mcp.js'
 import { families } from '../../app/modules.js'
 import * as Catalog from '../../core/Catalog.js'
+import packageJson from '../../package.json' with { type: 'json' }
 import { stubPayment, testGateway } from '../support/gateway.js'
 
 const gateway = testGateway({ env: { PUBLIC_URL: 'https://pay.example' } })
@@ -20,8 +28,8 @@ describe('GET /', () => {
     expect(Object.keys(body).sort()).toEqual(
       ['_gateway', 'gateway', 'links', 'network', 'note', 'paidEndpoints', 'status', 'timestamp', 'version'].sort(),
     )
-    expect(body.version).toBe('3.8.2')
-    expect(body._gateway).toEqual({ provider: body.gateway, version: '3.8.2' })
+    expect(body.version).toBe(packageJson.version)
+    expect(body._gateway).toEqual({ provider: body.gateway, version: packageJson.version })
     expect(body.network).toBe('eip155:84532')
     expect(body.links).toEqual({
       fullManifest: 'https://pay.example/.well-known/x402.json',
@@ -43,7 +51,7 @@ describe('GET /openapi.json', () => {
   test('behavior: OpenAPI 3.1 with every operation of the catalog', async () => {
     const body = await json('/openapi.json')
     expect(body.openapi).toBe('3.1.0')
-    expect(body.info.version).toBe('3.8.3')
+    expect(body.info.version).toBe(packageJson.version)
     const operations = Object.entries(body.paths).flatMap(([path, methods]) =>
       Object.entries(methods as Record<string, any>).map(([method, operation]) => ({ path, method, operation })),
     )
@@ -176,5 +184,34 @@ describe('absolute URLs without PUBLIC_URL', () => {
     expect(required.resource.url).toBe(`${listen}/api/v1/auth/verify`)
     expect(response.headers.get('www-authenticate')).toContain('realm="127.0.0.1"')
     expect(JSON.stringify([...response.headers]) + JSON.stringify(body)).not.toContain(poisoned)
+  })
+})
+
+describe('the version', () => {
+  test("behavior: `/`, OpenAPI, the payment manifest, MCP's server info and the README all state package.json's", async () => {
+    const { version } = packageJson
+    expect((await json('/')).version).toBe(version)
+    expect((await json('/openapi.json')).info.version).toBe(version)
+    expect((await json('/openapi.json'))['x-service-info'].version).toBe(version)
+    expect((await json('/.well-known/x402.json')).version).toBe(version)
+    const { server } = mcpServer({
+      gateway: 'http://gateway.test',
+      fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
+        gateway.handle(new Request(input, init))) as typeof fetch,
+      payer: privateKeyToAccount(account({ index: 1 }).privateKey),
+      maxPerCall: 0n,
+      sessionBudget: 0n,
+      refreshMs: 0,
+    })
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
+    await server.connect(serverSide)
+    const client = new Client({ name: 'test', version: '1.0.0' })
+    await client.connect(clientSide)
+    expect(client.getServerVersion()?.version).toBe(version)
+    await client.close()
+    const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+    const stated = [...readme.matchAll(/\binfo\.version (\S+?)\)/g)].map((match) => match[1])
+    expect(stated.length).toBeGreaterThan(0)
+    expect(stated).toEqual(stated.map(() => version))
   })
 })
