@@ -1,0 +1,78 @@
+import { describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { devPriceFeeds } from '../adapters/chain/devnet.js'
+import { variables } from '../app/config.js'
+import { statusOf } from '../app/problem.js'
+import * as Events from '../core/Events.js'
+
+// The README checked against the code it describes, so that neither drifts from the other unnoticed.
+
+const readme = readFileSync(join(import.meta.dir, '..', 'README.md'), 'utf8')
+
+/** The text of the section under `heading` (e.g. `## Errors`), up to the next heading of its level or above. */
+function section(heading: string): string {
+  const start = readme.indexOf(`\n${heading}\n`)
+  if (start < 0) throw new Error(`README has no ${heading}`)
+  const level = heading.split(' ')[0]!.length
+  const rest = readme.slice(start + heading.length + 2)
+  const next = rest.search(new RegExp(`\\n#{1,${level}} `))
+  return next < 0 ? rest : rest.slice(0, next)
+}
+
+/** The cells of every row of the first Markdown table in `text`, its header and rule left out. */
+function rows(text: string): string[][] {
+  const lines = text.split('\n').filter((line) => line.startsWith('|'))
+  return lines.slice(2).map((line) =>
+    line
+      .slice(1, -1)
+      .split(' | ')
+      .map((cell) => cell.trim()),
+  )
+}
+
+/** The backticked names in a cell. */
+const namesIn = (cell: string) => [...cell.matchAll(/`([a-z0-9_.*]+)`/g)].map((match) => match[1]!)
+
+describe('README', () => {
+  test('behavior: the Errors table gives every code of core/Errors.ts with the status app/problem.ts maps it to', () => {
+    const documented = rows(section('## Errors')).flatMap(([status, codes]) =>
+      namesIn(codes!).map((code) => [code, Number(status)] as const),
+    )
+    expect(Object.fromEntries(documented)).toEqual({ ...statusOf })
+    expect(documented.length).toBe(Object.keys(statusOf).length)
+  })
+
+  test('behavior: the events table names the events of core/Events.ts, and no line says one is not emitted', () => {
+    const events = section('## Events: webhooks and cron')
+    const documented = rows(events).flatMap(([names]) => namesIn(names!))
+    expect(documented.sort()).toEqual(Object.keys(Events.types).sort())
+    const families = new Set(documented.map((name) => name.split('.')[0]!))
+    const denials = events.split(/(?<=\.)\s/).filter((sentence) => /not (yet )?emitted/i.test(sentence))
+    for (const sentence of denials)
+      expect({ sentence, families: [...families].filter((family) => sentence.includes(family)) }).toEqual({
+        sentence,
+        families: [],
+      })
+  })
+
+  test('behavior: every example reaches the gateway on its default PORT', () => {
+    const port = variables.find((variable) => variable.name === 'PORT')!.default
+    expect(port).toBe('3402')
+    const pattern =
+      /(?:localhost|127\.0\.0\.1):(\d+)\/(?:api|free|decentralized|mcp|dashboard|metrics|openapi|\.well-known|llms|callbacks)\b/g
+    const ports = [...readme.matchAll(pattern)].map((match) => match[1])
+    expect(ports.length).toBeGreaterThan(50)
+    expect(ports.filter((other) => other !== port)).toEqual([])
+  })
+
+  test('behavior: `npm run price` is shown once, with every feed app/price.ts sets', () => {
+    const lines = readme.split('\n').filter((line) => /^ {4}npm run price /.test(line))
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toContain(`(${devPriceFeeds.map(({ symbol }) => symbol).join(', ')}; 8 decimals)`)
+  })
+
+  test('behavior: no example signs a session key with a fixed expiry, which would pass and be refused', () => {
+    expect(readme.match(/"expiresAt":\s*\d+/g) ?? []).toEqual([])
+  })
+})
