@@ -7,20 +7,23 @@ import * as Service from './service.js'
 export function routes(deps: Service.Deps) {
   return (
     new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'escrow' })
+      // Each preflight runs in `transform`, ahead of schema validation and of the payment guard: a parameter the
+      // service would refuse whoever pays is refused before any payment is asked for.
       .post('/api/v1/escrow/create', ({ body, caller }) => Service.create(deps, { ...body, payer: caller }), {
         body: CreateBody,
+        transform: ({ body }) => Service.preflightCreate(deps, body),
       })
       .post('/api/v1/escrow/fund', ({ body, caller }) => Service.fund(deps, { ...body, payer: caller }), {
         body: FundBody,
       })
       .post('/api/v1/escrow/release', ({ body, caller }) => Service.release(deps, { ...body, payer: caller }), {
         body: SettleBody,
+        transform: ({ body }) => Service.preflightSettle(body),
       })
       .post('/api/v1/escrow/cancel', ({ body, caller }) => Service.cancel(deps, { ...body, payer: caller }), {
         body: SettleBody,
+        transform: ({ body }) => Service.preflightSettle(body),
       })
-      // Each preflight runs in `transform`, ahead of schema validation and of the payment guard: a parameter the
-      // service would refuse is refused before any payment is asked for.
       .get('/api/v1/escrow/list', ({ query, caller }) => Service.list(deps, { ...query, payer: caller }), {
         query: ListQuery,
         transform: ({ query }) => Service.preflightList(query),

@@ -2,14 +2,9 @@ import { type Static, Type } from '@sinclair/typebox'
 
 const address = (description: string) => Type.String({ minLength: 1, maxLength: 64, description })
 
+// An id's format is checked here, in the path, the query or the body, before any payment is asked for; whether the
+// escrow exists (a store read) is the paid call's to say.
 const escrowId = Type.String({
-  minLength: 1,
-  maxLength: 80,
-  description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.',
-})
-
-// A path or query id is checked here, before any payment is asked for; a body id keeps the service's own message.
-const idParameter = Type.String({
   pattern: '^0x[0-9a-fA-F]{64}$',
   description: 'Escrow id from escrow/create: 32 bytes as 0x-prefixed hex.',
 })
@@ -61,16 +56,16 @@ export const ListQuery = Type.Object({ address: address('Whose escrows; must be 
 export type ListQuery = Static<typeof ListQuery>
 
 /** Path of `GET /api/v1/escrow/:id`. */
-export const GetParams = Type.Object({ id: idParameter })
+export const GetParams = Type.Object({ id: escrowId })
 /** Path of `GET /api/v1/escrow/:id`. */
 export type GetParams = Static<typeof GetParams>
 
 /** Query of `GET /api/v1/escrow/:id`, where the id may be repeated in the query. */
-export const GetQuery = Type.Object({ id: Type.Optional(idParameter) })
+export const GetQuery = Type.Object({ id: Type.Optional(escrowId) })
 /** Query of `GET /api/v1/escrow/:id`. */
 export type GetQuery = Static<typeof GetQuery>
 
 /** Query of `GET /api/v1/escrow?id=`, where the id is required. */
-export const GetByQuery = Type.Object({ id: idParameter })
+export const GetByQuery = Type.Object({ id: escrowId })
 /** Query of `GET /api/v1/escrow?id=`. */
 export type GetByQuery = Static<typeof GetByQuery>

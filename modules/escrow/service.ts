@@ -1,10 +1,11 @@
+import { Value } from '@sinclair/typebox/value'
 import { type Address, formatUnits, getAddress, type Hex, isAddress, isAddressEqual, toHex } from 'viem'
 import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowChain } from '../../core/EscrowChain.js'
 import * as Events from '../../core/Events.js'
 import type { Store } from '../../core/Store.js'
-import type { CreateBody, FundBody, ListQuery, SettleBody } from './schema.js'
+import { CreateBody, type FundBody, type ListQuery, type SettleBody } from './schema.js'
 
 /** What the escrow module needs from outside. */
 export type Deps = {
@@ -34,12 +35,9 @@ export type Payer = {
  * deposit). Nothing is on chain until the depositor sends them; `fund` then verifies the deposit.
  */
 export async function create(deps: Deps, input: CreateBody & Payer) {
-  const depositor = toAddress(input.depositor, 'depositor')
-  const beneficiary = toAddress(input.beneficiary, 'beneficiary')
-  const arbiter = input.arbiter === undefined ? undefined : toAddress(input.arbiter, 'arbiter')
-  const token = toToken(deps.tokens, input.token)
-  const amount = toAmount(input.amount)
-  const expiry = input.expiry === undefined ? undefined : toExpiry(input.expiry)
+  const now = clock(deps)
+  const escrow = draft(deps, input, toHex(crypto.getRandomValues(new Uint8Array(32))), now)
+  const { depositor, beneficiary, arbiter } = escrow
   if (!isAddressEqual(depositor, input.payer))
     throw new ForbiddenError(
       `depositor ${depositor} is not the wallet that paid for this call; an escrow is created by its depositor.`,
@@ -48,19 +46,6 @@ export async function create(deps: Deps, input: CreateBody & Payer) {
       },
     )
 
-  const now = clock(deps)
-  const escrow = Escrow.from({
-    id: toHex(crypto.getRandomValues(new Uint8Array(32))),
-    chainId: deps.chain.chainId,
-    contract: deps.chain.address,
-    depositor,
-    beneficiary,
-    arbiter,
-    token,
-    amount,
-    expiry,
-    createdAt: now,
-  })
   const owners = [depositor, beneficiary, ...(arbiter === undefined ? [] : [arbiter])].filter(
     (owner, index, all) => all.findIndex((other) => isAddressEqual(other, owner)) === index,
   )
@@ -146,6 +131,39 @@ export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): vo
 /** Refuses, before payment, an `address` to list for that is not an EVM address. */
 export function preflightList(query: { address?: unknown }): void {
   if (typeof query.address === 'string') toAddress(query.address, 'address')
+}
+
+/**
+ * Refuses, before payment, an escrow that `create` would refuse whoever pays: a malformed address, token, amount or
+ * expiry, a zero address, an expiry in the past. A body of the wrong shape is left to the schema, which names the field.
+ */
+export function preflightCreate(deps: Deps, body: unknown): void {
+  if (Value.Check(CreateBody, body)) draft(deps, body, preflightId, clock(deps))
+}
+
+/** Refuses, before payment, a `caller` that is not an EVM address. */
+export function preflightSettle(body: unknown): void {
+  const caller = (body as { caller?: unknown } | null | undefined)?.caller
+  if (typeof caller === 'string') toAddress(caller, 'caller')
+}
+
+/** The id a preflight's draft carries: the checks never read it. */
+const preflightId: Hex = `0x${'0'.repeat(64)}`
+
+/** The escrow `input` asks for, every field checked; pure, so that it runs before payment as well as in `create`. */
+function draft(deps: Deps, input: CreateBody, id: Hex, now: Date): Escrow.Escrow {
+  return Escrow.from({
+    id,
+    chainId: deps.chain.chainId,
+    contract: deps.chain.address,
+    depositor: toAddress(input.depositor, 'depositor'),
+    beneficiary: toAddress(input.beneficiary, 'beneficiary'),
+    arbiter: input.arbiter === undefined ? undefined : toAddress(input.arbiter, 'arbiter'),
+    token: toToken(deps.tokens, input.token),
+    amount: toAmount(input.amount),
+    expiry: input.expiry === undefined ? undefined : toExpiry(input.expiry),
+    createdAt: now,
+  })
 }
 
 /** Release or cancel: who may, in which order, and the transaction that does it. */

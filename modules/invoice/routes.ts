@@ -7,11 +7,12 @@ import * as Service from './service.js'
 export function routes(deps: Service.Deps) {
   return (
     new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'invoice' })
+      // Each preflight runs in `transform`, ahead of schema validation and of the payment guard: a parameter the
+      // service would refuse whoever pays is refused before any payment is asked for.
       .post('/api/v1/invoice/create', ({ body, caller }) => Service.create(deps, { ...body, caller }), {
         body: CreateBody,
+        transform: ({ body }) => Service.preflightCreate(deps, body),
       })
-      // Each preflight runs in `transform`, ahead of schema validation and of the payment guard: a parameter the
-      // service would refuse is refused before any payment is asked for.
       .get('/api/v1/invoice/list', ({ query, caller }) => Service.list(deps, { address: query.address, caller }), {
         query: ListQuery,
         transform: ({ query }) => Service.preflightList(query),

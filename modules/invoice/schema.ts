@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import * as Invoice from '../../core/Invoice.js'
 
 // Length bounds here only cap the work; the exact rules (code points, digits, dates) are checked by the service and
-// core, which name the offending field in their message.
+// core, which name the offending field in their message, in the route's preflight: before any payment is asked for.
 
 /** Body of `POST /api/v1/invoice/create`. */
 export const CreateBody = Type.Object(

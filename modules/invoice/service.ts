@@ -1,3 +1,4 @@
+import { Value } from '@sinclair/typebox/value'
 import { type Address, checksumAddress, formatUnits } from 'viem'
 import * as AddressRules from '../../core/Address.js'
 import * as AuditChain from '../../core/AuditChain.js'
@@ -12,7 +13,7 @@ import * as Events from '../../core/Events.js'
 import * as Invoice from '../../core/Invoice.js'
 import { type Also, genesisHash, type Store } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
-import type { CreateBody } from './schema.js'
+import { CreateBody } from './schema.js'
 
 /** What the invoice module needs from outside. */
 export type Deps = {
@@ -59,23 +60,14 @@ type Cursor = { next: number }
 
 /** Creates an open invoice for the caller, with the unsigned transaction that pays it. */
 export async function create(deps: Deps, input: create.Input) {
-  const { creator, token, amount, recipient, memo, dueDate, reference } = input
   const caller = checksumAddress(input.caller)
-  const createdBy = toAddress(creator, 'creator')
+  const createdBy = toAddress(input.creator, 'creator')
   if (createdBy !== caller)
     throw new ForbiddenError(`creator must be the paying address ${caller}: invoices are created by their own creator.`)
   const now = nowOf(deps)
-  const invoice = Invoice.from({
+  const invoice = draft(deps, input, {
     id: `inv_${randomHex(16)}`,
-    creator: createdBy,
-    recipient: recipient === undefined ? undefined : toAddress(recipient, 'recipient'),
-    token: toToken(deps.tokens, token),
-    amount: toAmount(amount),
-    memo,
-    reference,
-    dueDate: dueDate === undefined ? undefined : toDueDate(dueDate),
-    chainId: deps.chainId,
-    createdAt: now,
+    now,
     createdAtBlock: await fromChain(() => deps.transfers.blockNumber()),
   })
   // Queued first: a crash between the two writes leaves a queue entry without an invoice, never the reverse.
@@ -160,6 +152,33 @@ export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): vo
 /** Refuses, before payment, an `address` to list for that is not an EVM address. */
 export function preflightList(query: { address?: unknown }): void {
   if (typeof query.address === 'string') toAddress(query.address, 'address')
+}
+
+/**
+ * Refuses, before payment, an invoice that `create` would refuse whoever pays: a malformed address, token, amount or
+ * due date, a zero recipient, a due date in the past, a memo or reference out of bounds. A body of the wrong shape is
+ * left to the schema, which names the field.
+ */
+export function preflightCreate(deps: Deps, body: unknown): void {
+  if (Value.Check(CreateBody, body)) draft(deps, body, { id: 'inv_preflight', now: nowOf(deps), createdAtBlock: 0n })
+}
+
+/** The invoice `input` asks for, every field checked; pure, so that it runs before payment as well as in `create`. */
+function draft(deps: Deps, input: CreateBody, at: { id: string; now: Date; createdAtBlock: bigint }): Invoice.Open {
+  const { token, amount, recipient, memo, dueDate, reference } = input
+  return Invoice.from({
+    id: at.id,
+    creator: toAddress(input.creator, 'creator'),
+    recipient: recipient === undefined ? undefined : toAddress(recipient, 'recipient'),
+    token: toToken(deps.tokens, token),
+    amount: toAmount(amount),
+    memo,
+    reference,
+    dueDate: dueDate === undefined ? undefined : toDueDate(dueDate),
+    chainId: deps.chainId,
+    createdAt: at.now,
+    createdAtBlock: at.createdAtBlock,
+  })
 }
 
 export declare namespace get {

@@ -1,9 +1,10 @@
+import { Value } from '@sinclair/typebox/value'
 import { type Address, getAddress, isAddress } from 'viem'
 import { normalize, toCoinType } from 'viem/ens'
 import * as Cache from '../../core/Cache.js'
 import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { NameService } from '../../core/NameService.js'
-import type { ResolveQuery } from './schema.js'
+import { ResolveQuery } from './schema.js'
 
 /** How long a free answer is served again, in ms. */
 export const ttlMs = 5 * 60_000
@@ -92,6 +93,11 @@ export function lookupOf(query: ResolveQuery): Lookup {
   if (normalized === '' || normalized.split('.').includes(''))
     throw new ValidationError({ field: 'name', message: 'must be labels separated by dots, none of them empty' })
   return { direction: 'forward', name: normalized }
+}
+
+/** Refuses, before payment, a query {@link lookupOf} would refuse; one the schema refuses is left to it, which names the field. */
+export function preflight(query: unknown): void {
+  if (Value.Check(ResolveQuery, query)) lookupOf(query)
 }
 
 /** A name and the address it resolves to, or an address and its verified primary name. */
