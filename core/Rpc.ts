@@ -26,8 +26,40 @@ export const allowedMethods = [
 /** A method from {@link allowedMethods}. */
 export type Method = (typeof allowedMethods)[number]
 
+/**
+ * How many positional parameters each method takes, fewest and most, as the Ethereum execution API defines them: a
+ * call outside the range is refused before it is paid for. A trailing block tag counts as optional, since nodes differ
+ * on whether it defaults to `latest`; `eth_call` and `eth_estimateGas` may add state and block overrides.
+ */
+export const arity: Readonly<Record<Method, readonly [fewest: number, most: number]>> = {
+  eth_blockNumber: [0, 0],
+  eth_call: [1, 4],
+  eth_chainId: [0, 0],
+  eth_estimateGas: [1, 3],
+  eth_feeHistory: [2, 3],
+  eth_gasPrice: [0, 0],
+  eth_getBalance: [1, 2],
+  eth_getBlockByHash: [1, 2],
+  eth_getBlockByNumber: [1, 2],
+  eth_getBlockTransactionCountByNumber: [1, 1],
+  eth_getCode: [1, 2],
+  eth_getLogs: [1, 1],
+  eth_getStorageAt: [2, 3],
+  eth_getTransactionByHash: [1, 1],
+  eth_getTransactionCount: [1, 2],
+  eth_getTransactionReceipt: [1, 1],
+  eth_maxPriorityFeePerGas: [0, 0],
+  net_version: [0, 0],
+}
+
 /** Largest number of positional parameters one forwarded call may carry. */
 export const maxParams = 8
+
+/**
+ * JSON-RPC 2.0 error codes by which a node says the request itself is invalid (-32600 invalid request, -32601 method
+ * not found, -32602 invalid params): the caller's input is at fault, not the node.
+ */
+export const invalidRequestCodes: readonly number[] = [-32600, -32601, -32602]
 
 /** Answer of a JSON-RPC endpoint: a result, or the node's own error. */
 export type Answer = { ok: true; result: unknown } | { ok: false; code: number; message: string }

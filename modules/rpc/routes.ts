@@ -5,9 +5,13 @@ import * as Service from './service.js'
 
 /** Read-only JSON-RPC forwarding to the configured chains. */
 export function routes(deps: Service.Deps) {
-  return new Elysia({ name: 'rpc' })
-    .get('/api/v1/rpc/chains', () => Service.chains(deps))
-    .post('/api/v1/rpc/call', ({ body }) => Service.call(deps, body as CallBodyType), {
-      body: CallBody(deps.chains.map((chain) => chain.name)),
-    })
+  return (
+    new Elysia({ name: 'rpc' })
+      .get('/api/v1/rpc/chains', () => Service.chains(deps))
+      // The method's parameter count is checked in `transform`, ahead of the payment guard: refused before payment.
+      .post('/api/v1/rpc/call', ({ body }) => Service.call(deps, body as CallBodyType), {
+        body: CallBody(deps.chains.map((chain) => chain.name)),
+        transform: ({ body }) => Service.preflight(body),
+      })
+  )
 }

@@ -1,4 +1,5 @@
-import { RpcCallFailedError } from '../../core/Errors.js'
+import { BadRequestError, RpcCallFailedError, ValidationError } from '../../core/Errors.js'
+import { echo } from '../../core/internal/echo.js'
 import * as Rpc from '../../core/Rpc.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { CallBody } from './schema.js'
@@ -8,6 +9,9 @@ export type Deps = {
   /** The chains callers may read from. */
   chains: readonly Rpc.Endpoint[]
 }
+
+/** Most characters of a node's error message a refusal repeats. */
+const maxNodeMessageLength = 200
 
 /** The configured chains and the methods that may be forwarded. */
 export function chains(deps: Deps) {
@@ -21,15 +25,37 @@ export function chains(deps: Deps) {
   }
 }
 
+/**
+ * Refuses, before payment, parameters too few or too many for the method (see {@link Rpc.arity}); a body the schema
+ * refuses (an unknown method, parameters that are not an array) is left to it, which names the field.
+ */
+export function preflight(body: unknown): void {
+  const { method, params = [] } = (body ?? {}) as { method?: unknown; params?: unknown }
+  if (typeof method !== 'string' || !Object.hasOwn(Rpc.arity, method) || !Array.isArray(params)) return
+  const [fewest, most] = Rpc.arity[method as Rpc.Method]
+  if (params.length < fewest || params.length > most)
+    throw new ValidationError({
+      field: 'params',
+      message: `${method} takes ${fewest === most ? fewest : `${fewest} to ${most}`} positional parameters, not ${params.length}`,
+    })
+}
+
 /** Forwards one read-only call to the named chain and answers the node's result. */
 export async function call(deps: Deps, input: CallBody) {
   const chain = deps.chains.find((candidate) => candidate.name === input.chain)!
   const answer = await chain.request(input.method, input.params ?? [])
   // No answer (unreachable, timed out, refused before sending): 502, 504 or 503, naming no URL.
   if (Upstream.isFailure(answer)) throw Upstream.toError(answer)
-  if (!answer.ok)
-    throw new RpcCallFailedError(`${input.method} failed on ${chain.name}: ${answer.message}`, {
-      details: { rpcError: { code: answer.code, message: answer.message } },
+  if (!answer.ok) {
+    // The node's message may quote the caller's parameters: it is echoed bounded.
+    const rpcError = { code: answer.code, message: echo(answer.message, maxNodeMessageLength) }
+    if (Rpc.invalidRequestCodes.includes(answer.code))
+      throw new BadRequestError(`${input.method} is not a valid request on ${chain.name}: ${rpcError.message}`, {
+        details: { field: answer.code === -32601 ? 'method' : 'params', rpcError },
+      })
+    throw new RpcCallFailedError(`${input.method} failed on ${chain.name}: ${rpcError.message}`, {
+      details: { rpcError },
     })
+  }
   return { jsonrpc: '2.0', result: answer.result }
 }
