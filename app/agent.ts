@@ -8,7 +8,7 @@ import { connectDevnet } from './devnet-client.js'
 // Dev command: registers an ERC-8004 agent in a running devnet's Identity Registry, owned by devnet account #0 (or
 // #AGENT_OWNER_INDEX). With a URI, the agentURI is it and `<name>` is the on-chain metadata `name`; without one, the
 // agentURI is a data: URI holding a registration file of that name.
-// Usage: npm run agent -- <name> [uri]   (DEVNET_RPC_URL, default http://127.0.0.1:8545)
+// Usage: npm run agent -- <name> [uri]   (DEVNET_RPC_URL, default http://127.0.0.1:${DEVNET_RPC_PORT:-8545})
 
 const [name = '', uri] = process.argv.slice(2)
 const index = Number(process.env.AGENT_OWNER_INDEX ?? '0')

@@ -7,7 +7,7 @@ import { connectDevnet } from './devnet-client.js'
 
 // Dev command: attests, as the devnet's Coinbase attester (the KYC deployer), that an address has a verified account,
 // and with a country code also its verified country, on a running devnet's EAS; indexes both, so kyc/verify finds them.
-// Usage: npm run attest -- <address> [ISO 3166-1 alpha-2 country]   (DEVNET_RPC_URL, default http://127.0.0.1:8545)
+// Usage: npm run attest -- <address> [ISO 3166-1 alpha-2 country]   (DEVNET_RPC_URL, default http://127.0.0.1:${DEVNET_RPC_PORT:-8545})
 
 const [address = '', country] = process.argv.slice(2)
 if (!isAddress(address, { strict: true }) || (country !== undefined && !/^[A-Z]{2}$/.test(country))) {

@@ -8,13 +8,14 @@ import * as Messaging from '../core/Messaging.js'
 import { chainIdOf, type PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
+import { gatewayUrl } from './devnet-client.js'
 
 // A demo agent: pays a running gateway once with each official client and prints cost and transaction, then sends an
 // end-to-end encrypted wallet message to a second wallet, which reads its inbox and decrypts it.
-// GATEWAY_URL (default http://127.0.0.1:3402), DEMO_PRIVATE_KEY (default: devnet test account #1) and
+// GATEWAY_URL (default http://127.0.0.1:${PORT:-3402}), DEMO_PRIVATE_KEY (default: devnet test account #1) and
 // DEMO_RECIPIENT_PRIVATE_KEY (the message's recipient, who pays to read its inbox; default: devnet test account #2).
 
-const gateway = (process.env.GATEWAY_URL ?? 'http://127.0.0.1:3402').replace(/\/+$/, '')
+const gateway = gatewayUrl()
 const payer = process.env.DEMO_PRIVATE_KEY
   ? privateKeyToAccount(process.env.DEMO_PRIVATE_KEY as Hex)
   : mnemonicToAccount(mnemonic, { addressIndex: 1 })

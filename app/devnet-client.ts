@@ -15,14 +15,24 @@ import {
 import { type HDAccount, mnemonicToAccount } from 'viem/accounts'
 import { deployerIndex, mnemonic } from '../adapters/chain/devnet.js'
 
+/** The gateway the dev commands call: GATEWAY_URL, else the one `npm start` serves on this machine at `PORT` (3402). */
+export function gatewayUrl(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return (env.GATEWAY_URL ?? `http://127.0.0.1:${env.PORT ?? 3402}`).replace(/\/+$/, '')
+}
+
+/** The devnet the dev commands reach: DEVNET_RPC_URL, else the one `npm start` serves at `DEVNET_RPC_PORT` (8545). */
+export function devnetRpcUrl(env: Readonly<Record<string, string | undefined>> = process.env): string {
+  return env.DEVNET_RPC_URL ?? `http://127.0.0.1:${env.DEVNET_RPC_PORT ?? 8545}`
+}
+
 /**
- * The running devnet at DEVNET_RPC_URL (default `http://127.0.0.1:8545`), as the dev commands (`npm run fund`,
+ * The running devnet at {@link devnetRpcUrl}, as the dev commands (`npm run fund`,
  * `npm run price`) reach it: as its deployer, whose key is public (test mnemonic) and exists only on the devnet.
  * Exits with one line when no chain answers there, or when `expected` has no code on it.
  */
 export async function connectDevnet(parameters: connectDevnet.Parameters): Promise<connectDevnet.ReturnType> {
   const { expected } = parameters
-  const url = process.env.DEVNET_RPC_URL ?? 'http://127.0.0.1:8545'
+  const url = devnetRpcUrl()
   const transport = http(url, { retryCount: 0 })
   const chainId = await createPublicClient({ transport })
     .getChainId()

@@ -8,7 +8,7 @@ import { connectDevnet } from './devnet-client.js'
 // Dev command: registers `<label>.eth` on a running devnet's name service, pointing at an address; when the address
 // is a funded devnet account, also sets its primary name (reverse record) from that account. `<label>.base` makes a
 // Basename (`<label>.base.eth`), whose address is on Base's coin type and has no Ethereum primary name.
-// Usage: npm run name -- <label> <address>   (DEVNET_RPC_URL, default http://127.0.0.1:8545)
+// Usage: npm run name -- <label> <address>   (DEVNET_RPC_URL, default http://127.0.0.1:${DEVNET_RPC_PORT:-8545})
 
 /** Funded accounts of a devnet started with the default settings. */
 const devnetAccounts = 10

@@ -4,7 +4,7 @@ import { aggregatorV3Abi } from '../adapters/chain/priceFeeds.js'
 import { connectDevnet } from './devnet-client.js'
 
 // Dev command: sets the USD price of a token or fiat currency on a running devnet's price feed (a new round, updated now).
-// Usage: npm run price -- <USDC|ETH|SOL|EUR|GBP|JPY|CHF|CAD|AUD> <usd price, e.g. 3150.25>   (DEVNET_RPC_URL, default http://127.0.0.1:8545)
+// Usage: npm run price -- <USDC|ETH|SOL|EUR|GBP|JPY|CHF|CAD|AUD> <usd price, e.g. 3150.25>   (DEVNET_RPC_URL, default http://127.0.0.1:${DEVNET_RPC_PORT:-8545})
 
 const symbols = devPriceFeeds.map(({ symbol }) => symbol) as readonly string[]
 const [symbolArgument = '', price = ''] = process.argv.slice(2)

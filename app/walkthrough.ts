@@ -5,17 +5,17 @@ import { contracts, mnemonic } from '../adapters/chain/devnet.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as RobotRequest from '../core/RobotRequest.js'
 import { clients } from './clients.js'
-import { connectDevnet } from './devnet-client.js'
+import { connectDevnet, gatewayUrl } from './devnet-client.js'
 
 // Dev command: walks a running gateway on a devnet through a robot task (register, task, deposit, dispatch, complete,
 // release) and a supply-chain payment (supplier, PO, invoice, verify, pay, paid), paying each paid call with x402
 // and sending every transaction the gateway hands out. Devnet accounts: #1 requester and buyer, #2 robot operator and
 // supplier, #5 the supplier's wallet. The robot's endpoint is served here on 127.0.0.1, so start the gateway with
 // OUTBOUND_ALLOW=127.0.0.1 for the delivery to land.
-// Usage: npm run walkthrough -- [robots|sctp]   (GATEWAY_URL, DEVNET_RPC_URL)
+// Usage: npm run walkthrough -- [robots|sctp]   (GATEWAY_URL or PORT, DEVNET_RPC_URL or DEVNET_RPC_PORT)
 
 const which = process.argv[2] ?? 'both'
-const gateway = (process.env.GATEWAY_URL ?? 'http://127.0.0.1:3402').replace(/\/+$/, '')
+const gateway = gatewayUrl()
 const discovery = await fetch(`${gateway}/.well-known/x402.json`).catch(() => undefined)
 if (!discovery) {
   process.stderr.write(`No gateway answers at ${gateway}: start one with \`npm start\` (or set GATEWAY_URL).\n`)

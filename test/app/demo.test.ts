@@ -9,4 +9,11 @@ describe('demo', () => {
     expect(stdout).toBe('')
     expect(stderr).toBe(`No gateway answers at ${gateway}: start one with \`npm start\` (or set GATEWAY_URL).\n`)
   })
+
+  test('behavior: without GATEWAY_URL it calls the gateway `npm start` serves at PORT', async () => {
+    const port = String(freePort())
+    const { exitCode, stderr } = await run({ script: 'app/demo.ts', env: { PORT: port } })
+    expect(exitCode).toBe(1)
+    expect(stderr).toStartWith(`No gateway answers at http://127.0.0.1:${port}: `)
+  })
 })

@@ -5,7 +5,7 @@ import { freePort, run } from '../support/processes.js'
 
 describe('fund', () => {
   test('default: mints devnet USDC to the address on the devnet at DEVNET_RPC_URL', async () => {
-    const chain = await devnet({ accountCount: 1, blockTime: 0 })
+    const chain = await devnet({ accountCount: 1 })
     const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => chain.handleJsonRpc(request) })
     const recipient = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'
     const { exitCode, stdout } = await run({
@@ -38,5 +38,16 @@ describe('fund', () => {
     expect(stderr).toBe(
       `No devnet answers at ${url}: start one with \`npm start\` or \`npm run devnet\` (or set DEVNET_RPC_URL).\n`,
     )
+  })
+
+  test('behavior: without DEVNET_RPC_URL it reaches the devnet `npm start` serves at DEVNET_RPC_PORT', async () => {
+    const port = String(freePort())
+    const { exitCode, stderr } = await run({
+      script: 'app/fund.ts',
+      args: ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '5'],
+      env: { DEVNET_RPC_PORT: port },
+    })
+    expect(exitCode).toBe(1)
+    expect(stderr).toStartWith(`No devnet answers at http://127.0.0.1:${port}: `)
   })
 })
