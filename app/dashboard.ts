@@ -167,8 +167,8 @@ ${unavailable.map((entry) => `<tr><td class="mono">${escapeHtml(entry.key)}</td>
 </main></body></html>`
 }
 
-/** The login form, shown without a valid token; `failed` after a wrong one. */
-export function loginPage(failed: boolean): string {
+/** The login form, shown without a valid token; `alert`, when given, says why the last try was refused. */
+export function loginPage(alert?: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Operator login · agent-pay-gateway</title>
 <style>body{font:14px system-ui,sans-serif;display:grid;place-items:center;height:100vh;margin:0;background:#f6f7f9}
@@ -176,7 +176,7 @@ form{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:24px;dis
 .bad{color:#c62828}</style></head><body>
 <form method="post" action="/dashboard/login"><h1>Operator dashboard</h1>
 <label for="token">Operator token</label><input id="token" name="token" type="password" autocomplete="current-password" required>
-${failed ? '<p class="bad" role="alert">That token is not the operator token.</p>' : ''}
+${alert === undefined ? '' : `<p class="bad" role="alert">${escapeHtml(alert)}</p>`}
 <button type="submit">Sign in</button></form></body></html>`
 }
 

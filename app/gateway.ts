@@ -1,7 +1,9 @@
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
+import { memory as memoryLimiter } from '../adapters/limiter/memory.js'
 import * as Catalog from '../core/Catalog.js'
 import type * as Channel from '../core/Channel.js'
+import * as ClientAddress from '../core/ClientAddress.js'
 import {
   BaseError,
   MalformedJsonError,
@@ -485,6 +487,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       availability: availabilityNow,
       handle: (request) => handle(request),
       origin: (request) => originOf(new URL(request.url)),
+      limiter: memoryLimiter(),
+      clientOf: (request) => ClientAddress.key(app.server?.requestIP(request)?.address ?? 'in-process'),
     }),
   )
   assertCoverage(app, extraRoutes)

@@ -1,9 +1,12 @@
-import { createHmac, timingSafeEqual } from 'node:crypto'
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto'
 import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'
 import { type AnyElysia, Elysia } from 'elysia'
 import { privateKeyToAccount } from 'viem/accounts'
 import type * as Catalog from '../core/Catalog.js'
+import { ValidationError } from '../core/Errors.js'
 import type { Ledger } from '../core/Ledger.js'
+import type { Limiter } from '../core/Limiter.js'
+import type * as RateLimit from '../core/RateLimit.js'
 import type { Config } from './config.js'
 import * as Dashboard from './dashboard.js'
 import type { Availability } from './discovery/terms.js'
@@ -25,39 +28,72 @@ const cookie = 'operator_session'
 /** How long an MCP session over HTTP may sit unused before a new session closes it, in ms. */
 const sessionIdleMs = 15 * 60_000
 
-/** Most MCP sessions kept open at once over HTTP; the oldest is closed beyond it. */
-const maxSessions = 100
+/** Most MCP sessions opened with the operator's bearer kept open at once; the least recently used is closed beyond it. */
+const maxOperatorSessions = 100
+
+/** Most MCP sessions opened without the operator's bearer kept open at once; the least recently used is closed beyond it. */
+const maxAnonymousSessions = 100
+
+/** Most MCP sessions opened without the operator's bearer kept open per client; its least recently used is closed beyond it. */
+const maxAnonymousSessionsPerClient = 8
+
+/** Login tries one client may make (right or wrong): a burst of 10, then one every 90 s (10 per 15 minutes). */
+export const loginLimit: RateLimit.Options = { capacity: 10, refill: 10, intervalMs: 15 * 60_000 }
+
+/**
+ * Whether a presented value is `secret`, in time that tells nothing of either: both are HMACed (with a key random
+ * per matcher) to 32 bytes and the digests compared in constant time, so a wrong guess of another length costs what a
+ * wrong guess of the right length does. No secret: nothing matches.
+ */
+export function secretMatcher(secret: string | undefined): (presented: string | undefined) => boolean {
+  if (secret === undefined) return () => false
+  const key = randomBytes(32)
+  const digest = (value: string) => createHmac('sha256', key).update(value).digest()
+  const expected = digest(secret)
+  return (presented) => presented !== undefined && timingSafeEqual(digest(presented), expected)
+}
+
+/** An MCP session over HTTP, with who opened it. */
+type Session = {
+  /** The session's transport. */
+  transport: WebStandardStreamableHTTPServerTransport
+  /** Whether it was opened with the operator's bearer, which then every request of it must carry. */
+  operator: boolean
+  /** The client that opened it (`ClientAddress.key` of its source). */
+  client: string
+  /** When it was last used, epoch ms. */
+  usedAt: number
+}
 
 /**
  * The routes operators and agents use besides the catalog: `/metrics` (Prometheus text, bearer `OPERATOR_TOKEN`),
- * `/dashboard` (bearer or login cookie; off without a token) and `/mcp` (the MCP server over streamable HTTP; it pays
- * from `MCP_PRIVATE_KEY` only for a session opened with the operator's bearer).
+ * `/dashboard` (bearer or login cookie; off without a token; logins throttled per client) and `/mcp` (the MCP server over
+ * streamable HTTP; it pays from `MCP_PRIVATE_KEY` only for a session opened with the operator's bearer, whose every
+ * request must carry it again).
  */
 export function operator(parameters: operator.Parameters): AnyElysia {
-  const { config, metrics, availability, handle, origin } = parameters
+  const { config, metrics, availability, handle, origin, limiter, clientOf } = parameters
   const token = config.operatorToken
-  const sessions = new Map<string, WebStandardStreamableHTTPServerTransport>()
-  // When each session was last used: a client that leaves without DELETE leaves its session idle.
-  const lastUsed = new Map<string, number>()
+  // Least recently used first: a use moves a session to the end. A client that leaves without DELETE leaves it idle.
+  const sessions = new Map<string, Session>()
+  function close(sessionId: string): void {
+    const session = sessions.get(sessionId)
+    sessions.delete(sessionId)
+    void session?.transport.close()
+  }
   function closeIdle(now: number): void {
-    for (const [sessionId, used] of lastUsed)
-      if (now - used > sessionIdleMs) {
-        lastUsed.delete(sessionId)
-        const idle = sessions.get(sessionId)
-        sessions.delete(sessionId)
-        void idle?.close()
-      }
+    for (const [sessionId, session] of sessions) if (now - session.usedAt > sessionIdleMs) close(sessionId)
+  }
+  /** Closes the least recently used sessions that `belongs` selects while more than `most` of them are open. */
+  function closeBeyond(most: number, belongs: (session: Session) => boolean): void {
+    const selected = [...sessions].filter(([, session]) => belongs(session))
+    for (const [sessionId] of selected.slice(0, Math.max(0, selected.length - most))) close(sessionId)
   }
 
   // The cookie holds a value derived from the token, never the token itself.
   const cookieValue = token === undefined ? undefined : createHmac('sha256', token).update('dashboard').digest('hex')
-  /** Whether `presented` is `expected`, compared in constant time. */
-  function same(presented: string | undefined, expected: string | undefined): boolean {
-    if (expected === undefined || presented === undefined) return false
-    const [a, b] = [Buffer.from(presented), Buffer.from(expected)]
-    return a.length === b.length && timingSafeEqual(a, b)
-  }
-  const isOperator = (presented: string | undefined) => same(presented, token)
+  const isOperator = secretMatcher(token)
+  const isSessionCookie = secretMatcher(cookieValue)
   const bearerOf = (request: Request) => /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1]
   const cookieOf = (request: Request) =>
     (request.headers.get('cookie') ?? '')
@@ -91,13 +127,19 @@ export function operator(parameters: operator.Parameters): AnyElysia {
     const id = request.headers.get('mcp-session-id')
     const existing = id ? sessions.get(id) : undefined
     if (existing) {
-      lastUsed.set(id!, Date.now())
-      return existing.handleRequest(request, { parsedBody: body })
+      // The id alone must not spend the operator's wallet: it travels in logs and proxies the bearer never reaches.
+      if (existing.operator && !isOperator(bearerOf(request))) return unauthorized()
+      existing.usedAt = Date.now()
+      sessions.delete(id!)
+      sessions.set(id!, existing)
+      return existing.transport.handleRequest(request, { parsedBody: body })
     }
     if (id) return new Response('Unknown MCP session.\n', { status: 404 })
     // A session opened with the operator's bearer pays from the configured key; any other gets the free tools only.
     const key = config.mcp.privateKey
-    const payer = key && isOperator(bearerOf(request)) ? privateKeyToAccount(key) : undefined
+    const byOperator = isOperator(bearerOf(request))
+    const client = clientOf(request)
+    const payer = key && byOperator ? privateKeyToAccount(key) : undefined
     // Loaded at the first session: a gateway that never serves MCP never loads the SDK.
     const [{ WebStandardStreamableHTTPServerTransport: Transport }, { mcpServer }] = await Promise.all([
       import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
@@ -106,19 +148,18 @@ export function operator(parameters: operator.Parameters): AnyElysia {
     const transport = new Transport({
       sessionIdGenerator: () => crypto.randomUUID(),
       onsessioninitialized: (sessionId) => {
-        closeIdle(Date.now())
-        sessions.set(sessionId, transport)
-        lastUsed.set(sessionId, Date.now())
-        if (sessions.size > maxSessions) {
-          const [oldest] = sessions
-          sessions.delete(oldest![0])
-          lastUsed.delete(oldest![0])
-          void oldest![1].close()
+        const now = Date.now()
+        closeIdle(now)
+        sessions.set(sessionId, { transport, operator: byOperator, client, usedAt: now })
+        // Each kind has its own bound: sessions anyone may open never close one opened with the operator's bearer.
+        if (byOperator) closeBeyond(maxOperatorSessions, (session) => session.operator)
+        else {
+          closeBeyond(maxAnonymousSessionsPerClient, (session) => !session.operator && session.client === client)
+          closeBeyond(maxAnonymousSessions, (session) => !session.operator)
         }
       },
       onsessionclosed: (sessionId) => {
         sessions.delete(sessionId)
-        lastUsed.delete(sessionId)
       },
     })
     const { server } = mcpServer({
@@ -144,17 +185,30 @@ export function operator(parameters: operator.Parameters): AnyElysia {
     })
     .get('/dashboard', async ({ request }) => {
       if (token === undefined) return off()
-      if (!isOperator(bearerOf(request)) && !same(cookieOf(request), cookieValue))
-        return html(Dashboard.loginPage(false), 401)
+      if (!isOperator(bearerOf(request)) && !isSessionCookie(cookieOf(request))) return html(Dashboard.loginPage(), 401)
       return html(
         Dashboard.page(await Dashboard.snapshot({ ledger: parameters.ledger, availability, metrics: metrics })),
       )
     })
     .post('/dashboard/login', async ({ request, body }) => {
       if (token === undefined) return off()
-      const presented =
-        typeof body === 'object' && body !== null && 'token' in body ? String(body.token) : bearerOf(request)
-      if (!isOperator(presented)) return html(Dashboard.loginPage(true), 401)
+      const field = typeof body === 'object' && body !== null && 'token' in body ? body.token : undefined
+      if (field !== undefined && typeof field !== 'string')
+        throw new ValidationError({ field: 'token', message: 'must be a string (in body)' })
+      // Every try takes a token, the right one too: a client out of tries learns nothing of what it sends.
+      const taken = await limiter.take(`operator-login ${clientOf(request)}`, loginLimit)
+      if (!taken.ok) {
+        const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - Date.now()) / 1000))
+        return html(
+          Dashboard.loginPage(`Too many tries from this address; try again in ${retryAfterSeconds} s.`),
+          429,
+          {
+            'retry-after': String(retryAfterSeconds),
+          },
+        )
+      }
+      if (!isOperator(field ?? bearerOf(request)))
+        return html(Dashboard.loginPage('That token is not the operator token.'), 401)
       const secure = new URL(request.url).protocol === 'https:' ? '; Secure' : ''
       return new Response(null, {
         status: 303,
@@ -183,5 +237,9 @@ export declare namespace operator {
     handle: (request: Request) => Promise<Response>
     /** The gateway's public origin for a request. */
     origin: (request: Request) => string
+    /** Token buckets shared by every process: the login throttle's. */
+    limiter: Limiter
+    /** The client a request comes from: `ClientAddress.key` of its source address. */
+    clientOf: (request: Request) => string
   }
 }

@@ -11,7 +11,7 @@ import { manifest as freeFamily } from '../../modules/free/index.js'
 import { testGateway } from '../support/gateway.js'
 import { origin, paidGateway } from '../support/paid.js'
 
-const token = 'operator-token-for-tests-0001'
+const token = 'operator-token-for-tests-0001-0123456789'
 // Devnet account #1 is funded with USDC at genesis; it is the MCP server's wallet.
 const wallet = account({ index: 1 })
 const payer = privateKeyToAccount(wallet.privateKey)
@@ -44,6 +44,27 @@ async function connect(bearer: string | null = token): Promise<Client> {
   )
   return client
 }
+
+/** The first message of a session. */
+const initialize = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+}
+
+/** Posts one JSON-RPC message to `/mcp` as a client without the SDK would, with `headers` (no bearer unless given). */
+const raw = (message: object, headers: Record<string, string> = {}) =>
+  gateway.fetch(`${origin}/mcp`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      'mcp-protocol-version': '2025-06-18',
+      ...headers,
+    },
+    body: JSON.stringify(message),
+  })
 
 /** Calls a tool. */
 const call = (client: Client, name: string, input: Record<string, unknown>) =>
@@ -122,6 +143,53 @@ describe('MCP over streamable HTTP at /mcp', () => {
     expect(textOf(paid)).toContain('has no wallet')
     expect(paid.isError).toBe(true)
     expect(await gateway.balance(payer.address)).toBe(before)
+    await client.close()
+  })
+
+  test('security: the session id without the operator bearer is refused, spends nothing and closes nothing', async () => {
+    const client = await connect()
+    const sessionId = (client.transport as StreamableHTTPClientTransport).sessionId!
+    const before = await gateway.balance(payer.address)
+    for (const authorization of [undefined, 'Bearer operator-token-for-tests-0001-0123456780']) {
+      const paid = await raw(
+        { jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'getApiV1RpcChains', arguments: {} } },
+        { 'mcp-session-id': sessionId, ...(authorization ? { authorization } : {}) },
+      )
+      expect(paid.status).toBe(401)
+      await paid.text()
+      const closing = await gateway.fetch(`${origin}/mcp`, {
+        method: 'DELETE',
+        headers: { 'mcp-session-id': sessionId },
+      })
+      expect(closing.status).toBe(401)
+    }
+    expect(await gateway.balance(payer.address)).toBe(before)
+    // The operator's own requests, with the bearer, still pay from the session's whole budget.
+    expect((await call(client, 'getApiV1RpcChains', {})).isError).toBe(false)
+    expect(await gateway.balance(payer.address)).toBe(before - 1000n)
+    await client.close()
+  })
+
+  test("security: 120 sessions opened without the bearer close none of the operator's, and at most 8 of theirs stay", async () => {
+    const client = await connect()
+    const opened: string[] = []
+    for (let index = 0; index < 120; index++) {
+      const response = await raw(initialize)
+      expect(response.status).toBe(200)
+      await response.text()
+      opened.push(response.headers.get('mcp-session-id')!)
+    }
+    const listed = async (sessionId: string) => {
+      const response = await raw({ jsonrpc: '2.0', id: 2, method: 'tools/list' }, { 'mcp-session-id': sessionId })
+      await response.text()
+      return response.status
+    }
+    expect(await listed(opened[0]!)).toBe(404)
+    expect(await listed(opened.at(-9)!)).toBe(404)
+    for (const sessionId of opened.slice(-8)) expect(await listed(sessionId)).toBe(200)
+    const before = await gateway.balance(payer.address)
+    expect((await call(client, 'getApiV1RpcChains', {})).isError).toBe(false)
+    expect(await gateway.balance(payer.address)).toBe(before - 1000n)
     await client.close()
   })
 

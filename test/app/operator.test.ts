@@ -1,11 +1,18 @@
-import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, spyOn, test } from 'bun:test'
+import * as crypto from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { decodePaymentResponseHeader } from '@x402/core/http'
+import type { AnyElysia } from 'elysia'
 import { chromium } from 'playwright-core'
+import { memory } from '../../adapters/limiter/memory.js'
+import { parse } from '../../app/config.js'
+import { metrics } from '../../app/metrics.js'
+import { loginLimit, operator, secretMatcher } from '../../app/operator.js'
+import { testGateway } from '../support/gateway.js'
 import { origin, paidGateway } from '../support/paid.js'
 
-const token = 'operator-token-for-tests-0002'
+const token = 'operator-token-for-tests-0002-0123456789'
 /** Debian's chromium package; CHROMIUM_PATH names another build. */
 const chromiumPath = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const hasChromium = existsSync(chromiumPath)
@@ -110,6 +117,102 @@ describe('GET /metrics', () => {
     const plain = testGateway()
     expect((await plain.fetch('/metrics', { headers: bearer })).status).toBe(404)
     expect((await plain.fetch('/dashboard', { headers: bearer })).status).toBe(404)
+  })
+})
+
+describe('POST /dashboard/login', () => {
+  /** The operator routes alone, each request's client named by its `x-client` header. */
+  const routes = () =>
+    operator({
+      config: parse({ OPERATOR_TOKEN: token }),
+      metrics: metrics(),
+      ledger: undefined,
+      availability: () => ({ available: true }),
+      handle: async () => new Response(null, { status: 404 }),
+      origin: () => origin,
+      limiter: memory(),
+      clientOf: (request) => request.headers.get('x-client') ?? 'unnamed',
+    })
+  const login = (app: Pick<AnyElysia, 'handle'>, body: string, client = 'unnamed') =>
+    app.handle(
+      new Request(`${origin}/dashboard/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-client': client },
+        body,
+      }),
+    )
+
+  test('error: a token that is not a string is a 400 problem, and nothing is logged at error level', async () => {
+    const events: string[] = []
+    const local = testGateway({
+      env: { OPERATOR_TOKEN: token },
+      logger: { log: (level, event) => events.push(`${level} ${event}`) },
+    })
+    for (const body of ['{"token":{"toString":1}}', '{"token":{"valueOf":1,"toString":1}}', '{"token":[1]}']) {
+      const response = await login(local, body)
+      expect(response.status).toBe(400)
+      expect(response.headers.get('content-type')).toStartWith('application/problem+json')
+      expect(await response.json()).toMatchObject({ code: 'validation_failed', field: 'token' })
+    }
+    expect(events.filter((event) => event.startsWith('error '))).toEqual([])
+  })
+
+  test('security: 300 wrong tries from one client get 429 after its allowance, the right token too; another client signs in', async () => {
+    const app = routes()
+    const statuses: number[] = []
+    for (let attempt = 0; attempt < 300; attempt++)
+      statuses.push(
+        (await login(app, JSON.stringify({ token: `${token.slice(0, -3)}${attempt}` }), '198.51.100.7')).status,
+      )
+    expect(statuses.slice(0, loginLimit.capacity)).toEqual(Array(loginLimit.capacity).fill(401))
+    expect(statuses.slice(loginLimit.capacity)).toEqual(Array(300 - loginLimit.capacity).fill(429))
+    expect(await (await login(routes(), '{"token":"wrong"}')).text()).toContain(
+      '<p class="bad" role="alert">That token is not the operator token.</p>',
+    )
+    const throttled = await login(app, JSON.stringify({ token }), '198.51.100.7')
+    expect(throttled.status).toBe(429)
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0)
+    expect(throttled.headers.get('set-cookie')).toBeNull()
+    expect(await throttled.text()).toContain('Too many tries from this address')
+
+    const other = await login(app, JSON.stringify({ token }), '203.0.113.9')
+    expect(other.status).toBe(303)
+    expect(other.headers.get('set-cookie')).toStartWith('operator_session=')
+  })
+
+  test("behavior: the gateway throttles its clients' login tries", async () => {
+    const local = testGateway({ env: { OPERATOR_TOKEN: token } })
+    const statuses: number[] = []
+    for (let attempt = 0; attempt <= loginLimit.capacity; attempt++)
+      statuses.push((await login(local, JSON.stringify({ token: 'wrong' }))).status)
+    expect(statuses).toEqual([...Array(loginLimit.capacity).fill(401), 429])
+  })
+})
+
+describe('secretMatcher', () => {
+  test('behavior: the secret matches; anything else, or no secret, does not', () => {
+    const matches = secretMatcher(token)
+    expect(matches(token)).toBe(true)
+    for (const presented of [undefined, '', token.slice(0, -1), `${token}x`, token.toUpperCase()])
+      expect(matches(presented)).toBe(false)
+    expect(secretMatcher(undefined)(token)).toBe(false)
+    expect(secretMatcher(undefined)(undefined)).toBe(false)
+  })
+
+  test('security: a value of any length is compared in full, as a 32-byte digest against 32 bytes, in constant time', () => {
+    const compare = spyOn(crypto, 'timingSafeEqual')
+    try {
+      const matches = secretMatcher(token)
+      for (const presented of ['', 'o', token.slice(0, -1), token, `${token}x`, 'x'.repeat(10_000)]) {
+        compare.mockClear()
+        matches(presented)
+        expect(compare).toHaveBeenCalledTimes(1)
+        const [a, b] = compare.mock.calls[0] as [Buffer, Buffer]
+        expect([a.byteLength, b.byteLength]).toEqual([32, 32])
+      }
+    } finally {
+      compare.mockRestore()
+    }
   })
 })
 
