@@ -375,10 +375,9 @@ const Environment = Type.Object({
   OPERATOR_TOKEN: Type.Optional(
     Type.String({
       secret: true,
-      minLength: 16,
       defaultText: 'none: `/dashboard` and `/metrics` are off',
       description:
-        'bearer token of the operator: turns on `/dashboard` (bearer, or its login form that sets a cookie) and `/metrics` (bearer); at least 16 characters',
+        'bearer token of the operator: turns on `/dashboard` (bearer, or its login form that sets a cookie), `/metrics` (bearer) and the MCP wallet at `/mcp` (bearer); at least 32 characters, e.g. `openssl rand -hex 32`; a token printed in these docs is refused',
     }),
   ),
   MCP_PRIVATE_KEY: Type.Optional(
@@ -615,6 +614,7 @@ export function parse(
   env: Record<string, string | undefined>,
   modules: readonly Module.AnyModule[] = families,
 ): Config {
+  assertOperatorToken(env.OPERATOR_TOKEN)
   const errors: string[] = []
   const value = read(Environment, env, errors)
   const slices = Object.fromEntries(
@@ -688,6 +688,24 @@ export function parse(
     },
     modules: slices,
   }
+}
+
+/**
+ * Operator tokens printed in this project's documentation, now or in the past: anyone who copied one holds it, so a
+ * start with one is refused. A doc that prints a new example token adds it here (a test scans the README for them).
+ */
+export const documentedOperatorTokens: readonly string[] = ['change-me-operator-token']
+
+/** Fewest characters an operator token may have; a shorter one stops the start. */
+const minOperatorTokenLength = 32
+
+function assertOperatorToken(token: string | undefined): void {
+  if (token === undefined) return
+  const own = 'set a token of your own, e.g. OPERATOR_TOKEN=$(openssl rand -hex 32).'
+  if (documentedOperatorTokens.includes(token))
+    throw new ConfigError(`OPERATOR_TOKEN is an example printed in the docs, which anyone may hold: ${own}`)
+  if (token.length < minOperatorTokenLength)
+    throw new ConfigError(`OPERATOR_TOKEN is shorter than ${minOperatorTokenLength} characters: ${own}`)
 }
 
 function allowListOf(text: string | undefined): Outbound.AllowList {

@@ -3,11 +3,12 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { arbitrum, avalanche, bsc, mainnet, optimism, polygon } from 'viem/chains'
-import { ConfigError, parse, variables } from '../../app/config.js'
+import { ConfigError, documentedOperatorTokens, parse, variables } from '../../app/config.js'
 import { check, configurationTable, end, withConfigurationTable } from '../../app/docs.js'
 import { families } from '../../app/modules.js'
 import { terms } from '../../app/terms.js'
 import * as Module from '../../core/Module.js'
+import { run } from '../support/processes.js'
 
 describe('parse', () => {
   test('default: embedded defaults need no variable', () => {
@@ -228,6 +229,53 @@ describe('parse', () => {
       expect((error as Error).message).toContain('NETWORK="base"')
       expect((error as Error).message).toContain('PAY_TO="0x12"')
     }
+  })
+})
+
+describe('OPERATOR_TOKEN', () => {
+  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+
+  test('behavior: a token of 32 characters or more that no doc prints is the operator token', () => {
+    expect(parse({ OPERATOR_TOKEN: 'k'.repeat(32) }).operatorToken).toBe('k'.repeat(32))
+  })
+
+  test('error: a token shorter than 32 characters is refused in one line that does not repeat it', () => {
+    const short = 'k'.repeat(31)
+    expect(() => parse({ OPERATOR_TOKEN: short })).toThrow(
+      new ConfigError(
+        'OPERATOR_TOKEN is shorter than 32 characters: set a token of your own, e.g. OPERATOR_TOKEN=$(openssl rand -hex 32).',
+      ),
+    )
+    expect(() => parse({ OPERATOR_TOKEN: '' })).toThrow('OPERATOR_TOKEN is shorter than 32 characters')
+  })
+
+  test('error: every token printed in the docs is refused, whatever its length', () => {
+    expect(documentedOperatorTokens).toContain('change-me-operator-token')
+    for (const token of documentedOperatorTokens)
+      expect(() => parse({ OPERATOR_TOKEN: token })).toThrow(
+        'OPERATOR_TOKEN is an example printed in the docs, which anyone may hold',
+      )
+  })
+
+  test("error: every literal OPERATOR_TOKEN= example in the README is refused (a new one must join the docs' list)", () => {
+    const examples = [...readme.matchAll(/OPERATOR_TOKEN=(\S+)/g)].map((match) => match[1]!)
+    // The walkthrough's own: a command that makes a token, not a token.
+    expect(examples).toContain('$(openssl')
+    for (const example of examples.filter((value) => !value.startsWith('$') && !value.startsWith('<')))
+      expect(() => parse({ OPERATOR_TOKEN: example })).toThrow(ConfigError)
+  })
+
+  test('error: a start with the docs token exits 1 with the reason on its first line, no stack', async () => {
+    const { exitCode, stdout, stderr } = await run({
+      script: 'app/main.ts',
+      env: { OPERATOR_TOKEN: 'change-me-operator-token', DEVNET_RPC_PORT: '0', PORT: '0' },
+    })
+    expect(exitCode).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr.split('\n')[0]).toBe(
+      'OPERATOR_TOKEN is an example printed in the docs, which anyone may hold: set a token of your own, e.g. OPERATOR_TOKEN=$(openssl rand -hex 32).',
+    )
+    expect(stderr).not.toContain('    at ')
   })
 })
 
