@@ -59,16 +59,33 @@ export function local(parameters: local.Parameters): Facilitator {
     lookbackBlocks = 100_000n,
     onBatch,
   } = parameters
-  const account: LocalAccount =
-    'privateKey' in parameters.relayer ? privateKeyToAccount(parameters.relayer.privateKey) : parameters.relayer
-  const wallet = createWalletClient({ account, chain, transport })
+  const { relayer } = parameters
+  const fixed: LocalAccount | undefined =
+    typeof relayer === 'function'
+      ? undefined
+      : 'privateKey' in relayer
+        ? privateKeyToAccount(relayer.privateKey)
+        : relayer
+  // The key to sign the next transaction with, asked before every one; one that cannot be had is a fault: nothing
+  // was signed, and the settlement is not failed but undecided.
+  const keyNow = async (): Promise<LocalAccount> => {
+    if (fixed) return fixed
+    try {
+      return await (relayer as () => Promise<LocalAccount>)()
+    } catch (error) {
+      throw new NoRelayerKeyError(error)
+    }
+  }
+  // The key of the last transaction, which also reads (simulations, estimates) as the sender.
+  let account = fixed
+  const wallet = createWalletClient({ chain, transport })
 
   /** Runs `calls` through `aggregate3` as an eth_call from the relayer; every call may fail. */
   // One eth_call of Multicall3's aggregate3, every call allowed to fail; encoded and decoded directly, since every
   // verification makes one.
   async function aggregate(calls: readonly { target: Address; callData: Hex }[]) {
     const { data } = await client.call({
-      account: account.address,
+      account: account?.address,
       to: multicall,
       data: Multicall3.encodeAggregate3(calls.map((call) => ({ ...call, allowFailure: true }))),
     })
@@ -198,7 +215,7 @@ export function local(parameters: local.Parameters): Facilitator {
     if (budgeted) {
       const hash = await send(budgeted, batch).catch((error: unknown) => {
         // A lost connection may have carried the transaction out: the outcome is unknown, which is a fault.
-        if (isTransportFault(error)) throw error
+        if (isFault(error)) throw error
         return undefined
       })
       if (hash) {
@@ -231,7 +248,7 @@ export function local(parameters: local.Parameters): Facilitator {
       hash = await send(prepared.transaction, items)
       for (const item of items) item.onSubmitted?.(hash)
     } catch (error) {
-      if (isTransportFault(error)) throw error
+      if (isFault(error)) throw error
       for (const item of items) item.resolve(refuse('settlement_failed', `Submission failed: ${describe(error)}`))
       return undefined
     }
@@ -332,7 +349,7 @@ export function local(parameters: local.Parameters): Facilitator {
   /** Gas for the request with the margin; undefined when some item reverts (or the node cannot say). */
   async function estimate(request: ReturnType<typeof toRequest>): Promise<bigint | undefined> {
     try {
-      const gas = await client.estimateGas({ account: account.address, ...request.estimateWith })
+      const gas = await client.estimateGas({ account: account?.address, ...request.estimateWith })
       return (gas * BigInt(100 + gasMarginPercent)) / 100n
     } catch {
       return undefined
@@ -349,12 +366,20 @@ export function local(parameters: local.Parameters): Facilitator {
   function send(transaction: Transaction, items: readonly Pending[]): Promise<Hash> {
     const run = async (): Promise<Hash> => {
       for (let attempt = 0; ; attempt++) {
-        nextNonce ??= await client.getTransactionCount({ address: account.address, blockTag: 'pending' })
+        const signer = await keyNow()
+        if (signer.address !== account?.address) {
+          // Another key (this process's lease moved to another slot): its nonces are counted from the chain's.
+          account = signer
+          nextNonce = undefined
+        }
+        nextNonce ??= await client.getTransactionCount({ address: signer.address, blockTag: 'pending' })
         try {
-          const serializedTransaction = await account.signTransaction(
+          const serializedTransaction = await signer.signTransaction(
             { ...transaction, ...(await fees()), type: 'eip1559', chainId: chain.id, nonce: nextNonce },
             { serializer: chain.serializers?.transaction },
           )
+          // The key may have changed while this one signed (its lease lost meanwhile): what it signed is not sent.
+          if ((await keyNow()).address !== signer.address) continue
           const signed = keccak256(serializedTransaction)
           for (const item of items) item.onSigned?.(signed)
           const hash = await wallet.sendRawTransaction({ serializedTransaction })
@@ -408,8 +433,15 @@ export declare namespace local {
     client: PublicClient
     /** Told of every mined settlement transaction: how many authorizations it carried and the gas it used. */
     onBatch?: ((batch: { transaction: Hash; size: number; gasUsed: bigint }) => void) | undefined
-    /** Key that signs and pays for settlement transactions; it needs native currency for gas. */
-    relayer: { /** 32-byte private key, `0x`-prefixed. */ privateKey: Hex } | LocalAccount
+    /**
+     * Key that signs and pays for settlement transactions (it needs native currency for gas), or a function asked for
+     * it before every transaction, which may answer another key from one transaction to the next (the key of the
+     * lease this process holds now) and rejects when there is none to sign with (the settlement is then undecided).
+     */
+    relayer:
+      | { /** 32-byte private key, `0x`-prefixed. */ privateKey: Hex }
+      | LocalAccount
+      | (() => Promise<LocalAccount>)
     /** Chain the relayer sends on; its id must match every authorization's domain. */
     chain: Chain
     /** Transport of the relayer's wallet client (eth_sendRawTransaction). */
@@ -551,6 +583,20 @@ export function isNonceError(error: unknown): boolean {
   if (!(error instanceof BaseError)) return false
   if (error.walk((cause) => cause instanceof NonceTooLowError || cause instanceof NonceTooHighError)) return true
   return /nonce too (low|high)|invalid nonce|already known|replacement transaction underpriced/i.test(error.message)
+}
+
+/** The relayer key to sign with could not be had: nothing was signed, and the settlement's outcome is undecided. */
+class NoRelayerKeyError extends Error {
+  override readonly name = 'NoRelayerKeyError'
+
+  constructor(cause: unknown) {
+    super('No relayer key to sign with.', { cause })
+  }
+}
+
+/** Whether a send's outcome is unknown (a transport fault) or nothing could be signed: either way, not a refusal. */
+function isFault(error: unknown): boolean {
+  return error instanceof NoRelayerKeyError || isTransportFault(error)
 }
 
 /** Whether a call failed in transport, so that what it sent may have arrived: its outcome is unknown. */

@@ -8,6 +8,7 @@ import {
   decodeErrorResult,
   type Hash,
   type Hex,
+  type LocalAccount,
   type PrivateKeyAccount,
   parseAbi,
   parseSignature,
@@ -438,6 +439,72 @@ describe('local.settle', () => {
       await facilitatorOf7.settle({ authorization: await sign(payer(5), { to, value: 2n }), domain: domain() }),
     )
     expect(await balanceOf(to)).toBe(3n)
+  })
+})
+
+/** A facilitator on a transport that counts the raw transactions sent, whose relayer is asked for with `relayer`. */
+function withKeys(relayer: () => Promise<LocalAccount>) {
+  const sent: Hex[] = []
+  const transport = custom(
+    {
+      request({ method, params }) {
+        if (method === 'eth_sendRawTransaction') sent.push((params as [Hex])[0])
+        return chain.request(method, params)
+      },
+    },
+    { retryCount: 0 },
+  )
+  const through = create({
+    client: createPublicClient({ chain: chain.chain, transport, pollingInterval: 50 }),
+    transport,
+    relayer,
+  })
+  return { through, sent }
+}
+
+describe('local.settle with a relayer asked for before every transaction', () => {
+  test("behavior: each transaction is signed by the key answered then, from that key's own nonces", async () => {
+    const keys = [await fundedRelayer(), await fundedRelayer()] as const
+    let current: LocalAccount = keys[0]
+    const { through, sent } = withKeys(async () => current)
+    const to = randomAddress()
+    const settled: Hash[] = []
+    // The key moves 0 -> 1 -> 0, as the key of a lease lost and replaced in another slot would (and back again).
+    for (const index of [0, 1, 0] as const) {
+      current = keys[index]
+      const authorization = await sign(payer(5), { to, value: 1n })
+      settled.push(transactionOf(await through.settle({ authorization, domain: domain() })))
+    }
+    const transactions = await Promise.all(settled.map((hash) => chain.publicClient.getTransaction({ hash })))
+    expect(transactions.map(({ from, nonce }) => [from.toLowerCase(), nonce])).toEqual([
+      [keys[0].address.toLowerCase(), 0],
+      [keys[1].address.toLowerCase(), 0],
+      [keys[0].address.toLowerCase(), 1],
+    ])
+    // One send each: no transaction went out on another key's count and came back "nonce too high" or "too low".
+    expect(sent).toHaveLength(3)
+    expect(await balanceOf(to)).toBe(3n)
+  })
+
+  test('behavior: a key that changes while a transaction is signed is not sent with; the transaction is signed again with the new one', async () => {
+    const [before, after] = [await fundedRelayer(), await fundedRelayer()]
+    let asked = 0
+    // The first ask answers the old key; by the time the signature is done, the key has changed.
+    const { through, sent } = withKeys(async () => (asked++ === 0 ? before : after))
+    const authorization = await sign(payer(5), { to: randomAddress(), value: 1n })
+    const hash = transactionOf(await through.settle({ authorization, domain: domain() }))
+    expect((await chain.publicClient.getTransaction({ hash })).from.toLowerCase()).toBe(after.address.toLowerCase())
+    expect(sent).toHaveLength(1)
+    expect(await chain.publicClient.getTransactionCount({ address: before.address })).toBe(0)
+  })
+
+  test('error: no key to sign with is a fault (the outcome is left undecided), never settlement_failed; nothing is sent', async () => {
+    const { through, sent } = withKeys(async () => {
+      throw new Error('the lease is gone and the ledger does not answer')
+    })
+    const authorization = await sign(payer(5), { to: randomAddress(), value: 1n })
+    await expect(through.settle({ authorization, domain: domain() })).rejects.toThrow('No relayer key to sign with.')
+    expect(sent).toHaveLength(0)
   })
 })
 
