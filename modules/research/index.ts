@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import { outputs } from './schema.js'
+import * as Service from './service.js'
 
 /** The contact variable, in the User-Agent and the polite-pool parameters of every research source. */
 const contact = Type.Optional(
@@ -69,4 +70,5 @@ export const manifest = Module.define({
   }),
   outputs,
   routes: ({ ports }) => routes({ sources: ports.research, now: Date.now }),
+  ready: ({ ports }, key) => Service.readiness(ports.research, key),
 })

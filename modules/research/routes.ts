@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { queryOf } from './schema.js'
 import * as Service from './service.js'
 
-/** The research endpoints: each query checked, and its source asked whether it takes calls, in `transform` (before payment). */
+/** The research endpoints, each query checked in `transform` (before payment; the module's readiness asks the sources). */
 export function routes(deps: Service.Deps) {
   const app = new Elysia({ name: 'research' })
   for (const endpoint of Service.endpoints)
@@ -10,7 +10,6 @@ export function routes(deps: Service.Deps) {
       query: queryOf(endpoint.parameters),
       transform: ({ query }) => {
         endpoint.parse(query)
-        Service.ready(endpoint, deps.sources)
       },
     })
   return app

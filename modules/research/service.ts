@@ -1,4 +1,4 @@
-import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { NotFoundError, ValidationError } from '../../core/Errors.js'
 import * as Research from '../../core/Research.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { Parameter, Query } from './schema.js'
@@ -31,12 +31,17 @@ function endpoint<input>(definition: Endpoint<input>): Endpoint<input> {
   return definition
 }
 
-/** Refuses a query before payment when a source it needs cannot take calls now (open breaker, no token in time). */
-export function ready(endpoint: Endpoint, sources: Research.Sources): void {
-  for (const source of endpoint.uses(sources)) {
+/**
+ * Why the endpoint of catalog key `key` (`GET /path`) cannot take calls now, as its sources' breakers and rate limits
+ * see them (the module's readiness: a 503 before payment, and unavailable in discovery); `undefined` when it can.
+ */
+export function readiness(sources: Research.Sources, key: string): string | undefined {
+  const endpoint = endpoints.find((candidate) => `GET ${candidate.path}` === key)
+  for (const source of endpoint?.uses(sources) ?? []) {
     const availability = source.available()
-    if (!availability.ok) throw new UpstreamUnavailableError(availability.reason)
+    if (!availability.ok) return availability.reason
   }
+  return undefined
 }
 
 /** The value of an upstream outcome; its failure as the error that charges nothing (429 → 503, 5xx → 502). */

@@ -398,3 +398,27 @@ describe('discovery', () => {
       expect({ path, available: document.paths[path].get['x-available'] }).toEqual({ path, available: true })
   })
 })
+
+describe('readiness', () => {
+  test('behavior: a source whose breaker opened is unavailable in discovery, with the reason, and refused with 503 before payment', async () => {
+    const path = '/api/v1/research/dictionary/define'
+    vendors.state.fail.dictionary = 500
+    try {
+      for (let call = 0; call < 5; call++) await uncharged(`${path}?word=breaker`, 502)
+    } finally {
+      delete vendors.state.fail.dictionary
+    }
+    const manifest = (await (await gateway.fetch(`${origin}/.well-known/x402.json`)).json()) as any
+    const resourceOf = (path: string) => manifest.resources.find((resource: any) => resource.path === path)
+    expect(resourceOf(path).available).toBe(false)
+    expect(resourceOf(path).unavailable.code).toBe('upstream_unavailable')
+    expect(resourceOf(path).unavailable.reason).toContain('failed 5 calls in a row')
+    expect(resourceOf('/api/v1/research/papers/by-doi').available).toBe(true)
+    const document = (await (await gateway.fetch(`${origin}/openapi.json`)).json()) as any
+    expect(document.paths[path].get['x-available']).toBe(false)
+    const refused = await unpaid(`${path}?word=breaker`)
+    expect(refused.status).toBe(503)
+    expect(refused.body.code).toBe('upstream_unavailable')
+    await uncharged(`${path}?word=breaker`, 503)
+  })
+})
