@@ -130,13 +130,16 @@ const hardhatCoinbase = '0xc014ba5ec014ba5ec014ba5ec014ba5ec014ba5e'
  *
  * With a `journal`, every request that changes the chain is appended to it with the timestamps of the blocks it
  * mined, and a devnet started on an existing journal replays it instead of deploying: same blocks, same hashes.
+ * Then the chain's clock moves forward to the wall clock, so the next block carries the time it is mined at, however
+ * long the devnet was stopped. Only changes mine: reads never grow the journal, and a simulation at `latest` runs in
+ * the next block, at the chain's clock.
  */
 export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet.Devnet> {
-  const { blockTime = 2_000, rpcUrl = 'http://127.0.0.1:8545', tokenBalance = 1_000_000_000_000n } = parameters
+  const { now = Date.now, rpcUrl = 'http://127.0.0.1:8545', tokenBalance = 1_000_000_000_000n } = parameters
   const journal = parameters.journal === undefined ? undefined : openJournal({ path: parameters.journal })
   let header: Header
   try {
-    header = headerOf(parameters, journal?.header)
+    header = headerOf(parameters, journal?.header, now)
   } catch (error) {
     journal?.close()
     throw error
@@ -199,8 +202,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       genesisState,
       hardfork,
       minGasPrice: 0n,
-      // No interval mining: empty blocks are mined on demand (`mineIfStale`), on this thread, so that every block
-      // goes into the journal and an idle devnet does not grow it.
+      // No interval mining: blocks are mined by changes only, on this thread, so that every block goes into the
+      // journal and neither an idle devnet nor its readers grow it.
       mining: { autoMine: true, blockGasLimit, memPool: { order: edr.MineOrdering.Priority } },
       network: { genesisBlockGasLimit: blockGasLimit, genesisBlockTime: BigInt(header.genesisTime) },
       networkId: BigInt(chainId),
@@ -230,6 +233,12 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
 
   // The latest block this devnet knows of; every block is mined by a request that goes through `change`.
   let head = { number: 0n, timestamp: header.genesisTime }
+  // Set while the latest block is ahead of the wall clock (`syncClock`): EDR's clock never moves back, so each change
+  // pins its block to the latest timestamp until the wall clock has caught up, then to the wall clock.
+  let ahead = false
+  // Simulations move to the next block only while every transaction is mined as it arrives: with automine off (a test
+  // that fills a block by hand), the next block holds the transactions waiting, which a read at latest must not see.
+  let automine = true
   // Requests that change the chain run one at a time, so the journal holds them in the order EDR executed them and
   // each entry the blocks its own request mined.
   let changes: Promise<unknown> = Promise.resolve()
@@ -243,8 +252,13 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
 
   /** Runs a request that may change the chain and journals it with the blocks it mined. */
   async function change(method: string, params: unknown): Promise<JsonRpcOutcome> {
+    const wall = ahead ? seconds(now()) : undefined
+    if (wall !== undefined) await call('evm_setNextBlockTimestamp', [toHex(Math.max(wall, head.timestamp))])
+    const latest = head.timestamp
     const outcome = await call(method, params)
     const mined = await minedSinceHead()
+    if (wall !== undefined && mined && wall >= latest) ahead = false
+    if (method === 'evm_setAutomine') automine = await isAutomining()
     if (!journal || ('error' in outcome && !mined)) return outcome
     const entry: Entry = {
       m: method,
@@ -276,16 +290,28 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     }
   }
 
-  async function blockAt(tag: Hex | 'latest'): Promise<BlockHeader | undefined> {
+  async function isAutomining(): Promise<boolean> {
+    const outcome = await call('hardhat_getAutomine', [])
+    return 'result' in outcome && outcome.result === true
+  }
+
+  async function blockAt(tag: Hex | 'latest' | 'pending'): Promise<BlockHeader | undefined> {
     const outcome = await call('eth_getBlockByNumber', [tag, false])
     return 'result' in outcome && isRecord(outcome.result) ? (outcome.result as BlockHeader) : undefined
   }
 
-  /** Mines an empty block when the latest is older than `blockTime`, so a simulation never sees an old timestamp. */
-  function mineIfStale(): Promise<unknown> | undefined {
-    const stale = () => blockTime > 0 && Date.now() >= head.timestamp * 1000 + blockTime
-    if (!stale()) return undefined
-    return exclusive(async () => (stale() ? change('evm_mine', []) : undefined))
+  /**
+   * Moves the chain's clock forward to the wall clock, once, after the deployment or the replay. EDR's clock is the
+   * system clock plus an offset that each replayed evm_setNextBlockTimestamp set, so after a replay it lags by the
+   * downtime; the jump itself mines nothing, and the blocks mined after it carry their timestamps into the journal.
+   */
+  async function syncClock(): Promise<void> {
+    // The wall clock first: a second that turns between the two readings then leaves the chain behind, never ahead.
+    const wall = seconds(now())
+    const next = await blockAt('pending')
+    const lag = next ? wall - Number(next.timestamp) : 0
+    if (lag > 0) await call('evm_increaseTime', [lag])
+    ahead = head.timestamp > wall
   }
 
   async function dispatch(method: string, params: unknown): Promise<JsonRpcOutcome> {
@@ -296,8 +322,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       }
     const given = params ?? []
     if (!reads.has(method)) return exclusive(() => change(method, given))
-    await mineIfStale()
-    return call(method, given)
+    return call(method, automine && simulations.has(method) ? inNextBlock(given) : given)
   }
 
   async function request(method: string, params: unknown[] = []): Promise<unknown> {
@@ -457,6 +482,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       journal?.begin(header, pending ?? [])
       pending = undefined
     }
+    await syncClock()
   } catch (error) {
     provider = undefined
     journal?.close()
@@ -476,6 +502,7 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     }
     const block = await blockAt('latest')
     if (block) head = { number: BigInt(block.number), timestamp: Number(block.timestamp) }
+    automine = await isAutomining()
     // The last block a request mined is the latest, unless an evm_revert after it took it away again.
     let lastIndex = entries.length - 1
     while (lastIndex >= 0 && entries[lastIndex]!.h === undefined) lastIndex--
@@ -527,11 +554,6 @@ export declare namespace devnet {
     balance?: bigint
     /** Block gas limit, in gas. @default 60_000_000n */
     blockGasLimit?: bigint
-    /**
-     * Age of the latest block, in ms, past which a read first mines an empty block, so that `latest` stays close to
-     * wall-clock time; 0 mines only on transactions. @default 2_000
-     */
-    blockTime?: number
     /** Chain id; a test-network id that every x402 client knows, never a mainnet id. @default 84_532 */
     chainId?: number
     /**
@@ -541,6 +563,11 @@ export declare namespace devnet {
     genesisTime?: number
     /** EVM hardfork of the L1 chain. @default 'prague' */
     hardfork?: string
+    /**
+     * The wall clock the chain follows, in ms since the Unix epoch: it gives a new chain its genesis time, and a
+     * started chain's clock is moved forward to it. @default Date.now
+     */
+    now?: () => number
     /**
      * Path of a journal file that keeps the chain across restarts: replayed at start when it exists, appended to with
      * every change. Held by one process at a time (lock file `<journal>.lock`). @default undefined (memory only)
@@ -815,6 +842,23 @@ const reads = new Set([
   'web3_sha3',
 ])
 
+/**
+ * Reads that simulate a transaction. At `latest` (or no block) they run in the next block, which carries the chain's
+ * clock, rather than in the latest one, however old it is: what a transaction sent now would meet.
+ */
+const simulations = new Set(['eth_call', 'eth_estimateGas', 'debug_traceCall'])
+
+/** The parameters of a simulation (the call, then the block) with the block `latest` or left out turned into `pending`. */
+function inNextBlock(params: unknown): unknown {
+  if (!Array.isArray(params) || params.length === 0 || (params[1] != null && params[1] !== 'latest')) return params
+  return [params[0], 'pending', ...params.slice(2)]
+}
+
+/** Seconds since the Unix epoch, as block timestamps count them, of a time in ms. */
+function seconds(ms: number): number {
+  return Math.floor(ms / 1000)
+}
+
 /** Methods a journaled devnet refuses: they mine on another thread (interval mining) or start another chain. */
 const unjournaled = new Set(['evm_setIntervalMining', 'hardhat_reset'])
 
@@ -822,13 +866,13 @@ const unjournaled = new Set(['evm_setIntervalMining', 'hardhat_reset'])
 type BlockHeader = { number: Hex; timestamp: Hex; hash: Hash }
 
 /** The genesis-defining parameters of a devnet: those of its journal, or those asked for on a new chain. */
-function headerOf(parameters: devnet.Parameters, recorded: Header | undefined): Header {
+function headerOf(parameters: devnet.Parameters, recorded: Header | undefined, now: () => number): Header {
   const {
     accountCount = 10,
     balance = parseEther('10000'),
     blockGasLimit = 60_000_000n,
     chainId = 84_532,
-    genesisTime = Math.floor(Date.now() / 1000),
+    genesisTime = seconds(now()),
     hardfork = 'prague',
   } = parameters
   const asked: Header = {

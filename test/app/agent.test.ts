@@ -7,7 +7,7 @@ import { run } from '../support/processes.js'
 describe('agent', () => {
   // Two processes of the command, each sending a transaction: longer than the default 5 s on a busy machine.
   test('default: registers an agent owned by the devnet account, with a data: file or a given URI', async () => {
-    const chain = await devnet({ accountCount: 2, blockTime: 0 })
+    const chain = await devnet({ accountCount: 2 })
     const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => chain.handleJsonRpc(request) })
     const env = { DEVNET_RPC_URL: `http://127.0.0.1:${server.port}` }
     const first = await run({ script: 'app/agent.ts', args: ['Weather bot'], env })

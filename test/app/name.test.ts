@@ -7,7 +7,7 @@ import { run } from '../support/processes.js'
 describe('name', () => {
   // Two processes of the command, each sending a handful of transactions: longer than the default 5 s on a busy machine.
   test('default: registers <label>.eth and, for a devnet account, its primary name', async () => {
-    const chain = await devnet({ accountCount: 2, blockTime: 0 })
+    const chain = await devnet({ accountCount: 2 })
     const server = Bun.serve({ hostname: '127.0.0.1', port: 0, fetch: (request) => chain.handleJsonRpc(request) })
     const owner = account({ index: 1 }).address
     const stranger = '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed'

@@ -41,7 +41,7 @@ const origin = 'http://gateway.test'
 let chain: devnet.Devnet
 
 beforeAll(async () => {
-  chain = await devnet({ blockTime: 0 })
+  chain = await devnet()
 })
 
 afterAll(async () => {

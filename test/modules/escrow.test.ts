@@ -426,7 +426,7 @@ describe('POST /api/v1/escrow/cancel', () => {
     expect(early.body.detail).toContain(expiry.toISOString())
     while (
       Date.now() < expiry.getTime() ||
-      (await chain.publicClient.getBlock()).timestamp * 1000n < BigInt(expiry.getTime())
+      (await chain.publicClient.getBlock({ blockTag: 'pending' })).timestamp * 1000n < BigInt(expiry.getTime())
     )
       await Bun.sleep(250)
     const { status, body } = await call(beneficiary(), 'POST', '/api/v1/escrow/cancel', cancel)

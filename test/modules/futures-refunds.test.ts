@@ -41,7 +41,7 @@ let treasury: Futures.Treasury
 const operator = privateKeyToAccount(account({ index: futuresOperatorIndex }).privateKey)
 
 beforeAll(async () => {
-  chain = await devnet({ blockTime: 0 })
+  chain = await devnet()
   treasury = futuresTreasury({
     client: chain.publicClient,
     chainId: chain.chainId,

@@ -18,7 +18,7 @@ let carol: Address
 
 beforeAll(async () => {
   // Blocks only on transactions: every payment below has a block of its own.
-  chain = await devnet({ blockTime: 0 })
+  chain = await devnet()
   ;[alice, bob, carol] = [chain.accounts[1]!.address, chain.accounts[2]!.address, chain.accounts[3]!.address]
 })
 

@@ -1,4 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { authorizationTypes, eip3009ABI } from '@x402/evm'
 import {
   type Address,
@@ -33,6 +36,7 @@ const tokenAbi = parseAbi([
   'function allowance(address owner, address spender) view returns (uint256)',
   'function transferFrom(address from, address to, uint256 value) returns (bool)',
   'function mint(address to, uint256 amount) returns (bool)',
+  'function transfer(address to, uint256 value) returns (bool)',
   'function owner() view returns (address)',
   'function DOMAIN_SEPARATOR() view returns (bytes32)',
   'function nonces(address owner) view returns (uint256)',
@@ -602,9 +606,10 @@ describe('devnet', () => {
     })
     expect(decodeFunctionResult({ abi: tokenAbi, functionName: 'name', data: results[0]!.returnData })).toBe('USD Coin')
     expect(results[1]!.success).toBe(false)
+    // A call at latest runs in the next block (at the wall clock), as a transaction sent now would.
     expect(
       await chain.publicClient.readContract({ address: multicall3Address, abi, functionName: 'getBlockNumber' }),
-    ).toBe(await chain.publicClient.getBlockNumber())
+    ).toBe((await chain.publicClient.getBlockNumber({ cacheTime: 0 })) + 1n)
   })
 
   test('behavior: fund mints devnet USDC, also concurrently', async () => {
@@ -638,23 +643,157 @@ describe('devnet', () => {
   })
 })
 
-describe('devnet: empty blocks', () => {
-  test('behavior: a read that finds the latest block older than blockTime first mines an empty block', async () => {
-    const other = await devnet({ accountCount: 1, blockTime: 1 })
-    const before = await other.publicClient.getBlock()
-    await Bun.sleep(5)
-    const after = await other.publicClient.getBlock()
-    expect(after.number).toBe(before.number + 1n)
-    expect(after.transactions).toEqual([])
-    await other.close()
+describe('devnet: the clock', () => {
+  const opened: devnet.Devnet[] = []
+
+  afterAll(async () => {
+    for (const other of opened) await other.close()
   })
 
-  test('behavior: with blockTime 0, reads never mine', async () => {
-    const other = await devnet({ accountCount: 1, blockTime: 0 })
-    const before = await other.publicClient.getBlock()
-    await Bun.sleep(5)
-    expect((await other.publicClient.getBlock()).number).toBe(before.number)
-    await other.close()
+  async function start(parameters: devnet.Parameters): Promise<devnet.Devnet> {
+    const other = await devnet(parameters)
+    opened.push(other)
+    return other
+  }
+
+  function journalPath(): string {
+    return join(mkdtempSync(join(tmpdir(), 'devnet-clock-')), 'devnet.journal')
+  }
+
+  function linesOf(path: string): number {
+    return readFileSync(path, 'utf8').split('\n').length - 1
+  }
+
+  /** A journal whose chain was last written `seconds` ago (or ahead, when negative): a devnet stopped that long. */
+  async function stoppedFor(seconds: number): Promise<string> {
+    const path = journalPath()
+    const first = await start({ journal: path, genesisTime: Number(now()) - seconds })
+    await first.close()
+    return path
+  }
+
+  /** Reads of every kind a gateway sends: block number, balance, a contract read, the latest block, a simulation. */
+  async function read(other: devnet.Devnet, count: number): Promise<void> {
+    const address = other.accounts[0]!.address
+    for (let index = 0; index < count; index++)
+      await [
+        () => other.publicClient.getBlockNumber({ cacheTime: 0 }),
+        () => other.publicClient.getBalance({ address }),
+        () =>
+          other.publicClient.readContract({
+            address: other.token.address,
+            abi: tokenAbi,
+            functionName: 'balanceOf',
+            args: [address],
+          }),
+        () => other.publicClient.getBlock(),
+        () => other.publicClient.estimateGas({ account: address, to: address, value: 1n }),
+      ][index % 5]!()
+  }
+
+  /** Settles an x402 v1-style authorization (validAfter = now - 600) on `other`; resolves with its receipt. */
+  async function settleV1(other: devnet.Devnet) {
+    const { args } = await authorize({ from: signer(1), to: other.accounts[3]!.address, value: 1n })
+    const relayer = createWalletClient({ account: signer(2), chain: other.chain, transport: other.transport })
+    const hash = await relayer.writeContract({
+      address: other.token.address,
+      abi: eip3009ABI,
+      functionName: 'transferWithAuthorization',
+      args,
+    })
+    return other.publicClient.getTransactionReceipt({ hash })
+  }
+
+  /** The latest block's hash and state root: equal on two chains only if every block and balance before is. */
+  async function stateHashOf(other: devnet.Devnet) {
+    const { hash, stateRoot, number } = await other.publicClient.getBlock()
+    return { hash, stateRoot, number }
+  }
+
+  test('behavior: reads never mine, and a simulation at latest runs at the wall clock however old the latest block', async () => {
+    const other = await start({ accountCount: 1, genesisTime: Number(now()) - 900 })
+    const latest = await other.publicClient.getBlock()
+    expect(latest.timestamp).toBeLessThan(now() - 800n)
+    await read(other, 10)
+    const timestamp = await other.publicClient.readContract({
+      address: multicall3Address,
+      abi: multicall3Abi,
+      functionName: 'getCurrentBlockTimestamp',
+    })
+    expect(timestamp).toBeGreaterThanOrEqual(now() - 1n)
+    expect(await other.publicClient.getBlockNumber({ cacheTime: 0 })).toBe(latest.number)
+  })
+
+  test('behavior: with automine off, a simulation at latest does not see the transactions waiting for a block', async () => {
+    const other = await start({ accountCount: 1 })
+    const payee = privateKeyToAccount(generatePrivateKey()).address
+    const balance = () =>
+      other.publicClient.readContract({
+        address: other.token.address,
+        abi: tokenAbi,
+        functionName: 'balanceOf',
+        args: [payee],
+      })
+    await other.request('evm_setAutomine', [false])
+    const payer = createWalletClient({ account: signer(0), chain: other.chain, transport: other.transport })
+    await payer.writeContract({
+      address: other.token.address,
+      abi: tokenAbi,
+      functionName: 'transfer',
+      args: [payee, 5n],
+      gas: 100_000n,
+    })
+    expect(await balance()).toBe(0n)
+    await other.request('evm_mine', [])
+    expect(await balance()).toBe(5n)
+  })
+
+  test('behavior: after a restart that followed 900 s of downtime, the next block carries the wall clock and an x402 v1 authorization settles', async () => {
+    const path = await stoppedFor(900)
+    const other = await start({ journal: path })
+    const before = now()
+    const receipt = await settleV1(other)
+    expect(receipt.status).toBe('success')
+    const { timestamp } = await other.publicClient.getBlock({ blockNumber: receipt.blockNumber })
+    expect(timestamp).toBeGreaterThanOrEqual(before - 1n)
+    expect(timestamp).toBeLessThanOrEqual(now())
+  })
+
+  test('behavior: a thousand reads after a restart add no journal line, and a second restart replays to the same state', async () => {
+    const path = await stoppedFor(900)
+    const second = await start({ journal: path })
+    const lines = linesOf(path)
+    await read(second, 1_000)
+    expect(linesOf(path)).toBe(lines)
+    await settleV1(second)
+    const state = await stateHashOf(second)
+    await second.close()
+
+    const third = await start({ journal: path })
+    expect(await stateHashOf(third)).toEqual(state)
+    await read(third, 100)
+    expect(linesOf(path)).toBe(lines + 1)
+  })
+
+  test('behavior: a journal from a clock that ran ahead replays; its blocks keep the latest timestamp until the wall clock passes it', async () => {
+    const path = await stoppedFor(-900)
+    let shift = 0
+    const other = await start({ journal: path, now: () => Date.now() + shift })
+    const { timestamp: latest } = await other.publicClient.getBlock()
+    expect(latest).toBeGreaterThan(now() + 800n)
+    const timestampOf = async (hash: Hex) =>
+      (
+        await other.publicClient.getBlock({
+          blockNumber: (await other.publicClient.getTransactionReceipt({ hash })).blockNumber,
+        })
+      ).timestamp
+    expect(await timestampOf(await other.fund({ address: other.accounts[3]!.address, amount: 1n }))).toBe(latest)
+    // The wall clock passes the chain's by a minute: the next block takes it up.
+    shift = (Number(latest - now()) + 60) * 1000
+    const wall = BigInt(Math.floor((Date.now() + shift) / 1000))
+    const next = await timestampOf(await other.fund({ address: other.accounts[3]!.address, amount: 1n }))
+    expect(next).toBeGreaterThanOrEqual(wall)
+    expect(next).toBeLessThanOrEqual(BigInt(Math.floor((Date.now() + shift) / 1000)))
   })
 })
 
@@ -696,7 +835,7 @@ describe('contracts', () => {
 
 describe('devnet.close', () => {
   test('behavior: a closed devnet refuses requests', async () => {
-    const other = await devnet({ chainId: 31_337, accountCount: 1, blockTime: 0 })
+    const other = await devnet({ chainId: 31_337, accountCount: 1 })
     expect(await other.publicClient.getChainId()).toBe(31_337)
     await other.close()
     await expect(other.request('eth_chainId')).rejects.toThrow('The devnet is closed.')

@@ -52,8 +52,9 @@ function balanceOf(address: Address): Promise<bigint> {
   })
 }
 
-async function latestTimestamp(): Promise<bigint> {
-  return (await chain.publicClient.getBlock()).timestamp
+/** The timestamp the next block will carry: the devnet's clock, which follows the wall clock. */
+async function nextTimestamp(): Promise<bigint> {
+  return (await chain.publicClient.getBlock({ blockTag: 'pending' })).timestamp
 }
 
 /** Sends a transaction from `account` and waits for it; throws with the decoded revert when it would revert. */
@@ -141,7 +142,7 @@ describe('escrowChain.read', () => {
 
   test('behavior: a deposit reads back with its terms, arbiter and expiry', async () => {
     const id = randomId()
-    const expiry = (await latestTimestamp()) + 3600n
+    const expiry = (await nextTimestamp()) + 3600n
     await deposit(depositor(), {
       id,
       amount: 7_000_000n,
@@ -332,12 +333,12 @@ describe('cancel', () => {
   })
 
   test('behavior: before the expiry only the depositor or arbiter cancels; from the expiry on, anyone', async () => {
-    const expiry = (await latestTimestamp()) + 3n
+    const expiry = (await nextTimestamp()) + 3n
     const id = await active(1_000_000n, { expiry })
     await expect(simulate(outsider(), 'cancel', id)).rejects.toThrow('NotAllowed')
     await expect(simulate(beneficiary(), 'cancel', id)).rejects.toThrow('NotAllowed')
-    // Block timestamps follow wall-clock time on the devnet, so waiting past the expiry is enough.
-    while ((await latestTimestamp()) < expiry || BigInt(Math.floor(Date.now() / 1000)) < expiry) await Bun.sleep(250)
+    // The devnet's clock follows wall-clock time, so waiting past the expiry is enough.
+    while ((await nextTimestamp()) < expiry) await Bun.sleep(250)
     // Release stays with the depositor and arbiter after the expiry.
     await expect(simulate(outsider(), 'release', id)).rejects.toThrow('NotAllowed')
     const before = await balanceOf(depositor().address)

@@ -18,7 +18,7 @@ function journalPath(): string {
 }
 
 async function start(journal: string, parameters: devnet.Parameters = {}): Promise<devnet.Devnet> {
-  const chain = await devnet({ journal, blockTime: 0, ...parameters })
+  const chain = await devnet({ journal, ...parameters })
   opened.push(chain)
   return chain
 }
@@ -153,8 +153,8 @@ describe('devnet with a journal', () => {
   })
 
   test('behavior: the genesis block carries the start time, so chains started apart differ from block 0', async () => {
-    const first = await devnet({ blockTime: 0, genesisTime: 1_700_000_000 })
-    const second = await devnet({ blockTime: 0, genesisTime: 1_700_000_001 })
+    const first = await devnet({ genesisTime: 1_700_000_000 })
+    const second = await devnet({ genesisTime: 1_700_000_001 })
     opened.push(first, second)
     const [one, two] = await Promise.all(
       [first, second].map((chain) => chain.publicClient.getBlock({ blockNumber: 0n })),

@@ -8,7 +8,7 @@ let chain: devnet.Devnet
 
 beforeAll(async () => {
   // Blocks only on transactions, so every transfer below has a block of its own.
-  chain = await devnet({ blockTime: 0 })
+  chain = await devnet()
 })
 
 afterAll(async () => {

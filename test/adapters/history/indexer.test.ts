@@ -13,7 +13,7 @@ let done: Awaited<ReturnType<typeof sequence>>
 const entryPoint = '0x0000000071727De22E5E9d8BAf0edAc6f37da032'
 
 beforeAll(async () => {
-  chain = await startDevnet({ blockTime: 0 })
+  chain = await startDevnet()
   done = await sequence(chain, privateKeyToAccount(chain.accounts[1]!.privateKey), entryPoint)
 })
 afterAll(async () => {
