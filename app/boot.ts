@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
 import type { Static } from '@sinclair/typebox'
+import { RedisClient } from 'bun'
 import postgresJs from 'postgres'
 import {
   type Address,
@@ -49,6 +50,9 @@ import { indexer } from '../adapters/history/indexer.js'
 import { grouped } from '../adapters/ledger/grouped.js'
 import { postgres as postgresLedger } from '../adapters/ledger/postgres.js'
 import { sqlite as sqliteLedger } from '../adapters/ledger/sqlite.js'
+import { memory as memoryLimiter } from '../adapters/limiter/memory.js'
+import { postgres as postgresLimiter } from '../adapters/limiter/postgres.js'
+import { redis as redisLimiter } from '../adapters/limiter/redis.js'
 import { smtp } from '../adapters/notify/smtp.js'
 import { twilio } from '../adapters/notify/twilio.js'
 import { outbound } from '../adapters/outbound/fetch.js'
@@ -96,6 +100,7 @@ import * as Compute from '../core/Compute.js'
 import { events } from '../core/Events.js'
 import type { Facilitator } from '../core/Facilitator.js'
 import type { Ledger } from '../core/Ledger.js'
+import type { Limiter } from '../core/Limiter.js'
 import type { NameService } from '../core/NameService.js'
 import type * as Notify from '../core/Notify.js'
 import type { Guard as OutboundGuard } from '../core/Outbound.js'
@@ -164,6 +169,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const logger = meter.observing(parameters.logger)
   // Storage first: an unreachable database fails the start before the devnet replays its journal.
   const storage = await openStorage(config, closers)
+  const limiter = config.redisUrl ? await redisLimiterOf(config.redisUrl, closers) : storage.limiter
   const settlement = config.rpcUrl ? await rpcChain(config) : await embeddedDevnet(config)
   closers.push(settlement.close)
   const terms = settlement.terms
@@ -231,6 +237,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     },
     families: parameters.families,
     metrics: meter,
+    limiter,
     payment: {
       ledger,
       facilitator,
@@ -1020,10 +1027,26 @@ function relayerOf(config: Config, settlement: Settlement, slot: number): LocalA
   )
 }
 
+/** The limits on Redis at `url`, connected now: an unreachable Redis fails the start, in one line. */
+async function redisLimiterOf(url: string, closers: (() => Promise<unknown>)[]): Promise<Limiter> {
+  const client = new RedisClient(url)
+  closers.push(async () => client.close())
+  try {
+    await client.connect()
+  } catch (error) {
+    throw new StartError({
+      code: 'redis_unreachable',
+      message: `Redis at REDIS_URL (${hostOf(url)}) is unreachable: ${oneLine(error)}. Start Redis or fix REDIS_URL.`,
+      cause: error,
+    })
+  }
+  return redisLimiter({ client })
+}
+
 async function openStorage(
   config: Config,
   closers: (() => Promise<unknown>)[],
-): Promise<{ ledger: Ledger; store: Store; queue: Queue }> {
+): Promise<{ ledger: Ledger; store: Store; queue: Queue; limiter: Limiter }> {
   if (config.databaseUrl) {
     const sql = postgresJs(config.databaseUrl, { max: 10, onnotice: () => {} })
     closers.push(() => sql.end())
@@ -1036,7 +1059,12 @@ async function openStorage(
         cause: error,
       })
     }
-    const storage = { ledger: postgresLedger({ sql }), store: postgresStore({ sql }), queue: postgresQueue({ sql }) }
+    const storage = {
+      ledger: postgresLedger({ sql }),
+      store: postgresStore({ sql }),
+      queue: postgresQueue({ sql }),
+      limiter: postgresLimiter({ sql }),
+    }
     closers.push(
       () => storage.ledger.close(),
       () => storage.store.close(),
@@ -1051,6 +1079,8 @@ async function openStorage(
     store: sqliteStore({ path: join(config.dataDir, 'store.sqlite') }),
     // The store's file: a write and the work it enqueues commit together.
     queue: sqliteQueue({ path: join(config.dataDir, 'store.sqlite') }),
+    // The limits of this process alone: processes sharing a DATA_DIR share them only through REDIS_URL.
+    limiter: memoryLimiter(),
   }
   closers.push(
     () => storage.ledger.close(),

@@ -59,6 +59,30 @@ const Environment = Type.Object({
     default: 1024 * 1024,
     description: 'largest accepted request body',
   }),
+  UNPAID_CONCURRENCY_PER_CLIENT: Type.Integer({
+    minimum: 0,
+    default: 32,
+    description:
+      'requests without a payment one client (by source address: all of loopback as one, IPv6 by its /64) may have in progress at once on one process; one more is answered 429 at once, before any work. Requests carrying a payment are not counted; `0`: no cap',
+  }),
+  FREE_ENDPOINT_RATE_LIMIT_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 300,
+    description:
+      "calls per minute each client may make to a family's free endpoints when the family sets no limit of its own (`/api/v1/tx/decode`, `/api/v1/tokens`, the safety checks, ...), in bursts of as many; beyond it a 429 problem+json with `Retry-After`; `0`: no limit",
+  }),
+  FAILED_PAYMENT_CHECKS_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 10,
+    description:
+      'payments whose on-chain check fails (an unfunded key, a used nonce) each client may send per minute, in bursts of as many; beyond it a 429 problem+json with `Retry-After`, before the chain is read; `0`: no limit',
+  }),
+  URL_CHECKS_PER_MINUTE: Type.Integer({
+    minimum: 0,
+    default: 30,
+    description:
+      'URLs a caller gives (webhook and cron callbacks, robot endpoints, `/free/x402-check`) each client may have checked before paying (their host resolved and its addresses checked), per minute, in bursts of as many; beyond it a 429 problem+json with `Retry-After`; `0`: no limit',
+  }),
   NETWORK: Type.String({
     pattern: '^eip155:[0-9]+$',
     default: 'eip155:84532',
@@ -233,6 +257,15 @@ const Environment = Type.Object({
       pattern: '^postgres(ql)?://',
       defaultText: 'none: the embedded store',
       description: 'PostgreSQL URL of the payment ledger and the store (several gateway processes on one database)',
+    }),
+  ),
+  REDIS_URL: Type.Optional(
+    Type.String({
+      secret: true,
+      pattern: '^rediss?://',
+      defaultText: 'none: the limits live in PostgreSQL with `DATABASE_URL`, else in memory',
+      description:
+        "Redis URL where the per-client limits of every process are counted together (rate limits, failed payment checks, URL checks); without it they are counted in PostgreSQL when `DATABASE_URL` is set, and in the process's memory otherwise (right for one process only)",
     }),
   ),
   DATA_DIR: Type.String({
@@ -506,6 +539,19 @@ export type Config = {
   databaseUrl: string | undefined
   /** Folder of the embedded store. @default '.data' */
   dataDir: string
+  /** Redis URL of the limits shared by every process; absent: PostgreSQL with `databaseUrl`, else memory. Never logged. */
+  redisUrl: string | undefined
+  /** Per-client limits; each `0` turns its limit off. */
+  limits: {
+    /** Unpaid requests one client may have in progress at once on one process. @default 32 */
+    unpaidConcurrencyPerClient: number
+    /** Calls per minute to a family's free endpoints when the family sets no limit of its own. @default 300 */
+    freeEndpointsPerMinute: number
+    /** Payments per minute whose on-chain check fails. @default 10 */
+    failedPaymentChecksPerMinute: number
+    /** Caller URLs per minute checked before payment. @default 30 */
+    urlChecksPerMinute: number
+  }
   /** Upstream of the AI endpoints; absent: they are unavailable. */
   chatUpstream: InferenceUpstream | undefined
   /** Upstream of the decentralized-inference endpoints; absent: they are unavailable. */
@@ -664,6 +710,13 @@ export function parse(
     sessionSecret: parsed.SESSION_SECRET,
     databaseUrl: parsed.DATABASE_URL,
     dataDir: parsed.DATA_DIR,
+    redisUrl: parsed.REDIS_URL,
+    limits: {
+      unpaidConcurrencyPerClient: parsed.UNPAID_CONCURRENCY_PER_CLIENT,
+      freeEndpointsPerMinute: parsed.FREE_ENDPOINT_RATE_LIMIT_PER_MINUTE,
+      failedPaymentChecksPerMinute: parsed.FAILED_PAYMENT_CHECKS_PER_MINUTE,
+      urlChecksPerMinute: parsed.URL_CHECKS_PER_MINUTE,
+    },
     chatUpstream: upstream('CHAT'),
     decentralizedUpstream: upstream('DECENTRALIZED'),
     peaq: peaqOf(parsed.PEAQ_RPC_URL, parsed.PEAQ_BATCH_CONTRACT, parsed.PEAQ_USDC),

@@ -88,6 +88,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const windows = new Map<string, number>()
   // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
   const outputs = new Map<string, Documents.JsonSchema>()
+  // Filled as modules mount: what discovery publishes of served entries beside the catalog (e.g. a deposit address).
+  const facts = new Map<string, Readonly<Record<string, unknown>>>()
   // Filled as modules mount: the owners of what a call names, for the entries re-read by signing in.
   const reaccess = new Map<string, (target: Module.Target) => Promise<readonly string[]>>()
   const payments = payment
@@ -340,6 +342,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     for (const [key, rule] of Object.entries(prices)) rules.set(key, assertRule(key, rule, served))
     for (const [key, meter] of Object.entries(module.meters?.(resources.env) ?? {})) meters.set(key, meter)
     for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
+    for (const [key, named] of Object.entries(module.facts?.(resources) ?? {})) facts.set(key, named)
     for (const [key, seconds] of Object.entries(module.windows?.(resources.env) ?? {}))
       windows.set(key, assertWindow(key, seconds, served))
     for (const [key, declared] of Object.entries(module.reaccess ?? {})) {
@@ -454,6 +457,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     availability: availabilityNow,
     ruleOf,
     outputOf: (entry) => outputs.get(Catalog.key(entry)),
+    factsOf: (entry) => facts.get(Catalog.key(entry)),
     solana: payment?.solana
       ? { offered: true, ...payment.solana.terms }
       : {

@@ -18,12 +18,14 @@ export declare namespace StartError {
   type Code =
     | 'port_in_use'
     | 'database_unreachable'
+    | 'redis_unreachable'
     | 'chain_unreachable'
     | 'chain_mismatch'
     | 'devnet_contracts_missing'
     | 'records_of_other_chain'
     | 'devnet_in_use'
     | 'devnet_journal_invalid'
+    | 'relayer_not_own'
   type Parameters = {
     /** Stable code. */
     code: Code

@@ -345,6 +345,12 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
    */
   outputs?: Readonly<Record<string, TSchema>>
   /**
+   * What discovery publishes of served entries beside the catalog, by catalog key and then by name (e.g. where a
+   * deposit goes, before any deposit): each name is an `x-<name>` of the operation in OpenAPI and a field of its
+   * resource in the payment manifest. Read once, at boot.
+   */
+  facts?: (context: Resources<needs, env, uses>) => Readonly<Record<string, Readonly<Record<string, unknown>>>>
+  /**
    * Free routes the module serves outside the catalog, as `METHOD /path` (e.g. a public key registry the paid entries
    * rely on, or a provider's signed status callback, which the module checks itself; form bodies are read): never
    * paid, rate-limited as the module's free endpoints are, answering 503 with the reason when the module is not

@@ -76,7 +76,7 @@ export type Refusal = {
   reason: Reason
   /** One sentence, safe to show the caller: names at most the URL's origin, cut to 64 characters. */
   message: string
-  /** The special-purpose range at fault, for `private_address`. */
+  /** The special-purpose range at fault, for `private_address`: for logs, never shown to the caller. */
   range?: Range | undefined
 }
 
@@ -623,11 +623,8 @@ export function decide(parameters: decide.Parameters): decide.ReturnType {
     const range = classify(address)
     if (range === undefined) continue
     const subject = host.type === 'address' ? `${describe(url)} is` : `${describe(url)} resolves to`
-    return refuse(
-      'private_address',
-      `${subject} an address of a special-purpose range (${range}), which is not allowed`,
-      range,
-    )
+    // Neither the range nor the address: the answer would tell a caller where a name points inside a network.
+    return refuse('private_address', `${subject} a private or reserved address, which is not allowed`, range)
   }
   return { ok: true, url, addresses }
 }

@@ -24,6 +24,8 @@ export type Context = {
   ruleOf: (entry: Catalog.Entry) => Price.Rule | undefined
   /** The answer's schema of an entry whose shape the spec does not show, where its module documents it. */
   outputOf?: ((entry: Catalog.Entry) => Schema.JsonSchema | undefined) | undefined
+  /** What its module publishes of an entry beside the catalog, by name (OpenAPI `x-<name>`, a manifest field). */
+  factsOf?: ((entry: Catalog.Entry) => Readonly<Record<string, unknown>> | undefined) | undefined
   /** The x402 `exact` offer on Solana beside the EVM one: its terms, or why it is not made. */
   solana?:
     | ({ /** Offered. */ offered: true } & Offered)
@@ -115,7 +117,9 @@ export function manifest(context: Context) {
   const resource = (entry: Catalog.Entry) => {
     const availability = context.availability(entry)
     const schema = Schema.ofEntry(entry)
+    // The module's facts first: they never hide a field of the manifest's own.
     return {
+      ...context.factsOf?.(entry),
       method: entry.method,
       path: entry.path,
       url: `${baseUrl}${entry.path}`,
@@ -243,6 +247,8 @@ function operation(entry: Catalog.Entry, context: Context) {
     content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
   })
   return {
+    // The module's facts first: they never hide a field of the operation's own.
+    ...Object.fromEntries(Object.entries(context.factsOf?.(entry) ?? {}).map(([name, fact]) => [`x-${name}`, fact])),
     operationId: Catalog.operationId(entry),
     tags: entry.tags,
     summary: entry.purpose,

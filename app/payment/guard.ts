@@ -13,6 +13,7 @@ import {
   PaymentRefusedError,
   PaymentRequiredError,
   Permit2AllowanceRequiredError,
+  RateLimitedError,
   type Refusal,
   ResponseNotRetainedError,
   SettlementPendingError,
@@ -28,6 +29,7 @@ import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
 import * as Cors from '../cors.js'
+import { retryAfterSeconds } from '../limits.js'
 import { describeError, type Logger } from '../log.js'
 import * as Problem from '../problem.js'
 import * as RequestId from '../request-id.js'
@@ -102,6 +104,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     upto,
     meterOf = () => undefined,
     receipts,
+    failures,
   } = parameters
   const claims = new WeakMap<Request, { claimed: Claimed; priced: Priced }>()
   // Calls paid with an `upto` permit: their claim, between `before` and `after`.
@@ -774,6 +777,16 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         if (answer && answer !== 'retake') return answer
       }
 
+      // A client whose payments keep failing on chain (unfunded keys) is refused before the chain is read again.
+      const blockedUntil = failures?.blockedUntil(request)
+      if (blockedUntil !== undefined) {
+        const retryAfter = retryAfterSeconds(blockedUntil, Date.now())
+        const error = new RateLimitedError({
+          retryAfterSeconds: retryAfter,
+          what: 'the payment check with payments that failed it (unfunded keys, used nonces) from this client',
+        })
+        return problem(request, error, { 'retry-after': String(retryAfter) })
+      }
       // Before the chain is read: whatever settles from here on may be missing from the balance it answers.
       const balanceAt = new Date()
       const verified = await facilitator.verify({ authorization, domain })
@@ -781,7 +794,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         // A retry of a call the ledger holds (its nonce now used on chain, say) is answered from the ledger; a new
         // payment has no entry, and its claim below finds a retry of a call still in progress.
         const existing = await ledger.get(key)
-        if (!existing || existing.state === 'released') return refuse(request, priced, verified)
+        if (!existing || existing.state === 'released') {
+          await failures?.record(request)
+          return refuse(request, priced, verified)
+        }
         if (existing.fingerprint !== fingerprint) return refuse(request, priced, replayed)
         const answer = await replay(request, existing, priced)
         return answer === 'retake' ? refuse(request, priced, verified) : answer
@@ -1007,6 +1023,15 @@ export declare namespace guard {
     meterOf?: ((entry: Catalog.Entry) => Meter | undefined) | undefined
     /** Signs the `offer-receipt` receipt of every settled x402 v2 payment, when given. */
     receipts?: receiptSigner.ReturnType | undefined
+    /** The per-client limit on payments that fail their on-chain check; absent, none. */
+    failures?:
+      | {
+          /** Epoch ms until which the request's client is refused before the chain is read, if it is now. */
+          blockedUntil: (request: Request) => number | undefined
+          /** Counts a failed on-chain check of a payment of the request's client. */
+          record: (request: Request) => Promise<void>
+        }
+      | undefined
   }
   type ReturnType = {
     /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */

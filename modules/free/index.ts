@@ -17,10 +17,9 @@ export const manifest = Module.define({
   env: Type.Object({
     FREE_RATE_LIMIT_PER_MINUTE: Type.Integer({
       minimum: 0,
-      default: 0,
-      defaultText: '`0`: no limit',
+      default: 300,
       description:
-        'calls per minute each client (by IP) may make to `/free/*`, in bursts of as many; beyond it a 429 problem+json with `RateLimit`, `RateLimit-Policy` and `Retry-After`',
+        'calls per minute each client (by source address: all of loopback as one, IPv6 by its /64) may make to `/free/*`, in bursts of as many; beyond it a 429 problem+json with `RateLimit`, `RateLimit-Policy` and `Retry-After`; `0`: no limit',
     }),
   }),
   rateLimit: (env) => {

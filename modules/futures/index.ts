@@ -3,7 +3,7 @@ import * as Compute from '../../core/Compute.js'
 import * as Module from '../../core/Module.js'
 import { pricing, routes } from './routes.js'
 import { BalanceOutput, HistoryOutput } from './schema.js'
-import { type Deps, reconcile, refundQueue, runnerOf } from './service.js'
+import { type Deps, depositTerms, reconcile, refundQueue, runnerOf } from './service.js'
 
 /** The compute-futures module, mounted by the gateway. */
 export function futures(deps: Deps) {
@@ -118,17 +118,23 @@ export const manifest = Module.define({
     'GET /api/v1/compute-futures/balance': BalanceOutput,
     'GET /api/v1/compute-futures/history': HistoryOutput,
   },
+  // Where to send the deposit is needed before the first one, which is the only call that could otherwise say it.
+  facts: ({ ports }) => ({
+    'POST /api/v1/compute-futures/deposit': {
+      deposit: depositTerms({ treasury: ports.futures, solana: ports.futuresSolana }),
+    },
+  }),
 })
 
-/** `GET /api/v1/compute-futures/pricing`: the tiers and every offered model's cost in each. */
+/** `GET /api/v1/compute-futures/pricing`: the tiers, every offered model's cost in each, and where deposits go. */
 export const pricingManifest = Module.define({
   name: 'compute-futures-pricing',
   paths: ['/api/v1/compute-futures/pricing'],
   needs: [],
-  uses: ['compute'],
+  uses: ['compute', 'futures', 'futuresSolana'],
   routes: ({ ports }) =>
     pricing(
-      { runner: ports.compute && runnerOf(ports.compute) },
+      { runner: ports.compute && runnerOf(ports.compute), treasury: ports.futures, solana: ports.futuresSolana },
       { batchDiscountBps: Compute.batchDiscountBps, maxBatchJobs: Compute.maxBatchJobs },
     ),
 })

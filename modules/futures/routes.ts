@@ -29,8 +29,8 @@ export function routes(deps: Service.Deps) {
   )
 }
 
-/** `GET /api/v1/compute-futures/pricing`: tiers and per-model costs, with or without a treasury. */
-export function pricing(deps: Pick<Service.Deps, 'runner'>, bulk: Parameters<typeof Service.pricing>[1]) {
+/** `GET /api/v1/compute-futures/pricing`: tiers, per-model costs and where deposits go, with or without a treasury. */
+export function pricing(deps: Parameters<typeof Service.pricing>[0], bulk: Parameters<typeof Service.pricing>[1]) {
   return new Elysia({ name: 'compute-futures-pricing' }).get('/api/v1/compute-futures/pricing', () =>
     Service.pricing(deps, bulk),
   )

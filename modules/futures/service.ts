@@ -263,6 +263,20 @@ function balancesView(balances: Futures.Balances) {
   }
 }
 
+/**
+ * Where deposits go, known before any deposit (pricing, discovery): on the settlement chain (`chain: "base"`) the
+ * USDC and the operator's address; on Solana, where configured, the mint, the owner and its associated token account.
+ */
+export function depositTerms(deps: Pick<Deps, 'treasury' | 'solana'>) {
+  const { treasury, solana } = deps
+  return {
+    base: { chainId: treasury.chainId, token: treasury.token, depositAddress: treasury.depositAddress },
+    solana: solana
+      ? { mint: solana.mint, depositAddress: solana.depositAddress, depositTokenAccount: solana.depositTokenAccount }
+      : null,
+  }
+}
+
 function tierView(tier: Futures.Tier) {
   return { name: tier.name, minimum: usd(tier.minimum), discountPercent: percentOf(tier.discountBps) }
 }
@@ -606,9 +620,14 @@ export async function history(deps: Deps, input: HistoryQuery & { caller: Addres
 }
 
 /** The tiers, every offered model's list price and its cost in each tier, and the compute batch discount. */
-export function pricing(deps: Pick<Deps, 'runner'>, parameters: { batchDiscountBps: bigint; maxBatchJobs: number }) {
+export function pricing(
+  deps: Pick<Deps, 'runner'> & Partial<Pick<Deps, 'treasury' | 'solana'>>,
+  parameters: { batchDiscountBps: bigint; maxBatchJobs: number },
+) {
+  const { treasury, solana } = deps
   return {
     tiers: Futures.tiers.map(tierView),
+    deposit: treasury ? depositTerms({ treasury, solana }) : null,
     basis: 'credit bought: deposited less refunded',
     models: (deps.runner?.models() ?? []).map(({ model, kind, size, price }) => ({
       model,

@@ -48,6 +48,13 @@ describe('parse', () => {
       sessionSecret: undefined,
       databaseUrl: undefined,
       dataDir: '.data',
+      redisUrl: undefined,
+      limits: {
+        unpaidConcurrencyPerClient: 32,
+        freeEndpointsPerMinute: 300,
+        failedPaymentChecksPerMinute: 10,
+        urlChecksPerMinute: 30,
+      },
       chatUpstream: undefined,
       decentralizedUpstream: undefined,
       peaq: undefined,
@@ -66,7 +73,7 @@ describe('parse', () => {
       operatorToken: undefined,
       mcp: { privateKey: undefined, maxPerCall: 100_000n, sessionBudget: 1_000_000n },
       modules: {
-        free: { FREE_RATE_LIMIT_PER_MINUTE: 0 },
+        free: { FREE_RATE_LIMIT_PER_MINUTE: 300 },
         ai: { CHAT_MAX_TOKENS: 1024 },
         decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
         compute: { COMPUTE_JOB_TIMEOUT_SECONDS: 1800, REPLICATE_URL: 'https://api.replicate.com/v1' },

@@ -159,9 +159,10 @@ describe('rate limits of free endpoints', () => {
       expect(response.headers.get(name)).not.toBeNull()
   })
 
-  test('default: no limit unless the operator sets one', async () => {
+  test('default: 300 calls a minute per client, unless the operator sets another limit or none', async () => {
     const gateway = testGateway()
-    for (let call = 0; call < 5; call++) expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
+    for (let call = 0; call < 300; call++) expect((await gateway.fetch('/free/timestamp')).status).toBe(200)
+    expect((await gateway.fetch('/free/timestamp')).status).toBe(429)
   })
 })
 

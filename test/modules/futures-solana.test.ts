@@ -137,6 +137,17 @@ async function deposit(from: KeyPairSigner, payer: LocalAccount, amount: bigint)
 const evmWallet = () => privateKeyToAccount(generatePrivateKey())
 
 describe('POST /api/v1/compute-futures/deposit (chain: solana)', () => {
+  test('behavior: where Solana deposits go is in the payment manifest before any deposit', async () => {
+    const gateway = gatewayOf({ solanaTreasury: treasury })
+    const payments = (await (await gateway.fetch('/.well-known/x402.json')).json()) as any
+    const resource = payments.resources.find((entry: any) => entry.path === '/api/v1/compute-futures/deposit')
+    expect(resource.deposit.solana).toEqual({
+      mint: usdc,
+      depositAddress: operator.address,
+      depositTokenAccount: treasury.depositTokenAccount,
+    })
+  })
+
   test('default: credits exactly the USDC a signed, memo-tagged transfer moved, to a separate account, once', async () => {
     const gateway = gatewayOf({ solanaTreasury: treasury })
     const payer = evmWallet()

@@ -459,6 +459,23 @@ describe('GET /api/v1/compute-futures/pricing', () => {
     ])
     expect(body.models).toEqual([])
     expect(body.bulk).toMatchObject({ discountPercent: 10, maxJobs: 50 })
+    expect(body.deposit).toBeNull()
+  })
+
+  test('behavior: where deposits go, before any deposit: in pricing, the payment manifest and OpenAPI', async () => {
+    const gateway = moduleGateway([manifest, pricingManifest], { ports: { books: memory(), futures: treasury } })
+    const body = await ok(await gateway.get('/api/v1/compute-futures/pricing', alice()))
+    const deposit = {
+      base: { chainId: chain.chainId, token: chain.token.address, depositAddress: operator.address },
+      solana: null,
+    }
+    expect(body.deposit).toEqual(deposit)
+    const payments = (await (await gateway.fetch('/.well-known/x402.json')).json()) as any
+    const resource = payments.resources.find((entry: any) => entry.path === '/api/v1/compute-futures/deposit')
+    expect(resource).toMatchObject({ method: 'POST', available: true, deposit })
+    const openapi = (await (await gateway.fetch('/openapi.json')).json()) as any
+    expect(openapi.paths['/api/v1/compute-futures/deposit'].post['x-deposit']).toEqual(deposit)
+    expect(openapi.paths['/api/v1/compute-futures/balance'].get['x-deposit']).toBeUndefined()
   })
 
   test("behavior: every synchronous model's list price and its cost in each tier", async () => {
@@ -508,6 +525,7 @@ describe('on the gateway `npm start` boots', () => {
       expect(refunded.status).toBe('sent')
       const pricing = await ok(await booted.paid(depositor, 'GET', '/api/v1/compute-futures/pricing'))
       expect(pricing.tiers).toHaveLength(4)
+      expect(pricing.deposit.base.depositAddress).toBe(depositAddress)
       // The refund came back; the three calls cost 0.01 + 0.01 + 0.001, settled on chain.
       expect(await booted.balance(depositor.address)).toBe(before + 5_000_000n - 21_000n)
       // No compute catalog on the defaults: execute says so before payment.

@@ -1,0 +1,105 @@
+import type { Limiter } from '../core/Limiter.js'
+import type * as RateLimit from '../core/RateLimit.js'
+
+/**
+ * Whether a request carries a payment credential (x402 v2 `PAYMENT-SIGNATURE`, v1 `X-PAYMENT`, MPP `Authorization:
+ * Payment`): such requests are not counted as unpaid. A forged one is refused by decoding, without the chain; a
+ * signed one from an unfunded key is held by {@link failedVerifications}.
+ */
+export function carriesPayment(headers: Headers): boolean {
+  if (headers.has('payment-signature') || headers.has('x-payment')) return true
+  const authorization = headers.get('authorization')
+  return authorization !== null && /^payment\s/i.test(authorization)
+}
+
+/** A bucket of `calls` calls per minute, in bursts of as many: how every `..._PER_MINUTE` limit reads. */
+export function perMinute(calls: number): RateLimit.Options {
+  return { capacity: calls, refill: calls, intervalMs: 60_000 }
+}
+
+/** Whole seconds from `now` until `retryAt` (both epoch ms), at least 1: a `Retry-After` value. */
+export function retryAfterSeconds(retryAt: number, now: number): number {
+  return Math.max(1, Math.ceil((retryAt - now) / 1000))
+}
+
+/**
+ * Counts the unpaid requests each client has in progress on this process, refusing one more than `cap`. A count of
+ * this process's own: it guards this process's event loop, which other processes do not share.
+ */
+export function unpaidConcurrency(parameters: unpaidConcurrency.Parameters): unpaidConcurrency.ReturnType {
+  const { cap } = parameters
+  const inProgress = new Map<string, number>()
+  return {
+    enter(client) {
+      const count = inProgress.get(client) ?? 0
+      if (count >= cap) return false
+      inProgress.set(client, count + 1)
+      return true
+    },
+    leave(client) {
+      const count = (inProgress.get(client) ?? 1) - 1
+      // Clients with nothing in progress leave the map: it holds only the clients being served now.
+      if (count === 0) inProgress.delete(client)
+      else inProgress.set(client, count)
+    },
+  }
+}
+
+export declare namespace unpaidConcurrency {
+  type Parameters = {
+    /** Most unpaid requests one client may have in progress at once. */
+    cap: number
+  }
+  type ReturnType = {
+    /** Counts a request of `client` in, or answers `false` when the client is at the cap (count unchanged). */
+    enter: (client: string) => boolean
+    /** Counts a request of `client` out, once it is answered. */
+    leave: (client: string) => void
+  }
+}
+
+/**
+ * The per-client limit on payments whose on-chain check fails (signed by unfunded keys, say): each failure takes a
+ * token of the client's bucket on the shared limiter. Once a take is refused, this process refuses the client's
+ * payments before reading the chain until the bucket has a token again; other processes learn it at their own next
+ * failure of that client, so each reads the chain at most once more per refill.
+ */
+export function failedVerifications(parameters: failedVerifications.Parameters): failedVerifications.ReturnType {
+  const { limiter, options, maxClients = 10_000, now = Date.now } = parameters
+  const blocked = new Map<string, number>()
+  return {
+    blockedUntil(client) {
+      const until = blocked.get(client)
+      if (until === undefined) return undefined
+      if (until > now()) return until
+      blocked.delete(client)
+      return undefined
+    },
+    async record(client) {
+      const taken = await limiter.take(`verify-failed ${client}`, options)
+      if (taken.ok) return
+      blocked.set(client, taken.retryAt)
+      // Oldest first: a flood of clients evicts the earliest blocks rather than growing without bound.
+      if (blocked.size > maxClients) blocked.delete(blocked.keys().next().value!)
+    },
+  }
+}
+
+export declare namespace failedVerifications {
+  type Parameters = {
+    /** Where the failures of every process are counted. */
+    limiter: Limiter
+    /** The bucket of failures each client has. */
+    options: RateLimit.Options
+    /** Most blocked clients this process remembers. @default 10_000 */
+    maxClients?: number | undefined
+    /** The clock, in epoch ms. @default Date.now */
+    now?: (() => number) | undefined
+  }
+  type ReturnType = {
+    /** Epoch ms until which `client`'s payments are refused before the chain is read, if they are now. */
+    blockedUntil: (client: string) => number | undefined
+    /** Counts a failed on-chain check of `client`'s payment. */
+    record: (client: string) => Promise<void>
+  }
+}
