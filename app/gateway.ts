@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks'
 import { Kind, type TSchema } from '@sinclair/typebox'
 import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
 import { memory as memoryLimiter } from '../adapters/limiter/memory.js'
@@ -17,8 +18,10 @@ import {
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
 import type { Ledger } from '../core/Ledger.js'
+import type { Limiter } from '../core/Limiter.js'
 import type { Meter } from '../core/Meter.js'
 import type * as Module from '../core/Module.js'
+import type * as Outbound from '../core/Outbound.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import type { Claim } from '../core/Queue.js'
@@ -32,6 +35,7 @@ import { type Availability, serviceName } from './discovery/terms.js'
 import { fromFault } from './fault.js'
 import { oversized } from './head.js'
 import * as Input from './input.js'
+import { carriesPayment, failedVerifications, perMinute, retryAfterSeconds, unpaidConcurrency } from './limits.js'
 import { describeError, type Logger } from './log.js'
 import { metrics as createMetrics, type metrics } from './metrics.js'
 import { families as defaultFamilies, missingOf } from './modules.js'
@@ -78,6 +82,21 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     ...definedOf(parameters.ports ?? {}),
   }
   if (ports.store) ports.store = journaled(ports.store)
+  // Every per-client count, in the engine the deployment shares between its processes (boot picks it).
+  const limiter = parameters.limiter ?? memoryLimiter()
+  const { limits } = config
+  // The client each request counts against, and the request being handled (for the ports that count per client).
+  const clients = new WeakMap<Request, string>()
+  const current = new AsyncLocalStorage<Request>()
+  // Requests not yet past the payment hook: what they do is done unpaid.
+  const unpaid = new WeakSet<Request>()
+  if (ports.outbound && limits.urlChecksPerMinute > 0) ports.outbound = checkedPerClient(ports.outbound)
+  const failures =
+    limits.failedPaymentChecksPerMinute > 0
+      ? failedVerifications({ limiter, options: perMinute(limits.failedPaymentChecksPerMinute) })
+      : undefined
+  const concurrency =
+    limits.unpaidConcurrencyPerClient > 0 ? unpaidConcurrency({ cap: limits.unpaidConcurrencyPerClient }) : undefined
   if (ports.chains?.length === 0) delete ports.chains
   // Filled as modules mount: the price rules of the entries they serve that are priced per request.
   const rules = new Map<string, Price.Rule>()
@@ -111,6 +130,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         }),
         meterOf: (entry) => meters.get(Catalog.key(entry)),
         windowOf: (entry) => windows.get(Catalog.key(entry)),
+        failures: failures && {
+          blockedUntil: (request) => {
+            const client = clients.get(request)
+            return client === undefined ? undefined : failures.blockedUntil(client)
+          },
+          record: async (request) => {
+            const client = clients.get(request)
+            if (client !== undefined) await failures.record(client)
+          },
+        },
         resourceUrl: (request) => {
           const url = new URL(request.url)
           return `${originOf(url)}${url.pathname}`
@@ -156,6 +185,12 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     if (request.method === 'OPTIONS') return Cors.preflight()
     set.headers[RequestId.header] = requestId
     payments?.open(request)
+    // A request made in process (the MCP server's calls) counts against the client of the request it is made for.
+    const address = app.server?.requestIP(request)?.address
+    const client = address === undefined ? clientOf(current.getStore()) : ClientAddress.key(address)
+    if (client !== undefined) clients.set(request, client)
+    current.enterWith(request)
+    unpaid.add(request)
     Object.assign(set.headers, Cors.headers)
     const head = oversized(request)
     if (head) return render(head, request)
@@ -206,14 +241,43 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   // Each route's handler, wrapped to see its answer (a Response, or the promise of one) leave. Cheaper than an
   // after-response hook, which Elysia runs from a timer of its own per request; a stream counts once it starts.
   const answering = new WeakMap<(request: Request) => unknown, (request: Request) => unknown>()
+  function pass(handle: (request: Request) => unknown, request: Request): Response | Promise<Response> {
+    const answer = handle(request) as Response | Promise<Response>
+    return answer instanceof Promise
+      ? answer.then((response) => answered(request, response))
+      : answered(request, answer)
+  }
+  /** The answer to an unpaid request over its client's cap of requests in progress: 429, come back in a second. */
+  function tooManyInProgress(request: Request): Response {
+    RequestId.assign(request)
+    const error = new RateLimitedError({
+      retryAfterSeconds: 1,
+      what: `this gateway: more than ${limits.unpaidConcurrencyPerClient} unpaid requests in progress at once from this client`,
+    })
+    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
+      ...RequestId.headersOf(request),
+      'retry-after': '1',
+    })
+  }
   function answeringOf(handle: (request: Request) => unknown): (request: Request) => unknown {
     let wrapped = answering.get(handle)
     if (!wrapped) {
       wrapped = (request: Request) => {
-        const answer = handle(request) as Response | Promise<Response>
-        return answer instanceof Promise
-          ? answer.then((response) => answered(request, response))
-          : answered(request, answer)
+        // Before any work, even reading the head: a client at its cap of unpaid requests in progress is refused.
+        const address =
+          concurrency && !carriesPayment(request.headers) ? app.server?.requestIP(request)?.address : undefined
+        const counted = address === undefined ? undefined : ClientAddress.key(address)
+        if (counted === undefined) return pass(handle, request)
+        if (!concurrency!.enter(counted)) return answered(request, tooManyInProgress(request))
+        try {
+          const answer = pass(handle, request)
+          if (answer instanceof Promise) return answer.finally(() => concurrency!.leave(counted))
+          concurrency!.leave(counted)
+          return answer
+        } catch (error) {
+          concurrency!.leave(counted)
+          throw error
+        }
       }
       answering.set(handle, wrapped)
     }
@@ -257,6 +321,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
+      unpaid.delete(request)
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
       const routeKey = `${request.method === 'HEAD' ? 'GET' : request.method} ${route}`
       const entry = entryOfRoute.get(routeKey)
@@ -307,9 +372,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const path = new URL(request.url).pathname
     return path === '/dashboard/login' || extraRoutes.has(`${request.method} ${path}`)
   }
-  // Per-client token buckets of the free endpoints of families that set a rate limit, keyed by family and client.
+  // The rate limits of the free endpoints by route: their family's own, or the gateway's default for free entries.
   const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
-  const buckets = new Map<string, RateLimit.State>()
+  const defaultLimit = limits.freeEndpointsPerMinute > 0 ? perMinute(limits.freeEndpointsPerMinute) : undefined
   for (const module of families) {
     const served = Catalog.entries.filter((candidate) =>
       module.paths.some((prefix) => candidate.path.startsWith(prefix)),
@@ -352,12 +417,15 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       const owners = declared.owners
       reaccess.set(key, owners ? (target) => owners(target, resources) : async () => [])
     }
-    const rateLimit = module.rateLimit?.(resources.env)
+    // A family's own limit, even none, wins; one that declares none gets the default on its free entries only (its
+    // extra routes include providers' callbacks, which come from a few addresses in bursts).
+    const rateLimit = module.rateLimit ? module.rateLimit(resources.env) : defaultLimit
     if (rateLimit) {
       RateLimit.assert(rateLimit)
       for (const entry of served)
         if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
-      for (const route of module.extraRoutes ?? []) limitOf.set(route, { family: module.name, options: rateLimit })
+      if (module.rateLimit)
+        for (const route of module.extraRoutes ?? []) limitOf.set(route, { family: module.name, options: rateLimit })
     }
     for (const job of module.jobs ?? [])
       jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
@@ -410,30 +478,55 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
 
   /**
-   * Takes a token of the client's bucket for a free entry (or extra route, by `key`) whose family sets a rate limit; out
-   * of tokens, a 429 with `RateLimit` and `Retry-After`. The client is its IP address (free calls carry no payer).
+   * Takes a token of the client's bucket for a free entry (or extra route, by `key`) that has a rate limit; out of
+   * tokens, a 429 with `RateLimit` and `Retry-After`. The client is its source address (free calls carry no payer);
+   * requests made in process by no client share one bucket.
    */
-  function limit(key: string, request: Request): Response | undefined {
+  async function limit(key: string, request: Request): Promise<Response | undefined> {
     const limited = limitOf.get(key)
     if (!limited) return
     const { family, options } = limited
-    const client = `${family} ${app.server?.requestIP(request)?.address ?? 'in-process'}`
-    const now = Date.now()
-    const taken = RateLimit.take(buckets.get(client) ?? RateLimit.initial(options, now), { ...options, now })
-    // Oldest first: a flood of new clients evicts idle buckets rather than growing without bound.
-    buckets.delete(client)
-    buckets.set(client, taken.state)
-    if (buckets.size > maxBuckets) buckets.delete(buckets.keys().next().value!)
+    const taken = await limiter.take(`${family} ${clients.get(request) ?? 'in-process'}`, options)
     if (taken.ok) return
     const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
-    const retryAfterSeconds = Math.max(1, Math.ceil((taken.retryAt - now) / 1000))
-    const error = new RateLimitedError({ retryAfterSeconds })
+    const retryAfter = retryAfterSeconds(taken.retryAt, Date.now())
+    const error = new RateLimitedError({ retryAfterSeconds: retryAfter })
     return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
       ...RequestId.headersOf(request),
-      'retry-after': String(retryAfterSeconds),
-      ratelimit: `"${family}";r=0;t=${retryAfterSeconds}`,
+      'retry-after': String(retryAfter),
+      ratelimit: `"${family}";r=0;t=${retryAfter}`,
       'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
     })
+  }
+
+  /** The client `request` counts against: its source address as `ClientAddress.key` says, or its enclosing request's. */
+  function clientOf(request: Request | undefined): string | undefined {
+    return request && clients.get(request)
+  }
+
+  /**
+   * The outbound guard as modules see it: a URL checked for a request not yet past the payment hook (a webhook's or
+   * cron job's callback, checked before the 402) takes a token of its client's bucket first, so that nobody can map
+   * names and private ranges through us for free. Out of tokens, a 429 (`RateLimitedError`) before any DNS.
+   */
+  function checkedPerClient(outbound: Outbound.Guard): Outbound.Guard {
+    const options = perMinute(limits.urlChecksPerMinute)
+    return {
+      async check(url) {
+        const request = current.getStore()
+        const client = request && unpaid.has(request) ? clientOf(request) : undefined
+        if (client !== undefined) {
+          const taken = await limiter.take(`url-check ${client}`, options)
+          if (!taken.ok)
+            throw new RateLimitedError({
+              retryAfterSeconds: retryAfterSeconds(taken.retryAt, Date.now()),
+              what: 'the URL check (callbacks and endpoints checked before payment) from this client',
+            })
+        }
+        return outbound.check(url)
+      },
+      fetch: (url, init) => outbound.fetch(url, init),
+    }
   }
 
   /** Availability at boot, narrowed by the module's readiness now. */
@@ -491,8 +584,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       availability: availabilityNow,
       handle: (request) => handle(request),
       origin: (request) => originOf(new URL(request.url)),
-      limiter: memoryLimiter(),
-      clientOf: (request) => ClientAddress.key(app.server?.requestIP(request)?.address ?? 'in-process'),
+      limiter,
+      clientOf: (request) => clientOf(request) ?? 'in-process',
     }),
   )
   assertCoverage(app, extraRoutes)
@@ -625,7 +718,10 @@ export declare namespace createGateway {
     ports?: { [port in Module.Port]?: Module.Ports[port] | undefined } | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?:
-      | Omit<guard.Parameters, 'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf' | 'meterOf' | 'windowOf'>
+      | Omit<
+          guard.Parameters,
+          'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf' | 'meterOf' | 'windowOf' | 'failures'
+        >
       | undefined
     /** The endpoint families to mount, in order (a custom deployment, a test). @default the gateway's own */
     families?: readonly Module.AnyModule[] | undefined
@@ -633,6 +729,8 @@ export declare namespace createGateway {
     logger: Logger
     /** Metrics to count into, with `logger` already counting through it (boot). @default new metrics, `logger` wrapped */
     metrics?: metrics.ReturnType | undefined
+    /** Where per-client limits are counted, shared by the deployment's processes. @default memory of this process */
+    limiter?: Limiter | undefined
   }
   type ReturnType = {
     /** The Elysia app (for `listen`). */
@@ -672,9 +770,6 @@ export declare namespace createGateway {
 
 /** Most outstanding payments the metrics count per state. */
 const maxOutstanding = 10_000
-
-/** Most client buckets the rate limiter keeps; the least recently seen goes first. */
-const maxBuckets = 10_000
 
 /**
  * Whether a problem is a chain node or upstream failing a call, worth a log line (without messages). An upstream
