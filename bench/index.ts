@@ -13,7 +13,7 @@ import { gasPerPayment } from './gas.js'
 import * as LedgerBench from './ledger.js'
 import { run } from './load.js'
 import { dealt, fundedPayers, presignMpp, presignX402, requirementsOf } from './payers.js'
-import { cpuSecondsOf, freePort, root, type Server, start, startDevnet } from './processes.js'
+import { cpuSecondsOf, freePort, root, type Server, start, startDevnet, unlimited } from './processes.js'
 import { profile } from './profile.js'
 import * as Research from './research.js'
 import * as Signatures from './signatures.js'
@@ -133,6 +133,7 @@ async function measure() {
         RPC_URL: rpcUrl,
         DATA_DIR: join(dataDir, name),
         LOG_LEVEL: 'warn',
+        ...unlimited,
         ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
         // The chain-data endpoints read every chain from the devnet's node: the machine may have no internet.
         ...Object.fromEntries(

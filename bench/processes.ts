@@ -8,6 +8,18 @@ export const root = join(import.meta.dir, '..')
 /** The Bun binary the project ships (`node_modules/.bin/bun`). */
 export const bun = join(root, 'node_modules/.bin/bun')
 
+/**
+ * The per-client limits turned off: a benchmark is one client (every loopback address is one) sending thousands of
+ * unpaid and free calls at once, which the defaults would answer 429.
+ */
+export const unlimited = {
+  UNPAID_CONCURRENCY_PER_CLIENT: '0',
+  FREE_RATE_LIMIT_PER_MINUTE: '0',
+  FREE_ENDPOINT_RATE_LIMIT_PER_MINUTE: '0',
+  FAILED_PAYMENT_CHECKS_PER_MINUTE: '0',
+  URL_CHECKS_PER_MINUTE: '0',
+} as const
+
 /** A server the benchmark started in its own process. */
 export type Server = {
   /** What it is, for messages. */

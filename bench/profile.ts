@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import { run } from './load.js'
 import { fundedPayers, presignX402, requirementsOf } from './payers.js'
-import { cpuSecondsOf, freePort, type Server, start, startDevnet } from './processes.js'
+import { cpuSecondsOf, freePort, type Server, start, startDevnet, unlimited } from './processes.js'
 
 /** Stages of a call, each recognised by where its code lives; the first match wins. */
 export const stages = [
@@ -93,7 +93,7 @@ export async function profile(parameters: { calls: number }): Promise<{ cpuPerCa
       // The embedded store, as the main gateway of `bun run bench`: never a DATABASE_URL of the caller's.
       inherit: false,
       port: freePort(),
-      env: { RPC_URL: rpcUrl, DATA_DIR: join(directory, 'gateway'), LOG_LEVEL: 'warn' },
+      env: { RPC_URL: rpcUrl, DATA_DIR: join(directory, 'gateway'), LOG_LEVEL: 'warn', ...unlimited },
       readyPath: '/free/timestamp',
     })
     servers.push(gateway)
