@@ -1,10 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { parseUnits } from 'viem'
 import { devPriceFeeds } from '../adapters/chain/devnet.js'
 import { variables } from '../app/config.js'
 import { statusOf } from '../app/problem.js'
+import * as Catalog from '../core/Catalog.js'
 import * as Events from '../core/Events.js'
+import * as Price from '../core/Price.js'
 
 // The README checked against the code it describes, so that neither drifts from the other unnoticed.
 
@@ -70,6 +73,25 @@ describe('README', () => {
     const lines = readme.split('\n').filter((line) => /^ {4}npm run price /.test(line))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain(`(${devPriceFeeds.map(({ symbol }) => symbol).join(', ')}; 8 decimals)`)
+  })
+
+  test('behavior: escrow, invoices, sessions, audit and logs each have a section with every endpoint at its price', () => {
+    for (const prefix of ['/api/v1/escrow/', '/api/v1/invoice/', '/api/v1/auth/', '/api/v1/audit/', '/api/v1/logs/']) {
+      const heading = readme.split('\n').find((line) => line.startsWith('### ') && line.includes(`(\`${prefix}*\`)`))
+      expect({ prefix, heading }).toEqual({ prefix, heading: expect.any(String) })
+      const text = section(heading!)
+      const prices = [...text.matchAll(/\b0\.[0-9]+\b/g)].map((match) => parseUnits(match[0], 6))
+      for (const entry of Catalog.entries.filter((candidate) => candidate.path.startsWith(prefix))) {
+        const path = entry.path.replace(':id', '<id>')
+        const named = text.includes(path) || text.includes(`\`${path.split('/').at(-1)}`)
+        const price = Price.quote({ price: entry.price })
+        expect({ entry: Catalog.key(entry), named, priced: prices.includes(price) }).toEqual({
+          entry: Catalog.key(entry),
+          named: true,
+          priced: true,
+        })
+      }
+    }
   })
 
   test('behavior: no example signs a session key with a fixed expiry, which would pass and be refused', () => {
