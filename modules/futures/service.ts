@@ -619,7 +619,7 @@ export async function history(deps: Deps, input: HistoryQuery & { caller: Addres
   }
 }
 
-/** The tiers, every offered model's list price and its cost in each tier, and the compute batch discount. */
+/** Tiers, each offered model's list price and cost per tier, the compute batch discount, and where deposits go. */
 export function pricing(
   deps: Pick<Deps, 'runner'> & Partial<Pick<Deps, 'treasury' | 'solana'>>,
   parameters: { batchDiscountBps: bigint; maxBatchJobs: number },
