@@ -11,8 +11,9 @@ import {
   http as httpTransport,
   type PublicClient,
   type Transport,
+  toHex,
 } from 'viem'
-import { type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import { type HDKey, type LocalAccount, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
 import { base, mainnet } from 'viem/chains'
 import { across } from '../adapters/bridge/across.js'
 import { lifi } from '../adapters/bridge/lifi.js'
@@ -177,12 +178,13 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
 
   // Moves made together (a settlement batch's, calls finishing at once) commit together.
   const ledger = grouped(parameters.ledger ?? storage.ledger)
-  const lease = await processLease({ ledger, logger })
+  const lease = await processLease({ ledger, logger, ...parameters.lease })
   // Closed before the ledger (closers run in reverse): a clean stop removes the lease.
   closers.push(() => lease.stop())
+  const relayers = relayerKeys(config, settlement)
   const configured = config.facilitatorUrl
     ? remote({ url: config.facilitatorUrl, client: settlement.client })
-    : relayerFacilitator(config, settlement, lease.slot, logger, await settlerOf(config, settlement))
+    : relayerFacilitator(config, settlement, { relayers, lease }, logger, await settlerOf(config, settlement))
   const facilitator = parameters.facilitator?.(configured) ?? configured
   // The ledger's confirmations and the stores' writes record their events in the queue of the shared database.
   const outbox = events({
@@ -197,7 +199,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
         client: settlement.client,
         chain: settlement.chain,
         transport: settlement.transport,
-        relayer: relayerOf(config, settlement, 0),
+        relayer: relayerOf(config, relayers, 0),
       })
   const books = {
     ledger,
@@ -214,7 +216,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   await reconcile(books)
   const recoverPublicKey = await libsecp256k1()
   logger.log('info', 'signature_recovery', { implementation: recoverPublicKey ? 'libsecp256k1 (native)' : 'pure JS' })
-  const paymentChannels = channelsOf(config, settlement, storage.store, lease.slot, logger, recoverPublicKey)
+  const paymentChannels = channelsOf(config, settlement, storage.store, lease, logger, recoverPublicKey)
   const solanaPayments = await solanaPaymentsOf(config, { ledger, lease, store: storage.store, logger, terms })
 
   const prices = await feedsOf(settlement, 'crypto', logger)
@@ -295,6 +297,8 @@ export declare namespace boot {
     logger: Logger
     /** A ledger to use instead of the configured one (tests). */
     ledger?: Ledger
+    /** Timing of this process's lease (tests: a short ttl, a clock of their own). @default 15 s ttl, 5 s heartbeat, the wall clock */
+    lease?: Pick<processLease.Parameters, 'ttlMs' | 'heartbeatMs' | 'now'>
     /** Wraps the configured facilitator (tests: a slow or failing chain). */
     facilitator?: ((configured: Facilitator) => Facilitator) | undefined
     /** Ports of the deployment's own, each replacing the one the configuration would build. */
@@ -910,22 +914,25 @@ async function settlerOf(config: Config, settlement: Settlement): Promise<Addres
 /**
  * The local facilitator with this process's relayer key. Each process needs its own key, or their transaction
  * nonces collide: from RELAYER_MNEMONIC the key at the process's lease slot; RELAYER_PRIVATE_KEY serves one process.
+ * The key is asked for before every transaction, so that a process whose lease was lost (a pause past its ttl) and
+ * replaced in another slot signs with the new slot's key, never with the one another process may hold now.
  */
 function relayerFacilitator(
   config: Config,
   settlement: Settlement,
-  slot: number,
+  { relayers, lease }: { relayers: (slot: number) => LocalAccount | undefined; lease: processLease.ReturnType },
   logger: Logger,
   settler: Address | undefined,
 ): Facilitator {
-  const relayer = relayerOf(config, settlement, slot)
+  // Refused at the start, not at the first payment: a slot without a key.
+  relayerOf(config, relayers, lease.slot)
   return local({
     settler,
     // Metrics count this event: settlement batch sizes and gas.
     onBatch: ({ transaction, size, gasUsed }) =>
       logger.log('debug', 'settlement_batch', { transaction, size, gasUsed: gasUsed.toString() }),
     client: settlement.client,
-    relayer,
+    relayer: keyOfLease({ lease, keys: relayers, logger, missing: (slot) => missingRelayer(config, slot) }),
     chain: settlement.chain,
     transport: settlement.transport,
     batchWindowMs: config.settlementWindowMs ?? (settlement.isDevnet ? 5 : 2_000),
@@ -934,28 +941,25 @@ function relayerFacilitator(
 
 /**
  * Payment channels (x402 `batch-settlement`): on a devnet test account #20 authorizes and #21 + slot relays; elsewhere
- * CHANNEL_AUTHORIZER_PRIVATE_KEY does both, in the first process only. `undefined` (no channel offer) otherwise.
+ * CHANNEL_AUTHORIZER_PRIVATE_KEY does both, in slot 0 only. `undefined` (no channel offer) when the slot taken at
+ * start has no relayer; a process whose lease moves later relays with its new slot's key, or not at all.
  */
 function channelsOf(
   config: Config,
   settlement: Settlement,
   store: Store,
-  slot: number,
+  lease: processLease.ReturnType,
   logger: Logger,
   recoverPublicKey: RecoverPublicKey | undefined,
 ) {
-  const relayerIndex = channelRelayerIndex(slot)
-  const keys = config.channelAuthorizerPrivateKey
-    ? slot === 0
-      ? { authorizer: config.channelAuthorizerPrivateKey, relayer: config.channelAuthorizerPrivateKey }
-      : undefined
-    : settlement.isDevnet && relayerIndex !== undefined
-      ? {
-          authorizer: account({ index: channelAuthorizerIndex }).privateKey,
-          relayer: account({ index: relayerIndex }).privateKey,
-        }
-      : undefined
-  if (!keys) return undefined
+  const key = config.channelAuthorizerPrivateKey
+  const authorizer = key ?? (settlement.isDevnet ? account({ index: channelAuthorizerIndex }).privateKey : undefined)
+  const relayers = bySlot((slot) => {
+    if (key) return slot === 0 ? privateKeyToAccount(key) : undefined
+    const index = channelRelayerIndex(slot)
+    return settlement.isDevnet && index !== undefined ? privateKeyToAccount(account({ index }).privateKey) : undefined
+  })
+  if (!authorizer || !relayers(lease.slot)) return undefined
   return channels({
     terms: settlement.terms,
     store,
@@ -966,13 +970,43 @@ function channelsOf(
       client: settlement.client,
       chain: settlement.chain,
       transport: settlement.transport,
-      relayer: privateKeyToAccount(keys.relayer),
-      authorizer: privateKeyToAccount(keys.authorizer),
+      relayer: keyOfLease({
+        lease,
+        keys: relayers,
+        logger,
+        missing: (slot) =>
+          new Error(
+            `This process holds lease slot ${slot} now, which has no channel relayer (${key ? 'CHANNEL_AUTHORIZER_PRIVATE_KEY relays in slot 0 only' : 'test accounts #21 to #27 relay in slots 0 to 6'}).`,
+          ),
+      }),
+      authorizer: privateKeyToAccount(authorizer),
       token: settlement.terms.asset.address,
       receiver: settlement.terms.payTo,
       recoverPublicKey,
     }),
   })
+}
+
+/**
+ * The key of the slot this process holds now, asked for before every transaction: a process whose lease was lost and
+ * replaced signs with its new slot's key, never with the old one, which another process may hold now. Rejects, with
+ * an error logged, when the slot has no key (nothing is signed).
+ */
+function keyOfLease(parameters: {
+  lease: processLease.ReturnType
+  keys: (slot: number) => LocalAccount | undefined
+  logger: Logger
+  missing: (slot: number) => Error
+}): () => Promise<LocalAccount> {
+  const { lease, keys, logger, missing } = parameters
+  return async () => {
+    const { slot } = await lease.current()
+    const key = keys(slot)
+    if (key) return key
+    const error = missing(slot)
+    logger.log('error', 'relayer_unavailable', { slot, reason: error.message })
+    throw error
+  }
 }
 
 /**
@@ -1011,36 +1045,50 @@ function receiptsOf(config: Config, settlement: Settlement, native: SignDigest |
   return key ? receiptSigner({ privateKey: key, native }) : undefined
 }
 
-function relayerOf(config: Config, settlement: Settlement, slot: number): LocalAccount {
-  if (config.relayerMnemonic) return mnemonicToAccount(config.relayerMnemonic, { addressIndex: slot })
-  if (config.relayerPrivateKey) {
-    if (slot > 0)
-      throw new ConfigError(
-        'RELAYER_PRIVATE_KEY is one key, and another live gateway process on this database already uses it; set RELAYER_MNEMONIC so each process signs with its own key.',
-      )
-    return privateKeyToAccount(config.relayerPrivateKey)
-  }
-  const index = devnetRelayerIndex(slot)
-  if (settlement.isDevnet && index !== undefined) return privateKeyToAccount(account({ index }).privateKey)
-  throw new ConfigError(
-    'Set RELAYER_MNEMONIC or RELAYER_PRIVATE_KEY (keys with ETH for gas), or FACILITATOR_URL, to settle payments.',
-  )
+/**
+ * The relayer key of each lease slot, each derived once: from RELAYER_MNEMONIC the key at the slot's index
+ * (`m/44'/60'/0'/0/<slot>`); RELAYER_PRIVATE_KEY in slot 0 only; on a devnet test account #9 down to #3. `undefined`
+ * for a slot without one.
+ */
+function relayerKeys(config: Config, settlement: Settlement): (slot: number) => LocalAccount | undefined {
+  const { relayerMnemonic, relayerPrivateKey } = config
+  // Deriving from the mnemonic runs PBKDF2 (~30 ms): the parent of every slot's key is derived once.
+  let parent: HDKey | undefined
+  return bySlot((slot) => {
+    if (relayerMnemonic) {
+      parent ??= mnemonicToAccount(relayerMnemonic, { path: "m/44'/60'/0'/0" }).getHdKey()
+      return privateKeyToAccount(toHex(parent.deriveChild(slot).privateKey!))
+    }
+    if (relayerPrivateKey) return slot === 0 ? privateKeyToAccount(relayerPrivateKey) : undefined
+    const index = devnetRelayerIndex(slot)
+    return settlement.isDevnet && index !== undefined ? privateKeyToAccount(account({ index }).privateKey) : undefined
+  })
 }
 
-/** The limits on Redis at `url`, connected now: an unreachable Redis fails the start, in one line. */
-async function redisLimiterOf(url: string, closers: (() => Promise<unknown>)[]): Promise<Limiter> {
-  const client = new RedisClient(url)
-  closers.push(async () => client.close())
-  try {
-    await client.connect()
-  } catch (error) {
-    throw new StartError({
-      code: 'redis_unreachable',
-      message: `Redis at REDIS_URL (${hostOf(url)}) is unreachable: ${oneLine(error)}. Start Redis or fix REDIS_URL.`,
-      cause: error,
-    })
+/** `keyOf` remembered per slot: each key is derived, and its address computed, once. */
+function bySlot(keyOf: (slot: number) => LocalAccount | undefined): (slot: number) => LocalAccount | undefined {
+  const known = new Map<number, LocalAccount | undefined>()
+  return (slot) => {
+    if (!known.has(slot)) known.set(slot, keyOf(slot))
+    return known.get(slot)
   }
-  return redisLimiter({ client })
+}
+
+/** The relayer key of `slot`, or the configuration error that says what to set. */
+function relayerOf(config: Config, relayers: (slot: number) => LocalAccount | undefined, slot: number): LocalAccount {
+  const key = relayers(slot)
+  if (key) return key
+  throw missingRelayer(config, slot)
+}
+
+function missingRelayer(config: Config, slot: number): ConfigError {
+  if (config.relayerPrivateKey)
+    return new ConfigError(
+      `RELAYER_PRIVATE_KEY is one key, and another live gateway process on this database already uses it (this one holds lease slot ${slot}); set RELAYER_MNEMONIC so each process signs with its own key.`,
+    )
+  return new ConfigError(
+    'Set RELAYER_MNEMONIC or RELAYER_PRIVATE_KEY (keys with ETH for gas), or FACILITATOR_URL, to settle payments.',
+  )
 }
 
 async function openStorage(

@@ -75,7 +75,7 @@ const collectorDataOf = {
  */
 export function channelChain(parameters: channelChain.Parameters): ChannelChain {
   const { client, chain, transport, relayer, authorizer, token, receiver, recoverPublicKey } = parameters
-  const wallet = createWalletClient({ account: relayer, chain, transport })
+  const wallet = createWalletClient({ chain, transport })
   const domain = domainOf(chain.id)
   const abi = settlement.abi
 
@@ -83,7 +83,15 @@ export function channelChain(parameters: channelChain.Parameters): ChannelChain 
   let queue: Promise<unknown> = Promise.resolve()
   function send(functionName: string, args: readonly unknown[]): Promise<Hash> {
     const run = async () => {
-      const hash = await wallet.writeContract({ address: batchSettlementAddress, abi, functionName, args } as never)
+      // Asked for each transaction: a process whose lease moved to another slot relays with that slot's key.
+      const account = typeof relayer === 'function' ? await relayer() : relayer
+      const hash = await wallet.writeContract({
+        account,
+        address: batchSettlementAddress,
+        abi,
+        functionName,
+        args,
+      } as never)
       const receipt = await client.waitForTransactionReceipt({ hash, pollingInterval: 250 })
       if (receipt.status !== 'success') throw new Error(`${functionName} transaction ${hash} reverted.`)
       return hash
@@ -231,8 +239,8 @@ export declare namespace channelChain {
     chain: Chain
     /** Its transport, for the relayer's wallet. */
     transport: Transport
-    /** Sends the channel transactions (needs ether only). */
-    relayer: LocalAccount
+    /** Sends the channel transactions (needs ether only), or a function asked for it before each one. */
+    relayer: LocalAccount | (() => Promise<LocalAccount>)
     /** The receiver authorizer: signs claim batches and refunds. */
     authorizer: LocalAccount
     /** The payment token. */

@@ -1,5 +1,12 @@
-import { type Address, createWalletClient, erc20Abi } from 'viem'
-import { generatePrivateKey, type PrivateKeyAccount, privateKeyToAccount } from 'viem/accounts'
+import { type Address, createTestClient, createWalletClient, erc20Abi, http } from 'viem'
+import {
+  english,
+  generateMnemonic,
+  generatePrivateKey,
+  mnemonicToAccount,
+  type PrivateKeyAccount,
+  privateKeyToAccount,
+} from 'viem/accounts'
 import { devnet } from '../../adapters/chain/devnet.js'
 
 /** A JSON-RPC call the chain holds until the test lets it go. */
@@ -93,4 +100,16 @@ export async function fundedWallet(chain: devnet.Devnet, usdc: bigint): Promise<
     hash: await funder.sendTransaction({ to: wallet.address, value: 10n ** 17n }),
   })
   return wallet
+}
+
+/**
+ * A relayer mnemonic of its own whose first `slots` keys hold 100 ETH for gas on the devnet at `rpcUrl`: the devnet's
+ * test mnemonic is refused as RELAYER_MNEMONIC (its keys are the payee and the payers the banner prints).
+ */
+export async function relayerMnemonic(rpcUrl: string, slots = 4): Promise<string> {
+  const phrase = generateMnemonic(english)
+  const node = createTestClient({ mode: 'hardhat', transport: http(rpcUrl, { retryCount: 0 }) })
+  for (let slot = 0; slot < slots; slot++)
+    await node.setBalance({ address: mnemonicToAccount(phrase, { addressIndex: slot }).address, value: 10n ** 20n })
+  return phrase
 }
