@@ -127,6 +127,7 @@ import * as safetyFamily from '../modules/safety/index.js'
 import * as searchFamily from '../modules/search/index.js'
 import * as storageFamily from '../modules/storage/index.js'
 import * as taxFamily from '../modules/tax/index.js'
+import { payerIndexes } from './banner.js'
 import { type Config, ConfigError } from './config.js'
 import { serviceVersion } from './discovery/terms.js'
 import { createGateway } from './gateway.js'
@@ -924,8 +925,9 @@ function relayerFacilitator(
   logger: Logger,
   settler: Address | undefined,
 ): Facilitator {
-  // Refused at the start, not at the first payment: a slot without a key.
+  // Refused at the start, not at the first payment: a slot without a key, or a key that is also the payee or a payer.
   relayerOf(config, relayers, lease.slot)
+  assertRelayersOwnKeys({ config, settlement, relayers, slot: lease.slot })
   return local({
     settler,
     // Metrics count this event: settlement batch sizes and gas.
@@ -1089,6 +1091,76 @@ function missingRelayer(config: Config, slot: number): ConfigError {
   return new ConfigError(
     'Set RELAYER_MNEMONIC or RELAYER_PRIVATE_KEY (keys with ETH for gas), or FACILITATOR_URL, to settle payments.',
   )
+}
+
+/**
+ * Lease slots whose relayer key a start checks against the payee and the payers: the first 32 (more gateway processes
+ * on one database than any deployment runs), besides the slot taken.
+ */
+const checkedRelayerSlots = 32
+
+/**
+ * Refuses a relayer key that is also the payee (PAY_TO, or the devnet's default payee) or a payer the devnet banner
+ * prints: those accounts send transactions of their own, so the relayer's counted nonces go stale ("nonce too low")
+ * and settlements fail. A mnemonic gives a key to any slot a process may take, so the first
+ * {@link checkedRelayerSlots} slots and the one taken are checked, not the taken one alone.
+ */
+function assertRelayersOwnKeys(parameters: {
+  config: Config
+  settlement: Settlement
+  relayers: (slot: number) => LocalAccount | undefined
+  slot: number
+}): void {
+  const { config, settlement, relayers, slot } = parameters
+  const reserved = new Map<string, string>([
+    ...payerIndexes.map(
+      (index) =>
+        [
+          account({ index }).address.toLowerCase(),
+          `a payer the devnet banner prints (test account #${index})`,
+        ] as const,
+    ),
+    [
+      settlement.terms.payTo.toLowerCase(),
+      config.payTo ? 'the payee (PAY_TO)' : "the devnet's default payee (test account #0)",
+    ],
+  ])
+  for (const checked of new Set([...Array.from({ length: checkedRelayerSlots }, (_, index) => index), slot])) {
+    const relayer = relayers(checked)
+    const role = relayer && reserved.get(relayer.address.toLowerCase())
+    if (!relayer || !role) continue
+    const [source, remedy] = config.relayerMnemonic
+      ? [
+          `RELAYER_MNEMONIC's key for lease slot ${checked} (m/44'/60'/0'/0/${checked})`,
+          "set RELAYER_MNEMONIC to a mnemonic of the relayers' own (a new one; fund its keys with ETH for gas)",
+        ]
+      : config.relayerPrivateKey
+        ? ["RELAYER_PRIVATE_KEY's address", "set RELAYER_PRIVATE_KEY to a key of the relayer's own, with ETH for gas"]
+        : [
+            `The devnet relayer of lease slot ${checked} (test account #${devnetRelayerIndex(checked)})`,
+            'set PAY_TO to another address',
+          ]
+    throw new StartError({
+      code: 'relayer_not_own',
+      message: `${source}, ${relayer.address}, is ${role}, which sends transactions of its own: their nonces would collide ("nonce too low"); ${remedy}.`,
+    })
+  }
+}
+
+/** The limits on Redis at `url`, connected now: an unreachable Redis fails the start, in one line. */
+async function redisLimiterOf(url: string, closers: (() => Promise<unknown>)[]): Promise<Limiter> {
+  const client = new RedisClient(url)
+  closers.push(async () => client.close())
+  try {
+    await client.connect()
+  } catch (error) {
+    throw new StartError({
+      code: 'redis_unreachable',
+      message: `Redis at REDIS_URL (${hostOf(url)}) is unreachable: ${oneLine(error)}. Start Redis or fix REDIS_URL.`,
+      cause: error,
+    })
+  }
+  return redisLimiter({ client })
 }
 
 async function openStorage(

@@ -5,8 +5,15 @@ import { join } from 'node:path'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import postgresJs from 'postgres'
 import { createPublicClient, erc20Abi, type Hex, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { account, authorizationSettlerAddress, contracts, multicall3Address } from '../../adapters/chain/devnet.js'
+import { english, generateMnemonic, generatePrivateKey, mnemonicToAccount, privateKeyToAccount } from 'viem/accounts'
+import {
+  account,
+  authorizationSettlerAddress,
+  contracts,
+  mnemonic,
+  multicall3Address,
+} from '../../adapters/chain/devnet.js'
+import { memory } from '../../adapters/ledger/memory.js'
 import { postgres } from '../../adapters/store/postgres.js'
 import { sqlite } from '../../adapters/store/sqlite.js'
 import { boot } from '../../app/boot.js'
@@ -208,6 +215,88 @@ describe('boot: RPC_URL on a devnet of npm run devnet', () => {
       logger: silent(),
     })
     await booted.close()
+  })
+
+  test("error: the devnet's own mnemonic as RELAYER_MNEMONIC is refused in one line: its slot 0 is the default payee", async () => {
+    const error = await refused({
+      RPC_URL: rpcUrl,
+      NETWORK: 'eip155:84532',
+      DATA_DIR: dataDir(),
+      RELAYER_MNEMONIC: mnemonic,
+    })
+    expect(error.code).toBe('relayer_not_own')
+    expect(error.message).toBe(
+      `RELAYER_MNEMONIC's key for lease slot 0 (m/44'/60'/0'/0/0), ${account({ index: 0 }).address}, is the devnet's default payee (test account #0), which sends transactions of its own: their nonces would collide ("nonce too low"); set RELAYER_MNEMONIC to a mnemonic of the relayers' own (a new one; fund its keys with ETH for gas).`,
+    )
+  })
+
+  test('error: a slot other than the one taken is checked too: with another PAY_TO, slot 1 of the devnet mnemonic is a payer the banner prints', async () => {
+    const error = await refused({
+      RPC_URL: rpcUrl,
+      NETWORK: 'eip155:84532',
+      DATA_DIR: dataDir(),
+      RELAYER_MNEMONIC: mnemonic,
+      PAY_TO: account({ index: 5 }).address,
+    })
+    expect(error.message).toStartWith(
+      `RELAYER_MNEMONIC's key for lease slot 1 (m/44'/60'/0'/0/1), ${account({ index: 1 }).address}, is a payer the devnet banner prints (test account #1),`,
+    )
+  })
+
+  test('error: PAY_TO at slot 31 of a mnemonic is refused; at slot 32, beyond the slots checked, it starts', async () => {
+    const relayers = generateMnemonic(english)
+    const at = (slot: number) => mnemonicToAccount(relayers, { addressIndex: slot }).address
+    const env = { RPC_URL: rpcUrl, NETWORK: 'eip155:84532', RELAYER_MNEMONIC: relayers }
+    const error = await refused({ ...env, DATA_DIR: dataDir(), PAY_TO: at(31) })
+    expect(error.message).toStartWith(
+      `RELAYER_MNEMONIC's key for lease slot 31 (m/44'/60'/0'/0/31), ${at(31)}, is the payee (PAY_TO),`,
+    )
+    const booted = await boot({ config: parse({ ...env, DATA_DIR: dataDir(), PAY_TO: at(32) }), logger: silent() })
+    await booted.close()
+  })
+
+  test('error: the slot actually taken is checked, beyond the first 32: the 34th live process refuses a slot 33 that is the payee', async () => {
+    const relayers = generateMnemonic(english)
+    const payee = mnemonicToAccount(relayers, { addressIndex: 33 }).address
+    const ledger = memory()
+    for (let slot = 0; slot < 33; slot++)
+      await ledger.acquire({
+        id: `other-${slot}`,
+        host: 'elsewhere',
+        pid: slot + 1,
+        heartbeatAt: new Date(),
+        staleBefore: new Date(0),
+      })
+    const error = await boot({
+      config: parse({
+        RPC_URL: rpcUrl,
+        NETWORK: 'eip155:84532',
+        DATA_DIR: dataDir(),
+        RELAYER_MNEMONIC: relayers,
+        PAY_TO: payee,
+      }),
+      logger: silent(),
+      ledger,
+    }).then(
+      (booted) => booted.close().then(() => undefined),
+      (error: unknown) => error,
+    )
+    expect((error as StartError).code).toBe('relayer_not_own')
+    expect((error as Error).message).toContain(`lease slot 33 (m/44'/60'/0'/0/33), ${payee}, is the payee (PAY_TO)`)
+    // The refused start left no lease behind.
+    expect((await ledger.leases()).map(({ slot }) => slot)).not.toContain(33)
+  })
+
+  test("error: RELAYER_PRIVATE_KEY whose address is PAY_TO is refused, and so is PAY_TO at a devnet relayer's address", async () => {
+    const key = generatePrivateKey()
+    const own = privateKeyToAccount(key).address
+    const env = { RPC_URL: rpcUrl, NETWORK: 'eip155:84532' }
+    expect((await refused({ ...env, DATA_DIR: dataDir(), RELAYER_PRIVATE_KEY: key, PAY_TO: own })).message).toStartWith(
+      `RELAYER_PRIVATE_KEY's address, ${own}, is the payee (PAY_TO),`,
+    )
+    expect((await refused({ ...env, DATA_DIR: dataDir(), PAY_TO: account({ index: 8 }).address })).message).toBe(
+      `The devnet relayer of lease slot 1 (test account #8), ${account({ index: 8 }).address}, is the payee (PAY_TO), which sends transactions of its own: their nonces would collide ("nonce too low"); set PAY_TO to another address.`,
+    )
   })
 
   test('error: NETWORK and the chain id at RPC_URL differ', async () => {

@@ -9,12 +9,12 @@ import { toClientEvmSigner } from '@x402/evm'
 import { BatchSettlementEvmScheme, computeChannelId, signVoucher } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { createPublicClient, erc20Abi, http, type PublicClient } from 'viem'
-import { mnemonic } from '../../adapters/chain/devnet.js'
 import { fundedPayers } from '../../bench/payers.js'
 import { type Server, startDevnet, startGateways } from '../../bench/processes.js'
 import type * as Channel from '../../core/Channel.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { gatewayDatabases } from '../support/backends.js'
+import { relayerMnemonic } from '../support/chain.js'
 
 // One channel served by two gateway processes on one PostgreSQL database, the devnet in a process of its own (as
 // `npm run devnet` runs it): whichever process serves a call, the channel is charged once per served call, and a
@@ -39,7 +39,7 @@ beforeAll(async () => {
   teardown = database.teardown
   const env = {
     RPC_URL: rpcUrl,
-    RELAYER_MNEMONIC: mnemonic,
+    RELAYER_MNEMONIC: await relayerMnemonic(rpcUrl),
     LOG_LEVEL: 'warn',
     ...database.env,
     // The chain-data endpoint reads its chains from the devnet's node: no call leaves the machine.

@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import postgresJs from 'postgres'
 import { Webhook } from 'standardwebhooks'
 import { type Address, getAddress } from 'viem'
-import { mnemonic } from '../../adapters/chain/devnet.js'
 import { postgres as postgresQueue } from '../../adapters/queue/postgres.js'
 import { sqlite as sqliteQueue } from '../../adapters/queue/sqlite.js'
 import { postgres as postgresStore } from '../../adapters/store/postgres.js'
@@ -17,7 +16,7 @@ import type { Store } from '../../core/Store.js'
 import * as Webhooks from '../../core/Webhooks.js'
 import * as Cron from '../../modules/cron/service.js'
 import { gatewayDatabases } from '../support/backends.js'
-import { servedDevnet } from '../support/chain.js'
+import { relayerMnemonic, servedDevnet } from '../support/chain.js'
 
 // HEAVY: real gateway processes (app/main.ts) on one database and one chain. Webhook deliveries and cron runs are
 // queue items that every process polls; each must reach the receiver once, whichever process claims it, and a
@@ -28,8 +27,10 @@ const secret = Webhooks.newSecret()
 const webhookId = 'wh_processes'
 
 let chain: Awaited<ReturnType<typeof servedDevnet>>
+let mnemonic: string
 beforeAll(async () => {
   chain = await servedDevnet()
+  mnemonic = await relayerMnemonic(chain.url)
 })
 afterAll(async () => {
   await chain.close()

@@ -26,6 +26,7 @@ import * as Futures from '../../core/Futures.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { journalOf } from '../../modules/futures/service.js'
 import { gatewayDatabases } from '../support/backends.js'
+import { relayerMnemonic } from '../support/chain.js'
 import { openaiStub } from '../support/openai.js'
 
 // HEAVY: one futures account spent by 50 concurrent `execute` calls over two gateway processes (app/main.ts) on one
@@ -54,7 +55,7 @@ beforeAll(async () => {
   databaseUrl = database.env.DATABASE_URL!
   const env = {
     RPC_URL: rpcUrl,
-    RELAYER_MNEMONIC: mnemonic,
+    RELAYER_MNEMONIC: await relayerMnemonic(rpcUrl),
     LOG_LEVEL: 'warn',
     ...database.env,
     COMPUTE_MODELS: JSON.stringify({

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { account, mnemonic } from '../../adapters/chain/devnet.js'
 import { freePort, run } from '../support/processes.js'
 
 // A server that holds a port the way Elysia does by default (SO_REUSEPORT), in this process: the gateway started
@@ -76,6 +77,18 @@ describe('main', () => {
     expect(exitCode).toBe(1)
     expect(stderr).toBe(
       `NETWORK is eip155:84532, but the chain at RPC_URL (127.0.0.1:${port}) has chain id 1: set NETWORK=eip155:1 or point RPC_URL at a node of eip155:84532.\n`,
+    )
+  })
+
+  test('error: the devnet\'s own mnemonic as RELAYER_MNEMONIC stops the start with one line and exit code 1, before the walkthrough\'s "nonce too low"', async () => {
+    const { exitCode, stdout, stderr } = await run({
+      script: 'app/main.ts',
+      env: { PORT: String(freePort()), DEVNET_RPC_PORT: '0', DATA_DIR: dataDir(), RELAYER_MNEMONIC: mnemonic },
+    })
+    expect(exitCode).toBe(1)
+    expect(stdout).toBe('')
+    expect(stderr).toBe(
+      `RELAYER_MNEMONIC's key for lease slot 0 (m/44'/60'/0'/0/0), ${account({ index: 0 }).address}, is the devnet's default payee (test account #0), which sends transactions of its own: their nonces would collide ("nonce too low"); set RELAYER_MNEMONIC to a mnemonic of the relayers' own (a new one; fund its keys with ETH for gas).\n`,
     )
   })
 })
