@@ -96,6 +96,7 @@ import { zerox } from '../adapters/vendor/zerox.js'
 import { rippled } from '../adapters/xrp/rippled.js'
 import type { RecoverPublicKey, SignDigest } from '../core/Authorization.js'
 import type { BatchChain } from '../core/BatchChain.js'
+import * as Catalog from '../core/Catalog.js'
 import type { Direct, Predictions } from '../core/Compute.js'
 import * as Compute from '../core/Compute.js'
 import { events } from '../core/Events.js'
@@ -129,7 +130,6 @@ import * as storageFamily from '../modules/storage/index.js'
 import * as taxFamily from '../modules/tax/index.js'
 import { payerIndexes } from './banner.js'
 import { type Config, ConfigError } from './config.js'
-import { serviceVersion } from './discovery/terms.js'
 import { createGateway } from './gateway.js'
 import type { Logger } from './log.js'
 import { metrics } from './metrics.js'
@@ -562,7 +562,7 @@ function researchOf(config: Config): Research.Sources | undefined {
   if (!env) return undefined
   const contact = env.RESEARCH_CONTACT
   // Every research vendor asks callers to say who they are and how to reach them.
-  const userAgent = `pay-per-call-gateway/${serviceVersion} (${contact ? `mailto:${contact}` : 'no operator contact set'})`
+  const userAgent = `pay-per-call-gateway/${Catalog.overviewVersion} (${contact ? `mailto:${contact}` : 'no operator contact set'})`
   return {
     works: openalex({ baseUrl: env.OPENALEX_URL, apiKey: env.OPENALEX_API_KEY, contact, userAgent }),
     registry: crossref({ baseUrl: env.CROSSREF_URL, contact, userAgent }),

@@ -12,7 +12,7 @@ import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
 import * as Schema from './discovery/schema.js'
-import { priceTextOf, type ManifestResource as Resource, serviceName, serviceVersion } from './discovery/terms.js'
+import { priceTextOf, type ManifestResource as Resource } from './discovery/terms.js'
 
 /** The parts of the payment manifest the MCP server reads. */
 type Manifest = PaymentTerms & {
@@ -46,7 +46,7 @@ export function mcpServer(parameters: mcpServer.Parameters): mcpServer.ReturnTyp
   const { gateway, fetch, payer, maxPerCall, sessionBudget, refreshMs = 10_000 } = parameters
   const base = gateway.replace(/\/+$/, '')
   const server = new Server(
-    { name: serviceName, version: serviceVersion },
+    { name: 'agent-pay-gateway', version: Catalog.overviewVersion },
     {
       capabilities: { tools: { listChanged: true } },
       instructions:

@@ -62,6 +62,12 @@ export const stated = {
   catalogCategories: 27,
 } as const
 
+/** Version carried by the public overview object. */
+export const overviewVersion = '3.8.2'
+
+/** Version carried by the machine description (OpenAPI `info.version`). */
+export const machineDescriptionVersion = '3.8.3'
+
 /** Whether the operation needs no payment. */
 export function isFree(entry: Entry): boolean {
   return entry.price.type === 'free'

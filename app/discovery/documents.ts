@@ -10,7 +10,7 @@ import * as Schema from './schema.js'
 
 export type { JsonSchema } from './schema.js'
 
-import { type Availability, protocols, serviceName, serviceVersion } from './terms.js'
+import { type Availability, protocols, serviceName } from './terms.js'
 
 /** What every discovery document is generated from besides the catalog. */
 export type Context = {
@@ -49,7 +49,7 @@ export function overview(context: Context) {
   const unavailable = Catalog.entries.filter((entry) => !context.availability(entry).available).length
   return {
     gateway: serviceName,
-    version: serviceVersion,
+    version: Catalog.overviewVersion,
     network: terms.network,
     status: 'operational',
     paidEndpoints: Object.fromEntries(
@@ -65,7 +65,7 @@ export function overview(context: Context) {
       `in ${Catalog.stated.catalogCategories} categories in the catalog). ${unavailable} not available on this ` +
       'gateway yet: they answer 501 or 503 before any payment is asked for. Pay per call in USDC with x402 or MPP; ' +
       'no API keys.',
-    _gateway: { provider: serviceName, version: serviceVersion },
+    _gateway: { provider: serviceName, version: Catalog.overviewVersion },
     timestamp: now.toISOString(),
   }
 }
@@ -82,7 +82,7 @@ export function openapi(context: Context) {
     openapi: '3.1.0',
     info: {
       title: 'Pay-per-call payments, DeFi, data and AI gateway',
-      version: serviceVersion,
+      version: Catalog.machineDescriptionVersion,
       description:
         'Per-call access for autonomous agents. Paid operations carry their payment in USDC through x402 ' +
         '(PAYMENT-SIGNATURE or X-PAYMENT) or MPP (Authorization: Payment); the paying wallet is the caller.',
@@ -141,7 +141,7 @@ export function manifest(context: Context) {
   return {
     x402Version: 2,
     service: serviceName,
-    version: serviceVersion,
+    version: Catalog.machineDescriptionVersion,
     network: terms.network,
     asset: terms.asset,
     payTo: terms.payTo,
@@ -368,7 +368,8 @@ function serviceInfo(context: Context) {
       llms: `${context.baseUrl}/llms.txt`,
     },
     name: serviceName,
-    version: serviceVersion,
+    overviewVersion: Catalog.overviewVersion,
+    machineDescriptionVersion: Catalog.machineDescriptionVersion,
     network: context.terms.network,
     asset: context.terms.asset,
     payTo: context.terms.payTo,

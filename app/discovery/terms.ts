@@ -1,5 +1,3 @@
-import packageJson from '../../package.json' with { type: 'json' }
-
 /** Whether an operation can run here; an unavailable one answers 501/503 before any payment. */
 export type Availability =
   | { /** It runs. */ available: true }
@@ -20,9 +18,6 @@ export const protocols = [
 
 /** Identifier of this service in discovery documents. */
 export const serviceName = 'agent-pay-gateway'
-
-/** Version of this service wherever it is stated (`/`, OpenAPI, the payment manifest, MCP): package.json's. */
-export const serviceVersion: string = packageJson.version
 
 /** One operation as the payment manifest (`/.well-known/x402.json`) lists it, as its readers (MCP, CLI) use it. */
 export type ManifestResource = {

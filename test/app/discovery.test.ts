@@ -1,12 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
-import { privateKeyToAccount } from 'viem/accounts'
-import { account } from '../../adapters/chain/devnet.js'
 import { memory } from '../../adapters/store/memory.js'
-import { mcpServer } from '../../app/mcp.js'
 import { families } from '../../app/modules.js'
 import * as Catalog from '../../core/Catalog.js'
 import packageJson from '../../package.json' with { type: 'json' }
@@ -28,8 +23,8 @@ describe('GET /', () => {
     expect(Object.keys(body).sort()).toEqual(
       ['_gateway', 'gateway', 'links', 'network', 'note', 'paidEndpoints', 'status', 'timestamp', 'version'].sort(),
     )
-    expect(body.version).toBe(packageJson.version)
-    expect(body._gateway).toEqual({ provider: body.gateway, version: packageJson.version })
+    expect(body.version).toBe('3.8.2')
+    expect(body._gateway).toEqual({ provider: body.gateway, version: '3.8.2' })
     expect(body.network).toBe('eip155:84532')
     expect(body.links).toEqual({
       fullManifest: 'https://pay.example/.well-known/x402.json',
@@ -51,7 +46,7 @@ describe('GET /openapi.json', () => {
   test('behavior: OpenAPI 3.1 with every operation of the catalog', async () => {
     const body = await json('/openapi.json')
     expect(body.openapi).toBe('3.1.0')
-    expect(body.info.version).toBe(packageJson.version)
+    expect(body.info.version).toBe('3.8.3')
     const operations = Object.entries(body.paths).flatMap(([path, methods]) =>
       Object.entries(methods as Record<string, any>).map(([method, operation]) => ({ path, method, operation })),
     )
@@ -188,30 +183,26 @@ describe('absolute URLs without PUBLIC_URL', () => {
 })
 
 describe('the version', () => {
-  test("behavior: `/`, OpenAPI, the payment manifest, MCP's server info and the README all state package.json's", async () => {
-    const { version } = packageJson
-    expect((await json('/')).version).toBe(version)
-    expect((await json('/openapi.json')).info.version).toBe(version)
-    expect((await json('/openapi.json'))['x-service-info'].version).toBe(version)
-    expect((await json('/.well-known/x402.json')).version).toBe(version)
-    const { server } = mcpServer({
-      gateway: 'http://gateway.test',
-      fetch: ((input: RequestInfo | URL, init?: RequestInit) =>
-        gateway.handle(new Request(input, init))) as typeof fetch,
-      payer: privateKeyToAccount(account({ index: 1 }).privateKey),
-      maxPerCall: 0n,
-      sessionBudget: 0n,
-      refreshMs: 0,
+  test('behavior: the overview and package.json state the overview version, OpenAPI and the manifest the machine description version, as the interface does', async () => {
+    expect(Catalog.overviewVersion).toBe('3.8.2')
+    expect(Catalog.machineDescriptionVersion).toBe('3.8.3')
+    expect(packageJson.version).toBe(Catalog.overviewVersion)
+    expect((await json('/')).version).toBe(Catalog.overviewVersion)
+    const openapi = await json('/openapi.json')
+    expect(openapi.info.version).toBe(Catalog.machineDescriptionVersion)
+    expect(openapi['x-service-info']).toMatchObject({
+      overviewVersion: Catalog.overviewVersion,
+      machineDescriptionVersion: Catalog.machineDescriptionVersion,
     })
-    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
-    await server.connect(serverSide)
-    const client = new Client({ name: 'test', version: '1.0.0' })
-    await client.connect(clientSide)
-    expect(client.getServerVersion()?.version).toBe(version)
-    await client.close()
+    expect((await json('/.well-known/x402.json')).version).toBe(Catalog.machineDescriptionVersion)
     const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
-    const stated = [...readme.matchAll(/\binfo\.version (\S+?)\)/g)].map((match) => match[1])
-    expect(stated.length).toBeGreaterThan(0)
-    expect(stated).toEqual(stated.map(() => version))
+    expect(readme).toContain(`info.version ${Catalog.machineDescriptionVersion}`)
+    expect(readme).toContain(`${Catalog.machineDescriptionVersion} for the machine description`)
+    expect(readme).toContain(`${Catalog.overviewVersion} for the overview`)
+    const spec = join(import.meta.dir, '../../../shared/spec/gateway-interface.md')
+    if (existsSync(spec))
+      expect(readFileSync(spec, 'utf8')).toContain(
+        `The machine description carries version ${Catalog.machineDescriptionVersion}; the public overview object carries version ${Catalog.overviewVersion}.`,
+      )
   })
 })
