@@ -35,7 +35,14 @@ import { type Availability, serviceName } from './discovery/terms.js'
 import { fromFault } from './fault.js'
 import { oversized } from './head.js'
 import * as Input from './input.js'
-import { carriesPayment, failedVerifications, perMinute, retryAfterSeconds, unpaidConcurrency } from './limits.js'
+import {
+  carriesPayment,
+  failedVerifications,
+  perMinute,
+  retryAfterSeconds,
+  unavailableOnFault,
+  unpaidConcurrency,
+} from './limits.js'
 import { describeError, type Logger } from './log.js'
 import { metrics as createMetrics, type metrics } from './metrics.js'
 import { families as defaultFamilies, missingOf } from './modules.js'
@@ -83,7 +90,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
   if (ports.store) ports.store = journaled(ports.store)
   // Every per-client count, in the engine the deployment shares between its processes (boot picks it).
-  const limiter = parameters.limiter ?? memoryLimiter()
+  const limiter = unavailableOnFault(parameters.limiter ?? memoryLimiter())
   const { limits } = config
   // The client each request counts against, and the request being handled (for the ports that count per client).
   const clients = new WeakMap<Request, string>()

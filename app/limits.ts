@@ -1,3 +1,4 @@
+import { UpstreamUnavailableError } from '../core/Errors.js'
 import type { Limiter } from '../core/Limiter.js'
 import type * as RateLimit from '../core/RateLimit.js'
 
@@ -101,5 +102,26 @@ export declare namespace failedVerifications {
     blockedUntil: (client: string) => number | undefined
     /** Counts a failed on-chain check of `client`'s payment. */
     record: (client: string) => Promise<void>
+  }
+}
+
+/**
+ * The shared limiter as requests meet it: a fault of its engine (Redis or PostgreSQL not answering) is a 503
+ * `upstream_unavailable` that says to retry, before any work and with nothing charged, never a 500. Limits are not
+ * skipped while the engine is away: a client is not let through uncounted.
+ */
+export function unavailableOnFault(limiter: Limiter): Limiter {
+  return {
+    async take(key, options) {
+      try {
+        return await limiter.take(key, options)
+      } catch (error) {
+        throw new UpstreamUnavailableError(
+          "The store that counts this gateway's per-client limits does not answer; retry shortly. Nothing was charged.",
+          { cause: error },
+        )
+      }
+    },
+    close: () => limiter.close(),
   }
 }

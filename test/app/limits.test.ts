@@ -154,6 +154,33 @@ describe('the default rate limit of free endpoints', () => {
   })
 })
 
+describe('a limiter whose engine does not answer', () => {
+  test('error: a limited call is a 503 upstream_unavailable that says to retry, never a 500, and is not let through', async () => {
+    let handled = 0
+    const counted = Module.define({
+      name: 'gpu',
+      paths: ['/api/v1/gpu/models'],
+      needs: [],
+      routes: () => new Elysia().get('/api/v1/gpu/models', () => ({ models: [], handled: ++handled })),
+    })
+    const gateway = testGateway({
+      families: [counted],
+      limiter: {
+        take: () =>
+          Promise.reject(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })),
+        close: async () => {},
+      },
+    })
+    const response = await gateway.fetch('/api/v1/gpu/models')
+    expect(response.status).toBe(503)
+    expect(response.headers.get('content-type')).toContain('application/problem+json')
+    const body = (await response.json()) as { code: string; detail: string }
+    expect(body.code).toBe('upstream_unavailable')
+    expect(body.detail).not.toContain('6379')
+    expect(handled).toBe(0)
+  })
+})
+
 describe('the limit on payments that fail their on-chain check', () => {
   test('error: past the limit a client gets 429 before the chain is read again', async () => {
     const { payment } = stubPayment()

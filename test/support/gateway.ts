@@ -45,6 +45,8 @@ export function testGateway(
     families?: createGateway.Parameters['families']
     /** Where events go. @default silent */
     logger?: Logger
+    /** Where per-client limits are counted. @default the gateway's own memory limiter */
+    limiter?: createGateway.Parameters['limiter']
   } = {},
 ) {
   const config = parse(parameters.env ?? {}, parameters.families)
@@ -68,6 +70,7 @@ export function testGateway(
     },
     payment: parameters.payment,
     families: parameters.families,
+    limiter: parameters.limiter,
   })
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })
   return {
