@@ -65,16 +65,14 @@ async function fundedPayer(): Promise<LocalAccount> {
   return payer
 }
 
-/** Sends a paid request, kills the gateway once the chain sees `hold`, lets the held call go, restarts, retries. */
-async function crashAndRetry(parameters: {
-  hold: Hold
-  forward: boolean
-  request: () => Request
-  payer: LocalAccount
-}) {
-  const { hold, forward, request, payer } = parameters
+/**
+ * Sends a paid request, kills the gateway once the chain sees `hold`, lets the held call go (to the node when
+ * `forward`), restarts the gateway and waits for the reconciliation it runs at start.
+ */
+async function crash(parameters: { hold: Hold; forward: boolean; request: Request }) {
+  const { hold, forward, request } = parameters
   figures.calls++
-  const inflight = fetch(request()).then(
+  const inflight = fetch(request).then(
     (response) => response.status,
     () => 'connection lost',
   )
@@ -86,6 +84,17 @@ async function crashAndRetry(parameters: {
   outputs.push(gateway.output())
   gateway = await startGateway()
   await reconciled()
+}
+
+/** Sends a paid request, kills the gateway once the chain sees `hold`, lets the held call go, restarts, retries. */
+async function crashAndRetry(parameters: {
+  hold: Hold
+  forward: boolean
+  request: () => Request
+  payer: LocalAccount
+}) {
+  const { hold, forward, request, payer } = parameters
+  await crash({ hold, forward, request: request() })
   // A transaction that never reached the node was lost with its answer: nobody but the retry may send it.
   if (!forward) expect(await balance(payer.address)).toBe(10_000n)
 
@@ -154,23 +163,11 @@ describe('a gateway process under faults: kill -9 mid-call, a slow node', () => 
     const validBefore = BigInt(Math.floor(Date.now() / 1000)) + 12n
     const header = await presigned(payer, validBefore)
     const { nonce } = decodePaymentSignatureHeader(header).payload.authorization as { nonce: `0x${string}` }
-    figures.calls++
-    const inflight = fetch(
-      new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } }),
-    ).then(
-      () => 'answered',
-      () => 'connection lost',
-    )
-    const hold = chain.hold('eth_sendRawTransaction', 'before')
-    await hold.reached
-    gateway.process.kill('SIGKILL')
-    await gateway.process.exited
-    hold.release(false)
-    expect(await inflight).toBe('connection lost')
-    outputs.push(gateway.output())
-
-    gateway = await startGateway()
-    await reconciled()
+    await crash({
+      hold: chain.hold('eth_sendRawTransaction', 'before'),
+      forward: false,
+      request: new Request(`${gateway.origin}/api/v1/rpc/chains`, { headers: { 'PAYMENT-SIGNATURE': header } }),
+    })
     expect(await balance(payer.address)).toBe(10_000n)
     expect(await entryOf(payer, nonce)).toMatchObject({ state: 'settling', transaction: undefined })
 
