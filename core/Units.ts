@@ -135,7 +135,23 @@ export declare namespace convert {
  */
 export function toAtomic(amount: string, unit: Unit): bigint {
   const { decimals } = units[unit]
-  const fail = (message: string) => new ValidationError({ field: 'amount', message })
+  return fromDecimal({
+    value: amount,
+    decimals,
+    field: 'amount',
+    unitName: decimals === 0 ? `${unit} has no fractional part` : `${unit} has at most ${decimals} decimal places`,
+  })
+}
+
+/**
+ * Parses a human decimal amount of an asset with `decimals` (`"2500"` is 2,500 tokens, `"2500.5"` too; a JSON number
+ * is read as the decimal it prints as) into atomic units, exactly. Refuses, naming `field`, more decimal places than
+ * the asset has, scientific notation, negatives and anything that is not digits with an optional point: never rounds.
+ */
+export function fromDecimal(parameters: fromDecimal.Parameters): bigint {
+  const { value, decimals, field } = parameters
+  const fail = (message: string) => new ValidationError({ field, message })
+  const amount = typeof value === 'number' && Number.isFinite(value) ? String(value) : value
   if (typeof amount !== 'string' || amount === '') throw fail('required: a decimal amount such as 1.5')
   if (/[eE]/.test(amount)) throw fail(`"${amount}" uses scientific notation; write the digits out, e.g. 0.000001`)
   if (amount.startsWith('-')) throw fail(`"${amount}" is negative; amounts are non-negative`)
@@ -146,8 +162,29 @@ export function toAtomic(amount: string, unit: Unit): bigint {
   // Trailing zeros carry no value: `1.0 wei` is exactly 1 wei.
   const fraction = rawFraction.replace(/0+$/, '')
   if (fraction.length > decimals)
-    throw fail(decimals === 0 ? `${unit} has no fractional part` : `${unit} has at most ${decimals} decimal places`)
+    throw fail(
+      parameters.unitName ??
+        (decimals === 0 ? 'is a whole number of tokens here' : `has at most ${decimals} decimal places here`),
+    )
   return BigInt(integer) * 10n ** BigInt(decimals) + BigInt(fraction.padEnd(decimals, '0') || '0')
+}
+
+export declare namespace fromDecimal {
+  type Parameters = {
+    /** The amount as the caller sent it: a decimal string, or a JSON number. */
+    value: unknown
+    /** Decimals of the asset (6 for USDC). */
+    decimals: number
+    /** The request field it came in, named by a refusal (`employees[0].amount`). */
+    field: string
+    /** What a refusal of too many decimal places says. @default "has at most N decimal places here" */
+    unitName?: string | undefined
+  }
+}
+
+/** An atomic amount as the human decimal of an asset with `decimals` (`2500000000n`, 6 -> `"2500"`): no trailing zeros. */
+export function toDecimal(value: bigint, decimals: number): string {
+  return formatUnits(value, decimals)
 }
 
 function toUnit(name: string, field: 'from' | 'to' | 'unit'): Unit {

@@ -213,3 +213,36 @@ describe('convert', () => {
     expect(() => Units.convert({ amount: '1', from, to })).toThrow('needs a price source')
   })
 })
+
+describe('fromDecimal', () => {
+  test.each([
+    ['2500', 6, 2_500_000_000n],
+    ['2500.5', 6, 2_500_500_000n],
+    [2500, 6, 2_500_000_000n],
+    [0.5, 18, 500_000_000_000_000_000n],
+    ['1.000000', 6, 1_000_000n],
+    ['0.000001', 6, 1n],
+  ])('behavior: %p with %p decimals is %p atomic units', (value, decimals, expected) => {
+    expect(Units.fromDecimal({ value, decimals, field: 'amount' })).toBe(expected)
+  })
+
+  test.each([
+    ['0.0000001', 'has at most 6 decimal places here'],
+    ['1e6', 'scientific notation'],
+    [1e21, 'scientific notation'],
+    ['-1', 'negative'],
+    ['', 'required'],
+    [null, 'required'],
+    ['1,5', 'not a decimal amount'],
+  ])('error: %p is refused, naming the field', (value, message) => {
+    expect(() => Units.fromDecimal({ value, decimals: 6, field: 'employees[0].amount' })).toThrow(message)
+    expect(fieldOf(() => Units.fromDecimal({ value, decimals: 6, field: 'employees[0].amount' }))).toBe(
+      'employees[0].amount',
+    )
+  })
+
+  test('behavior: toDecimal gives the human decimal back', () => {
+    expect(Units.toDecimal(2_500_500_000n, 6)).toBe('2500.5')
+    expect(Units.toDecimal(2_500_000_000n, 6)).toBe('2500')
+  })
+})
