@@ -51,3 +51,37 @@ export const names: readonly Name[] = registry.map((entry) => entry.name)
 export function find(name: string): Entry | undefined {
   return registry.find((entry) => entry.name === name)
 }
+
+/**
+ * Other spellings of the {@link registry}'s names that the original gateway's clients send: its Alchemy network ids
+ * (`base-mainnet`, `eth-mainnet`, ...) and its short names (`eth`, `mainnet`, `arb`, `op`, `matic`, `bnb`, `avax`, ...),
+ * as its handlers read them (defi.ts, contract.ts, bridge.ts, kyc.ts, addressSafety.ts). One vocabulary for every
+ * route that takes a chain.
+ */
+export const aliases: Readonly<Record<string, Name>> = {
+  'base-mainnet': 'base',
+  eth: 'ethereum',
+  mainnet: 'ethereum',
+  'eth-mainnet': 'ethereum',
+  arb: 'arbitrum',
+  'arb-mainnet': 'arbitrum',
+  op: 'optimism',
+  opt: 'optimism',
+  'opt-mainnet': 'optimism',
+  matic: 'polygon',
+  poly: 'polygon',
+  'matic-mainnet': 'polygon',
+  'polygon-mainnet': 'polygon',
+  bnb: 'bsc',
+  binance: 'bsc',
+  'bnb-mainnet': 'bsc',
+  avax: 'avalanche',
+  'avax-mainnet': 'avalanche',
+}
+
+/** The registry name `spelling` means, a name or one of its {@link aliases} in any case, or `undefined`. */
+export function nameOf(spelling: string): Name | undefined {
+  const key = spelling.trim().toLowerCase()
+  const name = Object.hasOwn(aliases, key) ? aliases[key] : key
+  return find(name!)?.name as Name | undefined
+}
