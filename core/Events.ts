@@ -42,6 +42,49 @@ export function isType(name: string): name is Type {
   return Object.hasOwn(types, name)
 }
 
+/**
+ * The original gateway's webhook event names that are not ours, each with the event of this gateway it stands for, or
+ * `null` with why this gateway never emits it. A webhook may subscribe to them as its clients do.
+ */
+export const originalTypes = {
+  'payment.sent': { type: 'payment.settled', why: "the subscriber's own payment to this gateway settled" },
+  'payment.received': {
+    type: 'transfer.seen',
+    why: 'a watched transfer that pays an invoice of the subscriber (its creator or its recipient) was seen on chain',
+  },
+  'payment.failed': { type: null, why: 'a payment that fails is refused in its own call (402); nothing settles' },
+  'batch.completed': {
+    type: null,
+    why: 'batches are built here (`batch.built`) and sent by the caller; this gateway does not watch them mined',
+  },
+  'batch.failed': { type: null, why: 'the caller sends the built batch; this gateway never sees it fail' },
+  'escrow.created': { type: null, why: "escrow/create's own answer is the creation; events start at `escrow.funded`" },
+  'escrow.expired': { type: null, why: 'no event marks an escrow passing its expiry; a refund is `escrow.cancelled`' },
+  'invoice.created': { type: null, why: "invoice/create's own answer is the creation; events start at `invoice.paid`" },
+  'invoice.overdue': { type: null, why: 'no event marks an invoice passing its due date' },
+  'swap.completed': { type: null, why: 'swaps are built here and sent by the caller; this gateway never sees them' },
+  'swap.failed': { type: null, why: 'swaps are built here and sent by the caller; this gateway never sees them' },
+  'bridge.completed': {
+    type: null,
+    why: 'bridges are quoted here and sent by the caller; this gateway never sees them',
+  },
+  'bridge.failed': { type: null, why: 'bridges are quoted here and sent by the caller; this gateway never sees them' },
+  'payroll.completed': {
+    type: null,
+    why: 'payroll runs are built here (`payroll.built`) and sent by the caller; this gateway does not watch them mined',
+  },
+  'payroll.failed': { type: null, why: 'the caller sends the built payroll run; this gateway never sees it fail' },
+} as const satisfies Record<string, { type: Type | null; why: string }>
+
+/** An original event name that is not ours. */
+export type OriginalType = keyof typeof originalTypes
+
+/** The event of this gateway a subscribed name stands for: itself, its equivalent, or `null` when never emitted. */
+export function toType(name: string): Type | null {
+  if (isType(name)) return name
+  return Object.hasOwn(originalTypes, name) ? originalTypes[name as OriginalType].type : null
+}
+
 /** An event as it is recorded and delivered (the webhook body is `{ type, timestamp, data }`). */
 export type Event<data = unknown> = {
   /** Stable id: the same id is one event, however often it is emitted. */

@@ -1,6 +1,6 @@
 import { Webhook } from 'standardwebhooks'
 import { type Address, getAddress, keccak256, toHex } from 'viem'
-import type { Event, Type } from './Events.js'
+import { type Event, type Type, toType } from './Events.js'
 import type { Outcome } from './Module.js'
 import type { Guard } from './Outbound.js'
 import * as Queue from './Queue.js'
@@ -39,10 +39,12 @@ export type Endpoint = {
 
 /** A registered webhook as stored. */
 export type Registered = Endpoint & {
-  /** Subscribed event names, or `*`. */
-  events: readonly (Type | '*')[]
+  /** Subscribed event names as the subscriber gave them (ours, the original gateway's, or `*`). */
+  events: readonly string[]
   /** When it was registered. */
   createdAt: string
+  /** The subscriber's own JSON, kept and shown back, never sent. @default {} */
+  metadata?: Record<string, unknown> | undefined
 }
 
 /** One delivery attempt. */
@@ -231,9 +233,9 @@ function endingsOf(store: Store): (endpoint: Payload['endpoint'], ending: Ending
   return record
 }
 
-/** Whether a webhook is active and subscribed to `type` (or to every event). */
+/** Whether a webhook is active and subscribed to `type` (or to every event), under our name or the original's. */
 function listens(webhook: Registered, type: Type): boolean {
-  return webhook.status === 'active' && (webhook.events.includes('*') || webhook.events.includes(type))
+  return webhook.status === 'active' && webhook.events.some((name) => name === '*' || toType(name) === type)
 }
 
 /** Fans an event from the outbox out to its owner's active webhooks subscribed to it. */

@@ -1,11 +1,11 @@
 import { type Address, getAddress } from 'viem'
 import { NotFoundError } from '../../core/Errors.js'
-import type * as Events from '../../core/Events.js'
+import * as Events from '../../core/Events.js'
 import * as Outbound from '../../core/Outbound.js'
 import type { Queue } from '../../core/Queue.js'
 import type { Store } from '../../core/Store.js'
 import * as Webhooks from '../../core/Webhooks.js'
-import type { RegisterBody, WebhookBody } from './schema.js'
+import type { ListQuery, RegisterBody, WebhookBody } from './schema.js'
 
 /** What the webhooks service needs. */
 export type Deps = {
@@ -26,21 +26,38 @@ export async function preflight(deps: Pick<Deps, 'outbound'>, body: { url?: unkn
   if (!allowed.ok) throw Outbound.toError(allowed, { field: 'url' })
 }
 
-/** Registers a webhook of the payer; the secret is in this answer only. */
+/**
+ * Registers a webhook of the payer; the secret is in this answer only. The original gateway's event names are kept as
+ * given; the answer says which of ours each stands for and which are never emitted here, and why.
+ */
 export async function register(deps: Deps, input: RegisterBody & { caller: Address }) {
   await preflight(deps, input)
   const id = `wh_${crypto.randomUUID().replaceAll('-', '')}`
   const secret = Webhooks.newSecret()
   const value: Webhooks.Registered = {
     url: input.url,
-    events: input.events as Webhooks.Registered['events'],
+    events: input.events,
     secret,
     status: 'active',
     failures: 0,
     createdAt: new Date().toISOString(),
+    metadata: input.metadata ?? {},
   }
   await deps.store.insert({ collection: Webhooks.webhooks, id, owners: [input.caller], value, createdAt: new Date() })
-  return { id, secret, status: value.status, url: value.url, events: value.events }
+  const original = input.events.filter((name) => Object.hasOwn(Events.originalTypes, name)) as Events.OriginalType[]
+  return {
+    id,
+    secret,
+    status: value.status,
+    url: value.url,
+    events: value.events,
+    metadata: value.metadata,
+    createdAt: value.createdAt,
+    eventMap: Object.fromEntries(original.map((name) => [name, Events.originalTypes[name].type])),
+    neverEmitted: Object.fromEntries(
+      original.filter((name) => Events.toType(name) === null).map((name) => [name, Events.originalTypes[name].why]),
+    ),
+  }
 }
 
 /** The payer's webhook, or a 404 (someone else's is a 404 too). */
@@ -69,6 +86,11 @@ export async function test(deps: Deps, input: WebhookBody & { caller: Address })
     timeoutMs: deps.policy.timeoutMs,
   })
   const delivered = Webhooks.delivered(attempt)
+  // The original gateway's `lastTriggered` counts a test; its failure count does not, nor does ours.
+  await deps.store.update<Webhooks.Registered>(Webhooks.webhooks, record.id, (current) => ({
+    ...current.value,
+    lastDelivery: { id, status: delivered ? 'delivered' : 'failed', at: attempt.at, code: attempt.code },
+  }))
   await deps.store.insert<Webhooks.Delivery>({
     collection: Webhooks.deliveries,
     id,
@@ -82,23 +104,39 @@ export async function test(deps: Deps, input: WebhookBody & { caller: Address })
     },
     createdAt: new Date(),
   })
-  return { delivered, webhookId: record.id, messageId: id, status: attempt.code ?? null, error: attempt.error ?? null }
+  return {
+    delivered,
+    webhookId: record.id,
+    url: record.value.url,
+    testPayload: { event: event.type, webhookId: record.id, data: event.data, timestamp: event.timestamp },
+    messageId: id,
+    status: attempt.code ?? null,
+    error: attempt.error ?? null,
+  }
 }
 
-/** The payer's webhooks (no secrets), each with its recent deliveries and their attempts. */
-export async function list(deps: Deps, input: { caller: Address }) {
+/**
+ * The payer's webhooks (no secrets), each with its recent deliveries and their attempts, only those in `status` when
+ * given; `lastTriggered` and `failCount` are the original gateway's names of `lastDelivery.at` and `failures`.
+ */
+export async function list(deps: Deps, input: ListQuery & { caller: Address }) {
   const [registered, recent] = await Promise.all([
     deps.store.list<Webhooks.Registered>(Webhooks.webhooks, { owner: input.caller, limit: 100 }),
     deps.store.list<Webhooks.Delivery>(Webhooks.deliveries, { owner: input.caller, limit: 100 }),
   ])
-  const webhooks = registered.map(({ id, value }) => ({
+  const chosen =
+    input.status === undefined ? registered : registered.filter(({ value }) => value.status === input.status)
+  const webhooks = chosen.map(({ id, value }) => ({
     id,
     url: value.url,
     events: value.events,
     status: value.status,
     failures: value.failures ?? 0,
+    failCount: value.failures ?? 0,
     createdAt: value.createdAt,
+    metadata: value.metadata ?? {},
     lastDelivery: value.lastDelivery ?? null,
+    lastTriggered: value.lastDelivery?.at ?? null,
     deliveries: recent
       .filter(
         (delivery) => delivery.value.endpoint.collection === Webhooks.webhooks && delivery.value.endpoint.id === id,

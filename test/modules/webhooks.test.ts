@@ -130,6 +130,101 @@ describe('webhook/register, list, delete', () => {
   })
 })
 
+describe('from the original gateway (issue 34)', () => {
+  test('behavior: its event names and metadata register; an alias receives our event, the rest are said never emitted', async () => {
+    const target = receiver(() => 200)
+    servers.push(target)
+    const body = await ok(
+      await gateway.post(
+        '/api/v1/webhook/register',
+        { url: target.url, events: ['payment.sent', 'escrow.funded', 'swap.completed'], metadata: { team: 'ops' } },
+        payers.carol,
+      ),
+    )
+    target.setSecret(body.secret)
+    expect(body).toMatchObject({
+      id: expect.stringMatching(/^wh_/),
+      secret: expect.stringMatching(/^whsec_/),
+      status: 'active',
+      url: target.url,
+      events: ['payment.sent', 'escrow.funded', 'swap.completed'],
+      metadata: { team: 'ops' },
+      eventMap: { 'payment.sent': 'payment.settled', 'swap.completed': null },
+      neverEmitted: { 'swap.completed': expect.stringContaining('caller') },
+    })
+    await events.emit({ type: 'escrow.funded', owner: payers.carol, data: { escrowId: 'e1' } })
+    await until(() => target.received.some((delivery) => delivery.type === 'escrow.funded'))
+    await until(() => target.received.some((delivery) => delivery.type === 'payment.settled'))
+    expect(target.received.every((delivery) => delivery.verified)).toBe(true)
+    expect(target.received.map((delivery) => delivery.type)).toContain('payment.settled')
+    expect(target.received.map((delivery) => delivery.type)).not.toContain('invoice.paid')
+  })
+
+  test('behavior: all 19 of its event names are accepted', async () => {
+    const original = [
+      'payment.sent',
+      'payment.received',
+      'payment.failed',
+      'batch.completed',
+      'batch.failed',
+      'escrow.created',
+      'escrow.funded',
+      'escrow.released',
+      'escrow.cancelled',
+      'escrow.expired',
+      'invoice.created',
+      'invoice.paid',
+      'invoice.overdue',
+      'swap.completed',
+      'swap.failed',
+      'bridge.completed',
+      'bridge.failed',
+      'payroll.completed',
+      'payroll.failed',
+    ]
+    const target = receiver(() => 200)
+    servers.push(target)
+    const body = await ok(
+      await gateway.post('/api/v1/webhook/register', { url: target.url, events: original }, payers.bob),
+    )
+    expect(body.events).toEqual(original)
+    expect(Object.keys(body.neverEmitted).length + Object.values(body.eventMap).filter(Boolean).length).toBe(15)
+    await ok(await gateway.post('/api/v1/webhook/delete', { webhookId: body.id }, payers.bob))
+  })
+
+  test('behavior: test answers url and testPayload; list filters by status and carries lastTriggered, failCount', async () => {
+    const hook = await registered(() => 200, ['invoice.paid'])
+    const before = (await ok(await gateway.get('/api/v1/webhook/list?status=active', payers.alice))).webhooks.find(
+      (webhook: { id: string }) => webhook.id === hook.id,
+    )
+    expect(before).toMatchObject({ lastTriggered: null, failCount: 0, metadata: {} })
+    const tested = await ok(await gateway.post('/api/v1/webhook/test', { webhookId: hook.id }, payers.alice))
+    expect(tested).toMatchObject({
+      delivered: true,
+      webhookId: hook.id,
+      url: hook.url,
+      testPayload: { event: 'test.ping', webhookId: hook.id, data: { webhookId: hook.id } },
+    })
+    const after = (await ok(await gateway.get('/api/v1/webhook/list?status=active', payers.alice))).webhooks.find(
+      (webhook: { id: string }) => webhook.id === hook.id,
+    )
+    expect(after.lastTriggered).toBe(tested.testPayload.timestamp)
+    const paused = await ok(await gateway.get('/api/v1/webhook/list?status=paused', payers.alice))
+    expect(paused).toMatchObject({ webhooks: [], total: 0 })
+  })
+
+  test('error: a name neither gateway knows is still a 400', async () => {
+    await refused(
+      await gateway.post(
+        '/api/v1/webhook/register',
+        { url: 'https://example.com', events: ['swap.started'] },
+        payers.alice,
+      ),
+      400,
+    )
+  })
+})
+
 describe('webhook/test', () => {
   test('sends a signed test.ping; delivered follows the receiver', async () => {
     const hook = await registered((count) => (count === 1 ? 204 : 500))
