@@ -8,6 +8,7 @@ import type { Deferred } from './Module.js'
 import * as Price from './Price.js'
 import type { Store } from './Store.js'
 import type { Availability, Outcome } from './Upstream.js'
+import * as Webhooks from './Webhooks.js'
 
 /**
  * Compute jobs sold per call: the operator's model catalog (which model ids callers may name, of which kind, on which
@@ -808,6 +809,9 @@ function fields(value: unknown): Record<string, unknown> {
 /** The store collection of asynchronous jobs (compute and GPU). */
 export const jobs = 'compute_jobs'
 
+/** The store collection of the webhook endpoints callers gave with their jobs (`url`, `secret`, `status`), by job id. */
+export const webhooks = 'compute_job_webhooks'
+
 /** Where a job's payment is: held by the job, then settled, released, failed; `pending` while its outcome is unknown. */
 export type PaymentState = 'held' | 'pending' | 'settled' | 'released' | 'failed'
 
@@ -831,6 +835,14 @@ export type JobRecord = {
   error?: string | undefined
   /** When it times out (is canceled and its payment released), ISO 8601. */
   deadline: string
+  /** When it was started, ISO 8601. */
+  createdAt?: string | undefined
+  /** When it reached a final state, ISO 8601. */
+  completedAt?: string | undefined
+  /** Replicate's timings of the prediction once final (e.g. `predict_time` in seconds). */
+  metrics?: unknown
+  /** Whether the caller's webhook endpoint (in {@link webhooks}, under the job's id) receives the job's end. */
+  webhook?: boolean | undefined
   /** Its payment: the ledger key, the amount (atomic units, decimal string), and what became of it. */
   payment: {
     /** The payer. */
@@ -861,6 +873,10 @@ export function toView(record: JobRecord): Record<string, unknown> {
     output: record.state === 'succeeded' && payment.state === 'settled' ? record.output : null,
     error: record.error ?? null,
     deadline: record.deadline,
+    prediction_id: record.prediction,
+    created_at: record.createdAt ?? null,
+    completed_at: record.completedAt ?? null,
+    metrics: record.metrics ?? null,
     payment: {
       state: payment.state,
       amount: Price.fromAtomic(BigInt(payment.amount)),
@@ -929,7 +945,15 @@ export async function follow(
       const changed = await store.update<JobRecord>(jobs, id, ({ value }) =>
         finalStates.has(value.state)
           ? { refused: true, reason: 'already final' }
-          : { ...value, state: progress.state, output: progress.output, error: progress.error },
+          : {
+              ...value,
+              state: progress.state,
+              output: progress.output,
+              error: progress.error,
+              ...(finalStates.has(progress.state)
+                ? { completedAt: now.toISOString(), metrics: prediction?.metrics ?? null }
+                : {}),
+            },
       )
       record = changed.ok ? changed.record.value : ((await store.get<JobRecord>(jobs, id))?.value ?? record)
     }
@@ -953,27 +977,35 @@ export async function follow(
       payment = { ...record.payment, state: 'released', reason }
     }
     const first = payment.state !== 'pending'
-    const event =
-      first && events
+    const ended = {
+      id: `job:${record.family}:${record.id}`,
+      type: record.state === 'succeeded' ? ('job.completed' as const) : ('job.failed' as const),
+      data: {
+        jobId: record.id,
+        kind: record.family,
+        status: record.state,
+        ...(record.state === 'succeeded'
+          ? payment.state === 'settled'
+            ? { result: record.output }
+            : {}
+          : { error: record.error ?? null }),
+        payment: { state: payment.state, transaction: payment.transaction ?? null },
+      },
+    }
+    const owner = record.payment.payer
+    const event = [
+      ...(first && events ? [events.outbox({ ...ended, owner })] : []),
+      // The caller's own webhook of this job hears its end too, signed with the secret its start answered.
+      ...(first && record.webhook
         ? [
-            events.outbox({
-              id: `job:${record.family}:${record.id}`,
-              type: record.state === 'succeeded' ? 'job.completed' : 'job.failed',
-              owner: record.payment.payer,
-              data: {
-                jobId: record.id,
-                kind: record.family,
-                status: record.state,
-                ...(record.state === 'succeeded'
-                  ? payment.state === 'settled'
-                    ? { result: record.output }
-                    : {}
-                  : { error: record.error ?? null }),
-                payment: { state: payment.state, transaction: payment.transaction ?? null },
-              },
+            Webhooks.deliveryItem({
+              endpoint: { collection: webhooks, id: record.id },
+              owner,
+              event: { ...ended, timestamp: now.toISOString() },
             }),
           ]
-        : []
+        : []),
+    ]
     const changed = await store.update<JobRecord>(jobs, id, ({ value }) => ({ ...value, payment }), { enqueue: event })
     if (changed.ok) record = changed.record.value
   }
@@ -1027,6 +1059,59 @@ export type GpuModel = {
   id: string
   /** `owner/name:<64 hex version>` on Replicate. */
   upstreamModel: string
+}
+
+/** A model shortcut of the original gateway: the Replicate model it names and what it is for. */
+export type GpuShortcut = {
+  /** The Replicate `owner/name` it stands for. */
+  model: string
+  /** What the model does. */
+  description: string
+  /** `image`, `video`, `llm`, `audio` or `utility`. */
+  category: string
+}
+
+/**
+ * The original gateway's 13 model shortcuts of `POST /api/v1/gpu/run` (its `gpu.ts` MODEL_SHORTCUTS), so its clients'
+ * names keep working: a shortcut runs here only where the operator pinned a version of the model it names.
+ */
+export const gpuShortcuts: Readonly<Record<string, GpuShortcut>> = {
+  'flux-pro': {
+    model: 'black-forest-labs/flux-1.1-pro',
+    description: 'Fastest high-quality image generation',
+    category: 'image',
+  },
+  'flux-dev': {
+    model: 'black-forest-labs/flux-dev',
+    description: 'FLUX dev model for experimentation',
+    category: 'image',
+  },
+  sdxl: { model: 'stability-ai/sdxl', description: 'Stable Diffusion XL', category: 'image' },
+  ideogram: {
+    model: 'ideogram-ai/ideogram-v2-turbo',
+    description: 'Ideogram v2 turbo, text rendering',
+    category: 'image',
+  },
+  'wan-video': { model: 'wavespeed-ai/wan-2.1-i2v-480p', description: 'Wan 2.1 image-to-video', category: 'video' },
+  'minimax-video': { model: 'minimax/video-01', description: 'MiniMax video generation', category: 'video' },
+  'llama-70b': { model: 'meta/meta-llama-3-70b-instruct', description: 'Llama 3 70B Instruct', category: 'llm' },
+  'llama-8b': { model: 'meta/meta-llama-3-8b-instruct', description: 'Llama 3 8B Instruct', category: 'llm' },
+  mixtral: { model: 'mistralai/mixtral-8x7b-instruct-v0.1', description: 'Mixtral 8x7B', category: 'llm' },
+  whisper: { model: 'openai/whisper', description: 'Speech-to-text transcription', category: 'audio' },
+  musicgen: { model: 'meta/musicgen', description: 'Music generation from text', category: 'audio' },
+  esrgan: { model: 'nightmareai/real-esrgan', description: 'Image upscaling 4x', category: 'utility' },
+  rembg: { model: 'cjwbw/rembg', description: 'Background removal', category: 'utility' },
+}
+
+/**
+ * The pinned model a run names: an operator's id, else an original shortcut or a Replicate `owner/name` (any case)
+ * whose model the operator pinned. `undefined` when the name reaches no pinned model.
+ */
+export function gpuModelFor(models: ReadonlyMap<string, GpuModel>, name: string): GpuModel | undefined {
+  const own = models.get(name)
+  if (own) return own
+  const wanted = (gpuShortcuts[name.toLowerCase()]?.model ?? name).toLowerCase()
+  return [...models.values()].find((model) => model.upstreamModel.split(':')[0] === wanted)
 }
 
 /** A Replicate model pinned to a full version: `owner/name:<64 hex>`. */

@@ -27,7 +27,8 @@ const gpuEnv = Type.Object({
 
 /** The family's dependencies; throws at boot on a bad `GPU_MODELS`. */
 function depsOf(
-  ports: Pick<Module.Ports, 'store' | 'queue' | 'deferred'> & Partial<Pick<Module.Ports, 'events' | 'replicate'>>,
+  ports: Pick<Module.Ports, 'store' | 'queue' | 'deferred' | 'outbound'> &
+    Partial<Pick<Module.Ports, 'events' | 'replicate'>>,
   env: Static<typeof gpuEnv>,
 ): Service.Deps {
   return {
@@ -37,6 +38,7 @@ function depsOf(
     events: ports.events,
     predictions: ports.replicate,
     timeoutSeconds: env.GPU_JOB_TIMEOUT_SECONDS,
+    outbound: ports.outbound,
   }
 }
 
@@ -44,7 +46,7 @@ function depsOf(
 export const manifest = Module.define({
   name: 'gpu',
   paths: ['/api/v1/gpu/'],
-  needs: ['store', 'queue', 'deferred'],
+  needs: ['store', 'queue', 'deferred', 'outbound'],
   uses: ['events', 'replicate'],
   env: gpuEnv,
   callbacks: ['POST /callbacks/gpu/:jobId'],
