@@ -4,7 +4,17 @@ import * as Service from './service.js'
 
 /** Stellar batch payments: validate, call the service. */
 export function routes(deps: Service.Deps) {
-  return new Elysia({ name: 'stellar' })
-    .post('/api/v1/stellar/batch', ({ body }) => Service.batch(deps, body), { body: BatchBody })
-    .post('/api/v1/stellar/estimate', ({ body }) => Service.estimate(deps, body), { body: EstimateBody })
+  return (
+    new Elysia({ name: 'stellar' })
+      // Each preflight runs in `transform`, ahead of the payment guard: which form a body takes and every amount in
+      // it are judged before any payment is asked for.
+      .post('/api/v1/stellar/batch', ({ body }) => Service.batch(deps, body), {
+        body: BatchBody,
+        transform: ({ body }) => Service.preflightBatch(body),
+      })
+      .post('/api/v1/stellar/estimate', ({ body }) => Service.estimate(deps, body), {
+        body: EstimateBody,
+        transform: ({ body }) => Service.preflightEstimate(body),
+      })
+  )
 }

@@ -19,11 +19,11 @@ export function isDestination(value: string): boolean {
   return Address.validateStellar(value).valid
 }
 
-/** A positive decimal XLM amount (at most 7 decimals) in stroops, or why it is not one. */
-export function parseAmount(value: string): { ok: true; stroops: bigint } | { ok: false; message: string } {
+/** A positive human decimal XLM amount (a string or JSON number, at most 7 decimals) in stroops, or why it is not one. */
+export function parseAmount(value: unknown): { ok: true; stroops: bigint } | { ok: false; message: string } {
   let stroops: bigint
   try {
-    stroops = Units.toAtomic(value, 'xlm')
+    stroops = Units.fromDecimal({ value, decimals: 7, field: 'amount', unitName: 'XLM has at most 7 decimal places' })
   } catch (error) {
     return { ok: false, message: (error as Error).message.replace(/^amount: /, '') }
   }
@@ -39,35 +39,92 @@ FormatRegistry.Set('stellar-secret-seed', isSecretSeed)
 FormatRegistry.Set('stellar-destination', isDestination)
 FormatRegistry.Set('xlm-amount', (value) => parseAmount(value).ok)
 
-/** Body of `POST /api/v1/stellar/batch`. */
+/** Whether `value` is an account that can sign and pay: a `G...` public key with a valid checksum. */
+export function isAccount(value: string): boolean {
+  return StrKey.isValidEd25519PublicKey(value)
+}
+
+FormatRegistry.Set('stellar-account', isAccount)
+
+/** An amount of XLM as the original gateway reads it: a decimal string or a JSON number, in XLM (not stroops). */
+const HumanXlm = (description: string) =>
+  Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+    description: `Human decimal XLM, at most 7 decimals, e.g. "2500" is 2,500 XLM (25,000,000,000 stroops). ${description}`,
+  })
+
+/** One recipient in the original gateway's shape: an account and its amount. */
+export const Recipient = Type.Object(
+  {
+    address: Type.String({
+      maxLength: 69,
+      format: 'stellar-destination',
+      description: 'Stellar account (G...) or muxed account (M...).',
+    }),
+    amount: HumanXlm('Greater than 0.'),
+  },
+  { additionalProperties: false },
+)
+
+/**
+ * Body of `POST /api/v1/stellar/batch`, in either of two forms (one, never both): the original gateway's `sender` with
+ * `recipients: [{ address, amount }]`, answered with the unsigned transaction for the sender to sign; or `sourceSecret`
+ * with parallel `recipients` and `amounts`, signed and submitted here.
+ */
 export const BatchBody = Type.Object(
   {
-    sourceSecret: Type.String({
-      minLength: 56,
-      maxLength: 56,
-      format: 'stellar-secret-seed',
-      description:
-        'Secret seed (S..., 56 characters) of the paying account. Used in memory to sign this one transaction; never logged, stored or echoed.',
-    }),
-    recipients: Type.Array(
+    sender: Type.Optional(
       Type.String({
-        maxLength: 69,
-        format: 'stellar-destination',
-        description: 'Stellar account (G...) or muxed account (M...).',
+        maxLength: 56,
+        format: 'stellar-account',
+        description:
+          'Public key (G...) of the paying account, as the original gateway takes it: the answer is the unsigned transaction (base64 XDR) for this account to sign and submit. Not with sourceSecret.',
       }),
+    ),
+    sourceSecret: Type.Optional(
+      Type.String({
+        minLength: 56,
+        maxLength: 56,
+        format: 'stellar-secret-seed',
+        description:
+          'Secret seed (S..., 56 characters) of the paying account, to have the gateway sign and submit. Used in memory to sign this one transaction; never logged, stored or echoed. Not with sender.',
+      }),
+    ),
+    recipients: Type.Array(
+      Type.Union([
+        Recipient,
+        Type.String({
+          maxLength: 69,
+          format: 'stellar-destination',
+          description: 'Stellar account (G...) or muxed account (M...), with sourceSecret; parallel to amounts.',
+        }),
+      ]),
       {
         minItems: 1,
         maxItems: maxOperations,
-        description: `Accounts to pay, 1 to ${maxOperations}; parallel to amounts. Each must already exist.`,
+        description: `Accounts to pay, 1 to ${maxOperations}: with sender, objects { address, amount } (human XLM); with sourceSecret, accounts parallel to amounts. Each must already exist.`,
       },
     ),
-    amounts: Type.Array(
+    amounts: Type.Optional(
+      Type.Array(
+        Type.String({
+          maxLength: 40,
+          format: 'xlm-amount',
+          description: 'Human decimal XLM, greater than 0, at most 7 decimals, e.g. "12.5" is 12.5 XLM.',
+        }),
+        {
+          minItems: 1,
+          maxItems: maxOperations,
+          description: 'XLM to pay each recipient, parallel to recipients; with sourceSecret only.',
+        },
+      ),
+    ),
+    memo: Type.Optional(
       Type.String({
-        maxLength: 40,
-        format: 'xlm-amount',
-        description: 'Native XLM as a decimal string, greater than 0, at most 7 decimals, e.g. "12.5".',
+        minLength: 1,
+        maxLength: 256,
+        description:
+          "Memo of the transaction, as the original gateway writes it: a text memo up to 28 bytes, else a hash memo of the text's first 32 bytes (zero-padded).",
       }),
-      { minItems: 1, maxItems: maxOperations, description: 'XLM to pay each recipient, parallel to recipients.' },
     ),
   },
   { additionalProperties: false },
@@ -75,14 +132,27 @@ export const BatchBody = Type.Object(
 /** Body of `POST /api/v1/stellar/batch`. */
 export type BatchBody = Static<typeof BatchBody>
 
-/** Body of `POST /api/v1/stellar/estimate`. */
+/**
+ * Body of `POST /api/v1/stellar/estimate`: `recipientCount` (with the original gateway's optional `totalAmount`), or
+ * the original's `recipients: [{ address, amount }]`.
+ */
 export const EstimateBody = Type.Object(
   {
-    recipientCount: Type.Integer({
-      minimum: 1,
-      maximum: maxOperations,
-      description: `Number of recipients, 1 to ${maxOperations}: one payment operation each, in one transaction.`,
-    }),
+    recipientCount: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: maxOperations,
+        description: `Number of recipients, 1 to ${maxOperations}: one payment operation each, in one transaction. Not with recipients.`,
+      }),
+    ),
+    totalAmount: Type.Optional(HumanXlm('The sum the batch pays, with recipientCount; answered back with its fee.')),
+    recipients: Type.Optional(
+      Type.Array(Recipient, {
+        minItems: 1,
+        maxItems: maxOperations,
+        description: `The batch as the original gateway takes it, 1 to ${maxOperations} { address, amount } (human XLM). Not with recipientCount.`,
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -162,6 +162,164 @@ describe('stellar: batch, the signed envelope (offline)', () => {
   })
 })
 
+describe("stellar: batch, the original gateway's form (sender signs)", () => {
+  test('default: sender and recipients [{ address, amount }] in human XLM answer the unsigned transaction; nothing is submitted', async () => {
+    const { network, submitted } = recording({ sequence: 4_242n })
+    const app = gatewayOf({ network, now: () => now })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sender: source.publicKey(),
+      recipients: [
+        { address: alice, amount: '2500' },
+        { address: bob, amount: 0.25 },
+      ],
+      memo: 'payroll-march-2026',
+    })
+    expect(status).toBe(200)
+    expect(submitted).toEqual([])
+    const transaction = decode(body.transaction.unsignedXDR)
+    expect(transaction.signatures).toHaveLength(0)
+    expect(transaction.source).toBe(source.publicKey())
+    expect(transaction.sequence).toBe('4243')
+    expect(transaction.fee).toBe('200')
+    expect(transaction.timeBounds).toEqual({ minTime: '0', maxTime: String(now.getTime() / 1000 + 300) })
+    expect(transaction.memo.type).toBe('text')
+    expect(Buffer.from(transaction.memo.value as Buffer).toString()).toBe('payroll-march-2026')
+    expect(transaction.operations.map((operation) => (operation as { destination: string }).destination)).toEqual([
+      alice,
+      bob,
+    ])
+    // "2500" is 2,500 XLM: 25,000,000,000 stroops in the envelope.
+    expect(transaction.operations.map((operation) => (operation as { amount: string }).amount)).toEqual([
+      '2500.0000000',
+      '0.2500000',
+    ])
+    expect(body).toEqual({
+      success: true,
+      chain: 'stellar',
+      chainId: 14,
+      network: 'testnet',
+      status: 'unsigned',
+      hash: bytesToHex(transaction.hash()).slice(2),
+      source: source.publicKey(),
+      recipientCount: 2,
+      totalAmount: '2500.25',
+      totalAmountStroops: '25002500000',
+      maxFee: '0.00002',
+      batch: {
+        recipientCount: 2,
+        totalAmount: '2500.25',
+        fee: '0',
+        feePercent: '0%',
+        totalWithFee: '2500.25',
+        feeAddress: null,
+      },
+      transaction: {
+        unsignedXDR: body.transaction.unsignedXDR,
+        sourceAccount: source.publicKey(),
+        sequenceNumber: '4243',
+        operationCount: 2,
+        networkFee: '200 stroops',
+        networkPassphrase: passphrase,
+        timeout: '300 seconds',
+        validUntil: new Date(now.getTime() + 300_000).toISOString(),
+        memo: 'payroll-march-2026',
+      },
+      instructions: {
+        step1: 'Sign the unsignedXDR with the secret key of the sender account',
+        step2: `Submit the signed transaction to the Stellar network before ${new Date(now.getTime() + 300_000).toISOString()}`,
+      },
+      note: 'This gateway is paid per call (x402 or MPP): the transaction carries no fee operation, so fee is 0.',
+    })
+  })
+
+  test('behavior: signed by the sender, the unsigned transaction is what Horizon takes', async () => {
+    const { network } = recording({ sequence: 9n })
+    const app = gatewayOf({ network, now: () => now })
+    const { body } = await call(app, '/api/v1/stellar/batch', {
+      sender: source.publicKey(),
+      recipients: [{ address: alice, amount: '1' }],
+    })
+    const transaction = decode(body.transaction.unsignedXDR)
+    transaction.sign(source)
+    expect(bytesToHex(transaction.hash()).slice(2)).toBe(body.hash)
+    expect(
+      Keypair.fromPublicKey(source.publicKey()).verify(transaction.hash(), transaction.signatures[0]!.signature),
+    ).toBe(true)
+    expect(transaction.memo.type).toBe('none')
+  })
+
+  test('behavior: a memo over 28 bytes becomes a hash memo of its first 32 bytes, as the original writes it', async () => {
+    const { network } = recording()
+    const app = gatewayOf({ network, now: () => now })
+    const memo = 'a memo that is longer than twenty-eight bytes, cut at 32'
+    const { body } = await call(app, '/api/v1/stellar/batch', {
+      sender: source.publicKey(),
+      recipients: [{ address: alice, amount: '1' }],
+      memo,
+    })
+    const transaction = decode(body.transaction.unsignedXDR)
+    expect(transaction.memo.type).toBe('hash')
+    expect(Buffer.from(transaction.memo.value as Buffer).toString()).toBe(memo.slice(0, 32))
+  })
+
+  test.each([
+    [{ recipients: [{ address: alice, amount: '2500.00000001' }] }, 'recipients.0.amount'],
+    [{ recipients: [{ address: alice, amount: '0' }] }, 'recipients.0.amount'],
+    [{ recipients: [{ address: alice, amount: '-1' }] }, 'recipients.0.amount'],
+    [{ recipients: [{ address: alice, amount: '1e3' }] }, 'recipients.0.amount'],
+    [{ recipients: [{ address: 'GBAD', amount: '1' }] }, 'recipients.0'],
+    [{ recipients: [alice], amounts: ['1'] }, 'amounts'],
+    [{ recipients: [alice] }, 'recipients.0'],
+    [{ sourceSecret: secret, recipients: [{ address: alice, amount: '1' }] }, 'sourceSecret'],
+    [{ recipients: [{ address: alice, amount: '1', tag: 1 }] }, 'recipients.0'],
+  ])('error: sender with %p is a 400 naming %s, before any payment', async (input, field) => {
+    const { network } = recording()
+    const app = gatewayOf({ network })
+    const response = await app.handle(
+      new Request('http://gateway.test/api/v1/stellar/batch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ sender: source.publicKey(), ...input }),
+      }),
+    )
+    const text = await response.text()
+    seen.push(text)
+    expect(response.status).toBe(400)
+    expect(JSON.parse(text).field).toBe(field)
+  })
+
+  test('error: neither sender nor sourceSecret is a 400 naming sender', async () => {
+    const app = gatewayOf({ network: recording().network })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', { recipients: [{ address: alice, amount: '1' }] })
+    expect(status).toBe(400)
+    expect(body.field).toBe('sender')
+  })
+
+  test('behavior: sourceSecret with recipients objects is refused, naming the recipient', async () => {
+    const app = gatewayOf({ network: recording().network })
+    const { status, body } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [{ address: alice, amount: '1' }],
+      amounts: ['1'],
+    })
+    expect(status).toBe(400)
+    expect(body.field).toBe('recipients.0')
+  })
+
+  test('behavior: a memo goes into the signed form too', async () => {
+    const { network, submitted } = recording()
+    const app = gatewayOf({ network, now: () => now })
+    const { status } = await call(app, '/api/v1/stellar/batch', {
+      sourceSecret: secret,
+      recipients: [alice],
+      amounts: ['1'],
+      memo: 'invoice 42',
+    })
+    expect(status).toBe(200)
+    expect(Buffer.from(decode(submitted[0]!).memo.value as Buffer).toString()).toBe('invoice 42')
+  })
+})
+
 describe('stellar: batch, input', () => {
   const { network, submitted } = recording()
   const app = gatewayOf({ network })
@@ -445,8 +603,65 @@ describe('stellar: estimate', () => {
       operations: 3,
       ledger: 77,
       unit: 'XLM',
-      note: 'estimatedFee is the bid a batch of this size carries, in XLM; the network charges at most that, and minimumFee when ledgers are not full.',
+      success: true,
+      chain: 'stellar',
+      recipientCount: 3,
+      maxRecipientsPerTx: 100,
+      networkFee: '300 stroops (0.00003 XLM)',
+      spraayFee: '0',
+      spraayFeePercent: '0%',
+      estimatedFinality: '~5 seconds',
+      note: 'estimatedFee is the bid a batch of this size carries, in XLM; the network charges at most that, and minimumFee when ledgers are not full. This gateway is paid per call, so it adds no percentage fee (spraayFee 0).',
     })
+  })
+
+  test("behavior: the original gateway's recipients form counts them and sums their human XLM", async () => {
+    const app = gatewayOf({ network: recording({ baseFee: 100n }).network })
+    const { status, body } = await call(app, '/api/v1/stellar/estimate', {
+      recipients: [
+        { address: alice, amount: '2500' },
+        { address: bob, amount: 0.5 },
+      ],
+    })
+    expect(status).toBe(200)
+    expect(body).toMatchObject({
+      success: true,
+      chain: 'stellar',
+      recipientCount: 2,
+      operations: 2,
+      totalAmount: '2500.5',
+      totalAmountStroops: '25005000000',
+      totalWithFee: '2500.5',
+      spraayFee: '0',
+      networkFee: '200 stroops (0.00002 XLM)',
+      estimatedFinality: '~5 seconds',
+    })
+  })
+
+  test("behavior: the original gateway's simple form, recipientCount with totalAmount", async () => {
+    const app = gatewayOf({ network: recording({ baseFee: 100n }).network })
+    const { status, body } = await call(app, '/api/v1/stellar/estimate', { recipientCount: 5, totalAmount: '500.00' })
+    expect(status).toBe(200)
+    expect(body).toMatchObject({ recipientCount: 5, totalAmount: '500', totalAmountStroops: '5000000000' })
+  })
+
+  test.each([
+    [{ recipients: [{ address: alice, amount: '1.00000001' }] }, 'recipients.0.amount'],
+    [{ recipientCount: 2, totalAmount: '2500.00000001' }, 'totalAmount'],
+    [{ recipientCount: 1, recipients: [{ address: alice, amount: '1' }] }, 'recipientCount'],
+    [{ recipients: [{ address: alice, amount: '1' }], totalAmount: '1' }, 'totalAmount'],
+    [{}, 'recipientCount'],
+  ])('error: %p is a 400 naming %s, before any payment', async (input, field) => {
+    const app = gatewayOf({ network: recording().network })
+    const response = await app.handle(
+      new Request('http://gateway.test/api/v1/stellar/estimate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(input),
+      }),
+    )
+    expect(response.status).toBe(400)
+    expect((await response.json()).field).toBe(field)
   })
 
   test('behavior: under surge pricing the bid follows the 90th percentile', async () => {
