@@ -19,12 +19,39 @@ export type Result = {
   score: number | null
 }
 
+/** How deep a search goes: `advanced` reads more of each page (Tavily's `search_depth`). */
+export type Depth = 'basic' | 'advanced'
+
+/** The kind of sources searched (Tavily's `topic`). */
+export type Topic = 'general' | 'news' | 'finance'
+
+/** Options of a search beyond its query, each honoured only by the engines that list it in `supports`. */
+export type Option = 'depth' | 'topic' | 'includeDomains' | 'excludeDomains'
+
+/** What a search asks for. */
+export type Query = {
+  /** The words searched for. */
+  query: string
+  /** Most results. */
+  max: number
+  /** Depth of the search. @default 'basic' */
+  depth?: Depth | undefined
+  /** Kind of sources. @default 'general' */
+  topic?: Topic | undefined
+  /** Only results from these domains. @default all */
+  includeDomains?: readonly string[] | undefined
+  /** No results from these domains. @default none */
+  excludeDomains?: readonly string[] | undefined
+}
+
 /** A web search API. */
 export type Engine = {
   /** Name of the engine in answers, e.g. `tavily`. */
   source: string
-  /** Ranked results of a query, at most `max`. */
-  search: (parameters: { query: string; max: number }) => Promise<Outcome<{ results: Result[] }>>
+  /** The options of {@link Query} it honours; any other given a value besides its default is refused before payment. */
+  supports: readonly Option[]
+  /** Ranked results of a query, at most `max`, and the engine's own short answer where it gives one (else `null`). */
+  search: (parameters: Query) => Promise<Outcome<{ results: Result[]; answer: string | null }>>
   /** Whether calls may start now (its key is set, its breaker closed). */
   available: () => Availability
 }

@@ -4,8 +4,8 @@ import { resultsOf } from './results.js'
 
 /**
  * Brave Search's web search (`GET https://api.search.brave.com/res/v1/web/search?q=&count=` with
- * `X-Subscription-Token`), answering `{ query, web: { results: [{ title, url, description, page_age? }] } }`. Keyed;
- * answers cached 10 minutes.
+ * `X-Subscription-Token`), answering `{ query, web: { results: [{ title, url, description, page_age? }] } }`, with no
+ * short answer; it honours no search option beyond the query. Keyed; answers cached 10 minutes.
  */
 export function brave(parameters: brave.Parameters): Search.Engine {
   const { baseUrl = 'https://api.search.brave.com/res/v1', apiKey, ...options } = parameters
@@ -22,6 +22,7 @@ export function brave(parameters: brave.Parameters): Search.Engine {
   })
   return {
     source: 'brave',
+    supports: [],
     async search({ query, max }) {
       const outcome = await client.get('/web/search', { query: { q: query, count: String(max) }, label: 'search' })
       if (!outcome.ok) return outcome
@@ -30,6 +31,7 @@ export function brave(parameters: brave.Parameters): Search.Engine {
       return {
         ok: true,
         results: resultsOf(Array.isArray(results) ? results : [], { snippet: 'description', published: 'page_age' }),
+        answer: null,
       }
     },
     available: () => client.available(),

@@ -4,8 +4,9 @@ import { resultsOf } from './results.js'
 
 /**
  * Exa's search (`POST https://api.exa.ai/search` with `x-api-key` and `{ query, numResults, type: "auto", contents: {
- * text: { maxCharacters } } }`), answering `{ requestId, results: [{ id, url, title, publishedDate, author, text }] }`.
- * Keyed: unavailable until `apiKey` is set.
+ * text: { maxCharacters } }, includeDomains?, excludeDomains? }`), answering `{ requestId, results: [{ id, url, title,
+ * publishedDate, author, text }] }`, with no short answer. It honours the domain lists, not depth nor topic. Keyed:
+ * unavailable until `apiKey` is set.
  */
 export function exa(parameters: exa.Parameters): Search.Engine {
   const { baseUrl = 'https://api.exa.ai', apiKey, ...options } = parameters
@@ -21,10 +22,18 @@ export function exa(parameters: exa.Parameters): Search.Engine {
   })
   return {
     source: 'exa',
-    async search({ query, max }) {
+    supports: ['includeDomains', 'excludeDomains'],
+    async search({ query, max, includeDomains, excludeDomains }) {
       const outcome = await client.post(
         '/search',
-        { query, numResults: max, type: 'auto', contents: { text: { maxCharacters: 500 } } },
+        {
+          query,
+          numResults: max,
+          type: 'auto',
+          contents: { text: { maxCharacters: 500 } },
+          ...(includeDomains?.length ? { includeDomains } : {}),
+          ...(excludeDomains?.length ? { excludeDomains } : {}),
+        },
         { idempotent: true, label: 'search' },
       )
       if (!outcome.ok) return outcome
@@ -33,7 +42,7 @@ export function exa(parameters: exa.Parameters): Search.Engine {
         if (!Array.isArray(results)) throw new Unreadable('Exa answered no results')
         return resultsOf(results, { snippet: 'text', published: 'publishedDate', score: 'score' })
       })
-      return 'ok' in read ? read : { ok: true, results: read }
+      return 'ok' in read ? read : { ok: true, results: read, answer: null }
     },
     available: () => client.available(),
   }

@@ -4,8 +4,9 @@ import { resultsOf } from './results.js'
 
 /**
  * Tavily's search API (`POST https://api.tavily.com/search` with `Authorization: Bearer tvly-...` and `{ query,
- * max_results, search_depth }`), answering `{ query, results: [{ title, url, content, score, published_date? }],
- * response_time }`. Keyed: unavailable until `apiKey` is set. Answers are not cached (a search is a POST).
+ * max_results, search_depth, topic, include_domains?, exclude_domains?, include_answer: true }`), answering `{ query,
+ * answer, results: [{ title, url, content, score, published_date? }], response_time }`. It honours every search option.
+ * Keyed: unavailable until `apiKey` is set. Answers are not cached (a search is a POST).
  */
 export function tavily(parameters: tavily.Parameters): Search.Engine {
   const { baseUrl = 'https://api.tavily.com', apiKey, ...options } = parameters
@@ -21,19 +22,31 @@ export function tavily(parameters: tavily.Parameters): Search.Engine {
   })
   return {
     source: 'tavily',
-    async search({ query, max }) {
+    supports: ['depth', 'topic', 'includeDomains', 'excludeDomains'],
+    async search({ query, max, depth = 'basic', topic = 'general', includeDomains, excludeDomains }) {
       const outcome = await client.post(
         '/search',
-        { query, max_results: max, search_depth: 'basic' },
+        {
+          query,
+          max_results: max,
+          search_depth: depth,
+          topic,
+          include_answer: true,
+          ...(includeDomains?.length ? { include_domains: includeDomains } : {}),
+          ...(excludeDomains?.length ? { exclude_domains: excludeDomains } : {}),
+        },
         { idempotent: true, label: 'search' },
       )
       if (!outcome.ok) return outcome
       const read = client.read(() => {
-        const results = fieldsOf(outcome.body).results
-        if (!Array.isArray(results)) throw new Unreadable('Tavily answered no results')
-        return resultsOf(results, { snippet: 'content', published: 'published_date', score: 'score' })
+        const body = fieldsOf(outcome.body)
+        if (!Array.isArray(body.results)) throw new Unreadable('Tavily answered no results')
+        return {
+          results: resultsOf(body.results, { snippet: 'content', published: 'published_date', score: 'score' }),
+          answer: typeof body.answer === 'string' && body.answer !== '' ? body.answer : null,
+        }
       })
-      return 'ok' in read ? read : { ok: true, results: read }
+      return 'ok' in read ? read : { ok: true, ...read }
     },
     available: () => client.available(),
   }

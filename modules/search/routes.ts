@@ -2,10 +2,11 @@ import { Elysia } from 'elysia'
 import { ExtractBody, QnaBody, WebBody } from './schema.js'
 import * as Service from './service.js'
 
-/** `POST /api/v1/search/web`. */
+/** `POST /api/v1/search/web`; an option the engine cannot honour is refused in `transform`, before payment. */
 export function web(deps: Parameters<typeof Service.web>[0]) {
   return new Elysia({ name: 'search-web' }).post('/api/v1/search/web', ({ body }) => Service.web(deps, body), {
     body: WebBody,
+    transform: ({ body }) => Service.preflightOptions(deps.engine, body as Record<string, unknown> | null),
   })
 }
 
@@ -18,9 +19,14 @@ export function extract(deps: Parameters<typeof Service.extract>[0]) {
   )
 }
 
-/** `POST /api/v1/search/qna`. */
+/** `POST /api/v1/search/qna`; the question (`query` or `question`) and the topic are checked in `transform`, before payment. */
 export function qna(deps: Service.QnaDeps) {
   return new Elysia({ name: 'search-qna' }).post('/api/v1/search/qna', ({ body }) => Service.qna(deps, body), {
     body: QnaBody,
+    transform: ({ body }) => {
+      const fields = body as Record<string, unknown> | null
+      Service.questionOf(fields)
+      Service.preflightOptions(deps.engine, fields)
+    },
   })
 }

@@ -3,6 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import { brave } from '../../adapters/search/brave.js'
 import { exa } from '../../adapters/search/exa.js'
 import { ExtractOutput, QnaOutput, WebOutput } from '../../modules/search/schema.js'
+import { preflightOptions } from '../../modules/search/service.js'
 import { origin, paidGateway } from '../support/paid.js'
 import { vendorServer } from '../support/vendor.js'
 
@@ -74,11 +75,11 @@ afterAll(async () => {
 /** Tavily's `/search` answer: the article page first, then the image and a page that is gone. */
 function tavilyAnswer(request: { url: URL; body: string }): Response {
   if (request.url.pathname !== '/api/search') return Response.json({ detail: { error: 'Not found' } }, { status: 404 })
-  const { query } = JSON.parse(request.body)
+  const { query, include_answer } = JSON.parse(request.body)
   if (query === 'slow down') return Response.json({ detail: { error: 'rate limited' } }, { status: 429 })
   return Response.json({
     query,
-    answer: null,
+    answer: include_answer ? 'Readability scores the blocks of a page.' : null,
     images: [],
     results: [
       {
@@ -147,7 +148,9 @@ describe('POST /api/v1/search/web', () => {
     expect(body.results[0]).toEqual({
       title: 'How extraction works',
       url: page('/article'),
+      content: 'Readability finds the main text of a page.',
       snippet: 'Readability finds the main text of a page.',
+      published_date: '2024-05-01',
       published: '2024-05-01',
       score: 0.92,
     })
@@ -155,6 +158,52 @@ describe('POST /api/v1/search/web', () => {
     expect(request.headers.get('authorization')).toBe('Bearer tvly-test-secret')
     expect(JSON.parse(request.body)).toMatchObject({ query: 'how does extraction work', max_results: 3 })
     expect(JSON.stringify(body)).not.toContain('tvly-test-secret')
+  })
+
+  test("behavior: the original gateway's call (search_depth, topic, domain lists) is honoured and answered in its fields", async () => {
+    const { status, body } = await paid('/api/v1/search/web', {
+      query: 'x402 payments',
+      search_depth: 'advanced',
+      max_results: 3,
+      topic: 'news',
+      include_domains: ['example.com'],
+      exclude_domains: ['spam.example'],
+    })
+    expect(status).toBe(200)
+    expect(Value.Check(WebOutput, body)).toBe(true)
+    expect(body).toMatchObject({
+      query: 'x402 payments',
+      answer: 'Readability scores the blocks of a page.',
+      result_count: 3,
+      search_depth: 'advanced',
+      results: [{ content: 'Readability finds the main text of a page.', published_date: '2024-05-01' }, {}, {}],
+    })
+    expect(body.results[1].published_date).toBeNull()
+    const request = tavily.seen.filter((seen) => seen.url.pathname === '/api/search').at(-1)!
+    expect(JSON.parse(request.body)).toEqual({
+      query: 'x402 payments',
+      max_results: 3,
+      search_depth: 'advanced',
+      topic: 'news',
+      include_answer: true,
+      include_domains: ['example.com'],
+      exclude_domains: ['spam.example'],
+    })
+  })
+
+  test('error: a field neither gateway knows, or a search_depth or topic outside their values, is a 400 before payment', async () => {
+    for (const body of [
+      { query: 'x', unknown: 1 },
+      { query: 'x', search_depth: 'deep' },
+      { query: 'x', topic: 'sports' },
+    ]) {
+      const refused = await unpaid('/api/v1/search/web', body)
+      expect({ body, status: refused.status, code: refused.body.code }).toEqual({
+        body,
+        status: 400,
+        code: 'validation_failed',
+      })
+    }
   })
 
   test('error: Tavily rate-limiting us is a 503 and charges nothing; an empty query a 400 before payment', async () => {
@@ -175,11 +224,16 @@ describe('POST /api/v1/search/web', () => {
 
 describe('POST /api/v1/search/extract', () => {
   test('default: the main text, title, byline, published time and language of an article; per-URL reasons for the rest', async () => {
-    const urls = ['/article', '/moved', '/to-private', '/huge', '/image', '/gone', '/long', '/notes.txt'].map(page)
-    const { status, body, cost } = await paid('/api/v1/search/extract', { urls })
+    const { status, body, cost } = await paid('/api/v1/search/extract', {
+      urls: ['/article', '/moved', '/to-private', '/huge', '/image'].map(page),
+    })
     expect(status).toBe(200)
     expect(cost).toBe(20_000n)
-    const [extracted, moved, privateHop, huge, image, gone, long, notes] = body.results
+    const more = await paid('/api/v1/search/extract', { urls: ['/gone', '/long', '/notes.txt'].map(page) })
+    expect(more.status).toBe(200)
+    // As the original gateway answers: `results` are the pages that gave text, `failed` those that did not.
+    const [extracted, moved, long, notes] = [...body.results, ...more.body.results]
+    const [privateHop, huge, image, gone] = [...body.failed, ...more.body.failed]
     expect(extracted).toMatchObject({
       ok: true,
       url: page('/article'),
@@ -193,20 +247,24 @@ describe('POST /api/v1/search/extract', () => {
       truncated: false,
     })
     expect(extracted.text).toContain('Readability finds the main text of a page')
+    expect(extracted.content).toBe(extracted.text)
     expect(extracted.text).not.toContain('Copyright Example')
     // A redirect is followed to a checked address.
     expect(moved).toMatchObject({ ok: true, finalUrl: page('/article') })
     // A redirect to the metadata address is refused at that hop.
     expect(privateHop).toMatchObject({ ok: false, reason: 'refused' })
     expect(privateHop.message).toStartWith('private_address')
+    expect(privateHop.error).toBe(privateHop.message)
     expect(huge).toMatchObject({ ok: false, reason: 'too_large' })
     expect(image).toMatchObject({ ok: false, reason: 'unsupported_content_type' })
     expect(gone).toMatchObject({ ok: false, reason: 'http_error' })
     expect(long).toMatchObject({ ok: true, truncated: true })
     expect(long.text).toHaveLength(1_000)
     expect(notes).toMatchObject({ ok: true, text: 'Plain notes.\n\nSecond line.', title: null })
-    expect(body).toMatchObject({ succeeded: 4, failed: 4 })
+    expect(body).toMatchObject({ succeeded: 2, failedCount: 3 })
+    expect(more.body).toMatchObject({ succeeded: 2, failedCount: 1 })
     expect(Value.Check(ExtractOutput, body)).toBe(true)
+    expect(Value.Check(ExtractOutput, more.body)).toBe(true)
   })
 
   test('error: when no URL gives text the call fails and charges nothing', async () => {
@@ -216,9 +274,10 @@ describe('POST /api/v1/search/extract', () => {
     expect(body.results.map((result: any) => result.reason)).toEqual(['unsupported_content_type', 'http_error'])
   })
 
-  test('error: a URL of another scheme, with credentials, or more than ten URLs are refused before payment', async () => {
-    for (const urls of [['file:///etc/passwd'], ['http://user:pass@127.0.0.1/'], Array(11).fill(page('/article')), []])
+  test("error: a URL of another scheme, with credentials, or more than five URLs (the original gateway's limit) are refused before payment", async () => {
+    for (const urls of [['file:///etc/passwd'], ['http://user:pass@127.0.0.1/'], Array(6).fill(page('/article')), []])
       expect((await unpaid('/api/v1/search/extract', { urls })).status).toBe(400)
+    expect((await unpaid('/api/v1/search/extract', { urls: Array(5).fill(page('/article')) })).status).toBe(402)
   })
 })
 
@@ -243,8 +302,31 @@ describe('POST /api/v1/search/qna', () => {
     expect(sent.messages[1].content).toContain('Navigation, footers and advertisements score low')
   })
 
-  test('error: a question shorter than three characters is a 400 before payment', async () => {
+  test("behavior: the original gateway's call ({ query, topic }) answers with query, answer and scored sources", async () => {
+    const { status, body } = await paid('/api/v1/search/qna', { query: 'How does extraction work?', topic: 'news' })
+    expect(status).toBe(200)
+    expect(Value.Check(QnaOutput, body)).toBe(true)
+    expect(body).toMatchObject({
+      query: 'How does extraction work?',
+      answer: 'It scores blocks of the page and keeps the best [1].',
+      sources: [
+        { url: page('/article'), score: 0.92 },
+        { url: page('/image'), score: 0.5 },
+      ],
+    })
+    const sent = JSON.parse(tavily.seen.filter((seen) => seen.url.pathname === '/api/search').at(-1)!.body)
+    expect(sent).toMatchObject({ query: 'How does extraction work?', topic: 'news' })
+  })
+
+  test('error: a question shorter than three characters, both query and question, or neither, is a 400 before payment', async () => {
     expect((await unpaid('/api/v1/search/qna', { question: 'hi' })).status).toBe(400)
+    const both = await unpaid('/api/v1/search/qna', { query: 'Why?', question: 'Why?' })
+    expect(both).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed', detail: expect.stringContaining('not both') },
+    })
+    const neither = await unpaid('/api/v1/search/qna', { topic: 'news' })
+    expect(neither).toMatchObject({ status: 400, body: { detail: 'query: is required' } })
   })
 })
 
@@ -274,10 +356,18 @@ describe('alternative engines', () => {
           score: null,
         },
       ],
+      answer: null,
     })
     expect(server.last().url.pathname).toBe('/api/web/search')
     expect(server.last().url.searchParams.get('count')).toBe('2')
     expect(server.last().headers.get('x-subscription-token')).toBe('brave-key')
+    // Brave honours no option beyond the query: a topic or a domain list is refused before payment, never dropped.
+    const braveEngine = brave({ baseUrl: server.url, apiKey: 'brave-key' })
+    expect(() => preflightOptions(braveEngine, { query: 'bun', topic: 'news' })).toThrow(/topic: is not honoured/)
+    expect(() => preflightOptions(braveEngine, { query: 'bun', include_domains: ['bun.sh'] })).toThrow(
+      /include_domains: is not honoured/,
+    )
+    expect(() => preflightOptions(braveEngine, { query: 'bun', search_depth: 'basic', topic: 'general' })).not.toThrow()
     expect(brave({ baseUrl: server.url, apiKey: undefined }).available()).toEqual({
       ok: false,
       reason: 'Brave Search needs a key; set BRAVE_API_KEY.',
@@ -301,13 +391,21 @@ describe('alternative engines', () => {
         ],
       })
     const engine = exa({ baseUrl: server.url, apiKey: 'exa-key' })
-    expect(await engine.search({ query: 'exa', max: 1 })).toEqual({
+    expect(await engine.search({ query: 'exa', max: 1, includeDomains: ['exa.ai'] })).toEqual({
       ok: true,
       results: [
         { title: 'Exa', url: 'https://exa.ai/', snippet: 'Search for AIs', published: '2024-02-02', score: 0.7 },
       ],
+      answer: null,
     })
-    expect(JSON.parse(server.last().body)).toMatchObject({ query: 'exa', numResults: 1, type: 'auto' })
+    expect(JSON.parse(server.last().body)).toMatchObject({
+      query: 'exa',
+      numResults: 1,
+      type: 'auto',
+      includeDomains: ['exa.ai'],
+    })
+    expect(() => preflightOptions(engine, { query: 'exa', exclude_domains: ['x.com'] })).not.toThrow()
+    expect(() => preflightOptions(engine, { query: 'exa', search_depth: 'advanced' })).toThrow(/search_depth/)
     expect(server.last().headers.get('x-api-key')).toBe('exa-key')
   })
 })
