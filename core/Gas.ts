@@ -1,5 +1,6 @@
 import { type Chain, maxRecipients, resolveChain } from './Batch.js'
 import { ValidationError } from './Errors.js'
+import * as Units from './Units.js'
 
 /**
  * Gas model of the batch-payment contract, shared by `GET /free/estimate-batch` (count only) and batch
@@ -245,5 +246,38 @@ export declare namespace withMargin {
     gas: bigint
     /** Margin in basis points, e.g. `2000n` for +20%. */
     marginBps: bigint
+  }
+}
+
+/**
+ * What `gas` costs at `gasPrice`: in wei, and in atomic USD at `usdPerEther` (a decimal string, USD per whole ether),
+ * rounded up to `usdDecimals` places so that a cost is never understated. Throws {@link ValidationError} naming
+ * `usdPerEther` when it is not a non-negative decimal.
+ */
+export function cost(parameters: cost.Parameters): cost.ReturnType {
+  const { gas, gasPrice, usdPerEther, usdDecimals = 6 } = parameters
+  const wei = gas * gasPrice
+  // usd = wei / 10^18 * price, with price read at 18 decimals: wei * price18 / 10^(36 - usdDecimals), rounded up.
+  const price = Units.fromDecimal({ value: usdPerEther, decimals: 18, field: 'usdPerEther' })
+  const divisor = 10n ** BigInt(36 - usdDecimals)
+  return { wei, usd: (wei * price + divisor - 1n) / divisor }
+}
+
+export declare namespace cost {
+  type Parameters = {
+    /** Gas used, in gas. */
+    gas: bigint
+    /** Price of one gas, in wei. */
+    gasPrice: bigint
+    /** USD per whole ether, a decimal string such as "3150.25". */
+    usdPerEther: string
+    /** Decimal places of the USD amount returned. @default 6 */
+    usdDecimals?: number
+  }
+  type ReturnType = {
+    /** `gas * gasPrice`, in wei. */
+    wei: bigint
+    /** The same in USD, atomic at `usdDecimals` places, rounded up. */
+    usd: bigint
   }
 }

@@ -8,12 +8,15 @@ export function free(deps: Deps) {
   return routes(deps)
 }
 
-/** The free utilities (`/free/*`); with a price source, conversions across assets too. */
+/**
+ * The free utilities (`/free/*`); with a price source, conversions across assets too, and with the settlement chain's
+ * node as well, batch estimates priced in USD.
+ */
 export const manifest = Module.define({
   name: 'free',
   paths: ['/free/'],
   needs: [],
-  uses: ['oracle'],
+  uses: ['oracle', 'chains'],
   env: Type.Object({
     FREE_RATE_LIMIT_PER_MINUTE: Type.Integer({
       minimum: 0,
@@ -26,5 +29,5 @@ export const manifest = Module.define({
     const perMinute = env.FREE_RATE_LIMIT_PER_MINUTE
     return perMinute === 0 ? undefined : { capacity: perMinute, refill: perMinute, intervalMs: 60_000 }
   },
-  routes: ({ ports }) => free({ oracle: ports.oracle }),
+  routes: ({ ports }) => free({ oracle: ports.oracle, settlement: ports.chains?.[0] }),
 })

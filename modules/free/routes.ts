@@ -10,5 +10,5 @@ export function routes(deps: Service.Deps) {
     .get('/free/convert', ({ query }) => Service.convert(deps, query), { query: ConvertQuery })
     .get('/free/validate-address', ({ query }) => Service.validateAddress(query), { query: ValidateAddressQuery })
     .post('/free/validate-batch', ({ body }) => Service.validateBatch(body), { body: ValidateBatchBody })
-    .get('/free/estimate-batch', ({ query }) => Service.estimateBatch(query), { query: EstimateBatchQuery })
+    .get('/free/estimate-batch', ({ query }) => Service.estimateBatch(deps, query), { query: EstimateBatchQuery })
 }

@@ -9,7 +9,11 @@ export type UuidQuery = Static<typeof UuidQuery>
 
 /** Query of `GET /free/convert`. */
 export const ConvertQuery = Type.Object({
-  amount: Type.String({ minLength: 1, maxLength: 100, description: 'Non-negative decimal amount in `from` units.' }),
+  amount: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    description: 'Non-negative human decimal amount in `from` units, e.g. "50" is 50 USD with `from=usd`.',
+  }),
   from: Type.String({
     minLength: 1,
     maxLength: 16,
@@ -20,12 +24,19 @@ export const ConvertQuery = Type.Object({
 /** Query of `GET /free/convert`. */
 export type ConvertQuery = Static<typeof ConvertQuery>
 
-/** Query of `GET /free/validate-address`. */
+/** Query of `GET /free/validate-address`: at most one of `chain` (the original gateway's) and `family`. */
 export const ValidateAddressQuery = Type.Object({
   address: Type.String({ maxLength: 256, description: 'The address to check, exactly as it will be used.' }),
+  chain: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description:
+        'Check only the format of this chain: an EVM chain (evm, ethereum, base, arbitrum, polygon, bnb, bsc, avalanche, optimism, unichain, plasma, bob, or a spelling such as base-mainnet), solana or sol, xrp, ripple or xrpl, stellar or xlm. Default: every format.',
+    }),
+  ),
   family: Type.Optional(
     Type.Union([Type.Literal('evm'), Type.Literal('solana'), Type.Literal('xrp'), Type.Literal('stellar')], {
-      description: 'Check only this family.',
+      description: 'Check only this family; the same as `chain`, which the original gateway takes: give one of them.',
     }),
   ),
 })
@@ -36,13 +47,28 @@ export type ValidateAddressQuery = Static<typeof ValidateAddressQuery>
  * Body of `POST /free/validate-batch`: any JSON value reaches the BPA 1.0 validator untouched (an object schema
  * here would let the framework reshape arrays into objects before the validator sees them).
  */
-export const ValidateBatchBody = Type.Unknown({ description: 'A BPA 1.0 batch payload.' })
+export const ValidateBatchBody = Type.Unknown({
+  description:
+    'A BPA 1.0 batch payload: chain, token, sender, recipients[{to, amount}] where amount is a human decimal of the token, e.g. "2500" is 2,500 USDC.',
+})
 
-/** Query of `GET /free/estimate-batch`. */
+/** Query of `GET /free/estimate-batch`: the recipient count as `recipients` (the original gateway's) or `recipientCount`. */
 export const EstimateBatchQuery = Type.Object({
-  recipientCount: Type.String({ pattern: '^[0-9]{1,6}$', description: 'Number of recipients, 1 to 200.' }),
-  chain: Type.Optional(Type.String({ description: 'base (default) or peaq.' })),
+  recipients: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,6}$', description: 'Number of recipients, 1 to 200 (or `recipientCount`).' }),
+  ),
+  recipientCount: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,6}$', description: 'Number of recipients, 1 to 200; the same as `recipients`.' }),
+  ),
+  chain: Type.Optional(Type.String({ maxLength: 32, description: 'base (default, also base-mainnet) or peaq.' })),
   token: Type.Optional(Type.String({ description: 'Token symbol or ERC-20 address; ETH for native. Default USDC.' })),
+  amount: Type.Optional(
+    Type.String({
+      maxLength: 100,
+      description:
+        'Total paid, human decimal USD (USDC, 6 decimals), e.g. "1000" is 1,000 USD: prices the 0.3% protocol fee.',
+    }),
+  ),
 })
 /** Query of `GET /free/estimate-batch`. */
 export type EstimateBatchQuery = Static<typeof EstimateBatchQuery>

@@ -163,14 +163,25 @@ export async function resolve(deps: Deps, lookup: Lookup): Promise<Answer> {
   return { direction: 'reverse', name: claimed, address: lookup.address, ...target, ...about }
 }
 
-/** {@link resolve}, served from the last {@link ttlMs} when this lookup was answered then; says whether and how old. */
+/**
+ * {@link resolve}, served from the last {@link ttlMs} when this lookup was answered then; says whether and how old,
+ * and `resolved: true`. A name without an address is a 200 with `resolved: false` and `address: null`, as the original
+ * gateway's `/free/resolve` answers it; a reverse lookup (ours alone) keeps its 404 and the claim it found.
+ */
 export async function resolveCached(deps: Deps, lookup: Lookup) {
   const key = lookup.direction === 'forward' ? `name:${lookup.name}` : `address:${lookup.address.toLowerCase()}`
   const cached = deps.cache.get(key)
-  const timed = cached ?? { answer: await resolve(deps, lookup), takenAt: deps.now() }
+  let timed: Timed
+  try {
+    timed = cached ?? { answer: await resolve(deps, lookup), takenAt: deps.now() }
+  } catch (error) {
+    if (!(error instanceof NotFoundError) || lookup.direction === 'reverse') throw error
+    return { direction: lookup.direction, name: lookup.name, address: null, source: null, resolved: false }
+  }
   if (!cached) deps.cache.set(key, timed)
   return {
     ...timed.answer,
+    resolved: true,
     cached: cached !== undefined,
     age: Math.max(0, Math.floor((deps.now() - timed.takenAt) / 1000)),
   }

@@ -169,3 +169,23 @@ describe('withMargin', () => {
     expect(fieldOf(() => Gas.withMargin({ gas: 1n, marginBps: -1n }))).toBe('marginBps')
   })
 })
+
+describe('cost', () => {
+  test('default: wei and micro-dollars, rounded up', () => {
+    // 21,000 gas at 1 gwei is 0.000021 ETH; at 3150.25 USD per ETH that is 0.06615525 USD, up to 0.066156.
+    expect(Gas.cost({ gas: 21_000n, gasPrice: 1_000_000_000n, usdPerEther: '3150.25' })).toEqual({
+      wei: 21_000_000_000_000n,
+      usd: 66_156n,
+    })
+  })
+
+  test('behavior: an exact cost is not rounded', () => {
+    expect(Gas.cost({ gas: 1_000_000n, gasPrice: 1_000_000_000_000n, usdPerEther: '2000', usdDecimals: 2 }).usd).toBe(
+      200_000n,
+    )
+  })
+
+  test('error: a price that is not a decimal names usdPerEther', () => {
+    expect(fieldOf(() => Gas.cost({ gas: 1n, gasPrice: 1n, usdPerEther: '-1' }))).toBe('usdPerEther')
+  })
+})

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import type { Oracle } from '../../core/Oracle.js'
+import * as Units from '../../core/Units.js'
 import { testGateway } from '../support/gateway.js'
 
 const gateway = testGateway()
@@ -26,18 +27,25 @@ describe('GET /free/timestamp', () => {
     expect(body.seconds).toBe(Math.floor(body.milliseconds / 1000))
     expect(new Date(body.iso).getTime()).toBe(body.milliseconds)
   })
+
+  test("behavior: the original gateway's unix and unixMs name the same instant", async () => {
+    const body = await ok('/free/timestamp')
+    expect(body.unixMs).toBe(body.milliseconds)
+    expect(body.unix).toBe(body.seconds)
+  })
 })
 
 describe('GET /free/uuid', () => {
-  test('default: one v4 UUID', async () => {
+  test("default: one v4 UUID, a string under the original gateway's `uuids`", async () => {
     const body = await ok('/free/uuid')
-    expect(body.uuids).toHaveLength(1)
-    expect(body.uuids[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(body.uuids).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/)
+    expect(body.uuidList).toEqual([body.uuids])
   })
 
   test('behavior: up to 100 distinct identifiers', async () => {
     const body = await ok('/free/uuid?count=100')
     expect(new Set(body.uuids).size).toBe(100)
+    expect(body.uuidList).toEqual(body.uuids)
   })
 
   test.each(['0', '101', 'abc', '1.5', '-1', ''])('error: count=%p is 400', async (count) => {
@@ -52,6 +60,14 @@ describe('GET /free/convert', () => {
     expect((await ok('/free/convert?amount=1&from=SOL&to=lamports')).amount).toBe('1000000000')
     expect((await ok('/free/convert?amount=123456&from=drops&to=xrp')).amount).toBe('0.123456')
     expect((await ok('/free/convert?amount=1&from=xlm&to=stroops')).amount).toBe('10000000')
+  })
+
+  test("behavior: the original gateway's input, output and type", async () => {
+    expect(await ok('/free/convert?amount=1.50&from=ETH&to=gwei')).toMatchObject({
+      input: { amount: '1.5', currency: 'eth' },
+      output: { amount: '1500000000', currency: 'gwei' },
+      type: 'unit_conversion',
+    })
   })
 
   test('error: a fraction of a base unit is 400', async () => {
@@ -77,6 +93,12 @@ describe('GET /free/convert', () => {
     expect(usd.amount).toBe('4500')
     expect(usd.exact).toBe(false)
     expect(usd.rates.ETH.usd).toBe('3000')
+    expect(usd).toMatchObject({
+      input: { amount: '1.5', currency: 'ether' },
+      output: { amount: '4500', currency: 'usd' },
+      type: 'price_conversion',
+      rate: '3000',
+    })
     const lamports = (await (await priced.fetch('/free/convert?amount=1&from=ether&to=lamports')).json()) as any
     expect(lamports.amount).toBe('20000000000')
     await refused(await priced.fetch('/free/convert?amount=1&from=DOGE&to=usd'), 400, 'from')
@@ -100,6 +122,35 @@ describe('GET /free/validate-address', () => {
 
   test('error: an unknown family is 400', async () => {
     await refused(await gateway.fetch('/free/validate-address?address=x&family=bitcoin'), 400, 'family')
+  })
+
+  test("behavior: the original gateway's chain, checksummed, format and input", async () => {
+    const lower = '0x5aaeb6053f3e94c9b9a09f33669435e7ef1beaed'
+    expect(await ok(`/free/validate-address?address=${lower}&chain=base`)).toMatchObject({
+      valid: true,
+      chain: 'evm',
+      checksummed: '0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed',
+      format: 'ERC-55',
+      input: lower,
+      requestedChain: 'base',
+    })
+    const solana = '11111111111111111111111111111111'
+    expect(await ok(`/free/validate-address?address=${solana}&chain=sol`)).toMatchObject({
+      valid: true,
+      chain: 'solana',
+      checksummed: solana,
+    })
+    expect(await ok(`/free/validate-address?address=${solana}&chain=base-mainnet`)).toMatchObject({
+      valid: false,
+      chain: null,
+      checksummed: null,
+    })
+    expect((await ok(`/free/validate-address?address=${lower}`)).requestedChain).toBe('auto-detect')
+  })
+
+  test('error: an unknown chain, or both chain and family, is 400', async () => {
+    await refused(await gateway.fetch('/free/validate-address?address=x&chain=bitcoin'), 400, 'chain')
+    await refused(await gateway.fetch('/free/validate-address?address=x&chain=evm&family=evm'), 400, 'family')
   })
 })
 
@@ -166,6 +217,56 @@ describe('GET /free/estimate-batch', () => {
     expect(one.token).toBe('USDC')
     const eth = await ok('/free/estimate-batch?recipientCount=10&token=ETH')
     expect(eth.token).toBe('ETH')
+  })
+
+  test("behavior: the original gateway's call, recipients and a USD amount, answers under estimate", async () => {
+    const body = await ok('/free/estimate-batch?recipients=10&chain=base&amount=2500')
+    expect(body.estimate).toMatchObject({
+      chain: 'base',
+      recipients: 10,
+      totalAmount: '2500',
+      protocolFeeBps: 30,
+      protocolFeeUSD: '7.5',
+      bpaVersion: '1.0',
+    })
+    expect(body.recipientCount).toBe(10)
+    // No node and no oracle here: the gas is not priced, and the answer says why rather than guessing.
+    expect(body.estimate.estimatedGasUSD).toBeNull()
+    expect(typeof body.estimate.gasPriceUnavailable).toBe('string')
+    expect((await ok('/free/estimate-batch?recipients=1&chain=base-mainnet')).estimate.totalAmount).toBeNull()
+  })
+
+  test('behavior: with a node and an oracle, the gas is priced at the live gas price and ETH price, rounded up', async () => {
+    const oracle: Oracle = {
+      async usdPrice(symbol) {
+        return symbol === 'ETH'
+          ? { ok: true, usd: '3000', source: 'test', observedAt: new Date(0) }
+          : { ok: false, reason: 'unknown_asset', message: 'none' }
+      },
+    }
+    // 1 gwei: 10^9 wei per gas.
+    const node = {
+      name: 'base',
+      chainId: 8453,
+      request: async () => ({ ok: true as const, result: '0x3b9aca00' }),
+    }
+    const priced = testGateway({ oracle, chains: [node] })
+    const body = (await (await priced.fetch('/free/estimate-batch?recipients=5&amount=100')).json()) as any
+    const gas = BigInt(body.estimatedGas)
+    // gas x 10^9 wei x 3000 USD / 10^18, in micro-dollars rounded up.
+    const micro = (gas * 10n ** 9n * 3000n + 10n ** 12n - 1n) / 10n ** 12n
+    expect(body.estimate.estimatedGasUSD).toBe(Units.toDecimal(micro, 6))
+    expect(body.estimate.estimatedTotalCostUSD).toBe(Units.toDecimal(micro + 300_000n, 6))
+  })
+
+  test.each([
+    ['recipients=5&amount=2500.0000001', 'amount'],
+    ['recipients=5&recipientCount=5', 'recipientCount'],
+    ['chain=base', 'recipients'],
+    ['recipients=0', 'recipients'],
+    ['recipients=201', 'recipients'],
+  ])("error: the original gateway's %s is 400 naming %s", async (query, field) => {
+    await refused(await gateway.fetch(`/free/estimate-batch?${query}`), 400, field)
   })
 
   test.each([

@@ -87,6 +87,7 @@ describe('GET /free/resolve', () => {
       verified: true,
       source: 'devnet',
       registryChainId: gateway.devnet.chainId,
+      resolved: true,
       cached: false,
       age: 0,
     })
@@ -134,10 +135,16 @@ describe('GET /free/resolve', () => {
     expect(await response.json()).toMatchObject({ claimed: 'Dave.eth', verified: false })
   })
 
-  test('error: an unknown name is 404', async () => {
+  test("behavior: an unknown name is a 200 with resolved: false, as the original gateway's clients read it", async () => {
     const response = await get('name=nobody.eth')
-    expect(response.status).toBe(404)
-    expect(await response.text()).toContain('nobody.eth has no ethereum address')
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual({
+      direction: 'forward',
+      name: 'nobody.eth',
+      address: null,
+      source: null,
+      resolved: false,
+    })
   })
 
   test('error: an address without a reverse record is 404', async () => {
