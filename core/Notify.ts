@@ -23,6 +23,14 @@ export type Message = {
   to: string
   /** Subject of an email. */
   subject?: string | undefined
+  /** Carbon-copy recipients of an email. */
+  cc?: string[] | undefined
+  /** Blind carbon-copy recipients of an email: in the envelope, never in the headers. */
+  bcc?: string[] | undefined
+  /** Where replies to an email go (`Reply-To`). */
+  replyTo?: string | undefined
+  /** The sender's own JSON, kept with the message and shown back; never given to the provider. */
+  metadata?: Record<string, unknown> | undefined
   /** The text, kept only until the provider accepted or refused it. */
   body?: string | undefined
   /** Where it is. */
@@ -135,8 +143,15 @@ export type Handoff =
 
 /** The email port: hands a message to a relay. */
 export type Mailer = {
-  /** Hands one plain-text email to the relay, from the operator's sender address. */
-  send: (message: { to: string; subject: string; text: string }) => Promise<Handoff>
+  /** Hands one plain-text email to the relay, from the operator's sender address, with its copies and `Reply-To`. */
+  send: (message: {
+    to: string
+    subject: string
+    text: string
+    cc?: string[] | undefined
+    bcc?: string[] | undefined
+    replyTo?: string | undefined
+  }) => Promise<Handoff>
 }
 
 /** A provider's status report on an SMS, read from a callback whose signature verified. */

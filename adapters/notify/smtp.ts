@@ -14,9 +14,9 @@ export function smtp(parameters: smtp.Parameters): Notify.Mailer {
     { from },
   )
   return {
-    async send({ to, subject, text }) {
+    async send({ to, subject, text, cc, bcc, replyTo }) {
       try {
-        const info = await transport.sendMail({ to, subject, text })
+        const info = await transport.sendMail({ to, subject, text, cc, bcc, replyTo })
         return { ok: true, providerId: info.messageId, response: info.response }
       } catch (error) {
         return { ok: false, ...failureOf(error) }

@@ -87,7 +87,8 @@ function emailDeps(
 ): Service.Deps {
   return {
     store: ports.store,
-    send: ({ to, subject, body }) => ports.mailer.send({ to, subject: subject ?? '', text: body ?? '' }),
+    send: ({ to, subject, body, cc, bcc, replyTo }) =>
+      ports.mailer.send({ to, subject: subject ?? '', text: body ?? '', cc, bcc, replyTo }),
     limit: perHour(env.NOTIFY_EMAIL_PER_PAYER_PER_HOUR),
     policy: policyOf(env.NOTIFY_EMAIL_TIMEOUT_MS),
   }

@@ -55,6 +55,7 @@ export function status(deps: { store: Store }) {
   return (new Elysia({ name: 'notify-status' }) as Plugin).get(
     '/api/v1/notify/status',
     ({ query, caller }) => Service.status(deps, { ...query, caller }),
-    { query: StatusQuery },
+    // Before validation: an id of the original gateway gets its own answer rather than a bare pattern mismatch.
+    { query: StatusQuery, transform: ({ query }) => Service.assertOwnId(query.id) },
   )
 }

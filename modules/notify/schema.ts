@@ -8,16 +8,34 @@ const emailPattern =
 /** Longest SMS text the API takes, in characters (Twilio's limit; at most 10 segments are advised). */
 export const maxSmsLength = 1_600
 
+/** Most addresses of one copy field (`cc` or `bcc`). */
+export const maxCopies = 10
+
+/** One mailbox: no display name, no line breaks. */
+const Mailbox = (description: string) => Type.String({ maxLength: 254, pattern: emailPattern, description })
+
+/** `cc` or `bcc`: one address as the original gateway takes it, or a list of them. */
+const Copies = (description: string) =>
+  Type.Union([Mailbox(description), Type.Array(Mailbox(description), { minItems: 1, maxItems: maxCopies })], {
+    description: `${description}: one address, or a list of at most ${maxCopies}.`,
+  })
+
+/** The sender's own JSON, kept with the message and shown back by notify/status. */
+const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description:
+    'Any JSON object of yours, kept with the message and shown by notify/status; never sent to the provider.',
+})
+
 /** Body of `POST /api/v1/notify/email`. */
 export const EmailBody = Type.Object(
   {
-    to: Type.String({
-      maxLength: 254,
-      pattern: emailPattern,
-      description: 'One recipient address, e.g. `ada@example.com`.',
-    }),
+    to: Mailbox('One recipient address, e.g. `ada@example.com`.'),
     subject: Type.Optional(Type.String({ maxLength: 200, description: 'Subject line. @default "(no subject)"' })),
     body: Type.String({ minLength: 1, maxLength: 100_000, description: 'Plain-text body.' }),
+    cc: Type.Optional(Copies('Carbon-copy recipients')),
+    bcc: Type.Optional(Copies('Blind carbon-copy recipients (in the envelope, never in the headers)')),
+    replyTo: Type.Optional(Mailbox('Where replies go (`Reply-To`).')),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
@@ -33,16 +51,23 @@ export const SmsBody = Type.Object(
       maxLength: maxSmsLength,
       description: 'Text; GSM-7 segments hold 160 (153 when split) septets, UCS-2 ones 70 (67) UTF-16 units.',
     }),
+    metadata: Type.Optional(Metadata),
   },
   { additionalProperties: false },
 )
 /** Body of `POST /api/v1/notify/sms`. */
 export type SmsBody = Static<typeof SmsBody>
 
+/** The pattern of a message id: `ntf_` and 32 hex digits. */
+export const messageIdPattern = '^ntf_[0-9a-f]{32}$'
+
+/** The pattern of the original gateway's message ids (`ntf_<ms>_<6 base-36>`), which this gateway never issued. */
+export const originalIdPattern = '^ntf_[0-9]+_[0-9a-z]+$'
+
 /** A message id: `ntf_` and 32 hex digits. */
 export const MessageId = Type.String({
-  pattern: '^ntf_[0-9a-f]{32}$',
-  description: 'Message id from notify/email or notify/sms.',
+  pattern: messageIdPattern,
+  description: 'Message id from notify/email or notify/sms of this gateway (`ntf_` and 32 hex digits).',
 })
 
 /** Query of `GET /api/v1/notify/status`. */
@@ -61,10 +86,17 @@ const Status = Type.Union(
   },
 )
 
+/** When the message was accepted for sending. */
+const CreatedAt = Type.String({ format: 'date-time', description: 'When the message was accepted for sending.' })
+
 /** Answer of `POST /api/v1/notify/email`. */
 export const EmailOutput = Type.Object({
   id: Type.String(),
   status: Status,
+  type: Type.Literal('email', { description: 'The channel, as the original gateway names it.' }),
+  to: Type.String(),
+  subject: Type.String(),
+  createdAt: CreatedAt,
   error: Type.Optional(Type.String({ description: 'The relay’s refusal, when bounced or deferred.' })),
 })
 
@@ -72,6 +104,9 @@ export const EmailOutput = Type.Object({
 export const SmsOutput = Type.Object({
   id: Type.String(),
   status: Status,
+  type: Type.Literal('sms', { description: 'The channel, as the original gateway names it.' }),
+  to: Type.String(),
+  createdAt: CreatedAt,
   segments: Type.Integer({ description: 'Segments the carrier sends and bills.' }),
   encoding: Type.Union([Type.Literal('GSM-7'), Type.Literal('UCS-2')]),
   error: Type.Optional(Type.String({ description: 'The SMS API’s refusal, when failed or deferred.' })),
@@ -82,7 +117,15 @@ export const StatusOutput = Type.Object({
   id: Type.String(),
   status: Status,
   channel: Type.Union([Type.Literal('email'), Type.Literal('sms')]),
+  type: Type.Union([Type.Literal('email'), Type.Literal('sms')], { description: 'Same as `channel` (original name).' }),
   to: Type.String(),
+  subject: Type.Optional(Type.String({ description: 'Subject of an email.' })),
+  metadata: Type.Record(Type.String(), Type.Unknown(), { description: 'The metadata sent with the message.' }),
+  createdAt: CreatedAt,
+  deliveredAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+    description:
+      'When it was handed over for good: an SMS on its verified delivery receipt; an email when its relay accepted it (SMTP has no receipt); null before.',
+  }),
   error: Type.Optional(Type.String()),
   history: Type.Array(Type.Object({ status: Status, at: Type.String({ format: 'date-time' }) })),
 })

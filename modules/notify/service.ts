@@ -5,6 +5,7 @@ import {
   NotFoundError,
   RateLimitedError,
   UpstreamUnavailableError,
+  ValidationError,
 } from '../../core/Errors.js'
 import type { Outcome } from '../../core/Module.js'
 import * as Notify from '../../core/Notify.js'
@@ -12,7 +13,7 @@ import * as Queue from '../../core/Queue.js'
 import * as RateLimit from '../../core/RateLimit.js'
 import * as Sms from '../../core/Sms.js'
 import { isRefusal, type Store } from '../../core/Store.js'
-import type { EmailBody, SmsBody } from './schema.js'
+import { type EmailBody, originalIdPattern, type SmsBody } from './schema.js'
 
 /** Collection of the messages, each owned by its sender. */
 export const messages = 'notify-messages'
@@ -45,7 +46,9 @@ export type Deps = {
   /** Messages and per-payer buckets. */
   store: Store
   /** Hands one message to the channel's provider. */
-  send: (message: { id: string } & Pick<Notify.Message, 'to' | 'subject' | 'body'>) => Promise<Notify.Handoff>
+  send: (
+    message: { id: string } & Pick<Notify.Message, 'to' | 'subject' | 'body' | 'cc' | 'bcc' | 'replyTo'>,
+  ) => Promise<Notify.Handoff>
   /** Each payer's bucket of calls on this channel. */
   limit: RateLimit.Options
   /** Retries of deferred hand-offs. */
@@ -56,11 +59,29 @@ export type Deps = {
 
 /** Sends an email now: the relay's answer decides the status (`sent` on 250, `bounced` on 5xx, `queued` if deferred). */
 export async function email(deps: Deps, input: EmailBody & { caller: Address }) {
+  const listOf = (copies: string | string[] | undefined) => (typeof copies === 'string' ? [copies] : copies)
   const { id, message } = await accept(deps, {
     caller: input.caller,
-    message: { channel: 'email', to: input.to, subject: input.subject ?? '(no subject)', body: input.body },
+    message: {
+      channel: 'email',
+      to: input.to,
+      subject: input.subject ?? '(no subject)',
+      body: input.body,
+      cc: listOf(input.cc),
+      bcc: listOf(input.bcc),
+      replyTo: input.replyTo,
+      metadata: input.metadata,
+    },
   })
-  return { id, status: message.status, ...(message.error ? { error: message.error } : {}) }
+  return {
+    id,
+    status: message.status,
+    type: 'email' as const,
+    to: message.to,
+    subject: message.subject,
+    createdAt: message.createdAt,
+    ...(message.error ? { error: message.error } : {}),
+  }
 }
 
 /** Sends an SMS now: the API's answer decides the status; a signed delivery receipt may later make it `delivered`. */
@@ -68,9 +89,18 @@ export async function sms(deps: Deps, input: SmsBody & { caller: Address }) {
   const { segments, encoding } = Sms.segmentsOf(input.body)
   const { id, message } = await accept(deps, {
     caller: input.caller,
-    message: { channel: 'sms', to: input.to, body: input.body, segments, encoding },
+    message: { channel: 'sms', to: input.to, body: input.body, segments, encoding, metadata: input.metadata },
   })
-  return { id, status: message.status, segments, encoding, ...(message.error ? { error: message.error } : {}) }
+  return {
+    id,
+    status: message.status,
+    type: 'sms' as const,
+    to: message.to,
+    createdAt: message.createdAt,
+    segments,
+    encoding,
+    ...(message.error ? { error: message.error } : {}),
+  }
 }
 
 /**
@@ -106,7 +136,7 @@ async function accept(
       ],
     },
   )
-  const handoff = await deps.send({ id, to: value.to, subject: value.subject, body: value.body })
+  const handoff = await deps.send({ id, ...value })
   if (!handoff.ok && handoff.kind === 'refused')
     throw new UpstreamUnavailableError(
       `The ${value.channel} provider refused the gateway's credentials: ${handoff.reason}`,
@@ -159,12 +189,38 @@ async function apply(deps: Pick<Deps, 'store' | 'now'>, id: string, event: Notif
   return (await deps.store.get<Stored>(messages, id))?.value
 }
 
+/**
+ * Refuses an id in the original gateway's format (`ntf_<ms>_<random>`) with a 400 that says where ids come from here;
+ * anything else is left to the schema.
+ */
+export function assertOwnId(id: unknown): void {
+  if (typeof id === 'string' && new RegExp(originalIdPattern).test(id))
+    throw new ValidationError({
+      field: 'id',
+      message:
+        'is an id of the original gateway, which this gateway never issued: ids here are `ntf_` and 32 hex digits, as notify/email and notify/sms of this gateway answer',
+    })
+}
+
 /** The sender's message, or a 404 (someone else's is a 404 too). */
 export async function status(deps: Pick<Deps, 'store'>, input: { id: string; caller: Address }) {
   const record = await deps.store.get<Stored>(messages, input.id)
   if (!record?.owners.includes(getAddress(input.caller))) throw new NotFoundError(`No message ${input.id}.`)
-  const { channel, to, status, error, history } = record.value
-  return { id: record.id, status, channel, to, ...(error ? { error } : {}), history }
+  const { channel, to, subject, metadata = {}, status, error, history, createdAt } = record.value
+  const handedOver = history.find((entry) => entry.status === (channel === 'email' ? 'sent' : 'delivered'))
+  return {
+    id: record.id,
+    status,
+    channel,
+    type: channel,
+    to,
+    ...(subject === undefined ? {} : { subject }),
+    metadata,
+    createdAt,
+    deliveredAt: handedOver?.at ?? null,
+    ...(error ? { error } : {}),
+    history,
+  }
 }
 
 /**
@@ -196,7 +252,7 @@ export async function handOff(deps: Deps, item: Queue.Claim): Promise<Outcome> {
   const record = await deps.store.get<Stored>(messages, id)
   if (record?.value.status !== 'queued') return { done: true }
   const value = record.value
-  const handoff = await deps.send({ id, to: value.to, subject: value.subject, body: value.body })
+  const handoff = await deps.send({ id, ...value })
   const event = eventOf(handoff, value.channel)
   const attempts = value.deferrals + 1
   if (event.type !== 'deferred') {

@@ -29,6 +29,8 @@ const authToken = 'twilio-test-auth-token'
  */
 async function relay() {
   const received: ParsedMail[] = []
+  // The envelope's recipients of each accepted message: bcc shows only here, never in the headers.
+  const envelopes: string[][] = []
   const tries = new Map<string, number>()
   const server = new SMTPServer({
     authOptional: true,
@@ -45,10 +47,11 @@ async function relay() {
         return callback(Object.assign(new Error('4.3.2 Service shutting down'), { responseCode: 421 }))
       callback()
     },
-    onData(stream, _session, callback) {
+    onData(stream, session, callback) {
       simpleParser(stream)
         .then((mail) => {
           received.push(mail)
+          envelopes.push(session.envelope.rcptTo.map((recipient) => recipient.address))
           callback()
         })
         .catch(callback)
@@ -56,7 +59,12 @@ async function relay() {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.server.address() as { port: number }
-  return { url: `smtp://127.0.0.1:${port}`, received, close: () => new Promise<void>((done) => server.close(done)) }
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    envelopes,
+    close: () => new Promise<void>((done) => server.close(done)),
+  }
 }
 
 /**
@@ -144,7 +152,14 @@ describe('notify/email', () => {
     const sent = await ok(
       await gateway.post('/api/v1/notify/email', { to, subject: 'Invoice 42', body: 'Paid, thank you.' }, payers.alice),
     )
-    expect(sent).toEqual({ id: expect.stringMatching(/^ntf_[0-9a-f]{32}$/), status: 'sent' })
+    expect(sent).toEqual({
+      id: expect.stringMatching(/^ntf_[0-9a-f]{32}$/),
+      status: 'sent',
+      type: 'email',
+      to,
+      subject: 'Invoice 42',
+      createdAt: expect.any(String),
+    })
     expect(gateway.settled.length).toBe(before + 1)
     const mail = smtpRelay.received.find((candidate) => candidate.text?.includes('Paid, thank you.'))!
     expect(mail.subject).toBe('Invoice 42')
@@ -216,11 +231,79 @@ describe('notify/email', () => {
       { to: 'a@b.test\r\nBcc: c@d.test', body: 'x' },
       { to: 'Ada <ada@example.com>', body: 'x' },
       { to: 'ada@example.com' },
-      { to: 'ada@example.com', body: 'x', cc: 'b@example.com' },
+      { to: 'ada@example.com', body: 'x', cc: 'b@example.com\r\nBcc: c@d.test' },
+      { to: 'ada@example.com', body: 'x', replyTo: ['b@example.com'] },
+      { to: 'ada@example.com', body: 'x', sender: 'b@example.com' },
     ]) {
       const problem = await refused(await gateway.post('/api/v1/notify/email', body, payers.alice), 400)
       expect(problem.code).toBe('validation_failed')
     }
+    expect(gateway.settled.length).toBe(before)
+  })
+})
+
+describe('from the original gateway (issue 34)', () => {
+  test('behavior: cc, bcc and replyTo reach the relay; metadata stays here; answers carry type, to, subject, createdAt', async () => {
+    const to = `ada-${crypto.randomUUID()}@example.com`
+    const sent = await ok(
+      await gateway.post(
+        '/api/v1/notify/email',
+        {
+          to,
+          subject: 'Payroll run',
+          body: 'Run 7 is out.',
+          cc: 'boss@example.com',
+          bcc: ['audit@example.com'],
+          replyTo: 'ops@example.com',
+          metadata: { run: 7, secretNote: 'kept-here-only' },
+        },
+        payers.alice,
+      ),
+    )
+    expect(sent).toMatchObject({ status: 'sent', type: 'email', to, subject: 'Payroll run' })
+    expect(Date.parse(sent.createdAt)).not.toBeNaN()
+    const index = smtpRelay.received.findIndex((candidate) => candidate.text?.includes('Run 7 is out.'))
+    const mail = smtpRelay.received[index]!
+    expect((mail.cc as { value: { address: string }[] }).value.map((entry) => entry.address)).toEqual([
+      'boss@example.com',
+    ])
+    expect((mail.replyTo as { value: { address: string }[] }).value.map((entry) => entry.address)).toEqual([
+      'ops@example.com',
+    ])
+    expect(mail.bcc).toBeUndefined()
+    expect(smtpRelay.envelopes[index]!.toSorted()).toEqual([to, 'audit@example.com', 'boss@example.com'].toSorted())
+    expect(JSON.stringify(mail.headers ? [...mail.headers] : [])).not.toContain('kept-here-only')
+    expect(mail.text).not.toContain('kept-here-only')
+    const status = await ok(await gateway.get(`/api/v1/notify/status?id=${sent.id}`, payers.alice))
+    expect(status).toMatchObject({
+      id: sent.id,
+      type: 'email',
+      to,
+      subject: 'Payroll run',
+      status: 'sent',
+      createdAt: sent.createdAt,
+      deliveredAt: expect.any(String),
+      metadata: { run: 7, secretNote: 'kept-here-only' },
+    })
+  })
+
+  test('behavior: sms takes metadata and answers type and to; deliveredAt waits for the receipt', async () => {
+    const sent = await ok(
+      await gateway.post('/api/v1/notify/sms', { to: '+14155550142', body: 'hi', metadata: { k: 1 } }, payers.alice),
+    )
+    expect(sent).toMatchObject({ type: 'sms', to: '+14155550142', createdAt: expect.any(String) })
+    const status = await ok(await gateway.get(`/api/v1/notify/status?id=${sent.id}`, payers.alice))
+    expect(status).toMatchObject({ type: 'sms', metadata: { k: 1 }, deliveredAt: null })
+  })
+
+  test("error: the original gateway's id format is a 400 saying where ids come from, before payment", async () => {
+    const before = gateway.settled.length
+    const problem = await refused(
+      await gateway.get('/api/v1/notify/status?id=ntf_1712345678901_a1b2c3', payers.alice),
+      400,
+    )
+    expect(problem).toMatchObject({ code: 'validation_failed', field: 'id' })
+    expect(problem.detail).toContain('original gateway')
     expect(gateway.settled.length).toBe(before)
   })
 })
@@ -234,6 +317,9 @@ describe('notify/sms', () => {
     expect(answer).toEqual({
       id: expect.stringMatching(/^ntf_[0-9a-f]{32}$/),
       status: 'sent',
+      type: 'sms',
+      to: '+14155550100',
+      createdAt: expect.any(String),
       segments: 1,
       encoding: 'GSM-7',
     })
