@@ -75,6 +75,154 @@ function recording(
   return { network, submitted }
 }
 
+describe("xrp: batch, the original gateway's form (sender signs)", () => {
+  test('default: sender and recipients [{ address, amount, tag }] in human XRP answer one unsigned Payment each, in sequence; nothing is submitted', async () => {
+    const { network, submitted } = recording({ sequence: 41 })
+    const app = gatewayOf({ network })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      sender: sender.classicAddress,
+      recipients: [
+        { address: alice, amount: '2500', tag: 7 },
+        { address: bob, amount: 0.25, memo: 'bonus' },
+      ],
+      memo: 'payroll',
+    })
+    expect(status).toBe(200)
+    expect(submitted).toEqual([])
+    const memo = (text: string) => ({
+      Memo: {
+        MemoType: Buffer.from('text/plain').toString('hex').toUpperCase(),
+        MemoData: Buffer.from(text).toString('hex').toUpperCase(),
+      },
+    })
+    // "2500" is 2,500 XRP: 2,500,000,000 drops in the transaction.
+    expect(body.transactions).toEqual([
+      {
+        TransactionType: 'Payment',
+        Account: sender.classicAddress,
+        Destination: alice,
+        DestinationTag: 7,
+        Amount: '2500000000',
+        Fee: '10',
+        Sequence: 41,
+        LastLedgerSequence: 560,
+        Flags: 0,
+        Memos: [memo('payroll')],
+      },
+      {
+        TransactionType: 'Payment',
+        Account: sender.classicAddress,
+        Destination: bob,
+        Amount: '250000',
+        Fee: '10',
+        Sequence: 42,
+        LastLedgerSequence: 560,
+        Flags: 0,
+        Memos: [memo('bonus')],
+      },
+    ])
+    expect(body).toMatchObject({
+      success: true,
+      chain: 'xrp',
+      chainId: 15,
+      network: 'testnet',
+      status: 'unsigned',
+      sender: sender.classicAddress,
+      recipientCount: 2,
+      totalAmount: '2500.25',
+      totalAmountDrops: '2500250000',
+      summary: {
+        totalPayments: '2500.25',
+        totalPaymentsDrops: '2500250000',
+        spraayFee: '0',
+        spraayFeePercent: '0%',
+        networkFees: '0.00002',
+        totalCost: '2500.25002',
+        baseFeePerTx: '0.00001',
+        transactionCount: 2,
+        lastLedgerSequence: 560,
+      },
+    })
+    expect(Object.keys(body.instructions)).toEqual(['step1', 'step2', 'step3', 'note'])
+  })
+
+  test('behavior: each unsigned Payment, signed by the sender, verifies', async () => {
+    const { network } = recording({ sequence: 5 })
+    const app = gatewayOf({ network })
+    const { body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      sender: sender.classicAddress,
+      recipients: [{ address: alice, amount: '1' }],
+    })
+    const { tx_blob } = sender.sign(body.transactions[0])
+    expect(verifySignature(tx_blob, sender.publicKey)).toBe(true)
+    expect((decode(tx_blob) as Record<string, unknown>).Amount).toBe('1000000')
+  })
+
+  test('error: a balance that does not cover the batch and the reserve is a 409 before anything is built', async () => {
+    const app = gatewayOf({ network: recording({ balance: 2_500_000_000n }).network })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      sender: sender.classicAddress,
+      recipients: [{ address: alice, amount: '2500' }],
+    })
+    expect(status).toBe(409)
+    expect(body.reason).toBe('insufficient_balance')
+  })
+
+  test.each([
+    [{ recipients: [{ address: 'ALICE', amount: '2500.0000001' }] }, 'recipients.0.amount'],
+    [{ recipients: [{ address: 'ALICE', amount: '0' }] }, 'recipients.0.amount'],
+    [{ recipients: [{ address: 'ALICE', amount: '1', tag: -1 }] }, 'recipients.0'],
+    [{ recipients: [{ address: 'SENDER', amount: '1' }] }, 'recipients.0.address'],
+    [{ recipients: ['ALICE'], amounts: ['1'] }, 'amounts'],
+    [{ recipients: ['ALICE'] }, 'recipients.0'],
+    [{ senderSecret: 'SECRET', recipients: [{ address: 'ALICE', amount: '1' }] }, 'senderSecret'],
+  ])('error: sender with %p is a 400 naming %s, before any payment', async (input, field) => {
+    const app = gatewayOf({ network: recording().network })
+    const body = JSON.parse(
+      JSON.stringify({ sender: sender.classicAddress, ...input })
+        .replace('ALICE', alice)
+        .replace('"SENDER"', JSON.stringify(sender.classicAddress))
+        .replace('SECRET', secret),
+    )
+    const response = await app.handle(
+      new Request('http://gateway.test/api/v1/xrp/batch', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    )
+    const text = await response.text()
+    seen.push(text)
+    expect(response.status).toBe(400)
+    expect(JSON.parse(text).field).toBe(field)
+  })
+
+  test('behavior: an X-address recipient keeps its tag; a different tag beside it is a 400', async () => {
+    const app = gatewayOf({ network: recording().network })
+    const tagged = classicAddressToXAddress(alice, 99, true)
+    const ok = await call(app, 'POST', '/api/v1/xrp/batch', {
+      sender: sender.classicAddress,
+      recipients: [{ address: tagged, amount: '1' }],
+    })
+    expect(ok.body.transactions[0]).toMatchObject({ Destination: alice, DestinationTag: 99 })
+    const refused = await call(app, 'POST', '/api/v1/xrp/batch', {
+      sender: sender.classicAddress,
+      recipients: [{ address: tagged, amount: '1', tag: 3 }],
+    })
+    expect(refused.status).toBe(400)
+    expect(refused.body.field).toBe('recipients.0.tag')
+  })
+
+  test('error: neither sender nor senderSecret is a 400 naming sender', async () => {
+    const app = gatewayOf({ network: recording().network })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/batch', {
+      recipients: [{ address: alice, amount: '1' }],
+    })
+    expect(status).toBe(400)
+    expect(body.field).toBe('sender')
+  })
+})
+
 describe('xrp: batch, the signed transactions (offline)', () => {
   test('default: one Payment per recipient, consecutive sequences, exact drops, signed by the sender', async () => {
     const { network, submitted } = recording({ sequence: 41 })
@@ -463,6 +611,25 @@ describe('xrp: batch, submitted to rippled', () => {
       loadFactor: 1,
       ledger: server.validatedLedger,
       networkId: 1,
+      success: true,
+      chain: 'xrp',
+      chainId: 15,
+      name: 'XRP Ledger',
+      network: 'testnet',
+      nativeAsset: 'XRP',
+      decimals: 6,
+      explorer: 'https://testnet.xrpl.org',
+      spraay: {
+        feePercent: '0%',
+        feeAddress: null,
+        maxRecipients: 100,
+        minAmount: 0.000001,
+        batchMethod: 'sequential-payments',
+        batchNote:
+          'One Payment per recipient at consecutive sequence numbers; this gateway is paid per call and adds no fee.',
+      },
+      walletSupport: ['Xaman (XUMM)', 'GemWallet', 'Crossmark', 'Ledger (via Xaman)'],
+      features: { destinationTags: true, memos: true, nativeBatch: false, atomicBatch: false },
     })
   })
 
@@ -479,6 +646,17 @@ describe('xrp: batch, submitted to rippled', () => {
       transactions: 4,
       ledger: server.validatedLedger + 1,
       unit: 'XRP',
+      success: true,
+      chain: 'xrp',
+      chainId: 15,
+      estimate: {
+        recipientCount: 4,
+        spraayFee: '0',
+        spraayFeePercent: '0%',
+        networkFees: '0.000048',
+        transactionCount: 4,
+        estimatedTimeSeconds: 16,
+      },
     })
   })
 
@@ -492,6 +670,74 @@ describe('xrp: batch, submitted to rippled', () => {
 })
 
 describe('xrp: estimate', () => {
+  test("behavior: the original gateway's sender and recipients: the sum in human XRP, the fees and whether the balance covers them", async () => {
+    const app = gatewayOf({ network: recording({ balance: 2_600_000_000n }).network })
+    const { status, body } = await call(app, 'POST', '/api/v1/xrp/estimate', {
+      sender: sender.classicAddress,
+      recipients: [
+        { address: alice, amount: '2500' },
+        { address: bob, amount: 0.5 },
+      ],
+    })
+    expect(status).toBe(200)
+    expect(body).toMatchObject({
+      success: true,
+      chain: 'xrp',
+      chainId: 15,
+      estimate: {
+        recipientCount: 2,
+        totalPayments: '2500.5',
+        totalPaymentsDrops: '2500500000',
+        spraayFee: '0',
+        spraayFeePercent: '0%',
+        networkFees: '0.00002',
+        totalCost: '2500.50002',
+        transactionCount: 2,
+        estimatedTimeSeconds: 8,
+      },
+      sender: { address: sender.classicAddress, balance: '2600', sufficient: true },
+    })
+  })
+
+  test('behavior: a balance below the sum plus the reserve is sufficient: false', async () => {
+    const app = gatewayOf({ network: recording({ balance: 2_500_500_000n }).network })
+    const { body } = await call(app, 'POST', '/api/v1/xrp/estimate', {
+      sender: sender.classicAddress,
+      recipients: [{ address: alice, amount: '2500' }],
+    })
+    expect(body.sender).toEqual({ address: sender.classicAddress, balance: '2500.5', sufficient: false })
+  })
+
+  test.each([
+    [{ sender: 'rBAD', recipients: [{ address: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY', amount: '1' }] }, 'sender'],
+    [{ recipients: [{ address: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY', amount: '1' }] }, 'sender'],
+    [
+      { sender: 'SENDER', recipients: [{ address: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY', amount: '2500.0000001' }] },
+      'recipients.0.amount',
+    ],
+    [
+      {
+        recipientCount: 1,
+        sender: 'SENDER',
+        recipients: [{ address: 'rPEPPER7kfTD9w2To4CQk6UCfuHM9c6GDY', amount: '1' }],
+      },
+      'recipientCount',
+    ],
+    [{}, 'recipientCount'],
+  ])('error: %p is a 400 naming %s, before any payment', async (input, field) => {
+    const app = gatewayOf({ network: recording().network })
+    const body = JSON.parse(JSON.stringify(input).replace('SENDER', sender.classicAddress))
+    const response = await app.handle(
+      new Request('http://gateway.test/api/v1/xrp/estimate', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    )
+    expect(response.status).toBe(400)
+    expect((await response.json()).field).toBe(field)
+  })
+
   test.each([[0], [101], [1.5], ['3'], [-1]])('error: recipientCount %p is a 400', async (recipientCount) => {
     const app = gatewayOf({ network: recording().network })
     const { status, body } = await call(app, 'POST', '/api/v1/xrp/estimate', { recipientCount })
