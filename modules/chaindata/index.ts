@@ -29,6 +29,7 @@ export const manifest = Module.define({
   name: 'chaindata',
   paths: ['/free/gas', '/free/chain-status', '/free/nonce', '/api/v1/oracle/gas', '/api/v1/balances', '/api/v1/tokens'],
   needs: ['chains', 'evm', 'ethereum'],
+  uses: ['oracle'],
   env: Type.Object({
     CHAIN_RPC_BASE: Type.Optional(
       Type.String({
@@ -51,6 +52,7 @@ export const manifest = Module.define({
         settlement: ports.chains[0]!,
         ethereum: ports.ethereum,
         connect: ports.evm,
+        oracle: ports.oracle,
         urls: {
           base: env.CHAIN_RPC_BASE,
           arbitrum: env.CHAIN_RPC_ARBITRUM,

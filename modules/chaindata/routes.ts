@@ -6,7 +6,7 @@ import * as Service from './service.js'
 export function routes(deps: Service.Deps) {
   return new Elysia({ name: 'chaindata' })
     .get('/free/gas', () => Service.gasResponse(deps))
-    .get('/api/v1/oracle/gas', () => Service.gasResponse(deps))
+    .get('/api/v1/oracle/gas', () => Service.oracleGas(deps))
     .get('/free/chain-status', () => Service.chainStatus(deps))
     .get('/free/nonce', ({ query }) => Service.nonce(deps, query), { query: NonceQuery })
     .get('/api/v1/tokens', () => Service.tokens(deps))

@@ -8,7 +8,12 @@ export const NonceQuery = Type.Object({
     maxLength: 64,
     description: 'EVM address, 0x and 40 hex digits; a mixed-case address must carry a valid EIP-55 checksum.',
   }),
-  chain: Type.String({ maxLength: 32, description: `One of: ${EvmChain.names.join(', ')}.` }),
+  chain: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description: `One of: ${EvmChain.names.join(', ')}, or a spelling the original gateway takes (base-mainnet, eth, arb, op, matic, bnb, avax, ...). @default base`,
+    }),
+  ),
 })
 /** Query of `GET /free/nonce`. */
 export type NonceQuery = Static<typeof NonceQuery>
@@ -36,6 +41,11 @@ export const BalancesQuery = Type.Object({
       format: 'balance-chains',
       default: balanceChains.join(','),
       description: `Comma-separated chains, each once, of: ${balanceChains.join(', ')}. @default all of them`,
+    }),
+  ),
+  showAll: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description: "`true`: the original gateway's `balances` lists tokens with a zero balance too. @default false",
     }),
   ),
 })

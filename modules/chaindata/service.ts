@@ -16,10 +16,14 @@ import {
   serializeTransaction,
   size,
 } from 'viem'
+import * as Batch from '../../core/Batch.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
 import * as Cache from '../../core/Cache.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as EvmChain from '../../core/EvmChain.js'
+import * as Gas from '../../core/Gas.js'
 import * as Multicall3 from '../../core/Multicall3.js'
+import type { Oracle } from '../../core/Oracle.js'
 import type * as Rpc from '../../core/Rpc.js'
 import * as TokenList from '../../core/TokenList.js'
 import * as Upstream from '../../core/Upstream.js'
@@ -52,6 +56,8 @@ export type Deps = {
   cache: Cache.Cache<GasSnapshot>
   /** The gas reading under way, which concurrent calls share. */
   inFlight: { gas?: Promise<GasSnapshot> | undefined }
+  /** USD prices (the ETH / USD feed) that price `/api/v1/oracle/gas`'s estimates; without it they have no USD cost. */
+  oracle?: Oracle | undefined
 }
 
 /**
@@ -59,14 +65,14 @@ export type Deps = {
  * the gateway's Ethereum node, every other chain its URL from `urls` through `connect`.
  */
 export function from(parameters: from.Parameters): Deps {
-  const { settlement, ethereum, connect, urls, now = Date.now } = parameters
+  const { settlement, ethereum, connect, urls, oracle, now = Date.now } = parameters
   const chains = EvmChain.registry.map((entry): Chain => {
     if (entry.name === 'ethereum') return { entry, endpoint: ethereum }
     const url = urls[entry.name]
     if (entry.name === 'base' && url === undefined) return { entry, endpoint: settlement }
     return { entry, endpoint: connect({ name: entry.name, chainId: entry.chainId, url: url ?? entry.publicUrl }) }
   })
-  return { chains, now, cache: Cache.create({ ttlMs: gasTtlMs, maxEntries: 1, now }), inFlight: {} }
+  return { chains, now, cache: Cache.create({ ttlMs: gasTtlMs, maxEntries: 1, now }), inFlight: {}, oracle }
 }
 
 export declare namespace from {
@@ -79,6 +85,8 @@ export declare namespace from {
     connect: Rpc.Connect
     /** RPC URL per chain name but `ethereum`; a chain without one reads its public URL (`base`: the settlement chain). */
     urls: Partial<Record<Exclude<EvmChain.Name, 'ethereum'>, string | undefined>>
+    /** USD prices, for the USD cost of `/api/v1/oracle/gas`'s estimates. */
+    oracle?: Oracle | undefined
     /** Current time, epoch ms. @default Date.now */
     now?: () => number
   }
@@ -130,6 +138,10 @@ export type GasEntry =
       block: string
       /** Base fee of the next block. */
       baseFeePerGas: Amount
+      /** What a transaction at the standard tip pays per gas: the next base fee plus that tip, in wei (the original gateway's name). */
+      gasPriceWei: string
+      /** The same in gwei, a JSON number (the original gateway's name and type). */
+      gasPriceGwei: number
       slow: Level
       standard: Level
       fast: Level
@@ -213,11 +225,12 @@ async function gasOf(chain: Chain): Promise<GasEntry> {
     return { ...named, available: false, reason: `${chain.entry.name} answered eth_feeHistory in an unknown shape.` }
   const rewards = Array.isArray(reward) ? reward.filter(isHexList).filter((row) => row.length === levels.length) : []
   const nextBase = hexToBigInt(baseFeePerGas.at(-1)!)
-  const levelOf = (index: number): Level => {
+  const levelOf = (index: number): { tip: bigint; level: Level } => {
     const tips = rewards.map((row) => hexToBigInt(row[index]!))
     const tip = tips.length === 0 ? 0n : tips.reduce((sum, value) => sum + value, 0n) / BigInt(tips.length)
-    return { maxPriorityFeePerGas: amountOf(tip), maxFeePerGas: amountOf(2n * nextBase + tip) }
+    return { tip, level: { maxPriorityFeePerGas: amountOf(tip), maxFeePerGas: amountOf(2n * nextBase + tip) } }
   }
+  const standard = levelOf(1)
   // baseFeePerGas holds one entry per block of the history plus the next block's.
   const newest = hexToBigInt(oldestBlock) + BigInt(baseFeePerGas.length - 2)
   return {
@@ -225,10 +238,90 @@ async function gasOf(chain: Chain): Promise<GasEntry> {
     available: true,
     block: (newest < 0n ? 0n : newest).toString(),
     baseFeePerGas: amountOf(nextBase),
-    slow: levelOf(0),
-    standard: levelOf(1),
-    fast: levelOf(2),
+    gasPriceWei: (nextBase + standard.tip).toString(),
+    gasPriceGwei: Number(formatGwei(nextBase + standard.tip)),
+    slow: levelOf(0).level,
+    standard: standard.level,
+    fast: levelOf(2).level,
     ...(l1DataFee ? { l1DataFee } : {}),
+  }
+}
+
+/**
+ * Gas of the operations `/api/v1/oracle/gas` prices, in gas. `ethTransfer` is the intrinsic gas of a transaction
+ * (Yellow Paper G_transaction, {@link Gas.schedule}); the batches come from the batch contract's gas model
+ * ({@link Gas.estimate}, every recipient cold, USDC); `erc20Transfer`, `erc20Approve` and `uniswapSwap` are the
+ * original gateway's published figures (its oracle.ts), typical of a USDC transfer, an approval and a one-pool
+ * Uniswap v3 swap on Base.
+ */
+export const operations = {
+  ethTransfer: { gasUnits: Gas.schedule.intrinsic },
+  erc20Transfer: { gasUnits: 65_000n },
+  erc20Approve: { gasUnits: 46_000n },
+  uniswapSwap: { gasUnits: 185_000n },
+  spraayBatch5: {
+    gasUnits: Gas.estimate({ recipientCount: 5, isETH: false }).gas,
+    note: 'Batch payment to 5 recipients',
+  },
+  spraayBatch50: {
+    gasUnits: Gas.estimate({ recipientCount: 50, isETH: false }).gas,
+    note: 'Batch payment to 50 recipients',
+  },
+} as const satisfies Record<string, { gasUnits: bigint; note?: string }>
+
+/** Decimals of the USD costs `/api/v1/oracle/gas` answers. */
+const usdDecimals = 6
+
+/**
+ * `/api/v1/oracle/gas`: the original gateway's answer for Base (`gas` with `gasPrice`, `maxFeePerGas`,
+ * `maxPriorityFeePerGas` and `baseFee`, each in wei and gwei; `estimates` of common operations in gas units, ETH and
+ * USD at that gas price; `ethPriceUSD` from the ETH / USD feed, with its source and age under `ethPrice`), and ours for
+ * every chain under `chains`. Without a base reading or an ETH price the answer says why, never a made-up figure.
+ */
+export async function oracleGas(deps: Deps) {
+  const { gas: levels, ...rest } = await gas(deps)
+  const base = levels.base
+  const quote = deps.oracle ? await deps.oracle.usdPrice('ETH') : undefined
+  const ethPrice = quote?.ok
+    ? { available: true as const, usd: quote.usd, source: quote.source, observedAt: quote.observedAt.toISOString() }
+    : { available: false as const, reason: quote ? quote.message : 'no price oracle is configured on this gateway' }
+  const gasPrice = base?.available ? BigInt(base.gasPriceWei) : undefined
+  const estimates = Object.fromEntries(
+    Object.entries(operations).map(([name, operation]) => {
+      const cost =
+        gasPrice === undefined
+          ? undefined
+          : ethPrice.available
+            ? Gas.cost({ gas: operation.gasUnits, gasPrice, usdPerEther: ethPrice.usd, usdDecimals })
+            : { wei: operation.gasUnits * gasPrice, usd: undefined }
+      return [
+        name,
+        {
+          ...operation,
+          gasUnits: Number(operation.gasUnits),
+          costETH: cost === undefined ? null : formatUnits(cost.wei, 18),
+          costUSD: cost?.usd === undefined ? null : formatUnits(cost.usd, usdDecimals),
+        },
+      ]
+    }),
+  )
+  return {
+    gas: base?.available
+      ? {
+          gasPrice: amountOf(gasPrice!),
+          maxFeePerGas: base.standard.maxFeePerGas,
+          maxPriorityFeePerGas: base.standard.maxPriorityFeePerGas,
+          baseFee: base.baseFeePerGas,
+        }
+      : null,
+    estimates,
+    ethPriceUSD: ethPrice.available ? Number(ethPrice.usd) : null,
+    ethPrice,
+    block: base?.available ? { number: Number(base.block) } : null,
+    chain: base?.name ?? 'Base',
+    chainId: base?.chainId ?? null,
+    chains: levels,
+    ...rest,
   }
 }
 
@@ -322,7 +415,8 @@ async function statusOf(deps: Deps, chain: Chain): Promise<StatusEntry> {
 }
 
 /**
- * Transaction count of an address, latest and pending, never cached. Throws {@link ValidationError} naming `address`
+ * Transaction count of an address, latest and pending (`nonce` is the latest, as the original gateway answers), never
+ * cached; the chain defaults to `base` and takes the original's spellings. Throws {@link ValidationError} naming `address`
  * or `chain` before anything is read.
  */
 export async function nonce(deps: Deps, query: NonceQuery) {
@@ -331,8 +425,13 @@ export async function nonce(deps: Deps, query: NonceQuery) {
       field: 'address',
       message: 'must be 0x and 40 hex digits, with a valid EIP-55 checksum when it is mixed-case',
     })
-  const chain = deps.chains.find((candidate) => candidate.entry.name === query.chain)
-  if (!chain) throw new ValidationError({ field: 'chain', message: `must be one of: ${EvmChain.names.join(', ')}` })
+  const name = EvmChain.nameOf(query.chain ?? 'base')
+  const chain = deps.chains.find((candidate) => candidate.entry.name === name)
+  if (!chain)
+    throw new ValidationError({
+      field: 'chain',
+      message: `must be one of: ${EvmChain.names.join(', ')} (or a spelling such as base-mainnet)`,
+    })
   const address = getAddress(query.address)
   const [latest, pending] = await Promise.all(
     (['latest', 'pending'] as const).map(async (tag) => {
@@ -343,7 +442,7 @@ export async function nonce(deps: Deps, query: NonceQuery) {
       return Number(hexToBigInt(answer.result))
     }),
   )
-  return { ...namedOf(chain), address, latest: latest!, pending: pending! }
+  return { ...namedOf(chain), address, nonce: latest!, latest: latest!, pending: pending! }
 }
 
 /** One call to a chain's node: its result, or why there is none (unreachable, timed out, the node's error). */
@@ -401,10 +500,27 @@ export type BalanceEntry =
 /** Native currency of the balance chains. */
 const native = { symbol: 'ETH', decimals: 18 } as const
 
-/** The curated tokens of every balance chain, with the chain's native currency. */
+/**
+ * The curated tokens of every balance chain, with the chain's native currency; beside them the original gateway's
+ * `popularTokens` of `base` (ETH native, each token's address and decimals), batch fee and recipient limit.
+ */
 export function tokens(deps: Deps) {
   const chains = balanceChainsOf(deps, balanceChains)
+  const base = chains.find((chain) => chain.entry.name === 'base')!
   return {
+    description: 'Batch payments take any ERC-20 token and native ETH on base; these are the listed ones.',
+    fee: BatchPayment.feePercent(Batch.defaultFeeBps),
+    feeBps: Number(Batch.defaultFeeBps),
+    maxRecipients: Batch.maxRecipients,
+    popularTokens: {
+      ETH: { native: true, decimals: native.decimals },
+      ...Object.fromEntries(
+        TokenList.of('base', base.endpoint.chainId).map((token) => [
+          token.symbol,
+          { address: token.address, decimals: token.decimals },
+        ]),
+      ),
+    },
     chains: Object.fromEntries(
       chains.map((chain) => [
         chain.entry.name,
@@ -432,7 +548,60 @@ export async function balances(deps: Deps, query: BalancesQuery) {
     throw new UpstreamUnavailableError(
       `No chain answered the balance read: ${entries.map((entry) => `${entry.chain}: ${(entry as { reason: string }).reason}`).join('; ')}`,
     )
-  return { address, chains: Object.fromEntries(entries.map((entry) => [entry.chain, entry])) }
+  const base = entries.find((entry) => entry.chain === 'base')
+  const listed = base?.available ? originalBalances(base, query.showAll === 'true') : []
+  return {
+    address,
+    network: 'base',
+    chainId: base?.chainId ?? null,
+    balances: listed,
+    tokenCount: listed.length,
+    chains: Object.fromEntries(entries.map((entry) => [entry.chain, entry])),
+  }
+}
+
+/** One balance as the original gateway lists it: `balance` in whole tokens, `balanceRaw` in atomic units. */
+export type OriginalBalance = {
+  /** Token symbol. */
+  symbol: string
+  /** ERC-20 address, or `native` for ETH. */
+  address: string
+  /** Decimals of the token. */
+  decimals: number
+  /** Whole tokens, decimal string (e.g. "2.5" is 2.5 ETH). */
+  balance: string
+  /** Atomic units, integer string. */
+  balanceRaw: string
+}
+
+/**
+ * The original gateway's `balances` of `base`: ETH first, then each listed token read; a zero balance is left out
+ * unless `showAll` (ETH always stays).
+ */
+function originalBalances(entry: Extract<BalanceEntry, { available: true }>, showAll: boolean): OriginalBalance[] {
+  const all: OriginalBalance[] = [
+    {
+      symbol: entry.native.symbol,
+      address: 'native',
+      decimals: entry.native.decimals,
+      balance: entry.native.formatted,
+      balanceRaw: entry.native.raw,
+    },
+    ...entry.tokens.flatMap((token) =>
+      token.raw === null
+        ? []
+        : [
+            {
+              symbol: token.symbol,
+              address: token.address,
+              decimals: token.decimals,
+              balance: token.formatted,
+              balanceRaw: token.raw,
+            },
+          ],
+    ),
+  ]
+  return all.filter((balance, index) => showAll || index === 0 || balance.balanceRaw !== '0')
 }
 
 function balanceChainsOf(deps: Deps, names: readonly string[]): Chain[] {

@@ -77,6 +77,13 @@ describe('GET /api/v1/tokens', () => {
     expect(body.chains.base.tokens.map((token: any) => token.symbol)).toEqual(['USDC', 'USDT', 'EURC', 'DAI', 'WETH'])
     expect(body.chains.base.tokens[0]).toEqual({ symbol: 'USDC', address: closed.devnet.token.address, decimals: 6 })
     expect(body.chains.ethereum).toMatchObject({ chainId: 1 })
+    expect(body).toMatchObject({ fee: '0.3%', feeBps: 30, maxRecipients: 200 })
+    expect(body.popularTokens).toEqual({
+      ETH: { native: true, decimals: 18 },
+      ...Object.fromEntries(
+        TokenList.devnet.map((token) => [token.symbol, { address: token.address, decimals: token.decimals }]),
+      ),
+    })
     expect(body.chains.ethereum.tokens).toContainEqual({
       symbol: 'DAI',
       address: '0x6B175474E89094C44Da98b954EedeAC495271d0F',
@@ -122,6 +129,28 @@ describe('GET /api/v1/balances', () => {
     expect(bySymbol.WETH).toMatchObject({ raw: '0', formatted: '0' })
     expect(body.chains.ethereum).toMatchObject({ chain: 'ethereum', chainId: 1, available: false })
     expect(body.chains.ethereum.reason).toContain('could not be reached')
+    // The original gateway's list of base: ETH always, then the tokens held, each in whole tokens and raw units.
+    expect(body).toMatchObject({ network: 'base', chainId: closed.devnet.chainId, tokenCount: 3 })
+    expect(body.balances).toEqual([
+      { symbol: 'ETH', address: 'native', decimals: 18, balance: '0', balanceRaw: '0' },
+      { symbol: 'USDC', address: closed.devnet.token.address, decimals: 6, balance: '1.234567', balanceRaw: '1234567' },
+      {
+        symbol: 'DAI',
+        address: closed.devnet.tokens.DAI!.address,
+        decimals: 18,
+        balance: '1.5',
+        balanceRaw: '1500000000000000000',
+      },
+    ])
+    const all = await closed.paid(payer, 'GET', `/api/v1/balances?address=${wallet}&chains=base&showAll=true`)
+    expect(((await all.json()) as any).balances.map((balance: any) => balance.symbol)).toEqual([
+      'ETH',
+      'USDC',
+      'USDT',
+      'EURC',
+      'DAI',
+      'WETH',
+    ])
   })
 
   test('behavior: a funded account holds native ETH; only the chains asked for are read', async () => {

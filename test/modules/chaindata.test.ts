@@ -1,8 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { decodeFunctionData, type Hex, numberToHex, parseAbi, parseTransaction } from 'viem'
+import {
+  decodeFunctionData,
+  formatEther,
+  formatGwei,
+  formatUnits,
+  type Hex,
+  numberToHex,
+  parseAbi,
+  parseTransaction,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import type * as Rpc from '../../core/Rpc.js'
 import * as Service from '../../modules/chaindata/service.js'
+import { feedSetter } from '../support/feeds.js'
 import { paidGateway } from '../support/paid.js'
 
 /** The L1 data fee the stand-in's GasPriceOracle answers, in wei. */
@@ -114,6 +124,9 @@ describe('GET /free/gas', () => {
       available: true,
       block: '119',
       baseFeePerGas: { wei: '2000000000', gwei: '2' },
+      // The original gateway's gas price: the next base fee (2 gwei) plus the standard tip (1 gwei).
+      gasPriceWei: '3000000000',
+      gasPriceGwei: 3,
       slow: {
         maxPriorityFeePerGas: { wei: '2', gwei: '0.000000002' },
         maxFeePerGas: { wei: '4000000002', gwei: '4.000000002' },
@@ -173,10 +186,42 @@ describe('GET /api/v1/oracle/gas', () => {
     const response = await gateway.paid(payer, 'GET', '/api/v1/oracle/gas')
     expect(response.status).toBe(200)
     const body = (await response.json()) as any
-    expect(Object.keys(body.gas)).toEqual(names)
-    expect(body.gas.ethereum.available).toBe(true)
-    expect(body.gas.bsc.available).toBe(false)
+    expect(Object.keys(body.chains)).toEqual(names)
+    expect(body.chains.ethereum.available).toBe(true)
+    expect(body.chains.bsc.available).toBe(false)
     expect(before - (await gateway.balance(payer.address))).toBe(5_000n)
+  })
+
+  test("behavior: the original gateway's gas of base, estimates and ethPriceUSD, from the devnet's gas and ETH feed", async () => {
+    await feedSetter(gateway)('ETH', '3000')
+    const response = await gateway.paid(gateway.account(4), 'GET', '/api/v1/oracle/gas')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    const base = body.chains.base
+    expect(body.gas).toEqual({
+      gasPrice: { wei: base.gasPriceWei, gwei: formatGwei(BigInt(base.gasPriceWei)) },
+      maxFeePerGas: base.standard.maxFeePerGas,
+      maxPriorityFeePerGas: base.standard.maxPriorityFeePerGas,
+      baseFee: base.baseFeePerGas,
+    })
+    expect(body.ethPriceUSD).toBe(3000)
+    expect(body.chainId).toBe(gateway.devnet.chainId)
+    expect(Object.keys(body.estimates)).toEqual([
+      'ethTransfer',
+      'erc20Transfer',
+      'erc20Approve',
+      'uniswapSwap',
+      'spraayBatch5',
+      'spraayBatch50',
+    ])
+    const price = BigInt(base.gasPriceWei)
+    for (const estimate of Object.values(body.estimates) as any[]) {
+      const wei = BigInt(estimate.gasUnits) * price
+      expect(estimate.costETH).toBe(formatEther(wei))
+      // USD = wei x 3000 / 10^18, in micro-dollars rounded up.
+      expect(estimate.costUSD).toBe(formatUnits((wei * 3000n + 10n ** 12n - 1n) / 10n ** 12n, 6))
+    }
+    expect(body.estimates.ethTransfer.gasUnits).toBe(21_000)
   })
 })
 
@@ -212,6 +257,7 @@ describe('GET /free/nonce', () => {
         name: 'Ethereum',
         chainId: 1,
         address,
+        nonce: 7,
         latest: 7,
         pending: 8,
       })
@@ -228,6 +274,17 @@ describe('GET /free/nonce', () => {
     expect(body.pending).toBeGreaterThanOrEqual(body.latest)
   })
 
+  test("behavior: as the original gateway's clients call it, without a chain it is base, and eth-mainnet is ethereum", async () => {
+    const payer = gateway.account(1).address
+    const response = await gateway.fetch(`http://gateway.test/free/nonce?address=${payer}`)
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(body).toMatchObject({ chain: 'base', chainId: gateway.devnet.chainId })
+    expect(body.nonce).toBe(body.latest)
+    const spelled = await gateway.fetch(`http://gateway.test/free/nonce?address=${address}&chain=eth-mainnet`)
+    expect(await spelled.json()).toMatchObject({ chain: 'ethereum', nonce: 7 })
+  })
+
   test('error: a dead chain is an upstream problem, not a 200', async () => {
     const response = await gateway.fetch(`http://gateway.test/free/nonce?address=${address}&chain=bsc`)
     expect([502, 503, 504]).toContain(response.status)
@@ -241,7 +298,6 @@ describe('GET /free/nonce', () => {
     ['address', `address=${broken}&chain=nowhere`],
     ['address', 'chain=ethereum'],
     ['chain', `address=${address}&chain=nowhere`],
-    ['chain', `address=${address}`],
   ])('error: a bad %s is a 400 naming it, before any node is asked (%s)', async (field, query) => {
     const before = live.calls.eth_getTransactionCount ?? 0
     const response = await gateway.fetch(`http://gateway.test/free/nonce?${query}`)
