@@ -263,6 +263,14 @@ export declare namespace modelFor {
 }
 
 /**
+ * The default model of a kind, for a call that names none (or `auto`, as the original gateway's clients do): the first
+ * model of that kind in the operator's catalog, in the order COMPUTE_MODELS lists them. `undefined` when there is none.
+ */
+export function defaultOf(models: Models, kind: Kind): Model | undefined {
+  return [...models.values()].find((model) => model.kind === kind)
+}
+
+/**
  * The exact price of one call, in atomic units: the model's price for the size. Throws {@link ValidationError} for
  * an unknown model, a model of another kind, or a size the model has no price for.
  */
@@ -334,8 +342,8 @@ export declare namespace batchPriceOf {
   }
 }
 
-/** The batch total of `sum`: 90% of it, rounded down to the atomic unit. */
-function discounted(sum: bigint): bigint {
+/** The batch total of `sum`, in atomic units: 90% of it, rounded down to the atomic unit. */
+export function discounted(sum: bigint): bigint {
   return (sum * (10_000n - batchDiscountBps)) / 10_000n
 }
 

@@ -62,7 +62,7 @@ const asynchronous = ['POST /api/v1/compute/image-generation', 'POST /api/v1/com
 
 /** The family's dependencies from its ports and environment; throws at boot on a bad `COMPUTE_MODELS`. */
 function depsOf(
-  ports: Pick<Module.Ports, 'store' | 'queue' | 'deferred'> &
+  ports: Pick<Module.Ports, 'store' | 'queue' | 'deferred' | 'outbound'> &
     Partial<Pick<Module.Ports, 'events' | 'computeUpstream' | 'replicate'>>,
   env: Static<typeof computeEnv>,
 ): Service.Deps {
@@ -75,6 +75,7 @@ function depsOf(
     direct: ports.computeUpstream,
     predictions: ports.replicate,
     timeoutSeconds: env.COMPUTE_JOB_TIMEOUT_SECONDS,
+    outbound: ports.outbound,
   }
 }
 
@@ -109,7 +110,7 @@ function metersOf(env: Static<typeof computeEnv>): Meters {
 export const manifest = Module.define({
   name: 'compute',
   paths: ['/api/v1/compute/'],
-  needs: ['store', 'queue', 'deferred'],
+  needs: ['store', 'queue', 'deferred', 'outbound'],
   uses: ['events', 'computeUpstream', 'replicate'],
   env: computeEnv,
   callbacks: ['POST /callbacks/compute/:jobId'],

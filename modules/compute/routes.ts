@@ -6,12 +6,13 @@ import {
   BatchBody,
   EmbeddingsBody,
   EstimateBody,
-  MediaBody,
+  ImageBody,
   ModelsQuery,
   SpeechBody,
   StatusParams,
   TextBody,
   TranscriptionBody,
+  VideoBody,
 } from './schema.js'
 import * as Service from './service.js'
 
@@ -44,12 +45,12 @@ export function routes(deps: Service.Deps) {
       transform: preflight('stt', TranscriptionBody),
     })
     .post('/api/v1/compute/image-generation', submit('image'), {
-      body: MediaBody,
-      transform: preflight('image', MediaBody),
+      body: ImageBody,
+      transform: preflight('image', ImageBody),
     })
     .post('/api/v1/compute/video-generation', submit('video'), {
-      body: MediaBody,
-      transform: preflight('video', MediaBody),
+      body: VideoBody,
+      transform: preflight('video', VideoBody),
     })
     .post('/api/v1/compute/batch', ({ body }) => Service.batch(deps, body), { body: BatchBody })
     .post('/api/v1/compute/estimate', ({ body }) => Service.estimate(deps, body), { body: EstimateBody })

@@ -5,6 +5,7 @@ import * as Compute from '../../core/Compute.js'
 import { BadRequestError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import type { Deferred } from '../../core/Module.js'
+import * as Outbound from '../../core/Outbound.js'
 import * as Price from '../../core/Price.js'
 import type { Queue } from '../../core/Queue.js'
 import type { Store } from '../../core/Store.js'
@@ -13,11 +14,12 @@ import type {
   BatchBody,
   EmbeddingsBody,
   EstimateBody,
-  MediaBody,
+  ImageBody,
   ModelsQuery,
   SpeechBody,
   TextBody,
   TranscriptionBody,
+  VideoBody,
 } from './schema.js'
 
 /** What the compute family runs on. */
@@ -38,6 +40,8 @@ export type Deps = {
   predictions?: Compute.Predictions | undefined
   /** How long an asynchronous job may run before it is canceled and its payment released, in seconds. */
   timeoutSeconds: number
+  /** The guard in front of a caller's `audio_url`. */
+  outbound: Outbound.Guard
 }
 
 /** The queue asynchronous compute jobs are followed on. */
@@ -62,9 +66,18 @@ type Bodies = {
   embeddings: EmbeddingsBody
   tts: SpeechBody
   stt: TranscriptionBody
-  image: MediaBody
-  video: MediaBody
+  image: ImageBody
+  video: VideoBody
 }
+
+/** The endpoint name (the original gateway's job type) of each kind. */
+export const typeOf = Object.fromEntries(Object.entries(kindOf).map(([name, kind]) => [kind, name])) as Record<
+  Compute.Kind,
+  Endpoint
+>
+
+/** The voice of a speech call that names none: the first of the OpenAI API's voices. */
+export const defaultVoice = 'alloy'
 
 /** Why a model's upstream cannot take calls, if so. */
 function unavailable(deps: Deps, model: Compute.Model): string | undefined {
@@ -96,33 +109,103 @@ export function readiness(deps: Deps, key: string): string | undefined {
 }
 
 /**
- * Before validation and payment: a named model must be of the endpoint's kind (400), its upstream configured and
- * healthy (503), and a well-formed body within the model's limits (400). Malformed bodies are left to the schema.
+ * Before validation and payment: the model named (or the kind's default) must be of the endpoint's kind (400), its
+ * upstream configured and healthy (503), a well-formed body within the model's limits (400), and an `audio_url` one
+ * the outbound guard lets through (400). Malformed bodies are left to the schema.
  */
-export function preflight(deps: Deps, kind: Compute.Kind, schema: TSchema, body: unknown): void {
+export async function preflight(deps: Deps, kind: Compute.Kind, schema: TSchema, body: unknown): Promise<void> {
   const unready = readiness(deps, Compute.endpoints[kind])
   if (unready) throw new UpstreamUnavailableError(`${unready} Nothing is charged for it.`)
   const model = (body as { model?: unknown } | undefined)?.model
-  if (typeof model !== 'string') return
-  const found = Compute.modelFor({ models: deps.models, model, kind })
+  if (model !== undefined && typeof model !== 'string') return
+  const found = Compute.modelFor({ models: deps.models, model: modelIdOf(deps, kind, model), kind })
   const reason = unavailable(deps, found)
   if (reason) throw new UpstreamUnavailableError(`${reason} Nothing is charged for it.`)
+  if (!Value.Check(schema, body)) return
   // A body the schema admits is read and checked against the model's limits here, before the 402.
-  if (Value.Check(schema, body)) jobOf(deps, kind, body as never)
+  jobOf(deps, kind, body as never)
+  const url = (body as TranscriptionBody).audio_url
+  if (kind === 'stt' && url !== undefined) {
+    const allowed = await deps.outbound.check(url)
+    if (!allowed.ok) throw Outbound.toError(allowed, { field: 'audio_url' })
+  }
 }
 
-/** A request read into a checked job; throws {@link ValidationError} (400, before payment) for what breaks a limit. */
+/** The model id a call names: its own, or the kind's default when absent or `auto` (400 when the kind has none). */
+function modelIdOf(deps: Pick<Deps, 'models'>, kind: Compute.Kind, model: string | undefined, field = ''): string {
+  if (model !== undefined && model !== 'auto') return model
+  const fallback = Compute.defaultOf(deps.models, kind)
+  if (!fallback) throw new ValidationError({ field: `${field}model`, message: `no ${kind} model is configured here.` })
+  return fallback.id
+}
+
+/**
+ * A request in this gateway's words: the model (the kind's default when absent or `auto`) and the original gateway's
+ * names read into ours (`text` as `input`, `width` and `height` as the size `WxH`, `duration_seconds` as the size
+ * `<n>s`). Both names of one thing at once is a 400 naming the original's; the price and the job both read this.
+ */
+export function read<kind extends Compute.Kind>(
+  deps: Pick<Deps, 'models'>,
+  kind: kind,
+  body: Bodies[kind],
+  field = '',
+): Bodies[kind] & { model: string; size?: string | undefined } {
+  const model = modelIdOf(deps, kind, body.model, field)
+  const one = (original: string, ours: string) =>
+    new ValidationError({ field: `${field}${original}`, message: `give ${original} or ${ours}, not both.` })
+  switch (kind) {
+    case 'tts': {
+      const speech = body as SpeechBody
+      if (speech.text !== undefined && speech.input !== undefined) throw one('text', 'input')
+      if (speech.text === undefined && speech.input === undefined)
+        throw new ValidationError({ field: `${field}text`, message: 'give the text to speak.' })
+      return { ...speech, model, input: speech.input ?? speech.text } as never
+    }
+    case 'stt': {
+      const heard = body as TranscriptionBody
+      if (heard.audio_url !== undefined && heard.audio !== undefined) throw one('audio_url', 'audio')
+      if (heard.audio_url === undefined && heard.audio === undefined)
+        throw new ValidationError({ field: `${field}audio_url`, message: 'give the audio: audio_url or audio.' })
+      return { ...heard, model } as never
+    }
+    case 'image': {
+      const image = body as ImageBody
+      if (image.width === undefined && image.height === undefined) return { ...image, model } as never
+      if (image.size !== undefined) throw one(image.width === undefined ? 'height' : 'width', 'size')
+      if (image.width === undefined || image.height === undefined)
+        throw new ValidationError({
+          field: `${field}${image.width === undefined ? 'width' : 'height'}`,
+          message: 'give width and height together.',
+        })
+      return { ...image, model, size: `${image.width}x${image.height}` } as never
+    }
+    case 'video': {
+      const video = body as VideoBody
+      if (video.duration_seconds === undefined) return { ...video, model } as never
+      if (video.size !== undefined) throw one('duration_seconds', 'size')
+      return { ...video, model, size: `${video.duration_seconds}s` } as never
+    }
+    default:
+      return { ...body, model } as never
+  }
+}
+
+/**
+ * A request read into a checked job; throws {@link ValidationError} (400, before payment) for what breaks a limit. The
+ * audio of an `audio_url` is fetched later ({@link withAudio}); until then the job holds no bytes.
+ */
 export function jobOf<kind extends Compute.Kind>(
   deps: Pick<Deps, 'models'>,
   kind: kind,
   body: Bodies[kind],
   field = '',
 ): Compute.Job {
-  const model = Compute.modelFor({ models: deps.models, model: body.model, kind, field: `${field}model` })
+  const request = read(deps, kind, body, field)
+  const model = Compute.modelFor({ models: deps.models, model: request.model, kind, field: `${field}model` })
   const job = ((): Compute.Job => {
     switch (kind) {
       case 'text': {
-        const text = body as TextBody
+        const text = request as TextBody
         if ((text.messages === undefined) === (text.prompt === undefined))
           throw new ValidationError({ field: `${field}messages`, message: 'give either messages or prompt.' })
         return {
@@ -134,25 +217,27 @@ export function jobOf<kind extends Compute.Kind>(
         }
       }
       case 'embeddings': {
-        const { input } = body as EmbeddingsBody
+        const { input } = request as EmbeddingsBody
         return { kind, model, input: typeof input === 'string' ? [input] : input }
       }
       case 'tts': {
-        const speech = body as SpeechBody
-        return { kind, model, input: speech.input, voice: speech.voice, format: speech.format }
+        const speech = request as SpeechBody
+        return { kind, model, input: speech.input!, voice: speech.voice ?? defaultVoice, format: speech.format }
       }
       case 'stt': {
-        const heard = body as TranscriptionBody
-        let audio: Uint8Array
-        try {
-          audio = base64.decode(heard.audio)
-        } catch {
-          throw new ValidationError({ field: `${field}audio`, message: 'is not base64.' })
-        }
-        return { kind, model, audio, filename: heard.filename ?? 'audio.mp3', language: heard.language }
+        const heard = request as TranscriptionBody
+        let audio: Uint8Array = new Uint8Array()
+        if (heard.audio !== undefined)
+          try {
+            audio = base64.decode(heard.audio)
+          } catch {
+            throw new ValidationError({ field: `${field}audio`, message: 'is not base64.' })
+          }
+        const filename = heard.filename ?? (heard.audio_url ? fileNameOf(heard.audio_url) : 'audio.mp3')
+        return { kind, model, audio, filename, language: heard.language }
       }
       default: {
-        const media = body as MediaBody
+        const media = request as ImageBody
         return {
           kind: kind as 'image' | 'video',
           model,
@@ -167,12 +252,41 @@ export function jobOf<kind extends Compute.Kind>(
   return job
 }
 
-/** The price rule of an endpoint priced by model and size. */
+/** The file name an audio URL ends in, when it is one a transcription takes; `audio.mp3` otherwise. */
+function fileNameOf(url: string): string {
+  let last = ''
+  try {
+    last = decodeURIComponent(new URL(url).pathname.split('/').at(-1) ?? '')
+  } catch {
+    return 'audio.mp3'
+  }
+  return /^[A-Za-z0-9._-]{1,100}\.[A-Za-z0-9]{1,5}$/.test(last) ? last : 'audio.mp3'
+}
+
+/**
+ * A transcription job with the audio of its `audio_url`, fetched through the outbound guard, at most the model's
+ * `maxAudioBytes`; a refusal or an answer other than 2xx is a 400 naming `audio_url` (the call is not charged).
+ */
+async function withAudio(deps: Deps, job: Compute.Job, url: string | undefined, field = ''): Promise<Compute.Job> {
+  if (job.kind !== 'stt' || url === undefined) return job
+  const fetched = await deps.outbound.fetch(url, { maxBytes: job.model.limits.maxAudioBytes })
+  if (!fetched.ok) throw Outbound.toError(fetched, { field: `${field}audio_url` })
+  if (fetched.status < 200 || fetched.status > 299)
+    throw new ValidationError({
+      field: `${field}audio_url`,
+      message: `answered HTTP ${fetched.status}, not the audio.`,
+    })
+  const checked = { ...job, audio: fetched.body }
+  Compute.check(checked, field)
+  return checked
+}
+
+/** The price rule of an endpoint priced by model and size, read as the job is ({@link read}). */
 export function rule(deps: Pick<Deps, 'models'>, kind: Compute.Kind): Price.Rule {
   return {
     description: `the price of the model (and size) named, as \`GET /api/v1/compute/models\` lists it`,
     amount: ({ body }) => {
-      const { model, size } = body as { model: string; size?: string }
+      const { model, size } = read(deps, kind, body as never)
       return Compute.priceOf({ models: deps.models, request: { model, size }, kind })
     },
   }
@@ -187,25 +301,30 @@ export function batchRule(deps: Pick<Deps, 'models'>): Price.Rule {
   }
 }
 
+/** A batch job in this gateway's words: the original's `{ type, ...fields }` as `{ endpoint, body }`. */
+function batchItemOf(item: BatchBody['jobs'][number]): { endpoint: Endpoint; body: Record<string, unknown> } {
+  if ('endpoint' in item) return item as { endpoint: Endpoint; body: Record<string, unknown> }
+  const { type, ...body } = item as { type: Endpoint } & Record<string, unknown>
+  return { endpoint: type, body }
+}
+
 /** A batch read and checked: its jobs, and its price. Replicate models are refused: their jobs end later. */
 function batchOf(deps: Pick<Deps, 'models'>, body: BatchBody) {
-  const jobs = body.jobs.map((item, index) => {
+  const items = body.jobs.map(batchItemOf)
+  const jobs = items.map((item, index) => {
     const kind = kindOf[item.endpoint]
-    const job = jobOf(deps, kind, item.body as never, `jobs.${index}.body.`)
+    const prefix = 'type' in body.jobs[index]! ? `jobs.${index}.` : `jobs.${index}.body.`
+    const job = jobOf(deps, kind, item.body as never, prefix)
     if (job.model.upstream === 'replicate')
       throw new ValidationError({
-        field: `jobs.${index}.body.model`,
+        field: `${prefix}model`,
         message: `${job.model.id} runs as an asynchronous job; a batch takes models answered at once.`,
       })
-    return job
+    return { job, audioUrl: (item.body as TranscriptionBody).audio_url, prefix }
   })
   const price = Compute.batchPriceOf({
     models: deps.models,
-    jobs: jobs.map((job, index) => ({
-      model: job.model.id,
-      kind: job.kind,
-      size: 'size' in job ? job.size : (body.jobs[index]!.body.size as string | undefined),
-    })),
+    jobs: jobs.map(({ job }) => ({ model: job.model.id, kind: job.kind, size: 'size' in job ? job.size : undefined })),
   })
   return { jobs, price }
 }
@@ -222,6 +341,42 @@ async function runNow(deps: Deps, job: Compute.Job): Promise<Record<string, unkn
 export type Answer = { status: 200 | 202; body: Record<string, unknown> }
 
 /**
+ * The original gateway's fields of a job's answer: `provider` (where the model runs: `openai`, an OpenAI-compatible
+ * upstream, or `replicate`), `model_label` (the model id: the catalog has no other label), `price_usdc` (its list
+ * price, USD with 6 decimals) and what its kind answered there (`choices`, `transcription`, `audio_url` as a data URL,
+ * `images`, `video_url`).
+ */
+function originalFields(job: Compute.Job, output: Record<string, unknown> | undefined): Record<string, unknown> {
+  const price = Compute.priceOf({
+    models: new Map([[job.model.id, job.model]]),
+    request: { model: job.model.id, size: 'size' in job ? job.size : undefined },
+  })
+  const fields: Record<string, unknown> = {
+    provider: job.model.upstream,
+    model_label: job.model.id,
+    price_usdc: Price.fromAtomic(price),
+  }
+  if (!output) return { ...fields, ...(job.kind === 'video' ? { video_url: null } : { images: [] }) }
+  switch (job.kind) {
+    case 'text':
+      return {
+        ...fields,
+        choices: [
+          { index: 0, message: { role: 'assistant', content: output.text }, finish_reason: output.finishReason },
+        ],
+      }
+    case 'tts':
+      return { ...fields, status: 'succeeded', audio_url: `data:${output.contentType};base64,${output.audio}` }
+    case 'stt':
+      return { ...fields, status: 'succeeded', transcription: output.text }
+    case 'image':
+      return { ...fields, status: 'succeeded' }
+    default:
+      return fields
+  }
+}
+
+/**
  * Runs one job: an OpenAI-compatible model answers at once; a Replicate model starts a job whose payment stays
  * claimed, unsettled, until it ends (202 with its id).
  */
@@ -229,10 +384,12 @@ export async function submit<kind extends Compute.Kind>(
   deps: Deps,
   input: { kind: kind; body: Bodies[kind]; request: Request },
 ): Promise<Answer> {
-  const job = jobOf(deps, input.kind, input.body)
-  if (job.model.upstream !== 'replicate')
-    return { status: 200, body: { model: job.model.id, kind: job.kind, ...(await runNow(deps, job)) } }
-  return { status: 202, body: await start(deps, job, input.request) }
+  const job = await withAudio(deps, jobOf(deps, input.kind, input.body), (input.body as TranscriptionBody).audio_url)
+  if (job.model.upstream !== 'replicate') {
+    const output = await runNow(deps, job)
+    return { status: 200, body: { model: job.model.id, kind: job.kind, ...output, ...originalFields(job, output) } }
+  }
+  return { status: 202, body: { ...(await start(deps, job, input.request)), ...originalFields(job, undefined) } }
 }
 
 /** A new job id: `job_` and 32 hex digits. */
@@ -266,21 +423,39 @@ async function start(deps: Deps, job: Compute.Job, request: Request): Promise<Re
     prediction: prediction.id,
     state: 'queued',
     deadline: new Date(now.getTime() + deps.timeoutSeconds * 1000).toISOString(),
+    createdAt: now.toISOString(),
     payment: { payer: held.payer, nonce: held.nonce, amount: held.amount.toString(), state: 'held' },
   }
   await deps.store.insert(
     { collection: Compute.jobs, id, owners: [held.payer], value: record, createdAt: now },
     { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + Compute.pollMs) }] },
   )
-  return { ...Compute.toView(record), statusUrl: `/api/v1/compute/status/${id}` }
+  const statusUrl = `/api/v1/compute/status/${id}`
+  return { ...Compute.toView(record), statusUrl, poll_url: statusUrl }
 }
 
-/** Runs a batch of models answered at once; any failure fails the whole batch (nothing charged). */
+/**
+ * Runs a batch of models answered at once; any failure fails the whole batch (nothing charged). Beside ours, the
+ * original gateway's fields: `batch_id`, job counts, `subtotal_usdc`, `discount_percent`, `total_cost_usdc` (USD with
+ * 6 decimals) and each result's `job_index`, `type`, `status`, `result`.
+ */
 export async function batch(deps: Deps, body: BatchBody) {
   const { jobs, price } = batchOf(deps, body)
   const results = []
-  for (const [index, job] of jobs.entries())
-    results.push({ index, model: job.model.id, kind: job.kind, ...(await runNow(deps, job)) })
+  for (const [index, { job, audioUrl, prefix }] of jobs.entries()) {
+    const ready = await withAudio(deps, job, audioUrl, prefix)
+    const output = await runNow(deps, ready)
+    results.push({
+      index,
+      model: ready.model.id,
+      kind: ready.kind,
+      ...output,
+      job_index: index,
+      type: typeOf[ready.kind],
+      status: 'completed',
+      result: { ...output, ...originalFields(ready, output) },
+    })
+  }
   return {
     results,
     count: results.length,
@@ -289,13 +464,27 @@ export async function batch(deps: Deps, body: BatchBody) {
       discount: Price.fromAtomic(price.discount),
       total: Price.fromAtomic(price.total),
     },
+    batch_id: `batch_${crypto.randomUUID().replaceAll('-', '').slice(0, 12)}`,
+    jobs_submitted: results.length,
+    jobs_completed: results.length,
+    jobs_processing: 0,
+    jobs_failed: 0,
+    subtotal_usdc: Price.fromAtomic(price.sum),
+    discount_percent: `${Number(Compute.batchDiscountBps) / 100}%`,
+    total_cost_usdc: Price.fromAtomic(price.total),
   }
 }
 
-/** The exact price the gateway would ask: of one model and size, or of a batch of jobs. */
+/**
+ * The exact price the gateway would ask: of one model and size, of a batch of jobs, or (the original gateway's) of
+ * `count` jobs of one `type` (its model named or the default), less the batch discount above one.
+ */
 export function estimate(deps: Pick<Deps, 'models'>, body: EstimateBody) {
-  if ((body.model === undefined) === (body.jobs === undefined))
-    throw new ValidationError({ field: 'model', message: 'give either model (and size) or jobs.' })
+  const asked = [body.type, body.model, body.jobs].filter((given) => given !== undefined).length
+  if (asked !== 1 && !(body.type !== undefined && body.model !== undefined && body.jobs === undefined))
+    throw new ValidationError({ field: 'type', message: 'give type (and model, count), or model (and size), or jobs.' })
+  if (body.count !== undefined && body.type === undefined)
+    throw new ValidationError({ field: 'count', message: 'counts jobs of a type: give type with it.' })
   if (body.jobs) {
     const price = Compute.batchPriceOf({ models: deps.models, jobs: body.jobs })
     return {
@@ -307,23 +496,70 @@ export function estimate(deps: Pick<Deps, 'models'>, body: EstimateBody) {
       amount: price.total.toString(),
     }
   }
-  const model = Compute.modelFor({ models: deps.models, model: body.model! })
+  const kind = body.type === undefined ? undefined : kindOf[body.type]
+  const model = Compute.modelFor({
+    models: deps.models,
+    model: kind === undefined ? body.model! : modelIdOf(deps, kind, body.model),
+    kind,
+  })
   const size = body.size ?? [...model.prices.keys()][0]!
-  const amount = Compute.priceOf({ models: deps.models, request: { model: model.id, size } })
+  const unit = Compute.priceOf({ models: deps.models, request: { model: model.id, size } })
+  const quantity = BigInt(body.count ?? 1)
+  const subtotal = unit * quantity
+  const total = quantity > 1n ? Compute.discounted(subtotal) : subtotal
   return {
     endpoint: Compute.endpoints[model.kind],
-    model: model.id,
+    model: { id: model.id, provider: model.upstream, label: model.id },
+    modelId: model.id,
     kind: model.kind,
     size,
-    price: Price.fromAtomic(amount),
-    amount: amount.toString(),
+    price: Price.fromAtomic(total),
+    amount: total.toString(),
+    type: typeOf[model.kind],
+    unit_price_usdc: Price.fromAtomic(unit),
+    quantity: Number(quantity),
+    subtotal_usdc: Price.fromAtomic(subtotal),
+    batch_discount_usdc: Price.fromAtomic(subtotal - total),
+    total_usdc: Price.fromAtomic(total),
   }
 }
 
-/** The catalog, optionally of one kind. */
+/**
+ * The catalog, optionally of one kind; and in the original gateway's shape, `categories` by job type (each with its
+ * `default_model` and models priced in `price_usdc`), `total_models`, `providers`, `batch_discount`, `max_batch_size`.
+ */
 export function models(deps: Pick<Deps, 'models'>, query: ModelsQuery) {
   const listed = Compute.list(deps.models, query.kind as Compute.Kind | undefined)
-  return { models: listed, count: listed.length, batchDiscountBps: Number(Compute.batchDiscountBps) }
+  const categories = Object.fromEntries(
+    Compute.kinds
+      .filter((kind) => listed.some((model) => model.kind === kind))
+      .map((kind) => [
+        typeOf[kind],
+        {
+          name: typeOf[kind],
+          endpoint: Compute.endpoints[kind],
+          default_model: Compute.defaultOf(deps.models, kind)!.id,
+          models: listed
+            .filter((model) => model.kind === kind)
+            .map((model) => ({
+              id: model.id,
+              provider: model.upstream,
+              label: model.id,
+              price_usdc: model.prices[model.defaultSize],
+            })),
+        },
+      ]),
+  )
+  return {
+    models: listed,
+    count: listed.length,
+    batchDiscountBps: Number(Compute.batchDiscountBps),
+    categories,
+    total_models: listed.length,
+    providers: [...new Set(listed.map((model) => model.upstream))],
+    batch_discount: `${Number(Compute.batchDiscountBps) / 100}%`,
+    max_batch_size: Compute.maxBatchJobs,
+  }
 }
 
 /** The caller's own job, brought up to date; someone else's, or none, is 404. */

@@ -46,6 +46,7 @@ beforeAll(async () => {
       REPLICATE_URL: replicate.url,
       REPLICATE_WEBHOOK_SECRET: webhookSecret,
       PUBLIC_URL: origin,
+      OUTBOUND_ALLOW: '127.0.0.1',
     },
   })
   payer = gateway.account(3)
@@ -371,5 +372,134 @@ describe('compute: asynchronous jobs', () => {
       })
     expect((await send('one')).status).toBe(202)
     expect((await send('two')).status).toBe(402)
+  })
+})
+
+describe('compute: the original gateway’s calls', () => {
+  test('behavior: text-inference without a model runs the kind’s default at its price, with the original’s answer fields', async () => {
+    const body = { messages: [{ role: 'user', content: 'Hi' }], max_tokens: 100, temperature: 0.7, stream: false }
+    expect((await offer('/api/v1/compute/text-inference', body)).amount).toBe(3_000n)
+    const before = await gateway.balance(payer.address)
+    const response = await pay(payer, 'POST', '/api/v1/compute/text-inference', 3_000n, body)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      provider: 'openai',
+      model: 'cheap-chat',
+      model_label: 'cheap-chat',
+      price_usdc: '0.003000',
+      choices: [{ message: { role: 'assistant', content: 'Hello there.' }, finish_reason: 'stop' }],
+    })
+    expect(await gateway.balance(payer.address)).toBe(before - 3_000n)
+    expect(openai.last().body.model).toBe('small-model')
+  })
+
+  test('behavior: image-generation with width and height prices as the size it names and starts that size', async () => {
+    const original = { prompt: 'a cat', width: 512, height: 512, num_outputs: 1 }
+    expect((await offer('/api/v1/compute/image-generation', original)).amount).toBe(20_000n)
+    expect(
+      (await offer('/api/v1/compute/image-generation', { model: 'flux', prompt: 'a cat', size: '512x512' })).amount,
+    ).toBe(20_000n)
+    const response = await pay(payer, 'POST', '/api/v1/compute/image-generation', 20_000n, original, 2_000)
+    expect(response.status).toBe(202)
+    const job = await response.json()
+    const prediction = [...replicate.predictions.values()].at(-1)!
+    expect(prediction.input).toMatchObject({ prompt: 'a cat', width: 512, height: 512 })
+    expect(job).toMatchObject({
+      provider: 'replicate',
+      model_label: 'flux',
+      price_usdc: '0.020000',
+      prediction_id: prediction.id,
+      poll_url: `/api/v1/compute/status/${job.id}`,
+      images: [],
+    })
+  })
+
+  test('behavior: text-to-speech takes text, speech-to-text fetches audio_url through the guard', async () => {
+    const spoken = await pay(payer, 'POST', '/api/v1/compute/text-to-speech', 30_000n, { text: 'Hi', language: 'en' })
+    expect(spoken.status).toBe(200)
+    const speech = await spoken.json()
+    expect(speech).toMatchObject({ provider: 'openai', price_usdc: '0.030000' })
+    expect(speech.audio_url).toStartWith('data:audio/')
+    const bytes = Uint8Array.from(atob(speech.audio), (char) => char.charCodeAt(0))
+    const files = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response(bytes) })
+    try {
+      const heard = await pay(payer, 'POST', '/api/v1/compute/speech-to-text', 20_000n, {
+        audio_url: `http://127.0.0.1:${files.port}/clips/hi.wav`,
+      })
+      expect(heard.status).toBe(200)
+      expect(await heard.json()).toMatchObject({
+        transcription: `heard ${bytes.byteLength} bytes of hi.wav`,
+        model_label: 'listen',
+      })
+    } finally {
+      files.stop(true)
+    }
+  })
+
+  test('behavior: estimate of type and count, and a batch of typed jobs paying the same discounted sum', async () => {
+    const estimate = await (
+      await gateway.fetch(`${origin}/api/v1/compute/estimate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'text-inference', count: 10 }),
+      })
+    ).json()
+    expect(estimate).toMatchObject({
+      type: 'text-inference',
+      model: { id: 'cheap-chat', provider: 'openai' },
+      unit_price_usdc: '0.003000',
+      quantity: 10,
+      subtotal_usdc: '0.030000',
+      batch_discount_usdc: '0.003000',
+      total_usdc: '0.027000',
+    })
+    const body = {
+      jobs: [
+        { type: 'text-inference', messages: [{ role: 'user', content: 'Hi' }] },
+        { type: 'embeddings', model: 'embed', input: 'Hi' },
+      ],
+    }
+    expect((await offer('/api/v1/compute/batch', body)).amount).toBe(7_200n)
+    const response = await pay(payer, 'POST', '/api/v1/compute/batch', 7_200n, body)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({
+      jobs_submitted: 2,
+      jobs_completed: 2,
+      jobs_failed: 0,
+      subtotal_usdc: '0.008000',
+      discount_percent: '10%',
+      total_cost_usdc: '0.007200',
+      batch_id: expect.stringMatching(/^batch_/),
+      results: [
+        { job_index: 0, type: 'text-inference', status: 'completed' },
+        { job_index: 1, type: 'embeddings', status: 'completed' },
+      ],
+    })
+  })
+
+  test('behavior: models names each type’s default model', async () => {
+    const listed = await (await gateway.fetch(`${origin}/api/v1/compute/models`)).json()
+    expect(listed).toMatchObject({
+      categories: {
+        'text-inference': { default_model: 'cheap-chat' },
+        'image-generation': { default_model: 'flux', models: [{ id: 'flux', price_usdc: '0.040000' }] },
+      },
+      total_models: 7,
+      max_batch_size: 50,
+      batch_discount: '10%',
+    })
+  })
+
+  test('error: both names of one thing, half a size, a refused audio_url: 400 before any 402', async () => {
+    for (const [path, body, field] of [
+      ['/api/v1/compute/text-to-speech', { text: 'Hi', input: 'Hi' }, 'text'],
+      ['/api/v1/compute/image-generation', { prompt: 'a cat', width: 512 }, 'height'],
+      ['/api/v1/compute/image-generation', { prompt: 'a cat', width: 512, height: 512, size: '512x512' }, 'width'],
+      ['/api/v1/compute/speech-to-text', { audio_url: 'http://10.0.0.1/a.wav' }, 'audio_url'],
+    ] as const) {
+      const refused = await offer(path, body)
+      expect(refused.status).toBe(400)
+      expect(JSON.stringify(refused.body)).toContain(field)
+    }
   })
 })
