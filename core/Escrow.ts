@@ -53,6 +53,15 @@ export const abi = parseAbi([
 /** The contract's `Status` enum by value; must match the order in `Escrow.sol`. */
 export const contractStatuses = ['none', 'active', 'released', 'cancelled'] as const
 
+/** Most characters (Unicode code points) of an escrow's description. */
+export const maxDescriptionLength = 1000
+
+/** Most conditions an escrow may list. */
+export const maxConditions = 20
+
+/** Most characters (Unicode code points) of one condition. */
+export const maxConditionLength = 500
+
 /** A token an escrow may hold. */
 export type Token = {
   /** Symbol, e.g. `USDC`. */
@@ -98,6 +107,10 @@ export type Fields = {
   amount: bigint
   /** Whole second from which anyone may cancel; never when undefined. */
   expiry: Date | undefined
+  /** Free text saying what the escrow is for, kept by the gateway only (not on chain). */
+  description: string | undefined
+  /** What must happen before release, as the parties agreed, kept by the gateway only (not on chain). */
+  conditions: readonly string[]
   /** When the gateway recorded it. */
   createdAt: Date
 }
@@ -151,11 +164,12 @@ export type Event =
 /**
  * A new escrow in status `created`. Throws {@link ValidationError} (naming the field) for anything the contract's
  * `deposit` would refuse: an id that is not bytes32, an amount of 0 or above a uint256, a zero beneficiary or
- * token, or an expiry that is not after `createdAt` (any valid Date fits the contract's uint64 of seconds). The
- * expiry is cut to whole seconds.
+ * token, or an expiry that is not after `createdAt` (any valid Date fits the contract's uint64 of seconds); and for a
+ * description or conditions beyond their bounds. The expiry is cut to whole seconds.
  */
 export function from(parameters: from.Parameters): Created {
   const { id, chainId, contract, depositor, beneficiary, arbiter, token, amount, expiry, createdAt } = parameters
+  const { description, conditions = [] } = parameters
   if (!/^0x[0-9a-f]{64}$/.test(id))
     throw new ValidationError({ field: 'id', message: 'must be 32 bytes of lowercase hex' })
   if (amount <= 0n) throw new ValidationError({ field: 'amount', message: 'must be greater than 0' })
@@ -170,6 +184,17 @@ export function from(parameters: from.Parameters): Created {
   const expirySeconds = expiry === undefined ? undefined : BigInt(Math.floor(expiry.getTime() / 1000))
   if (expirySeconds !== undefined && expirySeconds <= toSeconds(createdAt))
     throw new ValidationError({ field: 'expiry', message: `must be in the future (now is ${createdAt.toISOString()})` })
+  if (description !== undefined && [...description].length > maxDescriptionLength)
+    throw new ValidationError({ field: 'description', message: `has more than ${maxDescriptionLength} characters` })
+  if (conditions.length > maxConditions)
+    throw new ValidationError({ field: 'conditions', message: `lists more than ${maxConditions} conditions` })
+  conditions.forEach((condition, index) => {
+    if (condition.length === 0 || [...condition].length > maxConditionLength)
+      throw new ValidationError({
+        field: `conditions.${index}`,
+        message: `must have 1 to ${maxConditionLength} characters`,
+      })
+  })
   return {
     status: 'created',
     id,
@@ -181,6 +206,8 @@ export function from(parameters: from.Parameters): Created {
     token,
     amount,
     expiry: expirySeconds === undefined ? undefined : new Date(Number(expirySeconds) * 1000),
+    description,
+    conditions: [...conditions],
     createdAt,
   }
 }
@@ -205,6 +232,10 @@ export declare namespace from {
     amount: bigint
     /** From when anyone may cancel; never when undefined. */
     expiry?: Date | undefined
+    /** What the escrow is for, at most {@link maxDescriptionLength} characters. */
+    description?: string | undefined
+    /** What must happen before release, at most {@link maxConditions} of 1 to {@link maxConditionLength} characters. @default [] */
+    conditions?: readonly string[] | undefined
     /** Creation time. */
     createdAt: Date
   }
@@ -349,7 +380,7 @@ export declare namespace approve {
 }
 
 /** `deposit(id, token, amount, beneficiary, arbiter, expiry)` calldata for the escrow's terms. */
-export function deposit(escrow: Fields): Hex {
+export function deposit(escrow: Pick<Fields, 'id' | 'token' | 'amount' | 'beneficiary' | 'arbiter' | 'expiry'>): Hex {
   const { id, token, amount, beneficiary, arbiter = zeroAddress, expiry } = escrow
   return encodeFunctionData({
     abi,
@@ -405,6 +436,10 @@ export type Serialized = {
   amount: string
   /** ISO 8601. */
   expiry: string | null
+  /** What the escrow is for. */
+  description: string | null
+  /** What must happen before release. */
+  conditions: string[]
   /** ISO 8601. */
   createdAt: string
   /** ISO 8601; set from `active` on. */
@@ -426,6 +461,8 @@ export function serialize(escrow: Escrow): Serialized {
     token: escrow.token,
     amount: escrow.amount.toString(),
     expiry: escrow.expiry?.toISOString() ?? null,
+    description: escrow.description ?? null,
+    conditions: [...escrow.conditions],
     createdAt: escrow.createdAt.toISOString(),
     fundedAt: escrow.status === 'created' ? null : escrow.fundedAt.toISOString(),
     settledAt: escrow.status === 'released' || escrow.status === 'cancelled' ? escrow.settledAt.toISOString() : null,
@@ -444,6 +481,9 @@ export function deserialize(value: Serialized): Escrow {
     token: value.token,
     amount: BigInt(value.amount),
     expiry: value.expiry === null ? undefined : new Date(value.expiry),
+    // Records stored before escrows had a description and conditions have neither.
+    description: value.description ?? undefined,
+    conditions: value.conditions ?? [],
     createdAt: new Date(value.createdAt),
   }
   if (value.status === 'created') return { ...fields, status: 'created' }
@@ -454,8 +494,22 @@ export function deserialize(value: Serialized): Escrow {
 
 /** The fields of an escrow without its status and what the status carries. */
 function fieldsOf(escrow: Escrow): Fields {
-  const { id, chainId, contract, depositor, beneficiary, arbiter, token, amount, expiry, createdAt } = escrow
-  return { id, chainId, contract, depositor, beneficiary, arbiter, token, amount, expiry, createdAt }
+  const { id, chainId, contract, depositor, beneficiary, arbiter, token, amount, expiry, description, conditions } =
+    escrow
+  return {
+    id,
+    chainId,
+    contract,
+    depositor,
+    beneficiary,
+    arbiter,
+    token,
+    amount,
+    expiry,
+    description,
+    conditions,
+    createdAt: escrow.createdAt,
+  }
 }
 
 /** Whole Unix seconds of a date, as the contract counts time. */

@@ -559,7 +559,12 @@ export const entries: readonly Entry[] = [
       body('depositor', 'string', true),
       body('beneficiary', 'string', true),
       body('token', 'string', true),
-      body('amount', 'string', true),
+      body(
+        'amount',
+        'string',
+        true,
+        'Human decimal of the token, as the original gateway reads it: "2500" is 2,500 USDC, "25.5" is 25.5 USDC; at most the token\'s decimals (6 for USDC); a JSON number is read as the decimal it prints as. Answers carry it as `amount` (human) and `amountRaw` (atomic units).',
+      ),
     ],
     response: [returns('status', 'string'), returns('escrow', 'object')],
     shapesShown: true,

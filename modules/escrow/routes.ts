@@ -15,6 +15,7 @@ export function routes(deps: Service.Deps) {
       })
       .post('/api/v1/escrow/fund', ({ body, caller }) => Service.fund(deps, { ...body, payer: caller }), {
         body: FundBody,
+        transform: ({ body }) => Service.preflightFund(body),
       })
       .post('/api/v1/escrow/release', ({ body, caller }) => Service.release(deps, { ...body, payer: caller }), {
         body: SettleBody,

@@ -1,11 +1,19 @@
 import { Value } from '@sinclair/typebox/value'
-import { type Address, formatUnits, getAddress, type Hex, isAddress, isAddressEqual, toHex } from 'viem'
+import { type Address, getAddress, type Hex, isAddress, isAddressEqual, toHex } from 'viem'
 import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowChain } from '../../core/EscrowChain.js'
 import * as Events from '../../core/Events.js'
 import type { Store } from '../../core/Store.js'
-import { CreateBody, type FundBody, type ListQuery, type SettleBody } from './schema.js'
+import * as Units from '../../core/Units.js'
+import {
+  CreateBody,
+  defaultExpiresInHours,
+  type FundBody,
+  type ListQuery,
+  listStatuses,
+  type SettleBody,
+} from './schema.js'
 
 /** What the escrow module needs from outside. */
 export type Deps = {
@@ -58,20 +66,59 @@ export async function create(deps: Deps, input: CreateBody & Payer) {
   })
   // 32 random bytes never collide in practice; a collision is a fault, not a case to handle.
   if (!inserted.ok) throw new Error(`Escrow id ${escrow.id} is already taken.`)
-  return { status: escrow.status, escrow: view(escrow) }
+  const escrowId = escrow.id
+  return {
+    status: escrow.status,
+    escrow: view(escrow),
+    // The original gateway's next calls, with the bodies they take.
+    actions: {
+      fund: {
+        endpoint: 'POST /api/v1/escrow/fund',
+        body: { escrowId },
+        note: `After the depositor sends escrow.transactions.approve, then escrow.transactions.deposit.`,
+      },
+      release: { endpoint: 'POST /api/v1/escrow/release', body: { escrowId, caller: depositor } },
+      cancel: { endpoint: 'POST /api/v1/escrow/cancel', body: { escrowId, caller: depositor } },
+      status: { endpoint: `GET /api/v1/escrow/${escrowId}` },
+    },
+  }
 }
 
 /**
  * Verifies the deposit on chain, never trusting the request: the escrow turns `active` when the contract holds a
  * deposit under its id with exactly its terms (and on to `released` or `cancelled` if the contract already settled
- * it). Answers 409 when nothing is deposited yet or the terms differ. Any party may ask; it is idempotent.
+ * it). Before anything is deposited it answers `awaiting_deposit` with the transactions the depositor signs (a
+ * success, charged: the answer is what to do next); other terms under the id are a 409. Any party may ask; it is
+ * idempotent.
  */
 export async function fund(deps: Deps, input: FundBody & Payer) {
   const escrow = await load(deps, input.escrowId, 'escrowId', input.payer)
   if (escrow.status === 'released' || escrow.status === 'cancelled')
     return { status: escrow.status, escrow: view(escrow) }
-  const funded = await save(deps, escrow, Escrow.reconcile(escrow, await read(deps, escrow), clock(deps)))
-  return { status: funded.status, escrow: view(funded) }
+  const deposit = await read(deps, escrow)
+  if (escrow.status === 'created' && deposit === undefined) {
+    const amount = `${Units.toDecimal(escrow.amount, escrow.token.decimals)} ${escrow.token.symbol}`
+    return {
+      status: 'awaiting_deposit',
+      escrow: view(escrow),
+      transactions: Escrow.toFundingTransactions(escrow),
+      charged: true,
+      note: `Nothing is deposited under escrow ${escrow.id} yet, so it is not funded. This call is charged: its answer is the two transactions to sign.`,
+      nextSteps: [
+        `From the depositor ${escrow.depositor}, send transactions.approve (lets the escrow contract take ${amount}), then transactions.deposit.`,
+        `POST /api/v1/escrow/fund with { escrowId: "${escrow.id}" } once the deposit is mined: the escrow turns active.`,
+      ],
+    }
+  }
+  const funded = await save(deps, escrow, Escrow.reconcile(escrow, deposit, clock(deps)))
+  return {
+    status: funded.status,
+    escrow: view(funded),
+    nextSteps: [
+      'POST /api/v1/escrow/release with { escrowId, caller }',
+      'POST /api/v1/escrow/cancel with { escrowId, caller }',
+    ],
+  }
 }
 
 /** The unsigned `release` transaction for an active escrow; `caller` must be the paying wallet and the depositor or arbiter. */
@@ -97,9 +144,18 @@ export async function list(deps: Deps, input: ListQuery & Payer) {
         details: { field: 'address' },
       },
     )
+  const status = toListStatus(input.status)
   const records = await deps.store.list<Escrow.Serialized>(collection, { owner: getAddress(input.payer) })
-  const escrows = await Promise.all(records.map((record) => refresh(deps, Escrow.deserialize(record.value))))
-  return { escrows: escrows.map(view), count: escrows.length }
+  const now = clock(deps)
+  const escrows = (await Promise.all(records.map((record) => refresh(deps, Escrow.deserialize(record.value))))).filter(
+    (escrow) => status === undefined || isInStatus(escrow, status, now),
+  )
+  return {
+    address,
+    escrows: escrows.map((escrow) => ({ ...view(escrow), role: roleOf(escrow, address) })),
+    count: escrows.length,
+    filters: { status: status ?? 'all' },
+  }
 }
 
 /** One escrow of the paying wallet, brought in line with the chain. The id comes from the path or the query. */
@@ -122,15 +178,23 @@ export declare namespace get {
 /** Refuses, before payment, no id at all or a path and a query that name different escrows; the schema checks each id's format. */
 export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): void {
   const { pathId, queryId } = input
+  refuseOriginalId(pathId, 'id')
+  refuseOriginalId(queryId, 'id')
   if (typeof pathId === 'string' && typeof queryId === 'string' && pathId.toLowerCase() !== queryId.toLowerCase())
     throw new ValidationError({ field: 'id', message: 'the path and the query name different escrows; give one' })
   if (pathId === undefined && queryId === undefined)
     throw new ValidationError({ field: 'id', message: 'is required, in the path or as ?id=' })
 }
 
-/** Refuses, before payment, an `address` to list for that is not an EVM address. */
-export function preflightList(query: { address?: unknown }): void {
+/** Refuses, before payment, an `address` to list for that is not an EVM address, or a `status` no escrow has. */
+export function preflightList(query: { address?: unknown; status?: unknown }): void {
   if (typeof query.address === 'string') toAddress(query.address, 'address')
+  if (typeof query.status === 'string') toListStatus(query.status)
+}
+
+/** Refuses, before payment, an `escrowId` in the original gateway's format, saying which one this gateway uses. */
+export function preflightFund(body: unknown): void {
+  refuseOriginalId((body as { escrowId?: unknown } | null | undefined)?.escrowId, 'escrowId')
 }
 
 /**
@@ -141,8 +205,9 @@ export function preflightCreate(deps: Deps, body: unknown): void {
   if (Value.Check(CreateBody, body)) draft(deps, body, preflightId, clock(deps))
 }
 
-/** Refuses, before payment, a `caller` that is not an EVM address. */
+/** Refuses, before payment, an `escrowId` in the original gateway's format or a `caller` that is not an EVM address. */
 export function preflightSettle(body: unknown): void {
+  preflightFund(body)
   const caller = (body as { caller?: unknown } | null | undefined)?.caller
   if (typeof caller === 'string') toAddress(caller, 'caller')
 }
@@ -152,6 +217,7 @@ const preflightId: Hex = `0x${'0'.repeat(64)}`
 
 /** The escrow `input` asks for, every field checked; pure, so that it runs before payment as well as in `create`. */
 function draft(deps: Deps, input: CreateBody, id: Hex, now: Date): Escrow.Escrow {
+  const token = toToken(deps.tokens, input.token)
   return Escrow.from({
     id,
     chainId: deps.chain.chainId,
@@ -159,9 +225,11 @@ function draft(deps: Deps, input: CreateBody, id: Hex, now: Date): Escrow.Escrow
     depositor: toAddress(input.depositor, 'depositor'),
     beneficiary: toAddress(input.beneficiary, 'beneficiary'),
     arbiter: input.arbiter === undefined ? undefined : toAddress(input.arbiter, 'arbiter'),
-    token: toToken(deps.tokens, input.token),
-    amount: toAmount(input.amount),
-    expiry: input.expiry === undefined ? undefined : toExpiry(input.expiry),
+    token,
+    amount: Units.fromDecimal({ value: input.amount, decimals: token.decimals, field: 'amount' }),
+    expiry: toExpiry(input, now),
+    description: input.description,
+    conditions: input.conditions,
     createdAt: now,
   })
 }
@@ -186,7 +254,13 @@ async function settle(deps: Deps, action: Escrow.Action, input: SettleBody & Pay
   if (escrow.status === 'active') escrow = await refresh(deps, escrow)
   // The state machine decides the order (funded first, settled once); the record itself changes when the chain does.
   Escrow.transition(escrow, { type: action === 'release' ? 'released' : 'cancelled' }, now)
-  return { status: escrow.status, escrowId: escrow.id, transaction: Escrow.toSettlementTransaction(escrow, action) }
+  return {
+    status: escrow.status,
+    escrowId: escrow.id,
+    escrow: { ...view(escrow), [action === 'release' ? 'releasedBy' : 'cancelledBy']: roleOf(escrow, caller) },
+    // `signer`, as the original gateway names it: the address that must send the transaction.
+    transaction: { ...Escrow.toSettlementTransaction(escrow, action), signer: caller },
+  }
 }
 
 /** The escrow if the payer is one of its parties; otherwise 404, exactly as if it did not exist. */
@@ -258,13 +332,59 @@ async function read(deps: Deps, escrow: Escrow.Escrow) {
   }
 }
 
-/** An escrow as answered: its JSON, the amount also in whole tokens, and while `created` the transactions that fund it. */
+/**
+ * An escrow as answered: its JSON with the amount as the original gateway gives it (`amount` human, `amountRaw`
+ * atomic), its expiry also as `expiresAt` and in hours from creation, and while `created` the transactions that fund it.
+ */
 function view(escrow: Escrow.Escrow) {
+  const { amount, ...serialized } = Escrow.serialize(escrow)
+  const human = Units.toDecimal(escrow.amount, escrow.token.decimals)
   return {
-    ...Escrow.serialize(escrow),
-    amountFormatted: formatUnits(escrow.amount, escrow.token.decimals),
+    ...serialized,
+    amount: human,
+    amountRaw: amount,
+    amountFormatted: human,
+    expiresAt: serialized.expiry,
+    // Two decimals: the expiry is cut to whole seconds, so 168 hours asked may be 167.9999 hours stored.
+    expiresInHours:
+      escrow.expiry === undefined
+        ? null
+        : Math.round((escrow.expiry.getTime() - escrow.createdAt.getTime()) / 36_000) / 100,
     ...(escrow.status === 'created' ? { transactions: Escrow.toFundingTransactions(escrow) } : {}),
   }
+}
+
+/** What `address` is to the escrow, as the original gateway names it: depositor first, then beneficiary, then arbiter. */
+function roleOf(escrow: Escrow.Fields, address: Address): 'depositor' | 'beneficiary' | 'arbiter' | 'other' {
+  if (isAddressEqual(address, escrow.depositor)) return 'depositor'
+  if (isAddressEqual(address, escrow.beneficiary)) return 'beneficiary'
+  if (escrow.arbiter !== undefined && isAddressEqual(address, escrow.arbiter)) return 'arbiter'
+  return 'other'
+}
+
+/** A list's `status` filter, lowercase; anything no escrow can be in is refused, naming what is accepted. */
+function toListStatus(value: string | undefined): (typeof listStatuses)[number] | undefined {
+  if (value === undefined) return undefined
+  const status = listStatuses.find((candidate) => candidate === value.toLowerCase())
+  if (status === undefined)
+    throw new ValidationError({ field: 'status', message: `must be one of ${listStatuses.join(', ')}` })
+  return status
+}
+
+/** Whether an escrow matches a list's `status`: `funded` is `active`; `expired` is unsettled with the expiry reached. */
+function isInStatus(escrow: Escrow.Escrow, status: (typeof listStatuses)[number], now: Date): boolean {
+  if (status === 'expired')
+    return (escrow.status === 'created' || escrow.status === 'active') && Escrow.isExpired(escrow, now)
+  return escrow.status === (status === 'funded' ? 'active' : status)
+}
+
+/** Refuses an id in the original gateway's `ESC-` format with a 400 that names the format used here. */
+function refuseOriginalId(value: unknown, field: string): void {
+  if (typeof value === 'string' && /^ESC-/i.test(value))
+    throw new ValidationError({
+      field,
+      message: `"${value.slice(0, 40)}" is an id of the original gateway's format (ESC-...); escrow ids here are 0x and 64 hex digits, as escrow/create answers them`,
+    })
 }
 
 /** The current time from `deps.now`, or the wall clock. */
@@ -292,19 +412,23 @@ function toToken(tokens: readonly Escrow.Token[], value: string): Escrow.Token {
   return token
 }
 
-/** A raw base-unit integer string as a bigint, as batch and invoice amounts; the range is checked by {@link Escrow.from}. */
-function toAmount(value: string): bigint {
-  if (/^\d{1,78}$/.test(value)) return BigInt(value)
-  const hint = /^\d*\.\d*$/.test(value)
-    ? 'has a decimal point; amounts are raw base units (1.5 USDC is "1500000")'
-    : /^\d+$/.test(value)
-      ? 'has more than 78 digits'
-      : 'is not a base-unit integer string such as "1500000"'
-  throw new ValidationError({ field: 'amount', message: hint })
+/**
+ * The expiry a request asks for: `expiresIn` hours from `now` (the original gateway's field), or `expiry` as a time,
+ * never both; with neither, {@link defaultExpiresInHours} hours from `now`, as the original gateway applies it.
+ */
+function toExpiry(input: Pick<CreateBody, 'expiresIn' | 'expiry'>, now: Date): Date {
+  const { expiresIn, expiry } = input
+  if (expiresIn !== undefined && expiry !== undefined)
+    throw new ValidationError({
+      field: 'expiresIn',
+      message: 'give expiresIn (hours from now) or expiry (a time), not both',
+    })
+  if (expiry !== undefined) return toExpiryTime(expiry)
+  return new Date(now.getTime() + (expiresIn ?? defaultExpiresInHours) * 3_600_000)
 }
 
 /** ISO 8601 with a time zone, or Unix seconds (number or digits), to a date. */
-function toExpiry(value: string | number): Date {
+function toExpiryTime(value: string | number): Date {
   const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/
   const seconds = typeof value === 'number' ? value : /^\d{1,16}$/.test(value) ? Number(value) : undefined
   const date =

@@ -45,7 +45,7 @@ describe('escrow through the paid flow', () => {
         depositor: depositor.address,
         beneficiary: beneficiary.address,
         token: 'USDC',
-        amount: amount.toString(),
+        amount: '2.5',
       }),
     )
     expect(created.status).toBe(200)

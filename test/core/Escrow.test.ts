@@ -63,6 +63,8 @@ describe('from', () => {
       token: usdc,
       amount: 12_500_000n,
       expiry: new Date('2030-01-02T00:00:00.000Z'),
+      description: undefined,
+      conditions: [],
       createdAt,
     })
   })
@@ -89,7 +91,11 @@ describe('from', () => {
     ['arbiter', { arbiter: '0x0000000000000000000000000000000000000000' as Address }],
     ['expiry', { expiry: createdAt }],
     ['expiry', { expiry: new Date('2029-12-31T23:59:59.000Z') }],
-  ] as const)('error: %s is refused as the contract would refuse it', (field, overrides) => {
+    ['description', { description: 'd'.repeat(Escrow.maxDescriptionLength + 1) }],
+    ['conditions', { conditions: Array.from({ length: Escrow.maxConditions + 1 }, () => 'c') }],
+    ['conditions.1', { conditions: ['Design approved', ''] }],
+    ['conditions.0', { conditions: ['c'.repeat(Escrow.maxConditionLength + 1)] }],
+  ] as const)('error: %s is refused, as the contract would refuse it or beyond its bounds', (field, overrides) => {
     expect(fieldOf(() => created(overrides))).toBe(field)
   })
 })
@@ -310,9 +316,11 @@ describe('serialize', () => {
         "arbiter": null,
         "beneficiary": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8",
         "chainId": 84532,
+        "conditions": [],
         "contract": "0x10Aeafac83d48E2f9ac4bAAf94311c45fACe1404",
         "createdAt": "2030-01-01T00:00:00.000Z",
         "depositor": "0xf39Fd6e51aad88F6F4ce6aB8827279cffFb92266",
+        "description": null,
         "expiry": "2030-01-02T00:00:00.000Z",
         "fundedAt": null,
         "id": "0xabababababababababababababababababababababababababababababababab",
@@ -332,6 +340,7 @@ describe('serialize', () => {
     const escrows: Escrow.Escrow[] = [
       created(),
       created({ arbiter: undefined, expiry: undefined }),
+      created({ description: 'Website redesign', conditions: ['Design approved', 'Dev complete'] }),
       active,
       Escrow.transition(active, { type: 'released' }, settledAt),
       Escrow.transition(active, { type: 'cancelled' }, settledAt),

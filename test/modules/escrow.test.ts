@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   type Address,
   createWalletClient,
+  decodeFunctionData,
   encodeFunctionData,
   erc20Abi,
   type Hex,
@@ -92,7 +93,7 @@ async function create(overrides: Record<string, unknown> = {}) {
     depositor: depositor().address,
     beneficiary: beneficiary().address,
     token: 'USDC',
-    amount: '25500000',
+    amount: '25.5',
     arbiter: arbiter().address,
     ...overrides,
   })
@@ -117,13 +118,16 @@ describe('POST /api/v1/escrow/create', () => {
       depositor: depositor().address,
       beneficiary: beneficiary().address,
       token: 'usdc',
-      amount: '25500000',
+      amount: '25.5',
     })
     expect(status).toBe(200)
     expect(body.status).toBe('created')
-    const { id, createdAt, transactions, ...rest } = body.escrow
+    const { id, createdAt, transactions, expiry, expiresAt, ...rest } = body.escrow
     expect(id).toMatch(/^0x[0-9a-f]{64}$/)
     expect(new Date(createdAt).getTime()).toBeGreaterThan(Date.now() - 60_000)
+    // No expiry asked for is the original gateway's default: 168 hours, cut to the whole second the contract keeps.
+    expect(expiry).toBe(new Date(Math.floor(Date.parse(createdAt) / 1000) * 1000 + 168 * 3_600_000).toISOString())
+    expect(expiresAt).toBe(expiry)
     expect(rest).toEqual({
       status: 'created',
       chainId: chain.chainId,
@@ -132,9 +136,12 @@ describe('POST /api/v1/escrow/create', () => {
       beneficiary: beneficiary().address,
       arbiter: null,
       token: { symbol: 'USDC', address: chain.token.address, decimals: 6 },
-      amount: '25500000',
+      amount: '25.5',
+      amountRaw: '25500000',
       amountFormatted: '25.5',
-      expiry: null,
+      expiresInHours: 168,
+      description: null,
+      conditions: [],
       fundedAt: null,
       settledAt: null,
     })
@@ -174,7 +181,7 @@ describe('POST /api/v1/escrow/create', () => {
   })
 
   test.each([
-    ['amount', { amount: '1.5' }],
+    ['amount', { amount: '1.0000001' }],
     ['amount', { amount: '0' }],
     ['amount', { amount: '-1' }],
     ['amount', { amount: '1e6' }],
@@ -185,12 +192,18 @@ describe('POST /api/v1/escrow/create', () => {
     ['expiry', { expiry: '2001-01-01T00:00:00Z' }],
     ['expiry', { expiry: 'tomorrow' }],
     ['expiry', { expiry: '2031-01-01T00:00:00' }],
+    ['expiresIn', { expiresIn: 0 }],
+    ['expiresIn', { expiresIn: '24' }],
+    ['expiresIn', { expiresIn: 24, expiry: '2031-01-01T00:00:00Z' }],
+    ['description', { description: 'd'.repeat(1001) }],
+    ['conditions', { conditions: 'Design approved' }],
+    ['conditions.1', { conditions: ['Design approved', ''] }],
   ])('error: a bad %s is 400 (%o)', async (field, overrides) => {
     const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/create', {
       depositor: depositor().address,
       beneficiary: beneficiary().address,
       token: 'USDC',
-      amount: '1000000',
+      amount: '1',
       ...overrides,
     })
     expect(status).toBe(400)
@@ -202,7 +215,7 @@ describe('POST /api/v1/escrow/create', () => {
       depositor: depositor().address,
       beneficiary: outsider().address,
       token: 'USDC',
-      amount: '1000000',
+      amount: '1',
     })
     expect(status).toBe(403)
     expect(body).toMatchObject({ code: 'forbidden', field: 'depositor' })
@@ -230,12 +243,35 @@ describe('POST /api/v1/escrow/fund', () => {
     }
   })
 
-  test('error: before the deposit is on chain, 409 not_deposited', async () => {
-    const created = await create()
+  test('behavior: before the deposit is on chain, a charged 200 awaiting_deposit with the transactions to sign', async () => {
+    const created = await create({ amount: '2500' })
+    const settledBefore = app.settled.length
     const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
-    expect(status).toBe(409)
-    expect(body).toMatchObject({ code: 'conflict', reason: 'not_deposited', escrowId: created.id })
+    expect(status).toBe(200)
+    expect(app.settled.length).toBe(settledBefore + 1)
+    expect(body).toMatchObject({
+      status: 'awaiting_deposit',
+      charged: true,
+      escrow: { id: created.id, status: 'created', amount: '2500', amountRaw: '2500000000' },
+      nextSteps: [expect.stringContaining(depositor().address), expect.stringContaining('/api/v1/escrow/fund')],
+    })
+    // Exactly what create handed out: approve the contract for 2,500 USDC, then deposit 2,500 USDC under the id.
+    expect(body.transactions).toEqual(created.transactions)
+    expect(decodeFunctionData({ abi: erc20Abi, data: body.transactions.approve.data }).args).toEqual([
+      chain.escrow.address,
+      2_500_000_000n,
+    ])
+    expect(decodeFunctionData({ abi: Escrow.abi, data: body.transactions.deposit.data }).args?.slice(0, 3)).toEqual([
+      created.id,
+      chain.token.address,
+      2_500_000_000n,
+    ])
     expect((await call(depositor(), 'GET', `/api/v1/escrow/${created.id}`)).body.escrow.status).toBe('created')
+
+    await send(depositor(), body.transactions.approve)
+    await send(depositor(), body.transactions.deposit)
+    const funded = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
+    expect(funded.body).toMatchObject({ status: 'active', escrow: { status: 'active', amount: '2500' } })
   })
 
   test('error: other terms deposited under the id are 409 mismatch; the record stays created', async () => {
@@ -245,7 +281,14 @@ describe('POST /api/v1/escrow/fund', () => {
     const short = encodeFunctionData({
       abi: Escrow.abi,
       functionName: 'deposit',
-      args: [created.id, chain.token.address, 1n, beneficiary().address, arbiter().address, 0n],
+      args: [
+        created.id,
+        chain.token.address,
+        1n,
+        beneficiary().address,
+        arbiter().address,
+        BigInt(Date.parse(created.expiry) / 1000),
+      ],
     })
     await send(depositor(), { ...created.transactions.deposit, data: short })
     const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/fund', { escrowId: created.id })
@@ -272,7 +315,7 @@ describe('POST /api/v1/escrow/fund', () => {
 
 describe('POST /api/v1/escrow/release', () => {
   test('default: the depositor signs the returned transaction and the beneficiary receives exactly the amount', async () => {
-    const created = await funded({ amount: '25500000' })
+    const created = await funded({ amount: '25.5' })
     const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/release', {
       escrowId: created.id,
       caller: depositor().address,
@@ -281,11 +324,19 @@ describe('POST /api/v1/escrow/release', () => {
     expect(body).toEqual({
       status: 'active',
       escrowId: created.id,
+      escrow: expect.objectContaining({
+        id: created.id,
+        status: 'active',
+        amount: '25.5',
+        amountRaw: '25500000',
+        releasedBy: 'depositor',
+      }),
       transaction: {
         to: chain.escrow.address,
         data: Escrow.release({ id: created.id }),
         value: '0',
         chainId: chain.chainId,
+        signer: depositor().address,
       },
     })
 
@@ -314,7 +365,7 @@ describe('POST /api/v1/escrow/release', () => {
   })
 
   test('behavior: the arbiter may release', async () => {
-    const created = await funded({ amount: '1000000' })
+    const created = await funded({ amount: '1' })
     const { status, body } = await call(arbiter(), 'POST', '/api/v1/escrow/release', {
       escrowId: created.id,
       caller: arbiter().address,
@@ -336,7 +387,7 @@ describe('POST /api/v1/escrow/release', () => {
   })
 
   test('error: once released on chain, another release is 409 settled', async () => {
-    const created = await funded({ amount: '1000000' })
+    const created = await funded({ amount: '1' })
     const release = { escrowId: created.id, caller: depositor().address }
     await send(depositor(), (await call(depositor(), 'POST', '/api/v1/escrow/release', release)).body.transaction)
     const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/release', release)
@@ -346,7 +397,7 @@ describe('POST /api/v1/escrow/release', () => {
   })
 
   test('security: caller must be the paying wallet (403)', async () => {
-    const created = await funded({ amount: '1000000' })
+    const created = await funded({ amount: '1' })
     const { status, body } = await call(beneficiary(), 'POST', '/api/v1/escrow/release', {
       escrowId: created.id,
       caller: depositor().address,
@@ -356,7 +407,7 @@ describe('POST /api/v1/escrow/release', () => {
   })
 
   test('security: the beneficiary cannot release (403)', async () => {
-    const created = await funded({ amount: '1000000' })
+    const created = await funded({ amount: '1' })
     const { status, body } = await call(beneficiary(), 'POST', '/api/v1/escrow/release', {
       escrowId: created.id,
       caller: beneficiary().address,
@@ -366,7 +417,7 @@ describe('POST /api/v1/escrow/release', () => {
   })
 
   test('security: an outsider gets 404, the same as for an escrow that does not exist', async () => {
-    const created = await funded({ amount: '1000000' })
+    const created = await funded({ amount: '1' })
     const missing = toHex(crypto.getRandomValues(new Uint8Array(32)))
     const theirs = await call(outsider(), 'POST', '/api/v1/escrow/release', {
       escrowId: created.id,
@@ -389,7 +440,7 @@ describe('POST /api/v1/escrow/release', () => {
 describe('POST /api/v1/escrow/cancel', () => {
   test('default: cancelling an active escrow returns exactly the amount to the depositor', async () => {
     const before = await balanceOf(depositor().address)
-    const created = await funded({ amount: '7250000' })
+    const created = await funded({ amount: '7.25' })
     expect(await balanceOf(depositor().address)).toBe(before - 7_250_000n)
     const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/cancel', {
       escrowId: created.id,
@@ -401,7 +452,9 @@ describe('POST /api/v1/escrow/cancel', () => {
       data: Escrow.cancel({ id: created.id }),
       value: '0',
       chainId: chain.chainId,
+      signer: depositor().address,
     })
+    expect(body.escrow).toMatchObject({ amount: '7.25', amountRaw: '7250000', cancelledBy: 'depositor' })
     await send(depositor(), body.transaction)
     expect(await balanceOf(depositor().address)).toBe(before)
     expect((await call(depositor(), 'GET', `/api/v1/escrow?id=${created.id}`)).body.escrow.status).toBe('cancelled')
@@ -419,7 +472,7 @@ describe('POST /api/v1/escrow/cancel', () => {
 
   test('security: the beneficiary cancels only from the expiry on', async () => {
     const expiry = new Date((Math.floor(Date.now() / 1000) + 3) * 1000)
-    const created = await funded({ amount: '2000000', expiry: expiry.toISOString() })
+    const created = await funded({ amount: '2', expiry: expiry.toISOString() })
     const cancel = { escrowId: created.id, caller: beneficiary().address }
     const early = await call(beneficiary(), 'POST', '/api/v1/escrow/cancel', cancel)
     expect(early.status).toBe(403)
@@ -491,12 +544,126 @@ describe('GET /api/v1/escrow/list', () => {
     await create()
     const { status, body } = await call(outsider(), 'GET', `/api/v1/escrow/list?address=${outsider().address}`)
     expect(status).toBe(200)
-    expect(body).toEqual({ escrows: [], count: 0 })
+    expect(body).toEqual({ address: outsider().address, escrows: [], count: 0, filters: { status: 'all' } })
   })
 
   test('security: listing another address is 403', async () => {
     const { status, body } = await call(outsider(), 'GET', `/api/v1/escrow/list?address=${depositor().address}`)
     expect(status).toBe(403)
     expect(body.field).toBe('address')
+  })
+})
+
+describe("as the original gateway's clients call it", () => {
+  /** The body `spraay_escrow_create` sends: human amount, conditions, hours until expiry. */
+  const original = () => ({
+    depositor: depositor().address,
+    beneficiary: beneficiary().address,
+    token: 'USDC',
+    amount: '2500',
+    arbiter: arbiter().address,
+    description: 'Website redesign',
+    conditions: ['Design approved', 'Dev complete'],
+    expiresIn: 24,
+  })
+
+  test('behavior: escrow/create reads "2500" as 2,500 USDC and answers the original fields', async () => {
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/create', original())
+    expect(status).toBe(200)
+    const { id, createdAt, expiresAt, transactions } = body.escrow
+    expect(body).toMatchObject({
+      status: 'created',
+      escrow: {
+        depositor: depositor().address,
+        beneficiary: beneficiary().address,
+        arbiter: arbiter().address,
+        token: { symbol: 'USDC', address: chain.token.address, decimals: 6 },
+        amount: '2500',
+        amountRaw: '2500000000',
+        description: 'Website redesign',
+        conditions: ['Design approved', 'Dev complete'],
+        status: 'created',
+        expiresInHours: 24,
+      },
+      actions: {
+        fund: { endpoint: 'POST /api/v1/escrow/fund', body: { escrowId: id } },
+        release: { endpoint: 'POST /api/v1/escrow/release', body: { escrowId: id, caller: depositor().address } },
+        cancel: { endpoint: 'POST /api/v1/escrow/cancel', body: { escrowId: id, caller: depositor().address } },
+        status: { endpoint: `GET /api/v1/escrow/${id}` },
+      },
+    })
+    const expirySeconds = Math.floor(Date.parse(createdAt) / 1000) + 24 * 3600
+    expect(expiresAt).toBe(new Date(expirySeconds * 1000).toISOString())
+    // What the depositor signs moves 2,500 x 10^6 atomic USDC, with the 24-hour expiry, on chain.
+    expect(decodeFunctionData({ abi: Escrow.abi, data: transactions.deposit.data }).args).toEqual([
+      id,
+      chain.token.address,
+      2_500_000_000n,
+      beneficiary().address,
+      arbiter().address,
+      BigInt(expirySeconds),
+    ])
+    // Read back, the escrow carries the same original fields.
+    const read = await call(beneficiary(), 'GET', `/api/v1/escrow/${id}`)
+    expect(read.body.escrow).toMatchObject({
+      amount: '2500',
+      amountRaw: '2500000000',
+      conditions: original().conditions,
+    })
+  })
+
+  test('behavior: a JSON number is the decimal it prints as', async () => {
+    const { status, body } = await call(depositor(), 'POST', '/api/v1/escrow/create', { ...original(), amount: 2500.5 })
+    expect(status).toBe(200)
+    expect(body.escrow).toMatchObject({ amount: '2500.5', amountRaw: '2500500000' })
+  })
+
+  test('error: more decimals than the token has is a 400 naming amount, before any payment is asked for', async () => {
+    const response = await app.send('POST', '/api/v1/escrow/create', { ...original(), amount: '2500.0000001' })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ code: 'validation_failed', field: 'amount' })
+  })
+
+  test("behavior: escrow/list filters by status in the original words, with each escrow's role", async () => {
+    // An arbiter of its own, so that this test's escrows are the only ones it lists.
+    const judge = signer(5)
+    const waiting = await create({ arbiter: judge.address })
+    const active = await funded({ arbiter: judge.address, amount: '1' })
+    const list = async (status?: string) => {
+      const query = status === undefined ? '' : `&status=${status}`
+      const { body } = await call(judge, 'GET', `/api/v1/escrow/list?address=${judge.address}${query}`)
+      return body
+    }
+    const funds = await list('FUNDED')
+    expect(funds).toMatchObject({ address: judge.address, count: 1, filters: { status: 'funded' } })
+    expect(funds.escrows).toEqual([expect.objectContaining({ id: active.id, status: 'active', role: 'arbiter' })])
+    expect((await list('created')).escrows.map((escrow: { id: Hex }) => escrow.id)).toEqual([waiting.id])
+    expect((await list('released')).count).toBe(0)
+    expect((await list()).filters).toEqual({ status: 'all' })
+    expect((await list()).count).toBe(2)
+    const bogus = await app.send('GET', `/api/v1/escrow/list?address=${judge.address}&status=pending`)
+    expect(bogus.status).toBe(400)
+    expect(await bogus.json()).toMatchObject({ field: 'status' })
+  })
+
+  test('error: an id in the original format (ESC-...) is a 400 naming the format used here, before payment', async () => {
+    for (const [method, path, body, field] of [
+      ['GET', '/api/v1/escrow/ESC-A1B2C3D4E5F6', undefined, 'id'],
+      ['GET', '/api/v1/escrow?id=ESC-A1B2C3D4E5F6', undefined, 'id'],
+      ['POST', '/api/v1/escrow/fund', { escrowId: 'ESC-A1B2C3D4E5F6' }, 'escrowId'],
+      ['POST', '/api/v1/escrow/release', { escrowId: 'ESC-A1B2C3D4E5F6', caller: depositor().address }, 'escrowId'],
+    ] as const) {
+      const response = await app.send(method, path, body)
+      expect(response.status).toBe(400)
+      const refused = (await response.json()) as { field: string; detail: string }
+      expect(refused.field).toBe(field)
+      expect(refused.detail).toContain('0x and 64 hex digits')
+    }
+  })
+
+  test('behavior: OpenAPI documents the unit of amount', async () => {
+    const openapi = (await (await app.handle(new Request('http://gateway.test/openapi.json'))).json()) as any
+    const schema = openapi.paths['/api/v1/escrow/create'].post.requestBody.content['application/json'].schema
+    expect(schema.properties.amount.description).toContain('"2500" is 2,500 USDC')
   })
 })

@@ -85,15 +85,11 @@ async function deposit(account: PrivateKeyAccount, terms: Terms) {
   await send(account, { to: token, data: Escrow.approve({ spender: chain.escrow.address, amount }) })
   const data = Escrow.deposit({
     id,
-    chainId: chain.chainId,
-    contract: chain.escrow.address,
-    depositor: account.address,
     beneficiary,
     arbiter,
     token: { symbol: 'USDC', address: token, decimals: 6 },
     amount,
     expiry: expiry === 0n ? undefined : new Date(Number(expiry) * 1000),
-    createdAt: new Date(0),
   })
   return send(account, { to: chain.escrow.address, data })
 }
