@@ -26,8 +26,12 @@ export type Price =
       token: string
       /** A price. */
       available: true
-      /** USD per whole token, decimal string. */
-      usd: string
+      /** USD per whole token, a JSON number as the original gateway answers it (rounded to a double). */
+      usd: number
+      /** The same, the original gateway's `/api/v1/oracle/prices` and `/api/v1/prices` name. */
+      priceUSD: number
+      /** USD per whole token, the feed's exact decimal string. */
+      usdDecimal: string
       /** Where it comes from. */
       source: { type: 'chainlink-aggregator-v3'; chainId: number; feed: string; description: string; roundId: string }
       /** When the feed was last updated (ISO 8601). */
@@ -40,6 +44,8 @@ export type Price =
       token: string
       /** No price. */
       available: false
+      /** No price: `null`, as the original gateway answers a token it cannot price. */
+      usd: null
       /** `stale`, `invalid_answer` or `unreadable`. */
       reason: 'stale' | 'invalid_answer' | 'unreadable'
       /** One sentence. */
@@ -89,16 +95,19 @@ function judged(
       feed: feed.address,
       description: feed.description,
     }
+    const decimal = verdict.ok ? formatUnits(verdict.answer, verdict.decimals) : undefined
     answer[token] = verdict.ok
       ? {
           token,
           available: true,
-          usd: formatUnits(verdict.answer, verdict.decimals),
+          usd: Number(decimal),
+          priceUSD: Number(decimal),
+          usdDecimal: decimal!,
           source: { ...source, roundId: String(verdict.roundId) },
           updatedAt: new Date(verdict.updatedAt * 1000).toISOString(),
           ageSeconds: verdict.ageSeconds,
         }
-      : { token, available: false, reason: verdict.reason, message: verdict.message, source }
+      : { token, available: false, usd: null, reason: verdict.reason, message: verdict.message, source }
   }
   lastJudged.set(deps, { readings: snapshot.readings, nowS, tokens: key, prices: answer })
   return answer

@@ -63,7 +63,10 @@ describe('GET /free/prices', () => {
     expect(Object.keys(body.prices)).toEqual(['USDC', 'ETH', 'SOL'])
     const eth = body.prices.ETH!
     expect(eth.available).toBe(true)
-    expect(eth.usd).toBe('3150.25')
+    // The original gateway's clients read `usd` as a number; the feed's exact decimal is beside it.
+    expect(eth.usd).toBe(3150.25)
+    expect(eth.priceUSD).toBe(3150.25)
+    expect(eth.usdDecimal).toBe('3150.25')
     expect(eth.source.feed).toBe(gateway.devnet.priceFeeds.ETH)
     expect(eth.source.description).toBe('ETH / USD')
     expect(eth.source.roundId).toBe('2')
@@ -86,7 +89,7 @@ describe('GET /free/prices', () => {
   test('error: a round older than its heartbeat is refused as stale for that token only', async () => {
     const body = (await (await gateway.fetch('http://gateway.test/free/prices')).json()) as Body
     expect(body.prices.SOL).toMatchObject({ token: 'SOL', available: false, reason: 'stale' })
-    expect(body.prices.SOL!.usd).toBeUndefined()
+    expect(body.prices.SOL!.usd).toBeNull()
     expect(body.prices.ETH!.available).toBe(true)
   })
 
@@ -109,7 +112,7 @@ describe('GET /api/v1/prices', () => {
     expect(response.status).toBe(200)
     const body = (await response.json()) as Body
     expect(Object.keys(body.prices)).toEqual(['ETH'])
-    expect(body.prices.ETH!.usd).toBe('3150.25')
+    expect(body.prices.ETH).toMatchObject({ usd: 3150.25, priceUSD: 3150.25, usdDecimal: '3150.25' })
     expect(before - (await gateway.balance(payer.address))).toBe(2_000n)
   })
 
@@ -168,14 +171,14 @@ describe('Service.prices', () => {
     now += 59_000
     const cached = await Service.prices(deps, ['ETH'])
     expect(reads()).toBe(1)
-    expect(first.prices.ETH).toMatchObject({ usd: '3150.25' })
+    expect(first.prices.ETH).toMatchObject({ usdDecimal: '3150.25' })
     expect(first).toMatchObject({ cached: false, age: 0 })
-    expect(cached.prices.ETH).toMatchObject({ usd: '3150.25' })
+    expect(cached.prices.ETH).toMatchObject({ usdDecimal: '3150.25' })
     expect(cached).toMatchObject({ cached: true, age: 59 })
     now += 1_000
     const fresh = await Service.prices(deps, ['ETH'])
     expect(reads()).toBe(2)
-    expect(fresh.prices.ETH).toMatchObject({ available: true, usd: '3200.5' })
+    expect(fresh.prices.ETH).toMatchObject({ available: true, usd: 3200.5, usdDecimal: '3200.5' })
     expect(fresh).toMatchObject({ cached: false, age: 0 })
     // The callers of one second share one judgement of the feeds; the next second is judged again.
     expect((await Service.prices(deps, ['ETH'])).prices).toBe(fresh.prices)
@@ -201,7 +204,7 @@ describe('Service.prices', () => {
     const { feeds: same } = await counted()
     expect((await Service.prices(Service.from({ feeds: same }), ['ETH'])).prices.ETH).toMatchObject({
       available: true,
-      usd: '3300',
+      usdDecimal: '3300',
     })
   })
 
