@@ -1,11 +1,28 @@
 import { type Static, Type } from '@sinclair/typebox'
 
+/** Actions a run performs here. */
+export const actions = ['batch.execute', 'payroll.execute', 'webhook.trigger'] as const
+
+/**
+ * The original gateway's other actions, which it stored and never ran; none is run here on a schedule (each is a paid
+ * call of its own, or needs a key or signature only the caller holds), so each is a 400 that says so.
+ */
+export const originalActions = [
+  'swap.execute',
+  'bridge.execute',
+  'notify.email',
+  'notify.sms',
+  'xmtp.send',
+  'analytics.snapshot',
+  'invoice.remind',
+] as const
+
 /** What a run does besides its signed callback. */
 export const Action = Type.Union(
-  [Type.Literal('batch.execute'), Type.Literal('payroll.execute'), Type.Literal('webhook.trigger')],
+  actions.map((action) => Type.Literal(action)),
   {
     description:
-      '`webhook.trigger` (the callback alone), or `batch.execute` / `payroll.execute` (the callback carries the unsigned batch transaction built afresh from `payload` at each run).',
+      "`webhook.trigger` (the run alone), or `batch.execute` / `payroll.execute` (the run carries the unsigned batch transaction built afresh from `payload` at each run). The original gateway's other actions (swap.execute, bridge.execute, notify.email, notify.sms, xmtp.send, analytics.snapshot, invoice.remind) are refused with a 400: none is run on a schedule here.",
   },
 )
 
@@ -21,9 +38,23 @@ export const CreateBody = Type.Object(
       description:
         'For batch/payroll: `{ token: "USDC" | "ETH" | <symbol>, recipients: [{ address, amount }] }` (amounts in base units, as strings); for webhook.trigger: any JSON sent along.',
     }),
-    callback_url: Type.String({ maxLength: 2048, description: 'Receives a signed `cron.triggered` webhook per run.' }),
-    maxRuns: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Runs before the job completes.' })),
-    metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    callback_url: Type.Optional(
+      Type.String({
+        maxLength: 2048,
+        description:
+          'Receives a signed `cron.triggered` webhook per run. Without it (as the original gateway takes it), each run is your `cron.triggered` event, delivered to your webhooks that subscribe to it (webhook/register), and its result is shown by cron/list (`lastOutput`).',
+      }),
+    ),
+    maxRuns: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'Runs before the job completes. @default 100 (the runs the price includes)',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), { description: 'Any JSON object of yours, shown back by cron/list.' }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -33,9 +64,13 @@ export type CreateBody = Static<typeof CreateBody>
 /** Query of `GET /api/v1/cron/list`. */
 export const ListQuery = Type.Object({
   status: Type.Optional(
-    Type.Union([Type.Literal('scheduled'), Type.Literal('completed'), Type.Literal('cancelled')], {
-      description: 'Only jobs in this state.',
-    }),
+    Type.Union(
+      ['active', 'completed', 'cancelled', 'scheduled', 'paused'].map((status) => Type.Literal(status)),
+      {
+        description:
+          'Only jobs in this state: `active` (runs to come), `completed`, `cancelled`; `scheduled` is `active`; `paused` matches none (no job pauses here).',
+      },
+    ),
   ),
   action: Type.Optional(Action),
 })

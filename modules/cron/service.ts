@@ -3,12 +3,13 @@ import { type Address, getAddress, isAddress } from 'viem'
 import type { Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../core/Errors.js'
+import type * as Events from '../../core/Events.js'
 import type { Outcome } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
 import type { Claim } from '../../core/Queue.js'
 import type { Store } from '../../core/Store.js'
 import * as Webhooks from '../../core/Webhooks.js'
-import type { CancelBody, CreateBody, ListQuery } from './schema.js'
+import { actions, type CancelBody, type CreateBody, type ListQuery, originalActions } from './schema.js'
 
 /** The store collection of cron jobs. */
 export const jobs = 'cron_jobs'
@@ -19,19 +20,25 @@ export const runQueue = 'cron'
 /** Runs included in a job. */
 export const includedRuns = 100
 
-/** A job as stored: an endpoint of signed deliveries (its callback) and its schedule. */
-export type Job = Webhooks.Endpoint & {
-  action: CreateBody['action']
-  schedule: string
-  payload: Record<string, unknown>
-  metadata?: Record<string, unknown> | undefined
-  maxRuns: number
-  runs: number
-  state: 'scheduled' | 'completed' | 'cancelled'
-  nextRun: string | null
-  lastRunAt: string | null
-  createdAt: string
-}
+/**
+ * A job as stored: its schedule, and an endpoint of signed deliveries (its callback) when it has one; a job without
+ * one has neither `url` nor `secret`, and each of its runs is the owner's `cron.triggered` event.
+ */
+export type Job = Omit<Webhooks.Endpoint, 'url' | 'secret'> &
+  Partial<Pick<Webhooks.Endpoint, 'url' | 'secret'>> & {
+    action: CreateBody['action']
+    schedule: string
+    payload: Record<string, unknown>
+    metadata?: Record<string, unknown> | undefined
+    maxRuns: number
+    runs: number
+    state: 'scheduled' | 'completed' | 'cancelled'
+    nextRun: string | null
+    lastRunAt: string | null
+    /** What the last run built or why it could not, as its `cron.triggered` event carries it. */
+    lastOutput?: { run: number; transaction?: ReturnType<typeof buildTransaction>; error?: string } | undefined
+    createdAt: string
+  }
 
 /** A due run's queue payload. */
 type Run = { jobId: string; run: number; scheduledFor: string; owner: Address }
@@ -40,6 +47,8 @@ type Run = { jobId: string; run: number; scheduledFor: string; owner: Address }
 export type Deps = {
   store: Store
   outbound: Outbound.Guard
+  /** The outbox, for the runs of jobs without a callback. */
+  events?: Events.Events | undefined
   /** The batch contracts, for batch and payroll actions. */
   batch?: Chains | undefined
   /** The clock. */
@@ -108,8 +117,13 @@ export function buildTransaction(batch: Chains | undefined, payload: Record<stri
   }
 }
 
-/** Everything a create is refused for, before payment: schedule, callback URL, batch payload. */
+/** Everything a create is refused for, before payment: an action not run here, schedule, callback URL, batch payload. */
 export async function preflight(deps: Deps, body: Partial<CreateBody>) {
+  if ((originalActions as readonly unknown[]).includes(body?.action))
+    throw new ValidationError({
+      field: 'action',
+      message: `${body.action} is an action of the original gateway, which stored it and never ran it; this gateway runs no such action on a schedule. Accepted: ${actions.join(', ')}`,
+    })
   if (typeof body?.schedule === 'string') parseSchedule(body.schedule, (deps.now ?? (() => new Date()))())
   if (typeof body?.callback_url === 'string') {
     const allowed = await deps.outbound.check(body.callback_url)
@@ -126,13 +140,16 @@ function view(id: string, job: Job) {
     action: job.action,
     schedule: job.schedule,
     timezone: 'UTC',
-    status: job.state,
+    // The original gateway's word for a job with runs to come.
+    status: job.state === 'scheduled' ? 'active' : job.state,
     runCount: job.runs,
     maxRuns: job.maxRuns,
     nextRun: job.nextRun,
+    lastRun: job.lastRunAt,
     lastRunAt: job.lastRunAt,
     lastResult: job.lastDelivery ?? null,
-    callback: { url: job.url, status: job.status },
+    lastOutput: job.lastOutput ?? null,
+    callback: job.url === undefined ? null : { url: job.url, status: job.status },
     metadata: job.metadata ?? null,
     createdAt: job.createdAt,
   }
@@ -145,8 +162,7 @@ export async function create(deps: Deps, input: CreateBody & { caller: Address }
   const next = parseSchedule(input.schedule, now).nextRun(now)!
   const id = `cron_${crypto.randomUUID().replaceAll('-', '')}`
   const job: Job = {
-    url: input.callback_url,
-    secret: Webhooks.newSecret(),
+    ...(input.callback_url === undefined ? {} : { url: input.callback_url, secret: Webhooks.newSecret() }),
     status: 'active',
     failures: 0,
     action: input.action,
@@ -166,7 +182,10 @@ export async function create(deps: Deps, input: CreateBody & { caller: Address }
     { collection: jobs, id, owners: [owner], value: job, createdAt: now },
     { enqueue: [{ queue: runQueue, id: `${id}#1`, payload: first, dueAt: next }] },
   )
-  return { ...view(id, job), callback: { url: job.url, secret: job.secret, status: job.status } }
+  return {
+    ...view(id, job),
+    callback: job.url === undefined ? null : { url: job.url, secret: job.secret, status: job.status },
+  }
 }
 
 /** The payer's jobs. */
@@ -175,7 +194,8 @@ export async function list(deps: Deps, input: ListQuery & { caller: Address }) {
   const selected = records
     .filter(
       ({ value }) =>
-        (!input.status || value.state === input.status) && (!input.action || value.action === input.action),
+        (!input.status || value.state === (input.status === 'active' ? 'scheduled' : input.status)) &&
+        (!input.action || value.action === input.action),
     )
     .map(({ id, value }) => view(id, value))
   return { jobs: selected, total: selected.length }
@@ -231,7 +251,11 @@ export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
     },
   }
   const enqueue = [
-    Webhooks.deliveryItem({ endpoint: { collection: jobs, id: jobId }, owner, event }),
+    ...(job.url !== undefined
+      ? [Webhooks.deliveryItem({ endpoint: { collection: jobs, id: jobId }, owner, event })]
+      : deps.events
+        ? [deps.events.outbox({ ...event, timestamp: now, owner })]
+        : []),
     ...(next
       ? [
           {
@@ -253,6 +277,7 @@ export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
             ...current.value,
             runs: run,
             lastRunAt: now.toISOString(),
+            lastOutput: { run, ...(transaction ? { transaction } : {}), ...(error ? { error } : {}) },
             nextRun: next ? next.toISOString() : null,
             state: last ? 'completed' : 'scheduled',
           },

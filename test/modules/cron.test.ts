@@ -62,6 +62,7 @@ describe('cron on one gateway', () => {
   const store = memoryStore({ queue })
   const ports = { store, queue, outbound: guard, events: eventsPort({ queue }) }
   const gateway = moduleGateway(cron, { ports, env })
+  const hooks = moduleGateway(webhooks, { ports, env })
   const both = testGateway({ families: [cron, webhooks], payment: stubPayment({ queue }).payment, ports, env })
   let clock = new Date()
   const runner = workerRunner({ queue, workers: both.workers, logger: silent(), now: () => clock })
@@ -106,7 +107,7 @@ describe('cron on one gateway', () => {
       ),
     )
     target.secrets.set('/a', created.callback.secret)
-    expect(created).toMatchObject({ status: 'scheduled', timezone: 'UTC', runCount: 0, maxRuns: 3 })
+    expect(created).toMatchObject({ status: 'active', timezone: 'UTC', runCount: 0, maxRuns: 3 })
     const next = new Date(created.nextRun)
     expect(next.getUTCMinutes()).toBe(0)
     expect(next.getUTCHours() % 2).toBe(0)
@@ -147,6 +148,71 @@ describe('cron on one gateway', () => {
     clock = new Date(new Date(created.nextRun).getTime() + 10 * 3_600_000)
     await runner.drain()
     expect(target.received.filter((delivery) => delivery.path === '/c')).toHaveLength(0)
+  })
+
+  test("behavior: the original gateway's create (no callback_url) runs as the owner's cron.triggered event", async () => {
+    const created = await ok(
+      await gateway.post(
+        '/api/v1/cron/create',
+        { action: 'webhook.trigger', schedule: '30 */3 * * *', payload: { ping: 'pong' }, metadata: { team: 'ops' } },
+        payers.carol,
+      ),
+    )
+    // Read before toMatchObject, which leaves its matchers in the object it matched.
+    const { id, nextRun } = created
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^cron_/),
+      action: 'webhook.trigger',
+      schedule: '30 */3 * * *',
+      status: 'active',
+      nextRun: expect.any(String),
+      maxRuns: 100,
+      callback: null,
+      metadata: { team: 'ops' },
+    })
+    const hook = await ok(
+      await hooks.post(
+        '/api/v1/webhook/register',
+        { url: target.url('/hook'), events: ['cron.triggered'] },
+        payers.carol,
+      ),
+    )
+    target.secrets.set('/hook', hook.secret)
+    clock = new Date(new Date(nextRun).getTime() + 1_000)
+    for (let round = 0; round < 50 && !target.received.some((delivery) => delivery.path === '/hook'); round++) {
+      await runner.drain()
+      await Bun.sleep(5)
+    }
+    expect(target.received.filter((delivery) => delivery.path === '/hook')).toEqual([
+      expect.objectContaining({
+        type: 'cron.triggered',
+        data: expect.objectContaining({ jobId: id, run: 1, payload: { ping: 'pong' } }),
+      }),
+    ])
+    const listed = await ok(await gateway.get('/api/v1/cron/list?status=active&action=webhook.trigger', payers.carol))
+    expect(listed.jobs).toEqual([
+      expect.objectContaining({ id, status: 'active', runCount: 1, lastRun: expect.any(String) }),
+    ])
+    expect(listed.jobs[0].lastOutput).toEqual({ run: 1 })
+    expect((await ok(await gateway.get('/api/v1/cron/list?status=paused', payers.carol))).total).toBe(0)
+    await ok(await gateway.post('/api/v1/cron/cancel', { jobId: id }, payers.carol))
+  })
+
+  test("error: the original gateway's actions this gateway does not run are a 400 listing ours, before payment", async () => {
+    const before = gateway.settled.length
+    for (const action of ['swap.execute', 'notify.email', 'xmtp.send']) {
+      const problem = await refused(
+        await gateway.post(
+          '/api/v1/cron/create',
+          { action, schedule: '0 * * * *', payload: { to: 'a@example.com' } },
+          payers.alice,
+        ),
+        400,
+      )
+      expect(problem).toMatchObject({ code: 'validation_failed', field: 'action' })
+      expect(problem.detail).toContain('batch.execute, payroll.execute, webhook.trigger')
+    }
+    expect(gateway.settled.length).toBe(before)
   })
 })
 
