@@ -1,3 +1,4 @@
+import { type TNumber, type TString, type TUnion, Type } from '@sinclair/typebox'
 import { formatUnits } from 'viem'
 import { ValidationError } from './Errors.js'
 
@@ -180,6 +181,16 @@ export declare namespace fromDecimal {
     /** What a refusal of too many decimal places says. @default "has at most N decimal places here" */
     unitName?: string | undefined
   }
+}
+
+/**
+ * The request schema of a human decimal amount field, as {@link fromDecimal} reads it: a decimal string (`"2500.5"`)
+ * or a JSON number; `description` says the token and an example, and reaches the machine description.
+ */
+export function decimalSchema(parameters: { description: string }): TUnion<[TString, TNumber]> {
+  return Type.Union([Type.String({ minLength: 1, maxLength: maxIntegerDigits + 40 }), Type.Number({ minimum: 0 })], {
+    description: parameters.description,
+  })
 }
 
 /** An atomic amount as the human decimal of an asset with `decimals` (`2500000000n`, 6 -> `"2500"`): no trailing zeros. */

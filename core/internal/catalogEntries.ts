@@ -460,7 +460,16 @@ export const entries: readonly Entry[] = [
     category: 'payroll',
     tags: ['payroll', 'payments'],
     purpose: 'Execute a payroll run paying a list of employees in one token',
-    request: [body('token', 'string', true), body('sender', 'string', true), body('employees', 'array', true)],
+    request: [
+      body('token', 'string', true),
+      body('sender', 'string', true),
+      body(
+        'employees',
+        'array',
+        true,
+        'Up to 200 { address, amount, label? } objects; amount is a HUMAN decimal of the token, as the original gateway reads it: "2500" is 2,500 USDC (2500000000 base units); at most the token\'s decimals. Optional memo beside it. Answers carry amounts human (`amount`, `totalAmount`) and atomic (`amountRaw`, `totalAmountRaw`).',
+      ),
+    ],
     response: [returns('status', 'string'), returns('txHash', 'string')],
     shapesShown: true,
   },
@@ -471,7 +480,14 @@ export const entries: readonly Entry[] = [
     category: 'payroll',
     tags: ['payroll'],
     purpose: 'Estimate the cost of a payroll run by employee count',
-    request: [body('employeeCount', 'number', true)],
+    request: [
+      body(
+        'employeeCount',
+        'number',
+        true,
+        'Employees paid, 1 to 200. Optional token (default USDC) and totalAmount, a HUMAN decimal of the token ("25000" is 25,000 USDC), which adds feeBreakdown.',
+      ),
+    ],
     response: [returns('estimate', 'object')],
     shapesShown: true,
   },

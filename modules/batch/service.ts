@@ -4,6 +4,7 @@ import type { BatchChain, Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
+import * as Units from '../../core/Units.js'
 import type { EstimateBody, ExecuteBody } from './schema.js'
 
 export type { Chains } from '../../core/BatchChain.js'
@@ -38,6 +39,16 @@ export async function preflightEstimate(deps: Deps, body: unknown): Promise<void
  * the payer), it is that payer's `batch.built` event.
  */
 export async function execute(deps: Deps, body: ExecuteBody, caller?: Address) {
+  const { execution } = await build(deps, body)
+  if (caller !== undefined) await built(deps, { type: 'batch.built', caller, execution })
+  return execution
+}
+
+/**
+ * {@link execute} without the event: the execution result, and what it was built from (the payments in base units,
+ * the contract's fee rate, the sender), for a family that answers more of it (payroll).
+ */
+export async function build(deps: Deps, body: unknown) {
   const request = await parseExecute(deps, body)
   const { chain, contract, recipients, sender } = request
   const token = await onChain(request)
@@ -55,8 +66,7 @@ export async function execute(deps: Deps, body: ExecuteBody, caller?: Address) {
     chain,
     gasEstimate: gas.view,
   }
-  if (caller !== undefined) await built(deps, { type: 'batch.built', caller, execution })
-  return execution
+  return { execution, recipients, feeBps, sender, contract }
 }
 
 /**
@@ -110,10 +120,16 @@ export async function estimate(deps: Deps, body: EstimateBody) {
   }
 }
 
-/** The count-only batch estimate of `recipientCount` payments: the gas model's worst case and the contract's fee rate. */
+/**
+ * The count-only batch estimate of `recipientCount` payments (the gas model's worst case and the contract's fee rate),
+ * with the token resolved on its chain and the fee rate in basis points, for a family that answers more (payroll).
+ */
 export async function estimateByCount(deps: Deps, input: estimateByCount.Input) {
   const { recipientCount } = input
-  return countEstimate({ ...(await parseTarget(deps, input, { tokenRequired: false })), recipientCount })
+  const target = await parseTarget(deps, input, { tokenRequired: false })
+  const token = await onChain(target)
+  const feeBps = await read(target.chain, () => target.contract.feeBps())
+  return { estimate: countView({ chain: target.chain, token, feeBps, recipientCount }), token, feeBps }
 }
 
 export declare namespace estimateByCount {
@@ -127,10 +143,25 @@ export declare namespace estimateByCount {
   }
 }
 
+/** The token a request names (`token`, default USDC, on `chain`, default base) with its address and decimals. */
+export async function tokenOf(deps: Deps, input: { token?: unknown; chain?: unknown }): Promise<BatchPayment.Token> {
+  return onChain(await parseTarget(deps, input, { tokenRequired: false }))
+}
+
 async function countEstimate(request: Parsed & { recipientCount: number }) {
   const { chain, contract, recipientCount } = request
   const token = await onChain(request)
   const feeBps = await read(chain, () => contract.feeBps())
+  return countView({ chain, token, feeBps, recipientCount })
+}
+
+function countView(parameters: {
+  chain: Batch.Chain
+  token: BatchPayment.Token
+  feeBps: bigint
+  recipientCount: number
+}) {
+  const { chain, token, feeBps, recipientCount } = parameters
   return { ...BatchPayment.toCountEstimate({ token, recipientCount, feeBps, chain }), chain }
 }
 
@@ -247,10 +278,7 @@ async function parseExecute(deps: Deps, body: unknown) {
   const input = fieldsOf(body)
   const target = await parseTarget(deps, input, { tokenRequired: true })
   const sender = Batch.resolveAddress({ value: input.sender, field: 'sender' })
-  const { recipients } = Batch.validateRecipients({
-    recipients: input.recipients as string[],
-    amounts: input.amounts as string[],
-  })
+  const { recipients } = await paymentsOf(target, input)
   return { ...target, sender, recipients }
 }
 
@@ -260,11 +288,8 @@ async function parseEstimate(deps: Deps, body: unknown) {
   const sender = input.sender === undefined ? undefined : Batch.resolveAddress({ value: input.sender, field: 'sender' })
   const { recipientCount } = input
   if (input.recipients === undefined && input.amounts === undefined) {
-    if (recipientCount === undefined)
-      throw new ValidationError({
-        field: 'recipients',
-        message: 'give recipients and amounts (detailed form) or recipientCount (count-only form)',
-      })
+    // As the original gateway: neither form given is the count-only form for one payment.
+    if (recipientCount === undefined) return { ...target, form: 'count' as const, recipientCount: 1 }
     if (
       typeof recipientCount !== 'number' ||
       !Number.isSafeInteger(recipientCount) ||
@@ -277,16 +302,50 @@ async function parseEstimate(deps: Deps, body: unknown) {
       })
     return { ...target, form: 'count' as const, recipientCount }
   }
-  const { recipients } = Batch.validateRecipients({
-    recipients: input.recipients as string[],
-    amounts: input.amounts as string[],
-  })
+  const { recipients } = await paymentsOf(target, input)
   if (recipientCount !== undefined && recipientCount !== recipients.length)
     throw new ValidationError({
       field: 'recipientCount',
       message: `is ${String(recipientCount)} but recipients has ${recipients.length} entries; give one form or make them agree`,
     })
   return { ...target, form: 'detailed' as const, sender, recipients }
+}
+
+/**
+ * The payments of a request in either shape the original gateway reads: `recipients` as addresses with parallel
+ * `amounts` in RAW base units (the spec's), or `recipients` as `{ address, amount }` objects whose amounts are HUMAN
+ * decimals of the token (`"2500"` is 2,500 USDC), read with the token's decimals. Errors of the object shape name
+ * `recipients.<n>.address` and `recipients.<n>.amount`.
+ */
+async function paymentsOf(parsed: Parsed, input: Record<string, unknown>) {
+  const { recipients, amounts } = input
+  const objects = Array.isArray(recipients) && (recipients.some(isObject) || (recipients.length === 0 && !amounts))
+  if (!objects) return Batch.validateRecipients({ recipients: recipients as string[], amounts: amounts as string[] })
+  if (amounts !== undefined)
+    throw new ValidationError({
+      field: 'amounts',
+      message: 'goes with address recipients only; recipient objects carry their own human-decimal amount',
+    })
+  const entries = recipients.map((entry, index) => {
+    if (!isObject(entry))
+      throw new ValidationError({ field: `recipients.${index}`, message: 'must be an { address, amount } object' })
+    return entry
+  })
+  const { decimals } = await onChain(parsed)
+  const raw = entries.map((entry, index) =>
+    Units.fromDecimal({ value: entry.amount, decimals, field: `recipients.${index}.amount` }).toString(),
+  )
+  try {
+    return Batch.validateRecipients({ recipients: entries.map((entry) => entry.address as string), amounts: raw })
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error
+    const match = /^(recipients|amounts)(?:\.(\d+))?$/.exec(error.field)
+    if (!match) throw error
+    const [, list, index] = match
+    const field =
+      index === undefined ? 'recipients' : `recipients.${index}.${list === 'recipients' ? 'address' : 'amount'}`
+    throw new ValidationError({ field, message: error.message.slice(error.field.length + 2) })
+  }
 }
 
 /** Chain and token of a request; a symbol must have an address configured on the chain. */
@@ -418,7 +477,10 @@ async function read<value>(chain: Batch.Chain, run: () => Promise<value>): Promi
 }
 
 function fieldsOf(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body))
-    throw new ValidationError({ field: 'body', message: 'must be a JSON object' })
-  return body as Record<string, unknown>
+  if (!isObject(body)) throw new ValidationError({ field: 'body', message: 'must be a JSON object' })
+  return body
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
 }

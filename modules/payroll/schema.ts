@@ -1,8 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox'
 import * as Batch from '../../core/Batch.js'
+import * as Units from '../../core/Units.js'
 
-// Bounds here cap the work and document the fields; the batch rules (EIP-55 checksums, base-unit integers, the chain
-// allowlist) are checked before the schema by the batch preflight, which names the employee and field.
+// Bounds here cap the work and document the fields; the batch rules (EIP-55 checksums, amounts in the token's
+// decimals, the chain allowlist) are checked before the schema by the batch preflight, which names the employee and field.
 
 const chain = Type.Union(
   Batch.chains.map((name) => Type.Literal(name)),
@@ -20,14 +21,14 @@ const token = Type.String({
 export const Employee = Type.Object(
   {
     address: Type.String({ maxLength: 64, description: 'EVM address paid.' }),
-    amount: Type.String({
-      maxLength: Batch.maxAmountDigits + 2,
-      description: 'RAW base-unit integer string, e.g. "2500000000" for 2,500 USDC.',
+    amount: Units.decimalSchema({
+      description:
+        'HUMAN decimal amount of the token, as the original gateway reads it: "2500" (or 2500) is 2,500 USDC; at most the token\'s decimals.',
     }),
-    name: Type.Optional(
+    label: Type.Optional(
       Type.String({
         maxLength: Batch.maxMemoLength,
-        description: 'Off-chain label for the caller; not part of the transaction.',
+        description: 'Off-chain label, e.g. "March salary"; echoed in breakdown, not part of the transaction.',
       }),
     ),
   },
@@ -44,6 +45,13 @@ export const ExecuteBody = Type.Object(
       maxItems: Batch.maxRecipients,
       description: `1 to ${Batch.maxRecipients} employees.`,
     }),
+    memo: Type.Optional(
+      Type.String({
+        maxLength: Batch.maxMemoLength,
+        description:
+          'Payroll reference, e.g. "March 2026 payroll"; echoed in payroll.memo, not part of the transaction.',
+      }),
+    ),
     chain: Type.Optional(chain),
   },
   { additionalProperties: false },
@@ -60,6 +68,12 @@ export const EstimateBody = Type.Object(
       description: `Employees paid, 1 to ${Batch.maxRecipients}.`,
     }),
     token: Type.Optional(token),
+    totalAmount: Type.Optional(
+      Units.decimalSchema({
+        description:
+          'HUMAN decimal total of the run in the token, e.g. "25000" is 25,000 USDC; adds feeBreakdown (the protocol fee on it).',
+      }),
+    ),
     chain: Type.Optional(chain),
   },
   { additionalProperties: false },

@@ -3,6 +3,7 @@ import {
   type Abi,
   type Address,
   createWalletClient,
+  decodeFunctionData,
   encodeDeployData,
   erc20Abi,
   formatUnits,
@@ -21,6 +22,7 @@ import devTokenArtifact from '../../adapters/chain/contracts/artifacts/DevToken.
 import { devnet } from '../../adapters/chain/devnet.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import type { BatchChain } from '../../core/BatchChain.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
 import { type Event, events, outboxQueue } from '../../core/Events.js'
 import * as Gas from '../../core/Gas.js'
 import { manifest } from '../../modules/batch/index.js'
@@ -70,6 +72,12 @@ function port(client: PublicClient, address: Address, tokens?: Record<string, Ad
   const configured =
     tokens ?? Object.fromEntries(Object.entries(chain.tokens).map(([symbol, token]) => [symbol, token.address]))
   return batchChain({ client, address, chainId: chain.chainId, tokens: configured })
+}
+
+/** An unpaid POST of `body` to `path`. */
+function request(path: string, body: unknown): Request {
+  const headers = { 'content-type': 'application/json' }
+  return new Request(`http://gateway.test${path}`, { method: 'POST', headers, body: JSON.stringify(body) })
 }
 
 function signer(index: number): PrivateKeyAccount {
@@ -280,6 +288,45 @@ describe('POST /api/v1/batch/execute', () => {
     }
   })
 
+  test('behavior: the original\'s legacy shape: { address, amount } recipients, "2500" is 2,500 USDC in the calldata', async () => {
+    const [alice, bob] = fresh(2)
+    const built = await ok(
+      await api.post(execute, {
+        token: 'USDC',
+        sender: signer(1).address,
+        recipients: [
+          { address: alice, amount: '2500' },
+          { address: bob, amount: 0.31 },
+        ],
+      }),
+    )
+    expect(decodeFunctionData({ abi: BatchPayment.abi, data: built.transaction.data }).args as unknown).toEqual([
+      chain.tokens.USDC!.address,
+      [
+        { recipient: alice, amount: 2_500_000_000n },
+        { recipient: bob, amount: 310_000n },
+      ],
+    ])
+    expect(built).toMatchObject({ success: true, batch: { recipientCount: 2, totalAmount: '2500.31' } })
+  })
+
+  test.each<[(Record<string, string> | 'A')[], string[] | undefined, string, string]>([
+    [[{ address: '0x1234', amount: '1' }], undefined, 'recipients.0.address', 'not an EVM address'],
+    [[{ amount: '1' }], undefined, 'recipients.0.address', 'required'],
+    [[{ address: 'A', amount: '2500.0000001' }], undefined, 'recipients.0.amount', '6 decimal places'],
+    [[{ address: 'A', amount: '0' }], undefined, 'recipients.0.amount', 'greater than 0'],
+    [[{ address: 'A', amount: '1' }, 'A'], undefined, 'recipients.1', 'object'],
+    [[{ address: 'A', amount: '1' }], ['1000000'], 'amounts', 'recipient objects'],
+  ])('error: the legacy shape %j (amounts %j) names %s before payment', async (list, amounts, field, detail) => {
+    const [address] = fresh(1)
+    const recipients = list.map((entry) =>
+      entry === 'A' ? address : { ...entry, ...(entry.address === 'A' ? { address } : {}) },
+    )
+    const body = { token: 'USDC', sender: signer(1).address, recipients, ...(amounts ? { amounts } : {}) }
+    const problem = await refused(await api.handle(request(execute, body)), 400)
+    expect(problem).toMatchObject({ field, detail: expect.stringContaining(detail) })
+  })
+
   test('error: recipients and amounts of different lengths', async () => {
     const problem = await refused(
       await api.post(execute, { token: 'USDC', recipients: fresh(2), amounts: ['1'], sender: signer(1).address }),
@@ -457,9 +504,22 @@ describe('POST /api/v1/batch/estimate', () => {
     expect(ether.estimatedGas).toBe(Gas.estimate({ recipientCount: 2, isETH: true }).gas.toString())
   })
 
+  test("behavior: neither form is the original's count-only estimate of one payment", async () => {
+    const quote = await ok(await api.post(estimate, {}))
+    expect(quote).toMatchObject({
+      recipientCount: 1,
+      estimatedGas: Gas.estimate({ recipientCount: 1, isETH: false }).gas.toString(),
+    })
+  })
+
+  test("behavior: the original's legacy shape: recipient objects with HUMAN-decimal amounts give the detailed totals", async () => {
+    const recipients = fresh(2).map((address, index) => ({ address, amount: ['2500', 0.5][index]! }))
+    const quote = await ok(await api.post(estimate, { token: 'USDC', recipients }))
+    expect(quote).toMatchObject({ recipientCount: 2, totalAmount: '2500.5', fee: '7.5015', totalWithFee: '2508.0015' })
+  })
+
   test('error: neither form, a count outside 1..200, a count that disagrees with recipients, or a chain outside the allowlist', async () => {
     const cases = [
-      [{}, 400, 'recipients'],
       [{ recipientCount: 0 }, 400, 'recipientCount'],
       [{ recipientCount: 201 }, 400, 'recipientCount'],
       [{ recipientCount: 1.5 }, 400, 'recipientCount'],

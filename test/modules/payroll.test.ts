@@ -52,6 +52,12 @@ function port(client: PublicClient, address: Address, tokens?: Record<string, Ad
   return batchChain({ client, address, chainId: chain.chainId, tokens: configured })
 }
 
+/** POSTs `body` to `path` without any payment. */
+function unpaid(path: string, body: unknown): Promise<Response> {
+  const headers = { 'content-type': 'application/json' }
+  return api.handle(new Request(`http://gateway.test${path}`, { method: 'POST', headers, body: JSON.stringify(body) }))
+}
+
 function signer(index: number): PrivateKeyAccount {
   return privateKeyToAccount(chain.accounts[index]!.privateKey)
 }
@@ -83,20 +89,21 @@ function balanceOf(token: Address, address: Address): Promise<bigint> {
   return chain.publicClient.readContract({ address: token, abi: erc20Abi, functionName: 'balanceOf', args: [address] })
 }
 
+/** Employees paid `amounts`, HUMAN decimals of the token as the original gateway's clients send them. */
 const staff = (amounts: string[]) =>
-  fresh(amounts.length).map((address, index) => ({ address, amount: amounts[index]!, name: `Employee ${index}` }))
+  fresh(amounts.length).map((address, index) => ({ address, amount: amounts[index]!, label: `Employee ${index}` }))
 
 describe('POST /api/v1/payroll/execute', () => {
-  test("default: awaiting the sender's signature, no hash; the approval and the batch it returns pay every employee exactly", async () => {
+  test("default: ready for the sender's signature, no hash; the approval and the batch it returns pay every employee exactly", async () => {
     const employer = signer(1)
-    const employees = staff(['2500000000', '3100000000', '1999999999'])
+    const employees = staff(['2500', '3100', '1999.999999'])
     const run = await ok(
       await api.post('/api/v1/payroll/execute', { token: 'USDC', sender: employer.address, employees }),
     )
     const total = 7_599_999_999n
     const fee = (total * 30n) / 10_000n
     expect(run).toMatchObject({
-      status: 'awaiting_signature',
+      status: 'ready',
       txHash: null,
       employeeCount: 3,
       success: true,
@@ -115,34 +122,104 @@ describe('POST /api/v1/payroll/execute', () => {
     const feeBefore = await balanceOf(chain.token.address, chain.batch.feeRecipient)
     await send(employer, run.approvalTransaction)
     await send(employer, run.transaction)
-    for (const { address, amount } of employees)
-      expect(await balanceOf(chain.token.address, address)).toBe(BigInt(amount))
+    const paid = [2_500_000_000n, 3_100_000_000n, 1_999_999_999n]
+    for (const [index, { address }] of employees.entries())
+      expect(await balanceOf(chain.token.address, address)).toBe(paid[index]!)
     expect(await balanceOf(chain.token.address, chain.batch.feeRecipient)).toBe(feeBefore + fee)
   })
 
+  test('behavior: the original\'s client: "2500" is 2,500 USDC in the calldata, with the original\'s payroll, breakdown and transactions', async () => {
+    const employer = signer(1)
+    const [alice, bob] = fresh(2)
+    const run = await ok(
+      await api.post('/api/v1/payroll/execute', {
+        token: 'USDC',
+        sender: employer.address,
+        employees: [
+          { address: alice, amount: '2500', label: 'March salary' },
+          { address: bob, amount: 1250.5 },
+        ],
+        memo: 'March 2026 payroll',
+      }),
+    )
+    const total = 3_750_500_000n
+    const fee = (total * 30n) / 10_000n
+    const { args } = decodeFunctionData({ abi: BatchPayment.abi, data: run.transactions.payroll.data })
+    expect(args as unknown).toEqual([
+      chain.token.address,
+      [
+        { recipient: alice, amount: 2_500_000_000n },
+        { recipient: bob, amount: 1_250_500_000n },
+      ],
+    ])
+    expect(run).toMatchObject({
+      status: 'ready',
+      payroll: {
+        token: { symbol: 'USDC', address: chain.token.address, decimals: 6 },
+        sender: employer.address,
+        employeeCount: 2,
+        totalAmount: '3750.5',
+        totalAmountRaw: total.toString(),
+        protocolFee: '11.2515',
+        protocolFeeRaw: fee.toString(),
+        protocolFeeBps: 30,
+        totalWithFee: '3761.7515',
+        totalWithFeeRaw: (total + fee).toString(),
+        memo: 'March 2026 payroll',
+      },
+      breakdown: [
+        { index: 0, address: alice, amount: '2500', amountRaw: '2500000000', label: 'March salary' },
+        { index: 1, address: bob, amount: '1250.5', amountRaw: '1250500000', label: null },
+      ],
+      transactions: {
+        approval: { to: chain.token.address, value: '0', chainId: chain.chainId },
+        payroll: { to: chain.batch.address, value: '0', chainId: chain.chainId },
+      },
+      balanceCheck: { required: '3761.7515', requiredRaw: (total + fee).toString() },
+    })
+    expect(decodeFunctionData({ abi: erc20Abi, data: run.transactions.approval.data }).args).toEqual([
+      chain.batch.address,
+      total + fee,
+    ])
+    expect(typeof run.balanceCheck.sufficient).toBe('boolean')
+  })
+
+  test('error: more decimals than the token has is a 400 naming the employee amount, before payment', async () => {
+    const [address] = fresh(1)
+    const body = { token: 'USDC', sender: signer(1).address, employees: [{ address, amount: '2500.0000001' }] }
+    const problem = await refused(await unpaid('/api/v1/payroll/execute', body), 400)
+    expect(problem).toMatchObject({ field: 'employees.0.amount', detail: expect.stringContaining('6 decimal places') })
+    const twin = { ...body, employees: [{ address, amount: '2500.000001' }] }
+    expect((await unpaid('/api/v1/payroll/execute', twin)).status).toBe(402)
+  })
+
   test('behavior: in ether, one sprayETH transaction and no approval', async () => {
-    const employees = staff(['1000000000000000', '2000000000000000'])
+    const employees = staff(['0.001', '0.002'])
     const run = await ok(
       await api.post('/api/v1/payroll/execute', { token: 'ETH', sender: signer(2).address, employees }),
     )
     expect(run).toMatchObject({
-      status: 'awaiting_signature',
+      status: 'ready',
       txHash: null,
       token: { symbol: 'ETH', address: zeroAddress, isETH: true },
+      transactions: { approval: null },
     })
     expect(run.approvalRequired).toBeUndefined()
     expect(run.approvalTransaction).toBeUndefined()
     expect(run.transaction.value).toBe('3009000000000000')
     await send(signer(2), run.transaction)
-    for (const { address, amount } of employees)
-      expect(await chain.publicClient.getBalance({ address })).toBe(BigInt(amount))
+    const paid = [1_000_000_000_000_000n, 2_000_000_000_000_000n]
+    for (const [index, { address }] of employees.entries())
+      expect(await chain.publicClient.getBalance({ address })).toBe(paid[index]!)
   })
 
   test('error: a bad employee names the employee and the field', async () => {
     const sender = signer(1).address
     const [good] = staff(['1'])
     const cases = [
-      [[good, { address: good!.address, amount: '1.5' }], 'employees.1.amount', 'decimal point'],
+      [[good, { address: good!.address, amount: '1.5.0' }], 'employees.1.amount', 'not a decimal amount'],
+      [[good, { address: good!.address, amount: '0' }], 'employees.1.amount', 'greater than 0'],
+      [[good, { address: good!.address, amount: '1e3' }], 'employees.1.amount', 'scientific notation'],
       [[{ address: '0x1234', amount: '1' }], 'employees.0.address', 'not an EVM address'],
       [[], 'employees', 'must not be empty'],
       [staff(Array(201).fill('1')), 'employees', 'at most 200'],
@@ -177,7 +254,7 @@ describe('events', () => {
       ports: { batch: { base }, queue, events: events({ queue }) },
       payer: payers.alice,
     })
-    const employees = staff(['1000000', '2000000'])
+    const employees = staff(['1', '2'])
     const answer = await ok(
       await app.post('/api/v1/payroll/execute', { token: 'USDC', sender: signer(1).address, employees }),
     )
@@ -197,7 +274,7 @@ describe('POST /api/v1/payroll/estimate', () => {
       employeeCount: 50,
       chain: 'base',
       token: { symbol: 'USDC', address: chain.token.address, decimals: 6, isETH: false },
-      estimatedGas: model.gas.toString(),
+      estimatedGas: Number(model.gas),
       suggestedGasLimit: model.gas.toString(),
       baseGas: model.base.toString(),
       gasPerEmployee: model.perRecipient.toString(),
@@ -205,6 +282,33 @@ describe('POST /api/v1/payroll/estimate', () => {
     })
     expect(estimate.note).toContain('Worst-case gas ceiling')
     expect(estimate.note).toContain('0.3% protocol fee')
+  })
+
+  test('behavior: the original\'s totalAmount is a HUMAN decimal: "25000" USDC has its fee in feeBreakdown, with limits', async () => {
+    const answer = await ok(
+      await api.post('/api/v1/payroll/estimate', { employeeCount: 10, token: 'USDC', totalAmount: '25000' }),
+    )
+    expect(answer).toMatchObject({
+      estimate: { employeeCount: 10, estimatedGas: expect.any(Number) },
+      feeBreakdown: {
+        totalAmount: '25000',
+        totalAmountRaw: '25000000000',
+        protocolFee: '75',
+        protocolFeeRaw: '75000000',
+        protocolFeeBps: 30,
+        totalWithFee: '25075',
+        totalWithFeeRaw: '25075000000',
+        token: 'USDC',
+      },
+      limits: { maxEmployees: 200, batchesNeeded: 1 },
+    })
+    expect((await ok(await api.post('/api/v1/payroll/estimate', { employeeCount: 1 }))).feeBreakdown).toBeNull()
+  })
+
+  test('error: a totalAmount with more decimals than the token has is a 400 naming it, before payment', async () => {
+    const body = { employeeCount: 2, token: 'USDC', totalAmount: '2500.0000001' }
+    const problem = await refused(await unpaid('/api/v1/payroll/estimate', body), 400)
+    expect(problem).toMatchObject({ field: 'totalAmount', detail: expect.stringContaining('6 decimal places') })
   })
 
   test('error: an employee count outside 1..200 or missing', async () => {
