@@ -60,19 +60,27 @@ export type Found<value> = Outcome<{ found: value | null }>
 export type WorksIndex = {
   /** One work by DOI. */
   byDoi: (doi: string) => Promise<Found<Paper>>
-  /** Works matching a full-text query. */
-  search: (parameters: { query: string; page: number; perPage: number }) => Promise<Outcome<Papers>>
-  /** The author best matching a name, or the one with an ORCID iD, and their works, most cited first. */
+  /** Works matching a full-text query, and an OpenAlex filter expression (`publication_year:2020,is_oa:true`). */
+  search: (parameters: {
+    query: string
+    filter?: string | undefined
+    page: number
+    perPage: number
+  }) => Promise<Outcome<Papers>>
+  /** The author best matching a name, or the one with an ORCID iD, and a page of their works, most cited first. */
   byAuthor: (parameters: {
     name?: string | undefined
     orcid?: string | undefined
+    page: number
     perPage: number
   }) => Promise<Found<Papers & { author: { id: string; name: string; orcid: string | null; works: number | null } }>>
-  /** A work by DOI, the works citing it (most cited first) and the DOIs or ids it references. */
-  citations: (parameters: {
-    doi: string
-    perPage: number
-  }) => Promise<Found<{ paper: Paper; citedBy: Papers; references: string[] }>>
+  /**
+   * A work by DOI or OpenAlex id (`W2741809807`), the works citing it (most cited first), the OpenAlex ids it
+   * references and OpenAlex's URL listing the works citing it.
+   */
+  citations: (
+    parameters: ({ doi: string } | { id: string }) & { perPage: number },
+  ) => Promise<Found<{ paper: Paper; citedBy: Papers; references: string[]; citedByApiUrl: string | null }>>
   /** Works published since `since` (`YYYY-MM-DD`), on a topic, most cited first. */
   trending: (parameters: { topic?: string | undefined; since: string; perPage: number }) => Promise<Outcome<Papers>>
   /** Whether calls may start now. */
@@ -194,6 +202,10 @@ export type Geography =
   | { /** A state by FIPS code. */ kind: 'state'; state: string }
   | { /** A county by state and county FIPS codes. */ kind: 'county'; state: string; county: string }
   | { /** A ZIP Code Tabulation Area. */ kind: 'zip'; zip: string }
+  | {
+      /** The API's own `for` clause, e.g. `state:*` or `county:*` (the original gateway's `geo`). */ kind: 'geo'
+      geo: string
+    }
 
 /** The US Census Data API. */
 export type Census = {

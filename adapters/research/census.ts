@@ -29,7 +29,9 @@ export function census(parameters: census.Parameters): Research.Census {
           ? { for: `state:${geography.state}` }
           : geography.kind === 'county'
             ? { for: `county:${geography.county}`, in: `state:${geography.state}` }
-            : { for: `zip code tabulation area:${geography.zip}` }
+            : geography.kind === 'zip'
+              ? { for: `zip code tabulation area:${geography.zip}` }
+              : { for: geography.geo }
       const outcome = await client.get(`/${year}/${dataset}`, {
         query: { get: variables.join(','), ...place },
         accept: [404],

@@ -54,8 +54,9 @@ export function openalex(parameters: openalex.Parameters): Research.WorksIndex {
 
   return {
     byDoi: (doi) => work(`doi:${doi}`),
-    search: ({ query, page, perPage }) => works({ search: query, page: String(page), per_page: String(perPage) }),
-    async byAuthor({ name, orcid, perPage }) {
+    search: ({ query, filter, page, perPage }) =>
+      works({ search: query, page: String(page), per_page: String(perPage), ...(filter ? { filter } : {}) }),
+    async byAuthor({ name, orcid, page: number, perPage }) {
       const outcome = orcid
         ? await client.get(`/authors/orcid:${orcid}`, { query: polite, accept: [404], label: 'author' })
         : await client.get('/authors', { query: { ...polite, search: name ?? '', per_page: '1' }, label: 'authors' })
@@ -64,7 +65,12 @@ export function openalex(parameters: openalex.Parameters): Research.WorksIndex {
       const author = orcid ? fieldsOf(outcome.body) : fieldsOf((fieldsOf(outcome.body).results as unknown[])?.[0])
       const id = stringOf(author.id)?.replace('https://openalex.org/', '')
       if (!id) return { ok: true, found: null }
-      const page = await works({ filter: `author.id:${id}`, sort: 'cited_by_count:desc', per_page: String(perPage) })
+      const page = await works({
+        filter: `author.id:${id}`,
+        sort: 'cited_by_count:desc',
+        page: String(number),
+        per_page: String(perPage),
+      })
       if (!page.ok) return page
       const { ok: _, ...found } = page
       return {
@@ -80,26 +86,34 @@ export function openalex(parameters: openalex.Parameters): Research.WorksIndex {
         },
       }
     },
-    async citations({ doi, perPage }) {
-      const found = await work(`doi:${doi}`)
+    async citations(parameters) {
+      const found = await work('doi' in parameters ? `doi:${parameters.doi}` : parameters.id)
       if (!found.ok || !found.found) return found as Research.Found<never>
       const paper = found.found
       const citing = await works({
         filter: `cites:${paper.ids.openalex}`,
         sort: 'cited_by_count:desc',
-        per_page: String(perPage),
+        per_page: String(parameters.perPage),
       })
       if (!citing.ok) return citing
       const referenced = await client.get(`/works/${paper.ids.openalex}`, {
-        query: { ...polite, select: 'referenced_works' },
+        query: { ...polite, select: 'referenced_works,cited_by_api_url' },
         label: 'references',
       })
       if (!referenced.ok) return referenced
-      const list = fieldsOf(referenced.body).referenced_works
+      const { referenced_works: list, cited_by_api_url: citedByApiUrl } = fieldsOf(referenced.body)
       const references = Array.isArray(list)
         ? list.flatMap((entry) => (typeof entry === 'string' ? [entry.replace('https://openalex.org/', '')] : []))
         : []
-      return { ok: true, found: { paper, citedBy: { total: citing.total, papers: citing.papers }, references } }
+      return {
+        ok: true,
+        found: {
+          paper,
+          citedBy: { total: citing.total, papers: citing.papers },
+          references,
+          citedByApiUrl: stringOf(citedByApiUrl),
+        },
+      }
     },
     trending: ({ topic, since, perPage }) =>
       works({

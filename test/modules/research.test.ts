@@ -28,13 +28,14 @@ function priceOf(path: string): bigint {
   return Price.quote({ price: entry.price })
 }
 
-/** A paid GET by account 2: status, body and what it cost. */
+/** A paid GET by account 2: status, body, request id and what it cost. */
 async function paid(path: string) {
   const account = gateway.account(2)
   const before = await gateway.balance(account.address)
   const response = await gateway.paid(account, 'GET', path)
   const body = (await response.json()) as any
-  return { status: response.status, body, cost: before - (await gateway.balance(account.address)) }
+  const requestId = response.headers.get('x-request-id')
+  return { status: response.status, body, requestId, cost: before - (await gateway.balance(account.address)) }
 }
 
 /** An unpaid GET: status and body. */
@@ -54,6 +55,15 @@ async function served(path: string) {
     path,
     errors: [...Value.Errors(schema, result.body)].map((error) => `${error.path}: ${error.message}`),
   }).toEqual({ path, errors: [] })
+  // Every answer is in the original gateway's envelope, its request id the call's.
+  expect(result.body).toMatchObject({
+    category: expect.any(String),
+    endpoint: path.split('?')[0]!.slice('/api/v1/research/'.length),
+    source_license: expect.any(String),
+    results: expect.any(Array),
+    spraay_request_id: result.requestId,
+  })
+  expect(result.body.attribution).toStartWith(result.body.source === 'arxiv' ? 'Thank you to arXiv' : 'Data from')
   return result.body
 }
 
@@ -287,6 +297,7 @@ describe('biomedical (PubMed)', () => {
 describe('chemistry (PubChem)', () => {
   test('behavior: compound by CID, name and formula; bioactivity; similarity', async () => {
     const byCid = await served('/api/v1/research/chemistry/compound?cid=2244')
+    expect(byCid.results).toEqual(byCid.compounds)
     expect(byCid.compounds).toEqual([
       {
         cid: 2244,
@@ -305,7 +316,7 @@ describe('chemistry (PubChem)', () => {
     expect(assays.assays[0]).toMatchObject({ AID: 1, 'Activity Outcome': 'Active', 'Target Accession': 'P23219' })
     expect(assays.assays[1]['Target Accession']).toBeNull()
     const similar = await served('/api/v1/research/chemistry/similarity?cid=2244&threshold=95&limit=2')
-    expect(similar).toEqual({ cid: 2244, threshold: 95, cids: [2244, 5161] })
+    expect(similar).toMatchObject({ cid: 2244, threshold: 95, cids: [2244, 5161] })
     expect(vendors.to('pubchem').at(-1)!.query.get('Threshold')).toBe('95')
   })
 
@@ -324,8 +335,11 @@ describe('chemistry (PubChem)', () => {
 
 describe('demographics (Census, data.gov)', () => {
   test('behavior: census by state, county and zip, rows keyed by variable', async () => {
-    const state = await served('/api/v1/research/demographics/census?state=06')
+    const state = await served('/api/v1/research/demographics/census?state=06&variables=NAME,B01003_001E,B19013_001E')
     expect(state.rows).toEqual([{ NAME: 'California', B01003_001E: '39356104', B19013_001E: '91905', state: '06' }])
+    // Without variables, the original gateway's default: name and population.
+    const defaults = await served('/api/v1/research/demographics/census?state=06')
+    expect(defaults.rows).toEqual([{ NAME: 'California', B01003_001E: '39356104', state: '06' }])
     const county = await served('/api/v1/research/demographics/census?state=06&county=075&variables=NAME,B01003_001E')
     expect(county.rows[0]).toEqual({
       NAME: 'San Francisco County, California',
@@ -371,7 +385,7 @@ describe('dictionary (Free Dictionary API)', () => {
       antonyms: ['bye', 'goodbye'],
     })
     const phonetics = await served('/api/v1/research/dictionary/phonetics?word=hello')
-    expect(phonetics).toEqual({
+    expect(phonetics).toMatchObject({
       word: 'hello',
       phonetic: '/həˈləʊ/',
       phonetics: [
@@ -380,12 +394,160 @@ describe('dictionary (Free Dictionary API)', () => {
       ],
     })
     const synonyms = await served('/api/v1/research/dictionary/synonyms?word=hello')
-    expect(synonyms).toEqual({ word: 'hello', synonyms: ['greeting', 'hi', 'howdy'], antonyms: ['bye', 'goodbye'] })
+    expect(synonyms).toMatchObject({
+      word: 'hello',
+      synonyms: ['greeting', 'hi', 'howdy'],
+      antonyms: ['bye', 'goodbye'],
+    })
+    expect(phonetics.results).toEqual([{ word: 'hello', phonetics: phonetics.phonetics }])
+    expect(synonyms.results).toEqual([{ word: 'hello', synonyms: synonyms.synonyms, antonyms: synonyms.antonyms }])
   })
 
   test('error: an unknown word is a 404, uncharged; a word with digits a 400', async () => {
     await uncharged('/api/v1/research/dictionary/define?word=qwxz', 404)
     expect((await unpaid('/api/v1/research/dictionary/define?word=h3llo')).status).toBe(400)
+  })
+})
+
+describe("the original gateway's calls", () => {
+  test("behavior: each of the 23 endpoints, called in the original's names, answers its envelope and core fields", async () => {
+    const calls: [string, string, Record<string, unknown>][] = [
+      ['dictionary/define?word=hello&lang=en', 'freedict', { source_license: 'free/open' }],
+      ['dictionary/synonyms?word=hello', 'freedict', { results: [{ word: 'hello', antonyms: ['bye', 'goodbye'] }] }],
+      ['dictionary/phonetics?word=hello', 'freedict', { results: [{ word: 'hello' }] }],
+      [
+        'papers/search?q=open%20access&page=1&per_page=5&filter=publication_year:2018',
+        'openalex',
+        { source_license: 'CC0', total_results: 1, page: 1, per_page: 5 },
+      ],
+      ['papers/by-doi?doi=10.7717/peerj.4375', 'openalex', { results: [{ doi: '10.7717/peerj.4375' }] }],
+      [
+        'papers/by-author?author=Josiah%20Carberry&page=2&per_page=3',
+        'openalex',
+        { total_results: 1, page: 2, per_page: 3 },
+      ],
+      [
+        'papers/citations?id=W2741809807',
+        'openalex',
+        {
+          results: [
+            {
+              id: 'https://openalex.org/W2741809807',
+              doi: 'https://doi.org/10.7717/peerj.4375',
+              cited_by_count: 1067,
+              cited_by_api_url: 'https://api.openalex.org/works?filter=cites:W2741809807',
+              referenced_works: ['https://openalex.org/W1491283001', 'https://openalex.org/W1964141474'],
+              referenced_works_count: 2,
+            },
+          ],
+        },
+      ],
+      ['papers/trending?topic=climate&per_page=5', 'openalex', { total_results: 1, days_back: 7 }],
+      ['preprints/search?category=cs.CL&max_results=2', 'arxiv', { category: 'research', total_results: 2 }],
+      ['preprints/by-id?id=1706.03762', 'arxiv', { results: [{ title: 'Attention Is All You Need' }] }],
+      ['preprints/recent', 'arxiv', { category: 'cs.AI', total_results: 2 }],
+      ['scholarly/by-doi?doi=10.5555/12345678', 'crossref', { results: [{ doi: '10.5555/12345678' }] }],
+      ['scholarly/search?q=metaphysics&rows=3&offset=0', 'crossref', { total_results: 1 }],
+      [
+        'scholarly/citations-count?doi=10.5555/12345678',
+        'crossref',
+        { results: [{ doi: '10.5555/12345678', citations_count: 42, references_count: 2 }] },
+      ],
+      ['scholarly/journal-info?issn=0028-0836', 'crossref', { results: [{ title: 'Nature' }] }],
+      ['chemistry/compound?name=aspirin', 'pubchem', { source_license: 'public-domain', results: [{ cid: 2244 }] }],
+      [
+        'chemistry/similarity?cid=2244&threshold=95&max_records=2',
+        'pubchem',
+        { results: [{ IdentifierList: { CID: [2244, 5161] } }] },
+      ],
+      ['chemistry/bioactivity?cid=2244', 'pubchem', { results: [{ AID: 1 }, {}] }],
+      ['biomedical/search?q=things&max_results=2', 'pubmed', { total_results: 2 }],
+      ['biomedical/by-pmid?pmid=31452104', 'pubmed', { results: [{ ids: { pmid: '31452104' } }] }],
+      ['biomedical/related?pmid=31452104&max_results=5', 'pubmed', { seed_pmid: '31452104' }],
+      [
+        'demographics/census',
+        'census',
+        {
+          dataset: '2022/acs/acs5',
+          variables: ['NAME', 'B01003_001E'],
+          results: [
+            { NAME: 'California', state: '06' },
+            { NAME: 'Texas', state: '48' },
+          ],
+        },
+      ],
+      [
+        'demographics/datasets?q=climate&rows=1',
+        'datagov',
+        {
+          total_results: 2841,
+          results: [{ notes: 'Daily and monthly climate records.', metadata_modified: '2024-05-01T12:00:00.000000' }],
+        },
+      ],
+    ]
+    expect(new Set(calls.map(([call]) => call.split('?')[0])).size).toBe(23)
+    for (const [call, source, fields] of calls) {
+      const body = await served(`/api/v1/research/${call}`)
+      expect({ call, body }).toMatchObject({ call, body: { category: 'research', source, ...fields } })
+    }
+  })
+
+  test("behavior: the original's parameters reach the source: per_page, page and filter, rows, max_records, max_results, geo", async () => {
+    await served('/api/v1/research/papers/search?q=open%20access&per_page=7&filter=publication_year:2018,is_oa:true')
+    expect(vendors.to('openalex').at(-1)!.query.get('per_page')).toBe('7')
+    expect(vendors.to('openalex').at(-1)!.query.get('filter')).toBe('publication_year:2018,is_oa:true')
+    await served('/api/v1/research/papers/by-author?author=Josiah%20Carberry&page=3&per_page=4')
+    expect(vendors.to('openalex').at(-1)!.query.get('page')).toBe('3')
+    expect(vendors.to('openalex').at(-1)!.query.get('per_page')).toBe('4')
+    await served('/api/v1/research/scholarly/search?q=metaphysics&rows=4')
+    expect(vendors.to('crossref').at(-1)!.query.get('rows')).toBe('4')
+    await served('/api/v1/research/chemistry/similarity?cid=2244&max_records=3')
+    expect(vendors.to('pubchem').at(-1)!.query.get('MaxRecords')).toBe('3')
+    await served('/api/v1/research/biomedical/search?q=things&max_results=3')
+    const searches = vendors.to('eutils').filter((request) => request.path.includes('esearch'))
+    expect(searches.at(-1)!.query.get('retmax')).toBe('3')
+    await served('/api/v1/research/preprints/search?category=cs.LG&max_results=3')
+    expect(vendors.to('arxiv').at(-1)!.query.get('search_query')).toBe('cat:cs.LG')
+    expect(vendors.to('arxiv').at(-1)!.query.get('max_results')).toBe('3')
+    const one = await served('/api/v1/research/demographics/census?geo=state:06&variables=NAME')
+    expect(vendors.to('census').at(-1)!.query.get('for')).toBe('state:06')
+    expect(one.geography).toEqual({ kind: 'geo', geo: 'state:06' })
+    const trending = await served('/api/v1/research/papers/trending')
+    expect(trending.since).toBe(new Date(Date.now() - 7 * 86_400_000).toISOString().slice(0, 10))
+  })
+
+  test('behavior: select keeps the named fields of each result', async () => {
+    const body = await served('/api/v1/research/papers/search?q=open%20access&select=title,doi')
+    expect(body.results).toEqual([
+      {
+        title: 'The state of OA: a large-scale analysis of the prevalence and impact of Open Access articles',
+        doi: '10.7717/peerj.4375',
+      },
+    ])
+    expect(body.papers[0].venue).toBe('PeerJ')
+  })
+
+  test("error: the original's name and ours together, a bad geo, filter, select or OpenAlex id, are a 400 before payment", async () => {
+    const before = vendors.seen.length
+    for (const [call, field] of [
+      ['papers/search?q=x&per_page=5&limit=5', 'per_page'],
+      ['papers/by-author?author=a&name=a', 'author'],
+      ['papers/citations?doi=10.7717/peerj.4375&id=W2741809807', 'id'],
+      ['papers/citations?id=2741809807', 'id'],
+      ['papers/search?q=x&filter=nonsense', 'filter'],
+      ['papers/search?q=x&select=title,cited_by_count', 'select'],
+      ['preprints/search?q=x&max_results=2&limit=2', 'max_results'],
+      ['preprints/search', 'q'],
+      ['scholarly/search?q=x&rows=2&limit=2', 'rows'],
+      ['chemistry/similarity?cid=2244&max_records=2&limit=2', 'max_records'],
+      ['demographics/datasets?q=x&rows=2&limit=2', 'rows'],
+      ['demographics/census?geo=state:06&state=06', 'geo'],
+      ['demographics/census?geo=state', 'geo'],
+    ] as const) {
+      const { status, body } = await unpaid(`/api/v1/research/${call}`)
+      expect({ call, status, field: body.field ?? body.detail?.split(':')[0] }).toEqual({ call, status: 400, field })
+    }
+    expect(vendors.seen.length).toBe(before)
   })
 })
 
@@ -396,6 +558,10 @@ describe('discovery', () => {
     expect(research).toHaveLength(23)
     for (const path of research)
       expect({ path, available: document.paths[path].get['x-available'] }).toEqual({ path, available: true })
+    // The envelope's fields are documented with each answer.
+    const answer = document.paths['/api/v1/research/papers/search'].get.responses['200'].content['application/json']
+    expect(answer.schema.properties.spraay_request_id.description).toContain('X-Request-Id')
+    expect(answer.schema.properties.per_page.description).toBe('Most results per page.')
   })
 })
 

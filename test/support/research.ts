@@ -53,6 +53,7 @@ export const openalexWork = {
   },
   abstract_inverted_index: { Despite: [0], growing: [1], interest: [2], in: [3], OA: [4] },
   cited_by_count: 1067,
+  cited_by_api_url: 'https://api.openalex.org/works?filter=cites:W2741809807',
   referenced_works: ['https://openalex.org/W1491283001', 'https://openalex.org/W1964141474'],
 }
 
@@ -451,6 +452,16 @@ function census(path: string, query: URLSearchParams): Response {
   } else if (place === 'county:075' && query.get('in') === 'state:06') {
     Object.assign(values, { NAME: 'San Francisco County, California', B01003_001E: '851036', B19013_001E: '136689' })
     geography = ['state', '06', 'county', '075']
+  } else if (place === 'state:*') {
+    // Two states stand for all of them.
+    return json([
+      [...variables, 'state'],
+      [
+        ...variables.map((name) => ({ NAME: 'California', B01003_001E: '39356104', B19013_001E: '91905' })[name]!),
+        '06',
+      ],
+      [...variables.map((name) => ({ NAME: 'Texas', B01003_001E: '29243342', B19013_001E: '73035' })[name]!), '48'],
+    ])
   } else if (place === 'zip code tabulation area:94103') {
     Object.assign(values, { NAME: 'ZCTA5 94103', B01003_001E: '31176', B19013_001E: '91932' })
     geography = ['zip code tabulation area', '94103']
