@@ -1,5 +1,6 @@
 import type { Address } from 'viem'
 import { arbitrum, avalanche, base, bsc, mainnet, optimism, polygon } from 'viem/chains'
+import { ValidationError } from './Errors.js'
 
 /**
  * The EVM chains the chain-data endpoints read, from viem's chain definitions: the name callers use, the chain's own
@@ -84,4 +85,32 @@ export function nameOf(spelling: string): Name | undefined {
   const key = spelling.trim().toLowerCase()
   const name = Object.hasOwn(aliases, key) ? aliases[key] : key
   return find(name!)?.name as Name | undefined
+}
+
+/**
+ * Reads the `chain` input of a route that serves one chain: absent, or any spelling of `served` (`base-mainnet` for
+ * `base`), is `served`; any other chain is refused with a {@link ValidationError} naming `chain` that says which is.
+ */
+export function only(parameters: only.Parameters): Name {
+  const { value, served } = parameters
+  if (value === undefined) return served
+  const name = typeof value === 'string' ? nameOf(value) : undefined
+  if (name === served) return served
+  throw new ValidationError({
+    field: 'chain',
+    message: `${name === undefined ? 'unknown chain' : `${name} is not served here`}; only \`${served}\` (also spelled ${Object.keys(
+      aliases,
+    )
+      .filter((alias) => aliases[alias] === served)
+      .join(', ')}) is`,
+  })
+}
+
+export declare namespace only {
+  type Parameters = {
+    /** The `chain` input as the caller sent it. */
+    value: unknown
+    /** The one chain the route serves. */
+    served: Name
+  }
 }

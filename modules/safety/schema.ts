@@ -3,7 +3,8 @@ import { type Static, Type } from '@sinclair/typebox'
 const chain = Type.Optional(
   Type.String({
     maxLength: 32,
-    description: 'Chain to screen on; only `base`, the settlement chain, is served. @default base',
+    description:
+      'Chain to screen on; only `base` (also spelled `base-mainnet`), the settlement chain, is served. @default base',
   }),
 )
 

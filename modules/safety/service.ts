@@ -12,6 +12,7 @@ import {
 } from 'viem'
 import * as AddressFormat from '../../core/Address.js'
 import { NotFoundError, ValidationError } from '../../core/Errors.js'
+import * as EvmChain from '../../core/EvmChain.js'
 import * as Rpc from '../../core/Rpc.js'
 import * as Safety from '../../core/Safety.js'
 import * as Uniswap from '../../core/Uniswap.js'
@@ -30,7 +31,7 @@ export type Deps = {
 }
 
 /** The only chain served: the settlement chain. */
-export const chainName = 'base'
+export const chainName: EvmChain.Name = 'base'
 
 /** WETH spent by the simulated buy: 0.01 WETH, small enough not to move a thin pool much. */
 export const simulatedBuyWei = 10n ** 16n
@@ -40,14 +41,13 @@ export const simulatorAddress: Address = '0x00000000000000000000000000000000005a
 
 const poolAbi = parseAbi(['function liquidity() view returns (uint128)'])
 
-/** Checks a screen's query before anything runs: an EVM address and, when given, the chain `base`. */
+/** Checks a screen's query before anything runs: an EVM address and, when given, the chain `base` in any spelling. */
 export function preflight(query: Partial<Record<'address' | 'chain', unknown>>): void {
   if (typeof query.address === 'string') {
     const result = AddressFormat.validateEvm(query.address)
     if (!result.valid) throw new ValidationError({ field: 'address', message: result.message })
   }
-  if (query.chain !== undefined && query.chain !== chainName)
-    throw new ValidationError({ field: 'chain', message: `unknown chain; only \`${chainName}\` is served` })
+  EvmChain.only({ value: query.chain, served: chainName })
 }
 
 /** Screens a token before a trade: proxy slots, owner powers in its code, a simulated buy and sell, and GoPlus. */

@@ -12,8 +12,10 @@ export const ScoreQuery = Type.Object({
     }),
   ),
   chain: Type.Optional(
-    Type.Literal('base', {
-      description: 'Chain whose facts are read; only `base`, the settlement chain, the default.',
+    Type.String({
+      maxLength: 32,
+      description:
+        'Chain whose facts are read; only `base` (also spelled `base-mainnet`), the settlement chain, the default.',
     }),
   ),
 })

@@ -201,6 +201,12 @@ describe('GET /api/v1/address/safety', () => {
     expect((await screen('/api/v1/address/safety?address=not-an-address')).status).toBe(400)
     expect((await screen(`/api/v1/address/safety?address=${deployer.address}&chain=ethereum`)).status).toBe(400)
   })
+
+  test("behavior: the original gateway's chain=base-mainnet is base", async () => {
+    const { status, body } = await screen(`/api/v1/address/safety?address=${deployer.address}&chain=base-mainnet`)
+    expect(status).toBe(200)
+    expect(body.chain).toBe('base')
+  })
 })
 
 describe('Safety', () => {

@@ -210,6 +210,16 @@ describe('GET /api/v1/trust/score', () => {
   })
 })
 
+describe('GET /api/v1/trust/score chain', () => {
+  test("behavior: the original gateway's chain=base-mainnet is base; another chain is a 400 before any 402", async () => {
+    const address = gateway.account(1).address
+    expect((await gateway.fetch(`${origin}/api/v1/trust/score?address=${address}&chain=base-mainnet`)).status).toBe(402)
+    const other = await gateway.fetch(`${origin}/api/v1/trust/score?address=${address}&chain=eth`)
+    expect(other.status).toBe(400)
+    expect(((await other.json()) as any).field).toBe('chain')
+  })
+})
+
 describe('Trust.combine', () => {
   const axis = (id: Trust.AxisId, score: number | null): Trust.Axis => ({
     id,

@@ -245,6 +245,17 @@ describe('GET /api/v1/tx/decode', () => {
     expect(JSON.stringify(await response.json())).toContain('hash')
   })
 
+  test("behavior: the original gateway's chain=base-mainnet is the settlement chain; another chain is a 400", async () => {
+    const sender = gateway.account(1)
+    const hash = await send(sender, { to: fresh(), value: 1n })
+    const spelled = await gateway.fetch(`${origin}/api/v1/tx/decode?hash=${hash}&chain=base-mainnet`)
+    expect(spelled.status).toBe(200)
+    expect(((await spelled.json()) as any).hash).toBe(hash)
+    const other = await gateway.fetch(`${origin}/api/v1/tx/decode?hash=${hash}&chain=ethereum`)
+    expect(other.status).toBe(400)
+    expect(((await other.json()) as any).field).toBe('chain')
+  })
+
   test('error: a hash that does not exist is a 404', async () => {
     const { status, body } = await decode(`0x${'ab'.repeat(32)}` as Hash)
     expect(status).toBe(404)
