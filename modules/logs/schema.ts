@@ -13,6 +13,12 @@ export const maxFields = 64
 /** Most records a query scans: the caller's most recent logs. */
 export const maxQueryScan = 1000
 
+/** Most logs one query returns; a larger `limit` is clamped to it. */
+export const maxQueryLimit = 1000
+
+/** Logs a query returns without a `limit` (the original gateway's default). */
+export const defaultQueryLimit = 50
+
 /** Severity levels, least severe first. */
 export const levels = ['debug', 'info', 'warn', 'error'] as const
 
@@ -24,15 +30,20 @@ const Level = Type.Union(
   { description: `One of: ${levels.join(', ')}.` },
 )
 
-/** One log entry of an ingest call. */
+/**
+ * One log entry of an ingest call. An entry without a `service`, a `level` or a `message` (or with an empty one) is
+ * skipped and counted in `skipped`, as the original gateway does.
+ */
 export const LogEntry = Type.Object(
   {
-    service: Type.String({ minLength: 1, maxLength: 128, description: 'Name of the emitting service.' }),
-    level: Level,
-    message: Type.String({
-      maxLength: maxMessageLength,
-      description: `The message, at most ${maxMessageLength} characters.`,
-    }),
+    service: Type.Optional(Type.String({ maxLength: 128, description: 'Name of the emitting service.' })),
+    level: Type.Optional(Level),
+    message: Type.Optional(
+      Type.String({
+        maxLength: maxMessageLength,
+        description: `The message, at most ${maxMessageLength} characters.`,
+      }),
+    ),
     timestamp: Type.Optional(
       Type.String({
         pattern: isoPattern,
@@ -42,6 +53,9 @@ export const LogEntry = Type.Object(
     // Unknown here, checked as an object by the route before validation: the framework's normalization would
     // reshape an array or a string into an object to fit an object schema.
     fields: Type.Optional(Type.Unknown({ description: `A JSON object of structured fields, at most ${maxFields}.` })),
+    data: Type.Optional(
+      Type.Unknown({ description: "The original gateway's name of `fields` (send one of the two, not both)." }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -71,8 +85,8 @@ export const QueryQuery = Type.Object({
   ),
   limit: Type.Optional(
     Type.String({
-      pattern: '^(?:[1-9][0-9]{0,2}|1000)$',
-      description: 'Most logs to return, 1 to 1000. Default: 100.',
+      pattern: '^[0-9]{1,9}$',
+      description: `Most logs to return, up to ${maxQueryLimit}: more is taken as ${maxQueryLimit}, and 0 as the default, as the original gateway does. Default: ${defaultQueryLimit}.`,
     }),
   ),
 })

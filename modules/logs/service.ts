@@ -2,7 +2,15 @@ import { type Address, getAddress } from 'viem'
 import { ValidationError } from '../../core/Errors.js'
 import type { Store } from '../../core/Store.js'
 import * as Time from '../../core/Time.js'
-import { type IngestBody, type Level, maxFields, maxQueryScan, type QueryQuery } from './schema.js'
+import {
+  defaultQueryLimit,
+  type IngestBody,
+  type Level,
+  maxFields,
+  maxQueryLimit,
+  maxQueryScan,
+  type QueryQuery,
+} from './schema.js'
 
 /** What the logs module needs from outside. */
 export type Deps = {
@@ -32,45 +40,56 @@ export type Log = {
 /** Structured fields of a log entry. */
 export type Fields = { [key: string]: unknown }
 
-/** Default number of logs `query` returns. */
-const defaultLimit = 100
-
 /**
- * Refuses entries whose `fields` are not a JSON object of at most {@link maxFields} fields. Pure; the routes run it
- * before validation and payment, and leave everything else about `entries` to the schema.
+ * Refuses entries whose `fields` (or `data`, the original gateway's name of them) are not a JSON object of at most
+ * {@link maxFields} fields, or that send both. Pure; the routes run it before validation and payment, and leave
+ * everything else about `entries` to the schema.
  */
 export function assertFields(entries: unknown): void {
   if (!Array.isArray(entries)) return
-  entries.forEach((entry: { fields?: unknown } | null, index) => {
-    const fields = typeof entry === 'object' && entry !== null ? entry.fields : undefined
+  entries.forEach((entry: { fields?: unknown; data?: unknown } | null, index) => {
+    if (typeof entry !== 'object' || entry === null) return
+    if (entry.fields !== undefined && entry.data !== undefined)
+      throw new ValidationError({
+        field: `entries.${index}.data`,
+        message: 'and `fields` are one thing under two names: send one of them',
+      })
+    const name = entry.data === undefined ? 'fields' : 'data'
+    const fields = entry.fields ?? entry.data
     if (fields === undefined) return
     if (typeof fields !== 'object' || fields === null || Array.isArray(fields))
-      throw new ValidationError({ field: `entries.${index}.fields`, message: 'must be a JSON object' })
+      throw new ValidationError({ field: `entries.${index}.${name}`, message: 'must be a JSON object' })
     if (Object.keys(fields).length > maxFields)
-      throw new ValidationError({ field: `entries.${index}.fields`, message: `must have at most ${maxFields} fields` })
+      throw new ValidationError({ field: `entries.${index}.${name}`, message: `must have at most ${maxFields} fields` })
   })
 }
 
 /**
- * Stores each entry as a record owned by the caller. Every record is written atomically, the batch is not: a
- * fault part-way leaves the earlier entries stored (their ids are lost with the failed response).
+ * Stores each complete entry as a record owned by the caller; an entry without a service, a level or a message is
+ * skipped and counted, as the original gateway does. Every record is written atomically, the batch is not: a fault
+ * part-way leaves the earlier entries stored (their ids are lost with the failed response).
  */
 export async function ingest(deps: Deps, input: ingest.Input) {
   assertFields(input.entries)
   const owner = getAddress(input.caller)
   const now = (deps.now ?? (() => new Date()))()
   // Check every timestamp first, so a bad entry stores nothing.
-  const logs = input.entries.map(
-    (entry, index): Log => ({
-      service: entry.service,
-      level: entry.level,
-      message: entry.message,
-      timestamp:
-        entry.timestamp === undefined
-          ? now.toISOString()
-          : Time.fromIso(entry.timestamp, `entries.${index}.timestamp`).toISOString(),
-      ...(entry.fields === undefined ? {} : { fields: entry.fields as Fields }),
-    }),
+  const logs = input.entries.flatMap(
+    ({ service, level, message, timestamp, fields, data }, index): Log[] =>
+      service && level && message
+        ? [
+            {
+              service,
+              level,
+              message,
+              timestamp:
+                timestamp === undefined
+                  ? now.toISOString()
+                  : Time.fromIso(timestamp, `entries.${index}.timestamp`).toISOString(),
+              ...((fields ?? data) === undefined ? {} : { fields: (fields ?? data) as Fields }),
+            },
+          ]
+        : [],
   )
   const ids: string[] = []
   for (const value of logs) {
@@ -79,7 +98,7 @@ export async function ingest(deps: Deps, input: ingest.Input) {
     if (!inserted.ok) throw new Error(`A random log id collided: ${id}.`)
     ids.push(id)
   }
-  return { ingested: ids.length, ids }
+  return { ingested: ids.length, skipped: input.entries.length - ids.length, ids }
 }
 
 export declare namespace ingest {
@@ -95,7 +114,8 @@ export declare namespace ingest {
  * never in other callers' logs; `total` counts the matches among them.
  */
 export async function query(deps: Deps, input: query.Input) {
-  const { caller, service, level, since, limit = String(defaultLimit) } = input
+  const { caller, service, level, since, limit } = input
+  const count = Math.min(Number(limit ?? 0) || defaultQueryLimit, maxQueryLimit)
   const from = since === undefined ? undefined : Time.fromIso(since, 'since').getTime()
   const records = await deps.store.list<Log>(collection, { owner: getAddress(caller), limit: maxQueryScan })
   const matches = records
@@ -107,9 +127,12 @@ export async function query(deps: Deps, input: query.Input) {
     )
     .sort((a, b) => Date.parse(b.value.timestamp) - Date.parse(a.value.timestamp))
   return {
-    logs: matches
-      .slice(0, Number(limit))
-      .map(({ id, value, createdAt }) => ({ id, ...value, ingestedAt: createdAt.toISOString() })),
+    logs: matches.slice(0, count).map(({ id, value, createdAt }) => ({
+      id,
+      ...value,
+      data: value.fields ?? {},
+      ingestedAt: createdAt.toISOString(),
+    })),
     total: matches.length,
   }
 }

@@ -60,7 +60,8 @@ describe('POST /api/v1/logs/ingest', () => {
     ['501 entries', Array.from({ length: 501 }, () => entry()), 'entries'],
     ['an unknown level', [entry({ level: 'fatal' })], 'entries.0.level'],
     ['a message over 4096 characters', [entry({ message: 'm'.repeat(4097) })], 'entries.0.message'],
-    ['a missing service', [{ level: 'info', message: 'x' }], 'entries.0.service'],
+    ['fields and data both', [entry({ fields: { a: 1 }, data: { a: 1 } })], 'entries.0.data'],
+    ['data that is an array', [entry({ data: [1] })], 'entries.0.data'],
     ['a timestamp that is not ISO 8601', [entry(), entry({ timestamp: 'now' })], 'entries.1.timestamp'],
     ['a timestamp on a day that does not exist', [entry({ timestamp: '2025-02-29T00:00:00Z' })], 'entries.0.timestamp'],
     ['fields that are an array', [entry({ fields: [1, 2] })], 'entries.0.fields'],
@@ -87,6 +88,22 @@ describe('POST /api/v1/logs/ingest', () => {
   })
 })
 
+describe('from the original gateway (issue 34)', () => {
+  test('behavior: entries[].data is fields; incomplete entries are skipped and counted', async () => {
+    const { ingest, query } = setup()
+    const answer = await ingest([
+      { level: 'warn', service: 'payer-bot', message: 'low balance', data: { balance: '1.5' } },
+      { level: 'info', message: 'no service' },
+      { level: 'info', service: 'payer-bot', message: '' },
+      { service: 'payer-bot', message: 'no level' },
+    ])
+    expect(answer).toMatchObject({ ingested: 1, skipped: 3 })
+    expect(answer.ids).toHaveLength(1)
+    const [log] = (await query('?service=payer-bot&level=warn&limit=10')).logs
+    expect(log).toMatchObject({ message: 'low balance', data: { balance: '1.5' }, fields: { balance: '1.5' } })
+  })
+})
+
 describe('GET /api/v1/logs/query', () => {
   test("default: the payer's logs, newest first, with a total", async () => {
     const { ingest, query } = setup()
@@ -103,6 +120,7 @@ describe('GET /api/v1/logs/query', () => {
           message: 'newer',
           timestamp: '2025-06-01T11:00:00.000Z',
           fields: { requestId: 'r1' },
+          data: { requestId: 'r1' },
           ingestedAt: '2025-06-01T12:00:00.000Z',
         },
         {
@@ -111,6 +129,7 @@ describe('GET /api/v1/logs/query', () => {
           level: 'info',
           message: 'older',
           timestamp: '2025-06-01T10:00:00.000Z',
+          data: {},
           ingestedAt: '2025-06-01T12:00:00.000Z',
         },
       ],
@@ -158,12 +177,21 @@ describe('GET /api/v1/logs/query', () => {
   test.each([
     ['an unknown level', '?level=fatal', 'level'],
     ['since that is not ISO 8601', '?since=today', 'since'],
-    ['limit 0', '?limit=0', 'limit'],
-    ['limit over 1000', '?limit=1001', 'limit'],
+    ['a negative limit', '?limit=-1', 'limit'],
     ['limit that is not a number', '?limit=ten', 'limit'],
   ])('error: %s is 400', async (_, search, field) => {
     const { app } = setup()
     expect((await refused(await app.get(`/api/v1/logs/query${search}`, alice), 400)).field).toBe(field)
+  })
+
+  test('behavior: limit as the original gateway reads it: 50 by default, 0 is the default, over 1000 is 1000', async () => {
+    const { ingest, query } = setup()
+    await ingest(Array.from({ length: 500 }, (_, index) => entry({ message: `a${index}` })))
+    await ingest(Array.from({ length: 500 }, (_, index) => entry({ message: `b${index}` })))
+    await ingest(Array.from({ length: 5 }, (_, index) => entry({ message: `c${index}` })))
+    expect((await query()).logs).toHaveLength(50)
+    expect((await query('?limit=0')).logs).toHaveLength(50)
+    expect((await query('?limit=5000')).logs).toHaveLength(1000)
   })
 
   test('security: another payer sees none of the logs', async () => {
