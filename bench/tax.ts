@@ -27,7 +27,7 @@ export async function row(rounds: number) {
     started = performance.now()
     const { summary } = await Service.calculate(deps, '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', body)
     figures.push(performance.now() - started)
-    if (summary.transactions !== count) throw new Error(`calculated ${summary.transactions} transactions`)
+    if (summary.totalTransactions !== count) throw new Error(`calculated ${summary.totalTransactions} transactions`)
     await store.close()
     rmSync(directory, { recursive: true, force: true })
   }

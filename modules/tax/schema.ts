@@ -3,40 +3,102 @@ import { Type } from '@sinclair/typebox'
 /** Decimal string of a quantity or a USD value. */
 const decimal = (description: string) => Type.String({ maxLength: 80, description })
 
-/** One transaction of `POST /api/v1/tax/calculate`. */
-export const TransactionInput = Type.Object({
-  kind: Type.String({ description: 'buy, sell, transfer_in, transfer_out, fee or income' }),
-  asset: Type.String({ minLength: 1, maxLength: 64, description: 'Asset symbol or id, e.g. `ETH`.' }),
-  amount: decimal('Quantity, a positive decimal string (at most 18 fractional digits).'),
-  time: Type.String({ maxLength: 40, description: 'When (ISO 8601).' }),
-  usdValue: Type.Optional(decimal('USD value of the whole amount.')),
-  price: Type.Optional(decimal('USD per unit, when `usdValue` is absent.')),
-  feeUsd: Type.Optional(
-    decimal('USD fee paid with it: added to basis on acquisitions, subtracted from proceeds on disposals.'),
-  ),
-  priceId: Type.Optional(
-    Type.String({
-      maxLength: 120,
+/** A USD figure as the original gateway reads it: a JSON number, or a decimal string. */
+const usd = (description: string) =>
+  Type.Union([Type.Number(), Type.String({ maxLength: 80 })], { description: `Human decimal USD. ${description}` })
+
+/** A date as the original gateway reads it: ISO 8601, or unix time in seconds (or in milliseconds above 10^12). */
+const date = (description: string) =>
+  Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+    description: `${description} ISO 8601, or unix time in seconds (milliseconds above 10^12).`,
+  })
+
+/**
+ * One transaction of `POST /api/v1/tax/calculate`, in either of two forms (one per body): the original gateway's
+ * per-transaction form (`type`, `acquisitionDate`, `disposalDate`, prices or USD overrides: each transaction's own gain),
+ * or the lot form (`kind`, `time`: lots matched across transactions by `method`).
+ */
+export const TransactionInput = Type.Object(
+  {
+    asset: Type.String({ minLength: 1, maxLength: 64, description: 'Asset symbol or id, e.g. `ETH`.' }),
+    amount: Type.Union([Type.String({ maxLength: 80 }), Type.Number()], {
       description:
-        'Id the price source knows the asset by (`coingecko:ethereum`, `base:0x…`), for a transaction without a USD value.',
+        'Quantity of the asset in whole units (human decimal, e.g. 1.5 ETH), positive, at most 18 fractional digits: a decimal string, or a JSON number as the original gateway takes it.',
     }),
-  ),
-})
+    type: Type.Optional(
+      Type.Union(
+        ['swap', 'sale', 'transfer', 'income'].map((type) => Type.Literal(type)),
+        {
+          description:
+            "Per-transaction form: swap, sale, transfer or income. A sale without a disposal price has no proceeds; any other type's proceeds default to its cost basis (zero gain, with a warning). @default swap",
+        },
+      ),
+    ),
+    acquisitionDate: Type.Optional(date('Per-transaction form: when the asset was acquired.')),
+    disposalDate: Type.Optional(date('Per-transaction form: when it was disposed of.')),
+    priceAtAcquisition: Type.Optional(usd('Per-transaction form: USD per unit when acquired; else looked up.')),
+    priceAtDisposal: Type.Optional(usd('Per-transaction form: USD per unit when disposed of; else looked up.')),
+    costBasisUsd: Type.Optional(usd('Per-transaction form: USD cost of the whole amount, over any price.')),
+    proceedsUsd: Type.Optional(usd('Per-transaction form: USD proceeds of the whole amount, over any price.')),
+    holdingDays: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        description: 'Per-transaction form: days held (more than 365 is long term); else from the two dates.',
+      }),
+    ),
+    txHash: Type.Optional(Type.String({ maxLength: 128, description: 'Per-transaction form: its hash, echoed.' })),
+    timestamp: Type.Optional(
+      date('Per-transaction form: when the event is reported, echoed. @default disposalDate, else acquisitionDate.'),
+    ),
+    kind: Type.Optional(Type.String({ description: 'Lot form: buy, sell, transfer_in, transfer_out, fee or income.' })),
+    time: Type.Optional(Type.String({ maxLength: 40, description: 'Lot form: when (ISO 8601).' })),
+    usdValue: Type.Optional(decimal('Lot form: human decimal USD value of the whole amount.')),
+    price: Type.Optional(decimal('Lot form: human decimal USD per unit, when `usdValue` is absent.')),
+    feeUsd: Type.Optional(
+      decimal(
+        'Lot form: human decimal USD fee paid with it: added to basis on acquisitions, subtracted from proceeds on disposals.',
+      ),
+    ),
+    priceId: Type.Optional(
+      Type.String({
+        maxLength: 120,
+        description:
+          'Id the price source knows the asset by (`coingecko:ethereum`, `base:0x…`), for a transaction without a USD value.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+/** A transaction as parsed. */
+export type TransactionInput = typeof TransactionInput.static
 
 /** Body of `POST /api/v1/tax/calculate`. */
-export const CalculateBody = Type.Object({
-  transactions: Type.Array(TransactionInput, { minItems: 1, description: 'The transactions, in any order.' }),
-  method: Type.Optional(
-    Type.Union([Type.Literal('fifo'), Type.Literal('lifo'), Type.Literal('hifo')], {
-      description: 'Lot matching. @default fifo',
+export const CalculateBody = Type.Object(
+  {
+    transactions: Type.Array(TransactionInput, {
+      minItems: 1,
+      description:
+        'The transactions, in any order: all in the per-transaction form (the original gateway’s) or all in the lot form (with `kind` and `time`).',
     }),
-  ),
-})
+    method: Type.Optional(
+      Type.Union([Type.Literal('fifo'), Type.Literal('lifo'), Type.Literal('hifo')], {
+        description: 'Lot form: lot matching. @default fifo',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 
 /** The calculate body, parsed. */
 export type CalculateBody = typeof CalculateBody.static
 
 /** Query of `GET /api/v1/tax/report`. */
 export const ReportQuery = Type.Object({
-  reportId: Type.String({ pattern: '^tax_[0-9a-f]{32}$', description: 'Id `tax/calculate` answered.' }),
+  reportId: Type.Optional(
+    Type.String({
+      pattern: '^tax_[0-9a-f]{32}$',
+      description: "Id `tax/calculate` answered; without it, the list of the payer's reports.",
+    }),
+  ),
 })

@@ -181,7 +181,22 @@ describe('POST /api/v1/tax/calculate and GET /api/v1/tax/report', () => {
       [{ transactions: [buy], method: 'average' }, 'method'],
       [{}, 'transactions'],
       [{ transactions: 'all of them' }, 'transactions'],
-      [{ transactions: [{ ...buy, amount: 1 }] }, 'amount'],
+      [{ transactions: [{ ...buy, amount: 1e-7 }] }, 'transactions.0.amount'],
+      [{ transactions: [buy, { asset: 'ETH', amount: 1, type: 'sale' }] }, 'transactions.1.type'],
+      [{ transactions: [buy, { asset: 'ETH', amount: 1 }] }, 'transactions.1.kind'],
+      [{ transactions: [{ asset: 'ETH', amount: 1, costBasisUsd: 1, usdValue: '1' }] }, 'transactions.0.usdValue'],
+      [{ transactions: [{ ...buy, holdingDays: 3 }] }, 'transactions.0.holdingDays'],
+      [{ transactions: [{ asset: 'ETH', amount: 1 }], method: 'fifo' }, 'method'],
+      [{ transactions: [{ asset: 'ETH', amount: 1, type: 'buy' }] }, 'transactions.0.type'],
+      [
+        { transactions: [{ asset: 'ETH', amount: 1, acquisitionDate: 'last spring' }] },
+        'transactions.0.acquisitionDate',
+      ],
+      [
+        { transactions: [{ asset: 'ETH', amount: '1.5', priceAtAcquisition: -3 }] },
+        'transactions.0.priceAtAcquisition',
+      ],
+      [{ transactions: [{ asset: 'ETH', amount: 0 }] }, 'transactions.0.amount'],
     ]
     for (const [body, field] of cases) {
       const problem = await refused(await unpaid(body), 400)
@@ -201,5 +216,138 @@ describe('POST /api/v1/tax/calculate and GET /api/v1/tax/report', () => {
     expect((await gateway.fetch(`/api/v1/tax/report?reportId=${body.reportId}`)).status).toBe(402)
     await refused(await gateway.get(`/api/v1/tax/report?reportId=${body.reportId}`, payers.bob), 404)
     expect((await ok(await gateway.get(`/api/v1/tax/report?reportId=${body.reportId}`))).total).toBe(0)
+  })
+
+  test("behavior: the original gateway's per-transaction form, as its MCP tool sends it: each transaction's gain, the original's fields", async () => {
+    const gateway = api()
+    const body = await ok(
+      await gateway.post('/api/v1/tax/calculate', {
+        transactions: [
+          {
+            type: 'sale',
+            asset: 'eth',
+            amount: 1.5,
+            costBasisUsd: 3600,
+            proceedsUsd: 4800.5,
+            holdingDays: 90,
+            txHash: '0xabc',
+            timestamp: '2024-05-01T00:00:00Z',
+          },
+          { type: 'swap', asset: 'BTC', amount: '0.1', costBasisUsd: '4000', proceedsUsd: 3000.25, holdingDays: 400 },
+        ],
+      }),
+    )
+    expect(body.reportId).toMatch(/^tax_[0-9a-f]{32}$/)
+    expect(body.events[0]).toEqual({
+      index: 0,
+      type: 'sale',
+      txHash: '0xabc',
+      timestamp: '2024-05-01T00:00:00Z',
+      asset: 'ETH',
+      amount: 1.5,
+      costBasisUsd: 3600,
+      proceedsUsd: 4800.5,
+      gainLoss: 1200.5,
+      holdingDays: 90,
+      holdingPeriod: 'short',
+      priceSources: { acquisition: 'caller-provided', disposal: 'caller-provided' },
+      quantity: '1.5',
+      costBasis: '3600',
+      proceeds: '4800.5',
+      gain: '1200.5',
+    })
+    expect(body.events[1]).toMatchObject({ gainLoss: -999.75, gain: '-999.75', holdingPeriod: 'long', txHash: null })
+    expect(body.summary).toEqual({
+      totalTransactions: 2,
+      transactionsWithFullData: 2,
+      transactionsMissingData: 0,
+      totalGainLossUsd: 200.75,
+      shortTermGainLoss: 1200.5,
+      longTermGainLoss: -999.75,
+      unknownTermGainLoss: 0,
+      shortTermCount: 1,
+      longTermCount: 1,
+      unknownTermCount: 0,
+      gain: '200.75',
+      currency: 'USD',
+    })
+    expect(body.warnings).toBeUndefined()
+    const report = await ok(await gateway.get(`/api/v1/tax/report?reportId=${body.reportId}`))
+    expect(report).toMatchObject({ reportId: body.reportId, totalEvents: 2, summary: body.summary })
+    expect(report.events).toEqual(body.events)
+  })
+
+  test("behavior: the original's handler fields: prices per unit, dates (ISO or unix seconds), the holding period from them, a missing price from the price source", async () => {
+    llamaPrices.set(`${march}/coingecko:ethereum`, { price: 1800.5, timestamp: march - 30 })
+    const gateway = api()
+    const body = await ok(
+      await gateway.post('/api/v1/tax/calculate', {
+        transactions: [
+          {
+            asset: 'ETH',
+            amount: '2',
+            acquisitionDate: '2023-01-01T00:00:00Z',
+            disposalDate: '2024-06-01T00:00:00Z',
+            priceAtAcquisition: 1200.5,
+            priceAtDisposal: '3500',
+          },
+          { type: 'transfer', asset: 'ETH', amount: 1, acquisitionDate: march },
+          { type: 'sale', asset: 'OBSCURE', amount: 3, acquisitionDate: march, priceAtDisposal: 2 },
+        ],
+      }),
+    )
+    expect(body.events[0]).toMatchObject({
+      type: 'swap',
+      costBasisUsd: 2401,
+      proceedsUsd: 7000,
+      gainLoss: 4599,
+      holdingDays: 517,
+      holdingPeriod: 'long',
+      timestamp: '2024-06-01T00:00:00.000Z',
+    })
+    // No disposal date and not a sale: proceeds are the cost basis, as the original does, and it says so.
+    expect(body.events[1]).toMatchObject({
+      costBasisUsd: 1800.5,
+      proceedsUsd: 1800.5,
+      gainLoss: 0,
+      holdingPeriod: 'unknown',
+      priceSources: { acquisition: 'lookup', disposal: 'none' },
+      warnings: ['no disposal price; proceeds set to cost basis (zero gain assumed)'],
+    })
+    expect(body.prices).toEqual([
+      expect.objectContaining({ index: 1, asset: 'ETH', usd: '1800.5', source: 'defillama' }),
+    ])
+    // A price nobody has is null, with a warning; nothing is assumed zero.
+    expect(body.events[2]).toMatchObject({
+      costBasisUsd: null,
+      proceedsUsd: 6,
+      gainLoss: null,
+      priceSources: { acquisition: 'unavailable', disposal: 'caller-provided' },
+    })
+    expect(body.summary).toMatchObject({ transactionsWithFullData: 2, transactionsMissingData: 1, longTermCount: 1 })
+    expect(body.warnings).toHaveLength(2)
+  })
+
+  test("behavior: tax/report without reportId lists the payer's reports, newest first; another payer's list is empty", async () => {
+    const gateway = api()
+    const first = await ok(
+      await gateway.post('/api/v1/tax/calculate', {
+        transactions: [{ asset: 'ETH', amount: 1, costBasisUsd: 1, proceedsUsd: 2 }],
+      }),
+    )
+    const second = await ok(
+      await gateway.post('/api/v1/tax/calculate', {
+        transactions: [{ kind: 'buy', asset: 'ETH', amount: '1', usdValue: '1', time: '2023-01-01T00:00:00Z' }],
+      }),
+    )
+    const list = await ok(await gateway.get('/api/v1/tax/report'))
+    expect(list.totalReports).toBe(2)
+    expect(list.reports.map((entry: any) => entry.reportId).sort()).toEqual([first.reportId, second.reportId].sort())
+    expect(list.reports.find((entry: any) => entry.reportId === first.reportId).transactions).toBe(1)
+    expect(await ok(await gateway.get('/api/v1/tax/report', payers.bob))).toMatchObject({
+      reports: [],
+      totalReports: 0,
+    })
+    expect((await gateway.fetch('/api/v1/tax/report')).status).toBe(402)
   })
 })
