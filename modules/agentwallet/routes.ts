@@ -31,6 +31,7 @@ export function routes(deps: Service.Deps) {
       ({ body, caller }) => Service.revokeKey(deps, { ...body, payer: caller }),
       {
         body: RevokeKeyBody,
+        transform: ({ body }) => Service.preflightRevokeKey(body),
       },
     )
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Address, Hex, LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { agentAccount } from '../../adapters/chain/agentWallet.js'
+import * as TokenList from '../../core/TokenList.js'
 import { origin, paidGateway } from '../support/paid.js'
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
@@ -155,5 +156,131 @@ describe('agent-wallet on the devnet', () => {
     expect(badAccount.status).toBe(400)
     const owned = await post('/api/v1/agent-wallet/provision', { owner: other.address })
     expect(owned.status).toBe(400)
+  })
+})
+
+describe('agent-wallet: the original gateway’s calls', () => {
+  const agentId = 'trader-7'
+  let wallet: Address
+
+  test('behavior: predict by ownerAddress and agentId is deterministic, and provision deploys exactly there', async () => {
+    const path = `/api/v1/agent-wallet/predict?ownerAddress=${owner.address}&agentId=${agentId}`
+    const predicted = await json(await gateway.paid(owner, 'GET', path))
+    expect(predicted.status).toBe(200)
+    expect(predicted.body).toMatchObject({ status: 'ok', agentId })
+    expect(predicted.body.predictedAddress).toBe(predicted.body.address)
+    expect((await json(await gateway.paid(other, 'GET', path))).body.predictedAddress).toBe(
+      predicted.body.predictedAddress,
+    )
+    const provisioned = await json(
+      await gateway.paid(owner, 'POST', '/api/v1/agent-wallet/provision', { agentId, agentType: 'trading' }),
+    )
+    expect(provisioned.status).toBe(200)
+    expect(provisioned.body).toMatchObject({
+      status: 'created',
+      wallet: {
+        walletAddress: predicted.body.predictedAddress,
+        ownerAddress: owner.address,
+        agentId,
+        agentType: 'trading',
+        mode: 'self-custody',
+        chainId: gateway.devnet.chain.id,
+      },
+    })
+    expect(provisioned.body.wallet.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+    expect(provisioned.body.wallet.encryptedKey).toBeUndefined()
+    expect(provisioned.body.custody).toContain('session-key')
+    wallet = provisioned.body.wallet.walletAddress
+  })
+
+  test('behavior: spendLimitEth "2500" is a limit of 2,500 WETH, signed by the owner and submitted; info and revoke in the original’s words', async () => {
+    const weth = TokenList.devnet.find((token) => token.symbol === 'WETH')!.address
+    const sessionKeyAddress = privateKeyToAccount(generatePrivateKey()).address
+    const asked = await json(
+      await gateway.paid(owner, 'POST', '/api/v1/agent-wallet/session-key', {
+        walletAddress: wallet,
+        sessionKeyAddress,
+        spendLimitEth: '2500',
+        durationHours: 24,
+        allowedTargets: [weth],
+      }),
+    )
+    expect(asked.status).toBe(200)
+    expect(asked.body).toMatchObject({
+      status: 'signature_required',
+      account: wallet,
+      session: { sessionKey: sessionKeyAddress, spendLimit: '2500', spendLimitWei: '2500000000000000000000' },
+    })
+    expect(asked.body.typedData.message).toMatchObject({
+      key: sessionKeyAddress,
+      tokens: [weth],
+      limits: ['2500000000000000000000'],
+      period: 86_400,
+    })
+    const added = await json(
+      await gateway.paid(owner, 'POST', '/api/v1/agent-wallet/session-key', {
+        ...asked.body.next.body,
+        signature: await sign(owner, asked.body.typedData),
+      }),
+    )
+    expect(added.status).toBe(200)
+    expect(added.body).toMatchObject({
+      status: 'created',
+      session: { sessionKey: sessionKeyAddress, spendLimit: '2500' },
+    })
+    expect(added.body.session.txHash).toMatch(/^0x[0-9a-f]{64}$/)
+
+    const info = await json(await gateway.paid(owner, 'GET', `/api/v1/agent-wallet/info?address=${wallet}`))
+    expect(info.body).toMatchObject({
+      status: 'ok',
+      wallet: {
+        address: wallet,
+        owner: owner.address,
+        balanceEth: '0',
+        sessionKeys: [{ address: sessionKeyAddress, valid: true, remainingSpend: '2500' }],
+      },
+    })
+
+    const revoke = { walletAddress: wallet, sessionKeyAddress }
+    const unsigned = await json(await gateway.paid(owner, 'POST', '/api/v1/agent-wallet/revoke-key', revoke))
+    const revoked = await json(
+      await gateway.paid(owner, 'POST', '/api/v1/agent-wallet/revoke-key', {
+        ...revoke,
+        signature: await sign(owner, unsigned.body.typedData),
+      }),
+    )
+    expect(revoked.body).toMatchObject({ status: 'revoked', txHash: revoked.body.transaction })
+  })
+
+  test('errors: more decimals than ETH has, two names of one field, a target the key cannot call: 400 before payment', async () => {
+    const terms = {
+      walletAddress: owner.address,
+      sessionKeyAddress: other.address,
+      spendLimitEth: '2500',
+      durationHours: 1,
+    }
+    for (const [body, field] of [
+      [{ ...terms, spendLimitEth: '2500.0000000000000000001' }, 'spendLimitEth'],
+      [{ ...terms, key: other.address }, 'sessionKeyAddress'],
+      [{ ...terms, expiresAt: Math.floor(Date.now() / 1000) + 60 }, 'durationHours'],
+      [{ ...terms, allowedTargets: [gateway.devnet.token.address] }, 'allowedTargets'],
+    ] as const) {
+      const response = await gateway.fetch(`${origin}/api/v1/agent-wallet/session-key`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      expect(response.status).toBe(400)
+      expect(await response.text()).toContain(field)
+    }
+  })
+
+  test('security: provision for another ownerAddress is refused; the payer owns what it pays for', async () => {
+    const refused = await gateway.paid(other, 'POST', '/api/v1/agent-wallet/provision', {
+      agentId: 'someone-else',
+      ownerAddress: owner.address,
+      mode: 'self-custody',
+    })
+    expect(refused.status).toBe(403)
   })
 })
