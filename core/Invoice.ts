@@ -68,6 +68,8 @@ export type Fields = {
   creator: Address
   /** Checksummed address that receives the payment. */
   recipient: Address
+  /** Checksummed address the invoice is addressed to, expected to pay it (anyone may); none for an open invoice. */
+  payer: Address | undefined
   /** Token to pay in. */
   token: Token
   /** Amount due, in the token's atomic units. */
@@ -139,6 +141,7 @@ export function from(parameters: from.Parameters): Open {
     id,
     creator,
     recipient = creator,
+    payer,
     token,
     amount,
     memo,
@@ -169,6 +172,7 @@ export function from(parameters: from.Parameters): Open {
     id,
     creator,
     recipient,
+    payer,
     token,
     amount,
     memo,
@@ -195,6 +199,8 @@ export declare namespace from {
     creator: Address
     /** Checksummed recipient. @default creator */
     recipient?: Address | undefined
+    /** Checksummed address expected to pay; none for an open invoice. */
+    payer?: Address | undefined
     /** Token to pay in. */
     token: Token
     /** Amount due, in the token's atomic units. */
@@ -296,6 +302,8 @@ export declare namespace Serialized {
     creator: Address
     /** Checksummed recipient. */
     recipient: Address
+    /** Checksummed address expected to pay; null for an open invoice. */
+    payer: Address | null
     /** Token to pay in. */
     token: Token
     /** Atomic units, decimal. */
@@ -336,6 +344,7 @@ export function serialize(invoice: Invoice): Serialized {
     id: invoice.id,
     creator: invoice.creator,
     recipient: invoice.recipient,
+    payer: invoice.payer ?? null,
     token: invoice.token,
     amount: invoice.amount.toString(),
     memo: invoice.memo ?? null,
@@ -365,6 +374,8 @@ export function deserialize(value: Serialized): Invoice {
     id: value.id,
     creator: value.creator,
     recipient: value.recipient,
+    // Records stored before invoices named a payer have none: they are open.
+    payer: value.payer ?? undefined,
     token: value.token,
     amount: BigInt(value.amount),
     memo: value.memo ?? undefined,
@@ -394,6 +405,7 @@ function fieldsOf(invoice: Invoice): Fields {
     id,
     creator,
     recipient,
+    payer,
     token,
     amount,
     memo,
@@ -408,6 +420,7 @@ function fieldsOf(invoice: Invoice): Fields {
     id,
     creator,
     recipient,
+    payer,
     token,
     amount,
     memo,

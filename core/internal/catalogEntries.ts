@@ -545,7 +545,16 @@ export const entries: readonly Entry[] = [
     category: 'invoicing',
     tags: ['invoicing'],
     purpose: 'Create an invoice for an amount of a token',
-    request: [body('creator', 'string', true), body('token', 'string', true), body('amount', 'string', true)],
+    request: [
+      body('creator', 'string', true),
+      body('token', 'string', true),
+      body(
+        'amount',
+        'string',
+        true,
+        'Human decimal of the token, as the original gateway reads it: "2500" is 2,500 USDC, "1500.50" is 1,500.5 USDC; at most the token\'s decimals (6 for USDC); a JSON number is read as the decimal it prints as. Answers carry it as `amount` (human) and `amountRaw` (atomic units).',
+      ),
+    ],
     response: [returns('status', 'string'), returns('invoice', 'object')],
     shapesShown: true,
   },

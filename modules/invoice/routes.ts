@@ -13,7 +13,7 @@ export function routes(deps: Service.Deps) {
         body: CreateBody,
         transform: ({ body }) => Service.preflightCreate(deps, body),
       })
-      .get('/api/v1/invoice/list', ({ query, caller }) => Service.list(deps, { address: query.address, caller }), {
+      .get('/api/v1/invoice/list', ({ query, caller }) => Service.list(deps, { ...query, caller }), {
         query: ListQuery,
         transform: ({ query }) => Service.preflightList(query),
       })

@@ -1,5 +1,5 @@
 import { Value } from '@sinclair/typebox/value'
-import { type Address, checksumAddress, formatUnits } from 'viem'
+import { type Address, checksumAddress, zeroAddress } from 'viem'
 import * as AddressRules from '../../core/Address.js'
 import * as AuditChain from '../../core/AuditChain.js'
 import {
@@ -13,7 +13,8 @@ import * as Events from '../../core/Events.js'
 import * as Invoice from '../../core/Invoice.js'
 import { type Also, genesisHash, type Store } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
-import { CreateBody } from './schema.js'
+import * as Units from '../../core/Units.js'
+import { CreateBody, listStatuses } from './schema.js'
 
 /** What the invoice module needs from outside. */
 export type Deps = {
@@ -88,7 +89,22 @@ export async function create(deps: Deps, input: create.Input) {
     createdAt: now,
   })
   if (!inserted.ok) throw new Error(`Invoice id ${invoice.id} is taken; 128 random bits should never collide.`)
-  return { status: 'created', invoice: present(invoice) }
+  const amount = `${Units.toDecimal(invoice.amount, invoice.token.decimals)} ${invoice.token.symbol}`
+  const lookup = `GET /api/v1/invoice/${invoice.id}`
+  return {
+    status: 'created',
+    invoice: present(invoice),
+    // How to pay and where to look, as the original gateway answers them.
+    payment: {
+      transaction: { ...invoice.transaction, note: `Pay ${amount} to ${invoice.recipient}` },
+      instructions: [
+        `1. Send ${amount} to ${invoice.recipient} on chain ${invoice.chainId} (${invoice.token.address})`,
+        '2. Use the pre-encoded transaction above, or send the exact amount directly from any wallet',
+        `3. Check payment status: ${lookup}`,
+      ],
+    },
+    lookup: { endpoint: lookup, note: 'Use this endpoint to check payment status' },
+  }
 }
 
 export declare namespace create {
@@ -104,6 +120,7 @@ export async function list(deps: Deps, input: list.Input) {
   const address = toAddress(input.address, 'address')
   if (address !== caller)
     throw new ForbiddenError(`address must be the paying address ${caller}: only your own invoices can be listed.`)
+  const status = toListStatus(input.status)
   const records = await deps.store.list<Invoice.Serialized>(collection, { owner: address, limit: maxListed })
   const invoices = records.map((record) => Invoice.deserialize(record.value))
   const open = invoices.filter((invoice) => invoice.status === 'open').slice(0, maxRefreshedPerList)
@@ -113,15 +130,25 @@ export async function list(deps: Deps, input: list.Input) {
       (invoice) => [invoice.id, invoice] as const,
     ),
   )
-  return { invoices: invoices.map((invoice) => present(refreshed.get(invoice.id) ?? invoice)), count: invoices.length }
+  const listed = invoices
+    .map((invoice) => refreshed.get(invoice.id) ?? invoice)
+    .filter((invoice) => status === undefined || invoice.status === (status === 'pending' ? 'open' : status))
+  return {
+    address,
+    invoices: listed.map((invoice) => ({ ...present(invoice), role: roleOf(invoice, address) })),
+    count: listed.length,
+    filters: { status: status ?? 'all' },
+  }
 }
 
 export declare namespace list {
   type Input = {
     /** The verified payer. */
     caller: Address
-    /** Creator or recipient to list for; must be the caller. */
+    /** Creator, payee or payer to list for; must be the caller. */
     address: string
+    /** Only invoices in this status, one of {@link listStatuses} in any case. @default all */
+    status?: string | undefined
   }
 }
 
@@ -141,6 +168,8 @@ export async function get(deps: Deps, input: get.Input) {
 /** Refuses, before payment, no id at all or a path and a query that name different invoices; the schema checks each id's format. */
 export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): void {
   const { pathId, queryId } = input
+  refuseOriginalId(pathId)
+  refuseOriginalId(queryId)
   if (typeof pathId === 'string' && typeof queryId === 'string' && pathId !== queryId)
     throw new BadRequestError('The path and the query name different invoices; give one id.', {
       details: { field: 'id' },
@@ -149,9 +178,10 @@ export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): vo
     throw new ValidationError({ field: 'id', message: 'required: the invoice id, in the path or as ?id=' })
 }
 
-/** Refuses, before payment, an `address` to list for that is not an EVM address. */
-export function preflightList(query: { address?: unknown }): void {
+/** Refuses, before payment, an `address` to list for that is not an EVM address, or a `status` no invoice has. */
+export function preflightList(query: { address?: unknown; status?: unknown }): void {
   if (typeof query.address === 'string') toAddress(query.address, 'address')
+  if (typeof query.status === 'string') toListStatus(query.status)
 }
 
 /**
@@ -165,13 +195,19 @@ export function preflightCreate(deps: Deps, body: unknown): void {
 
 /** The invoice `input` asks for, every field checked; pure, so that it runs before payment as well as in `create`. */
 function draft(deps: Deps, input: CreateBody, at: { id: string; now: Date; createdAtBlock: bigint }): Invoice.Open {
-  const { token, amount, recipient, memo, dueDate, reference } = input
+  const { amount, recipient, payTo, memo, dueDate, reference } = input
+  const token = toToken(deps.tokens, input.token)
+  const receiver = payTo === undefined ? undefined : toAddress(payTo, 'payTo')
+  // Refused here so that the refusal names the request's field: the core names its own, `recipient`.
+  if (receiver === zeroAddress) throw new ValidationError({ field: 'payTo', message: 'is the zero address' })
+  // The original gateway's `recipient` is who pays; the core's `recipient` is who receives, our `payTo`.
   return Invoice.from({
     id: at.id,
     creator: toAddress(input.creator, 'creator'),
-    recipient: recipient === undefined ? undefined : toAddress(recipient, 'recipient'),
-    token: toToken(deps.tokens, token),
-    amount: toAmount(amount),
+    recipient: receiver,
+    payer: recipient === undefined ? undefined : toAddress(recipient, 'recipient'),
+    token,
+    amount: Units.fromDecimal({ value: amount, decimals: token.decimals, field: 'amount' }),
     memo,
     reference,
     dueDate: dueDate === undefined ? undefined : toDueDate(dueDate),
@@ -369,13 +405,54 @@ function paidEvents(deps: Deps, invoice: Invoice.Invoice, payment: Invoice.Payme
   return { enqueue: [...paid, ...seen].map((event: Events.Emit) => events.outbox(event)) }
 }
 
-/** The response form of an invoice: its JSON with the CAIP-2 network and the amount in whole tokens. */
+/**
+ * The response form of an invoice, in the original gateway's words: `recipient` is who is expected to pay (`open`
+ * when anyone), `payTo` who receives, `amount` human and `amountRaw` atomic, `paymentTx` the paying transaction;
+ * with the CAIP-2 network.
+ */
 function present(invoice: Invoice.Invoice) {
+  const { recipient, payer, amount, ...serialized } = Invoice.serialize(invoice)
+  const human = Units.toDecimal(invoice.amount, invoice.token.decimals)
   return {
-    ...Invoice.serialize(invoice),
+    ...serialized,
+    recipient: payer ?? 'open',
+    payTo: recipient,
+    amount: human,
+    amountRaw: amount,
+    amountFormatted: human,
     network: `eip155:${invoice.chainId}`,
-    amountFormatted: formatUnits(invoice.amount, invoice.token.decimals),
+    paymentTx: invoice.status === 'paid' ? invoice.payment.txHash : null,
+    updatedAt: (invoice.status === 'paid'
+      ? invoice.observedAt
+      : invoice.status === 'expired'
+        ? invoice.expiredAt
+        : invoice.createdAt
+    ).toISOString(),
   }
+}
+
+/** What `address` is to the invoice, as the original gateway names it (`creator`, `payer`), or `payee` for `payTo`. */
+function roleOf(invoice: Invoice.Invoice, address: Address): 'creator' | 'payer' | 'payee' {
+  if (address === invoice.creator) return 'creator'
+  return address === invoice.payer ? 'payer' : 'payee'
+}
+
+/** A list's `status` filter, lowercase; anything else is refused, naming what is accepted. */
+function toListStatus(value: string | undefined): (typeof listStatuses)[number] | undefined {
+  if (value === undefined) return undefined
+  const status = listStatuses.find((candidate) => candidate === value.toLowerCase())
+  if (status === undefined)
+    throw new ValidationError({ field: 'status', message: `must be one of ${listStatuses.join(', ')}` })
+  return status
+}
+
+/** Refuses an id in the original gateway's `INV-` format with a 400 that names the format used here. */
+function refuseOriginalId(value: unknown): void {
+  if (typeof value === 'string' && /^INV-/i.test(value))
+    throw new ValidationError({
+      field: 'id',
+      message: `"${value.slice(0, 40)}" is an id of the original gateway's format (INV-...); invoice ids here are inv_ and 32 hex digits, as invoice/create answers them`,
+    })
 }
 
 /** Runs a chain read; a node that fails becomes a 503, so the call is not charged for an answer it could not check. */
@@ -392,8 +469,9 @@ async function fromChain<value>(read: () => Promise<value>): Promise<value> {
   }
 }
 
+/** Who may read an invoice: its creator, who receives the payment, and who is expected to pay it. */
 function ownersOf(invoice: Invoice.Invoice): Address[] {
-  return invoice.creator === invoice.recipient ? [invoice.creator] : [invoice.creator, invoice.recipient]
+  return [...new Set([invoice.creator, invoice.recipient, ...(invoice.payer === undefined ? [] : [invoice.payer])])]
 }
 
 function nowOf(deps: Deps): Date {
@@ -423,25 +501,16 @@ function toToken(tokens: readonly Invoice.Token[], value: string): Invoice.Token
   })
 }
 
-/** A raw base-unit integer string as a bigint; the range (> 0, uint256) is checked by {@link Invoice.from}. */
-function toAmount(value: string): bigint {
-  if (/^\d{1,78}$/.test(value)) return BigInt(value)
-  const hint = /^\d*\.\d*$/.test(value)
-    ? 'has a decimal point; amounts are raw base units (1.5 USDC is "1500000")'
-    : /^\d+$/.test(value)
-      ? 'has more than 78 digits'
-      : 'is not a base-unit integer string such as "1500000"'
-  throw new ValidationError({ field: 'amount', message: hint })
-}
-
-/** An ISO 8601 date-time with seconds optional and an explicit offset (`Z` or `±hh:mm`); local times are ambiguous. */
+/**
+ * A date (`2030-01-31`, its start in UTC, as the original gateway's `new Date()` reads it) or an ISO 8601 date-time
+ * with seconds optional and an explicit offset (`Z` or `±hh:mm`); local times are ambiguous, so they are refused.
+ */
 function toDueDate(value: string): Date {
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(
-    value,
-  )
+  const match =
+    /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):(\d{2})))?$/.exec(value)
   const date = new Date(value)
   if (match && !Number.isNaN(date.getTime())) {
-    const [year, month, day, hour, minute, second = 0, offsetHours = 0, offsetMinutes = 0] = match
+    const [year, month, day, hour = 0, minute = 0, second = 0, offsetHours = 0, offsetMinutes = 0] = match
       .slice(1)
       .map((part) => (part === undefined ? undefined : Number(part)))
     // Engines roll 2030-02-30 over to March 2 instead of refusing it.
@@ -452,7 +521,7 @@ function toDueDate(value: string): Date {
   }
   throw new ValidationError({
     field: 'dueDate',
-    message: 'must be an ISO 8601 date-time with an offset, e.g. 2030-01-31T17:00:00Z',
+    message: 'must be a date (2030-01-31) or an ISO 8601 date-time with an offset (2030-01-31T17:00:00Z)',
   })
 }
 

@@ -88,7 +88,7 @@ describe('invoices through the paid flow', () => {
       await gateway.paid(creator, 'POST', '/api/v1/invoice/create', {
         creator: creator.address,
         token: 'USDC',
-        amount: '1234567',
+        amount: '1.234567',
       }),
     )
     expect(created.status).toBe(200)

@@ -151,6 +151,7 @@ describe('serialize', () => {
       Invoice.transition(open(), { type: 'payment_observed', payment: payment() }, later),
       Invoice.transition(open({ dueDate }), { type: 'expire' }, afterDue),
       open({ dueDate: undefined }),
+      open({ payer: alice }),
     ]
     for (const invoice of invoices)
       expect(Invoice.deserialize(JSON.parse(JSON.stringify(Invoice.serialize(invoice))))).toEqual(invoice)
@@ -171,6 +172,7 @@ describe('serialize', () => {
         "id": "inv_1",
         "memo": "March",
         "observedAt": "2030-01-05T00:00:00.000Z",
+        "payer": null,
         "payment": {
           "blockNumber": "101",
           "from": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",

@@ -76,7 +76,7 @@ function setup(queue?: Queue) {
 type Invoice = {
   id: string
   status: string
-  recipient: Address
+  recipient: string
   transaction: { to: Address; data: Hex; value: string; chainId: number }
   payment?: { txHash: Hex; from: Address; blockNumber: string; logIndex: number; paidAt: string }
   [field: string]: unknown
@@ -124,13 +124,20 @@ function freshRecipient(): Address {
 }
 
 describe('POST /api/v1/invoice/create', () => {
+  test('behavior: a date alone as dueDate is its start in UTC, as the original gateway reads it', async () => {
+    const { create } = setup()
+    expect((await create(alice, { creator: alice, token: 'USDC', amount: '1', dueDate: '2099-04-15' })).dueDate).toBe(
+      '2099-04-15T00:00:00.000Z',
+    )
+  })
+
   test('default: an open invoice with the unsigned transfer that pays it', async () => {
     const { create } = setup()
     const before = await chain.publicClient.getBlockNumber({ cacheTime: 0 })
     const created = await create(alice, {
       creator: alice,
       token: 'USDC',
-      amount: '1500000',
+      amount: '1.5',
       memo: 'March',
       reference: 'PO-7',
     })
@@ -138,10 +145,13 @@ describe('POST /api/v1/invoice/create', () => {
       id: expect.stringMatching(/^inv_[0-9a-f]{32}$/),
       status: 'open',
       creator: alice,
-      recipient: alice,
+      recipient: 'open',
+      payTo: alice,
       token: { symbol: 'USDC', address: chain.token.address, decimals: 6 },
-      amount: '1500000',
+      amount: '1.5',
+      amountRaw: '1500000',
       amountFormatted: '1.5',
+      paymentTx: null,
       memo: 'March',
       reference: 'PO-7',
       dueDate: null,
@@ -157,18 +167,24 @@ describe('POST /api/v1/invoice/create', () => {
     })
   })
 
-  test('behavior: the token by address in any case, the symbol in any case, a recipient and a due date', async () => {
+  test('behavior: the token by address in any case, the symbol in any case, a payer and a due date', async () => {
     const { create } = setup()
     const dueDate = new Date(Date.now() + 86_400_000).toISOString()
     const byAddress = await create(alice, {
       creator: alice.toLowerCase(),
       token: chain.token.address.toLowerCase(),
-      amount: '1',
+      amount: '0.000001',
       recipient: bob,
       dueDate,
     })
-    expect(byAddress).toMatchObject({ creator: alice, recipient: bob, token: { symbol: 'USDC' }, dueDate })
-    expect((await create(alice, { creator: alice, token: 'usdc', amount: '1' })).token).toMatchObject({
+    expect(byAddress).toMatchObject({
+      creator: alice,
+      recipient: bob,
+      payTo: alice,
+      token: { symbol: 'USDC' },
+      dueDate,
+    })
+    expect((await create(alice, { creator: alice, token: 'usdc', amount: '0.000001' })).token).toMatchObject({
       address: chain.token.address,
     })
   })
@@ -176,7 +192,7 @@ describe('POST /api/v1/invoice/create', () => {
   test('security: creator must be the caller', async () => {
     const { request } = setup()
     const body = await problem(
-      await request(bob, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1' }),
+      await request(bob, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '0.000001' }),
       403,
     )
     expect(body.code).toBe('forbidden')
@@ -187,23 +203,26 @@ describe('POST /api/v1/invoice/create', () => {
     ['token', 'an address not configured', { token: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913' }],
     ['token', 'a malformed address', { token: '0x1234' }],
     ['amount', 'zero', { amount: '0' }],
-    ['amount', 'a decimal', { amount: '1.5' }],
+    ['amount', 'more decimals than USDC has', { amount: '1.0000001' }],
+    ['amount', 'in scientific notation', { amount: '1e6' }],
     ['amount', 'negative', { amount: '-1' }],
     ['amount', 'of 79 digits', { amount: '1'.repeat(79) }],
-    ['recipient', 'the zero address', { recipient: '0x0000000000000000000000000000000000000000' }],
+    ['payTo', 'the zero address', { payTo: '0x0000000000000000000000000000000000000000' }],
+    ['payTo', 'a bad checksum', { payTo: '0x70997970c51812dc3A010C7d01b50e0d17dc79C8' }],
     ['recipient', 'a bad checksum', { recipient: '0x70997970c51812dc3A010C7d01b50e0d17dc79C8' }],
     ['creator', 'not an address', { creator: 'alice' }],
     ['memo', 'of 281 characters', { memo: 'm'.repeat(281) }],
     ['reference', 'of 65 characters', { reference: 'r'.repeat(65) }],
     ['dueDate', 'in the past', { dueDate: '2020-01-01T00:00:00Z' }],
     ['dueDate', 'not in the calendar', { dueDate: '2099-02-30T00:00:00Z' }],
-    ['dueDate', 'without a time', { dueDate: '2099-01-01' }],
+    ['dueDate', 'a date not in the calendar', { dueDate: '2099-02-30' }],
+    ['dueDate', 'a date in the past', { dueDate: '2020-01-01' }],
     ['dueDate', 'without an offset', { dueDate: '2099-01-01T10:00:00' }],
     ['dueDate', 'not a date', { dueDate: 'tomorrow' }],
   ] as const)('error: %s %s is 400', async (field, _, change) => {
     const { request } = setup()
     const body = await problem(
-      await request(alice, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '1', ...change }),
+      await request(alice, '/api/v1/invoice/create', { creator: alice, token: 'USDC', amount: '0.000001', ...change }),
       400,
     )
     expect(body.code).toBe('validation_failed')
@@ -215,7 +234,7 @@ describe('POST /api/v1/invoice/create', () => {
     const created = await create(alice, {
       creator: alice,
       token: 'USDC',
-      amount: '1',
+      amount: '0.000001',
       dueDate: '2099-01-01T10:00+02:00',
     })
     expect(created.dueDate).toBe('2099-01-01T08:00:00.000Z')
@@ -226,7 +245,7 @@ describe('payment detection', () => {
   test('behavior: the unsigned transaction, sent by any wallet, turns the invoice paid on the next read', async () => {
     const { create, read } = setup()
     const recipient = freshRecipient()
-    const created = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '2500000' })
+    const created = await create(alice, { creator: alice, payTo: recipient, token: 'USDC', amount: '2.5' })
     expect((await read(alice, created.id)).status).toBe('open')
 
     const hash = await pay(3, created.transaction)
@@ -252,7 +271,7 @@ describe('payment detection', () => {
   test('behavior: two identical invoices need two transfers, one each', async () => {
     const { create, read } = setup()
     const recipient = freshRecipient()
-    const body = { creator: alice, recipient, token: 'USDC', amount: '700000' }
+    const body = { creator: alice, payTo: recipient, token: 'USDC', amount: '0.7' }
     const first = await create(alice, body)
     const second = await create(alice, body)
 
@@ -268,7 +287,7 @@ describe('payment detection', () => {
   test('behavior: a wrong amount, another recipient or another token does not pay it', async () => {
     const { create, read } = setup()
     const recipient = freshRecipient()
-    const created = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '1000000' })
+    const created = await create(alice, { creator: alice, payTo: recipient, token: 'USDC', amount: '1' })
     await transfer(2, recipient, 999_999n)
     await transfer(2, recipient, 1_000_001n)
     await transfer(2, freshRecipient(), 1_000_000n)
@@ -287,13 +306,13 @@ describe('payment detection', () => {
     const { create, read } = setup()
     const recipient = freshRecipient()
     await transfer(4, recipient, 42n)
-    const created = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '42' })
+    const created = await create(alice, { creator: alice, payTo: recipient, token: 'USDC', amount: '0.000042' })
     expect((await read(alice, created.id)).status).toBe('open')
   })
 
   test('behavior: the bare path reads the id from ?id=', async () => {
     const { create, request } = setup()
-    const created = await create(alice, { creator: alice, token: 'USDC', amount: '5' })
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '0.000005' })
     const response = await request(alice, `/api/v1/invoice?id=${created.id}`)
     expect(response.status).toBe(200)
     expect(((await response.json()) as { invoice: Invoice }).invoice.id).toBe(created.id)
@@ -302,7 +321,7 @@ describe('payment detection', () => {
 
   test('error: path and query naming different ids, or no id at all, are 400', async () => {
     const { create, request } = setup()
-    const created = await create(alice, { creator: alice, token: 'USDC', amount: '5' })
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '0.000005' })
     expect((await problem(await request(alice, `/api/v1/invoice/${created.id}?id=inv_other`), 400)).code).toBe(
       'bad_request',
     )
@@ -316,9 +335,9 @@ describe('expiry', () => {
     const dueDate = new Date(Date.now() + 3_600_000)
     const created = await create(alice, {
       creator: alice,
-      recipient: freshRecipient(),
+      payTo: freshRecipient(),
       token: 'USDC',
-      amount: '9',
+      amount: '0.000009',
       dueDate: dueDate.toISOString(),
     })
     expect((await read(alice, created.id)).status).toBe('open')
@@ -331,9 +350,9 @@ describe('expiry', () => {
     const dueDate = new Date(Date.now() + 3_600_000)
     const created = await create(alice, {
       creator: alice,
-      recipient: freshRecipient(),
+      payTo: freshRecipient(),
       token: 'USDC',
-      amount: '11',
+      amount: '0.000011',
       dueDate: dueDate.toISOString(),
     })
     const hash = await pay(2, created.transaction)
@@ -348,12 +367,12 @@ describe('expiry', () => {
     clock.now = new Date(Date.now() - 7_200_000)
     const late = await create(alice, {
       creator: alice,
-      recipient,
+      payTo: recipient,
       token: 'USDC',
-      amount: '13',
+      amount: '0.000013',
       dueDate: new Date(Date.now() - 3_600_000).toISOString(),
     })
-    const open = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '13' })
+    const open = await create(alice, { creator: alice, payTo: recipient, token: 'USDC', amount: '0.000013' })
     clock.now = undefined
     const hash = await pay(2, late.transaction)
     expect((await read(alice, late.id)).status).toBe('expired')
@@ -362,11 +381,11 @@ describe('expiry', () => {
 })
 
 describe('GET /api/v1/invoice/list', () => {
-  test('security: lists only invoices where the caller is creator or recipient', async () => {
+  test('security: lists only invoices where the caller is creator or payer', async () => {
     const { create, request } = setup()
-    const toBob = await create(alice, { creator: alice, recipient: bob, token: 'USDC', amount: '1' })
-    const own = await create(alice, { creator: alice, token: 'USDC', amount: '2' })
-    const carols = await create(carol, { creator: carol, token: 'USDC', amount: '3' })
+    const toBob = await create(alice, { creator: alice, recipient: bob, token: 'USDC', amount: '0.000001' })
+    const own = await create(alice, { creator: alice, token: 'USDC', amount: '0.000002' })
+    const carols = await create(carol, { creator: carol, token: 'USDC', amount: '0.000003' })
     const ids = async (caller: Address) => {
       const response = await request(caller, `/api/v1/invoice/list?address=${caller}`)
       expect(response.status).toBe(200)
@@ -382,7 +401,7 @@ describe('GET /api/v1/invoice/list', () => {
 
   test('behavior: open invoices are refreshed', async () => {
     const { create, request } = setup()
-    const created = await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '17' })
+    const created = await create(alice, { creator: alice, payTo: freshRecipient(), token: 'USDC', amount: '0.000017' })
     const hash = await pay(2, created.transaction)
     const response = await request(alice, `/api/v1/invoice/list?address=${alice.toLowerCase()}`)
     const body = (await response.json()) as { invoices: Invoice[] }
@@ -401,9 +420,9 @@ describe('GET /api/v1/invoice/list', () => {
 })
 
 describe('GET /api/v1/invoice/:id', () => {
-  test('security: the recipient reads it; anyone else gets the same 404 as for no invoice at all', async () => {
+  test('security: the payer it is addressed to reads it; anyone else gets the same 404 as for no invoice at all', async () => {
     const { create, read, request } = setup()
-    const created = await create(alice, { creator: alice, recipient: bob, token: 'USDC', amount: '1' })
+    const created = await create(alice, { creator: alice, recipient: bob, token: 'USDC', amount: '0.000001' })
     expect((await read(bob, created.id)).id).toBe(created.id)
 
     const hidden = await problem(await request(carol, `/api/v1/invoice/${created.id}`), 404)
@@ -422,16 +441,16 @@ describe('scan', () => {
     const dueDate = new Date(Date.now() + 3_600_000).toISOString()
     const toPay = await create(alice, {
       creator: alice,
-      recipient: freshRecipient(),
+      payTo: freshRecipient(),
       token: 'USDC',
-      amount: '19',
+      amount: '0.000019',
       dueDate,
     })
     const toExpire = await create(bob, {
       creator: bob,
-      recipient: freshRecipient(),
+      payTo: freshRecipient(),
       token: 'USDC',
-      amount: '19',
+      amount: '0.000019',
       dueDate,
     })
     const hash = await pay(2, toPay.transaction)
@@ -445,11 +464,11 @@ describe('scan', () => {
     expect(await scan(deps)).toEqual({ checked: 0, paid: 0, expired: 0 })
   })
 
-  test('behavior: a payment found is invoice.paid and transfer.seen to creator and recipient, recorded once', async () => {
+  test('behavior: a payment found is invoice.paid and transfer.seen to creator and payee, recorded once', async () => {
     const queue = memoryQueue()
     const { create, deps } = setup(queue)
     const recipient = freshRecipient()
-    const toPay = await create(alice, { creator: alice, recipient, token: 'USDC', amount: '23' })
+    const toPay = await create(alice, { creator: alice, payTo: recipient, token: 'USDC', amount: '0.000023' })
     const hash = await pay(3, toPay.transaction)
     expect(await scan(deps)).toMatchObject({ paid: 1 })
     const paid = (await deps.store.get<{ payment: { logIndex: number } }>('invoices', toPay.id))!.value.payment
@@ -474,7 +493,7 @@ describe('scan', () => {
   test('behavior: walks the invoices in windows and starts over at the end', async () => {
     const { create, deps } = setup()
     for (let index = 0; index < 5; index++)
-      await create(alice, { creator: alice, recipient: freshRecipient(), token: 'USDC', amount: '23' })
+      await create(alice, { creator: alice, payTo: freshRecipient(), token: 'USDC', amount: '0.000023' })
     const checked = []
     for (let run = 0; run < 4; run++) checked.push((await scan(deps, { limit: 2 })).checked)
     expect(checked).toEqual([2, 2, 1, 2])
@@ -484,12 +503,12 @@ describe('scan', () => {
 describe('chain unavailable', () => {
   test('error: a node that fails makes create and reads 503, and nothing changes', async () => {
     const { create, deps, request } = setup()
-    const created = await create(alice, { creator: alice, token: 'USDC', amount: '29' })
+    const created = await create(alice, { creator: alice, token: 'USDC', amount: '0.000029' })
     const down = async () => {
       throw new Error('connection refused')
     }
     deps.transfers = { find: down, blockNumber: down }
-    const body = { creator: alice, token: 'USDC', amount: '29' }
+    const body = { creator: alice, token: 'USDC', amount: '0.000029' }
     expect((await problem(await request(alice, '/api/v1/invoice/create', body), 503)).code).toBe('upstream_unavailable')
     expect((await problem(await request(alice, `/api/v1/invoice/${created.id}`), 503)).code).toBe(
       'upstream_unavailable',
@@ -498,5 +517,124 @@ describe('chain unavailable', () => {
       'upstream_unavailable',
     )
     expect((await deps.store.get<{ status: string }>('invoices', created.id))?.value.status).toBe('open')
+  })
+})
+
+describe("as the original gateway's clients call it", () => {
+  test('behavior: invoice/create reads "2500" as 2,500 USDC, paid to the creator by the payer named as recipient', async () => {
+    const { request, read } = setup()
+    // The body `spraay_invoice_create` sends: the creator is paid, the recipient is who pays.
+    const response = await request(alice, '/api/v1/invoice/create', {
+      creator: alice,
+      recipient: bob,
+      token: 'USDC',
+      amount: '2500',
+      memo: 'Web development - March',
+      dueDate: '2099-04-15',
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(body).toMatchObject({
+      status: 'created',
+      invoice: {
+        creator: alice,
+        recipient: bob,
+        token: { symbol: 'USDC', address: chain.token.address, decimals: 6 },
+        amount: '2500',
+        amountRaw: '2500000000',
+        memo: 'Web development - March',
+        reference: null,
+        dueDate: '2099-04-15T00:00:00.000Z',
+      },
+      payment: {
+        transaction: { to: chain.token.address, value: '0', chainId: chain.chainId, note: expect.any(String) },
+        instructions: [expect.stringContaining('2500 USDC'), expect.any(String), expect.any(String)],
+      },
+      lookup: { endpoint: `GET /api/v1/invoice/${body.invoice.id}` },
+    })
+    expect(decodeFunctionData({ abi: erc20Abi, data: body.payment.transaction.data }).args).toEqual([
+      alice,
+      2_500_000_000n,
+    ])
+
+    // The payer sends it: the creator receives exactly 2,500 USDC and the invoice reads paid, to the payer too.
+    const balance = () =>
+      chain.publicClient.readContract({
+        address: chain.token.address,
+        abi: erc20Abi,
+        functionName: 'balanceOf',
+        args: [alice],
+      })
+    const before = await balance()
+    const hash = await pay(2, body.payment.transaction)
+    expect(await balance()).toBe(before + 2_500_000_000n)
+    expect(await read(bob, body.invoice.id)).toMatchObject({ status: 'paid', paymentTx: hash, amount: '2500' })
+  })
+
+  test('behavior: a JSON number is the decimal it prints as', async () => {
+    const { create } = setup()
+    expect(await create(alice, { creator: alice, token: 'USDC', amount: 2500.5 })).toMatchObject({
+      amount: '2500.5',
+      amountRaw: '2500500000',
+    })
+  })
+
+  test('error: more decimals than the token has is a 400 naming amount, before any payment is asked for', async () => {
+    const { deps } = setup()
+    const app = moduleGateway(manifest, {
+      ports: { store: deps.store, onchain: { chainId: deps.chainId, transfers: deps.transfers, tokens: deps.tokens } },
+    })
+    const response = await app.send('POST', '/api/v1/invoice/create', {
+      creator: alice,
+      token: 'USDC',
+      amount: '2500.0000001',
+    })
+    expect(response.status).toBe(400)
+    expect(await response.json()).toMatchObject({ code: 'validation_failed', field: 'amount' })
+  })
+
+  test("behavior: invoice/list filters by status in the original words, with each invoice's role", async () => {
+    const { create, request } = setup()
+    const open = await create(alice, { creator: alice, recipient: bob, token: 'USDC', amount: '1' })
+    const paid = await create(alice, { creator: alice, payTo: freshRecipient(), token: 'USDC', amount: '2' })
+    await pay(3, paid.transaction)
+    const list = async (caller: Address, status: string) => {
+      const response = await request(caller, `/api/v1/invoice/list?address=${caller}&status=${status}`)
+      expect(response.status).toBe(200)
+      return (await response.json()) as { address: Address; invoices: Invoice[]; count: number; filters: unknown }
+    }
+    const pending = await list(alice, 'PENDING')
+    expect(pending).toMatchObject({ address: alice, count: 1, filters: { status: 'pending' } })
+    expect(pending.invoices).toEqual([expect.objectContaining({ id: open.id, status: 'open', role: 'creator' })])
+    expect((await list(alice, 'paid')).invoices.map(({ id }) => id)).toEqual([paid.id])
+    expect((await list(alice, 'cancelled')).count).toBe(0)
+    expect((await list(bob, 'pending')).invoices).toEqual([expect.objectContaining({ id: open.id, role: 'payer' })])
+  })
+
+  test('error: a status no invoice has, or an id in the original format (INV-...), is a 400 before payment', async () => {
+    const { deps } = setup()
+    const app = moduleGateway(manifest, {
+      ports: { store: deps.store, onchain: { chainId: deps.chainId, transfers: deps.transfers, tokens: deps.tokens } },
+    })
+    const status = await app.send('GET', `/api/v1/invoice/list?address=${alice}&status=funded`)
+    expect(status.status).toBe(400)
+    expect(await status.json()).toMatchObject({ field: 'status' })
+    for (const path of ['/api/v1/invoice/INV-A1B2C3D4E5F6', '/api/v1/invoice?id=INV-A1B2C3D4E5F6']) {
+      const response = await app.send('GET', path)
+      expect(response.status).toBe(400)
+      const refused = (await response.json()) as { field: string; detail: string }
+      expect(refused.field).toBe('id')
+      expect(refused.detail).toContain('inv_ and 32 hex digits')
+    }
+  })
+
+  test('behavior: OpenAPI documents the unit of amount', async () => {
+    const { deps } = setup()
+    const app = moduleGateway(manifest, {
+      ports: { store: deps.store, onchain: { chainId: deps.chainId, transfers: deps.transfers, tokens: deps.tokens } },
+    })
+    const openapi = (await (await app.handle(new Request('http://gateway.test/openapi.json'))).json()) as any
+    const schema = openapi.paths['/api/v1/invoice/create'].post.requestBody.content['application/json'].schema
+    expect(schema.properties.amount.description).toContain('"2500" is 2,500 USDC')
   })
 })
