@@ -1,9 +1,9 @@
-import { type Address, getAddress } from 'viem'
+import { type Address, getAddress, isAddress } from 'viem'
 import * as AuditChain from '../../core/AuditChain.js'
 import { ForbiddenError, ValidationError } from '../../core/Errors.js'
 import { genesisHash, type LogEntry, type Store } from '../../core/Store.js'
 import * as Time from '../../core/Time.js'
-import { type LogBody, maxDetailsBytes, type QueryQuery } from './schema.js'
+import { defaultQueryLimit, type LogBody, maxDetailsBytes, maxQueryLimit, type QueryQuery } from './schema.js'
 
 /** What the audit module needs from outside. */
 export type Deps = {
@@ -19,19 +19,20 @@ export type Entry = {
   id: string
   /** What was done. */
   action: string
-  /** Checksummed address that did it: always the payer who recorded it. */
-  actor: Address
+  /** Who did it: the payer's checksummed address, or the payer's own label for it. */
+  actor: string
+  /** Checksummed address that recorded it: always the payer (absent from entries written before labels). */
+  payer?: Address
   /** What it was done to. */
   resource: string
   /** Further JSON facts, when given. */
   details?: Details
+  /** The transaction it is about, when given. */
+  txHash?: string
 }
 
 /** Entries read from the store per page while a chain is verified. */
 const pageSize = 1000
-
-/** Default number of entries `query` returns. */
-const defaultLimit = 100
 
 /** The chain of an address: one per payer, so a trail is private to it and cannot be interleaved. */
 export function chainOf(address: Address): string {
@@ -58,20 +59,36 @@ export function assertDetails(details: unknown): asserts details is Details | un
 }
 
 /**
- * Appends an entry to the caller's chain. The actor is the payer: `actor` must name the caller, so no one can
- * write into another's trail or record actions in another's name.
+ * The actor an entry records: the payer's checksummed address when `actor` is an address (it must be the caller's:
+ * no one records actions in another address's name), else the label as given.
+ */
+function actorOf(actor: string, caller: Address, refusal: string): string {
+  if (!isAddress(actor, { strict: false })) return actor
+  if (actor.toLowerCase() !== caller.toLowerCase()) throw new ForbiddenError(refusal, { details: { field: 'actor' } })
+  return getAddress(caller)
+}
+
+/**
+ * Appends an entry to the caller's chain: the trail is the payer's, whatever `actor` says. An address as `actor`
+ * must be the caller, so no one can write into another's trail or record actions in another address's name; a label
+ * (the original gateway's free-string actor) is kept as given beside the payer.
  */
 export async function log(deps: Deps, input: log.Input) {
-  const { caller, action, actor, resource, details } = input
-  if (actor.toLowerCase() !== caller.toLowerCase())
-    throw new ForbiddenError('The actor of an audit entry must be the address that pays for it.', {
-      details: { field: 'actor' },
-    })
+  const { caller, action, resource, details, txHash } = input
+  const actor = actorOf(input.actor, caller, 'The actor of an audit entry must be the address that pays for it.')
   assertDetails(details)
   const createdAt = (deps.now ?? (() => new Date()))()
   // Hash what the store will give back: JSON drops undefined fields, so round-trip before hashing.
   const value: Entry = JSON.parse(
-    JSON.stringify({ id: crypto.randomUUID(), action, actor: getAddress(caller), resource, details } satisfies Entry),
+    JSON.stringify({
+      id: crypto.randomUUID(),
+      action,
+      actor,
+      payer: getAddress(caller),
+      resource,
+      details,
+      txHash,
+    } satisfies Entry),
   )
   const entry = await deps.store.append<Entry>(chainOf(caller), (last) => {
     const linked = { sequence: (last?.sequence ?? 0) + 1, previousHash: last?.hash ?? genesisHash, value, createdAt }
@@ -79,6 +96,11 @@ export async function log(deps: Deps, input: log.Input) {
   })
   return {
     id: value.id,
+    action,
+    actor,
+    payer: value.payer,
+    resource,
+    ...(txHash === undefined ? {} : { txHash }),
     recorded: true,
     sequence: entry.sequence,
     hash: entry.hash,
@@ -99,13 +121,18 @@ export declare namespace log {
  * caller (a trail is readable by its actor only).
  */
 export async function query(deps: Deps, input: query.Input) {
-  const { caller, actor, action, since, limit = String(defaultLimit) } = input
-  if (actor !== undefined && actor.toLowerCase() !== caller.toLowerCase())
-    throw new ForbiddenError('An audit trail can only be read by its actor, the address that pays for the query.', {
-      details: { field: 'actor' },
-    })
+  const { caller, action, resource, since, until, limit } = input
+  const actor =
+    input.actor === undefined
+      ? undefined
+      : actorOf(
+          input.actor,
+          caller,
+          'An audit trail can only be read by its actor, the address that pays for the query.',
+        )
   const from = since === undefined ? undefined : Time.fromIso(since, 'since')
-  const count = Number(limit)
+  const to = until === undefined ? undefined : Time.fromIso(until, 'until')
+  const count = Math.min(Number(limit ?? 0) || defaultQueryLimit, maxQueryLimit)
   const chain = chainOf(caller)
 
   const matches: LogEntry<Entry>[] = []
@@ -117,7 +144,11 @@ export async function query(deps: Deps, input: query.Input) {
     if (verification.valid) verification = AuditChain.verify(page, { after: last })
     for (const entry of page) {
       if (action !== undefined && entry.value.action !== action) continue
+      if (resource !== undefined && entry.value.resource !== resource) continue
+      // An address is the payer's own: every entry of its trail is theirs, recorded with a label or not.
+      if (actor !== undefined && !isAddress(actor) && entry.value.actor !== actor) continue
       if (from !== undefined && entry.createdAt < from) continue
+      if (to !== undefined && entry.createdAt > to) continue
       total += 1
       matches.push(entry)
       if (matches.length > count) matches.shift()
@@ -137,14 +168,16 @@ export declare namespace query {
 }
 
 function toView(entry: LogEntry<Entry>) {
-  const { id, action, actor, resource, details } = entry.value
+  const { id, action, actor, payer = actor, resource, details, txHash } = entry.value
   return {
     id,
     sequence: entry.sequence,
     action,
     actor,
+    payer,
     resource,
     ...(details === undefined ? {} : { details }),
+    ...(txHash === undefined ? {} : { txHash }),
     recordedAt: entry.createdAt.toISOString(),
     previousHash: entry.previousHash,
     hash: entry.hash,
