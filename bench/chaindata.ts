@@ -50,7 +50,7 @@ export async function round(parameters: round.Parameters): Promise<Round> {
   })
   const balances = await paidLatency(`${origin}/api/v1/balances?address=${payer.address}`, payer, latencyCalls)
   const quote = await paidLatency(
-    `${origin}/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000000`,
+    `${origin}/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1`,
     payer,
     latencyCalls,
   )

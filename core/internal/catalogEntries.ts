@@ -310,7 +310,15 @@ export const entries: readonly Entry[] = [
     category: 'defi',
     tags: ['defi'],
     purpose: 'Quote a token swap: output amount and route',
-    request: [query('tokenIn', true), query('tokenOut', true), query('amountIn', true)],
+    request: [
+      query('tokenIn', true),
+      query('tokenOut', true),
+      query(
+        'amountIn',
+        true,
+        'HUMAN decimal amount of tokenIn, as the original gateway reads it: "1000" is 1,000 USDC (1000000000 base units); at most the token\'s decimals. Answers carry it as tokenIn.amount (human) and tokenIn.amountRaw (base units).',
+      ),
+    ],
     response: [returns('amountOut', 'string'), returns('route', 'string')],
     shapesShown: true,
   },
@@ -335,7 +343,12 @@ export const entries: readonly Entry[] = [
     request: [
       body('tokenIn', 'string', true),
       body('tokenOut', 'string', true),
-      body('amountIn', 'string', true),
+      body(
+        'amountIn',
+        'string',
+        true,
+        'HUMAN decimal amount of tokenIn, as the original gateway reads it: "1000" is 1,000 USDC (1000000000 base units); at most the token\'s decimals. Answers carry it as tokenIn.amount (human) and tokenIn.amountRaw (base units). Optional slippageBps, or the original MCP tool\'s slippage in percent (0.5 is 50 bps), not both.',
+      ),
       body('recipient', 'string', true),
     ],
     response: [returns('status', 'string'), returns('txHash', 'string')],

@@ -1,17 +1,17 @@
 import { type Static, Type } from '@sinclair/typebox'
+import * as Units from '../../core/Units.js'
 
 const token = Type.String({
   minLength: 1,
   maxLength: 64,
   description:
-    'Token symbol of the curated list (`GET /api/v1/swap/tokens`: USDC, USDT, EURC, DAI, WETH) or an ERC-20 address.',
+    'Token symbol of the curated list (`GET /api/v1/swap/tokens`: USDC, USDT, EURC, DAI, WETH; any case), ETH (read as WETH: a swap spends WETH, so wrap ether first) or an ERC-20 address.',
 })
 
-const amountIn = Type.String({
-  minLength: 1,
-  maxLength: 78,
-  description: 'RAW base-unit integer string of tokenIn, e.g. "1000000000" for 1,000 USDC.',
-})
+const amountInText =
+  'HUMAN decimal amount of tokenIn, as the original gateway reads it: "1000" is 1,000 USDC (1000000000 base units); at most the token\'s decimals. Answers carry it as tokenIn.amount (human) and tokenIn.amountRaw (base units).'
+
+const amountIn = Type.String({ minLength: 1, maxLength: Units.maxIntegerDigits + 40, description: amountInText })
 
 /** Query of `GET /api/v1/swap/quote`. */
 export const QuoteQuery = Type.Object({ tokenIn: token, tokenOut: token, amountIn })
@@ -23,13 +23,19 @@ export const ExecuteBody = Type.Object(
   {
     tokenIn: token,
     tokenOut: token,
-    amountIn,
+    amountIn: Units.decimalSchema({ description: amountInText }),
     recipient: Type.String({ maxLength: 64, description: 'EVM address that receives tokenOut.' }),
     slippageBps: Type.Optional(
       Type.Integer({
         minimum: 0,
         maximum: 5_000,
         description: 'Tolerated shortfall from the fresh quote, in basis points, 0 to 5000; default 50 (0.5%).',
+      }),
+    ),
+    slippage: Type.Optional(
+      Type.Union([Type.Number(), Type.String({ maxLength: 16 })], {
+        description:
+          "The original MCP tool's tolerance in PERCENT, 0.01 to 50 with at most 2 decimals (0.5 is 50 basis points); instead of slippageBps, not with it.",
       }),
     ),
     deadline: Type.Optional(

@@ -19,6 +19,7 @@ import type * as Rpc from '../../core/Rpc.js'
 import type { SwapAggregator } from '../../core/SwapAggregator.js'
 import * as TokenList from '../../core/TokenList.js'
 import * as Uniswap from '../../core/Uniswap.js'
+import * as Units from '../../core/Units.js'
 import type { ExecuteBody, PositionsQuery, QuoteQuery } from './schema.js'
 
 /** What the swap module needs from outside. */
@@ -42,8 +43,8 @@ export const defaultDeadlineS = 1_200
 /** Latest deadline accepted, in seconds from now (a day). */
 export const maxDeadlineS = 86_400
 
-/** Status of a swap the gateway has built but nobody has sent yet. */
-export const awaitingSignature = 'awaiting_signature'
+/** Status of a swap the gateway has built and the caller has still to sign and send: the original's `ready`. */
+export const ready = 'ready'
 
 /** One token a swap names: a listed symbol or an address. */
 type Token = TokenList.Listed
@@ -60,34 +61,52 @@ function amountOf(raw: bigint, decimals: number): Amount {
   return { raw: raw.toString(), formatted: formatUnits(raw, decimals) }
 }
 
-/** The tokens the router quotes: the chain's curated list, with the Uniswap v3 contracts quotes go through. */
+/**
+ * The tokens the router quotes: the chain's curated list, with the Uniswap v3 contracts quotes go through. As the
+ * original gateway: `router` is the router's address, with `total`, `network` and `supportedDexes`.
+ */
 export function tokens(deps: Deps) {
   const deployment = Uniswap.of(deps.chain.chainId)
+  const { chainId } = deps.chain
+  const listed = TokenList.of('base', chainId).map((token) => ({ ...token, network: 'base', chainId }))
   return {
-    chainId: deps.chain.chainId,
-    tokens: TokenList.of('base', deps.chain.chainId).map((token) => ({ ...token })),
-    router: { dex: 'uniswap-v3', quoterV2: deployment.quoterV2, swapRouter02: deployment.swapRouter02 },
-    note: 'Any other ERC-20 may be named by address; it is quoted when Uniswap v3 has a pool of it.',
+    chainId,
+    tokens: listed,
+    total: listed.length,
+    network: 'base',
+    router: deployment.swapRouter02,
+    contracts: { dex: 'uniswap-v3', quoterV2: deployment.quoterV2, swapRouter02: deployment.swapRouter02 },
+    supportedDexes: ['uniswap-v3', ...(deps.aggregator ? [deps.aggregator.source] : [])],
+    note: 'Any other ERC-20 may be named by address; it is quoted when Uniswap v3 has a pool of it. ETH is read as WETH.',
   }
 }
 
-/** Checks the fields of a quote before payment: tokens by symbol or address, a positive integer amount. */
-export function preflightQuote(deps: Deps, query: Partial<Record<keyof QuoteQuery, unknown>>): void {
+/**
+ * Checks the fields of a quote before payment: tokens by symbol or address, and `amountIn` as a HUMAN decimal of
+ * tokenIn (as the original gateway reads it: `"100"` is 100 USDC), positive, at most tokenIn's decimals. An unlisted
+ * tokenIn has its decimals read from the chain for that.
+ */
+export async function preflightQuote(deps: Deps, query: Partial<Record<keyof QuoteQuery, unknown>>): Promise<void> {
   const tokenIn = tokenField(deps, query.tokenIn, 'tokenIn')
   const tokenOut = tokenField(deps, query.tokenOut, 'tokenOut')
-  amountField(query.amountIn)
   if (tokenIn !== undefined && tokenOut !== undefined && tokenIn.toLowerCase() === tokenOut.toLowerCase())
     throw new ValidationError({ field: 'tokenOut', message: 'must differ from tokenIn' })
+  if (tokenIn !== undefined && query.amountIn !== undefined)
+    amountInOf(query.amountIn, await resolve(deps, query.tokenIn as string, 'tokenIn'))
 }
 
-/** Checks the fields of a swap before payment: those of a quote, the recipient, the slippage and the deadline. */
-export function preflightExecute(deps: Deps, body: unknown): void {
+/**
+ * Checks the fields of a swap before payment: those of a quote, the recipient, the slippage (`slippageBps`, or the
+ * original's MCP `slippage` in percent, not both) and the deadline.
+ */
+export async function preflightExecute(deps: Deps, body: unknown): Promise<void> {
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw new ValidationError({ field: 'body', message: 'must be a JSON object' })
   const fields = body as Record<string, unknown>
-  preflightQuote(deps, fields)
   if (typeof fields.recipient === 'string') evmAddress(fields.recipient, 'recipient')
   if (typeof fields.deadline === 'number') deadlineOf(deps, fields.deadline)
+  slippageOf(fields)
+  await preflightQuote(deps, fields)
 }
 
 /** Checks the fields of a positions read before payment: an EVM address, and `base` as the chain. */
@@ -98,18 +117,27 @@ export function preflightPositions(query: Partial<Record<keyof PositionsQuery, u
 }
 
 /** A token field as an address or a listed symbol; `undefined` when the schema will refuse it. */
+/**
+ * A token field as an address or a listed symbol in any case (`usdc`, `cbBTC`); `ETH` is WETH, as the original gateway
+ * quotes it. `undefined` when the schema will refuse it.
+ */
 function tokenField(deps: Deps, value: unknown, field: string): Address | undefined {
   if (typeof value !== 'string') return undefined
   if (value.startsWith('0x') || value.startsWith('0X')) return evmAddress(value, field)
-  const listed = TokenList.of('base', deps.chain.chainId).find((token) => token.symbol === value.toUpperCase())
-  if (!listed)
+  const listed = TokenList.of('base', deps.chain.chainId)
+  const symbol = isNative(value) ? 'WETH' : value.toUpperCase()
+  const found = listed.find((token) => token.symbol.toUpperCase() === symbol)
+  if (!found)
     throw new ValidationError({
       field,
-      message: `unknown symbol; use one of ${TokenList.of('base', deps.chain.chainId)
-        .map((token) => token.symbol)
-        .join(', ')} or an ERC-20 address`,
+      message: `unknown symbol; use one of ${listed.map((token) => token.symbol).join(', ')}, ETH (as WETH) or an ERC-20 address`,
     })
-  return listed.address
+  return found.address
+}
+
+/** Whether a token field names native ether (`ETH`, any case). */
+function isNative(value: string): boolean {
+  return value.toUpperCase() === 'ETH'
 }
 
 function evmAddress(value: string, field: string): Address {
@@ -118,11 +146,35 @@ function evmAddress(value: string, field: string): Address {
   return getAddress(value)
 }
 
-function amountField(value: unknown): bigint | undefined {
-  if (typeof value !== 'string') return undefined
-  if (!/^[0-9]{1,78}$/.test(value) || BigInt(value) === 0n || BigInt(value) >= 2n ** 256n)
-    throw new ValidationError({ field: 'amountIn', message: 'must be a positive base-unit integer string below 2^256' })
-  return BigInt(value)
+/** `amountIn`, a HUMAN decimal of `token`, in its base units; positive and below 2^256, or a 400 naming `amountIn`. */
+function amountInOf(value: unknown, token: Token): bigint {
+  const amount = Units.fromDecimal({ value, decimals: token.decimals, field: 'amountIn' })
+  if (amount === 0n || amount >= 2n ** 256n)
+    throw new ValidationError({
+      field: 'amountIn',
+      message: `must be a positive amount of ${token.symbol} in whole tokens (e.g. "100"), below 2^256 base units`,
+    })
+  return amount
+}
+
+/**
+ * The tolerated shortfall in basis points: `slippageBps`, or the original MCP tool's `slippage` in percent (`0.5` is
+ * 50 bps, at most two decimals, 0.01 to 50), or the default; both at once is a 400.
+ */
+function slippageOf(fields: { slippageBps?: unknown; slippage?: unknown }): bigint {
+  const { slippageBps, slippage } = fields
+  if (slippage === undefined) return BigInt(typeof slippageBps === 'number' ? slippageBps : defaultSlippageBps)
+  if (slippageBps !== undefined)
+    throw new ValidationError({ field: 'slippage', message: 'give slippage (percent) or slippageBps, not both' })
+  const bps = Units.fromDecimal({
+    value: slippage,
+    decimals: 2,
+    field: 'slippage',
+    unitName: 'has at most 2 decimal places (0.01% is 1 basis point)',
+  })
+  if (bps < 1n || bps > 5_000n)
+    throw new ValidationError({ field: 'slippage', message: 'must be a percent from 0.01 to 50, e.g. 0.5' })
+  return bps
 }
 
 function deadlineOf(deps: Deps, deadline: number | undefined): bigint {
@@ -246,11 +298,11 @@ async function bestRoute(deps: Deps, tokenIn: Token, tokenOut: Token, amountIn: 
  */
 export async function quote(deps: Deps, query: QuoteQuery & { caller: Address }) {
   const { aggregator } = deps
-  const amountIn = BigInt(query.amountIn)
   const [tokenIn, tokenOut] = await Promise.all([
     resolve(deps, query.tokenIn, 'tokenIn'),
     resolve(deps, query.tokenOut, 'tokenOut'),
   ])
+  const amountIn = amountInOf(query.amountIn, tokenIn)
   if (!aggregator) return (await uniswapQuote(deps, tokenIn, tokenOut, amountIn)).answer
   const [uniswap, aggregated] = await Promise.all([
     uniswapQuote(deps, tokenIn, tokenOut, amountIn).catch((error: unknown) => {
@@ -281,20 +333,58 @@ export async function quote(deps: Deps, query: QuoteQuery & { caller: Address })
   return {
     source: aggregator.source,
     chainId: deps.chain.chainId,
-    tokenIn: { ...tokenIn, amount: amountOf(amountIn, tokenIn.decimals) },
-    tokenOut,
+    ...sides({ tokenIn, tokenOut, amountIn, amountOut: other.buyAmount }),
     amountOut: other.buyAmount.toString(),
     amountOutFormatted: formatUnits(other.buyAmount, tokenOut.decimals),
     minBuyAmount: other.minBuyAmount.toString(),
     route: other.sources.join(' + '),
     pools: [],
-    ...oracleOf(deps, await readFeeds(deps), { tokenIn, tokenOut, amountIn, amountOut: other.buyAmount }),
+    ...withImpact(oracleOf(deps, await readFeeds(deps), { tokenIn, tokenOut, amountIn, amountOut: other.buyAmount }), {
+      dex: aggregator.source,
+      fee: undefined,
+    }),
     gasEstimate: other.transaction.gas,
     allowanceSpender: other.allowanceSpender,
     transaction: { ...other.transaction, chainId: deps.chain.chainId },
     comparison: uniswapAnswer
       ? { source: uniswapAnswer.source, available: true, amountOut: uniswapAnswer.amountOut }
       : { source: 'uniswap-v3', available: false, reason: uniswap instanceof Error ? uniswap.message : '' },
+  }
+}
+
+/**
+ * The two sides of a trade as the original gateway answers them: `tokenIn.amount` the HUMAN decimal put in (with
+ * `amountRaw` in base units), `tokenOut.estimatedAmount` the HUMAN decimal out (with `estimatedAmountRaw`), and
+ * `executionPrice` as `1 IN = x OUT` in whole tokens, rounded down to 8 decimals.
+ */
+function sides(trade: { tokenIn: Token; tokenOut: Token; amountIn: bigint; amountOut: bigint }) {
+  const { tokenIn, tokenOut, amountIn, amountOut } = trade
+  const price = (amountOut * 10n ** BigInt(tokenIn.decimals + 8)) / (amountIn * 10n ** BigInt(tokenOut.decimals))
+  return {
+    tokenIn: { ...tokenIn, amount: Units.toDecimal(amountIn, tokenIn.decimals), amountRaw: amountIn.toString() },
+    tokenOut: {
+      ...tokenOut,
+      estimatedAmount: Units.toDecimal(amountOut, tokenOut.decimals),
+      estimatedAmountRaw: amountOut.toString(),
+    },
+    executionPrice: `1 ${tokenIn.symbol} = ${formatUnits(price, 8)} ${tokenOut.symbol}`,
+  }
+}
+
+/**
+ * The original's `dex`, `feeTier` (the first pool's, e.g. `"0.05%"`; `null` off Uniswap) and `priceImpact` (the
+ * oracle's impact as `"0.12%"`; `null` without live feeds) beside ours.
+ */
+function withImpact<oracle extends { priceImpactPercent: string | null }>(
+  oracle: oracle,
+  venue: { dex: string; fee: number | undefined },
+) {
+  const { priceImpactPercent } = oracle
+  return {
+    ...oracle,
+    dex: venue.dex,
+    feeTier: venue.fee === undefined ? null : `${formatUnits(BigInt(venue.fee), 4)}%`,
+    priceImpact: priceImpactPercent === null ? null : `${priceImpactPercent}%`,
   }
 }
 
@@ -330,8 +420,7 @@ async function uniswapQuote(deps: Deps, tokenIn: Token, tokenOut: Token, amountI
   const answer = {
     source: 'uniswap-v3',
     chainId: deps.chain.chainId,
-    tokenIn: { ...tokenIn, amount: amountOf(amountIn, tokenIn.decimals) },
-    tokenOut,
+    ...sides({ tokenIn, tokenOut, amountIn, amountOut: best.amountOut }),
     amountOut: best.amountOut.toString(),
     amountOutFormatted: formatUnits(best.amountOut, tokenOut.decimals),
     route: best.route.tokens.map(symbolOf).join(' > '),
@@ -347,9 +436,17 @@ async function uniswapQuote(deps: Deps, tokenIn: Token, tokenOut: Token, amountI
       fee,
       feePercent: formatUnits(BigInt(fee), 4),
     })),
-    ...oracleOf(deps, readings, { tokenIn, tokenOut, amountIn, amountOut: best.amountOut }),
+    ...withImpact(oracleOf(deps, readings, { tokenIn, tokenOut, amountIn, amountOut: best.amountOut }), {
+      dex: 'uniswap-v3',
+      fee: best.route.fees[0],
+    }),
     gasEstimate: best.gasEstimate.toString(),
     quoter: deployment.quoterV2,
+    transaction: {
+      to: deployment.swapRouter02,
+      chainId: deps.chain.chainId,
+      note: 'POST /api/v1/swap/execute builds the signed-ready swap through this router.',
+    },
   }
   return { answer, route: best.route }
 }
@@ -360,69 +457,96 @@ async function uniswapQuote(deps: Deps, tokenIn: Token, tokenOut: Token, amountI
  * `amountIn` to the router first when the caller's allowance is short.
  *
  * The caller (the verified payer) signs and sends both, and pays tokenIn; `recipient` receives tokenOut. The gateway
- * never holds keys, so it answers `status: "awaiting_signature"` and `txHash: null`: a hash exists only once the caller
- * broadcasts the transaction, and is never invented here.
+ * never holds keys, so it answers the original's `status: "ready"` and `txHash: null`: a hash exists only once the caller
+ * broadcasts the transaction, and is never invented here. Beside them it answers the original's `quote` fields,
+ * `transactions{approval,swap}` and `execution`. `amountIn` is a HUMAN decimal of tokenIn; `ETH` is WETH: ether is wrapped first.
  */
 export async function execute(deps: Deps, parameters: ExecuteBody & { caller: Address }) {
   const { caller } = parameters
   const recipient = evmAddress(parameters.recipient, 'recipient')
   const deadline = deadlineOf(deps, parameters.deadline)
-  const slippageBps = BigInt(parameters.slippageBps ?? defaultSlippageBps)
-  const amountIn = BigInt(parameters.amountIn)
+  const slippageBps = slippageOf(parameters)
   const [tokenIn, tokenOut] = await Promise.all([
     resolve(deps, parameters.tokenIn, 'tokenIn'),
     resolve(deps, parameters.tokenOut, 'tokenOut'),
   ])
+  const amountIn = amountInOf(parameters.amountIn, tokenIn)
   const { answer: fresh, route } = await uniswapQuote(deps, tokenIn, tokenOut, amountIn)
   const deployment = Uniswap.of(deps.chain.chainId)
   const amountOutMinimum = Uniswap.minimumOut({ amountOut: BigInt(fresh.amountOut), slippageBps })
-  const [allowanceData] = await aggregate(deps, [
-    {
-      target: fresh.tokenIn.address,
-      callData: encodeFunctionData({
-        abi: erc20Abi,
-        functionName: 'allowance',
-        args: [caller, deployment.swapRouter02],
-      }),
-    },
-  ])
-  if (allowanceData === undefined || size(allowanceData) !== 32)
-    throw new UpstreamFailedError(`allowance() of ${fresh.tokenIn.symbol} failed on the chain; nothing is charged.`)
-  const allowance = hexToBigInt(allowanceData)
+  const allowance = await allowanceOf(deps, { token: tokenIn, owner: caller })
   const chainId = deps.chain.chainId
+  const approvalTransaction =
+    allowance < amountIn
+      ? {
+          to: fresh.tokenIn.address,
+          data: encodeFunctionData({
+            abi: erc20Abi,
+            functionName: 'approve',
+            args: [deployment.swapRouter02, amountIn],
+          }),
+          value: '0',
+          chainId,
+        }
+      : undefined
+  const transaction = {
+    to: deployment.swapRouter02,
+    data: Uniswap.swapCalldata({ route, amountIn, amountOutMinimum, recipient, deadline }),
+    value: '0',
+    chainId,
+  }
+  const [firstFee] = route.fees
+  const minimum = Units.toDecimal(amountOutMinimum, tokenOut.decimals)
   return {
-    status: awaitingSignature,
+    status: ready,
     txHash: null,
     signer: caller,
     recipient,
-    quote: fresh,
+    quote: {
+      ...fresh,
+      tokenOut: { ...fresh.tokenOut, minimumAmount: minimum, minimumAmountRaw: amountOutMinimum.toString() },
+      feeTier: firstFee,
+      feeTierPercent: fresh.feeTier,
+      slippageBps: Number(slippageBps),
+      slippagePercent: `${formatUnits(slippageBps, 2)}%`,
+    },
     amountOutMinimum: amountOf(amountOutMinimum, fresh.tokenOut.decimals),
     slippageBps: Number(slippageBps),
     deadline: Number(deadline),
-    ...(allowance < amountIn
-      ? {
-          approvalTransaction: {
-            to: fresh.tokenIn.address,
-            data: encodeFunctionData({
-              abi: erc20Abi,
-              functionName: 'approve',
-              args: [deployment.swapRouter02, amountIn],
-            }),
-            value: '0',
-            chainId,
-          },
-        }
-      : {}),
-    transaction: {
-      to: deployment.swapRouter02,
-      data: Uniswap.swapCalldata({ route, amountIn, amountOutMinimum, recipient, deadline }),
-      value: '0',
+    ...(approvalTransaction ? { approvalTransaction } : {}),
+    transaction,
+    transactions: { approval: approvalTransaction ?? null, swap: transaction },
+    execution: {
+      router: deployment.swapRouter02,
+      protocol: 'Uniswap V3',
+      chain: 'base',
       chainId,
+      recipient,
+      deadline: Number(deadline),
+      deadlineISO: new Date(Number(deadline) * 1000).toISOString(),
     },
     note:
       'Sign and send approvalTransaction (when present) and then transaction from the signer address; the swap ' +
       'reverts after the deadline or when it would deliver less than amountOutMinimum.',
   }
+}
+
+/** `owner`'s allowance of `token` to SwapRouter02, in base units. */
+async function allowanceOf(deps: Deps, parameters: { token: Token; owner: Address }): Promise<bigint> {
+  const { token, owner } = parameters
+  const [data] = await aggregate(deps, [
+    {
+      target: token.address,
+      callData: encodeFunctionData({
+        abi: erc20Abi,
+        functionName: 'allowance',
+        args: [owner, Uniswap.of(deps.chain.chainId).swapRouter02],
+      }),
+    },
+  ])
+  if (data === undefined || size(data) !== 32)
+    throw new UpstreamFailedError(`allowance() of ${token.symbol} failed on the chain; nothing is charged.`)
+  return hexToBigInt(data)
 }
 
 /** One supplied or borrowed position. */

@@ -4,6 +4,7 @@ import {
   createWalletClient,
   decodeFunctionData,
   erc20Abi,
+  formatUnits,
   type Hex,
   type PrivateKeyAccount,
   parseAbi,
@@ -76,17 +77,13 @@ describe('devnet deployment', () => {
 describe('GET /api/v1/swap/quote', () => {
   test('default: the deep direct pool, at the oracle price less its fee, with the gas QuoterV2 estimates', async () => {
     const answer = await ok(
-      await gateway.paid(
-        gateway.account(1),
-        'GET',
-        '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000000000',
-      ),
+      await gateway.paid(gateway.account(1), 'GET', '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000'),
     )
     expect(answer).toMatchObject({
       source: 'uniswap-v3',
       route: 'USDC > WETH',
       pools: [{ fee: 500, feePercent: '0.05', tokenIn: token('USDC'), tokenOut: token('WETH') }],
-      tokenIn: { symbol: 'USDC', amount: { raw: '1000000000', formatted: '1000' } },
+      tokenIn: { symbol: 'USDC', amount: '1000', amountRaw: '1000000000' },
       tokenOut: { symbol: 'WETH', decimals: 18 },
       oracle: { amountOut: { formatted: '0.333333333333333333' } },
     })
@@ -99,14 +96,30 @@ describe('GET /api/v1/swap/quote', () => {
     expect(BigInt(answer.gasEstimate)).toBeGreaterThan(50_000n)
   })
 
+  test('behavior: the original\'s client: amountIn "2500" is 2,500 USDC, with the original\'s answer fields', async () => {
+    const answer = await ok(
+      await gateway.paid(gateway.account(1), 'GET', '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=2500'),
+    )
+    expect(answer).toMatchObject({
+      tokenIn: { symbol: 'USDC', address: token('USDC'), decimals: 6, amount: '2500', amountRaw: '2500000000' },
+      tokenOut: { symbol: 'WETH', address: token('WETH'), decimals: 18, estimatedAmountRaw: answer.amountOut },
+      dex: 'uniswap-v3',
+      feeTier: '0.05%',
+      priceImpact: `${answer.priceImpactPercent}%`,
+      transaction: { to: gateway.devnet.uniswap.swapRouter02, chainId: gateway.devnet.chainId },
+    })
+    expect(answer.tokenOut.estimatedAmount).toBe(answer.amountOutFormatted)
+    // 2,500 USDC at 3,000 USD per ETH, less the fee and the impact in a 400,000-dollar pool; the price to 8 decimals.
+    const price = (BigInt(answer.amountOut) * 10n ** 14n) / (2_500_000_000n * 10n ** 18n)
+    expect(answer.executionPrice).toBe(`1 USDC = ${formatUnits(price, 8)} WETH`)
+    expect(Number(answer.tokenOut.estimatedAmount)).toBeGreaterThan(0.82)
+    expect(Number(answer.tokenOut.estimatedAmount)).toBeLessThan(0.834)
+  })
+
   test('behavior: a route through WETH beats the thin direct pool', async () => {
     const amountIn = 1_000_000_000n
     const answer = await ok(
-      await gateway.paid(
-        gateway.account(1),
-        'GET',
-        `/api/v1/swap/quote?tokenIn=usdc&tokenOut=DAI&amountIn=${amountIn}`,
-      ),
+      await gateway.paid(gateway.account(1), 'GET', '/api/v1/swap/quote?tokenIn=usdc&tokenOut=DAI&amountIn=1000'),
     )
     expect(answer.route).toBe('USDC > WETH > DAI')
     expect(answer.pools.map((pool: { fee: number }) => pool.fee)).toEqual([500, 3000])
@@ -128,14 +141,14 @@ describe('GET /api/v1/swap/quote', () => {
       await gateway.paid(
         payer,
         'GET',
-        `/api/v1/swap/quote?tokenIn=${token('USDC').toLowerCase()}&tokenOut=${token('WETH')}&amountIn=1000000`,
+        `/api/v1/swap/quote?tokenIn=${token('USDC').toLowerCase()}&tokenOut=${token('WETH')}&amountIn=1`,
       ),
     )
     expect(byAddress).toMatchObject({ route: 'USDC > WETH', tokenIn: { symbol: 'USDC' }, tokenOut: { symbol: 'WETH' } })
     const before = await gateway.balance(payer.address)
     const missing = '0x000000000000000000000000000000000000dEaD'
     const problem = await refused(
-      await gateway.paid(payer, 'GET', `/api/v1/swap/quote?tokenIn=USDC&tokenOut=${missing}&amountIn=1000000`),
+      await gateway.paid(payer, 'GET', `/api/v1/swap/quote?tokenIn=USDC&tokenOut=${missing}&amountIn=1`),
       400,
     )
     expect(problem.detail).toContain('tokenOut')
@@ -146,7 +159,7 @@ describe('GET /api/v1/swap/quote', () => {
     const payer = gateway.account(2)
     const before = await gateway.balance(payer.address)
     const problem = await refused(
-      await gateway.paid(payer, 'GET', '/api/v1/swap/quote?tokenIn=EURC&tokenOut=USDC&amountIn=1000000'),
+      await gateway.paid(payer, 'GET', '/api/v1/swap/quote?tokenIn=EURC&tokenOut=USDC&amountIn=1'),
       422,
     )
     expect(problem.code).toBe('no_route')
@@ -159,7 +172,8 @@ describe('GET /api/v1/swap/quote', () => {
       ['tokenIn=USDC&tokenOut=0x1234&amountIn=1', 'tokenOut'],
       ['tokenIn=USDC&tokenOut=usdc&amountIn=1', 'tokenOut'],
       ['tokenIn=USDC&tokenOut=WETH&amountIn=0', 'amountIn'],
-      ['tokenIn=USDC&tokenOut=WETH&amountIn=1.5', 'amountIn'],
+      ['tokenIn=USDC&tokenOut=WETH&amountIn=2500.0000001', 'amountIn'],
+      ['tokenIn=USDC&tokenOut=WETH&amountIn=1e3', 'amountIn'],
     ] as const) {
       const problem = await refused(await unpaid(`/api/v1/swap/quote?${query}`), 400)
       expect(problem.field ?? problem.details?.field ?? problem.detail).toContain(field)
@@ -178,11 +192,18 @@ describe('GET /api/v1/swap/tokens', () => {
       'DAI',
       'WETH',
     ])
-    expect(answer.router).toEqual({
-      dex: 'uniswap-v3',
-      quoterV2: gateway.devnet.uniswap.quoterV2,
-      swapRouter02: gateway.devnet.uniswap.swapRouter02,
+    expect(answer).toMatchObject({
+      total: 5,
+      network: 'base',
+      router: gateway.devnet.uniswap.swapRouter02,
+      supportedDexes: ['uniswap-v3'],
+      contracts: {
+        dex: 'uniswap-v3',
+        quoterV2: gateway.devnet.uniswap.quoterV2,
+        swapRouter02: gateway.devnet.uniswap.swapRouter02,
+      },
     })
+    expect(answer.tokens[0]).toMatchObject({ symbol: 'USDC', network: 'base', chainId: gateway.devnet.chainId })
   })
 })
 
@@ -190,10 +211,10 @@ describe('POST /api/v1/swap/execute', () => {
   test('default: the caller signs the approval and the swap; the recipient receives what the quote said', async () => {
     const trader = gateway.account(3)
     const recipient = gateway.account(4).address
-    const body = { tokenIn: 'USDC', tokenOut: 'DAI', amountIn: '2500000000', recipient, slippageBps: 30 }
+    const body = { tokenIn: 'USDC', tokenOut: 'DAI', amountIn: '2500', recipient, slippageBps: 30 }
     const answer = await ok(await gateway.paid(trader, 'POST', '/api/v1/swap/execute', body))
     expect(answer).toMatchObject({
-      status: 'awaiting_signature',
+      status: 'ready',
       txHash: null,
       signer: trader.address,
       recipient,
@@ -227,13 +248,61 @@ describe('POST /api/v1/swap/execute', () => {
     expect(covered.approvalTransaction).toBeUndefined()
   })
 
+  test('behavior: the original MCP tool\'s call: amountIn "2500" is 2,500 USDC in the calldata, slippage 1 is 100 bps', async () => {
+    const trader = gateway.account(3)
+    const recipient = gateway.account(4).address
+    const body = { tokenIn: 'USDC', tokenOut: 'WETH', amountIn: '2500', recipient, slippage: 1 }
+    const answer = await ok(await gateway.paid(trader, 'POST', '/api/v1/swap/execute', body))
+    const quoted = BigInt(answer.quote.amountOut)
+    const minimum = (quoted * 9_900n) / 10_000n
+    expect(answer).toMatchObject({
+      status: 'ready',
+      slippageBps: 100,
+      quote: {
+        tokenIn: { symbol: 'USDC', amount: '2500', amountRaw: '2500000000' },
+        tokenOut: { estimatedAmountRaw: quoted.toString(), minimumAmountRaw: minimum.toString() },
+        feeTier: 500,
+        feeTierPercent: '0.05%',
+        slippageBps: 100,
+        slippagePercent: '1%',
+      },
+      transactions: { approval: answer.approvalTransaction ?? null, swap: answer.transaction },
+      execution: {
+        router: gateway.devnet.uniswap.swapRouter02,
+        protocol: 'Uniswap V3',
+        chainId: gateway.devnet.chainId,
+        recipient,
+        deadline: answer.deadline,
+        deadlineISO: new Date(answer.deadline * 1000).toISOString(),
+      },
+    })
+    const multicall = decodeFunctionData({ abi: Uniswap.swapRouter02Abi, data: answer.transactions.swap.data })
+    const [call] = multicall.args[1] as readonly Hex[]
+    const swap = decodeFunctionData({ abi: Uniswap.swapRouter02Abi, data: call! })
+    expect(swap.args[0]).toMatchObject({ amountIn: 2_500_000_000n, amountOutMinimum: minimum, recipient })
+  })
+
+  test("behavior: the original's ETH is WETH, quoted and swapped as the ERC-20", async () => {
+    const answer = await ok(
+      await gateway.paid(gateway.account(1), 'GET', '/api/v1/swap/quote?tokenIn=eth&tokenOut=USDC&amountIn=0.5'),
+    )
+    expect(answer).toMatchObject({
+      tokenIn: { symbol: 'WETH', address: token('WETH'), amount: '0.5', amountRaw: '500000000000000000' },
+      route: 'WETH > USDC',
+    })
+  })
+
   test('error: bad input is a 400 naming the field, before any payment', async () => {
-    const valid = { tokenIn: 'USDC', tokenOut: 'WETH', amountIn: '1000000', recipient: gateway.account(4).address }
+    const valid = { tokenIn: 'USDC', tokenOut: 'WETH', amountIn: '1', recipient: gateway.account(4).address }
     for (const [patch, field] of [
       [{ recipient: '0xnot-an-address' }, 'recipient'],
       [{ tokenIn: 'XYZ' }, 'tokenIn'],
       [{ deadline: 1 }, 'deadline'],
       [{ slippageBps: 9_000 }, 'slippageBps'],
+      [{ slippage: 0.5, slippageBps: 50 }, 'slippage'],
+      [{ slippage: 51 }, 'slippage'],
+      [{ slippage: '0.005' }, 'slippage'],
+      [{ amountIn: '1.0000001' }, 'amountIn'],
     ] as const) {
       const response = await unpaid('/api/v1/swap/execute', {
         method: 'POST',
@@ -375,7 +444,7 @@ describe('POST /api/v1/swap/execute, past its deadline', () => {
   test('error: the router refuses a swap sent after its deadline', async () => {
     const trader = gateway.account(7)
     const deadline = Math.floor(Date.now() / 1000) + 60
-    const body = { tokenIn: 'USDC', tokenOut: 'WETH', amountIn: '1000000000', recipient: trader.address, deadline }
+    const body = { tokenIn: 'USDC', tokenOut: 'WETH', amountIn: '1000', recipient: trader.address, deadline }
     const answer = await ok(await gateway.paid(trader, 'POST', '/api/v1/swap/execute', body))
     expect(answer.deadline).toBe(deadline)
     await send(trader, answer.approvalTransaction)
@@ -457,7 +526,7 @@ describe('GET /api/v1/swap/quote, compared with the 0x Swap API', () => {
     await compared.close()
     zeroX.stop(true)
   })
-  const path = '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000000000'
+  const path = '/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=1000'
 
   test('behavior: the better 0x quote is answered, naming its source and the Uniswap one it beat', async () => {
     next = 'none'
@@ -503,7 +572,7 @@ describe('GET /api/v1/swap/quote, compared with the 0x Swap API', () => {
   test('behavior: a pair without a Uniswap pool is quoted by 0x when it has liquidity', async () => {
     next = { buyAmount: 999_000n }
     const answer = await ok(
-      await compared.paid(compared.account(1), 'GET', '/api/v1/swap/quote?tokenIn=EURC&tokenOut=USDC&amountIn=1000000'),
+      await compared.paid(compared.account(1), 'GET', '/api/v1/swap/quote?tokenIn=EURC&tokenOut=USDC&amountIn=1'),
     )
     expect(answer).toMatchObject({
       source: '0x',
