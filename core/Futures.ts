@@ -11,8 +11,8 @@ import { InvalidTransitionError } from './Errors.js'
 
 /** A discount tier: from `minimum` credit bought (in USDC atomic units), `discountBps` off every job. */
 export type Tier = {
-  /** Name of the tier. */
-  name: 'none' | 'bronze' | 'silver' | 'gold'
+  /** Name of the tier, as the original gateway names them. */
+  name: 'starter' | 'builder' | 'scale' | 'enterprise'
   /** Credit bought from which the tier applies, in USDC atomic units (6 decimals). */
   minimum: bigint
   /** Discount on every job, in basis points of its list price. */
@@ -21,10 +21,10 @@ export type Tier = {
 
 /** The tiers, lowest first: 10 USD and more 5%, 50 USD and more 10%, 200 USD and more 15%. */
 export const tiers: readonly Tier[] = [
-  { name: 'none', minimum: 0n, discountBps: 0n },
-  { name: 'bronze', minimum: 10_000_000n, discountBps: 500n },
-  { name: 'silver', minimum: 50_000_000n, discountBps: 1_000n },
-  { name: 'gold', minimum: 200_000_000n, discountBps: 1_500n },
+  { name: 'starter', minimum: 0n, discountBps: 0n },
+  { name: 'builder', minimum: 10_000_000n, discountBps: 500n },
+  { name: 'scale', minimum: 50_000_000n, discountBps: 1_000n },
+  { name: 'enterprise', minimum: 200_000_000n, discountBps: 1_500n },
 ]
 
 /** The tier of an account that bought `bought` (deposited less refunded, USDC atomic units), and the next one up. */

@@ -9,6 +9,9 @@ export function routes(deps: Service.Deps) {
     new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'compute-futures' })
       .get('/api/v1/compute-futures/balance', ({ query, caller }) => Service.balance(deps, { ...query, caller }), {
         query: BalanceQuery,
+        transform: ({ query }) => {
+          Service.namedId(deps, query)
+        },
       })
       // Each preflight runs in `transform`, ahead of the payment guard: what cannot run is refused before payment.
       .post('/api/v1/compute-futures/deposit', ({ body, caller }) => Service.deposit(deps, { ...body, caller }), {
@@ -21,6 +24,9 @@ export function routes(deps: Service.Deps) {
       })
       .get('/api/v1/compute-futures/history', ({ query, caller }) => Service.history(deps, { ...query, caller }), {
         query: HistoryQuery,
+        transform: ({ query }) => {
+          Service.namedId(deps, query)
+        },
       })
       .post('/api/v1/compute-futures/refund', ({ body, caller }) => Service.refund(deps, { ...body, caller }), {
         body: RefundBody,

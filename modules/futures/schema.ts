@@ -5,14 +5,38 @@ const accountId = Type.String({
   description: "Futures account id (CFE id) from compute-futures/deposit. @default the paying wallet's own account",
 })
 
+/** The original gateway's name of an account: its depositor's EVM address (an account of the settlement chain). */
+const address = Type.Optional(
+  Type.String({
+    pattern: '^0x[0-9a-fA-F]{40}$',
+    description:
+      "The depositor's address naming its settlement-chain account (the original gateway's `address`; give it or `id`); the paying wallet's own only",
+  }),
+)
+
 /** Body of `POST /api/v1/compute-futures/deposit`. */
 export const DepositBody = Type.Object(
   {
-    transaction: Type.String({
-      pattern: '^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$',
-      description:
-        "The deposit: on the settlement chain, the hash of the mined transaction that sent USDC from the paying wallet to the operator's deposit address; on Solana, the signature of the transaction that sent USDC to the operator's Solana deposit address with the SPL Memo `compute-futures:<paying EVM address>`.",
-    }),
+    depositor: Type.Optional(
+      Type.String({
+        pattern: '^0x[0-9a-fA-F]{40}$',
+        description:
+          'The wallet that deposits (the original gateway’s field): the paying wallet, since a deposit is credited to the wallet that sends it. @default the payer',
+      }),
+    ),
+    amount: Type.Optional(
+      Type.Union([Type.String({ maxLength: 100 }), Type.Number({ minimum: 0 })], {
+        description:
+          'Human decimal USDC to deposit, e.g. "2500" is 2,500 USDC (at least 1, at most 6 decimals): answered with the unsigned USDC transfer to the deposit address to sign and send; then send its hash as `transaction` to credit it. Give `amount` or `transaction`',
+      }),
+    ),
+    transaction: Type.Optional(
+      Type.String({
+        pattern: '^(0x[0-9a-fA-F]{64}|[1-9A-HJ-NP-Za-km-z]{64,88})$',
+        description:
+          "The deposit: on the settlement chain, the hash of the mined transaction that sent USDC from the paying wallet to the operator's deposit address; on Solana, the signature of the transaction that sent USDC to the operator's Solana deposit address with the SPL Memo `compute-futures:<paying EVM address>`.",
+      }),
+    ),
     chain: Type.Optional(
       Type.Union([Type.Literal('base'), Type.Literal('solana')], {
         description:
@@ -26,7 +50,7 @@ export const DepositBody = Type.Object(
 export type DepositBody = Static<typeof DepositBody>
 
 /** Query of `GET /api/v1/compute-futures/balance`. */
-export const BalanceQuery = Type.Object({ id: Type.Optional(accountId) })
+export const BalanceQuery = Type.Object({ address, id: Type.Optional(accountId) })
 /** Query of `GET /api/v1/compute-futures/balance`. */
 export type BalanceQuery = Static<typeof BalanceQuery>
 
@@ -35,6 +59,7 @@ export const maxHistory = 500
 
 /** Query of `GET /api/v1/compute-futures/history`. */
 export const HistoryQuery = Type.Object({
+  address,
   id: Type.Optional(accountId),
   from: Type.Optional(
     Type.String({
@@ -45,7 +70,7 @@ export const HistoryQuery = Type.Object({
   limit: Type.Optional(
     Type.String({
       pattern: '^(?:[1-9][0-9]{0,1}|[1-4][0-9]{2}|500)$',
-      description: `Most entries, 1 to ${maxHistory}. @default 100`,
+      description: `Most entries, 1 to ${maxHistory}. @default 50`,
     }),
   ),
 })
@@ -130,6 +155,13 @@ export type ExecuteBody = Static<typeof ExecuteBody>
 /** Body of `POST /api/v1/compute-futures/refund`. */
 export const RefundBody = Type.Object(
   {
+    depositor: Type.Optional(
+      Type.String({
+        pattern: '^0x[0-9a-fA-F]{40}$',
+        description:
+          'The depositor (the original gateway’s field): the paying wallet, whose settlement-chain account is refunded to it. @default the payer',
+      }),
+    ),
     id: Type.Optional(accountId),
     amount: Type.Optional(
       Type.String({
@@ -162,6 +194,26 @@ const TierView = Type.Object({
   discountPercent: Type.Number(),
 })
 
+/** A human USDC amount as the original gateway writes it, e.g. "12.5 USDC". */
+const usdc = (description: string) => Type.String({ description: `${description}: human decimal USDC and the unit` })
+/** An amount in USDC atomic units (6 decimals), as a decimal string. */
+const raw = (description: string) =>
+  Type.String({ pattern: '^\\d+$', description: `${description}, USDC atomic units` })
+
+/** The original gateway's summary of an account (its on-chain `getAccount` there). */
+const OriginalSummary = Type.Object({
+  balance: usdc('Spendable credit, e.g. "12.5 USDC"'),
+  balanceRaw: raw('Spendable credit'),
+  deposited: usdc('Every verified deposit'),
+  depositedRaw: raw('Every verified deposit'),
+  totalDrawn: usdc('Spent on jobs'),
+  totalDrawnRaw: raw('Spent on jobs'),
+  totalRefunded: usdc('Sent back to the depositor'),
+  totalRefundedRaw: raw('Sent back to the depositor'),
+  jobCount: Type.Integer({ description: 'Jobs charged.' }),
+  tier: Type.String({ description: 'The tier’s name: starter, builder, scale or enterprise.' }),
+})
+
 /** Answer of `GET /api/v1/compute-futures/balance`. */
 export const BalanceOutput = Type.Object({
   id: Type.String(),
@@ -182,12 +234,16 @@ export const BalanceOutput = Type.Object({
     ),
   ),
   balances: Balances,
-  tier: TierView,
+  tierDetails: TierView,
   discountPercent: Type.Number(),
   nextTier: Type.Union([
     Type.Intersect([TierView, Type.Object({ missing: usd('Credit to buy to reach it') })]),
     Type.Null(),
   ]),
+  ...OriginalSummary.properties,
+  address: Type.String({ description: 'The depositor (the original gateway’s name).' }),
+  discount: Type.String({ description: 'The tier discount, e.g. "5% discount" or "No discount".' }),
+  discountBps: Type.Integer({ description: 'The tier discount in basis points.' }),
 })
 
 /** Answer of `GET /api/v1/compute-futures/history`. */
@@ -212,4 +268,19 @@ export const HistoryOutput = Type.Object({
     }),
   ),
   next: Type.Union([Type.Integer(), Type.Null()], { description: 'Sequence to ask `from` for more, if any.' }),
+  address: Type.String({ description: 'The depositor (the original gateway’s name).' }),
+  onChain: OriginalSummary,
+  usage: Type.Array(
+    Type.Object({
+      futuresId: Type.String({ description: 'The account id.' }),
+      jobType: Type.String({ description: 'The original gateway’s job type, e.g. text-inference.' }),
+      model: Type.String(),
+      basePrice: usd('List price of the job'),
+      discount: Type.String({ description: 'The tier discount, a fraction, e.g. "0.0500".' }),
+      effectivePrice: usd('What the job cost'),
+      balanceAfter: usd('Spendable credit after it'),
+      timestamp: Type.String({ description: 'ISO 8601.' }),
+    }),
+    { description: 'The charged jobs among these entries, in the original gateway’s shape.' },
+  ),
 })

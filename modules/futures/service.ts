@@ -1,6 +1,6 @@
 import { base58, base64 } from '@scure/base'
 import { Value } from '@sinclair/typebox/value'
-import { type Address, getAddress, type Hash, isAddressEqual } from 'viem'
+import { type Address, encodeFunctionData, erc20Abi, getAddress, type Hash, isAddress, isAddressEqual } from 'viem'
 import * as AuditChain from '../../core/AuditChain.js'
 import * as Compute from '../../core/Compute.js'
 import {
@@ -16,6 +16,7 @@ import {
 import * as Futures from '../../core/Futures.js'
 import * as Price from '../../core/Price.js'
 import { genesisHash, type LogEntry, type Refusal, type Store, walk } from '../../core/Store.js'
+import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { BalanceQuery, DepositBody, ExecuteBody, HistoryQuery, Job, RefundBody } from './schema.js'
 import { Job as JobSchema } from './schema.js'
@@ -158,6 +159,8 @@ type Entry = {
   balances: Futures.SerializedBalances
   job?: string
   model?: string
+  /** The compute kind of the job. */
+  jobKind?: string
   /** List price of the job, atomic units. */
   price?: string
   discountBps?: string
@@ -230,6 +233,29 @@ async function latest(deps: Deps, id: string, hint: number): Promise<LogEntry<En
   }
 }
 
+/**
+ * The account a call names: `id`, or the original gateway's `address` (its depositor's settlement-chain account);
+ * both is a 400. @default undefined, the caller's own
+ */
+export function namedId(
+  deps: Pick<Deps, 'treasury'>,
+  input: { id?: string | undefined; address?: string | undefined },
+) {
+  if (input.id !== undefined && input.address !== undefined)
+    throw new ValidationError({ field: 'address', message: 'give address or id, not both.' })
+  return input.address === undefined || !isAddress(input.address)
+    ? input.id
+    : Futures.idOf({ depositor: getAddress(input.address), chainId: deps.treasury.chainId })
+}
+
+/** The original gateway's `depositor` is the payer: a futures account is the paying wallet's (403 otherwise). */
+function assertDepositor(depositor: string | undefined, caller: Address): void {
+  if (depositor !== undefined && !isAddressEqual(getAddress(depositor), caller))
+    throw new ForbiddenError(
+      `A futures account is the wallet's that pays for its calls: pay from ${getAddress(depositor)} to act for it (the payer is ${caller}).`,
+    )
+}
+
 /** The caller's account `id` (by default their own): another's, or one that does not exist, is a 404. */
 async function own(deps: Deps, caller: Address, id: string | undefined) {
   const accountId = id ?? Futures.idOf({ depositor: caller, chainId: deps.treasury.chainId })
@@ -281,6 +307,34 @@ function tierView(tier: Futures.Tier) {
   return { name: tier.name, minimum: usd(tier.minimum), discountPercent: percentOf(tier.discountBps) }
 }
 
+/** A tier as pricing lists it: ours, and the original gateway's `minDeposit` and `discount`. */
+function tierListing(tier: Futures.Tier) {
+  return {
+    ...tierView(tier),
+    minDeposit: `$${Units.toDecimal(tier.minimum, 6)}`,
+    discount: `${percentOf(tier.discountBps)}%`,
+  }
+}
+
+/** USDC atomic units as the original gateway writes them: `"12.5 USDC"`. */
+const usdcText = (amount: bigint) => `${Units.toDecimal(amount, 6)} USDC`
+
+/** The original gateway's summary of an account: human amounts with their raw twins, job count and tier name. */
+function summaryOf(balances: Futures.Balances) {
+  return {
+    balance: usdcText(balances.available),
+    balanceRaw: balances.available.toString(),
+    deposited: usdcText(balances.deposited),
+    depositedRaw: balances.deposited.toString(),
+    totalDrawn: usdcText(balances.spent),
+    totalDrawnRaw: balances.spent.toString(),
+    totalRefunded: usdcText(balances.refunded),
+    totalRefundedRaw: balances.refunded.toString(),
+    jobCount: balances.jobs,
+    tier: Futures.tierOf(Futures.boughtOf(balances)).tier.name,
+  }
+}
+
 function accountView(deps: Deps, owned: Awaited<ReturnType<typeof own>>) {
   const bought = Futures.boughtOf(owned.balances)
   const { tier, next } = Futures.tierOf(bought)
@@ -292,15 +346,19 @@ function accountView(deps: Deps, owned: Awaited<ReturnType<typeof own>>) {
     depositAddress: solana ? (deps.solana?.depositAddress ?? null) : deps.treasury.depositAddress,
     ...(solana ? { solana } : {}),
     balances: balancesView(owned.balances),
-    tier: tierView(tier),
+    ...summaryOf(owned.balances),
+    tierDetails: tierView(tier),
     discountPercent: percentOf(tier.discountBps),
     nextTier: next ? { ...tierView(next), missing: usd(next.minimum - bought) } : null,
+    address: owned.account.depositor,
+    discount: tier.discountBps === 0n ? 'No discount' : `${percentOf(tier.discountBps)}% discount`,
+    discountBps: Number(tier.discountBps),
   }
 }
 
-/** Balance, tier, discount and usage of the caller's account. */
+/** Balance, tier, discount and usage of the caller's account (`id`, or the original's `address`). */
 export async function balance(deps: Deps, input: BalanceQuery & { caller: Address }) {
-  return accountView(deps, await own(deps, input.caller, input.id))
+  return accountView(deps, await own(deps, input.caller, namedId(deps, input)))
 }
 
 /**
@@ -308,6 +366,23 @@ export async function balance(deps: Deps, input: BalanceQuery & { caller: Addres
  * of the wrong shape for its chain (a hash on the settlement chain, a base58 signature on Solana).
  */
 export function preflightDeposit(deps: Pick<Deps, 'solana'>, body: Partial<DepositBody>): void {
+  if (body.amount !== undefined && body.transaction !== undefined)
+    throw new ValidationError({ field: 'amount', message: 'give amount (to be handed the transfer) or transaction.' })
+  if (body.amount !== undefined || body.depositor !== undefined) {
+    if (body.chain === 'solana')
+      throw new ValidationError({
+        field: 'chain',
+        message:
+          'an unsigned deposit is built on the settlement chain only; on Solana send USDC with the memo `compute-futures:<your EVM address>` and give its signature as `transaction`.',
+      })
+    amountOf(body.amount)
+    return
+  }
+  if (body.transaction === undefined)
+    throw new ValidationError({
+      field: 'amount',
+      message: 'give amount (human USDC) or transaction (a deposit’s hash).',
+    })
   if (body.chain === 'solana' && !deps.solana)
     throw new UpstreamUnavailableError(
       'Solana deposits are not configured here (FUTURES_SOLANA_RPC_URL and FUTURES_SOLANA_DEPOSIT_ADDRESS): deposit USDC on the settlement chain (`chain: "base"`).',
@@ -322,6 +397,57 @@ export function preflightDeposit(deps: Pick<Deps, 'solana'>, body: Partial<Depos
       field: 'transaction',
       message: 'is not a transaction hash (0x and 64 hex digits); a Solana signature needs `chain: "solana"`.',
     })
+}
+
+/** Least deposit the original gateway takes, in USDC atomic units: 1 USDC. */
+export const minimumDeposit = 1_000_000n
+
+/** A deposit's `amount`, human USDC, in atomic units; at least {@link minimumDeposit}. */
+function amountOf(amount: unknown): bigint {
+  const atomic = Units.fromDecimal({ value: amount, decimals: 6, field: 'amount' })
+  if (atomic < minimumDeposit) throw new ValidationError({ field: 'amount', message: 'the least deposit is 1 USDC.' })
+  return atomic
+}
+
+/**
+ * The original gateway's deposit, asked with `amount` (human USDC): the unsigned USDC `transfer` to the deposit address
+ * for the depositor to sign and send (no approve: the operator's address takes a plain transfer), and how its hash is
+ * then credited.
+ */
+function depositTransaction(deps: Deps, input: DepositBody & { caller: Address }) {
+  assertDepositor(input.depositor, input.caller)
+  const amountRaw = amountOf(input.amount)
+  const amount = Units.toDecimal(amountRaw, 6)
+  const { token, depositAddress, chainId } = deps.treasury
+  return {
+    status: 'sign_required',
+    message: `Sign and send this transaction to deposit ${amount} USDC, then send its hash as \`transaction\` to this endpoint to credit it.`,
+    amount,
+    amountRaw: amountRaw.toString(),
+    depositor: input.caller,
+    depositAddress,
+    chainId,
+    transactions: [
+      {
+        to: token,
+        data: encodeFunctionData({ abi: erc20Abi, functionName: 'transfer', args: [depositAddress, amountRaw] }),
+        value: '0x0',
+        chainId,
+        description: `Transfer ${amount} USDC to the compute-futures deposit address ${depositAddress}`,
+      },
+    ],
+    contract: {
+      address: depositAddress,
+      note: 'The deposit address is the operator’s wallet (no escrow contract): credit is refunded by POST /api/v1/compute-futures/refund, to the depositor only.',
+    },
+    tiers: Futures.tiers.map(tierListing),
+    afterDeposit: {
+      credit: 'POST /api/v1/compute-futures/deposit {"transaction":"<the mined hash>"}',
+      execute: 'POST /api/v1/compute-futures/execute',
+      balance: `GET /api/v1/compute-futures/balance?address=${input.caller}`,
+      refund: 'POST /api/v1/compute-futures/refund',
+    },
+  }
 }
 
 /** Whether `text` is a Solana signature: 64 bytes in base58. */
@@ -354,6 +480,8 @@ type Verified = {
  */
 export async function deposit(deps: Deps, input: DepositBody & { caller: Address }) {
   preflightDeposit(deps, input)
+  if (input.transaction === undefined) return depositTransaction(deps, input)
+  assertDepositor(input.depositor, input.caller)
   const caller = getAddress(input.caller)
   const verified =
     input.chain === 'solana'
@@ -562,7 +690,7 @@ export async function execute(deps: Deps, input: ExecuteBody & { caller: Address
     { job, model },
   )
   const cost = BigInt(reserved.value.amount)
-  const details = { job, model, price: price.toString(), discountBps: discountBps.toString() }
+  const details = { job, model, jobKind: kind, price: price.toString(), discountBps: discountBps.toString() }
   let outcome: Awaited<ReturnType<Runner['run']>>
   try {
     outcome = await runner.run(input.job)
@@ -590,8 +718,9 @@ export async function execute(deps: Deps, input: ExecuteBody & { caller: Address
 
 /** Every credit and debit of the caller's account in order, each with its job, model, price and resulting balances. */
 export async function history(deps: Deps, input: HistoryQuery & { caller: Address }) {
-  const { id } = await own(deps, input.caller, input.id)
-  const limit = Number(input.limit ?? 100)
+  const owned = await own(deps, input.caller, namedId(deps, input))
+  const { id } = owned
+  const limit = Number(input.limit ?? 50)
   const page = await deps.books.entries<Entry>(journalOf(id), {
     fromSequence: Number(input.from ?? 1),
     limit: limit + 1,
@@ -616,7 +745,27 @@ export async function history(deps: Deps, input: HistoryQuery & { caller: Addres
       hash,
     })),
     next: page.length > limit ? page[limit]!.sequence : null,
+    address: owned.account.depositor,
+    onChain: summaryOf(owned.balances),
+    usage: shown
+      .filter(({ value }) => value.kind === 'charge')
+      .map(({ createdAt, value }) => ({
+        futuresId: id,
+        jobType: value.jobKind ? jobTypeOf(value.jobKind) : 'unknown',
+        model: value.model ?? '',
+        basePrice: usd(BigInt(value.price ?? value.amount)),
+        discount: (Number(value.discountBps ?? 0) / 10_000).toFixed(4),
+        effectivePrice: usd(BigInt(value.amount)),
+        balanceAfter: usd(Futures.deserialize(value.balances).available),
+        timestamp: createdAt.toISOString(),
+      })),
   }
+}
+
+/** The original gateway's job type of a compute kind: the last segment of its endpoint, e.g. `text-inference`. */
+function jobTypeOf(kind: string): string {
+  const endpoint = Compute.endpoints[kind as Compute.Kind]
+  return endpoint ? endpoint.slice(endpoint.lastIndexOf('/') + 1) : kind
 }
 
 /** Tiers, each offered model's list price and cost per tier, the compute batch discount, and where deposits go. */
@@ -625,8 +774,9 @@ export function pricing(
   parameters: { batchDiscountBps: bigint; maxBatchJobs: number },
 ) {
   const { treasury, solana } = deps
+  const listed = deps.runner?.models() ?? []
   return {
-    tiers: Futures.tiers.map(tierView),
+    tiers: Futures.tiers.map(tierListing),
     deposit: treasury ? depositTerms({ treasury, solana }) : null,
     basis: 'credit bought: deposited less refunded',
     models: (deps.runner?.models() ?? []).map(({ model, kind, size, price }) => ({
@@ -644,6 +794,29 @@ export function pricing(
       maxJobs: parameters.maxBatchJobs,
       note: 'compute/batch is paid per call, not from futures credit; its discount does not stack with a tier.',
     },
+    pricing: Object.fromEntries(
+      Compute.kinds
+        .filter((kind) => listed.some((model) => model.kind === kind))
+        .map((kind) => [
+          jobTypeOf(kind),
+          listed
+            .filter((model) => model.kind === kind)
+            .map(({ model, size, price }) => ({
+              model,
+              size,
+              label: model,
+              provider: 'openai',
+              basePrice: `$${usd(price)}`,
+              tierPrices: Object.fromEntries(
+                Futures.tiers.map((tier) => [
+                  tier.name,
+                  `$${usd(Futures.costOf({ price, discountBps: tier.discountBps }))} (${percentOf(tier.discountBps)}% off)`,
+                ]),
+              ),
+            })),
+        ]),
+    ),
+    batchDiscount: `${percentOf(parameters.batchDiscountBps)}% (via /compute/batch)`,
   }
 }
 
@@ -751,6 +924,7 @@ function transitioned(refund: Futures.Refund, event: Futures.RefundEvent): Futur
  * charged). One whose outcome is unknown stays held: the worker reads the chain until it knows, never sending again.
  */
 export async function refund(deps: Deps, input: RefundBody & { caller: Address }) {
+  assertDepositor(input.depositor, input.caller)
   const { id, account } = await own(deps, input.caller, input.id)
   assertRefundable(deps, account)
   const asked = input.amount === undefined ? undefined : Price.toAtomic(input.amount)
@@ -818,6 +992,8 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
       amount: usd(amount),
       transaction: record.signed.hash,
       balances: balancesView(balances),
+      refundAmount: usdcText(amount),
+      refundAmountRaw: amount.toString(),
     }
   }
   throw new UpstreamFailedError(`The refund could not be sent (${reason}); the credit is available again.`, {

@@ -4,23 +4,23 @@ import * as Futures from '../../core/Futures.js'
 
 describe('tierOf', () => {
   test.each([
-    [0n, 'none', 0n],
-    [9_999_999n, 'none', 0n],
-    [10_000_000n, 'bronze', 500n],
-    [49_999_999n, 'bronze', 500n],
-    [50_000_000n, 'silver', 1_000n],
-    [199_999_999n, 'silver', 1_000n],
-    [200_000_000n, 'gold', 1_500n],
-    [10_000_000_000n, 'gold', 1_500n],
+    [0n, 'starter', 0n],
+    [9_999_999n, 'starter', 0n],
+    [10_000_000n, 'builder', 500n],
+    [49_999_999n, 'builder', 500n],
+    [50_000_000n, 'scale', 1_000n],
+    [199_999_999n, 'scale', 1_000n],
+    [200_000_000n, 'enterprise', 1_500n],
+    [10_000_000_000n, 'enterprise', 1_500n],
   ])('behavior: %p bought is %s (%p bps)', (bought, name, discountBps) => {
     const { tier } = Futures.tierOf(bought)
     expect(tier.name).toBe(name as Futures.Tier['name'])
     expect(tier.discountBps).toBe(discountBps)
   })
 
-  test('behavior: names the next tier up, none past gold', () => {
-    expect(Futures.tierOf(0n).next?.name).toBe('bronze')
-    expect(Futures.tierOf(60_000_000n).next?.name).toBe('gold')
+  test('behavior: names the next tier up, none past enterprise', () => {
+    expect(Futures.tierOf(0n).next?.name).toBe('builder')
+    expect(Futures.tierOf(60_000_000n).next?.name).toBe('enterprise')
     expect(Futures.tierOf(200_000_000n).next).toBeUndefined()
   })
 })

@@ -172,7 +172,7 @@ describe('POST /api/v1/compute-futures/deposit (chain: solana)', () => {
         tokenAccount: await associatedTokenAccount({ owner: sender.address, mint: usdc }),
       },
       balances: { available: '12.345678', deposited: '12.345678' },
-      tier: { name: 'bronze' },
+      tier: 'builder',
     })
     // Not the payer's account of settlement-chain deposits, which stays the default and does not exist.
     expect(body.id).not.toBe(Futures.idOf({ depositor: payer.address, chainId: settlement.chainId }))

@@ -1,5 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type Address, createWalletClient, erc20Abi, type Hash, type PrivateKeyAccount } from 'viem'
+import {
+  type Address,
+  createWalletClient,
+  decodeFunctionData,
+  erc20Abi,
+  type Hash,
+  type Hex,
+  type PrivateKeyAccount,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { account, devnet } from '../../adapters/chain/devnet.js'
 import { futuresOperatorIndex, futuresTreasury } from '../../adapters/chain/futures.js'
@@ -100,9 +108,10 @@ describe('POST /api/v1/compute-futures/deposit', () => {
       chainId: chain.chainId,
       depositAddress: operator.address,
       balances: { available: '12.500000', deposited: '12.500000', spent: '0.000000', jobs: 0 },
-      tier: { name: 'bronze', discountPercent: 5 },
+      tier: 'builder',
+      tierDetails: { name: 'builder', discountPercent: 5 },
       discountPercent: 5,
-      nextTier: { name: 'silver', missing: '37.500000' },
+      nextTier: { name: 'scale', missing: '37.500000' },
     })
     expect(body.id).toMatch(/^cfe_[0-9a-f]{24}$/)
     const settled = gateway.settled.length
@@ -452,10 +461,10 @@ describe('GET /api/v1/compute-futures/pricing', () => {
     const gateway = moduleGateway(pricingManifest)
     const body = await ok(await gateway.get('/api/v1/compute-futures/pricing', alice()))
     expect(body.tiers).toEqual([
-      { name: 'none', minimum: '0.000000', discountPercent: 0 },
-      { name: 'bronze', minimum: '10.000000', discountPercent: 5 },
-      { name: 'silver', minimum: '50.000000', discountPercent: 10 },
-      { name: 'gold', minimum: '200.000000', discountPercent: 15 },
+      { name: 'starter', minimum: '0.000000', discountPercent: 0, minDeposit: '$0', discount: '0%' },
+      { name: 'builder', minimum: '10.000000', discountPercent: 5, minDeposit: '$10', discount: '5%' },
+      { name: 'scale', minimum: '50.000000', discountPercent: 10, minDeposit: '$50', discount: '10%' },
+      { name: 'enterprise', minimum: '200.000000', discountPercent: 15, minDeposit: '$200', discount: '15%' },
     ])
     expect(body.models).toEqual([])
     expect(body.bulk).toMatchObject({ discountPercent: 10, maxJobs: 50 })
@@ -486,7 +495,7 @@ describe('GET /api/v1/compute-futures/pricing', () => {
       kind: 'text',
       size: 'default',
       price: '0.100000',
-      costs: { none: '0.100000', bronze: '0.095000', silver: '0.090000', gold: '0.085000' },
+      costs: { starter: '0.100000', builder: '0.095000', scale: '0.090000', enterprise: '0.085000' },
     })
     expect(body.models.map((model: any) => `${model.model} ${model.size}`)).toEqual([
       'small-model default',
@@ -520,7 +529,7 @@ describe('on the gateway `npm start` boots', () => {
       const credited = await ok(
         await booted.paid(depositor, 'POST', '/api/v1/compute-futures/deposit', { transaction }),
       )
-      expect(credited).toMatchObject({ credited: '15.000000', depositAddress, tier: { name: 'bronze' } })
+      expect(credited).toMatchObject({ credited: '15.000000', depositAddress, tier: 'builder' })
       const refunded = await ok(await booted.paid(depositor, 'POST', '/api/v1/compute-futures/refund', { amount: '5' }))
       expect(refunded.status).toBe('sent')
       const pricing = await ok(await booted.paid(depositor, 'GET', '/api/v1/compute-futures/pricing'))
@@ -538,5 +547,112 @@ describe('on the gateway `npm start` boots', () => {
     } finally {
       await booted.close()
     }
+  })
+})
+
+describe('compute futures: the original gateway’s calls', () => {
+  test('behavior: deposit by depositor and amount "2500" answers the unsigned transfer of 2,500 USDC to the deposit address', async () => {
+    const depositor = signer(6)
+    const body = await ok(
+      await app.post('/api/v1/compute-futures/deposit', { depositor: depositor.address, amount: '2500' }, depositor),
+    )
+    expect(body).toMatchObject({
+      status: 'sign_required',
+      amount: '2500',
+      amountRaw: '2500000000',
+      depositAddress: operator.address,
+      afterDeposit: { balance: `GET /api/v1/compute-futures/balance?address=${depositor.address}` },
+    })
+    expect(body.tiers.map((tier: any) => tier.name)).toEqual(['starter', 'builder', 'scale', 'enterprise'])
+    const [transfer] = body.transactions
+    expect(transfer).toMatchObject({ to: chain.token.address, value: '0x0', chainId: chain.chainId })
+    expect(decodeFunctionData({ abi: erc20Abi, data: transfer.data })).toEqual({
+      functionName: 'transfer',
+      args: [operator.address, 2_500_000_000n],
+    })
+  })
+
+  test('behavior: the transfer it hands out, signed and sent, is credited by its hash; balance and history by address in the original’s fields', async () => {
+    const depositor = signer(7)
+    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+    const asked = await ok(
+      await gateway.post('/api/v1/compute-futures/deposit', { depositor: depositor.address, amount: 12.5 }, depositor),
+    )
+    const wallet = createWalletClient({ account: depositor, chain: chain.chain, transport: chain.transport })
+    const transaction = await wallet.sendTransaction({
+      to: asked.transactions[0].to as Address,
+      data: asked.transactions[0].data as Hex,
+    })
+    await chain.publicClient.waitForTransactionReceipt({ hash: transaction })
+    const credited = await ok(await gateway.post('/api/v1/compute-futures/deposit', { transaction }, depositor))
+    expect(credited).toMatchObject({ credited: '12.500000', tier: 'builder' })
+    const balance = await ok(
+      await gateway.get(`/api/v1/compute-futures/balance?address=${depositor.address}`, depositor),
+    )
+    expect(balance).toMatchObject({
+      address: depositor.address,
+      balance: '12.5 USDC',
+      balanceRaw: '12500000',
+      deposited: '12.5 USDC',
+      totalDrawn: '0 USDC',
+      totalRefunded: '0 USDC',
+      jobCount: 0,
+      tier: 'builder',
+      discount: '5% discount',
+      discountBps: 500,
+    })
+    const history = await ok(
+      await gateway.get(`/api/v1/compute-futures/history?address=${depositor.address}`, depositor),
+    )
+    expect(history).toMatchObject({
+      address: depositor.address,
+      onChain: { balance: '12.5 USDC', jobCount: 0, tier: 'builder' },
+      usage: [],
+    })
+    expect(
+      (await refused(await gateway.get(`/api/v1/compute-futures/balance?address=${depositor.address}`, bob()), 404))
+        .status,
+    ).toBe(404)
+  })
+
+  test('behavior: pricing in the original’s shape beside ours', async () => {
+    const gateway = moduleGateway(pricingManifest, { ports: { compute } })
+    const body = await ok(await gateway.get('/api/v1/compute-futures/pricing', alice()))
+    expect(body.batchDiscount).toBe('10% (via /compute/batch)')
+    expect(body.pricing['text-inference']).toContainEqual({
+      model: 'large-model',
+      size: 'default',
+      label: 'large-model',
+      provider: 'openai',
+      basePrice: '$0.100000',
+      tierPrices: {
+        starter: '$0.100000 (0% off)',
+        builder: '$0.095000 (5% off)',
+        scale: '$0.090000 (10% off)',
+        enterprise: '$0.085000 (15% off)',
+      },
+    })
+  })
+
+  test('error: more decimals than USDC has, under 1 USDC, amount with transaction, address with id: 400 before payment', async () => {
+    for (const [path, body, field] of [
+      ['/api/v1/compute-futures/deposit', { amount: '2500.0000001' }, 'amount'],
+      ['/api/v1/compute-futures/deposit', { amount: '0.5' }, 'amount'],
+      ['/api/v1/compute-futures/deposit', { amount: '5', transaction: `0x${'ab'.repeat(32)}` }, 'amount'],
+    ] as const) {
+      const refusedBody = await refused(await app.post(path, body), 400)
+      expect(JSON.stringify(refusedBody)).toContain(field)
+    }
+    const both = await app.get(`/api/v1/compute-futures/balance?address=${alice().address}&id=cfe_${'0'.repeat(24)}`)
+    expect(both.status).toBe(400)
+  })
+
+  test('security: a deposit or refund for another depositor is refused; the payer owns the account', async () => {
+    const body = await refused(
+      await app.post('/api/v1/compute-futures/deposit', { depositor: alice().address, amount: '5' }, bob()),
+      403,
+    )
+    expect(body.detail).toContain(alice().address)
+    await refused(await app.post('/api/v1/compute-futures/refund', { depositor: alice().address }, bob()), 403)
   })
 })
