@@ -326,6 +326,19 @@ describe('POST /api/v1/compute-futures/execute', () => {
       },
     ])
     expect(history.next).toBeNull()
+    expect(history.usage).toEqual([
+      {
+        futuresId: history.id,
+        jobType: 'text-inference',
+        model: 'large-model',
+        basePrice: '0.100000',
+        discount: '0.0500',
+        effectivePrice: '0.095000',
+        balanceAfter: '19.905000',
+        timestamp: expect.any(String),
+      },
+    ])
+    expect(history.onChain).toMatchObject({ balance: '19.905 USDC', totalDrawn: '0.095 USDC', jobCount: 1 })
   })
 
   test('behavior: a failed job is not debited, and its call is not charged', async () => {
