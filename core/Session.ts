@@ -17,13 +17,49 @@ import type { Address } from 'viem'
  * - `pay`: prepare payments and transactions for the address to sign (batches, escrow funding and release).
  * - `admin`: everything above, and manage the address's sessions.
  */
-export const permissions = ['read', 'write', 'pay', 'admin'] as const
+export const ownPermissions = ['read', 'write', 'pay', 'admin'] as const
+
+/**
+ * The original gateway's permissions (`<family>:<verb>` scopes), granted as scopes of the same names: like ours, they
+ * are for the systems the holder presents the token to.
+ */
+export const originalPermissions = [
+  'batch:execute',
+  'batch:estimate',
+  'swap:execute',
+  'swap:quote',
+  'bridge:quote',
+  'payroll:execute',
+  'invoice:create',
+  'invoice:read',
+  'escrow:create',
+  'escrow:manage',
+  'analytics:read',
+  'oracle:read',
+  'notify:send',
+  'webhook:manage',
+  'cron:manage',
+  'storage:write',
+  'storage:read',
+  'rpc:call',
+  'logs:write',
+  'logs:read',
+  'kyc:verify',
+  'audit:read',
+  'tax:read',
+] as const
+
+/** Every permission a session may carry: ours, then the original gateway's scopes. */
+export const permissions = [...ownPermissions, ...originalPermissions] as const
 
 /** One permission of a session. */
 export type Permission = (typeof permissions)[number]
 
-/** Permissions of a session that names none. */
-export const defaultPermissions = ['read'] as const satisfies readonly Permission[]
+/** What `*` in a request grants, as the original gateway expands it: every one of its scopes. */
+export const everyPermission = '*'
+
+/** Permissions of a session that names none: `*`, as the original gateway defaults. */
+export const defaultPermissions = originalPermissions
 
 /** Shortest lifetime of a session, in seconds. */
 export const minTtlSeconds = 60
@@ -56,6 +92,8 @@ export type Claims = {
   jti: string
   /** Revocation generation of the address when the token was issued; a later generation revokes it. */
   gen: number
+  /** The requester's own JSON, signed into the token and shown by verification. */
+  meta?: { [key: string]: unknown } | undefined
 }
 
 /** Why a token is not valid. Reasons never change once published. */
@@ -166,7 +204,8 @@ function isClaims(value: unknown): value is Claims {
     typeof jti === 'string' &&
     jti.length > 0 &&
     Number.isSafeInteger(gen) &&
-    (gen as number) >= 0
+    (gen as number) >= 0 &&
+    (value.meta === undefined || isObject(value.meta))
   )
 }
 

@@ -8,6 +8,8 @@ export function routes(deps: Service.Deps) {
   return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'auth' })
     .post('/api/v1/auth/session', ({ caller, body }) => Service.session(deps, { caller, ...body }), {
       body: SessionBody,
+      // Before validation and payment: metadata travels in the token, so its size is bounded up front.
+      transform: ({ body }) => Service.assertMetadata((body as { metadata?: unknown } | undefined)?.metadata),
     })
     .get('/api/v1/auth/verify', ({ query }) => Service.verify(deps, query), { query: VerifyQuery })
 }

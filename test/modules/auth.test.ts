@@ -26,18 +26,27 @@ function setup() {
 }
 
 describe('POST /api/v1/auth/session', () => {
-  test('default: a signed token for the payer, read-only, for an hour', async () => {
+  test("default: a signed token for the payer, with every one of the original gateway's scopes (its `*`), for an hour", async () => {
     const { issue } = setup()
     const session = await issue({})
+    const { token } = session
     expect(session).toEqual({
+      sessionId: expect.stringMatching(/^[0-9a-f-]{36}$/),
       token: expect.stringMatching(/^[\w-]+\.[\w-]+\.[\w-]+$/),
       expiresAt: '2025-06-01T13:00:00.000Z',
+      ttlSeconds: 3600,
       address: alice,
-      permissions: ['read'],
+      permissions: [...Session.originalPermissions],
       revokedOthers: false,
     })
-    const claims = JSON.parse(Buffer.from(session.token.split('.')[1], 'base64url').toString())
-    expect(claims).toMatchObject({ iss: Session.issuer, sub: alice, perms: ['read'], exp: claims.iat + 3600, gen: 0 })
+    const claims = JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString())
+    expect(claims).toMatchObject({
+      iss: Session.issuer,
+      sub: alice,
+      perms: [...Session.originalPermissions],
+      exp: claims.iat + 3600,
+      gen: 0,
+    })
     expect(claims.jti).toMatch(/^[0-9a-f-]{36}$/)
   })
 
@@ -63,9 +72,8 @@ describe('POST /api/v1/auth/session', () => {
   test.each([
     ['an unknown permission', { permissions: ['root'] }, 'permissions.0'],
     ['a repeated permission', { permissions: ['read', 'read'] }, 'permissions'],
-    ['ttlSeconds below 60', { ttlSeconds: 59 }, 'ttlSeconds'],
-    ['ttlSeconds above a day', { ttlSeconds: 86_401 }, 'ttlSeconds'],
-    ['a fractional ttlSeconds', { ttlSeconds: 90.5 }, 'ttlSeconds'],
+    ['a ttlSeconds that is not a number', { ttlSeconds: 'an hour' }, 'ttlSeconds'],
+    ['metadata over 1 KiB', { metadata: { text: 'x'.repeat(1024) } }, 'metadata'],
     ['an address that is not one', { address: '0x1234' }, 'address'],
   ])('error: %s is 400', async (_, body, field) => {
     const { app } = setup()
@@ -99,6 +107,25 @@ describe('POST /api/v1/auth/session', () => {
   })
 })
 
+describe('from the original gateway (issue 34)', () => {
+  test('behavior: its scopes, ttlSeconds clamped as it does, metadata; verify answers sessionId and metadata', async () => {
+    const { issue, verify } = setup()
+    const scoped = await issue({ permissions: ['batch:execute', 'invoice:read'], ttlSeconds: 10, metadata: { a: 1 } })
+    expect(scoped).toMatchObject({ permissions: ['batch:execute', 'invoice:read'], ttlSeconds: 60 })
+    expect(scoped.expiresAt).toBe('2025-06-01T12:01:00.000Z')
+    expect(await verify(scoped.token)).toMatchObject({
+      valid: true,
+      sessionId: scoped.sessionId,
+      permissions: ['batch:execute', 'invoice:read'],
+      metadata: { a: 1 },
+    })
+    expect((await issue({ ttlSeconds: 200_000 })).ttlSeconds).toBe(86_400)
+    expect((await issue({ ttlSeconds: 90.5 })).ttlSeconds).toBe(90)
+    expect((await issue({ ttlSeconds: 0 })).ttlSeconds).toBe(3600)
+    expect((await issue({ permissions: ['*'] })).permissions).toEqual([...Session.originalPermissions])
+  })
+})
+
 describe('GET /api/v1/auth/verify', () => {
   test('default: a live token is valid, with its permissions, address and expiry; any payer may verify it', async () => {
     const { issue, verify } = setup()
@@ -108,7 +135,9 @@ describe('GET /api/v1/auth/verify', () => {
       permissions: ['read', 'pay'],
       address: alice,
       expiresAt: session.expiresAt,
+      sessionId: session.sessionId,
       issuedAt: '2025-06-01T12:00:00.000Z',
+      metadata: {},
     })
   })
 
@@ -123,7 +152,9 @@ describe('GET /api/v1/auth/verify', () => {
       permissions: [],
       address: alice,
       expiresAt: session.expiresAt,
+      sessionId: session.sessionId,
       reason: 'expired',
+      error: 'Token expired',
     })
   })
 
@@ -167,7 +198,9 @@ describe('GET /api/v1/auth/verify', () => {
       permissions: [],
       address: null,
       expiresAt: null,
+      sessionId: null,
       reason: 'tampered',
+      error: 'Invalid or expired token',
     })
   })
 
@@ -193,14 +226,16 @@ describe('GET /api/v1/auth/verify', () => {
       permissions: [],
       address: null,
       expiresAt: null,
+      sessionId: null,
       reason: 'malformed',
+      error: 'Invalid or expired token',
     })
   })
 
   test('error: a missing or oversized token is 400', async () => {
     const { app } = setup()
     expect((await refused(await app.get('/api/v1/auth/verify', bob), 400)).code).toBe('validation_failed')
-    expect((await refused(await app.get(`/api/v1/auth/verify?token=${'a'.repeat(2049)}`, bob), 400)).field).toBe(
+    expect((await refused(await app.get(`/api/v1/auth/verify?token=${'a'.repeat(4097)}`, bob), 400)).field).toBe(
       'token',
     )
   })
