@@ -80,6 +80,10 @@ export type SwapRequest = {
   quoteResponse: Record<string, unknown>
   /** The wallet that signs the transaction and pays its fee, base58. */
   userPublicKey: string
+  /** Whether the transaction wraps SOL in and unwraps it out. @default true */
+  wrapAndUnwrapSol?: boolean | undefined
+  /** Priority fee in lamports, or `auto` for the aggregator's estimate. @default 'auto' */
+  prioritizationFeeLamports?: number | 'auto' | undefined
 }
 
 /** An unsigned swap transaction, exactly as the aggregator built it. */
@@ -136,6 +140,8 @@ export type AssetPage = {
   limit: number
   /** The assets, as the index describes them (DAS asset objects). */
   items: unknown[]
+  /** The owner's SOL as the index describes it (`lamports`, and a price when it has one); `undefined` when not asked. */
+  nativeBalance: Record<string, unknown> | undefined
 }
 
 /** One asset, as the index describes it. */
@@ -156,6 +162,10 @@ export type AssetIndex = {
     page: number
     /** Most assets per page. */
     limit: number
+    /** Whether fungible tokens are listed beside NFTs. */
+    showFungible: boolean
+    /** Whether the owner's SOL balance is answered. */
+    showNativeBalance: boolean
   }) => Promise<AssetPage | Failure>
   /** One asset by its id, or `not_found`. */
   asset: (id: string) => Promise<Asset | Missing | Failure>
@@ -177,6 +187,10 @@ export type PriceUpdate = {
   exponent: number
   /** When the price was published, in seconds since the epoch. */
   publishTime: number
+  /** Exponentially weighted moving average of the price (about an hour), scaled by `10^-emaExponent`. */
+  emaPrice: bigint
+  /** Power of ten of the moving average's scale. */
+  emaExponent: number
 }
 
 /** The latest prices of the feeds asked for, in the order asked. */

@@ -49,8 +49,13 @@ export function das(parameters: das.Parameters): Solana.AssetIndex {
   }
 
   return {
-    async assetsByOwner({ owner, page, limit }) {
-      const answer = await call('getAssetsByOwner', { ownerAddress: owner, page, limit })
+    async assetsByOwner({ owner, page, limit, showFungible, showNativeBalance }) {
+      const answer = await call('getAssetsByOwner', {
+        ownerAddress: owner,
+        page,
+        limit,
+        displayOptions: { showFungible, showNativeBalance },
+      })
       if (!answer.ok) return answer
       const error = errorOf(answer.body)
       if (error)
@@ -65,6 +70,10 @@ export function das(parameters: das.Parameters): Solana.AssetIndex {
           page: typeof result.page === 'number' ? count(result.page, 'page') : page,
           limit: typeof result.limit === 'number' ? count(result.limit, 'limit') : limit,
           items: result.items,
+          nativeBalance:
+            typeof result.nativeBalance === 'object' && result.nativeBalance !== null
+              ? fieldsOf(result.nativeBalance)
+              : undefined,
         }
       }, answer.status)
     },

@@ -60,13 +60,16 @@ export function hermes(parameters: hermes.Parameters): Solana.PriceService {
       return client.read(() => {
         const updates = ids.map((id) => {
           const price = fieldsOf(byId.get(id)!.price)
+          const ema = fieldsOf(byId.get(id)!.ema_price)
           return {
             id,
             symbol: named.get(id),
             price: integer(price.price, 'price.price'),
             confidence: integer(price.conf, 'price.conf'),
-            exponent: exponentOf(price.expo),
+            exponent: exponentOf(price.expo, 'price.expo'),
             publishTime: timeOf(price.publish_time),
+            emaPrice: integer(ema.price, 'ema_price.price'),
+            emaExponent: exponentOf(ema.expo, 'ema_price.expo'),
           }
         })
         return { ok: true as const, updates }
@@ -98,10 +101,10 @@ function integer(value: unknown, field: string): bigint {
   return BigInt(value)
 }
 
-/** The exponent: a small integer (Pyth's are between -18 and 18). */
-function exponentOf(value: unknown): number {
+/** An exponent: a small integer (Pyth's are between -18 and 18). */
+function exponentOf(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > 38)
-    throw new Unreadable('Pyth Hermes answered an unreadable price.expo.')
+    throw new Unreadable(`Pyth Hermes answered an unreadable ${field}.`)
   return value
 }
 

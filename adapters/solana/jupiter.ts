@@ -75,6 +75,8 @@ export function jupiter(parameters: jupiter.Parameters): Solana.Aggregator {
         {
           quoteResponse: request.quoteResponse,
           userPublicKey: request.userPublicKey,
+          wrapAndUnwrapSol: request.wrapAndUnwrapSol ?? true,
+          prioritizationFeeLamports: request.prioritizationFeeLamports ?? 'auto',
           // Jupiter simulates the transaction to set its compute unit limit instead of the maximum.
           dynamicComputeUnitLimit: true,
         },

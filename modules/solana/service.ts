@@ -11,8 +11,10 @@ import * as Upstream from '../../core/Upstream.js'
 import {
   type AssetQuery,
   type AssetsQuery,
-  feedIdPattern,
+  feedIdOf,
+  feedIdsBySymbol,
   maxFeeds,
+  mintOf,
   type PriceQuery,
   type PricesQuery,
   type QuoteQuery,
@@ -68,14 +70,16 @@ function answerOf<value extends { ok: true }>(
  */
 export async function quote(deps: SwapDeps, query: QuoteQuery) {
   const { aggregator } = deps
+  const inputMint = mintOf(query.inputMint)
+  const outputMint = mintOf(query.outputMint)
   const quoted = answerOf(
     await aggregator.quote({
-      inputMint: query.inputMint,
-      outputMint: query.outputMint,
+      inputMint,
+      outputMint,
       amount: BigInt(query.amount),
       slippageBps: query.slippageBps === undefined ? undefined : Number(query.slippageBps),
     }),
-    `${aggregator.name} has no route from ${query.inputMint} to ${query.outputMint} for ${query.amount}`,
+    `${aggregator.name} has no route from ${inputMint} to ${outputMint} for ${query.amount}`,
     NoRouteError,
   )
   const read = await decimalsOf(deps.mints, quoted)
@@ -95,6 +99,7 @@ export async function quote(deps: SwapDeps, query: QuoteQuery) {
     swapMode: quoted.swapMode,
     slippageBps: quoted.slippageBps,
     priceImpactPct: quoted.priceImpactPct,
+    routeHops: quoted.route.length,
     route: quoted.route.map((hop) => ({
       pool: hop.pool,
       venue: hop.venue,
@@ -109,6 +114,7 @@ export async function quote(deps: SwapDeps, query: QuoteQuery) {
     decimals: decimals === undefined ? null : Object.fromEntries(decimals),
     formatting: read.ok ? { available: true, reason: null } : { available: false, reason: read.reason },
     quoteResponse: quoted.quoteResponse,
+    raw: quoted.quoteResponse,
   }
 }
 
@@ -140,7 +146,12 @@ async function decimalsOf(
 export async function swap(deps: SwapDeps, body: SwapBody) {
   const { aggregator } = deps
   const built = answerOf(
-    await aggregator.swap({ quoteResponse: body.quoteResponse, userPublicKey: body.userPublicKey }),
+    await aggregator.swap({
+      quoteResponse: body.quoteResponse,
+      userPublicKey: body.userPublicKey,
+      wrapAndUnwrapSol: body.wrapAndUnwrapSol,
+      prioritizationFeeLamports: body.prioritizationFeeLamports,
+    }),
     'swap',
   )
   const checked = feePayerOf(built.swapTransaction)
@@ -185,17 +196,30 @@ export function feePayerOf(base64: string): { ok: true; feePayer: string } | { o
   }
 }
 
-/** One page of the digital assets `owner` holds, as the index describes them (DAS asset objects). */
+/**
+ * One page of the digital assets `owner` holds, as the index describes them (DAS asset objects), fungible tokens
+ * and the owner's SOL (`nativeBalance`, lamports) included unless asked not to, as the original gateway lists them.
+ */
 export async function assetsByOwner(deps: AssetDeps, query: AssetsQuery) {
   const page = answerOf(
     await deps.index.assetsByOwner({
       owner: query.owner,
       page: query.page === undefined ? 1 : Number(query.page),
       limit: query.limit === undefined ? defaultLimit : Number(query.limit),
+      showFungible: query.showFungible !== 'false',
+      showNativeBalance: query.showNativeBalance !== 'false',
     }),
     'assets',
   )
-  return { owner: query.owner, total: page.total, page: page.page, limit: page.limit, items: page.items }
+  return {
+    owner: query.owner,
+    total: page.total,
+    page: page.page,
+    limit: page.limit,
+    itemCount: page.items.length,
+    nativeBalance: page.nativeBalance ?? null,
+    items: page.items,
+  }
 }
 
 /** One digital asset by id, as the index describes it; an id the index does not know is a 404. */
@@ -204,60 +228,95 @@ export async function asset(deps: AssetDeps, query: AssetQuery) {
   return { id: query.id, asset: found.asset }
 }
 
+/** The entries of a feed list as the original gateway reads it: split on commas, trimmed, empty ones dropped. */
+function entriesOf(feedIds: string): string[] {
+  return feedIds
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+}
+
 /**
- * Refuses, before payment, a feed list that is too long, holds something that is not a feed id, or names a feed
- * twice. An absent or non-string list is left to the schema, which names it.
+ * Refuses, before payment, a feed list that is too long, holds no feed (a symbol or a hex id), or names a feed twice;
+ * entries that are neither a symbol nor a feed id are answered in `invalid`. An absent or non-string list is left to
+ * the schema, which names it.
  */
 export function preflightPrices(query: { feedIds?: unknown }): void {
   if (typeof query.feedIds !== 'string') return
-  const ids = query.feedIds.split(',')
-  if (ids.length > maxFeeds)
+  const entries = entriesOf(query.feedIds)
+  if (entries.length > maxFeeds)
     throw new ValidationError({
       field: 'feedIds',
-      message: `names ${ids.length} feeds; at most ${maxFeeds} per call (in query)`,
+      message: `names ${entries.length} feeds; at most ${maxFeeds} per call (in query)`,
     })
-  const pattern = new RegExp(feedIdPattern)
-  const bad = ids.findIndex((id) => !pattern.test(id))
-  if (bad !== -1)
+  const ids = entries.map(feedIdOf).filter((id) => id !== undefined)
+  if (ids.length === 0)
     throw new ValidationError({
       field: 'feedIds',
-      message: `entry ${bad + 1} is not a feed id: 0x and 64 hex digits (in query)`,
+      message: 'names no feed: a symbol (SOL, BTC, ETH, ...) or 64 hex digits, with or without 0x (in query)',
     })
-  if (new Set(ids.map((id) => id.toLowerCase())).size !== ids.length)
+  if (new Set(ids).size !== ids.length)
     throw new ValidationError({ field: 'feedIds', message: 'names a feed more than once (in query)' })
 }
 
-/** The latest price of one Pyth feed. */
+/** The latest price of one Pyth feed, under the symbol asked for (upper-cased) as the original gateway answers it. */
 export async function price(deps: PriceDeps, query: PriceQuery) {
-  const [update] = await latest(deps, [query.feedId])
-  return update!
-}
-
-/** The latest prices of up to {@link maxFeeds} Pyth feeds, by feed id. */
-export async function prices(deps: PriceDeps, query: PricesQuery) {
-  const updates = await latest(deps, query.feedIds.split(','))
-  return { count: updates.length, prices: Object.fromEntries(updates.map((update) => [update.feedId, update])) }
+  const [update] = await latest(deps, [feedIdOf(query.feedId)!])
+  return { symbol: query.feedId.toUpperCase(), ...update! }
 }
 
 /**
- * The latest prices of `ids`: `price` and `confidence` as exact decimal strings, the feed's integer scaled by
- * `10^exponent` with bigint arithmetic (the spec's number fields, as strings so that no digit is lost), beside the
- * exponent, the publish time (ISO 8601) and the age in whole seconds.
+ * The latest prices of up to {@link maxFeeds} Pyth feeds: a symbol's under the symbol (upper-cased, as the original
+ * gateway keys them), a hex id's under its feed id (`0x`, lower case); entries that are neither are listed in
+ * `invalid` and not priced.
+ */
+export async function prices(deps: PriceDeps, query: PricesQuery) {
+  const entries = entriesOf(query.feedIds)
+  const valid = entries.flatMap((entry) => {
+    const id = feedIdOf(entry)
+    if (id === undefined) return []
+    return [{ id, key: feedIdsBySymbol[entry.toUpperCase()] === undefined ? id : entry.toUpperCase() }]
+  })
+  const updates = await latest(
+    deps,
+    valid.map((entry) => entry.id),
+  )
+  return {
+    count: updates.length,
+    invalid: entries.filter((entry) => feedIdOf(entry) === undefined),
+    prices: Object.fromEntries(updates.map((update, index) => [valid[index]!.key, update])),
+  }
+}
+
+/**
+ * The latest prices of `ids`, as the original gateway answers them: `price`, `confidence` and `emaPrice` as JSON
+ * numbers with the exponent applied, `raw` (the feed's integer), `expo`, `publishTime` (unix seconds) and
+ * `publishTimeIso`; beside them ours, exact: `priceDecimal` and `confidenceDecimal` (decimal strings, bigint
+ * arithmetic), `exponent`, the feed's own symbol (`feedSymbol`, e.g. `Crypto.SOL/USD`) and the age in whole seconds.
  */
 async function latest(deps: PriceDeps, ids: string[]) {
   const now = (deps.now ?? Date.now)()
-  const read = answerOf(await deps.service.latest(ids.map((id) => id.toLowerCase())), 'Unknown price feed')
-  return read.updates.map((update) => ({
-    feedId: update.id,
-    symbol: update.symbol ?? null,
-    price: decimalOf(update.price, update.exponent),
-    confidence: decimalOf(update.confidence, update.exponent),
-    exponent: update.exponent,
-    publishTime: new Date(update.publishTime * 1_000).toISOString(),
-    ageSeconds: Math.max(0, Math.floor(now / 1_000) - update.publishTime),
-  }))
+  const read = answerOf(await deps.service.latest(ids), 'Unknown price feed')
+  return read.updates.map((update) => {
+    const price = decimalOf(update.price, update.exponent)
+    const confidence = decimalOf(update.confidence, update.exponent)
+    return {
+      feedId: update.id,
+      feedSymbol: update.symbol ?? null,
+      price: Number(price),
+      confidence: Number(confidence),
+      raw: update.price.toString(),
+      expo: update.exponent,
+      publishTime: update.publishTime,
+      publishTimeIso: new Date(update.publishTime * 1_000).toISOString(),
+      emaPrice: Number(decimalOf(update.emaPrice, update.emaExponent)),
+      priceDecimal: price,
+      confidenceDecimal: confidence,
+      exponent: update.exponent,
+      ageSeconds: Math.max(0, Math.floor(now / 1_000) - update.publishTime),
+    }
+  })
 }
-
 /** `value × 10^exponent` as an exact decimal string. */
 function decimalOf(value: bigint, exponent: number): string {
   return exponent >= 0 ? (value * 10n ** BigInt(exponent)).toString() : formatUnits(value, -exponent)

@@ -110,6 +110,23 @@ describe('GET /api/v1/solana/aggregator/quote', () => {
     expect(swap.settled).toHaveLength(1)
   })
 
+  test("behavior: the original gateway's symbols stand for their mints; routeHops and raw as it answers them", async () => {
+    const { swap } = gatewayOf()
+    const body = await ok(await swap.get(quotePath('inputMint=SOL&outputMint=usdc&amount=2000000000&slippageBps=100')))
+    expect(body).toMatchObject({ inputMint: wsol, outputMint: usdc, inAmount: '2000000000', slippageBps: 100 })
+    expect(body.routeHops).toBe(1)
+    expect(body.raw).toEqual(body.quoteResponse)
+    const sent = jupiterServer.received.find((request) => request.route.endsWith('/quote'))!
+    expect(sent.url.searchParams.get('inputMint')).toBe(wsol)
+    expect(sent.url.searchParams.get('outputMint')).toBe(usdc)
+  })
+
+  test('error: a symbol the original gateway does not know is a 400 naming the field before any payment', async () => {
+    const { swap } = gatewayOf()
+    const problem = await refused(await swap.get(quotePath('inputMint=DOGE&outputMint=USDC&amount=1'), undefined), 400)
+    expect(problem.field).toBe('inputMint')
+  })
+
   test("default: each amount formatted beside it, exactly, with the mints' decimals from the node", async () => {
     const { swap } = gatewayOf()
     const body = await ok(await swap.get(quotePath(`inputMint=${wsol}&outputMint=${usdc}&amount=1234567891`)))
@@ -240,6 +257,24 @@ describe('POST /api/v1/solana/aggregator/swap-tx', () => {
     expect(swap.settled).toHaveLength(2)
   })
 
+  test("behavior: the original gateway's wrapAndUnwrapSol and prioritizationFeeLamports reach Jupiter", async () => {
+    const { swap } = gatewayOf()
+    const request = await quoted(swap)
+    const body = { ...request, wrapAndUnwrapSol: false, prioritizationFeeLamports: 10_000 }
+    await ok(await swap.post('/api/v1/solana/aggregator/swap-tx', body))
+    const sent = JSON.parse(jupiterServer.received.at(-1)!.body)
+    expect(sent).toMatchObject({ wrapAndUnwrapSol: false, prioritizationFeeLamports: 10_000 })
+    const problem = await refused(
+      await swap.post(
+        '/api/v1/solana/aggregator/swap-tx',
+        { ...request, prioritizationFeeLamports: 'high' },
+        undefined,
+      ),
+      400,
+    )
+    expect(problem.field).toBe('prioritizationFeeLamports')
+  })
+
   test('security: a transaction whose fee payer is anyone else is refused (502), and nothing is charged', async () => {
     const { swap } = gatewayOf()
     const request = await quoted(swap)
@@ -304,10 +339,40 @@ describe('GET /api/v1/solana/assetindex/*', () => {
   test('default: one page of the owner, 100 per page unless asked, paid once', async () => {
     const { assets } = gatewayOf()
     const body = await ok(await assets.get(`/api/v1/solana/assetindex/assets-by-owner?owner=${owner}`))
-    expect(body).toEqual({ owner, total: 1, page: 1, limit: 100, items: [nft] })
-    expect(JSON.parse(dasServer.received[0]!.body).params).toEqual({ ownerAddress: owner, page: 1, limit: 100 })
+    expect(body).toEqual({
+      owner,
+      total: 1,
+      page: 1,
+      limit: 100,
+      itemCount: 1,
+      nativeBalance: { lamports: 0 },
+      items: [nft],
+    })
+    expect(JSON.parse(dasServer.received[0]!.body).params).toEqual({
+      ownerAddress: owner,
+      page: 1,
+      limit: 100,
+      displayOptions: { showFungible: true, showNativeBalance: true },
+    })
     expect(dasServer.received[0]!.url.searchParams.get('api-key')).toBe(keys.helius)
     expect(assets.settled).toHaveLength(1)
+  })
+
+  test("behavior: the original gateway's showFungible and showNativeBalance: tokens and SOL unless asked not to", async () => {
+    const { assets } = gatewayOf()
+    const token = dasAsset(usdc, owner, 'USD Coin', 'FungibleToken')
+    dasServer.assets.set(token.id, token)
+    dasServer.lamportsOf.set(owner, 2_500_000_000)
+    const all = await ok(await assets.get(`/api/v1/solana/assetindex/assets-by-owner?owner=${owner}`))
+    expect(all).toMatchObject({ itemCount: 2, nativeBalance: { lamports: 2_500_000_000 } })
+    const nftsOnly = await ok(
+      await assets.get(
+        `/api/v1/solana/assetindex/assets-by-owner?owner=${owner}&showFungible=false&showNativeBalance=false`,
+      ),
+    )
+    expect(nftsOnly).toMatchObject({ itemCount: 1, nativeBalance: null, items: [nft] })
+    dasServer.assets.delete(token.id)
+    dasServer.lamportsOf.delete(owner)
   })
 
   test('default: one asset by id', async () => {
@@ -340,6 +405,7 @@ describe('GET /api/v1/solana/assetindex/*', () => {
     ['page', `/api/v1/solana/assetindex/assets-by-owner?owner=${owner}&page=0`],
     ['limit', `/api/v1/solana/assetindex/assets-by-owner?owner=${owner}&limit=1001`],
     ['id', '/api/v1/solana/assetindex/asset?id=0xdeadbeef'],
+    ['showFungible', `/api/v1/solana/assetindex/assets-by-owner?owner=${owner}&showFungible=no`],
   ])('error: a bad %s is a 400 naming it before any payment', async (field, path) => {
     const { assets } = gatewayOf()
     expect((await refused(await assets.get(path, undefined), 400)).field).toBe(field)
@@ -347,17 +413,44 @@ describe('GET /api/v1/solana/assetindex/*', () => {
 })
 
 describe('GET /api/v1/solana/pricefeed/*', () => {
-  test('default: exact decimal strings with the exponent applied, publish time and age, paid once', async () => {
+  test("default: the original gateway's fields (numbers, raw, expo, unix publishTime, emaPrice) beside ours, exact", async () => {
     const { prices: api } = gatewayOf()
     expect(await ok(await api.get(`/api/v1/solana/pricefeed/price?feedId=${solUsd}`))).toEqual({
+      symbol: solUsd.toUpperCase(),
       feedId: solUsd,
-      symbol: 'Crypto.SOL/USD',
-      price: '148.360123',
-      confidence: '0.07012345',
+      feedSymbol: 'Crypto.SOL/USD',
+      price: 148.360123,
+      confidence: 0.07012345,
+      raw: '14836012300',
+      expo: -8,
+      publishTime: 1_763_900_000,
+      publishTimeIso: '2025-11-23T12:13:20.000Z',
+      emaPrice: 148.360123,
+      priceDecimal: '148.360123',
+      confidenceDecimal: '0.07012345',
       exponent: -8,
-      publishTime: '2025-11-23T12:13:20.000Z',
       ageSeconds: 30,
     })
+    expect(api.settled).toHaveLength(1)
+  })
+
+  test("behavior: the original gateway's client asks by symbol (any case) or by hex without 0x", async () => {
+    const { prices: api } = gatewayOf()
+    const bySymbol = await ok(await api.get('/api/v1/solana/pricefeed/price?feedId=btc'))
+    expect(bySymbol).toMatchObject({ symbol: 'BTC', feedId: btcUsd, price: 98765.43210987, emaPrice: 98700 })
+    const byHex = await ok(await api.get(`/api/v1/solana/pricefeed/price?feedId=${solUsd.slice(2)}`))
+    expect(byHex).toMatchObject({ feedId: solUsd, priceDecimal: '148.360123' })
+    expect(hermesServer.received.filter((request) => request.route === 'GET /v2/updates/price/latest')).toHaveLength(2)
+  })
+
+  test('behavior: prices keyed by the symbol asked for; entries that are no feed are listed in invalid, not fatal', async () => {
+    const { prices: api } = gatewayOf()
+    const body = await ok(await api.get('/api/v1/solana/pricefeed/prices?feedIds=sol, BTC,DOGE,0x1234,,'))
+    expect(body.count).toBe(2)
+    expect(body.invalid).toEqual(['DOGE', '0x1234'])
+    expect(Object.keys(body.prices)).toEqual(['SOL', 'BTC'])
+    expect(body.prices.SOL).toMatchObject({ feedId: solUsd, price: 148.360123, expo: -8, publishTime: 1_763_900_000 })
+    expect(body.prices.BTC).toMatchObject({ feedId: btcUsd, priceDecimal: '98765.43210987' })
     expect(api.settled).toHaveLength(1)
   })
 
@@ -380,8 +473,13 @@ describe('GET /api/v1/solana/pricefeed/*', () => {
       publishTime: 1_763_900_000,
     })
     const body = await ok(await api.get(`/api/v1/solana/pricefeed/prices?feedIds=${big},${scaled}`))
-    expect(body.prices[big]).toMatchObject({ price: '-9.223372036854775807', confidence: '0.000000000000000001' })
-    expect(body.prices[scaled]).toMatchObject({ price: '123000', confidence: '4000', exponent: 3 })
+    expect(body.prices[big]).toMatchObject({
+      priceDecimal: '-9.223372036854775807',
+      confidenceDecimal: '0.000000000000000001',
+      raw: '-9223372036854775807',
+    })
+    expect(body.prices[scaled]).toMatchObject({ priceDecimal: '123000', confidenceDecimal: '4000', exponent: 3 })
+    expect(body.prices[scaled]).toMatchObject({ price: 123000, confidence: 4000, expo: 3 })
     hermesServer.feeds.delete(big.slice(2))
     hermesServer.feeds.delete(scaled.slice(2))
   })
@@ -393,7 +491,12 @@ describe('GET /api/v1/solana/pricefeed/*', () => {
     )
     expect(body.count).toBe(2)
     expect(Object.keys(body.prices)).toEqual([solUsd, btcUsd])
-    expect(body.prices[btcUsd]).toMatchObject({ symbol: 'Crypto.BTC/USD', price: '98765.43210987', ageSeconds: 40 })
+    expect(body.invalid).toEqual([])
+    expect(body.prices[btcUsd]).toMatchObject({
+      feedSymbol: 'Crypto.BTC/USD',
+      priceDecimal: '98765.43210987',
+      ageSeconds: 40,
+    })
     expect(api.settled).toHaveLength(1)
   })
 
@@ -415,9 +518,17 @@ describe('GET /api/v1/solana/pricefeed/*', () => {
   })
 
   test.each([
-    ['a feed id without 0x', `feedIds=${solUsd.slice(2)}`, 'entry 1 is not a feed id: 0x and 64 hex digits (in query)'],
-    ['a short feed id', `feedIds=${solUsd},0x1234`, 'entry 2 is not a feed id: 0x and 64 hex digits (in query)'],
-    ['an empty entry', `feedIds=${solUsd},`, 'entry 2 is not a feed id: 0x and 64 hex digits (in query)'],
+    [
+      'a list with no feed in it',
+      'feedIds=DOGE,0x1234',
+      'names no feed: a symbol (SOL, BTC, ETH, ...) or 64 hex digits, with or without 0x (in query)',
+    ],
+    [
+      'a list of empty entries',
+      'feedIds=,,',
+      'names no feed: a symbol (SOL, BTC, ETH, ...) or 64 hex digits, with or without 0x (in query)',
+    ],
+    ['a feed by symbol and by id', `feedIds=SOL,${solUsd.slice(2)}`, 'names a feed more than once (in query)'],
     [
       'a feed twice',
       `feedIds=${solUsd},${solUsd.toUpperCase().replace('0X', '0x')}`,
@@ -431,7 +542,7 @@ describe('GET /api/v1/solana/pricefeed/*', () => {
 
   test('error: a malformed feedId is a 400 naming it before any payment', async () => {
     const { prices: api } = gatewayOf()
-    expect((await refused(await api.get('/api/v1/solana/pricefeed/price?feedId=SOL', undefined), 400)).field).toBe(
+    expect((await refused(await api.get('/api/v1/solana/pricefeed/price?feedId=DOGE', undefined), 400)).field).toBe(
       'feedId',
     )
   })

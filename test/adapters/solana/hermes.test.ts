@@ -34,6 +34,8 @@ describe('hermes: latest', () => {
           confidence: 3_210_000_000n,
           exponent: -8,
           publishTime: 1_763_899_990,
+          emaPrice: 9_870_000_000_000n,
+          emaExponent: -8,
         },
         {
           id: solUsd,
@@ -42,6 +44,8 @@ describe('hermes: latest', () => {
           confidence: 7_012_345n,
           exponent: -8,
           publishTime: 1_763_900_000,
+          emaPrice: 14_836_012_300n,
+          emaExponent: -8,
         },
       ],
     })

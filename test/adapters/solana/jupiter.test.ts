@@ -114,7 +114,14 @@ describe('jupiter: swap', () => {
     const built = await swap.swap({ quoteResponse: quote.quoteResponse, userPublicKey: user })
     if (!built.ok) throw new Error(built.message)
     const answered = JSON.parse(server.received.at(-1)!.body)
-    expect(answered).toEqual({ quoteResponse: quote.quoteResponse, userPublicKey: user, dynamicComputeUnitLimit: true })
+    // The original gateway's defaults: SOL wrapped and unwrapped, Jupiter's own priority fee estimate.
+    expect(answered).toEqual({
+      quoteResponse: quote.quoteResponse,
+      userPublicKey: user,
+      wrapAndUnwrapSol: true,
+      prioritizationFeeLamports: 'auto',
+      dynamicComputeUnitLimit: true,
+    })
     expect(built.swapTransaction).toMatch(/^[A-Za-z0-9+/]+=*$/)
     expect(built.lastValidBlockHeight).toBeGreaterThan(279_000_000)
     expect(built.prioritizationFeeLamports).toBe(5_000)

@@ -269,9 +269,9 @@ export function swapTransaction(parameters: {
 }
 
 /** An asset of the DAS stand-in, in the DAS asset shape (abridged to the fields a wallet view reads). */
-export function dasAsset(id: string, owner: string, name: string) {
+export function dasAsset(id: string, owner: string, name: string, kind = 'V1_NFT') {
   return {
-    interface: 'V1_NFT',
+    interface: kind,
     id,
     content: {
       $schema: 'https://schema.metaplex.com/nft1.0.json',
@@ -300,6 +300,7 @@ export function dasStandIn(options: { key?: string } = {}) {
   const faults: Fault[] = []
   const received: Received[] = []
   const assets = new Map<string, ReturnType<typeof dasAsset>>()
+  const lamportsOf = new Map<string, number>()
   const rpcError = (id: unknown, code: number, message: string) =>
     Response.json({ jsonrpc: '2.0', error: { code, message }, id })
 
@@ -325,9 +326,21 @@ export function dasStandIn(options: { key?: string } = {}) {
         const limit = Number(params.limit ?? 1000)
         if (!Number.isInteger(limit) || limit < 1 || limit > 1000)
           return rpcError(call.id, -32602, 'Invalid params: limit must be between 1 and 1000')
-        const owned = [...assets.values()].filter((asset) => asset.ownership.owner === params.ownerAddress)
+        const display = (params.displayOptions ?? {}) as { showFungible?: boolean; showNativeBalance?: boolean }
+        // Helius lists fungible tokens only when asked to, and the owner's SOL only when asked to.
+        const owned = [...assets.values()].filter(
+          (asset) =>
+            asset.ownership.owner === params.ownerAddress &&
+            (display.showFungible === true || !asset.interface.startsWith('Fungible')),
+        )
         const items = owned.slice((page - 1) * limit, page * limit)
-        return Response.json({ jsonrpc: '2.0', result: { total: items.length, limit, page, items }, id: call.id })
+        const lamports = lamportsOf.get(String(params.ownerAddress)) ?? 0
+        const nativeBalance = display.showNativeBalance === true ? { nativeBalance: { lamports } } : {}
+        return Response.json({
+          jsonrpc: '2.0',
+          result: { total: items.length, limit, page, items, ...nativeBalance },
+          id: call.id,
+        })
       }
       return rpcError(call.id, -32601, 'Method not found')
     },
@@ -336,6 +349,8 @@ export function dasStandIn(options: { key?: string } = {}) {
     /** JSON-RPC URL. */
     url: `http://127.0.0.1:${server.port}/`,
     assets,
+    /** SOL of each owner, in lamports (0 when absent). */
+    lamportsOf,
     faults,
     received,
     /** Stops the server. */
@@ -360,6 +375,8 @@ type Quoted = {
   expo: number
   /** Publish time, seconds since the epoch. */
   publishTime: number
+  /** Moving-average price, likewise; the price when absent. */
+  emaPrice?: string
 }
 
 /**
@@ -377,7 +394,14 @@ export function hermesStandIn(options: { key?: string } = {}) {
     ],
     [
       btcUsd.slice(2),
-      { symbol: 'Crypto.BTC/USD', price: '9876543210987', conf: '3210000000', expo: -8, publishTime: 1_763_899_990 },
+      {
+        symbol: 'Crypto.BTC/USD',
+        price: '9876543210987',
+        conf: '3210000000',
+        expo: -8,
+        publishTime: 1_763_899_990,
+        emaPrice: '9870000000000',
+      },
     ],
   ])
   const state = { feedListFails: false }
@@ -406,7 +430,7 @@ export function hermesStandIn(options: { key?: string } = {}) {
         return {
           id,
           price,
-          ema_price: price,
+          ema_price: { ...price, price: feed.emaPrice ?? feed.price },
           metadata: {
             slot: 224_000_000,
             proof_available_time: feed.publishTime + 1,
