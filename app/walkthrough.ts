@@ -112,15 +112,15 @@ if (which === 'robots' || which === 'both') {
     input: { from: 'A1', to: 'B4' },
   })
   step('2. task (0.05 USDC): escrow terms, approve and deposit to sign', {
-    id: created.task.id,
-    escrow: created.task.escrow.id,
+    id: created.task_id,
+    escrow: created.escrow_id,
   })
   step('3. deposit sent by the requester:', [
     await send(buyer, created.transactions.approve),
     await send(buyer, created.transactions.deposit),
   ])
-  const dispatched = await call(buyer, 'GET', `/api/v1/robots/status?id=${created.task.id}`)
-  step('4. status (0.002 USDC):', { status: dispatched.task.status, delivery: dispatched.task.delivery })
+  const dispatched = await call(buyer, 'GET', `/api/v1/robots/status?task_id=${created.task_id}`)
+  step('4. status (0.002 USDC):', { status: dispatched.status, delivery: dispatched.taskRecord.delivery })
   step(
     '   the robot received a signed webhook:',
     received.at(-1)?.verified ?? 'nothing (is OUTBOUND_ALLOW=127.0.0.1 set?)',
@@ -130,9 +130,9 @@ if (which === 'robots' || which === 'both') {
     undefined,
     'POST',
     '/api/v1/robots/complete',
-    await signed('complete', { taskId: created.task.id, result: { delivered: true } }),
+    await signed('complete', { taskId: created.task_id, result: { delivered: true } }),
   )
-  step('5. complete (free, signed by the operator): released', done.task.settlement)
+  step('5. complete (free, signed by the operator): released', done.taskRecord.settlement)
   step(`   the operator received ${(await balanceOf(operator.address)) - before} atomic USDC`)
   robot.stop(true)
 }

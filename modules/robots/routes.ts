@@ -20,15 +20,24 @@ export function routes(deps: Service.Deps) {
       .patch('/api/v1/robots/update', ({ body }) => Service.update(deps, body), { body: UpdateBody })
       .post('/api/v1/robots/deregister', ({ body }) => Service.deregister(deps, body), { body: DeregisterBody })
       .post('/api/v1/robots/complete', ({ body }) => Service.complete(deps, body), { body: CompleteBody })
-      .get('/api/v1/robots/list', ({ query }) => Service.list(deps, query), { query: ListQuery })
-      .get('/api/v1/robots/profile', ({ query }) => Service.profile(deps, query), { query: ProfileQuery })
-      // The robot, its price and its limits are checked in `transform`, after the schema and before the payment guard.
+      // Each paid route's preflight runs in `transform`, ahead of the payment guard: one name of each pair (ours or
+      // the original gateway's) and readable amounts are judged before any payment is asked for.
+      .get('/api/v1/robots/list', ({ query }) => Service.list(deps, query), {
+        query: ListQuery,
+        transform: ({ query }) => Service.preflightList(query),
+      })
+      .get('/api/v1/robots/profile', ({ query }) => Service.profile(deps, query), {
+        query: ProfileQuery,
+        transform: ({ query }) => Service.preflightProfile(query),
+      })
+      // The robot, its price and its limits are checked in `transform`, before the payment guard.
       .post('/api/v1/robots/task', ({ body, caller }) => Service.task(deps, { ...body, caller }), {
         body: TaskBody,
         transform: ({ body }) => Service.preflightTask(deps, body),
       })
-      .get('/api/v1/robots/status', ({ query, caller }) => Service.status(deps, { id: query.id, caller }), {
+      .get('/api/v1/robots/status', ({ query, caller }) => Service.status(deps, { ...query, caller }), {
         query: StatusQuery,
+        transform: ({ query }) => Service.preflightStatus(query),
       })
   )
 }

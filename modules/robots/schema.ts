@@ -10,21 +10,86 @@ const capability = Type.String({
 })
 const amount = Type.String({ pattern: '^[1-9][0-9]{0,30}$', description: 'Atomic units of the token, e.g. "2500000".' })
 
-/** What every request signed by a robot operator carries besides its own fields. */
+/**
+ * What every request signed by a robot operator carries besides its own fields. A request without `signature` is
+ * answered with the EIP-712 typed data to sign (and the `nonce` and `expiry` to send with it), and does nothing else.
+ */
 const signed = {
-  operator: address("The robot operator's address, which signed the request."),
-  nonce: Type.String({
-    pattern: '^[0-9]{1,77}$',
-    description: 'A uint256 the operator never used before with this gateway; a used one is refused (409).',
-  }),
-  expiry: Type.Integer({
-    minimum: 0,
-    description: 'Unix time in seconds after which the signature is refused; at most an hour ahead.',
-  }),
-  signature: Type.String({
-    pattern: '^0x[0-9a-fA-F]{130}$',
-    description: "The operator's EIP-712 signature of `RobotRequest` (see the README).",
-  }),
+  operator: Type.Optional(
+    address(
+      "The robot operator's address, which signs the request. For register the original gateway's payment_address names it too.",
+    ),
+  ),
+  nonce: Type.Optional(
+    Type.String({
+      pattern: '^[0-9]{1,77}$',
+      description: 'A uint256 the operator never used before with this gateway; a used one is refused (409).',
+    }),
+  ),
+  expiry: Type.Optional(
+    Type.Integer({
+      minimum: 0,
+      description: 'Unix time in seconds after which the signature is refused; at most an hour ahead.',
+    }),
+  ),
+  signature: Type.Optional(
+    Type.String({
+      pattern: '^0x[0-9a-fA-F]{130}$',
+      description:
+        "The operator's EIP-712 signature of `RobotRequest` (see the README). Without it the answer is the typed data to sign, with the nonce and expiry to send back.",
+    }),
+  ),
+}
+
+/** The original gateway's robot status, which is our availability: online is available. */
+const originalStatus = Type.Union([Type.Literal('online'), Type.Literal('busy'), Type.Literal('offline')], {
+  description: "The original gateway's robot status: online (our availability `available`), busy or offline.",
+})
+
+/** The original gateway's price of any task, human decimal of the token. */
+const pricePerTask = Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+  description:
+    'Price of every task type, as the original gateway takes it: a HUMAN decimal of the token, e.g. "0.05" is 0.05 USDC (50000 atomic units), at most the token\'s decimals. Not with pricing. @default "0.05"',
+})
+
+/** The original gateway's connection: how tasks reach the robot. */
+const connection = Type.Object(
+  {
+    type: Type.Optional(
+      Type.Union([Type.Literal('webhook'), Type.Literal('xmtp'), Type.Literal('wifi'), Type.Literal('websocket')], {
+        description: 'How tasks reach the robot; this gateway delivers by webhook only. @default webhook',
+      }),
+    ),
+    webhookUrl: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 2048, description: 'Where tasks are delivered: our `endpoint`.' }),
+    ),
+  },
+  { additionalProperties: false, description: "The original gateway's connection; its webhookUrl is our endpoint." },
+)
+
+/** The original gateway's descriptive fields of a robot, stored and answered. */
+const extras = {
+  description: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 500, description: 'What the robot is, for people.' }),
+  ),
+  tags: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { maxItems: 32, description: 'Labels.' }),
+  ),
+  metadata: Type.Optional(
+    Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { description: 'Free-form JSON, at most 16 KiB.' }),
+  ),
+  chain: Type.Optional(
+    Type.String({ maxLength: 32, description: 'Chain tasks are paid on: base (the settlement chain). @default base' }),
+  ),
+  currency: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 16,
+      description: "The original gateway's name of `token`. Not with token.",
+    }),
+  ),
+  price_per_task: Type.Optional(pricePerTask),
+  connection: Type.Optional(connection),
 }
 
 const location = Type.Object(
@@ -63,9 +128,28 @@ const profile = {
   }),
 }
 
-/** Body of `POST /api/v1/robots/register`. */
+/** Body of `POST /api/v1/robots/register`: ours (camelCase) or the original gateway's (snake_case) names. */
 export const RegisterBody = Type.Object(
-  { ...signed, ...profile, maxTaskSeconds: Type.Optional(profile.maxTaskSeconds) },
+  {
+    ...signed,
+    payment_address: Type.Optional(
+      address('Where task payments go, as the original gateway names it: the operator, who signs. Not with operator.'),
+    ),
+    ...profile,
+    ...extras,
+    pricing: Type.Optional(profile.pricing),
+    token: Type.Optional({ ...profile.token, description: `${profile.token.description} @default USDC` }),
+    location: Type.Optional(profile.location),
+    availability: Type.Optional({
+      ...profile.availability,
+      description: 'Whether the robot takes tasks now. @default available',
+    }),
+    endpoint: Type.Optional({
+      ...profile.endpoint,
+      description: `${profile.endpoint.description} Or connection.webhookUrl.`,
+    }),
+    maxTaskSeconds: Type.Optional(profile.maxTaskSeconds),
+  },
   { additionalProperties: false },
 )
 /** Body of `POST /api/v1/robots/register`. */
@@ -75,14 +159,19 @@ export type RegisterBody = Static<typeof RegisterBody>
 export const UpdateBody = Type.Object(
   {
     ...signed,
-    robotId,
+    payment_address: Type.Optional(address("The original gateway's name of the operator. Not with operator.")),
+    robotId: Type.Optional(robotId),
+    robot_id: Type.Optional({ ...robotId, description: "The original gateway's name of robotId. Not with robotId." }),
     name: Type.Optional(profile.name),
     capabilities: Type.Optional(profile.capabilities),
     pricing: Type.Optional(profile.pricing),
+    token: Type.Optional(profile.token),
     location: Type.Optional(profile.location),
     availability: Type.Optional(profile.availability),
+    status: Type.Optional(originalStatus),
     endpoint: Type.Optional(profile.endpoint),
     maxTaskSeconds: Type.Optional(profile.maxTaskSeconds),
+    ...extras,
   },
   { additionalProperties: false },
 )
@@ -90,7 +179,14 @@ export const UpdateBody = Type.Object(
 export type UpdateBody = Static<typeof UpdateBody>
 
 /** Body of `POST /api/v1/robots/deregister`. */
-export const DeregisterBody = Type.Object({ ...signed, robotId }, { additionalProperties: false })
+export const DeregisterBody = Type.Object(
+  {
+    ...signed,
+    robotId: Type.Optional(robotId),
+    robot_id: Type.Optional({ ...robotId, description: "The original gateway's name of robotId. Not with robotId." }),
+  },
+  { additionalProperties: false },
+)
 /** Body of `POST /api/v1/robots/deregister`. */
 export type DeregisterBody = Static<typeof DeregisterBody>
 
@@ -98,13 +194,14 @@ export type DeregisterBody = Static<typeof DeregisterBody>
 export const CompleteBody = Type.Object(
   {
     ...signed,
-    taskId,
+    taskId: Type.Optional(taskId),
+    task_id: Type.Optional({ ...taskId, description: "The original gateway's name of taskId. Not with taskId." }),
     status: Type.Optional(
       Type.Union(
-        [Type.Literal('accepted'), Type.Literal('in_progress'), Type.Literal('completed'), Type.Literal('failed')],
+        ['accepted', 'in_progress', 'completed', 'failed', 'COMPLETED', 'FAILED'].map((status) => Type.Literal(status)),
         {
           description:
-            'What the robot reports: `completed` (default) releases the escrow to the operator, `failed` refunds the requester; `accepted` and `in_progress` report progress.',
+            "What the robot reports: `completed` (default; the original gateway's COMPLETED) releases the escrow to the operator, `failed` (FAILED) refunds the requester; `accepted` and `in_progress` report progress.",
         },
       ),
     ),
@@ -124,10 +221,22 @@ export const ListQuery = Type.Object(
       Type.String({ minLength: 1, maxLength: 120, description: 'Country code, or text the location label contains.' }),
     ),
     availability: Type.Optional(availability),
+    status: Type.Optional(originalStatus),
+    chain: Type.Optional(
+      Type.String({ maxLength: 32, description: 'Chain tasks are paid on; every robot here is on base.' }),
+    ),
+    max_price: Type.Optional(
+      Type.String({
+        maxLength: 40,
+        description:
+          'Most a task may cost, as the original gateway reads it: a HUMAN decimal of the robot\'s token, e.g. "0.05" is 0.05 USDC. Not with maxPrice.',
+      }),
+    ),
     maxPrice: Type.Optional(
       Type.String({
         pattern: '^[0-9]{1,31}$',
-        description: 'Most a task may cost, atomic units (of `capability` when given, else of any task type).',
+        description:
+          'Most a task may cost, ATOMIC units of the token, e.g. "50000" is 0.05 USDC (of `capability` when given, else of any task type). Not with max_price.',
       }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
@@ -138,16 +247,40 @@ export const ListQuery = Type.Object(
 export type ListQuery = Static<typeof ListQuery>
 
 /** Query of `GET /api/v1/robots/profile`. */
-export const ProfileQuery = Type.Object({ id: robotId }, { additionalProperties: false })
+export const ProfileQuery = Type.Object(
+  {
+    robot_id: Type.Optional({ ...robotId, description: 'The robot, as the original gateway names it. Not with id.' }),
+    id: Type.Optional(robotId),
+  },
+  { additionalProperties: false },
+)
 /** Query of `GET /api/v1/robots/profile`. */
 export type ProfileQuery = Static<typeof ProfileQuery>
 
-/** Body of `POST /api/v1/robots/task`. */
+/** Body of `POST /api/v1/robots/task`: ours (camelCase) or the original gateway's (snake_case) names, one of each pair. */
 export const TaskBody = Type.Object(
   {
-    robotId,
-    taskType: capability,
+    robot_id: Type.Optional({
+      ...robotId,
+      description: 'The robot, as the original gateway names it. Not with robotId.',
+    }),
+    robotId: Type.Optional(robotId),
+    task: Type.Optional({
+      ...capability,
+      description: "The task type, the original gateway's name. Not with taskType.",
+    }),
+    taskType: Type.Optional(capability),
+    parameters: Type.Optional(
+      Type.Unknown({ description: "What the robot needs, the original gateway's name. Not with input." }),
+    ),
     input: Type.Optional(Type.Unknown({ description: 'What the robot needs to do the work (JSON, at most 16 KiB).' })),
+    timeout_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 60,
+        maximum: 7 * 86_400,
+        description: 'timeoutSeconds as the original gateway names it. Not with timeoutSeconds.',
+      }),
+    ),
     timeoutSeconds: Type.Optional(
       Type.Integer({
         minimum: 60,
@@ -162,6 +295,12 @@ export const TaskBody = Type.Object(
 export type TaskBody = Static<typeof TaskBody>
 
 /** Query of `GET /api/v1/robots/status`. */
-export const StatusQuery = Type.Object({ id: taskId }, { additionalProperties: false })
+export const StatusQuery = Type.Object(
+  {
+    task_id: Type.Optional({ ...taskId, description: 'The task, as the original gateway names it. Not with id.' }),
+    id: Type.Optional(taskId),
+  },
+  { additionalProperties: false },
+)
 /** Query of `GET /api/v1/robots/status`. */
 export type StatusQuery = Static<typeof StatusQuery>

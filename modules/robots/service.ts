@@ -1,3 +1,4 @@
+import { Value } from '@sinclair/typebox/value'
 import { Webhook } from 'standardwebhooks'
 import { type Address, getAddress, type Hex, isAddressEqual, keccak256, recoverTypedDataAddress, toHex } from 'viem'
 import {
@@ -16,7 +17,17 @@ import type * as Queue from '../../core/Queue.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import * as RobotTask from '../../core/RobotTask.js'
 import { type Also, type Store, walk } from '../../core/Store.js'
-import type { CompleteBody, DeregisterBody, ListQuery, RegisterBody, TaskBody, UpdateBody } from './schema.js'
+import * as Units from '../../core/Units.js'
+import {
+  type CompleteBody,
+  type DeregisterBody,
+  ListQuery,
+  ProfileQuery,
+  type RegisterBody,
+  StatusQuery,
+  TaskBody,
+  type UpdateBody,
+} from './schema.js'
 
 /** Store collection of robots; values are {@link Robot}. */
 export const robotsCollection = 'robots'
@@ -84,9 +95,15 @@ export type Robot = {
   capabilities: string[]
   pricing: Record<string, string>
   token: string
-  location: RegisterBody['location']
-  availability: RegisterBody['availability']
+  location?: NonNullable<RegisterBody['location']> | undefined
+  availability: NonNullable<RegisterBody['availability']>
   endpoint: string
+  /** What the robot is, for people (the original gateway's field). */
+  description?: string | undefined
+  /** Labels (the original gateway's field). */
+  tags?: string[] | undefined
+  /** Free-form JSON (the original gateway's field). */
+  metadata?: Record<string, unknown> | undefined
   maxTaskSeconds: number
   status: 'active' | 'deregistered'
   /** Signs deliveries (`whsec_…`); shown once, at registration. */
@@ -118,18 +135,17 @@ export type Task = RobotTask.State & {
 
 /** Registers a robot for the operator that signed the request; answers its profile and its webhook secret, once. */
 export async function register(deps: Deps, body: RegisterBody) {
-  const operator = await authorize(deps, 'register', body)
+  const claimed = either(['payment_address', body.payment_address], ['operator', body.operator])
+  if (claimed === undefined)
+    throw new ValidationError({
+      field: 'payment_address',
+      message: 'required: the operator address that signs and is paid (or operator)',
+    })
+  const wanted = fieldsOf(deps, body)
+  if (body.signature === undefined) return signatureRequired(deps, 'register', body, getAddress(claimed))
+  const operator = await authorize(deps, 'register', body, getAddress(claimed))
   const now = clock(deps)
-  const fields = await checkProfile(deps, {
-    name: body.name,
-    capabilities: body.capabilities,
-    pricing: body.pricing,
-    token: body.token,
-    location: body.location,
-    availability: body.availability,
-    endpoint: body.endpoint,
-    maxTaskSeconds: body.maxTaskSeconds ?? 3_600,
-  })
+  const fields = await checkProfile(deps, wanted)
   const robot: Robot = {
     id: `rbt_${randomHex(12)}`,
     operator,
@@ -148,16 +164,24 @@ export async function register(deps: Deps, body: RegisterBody) {
   })
   if (!inserted.ok) throw new Error(`Robot id ${robot.id} is already taken.`)
   await appendTo(deps.store, registry, robot.id, now)
-  return { robot: profileOf(robot), webhookSecret: robot.webhookSecret }
+  const shown = profileOf(deps, robot)
+  return { status: 'registered', robot_id: robot.id, robot: shown, webhookSecret: robot.webhookSecret }
 }
 
 /** Changes the fields given of the signing operator's robot. */
 export async function update(deps: Deps, body: UpdateBody) {
-  const operator = await authorize(deps, 'update', body)
-  const robot = await loadRobot(deps, body.robotId, operator)
+  const id = robotIdOf(body)
+  const claimed = either(['payment_address', body.payment_address], ['operator', body.operator])
+  const stored = claimed === undefined ? await findRobot(deps, id) : undefined
+  const operatorOf = getAddress(claimed ?? stored!.operator)
+  const changes = changesOf(body)
+  if (body.signature === undefined) return signatureRequired(deps, 'update', body, operatorOf)
+  const operator = await authorize(deps, 'update', body, operatorOf)
+  const robot = await loadRobot(deps, id, operator)
   if (robot.status !== 'active') throw new ConflictError(`Robot ${robot.id} is deregistered.`)
-  const { operator: _o, nonce: _n, expiry: _e, signature: _s, robotId: _r, ...changes } = body
-  const fields = await checkProfile(deps, { ...robot, ...changes }, changes.endpoint !== undefined)
+  const merged = { ...robot, ...changes }
+  if (body.price_per_task !== undefined) merged.pricing = uniformPricing(deps, merged, body.price_per_task)
+  const fields = await checkProfile(deps, merged, changes.endpoint !== undefined)
   const now = clock(deps).toISOString()
   const updated = await deps.store.update<Robot>(robotsCollection, robot.id, (current) =>
     current.value.status === 'active'
@@ -165,13 +189,24 @@ export async function update(deps: Deps, body: UpdateBody) {
       : { refused: true, reason: 'deregistered' },
   )
   if (!updated.ok) throw new ConflictError(`Robot ${robot.id} is deregistered.`)
-  return { robot: profileOf(updated.record.value) }
+  const updatedFields = Object.keys(body).filter(
+    (key) => !['operator', 'payment_address', 'nonce', 'expiry', 'signature', 'robotId', 'robot_id'].includes(key),
+  )
+  return {
+    status: 'updated',
+    robot_id: robot.id,
+    updated_fields: updatedFields,
+    robot: profileOf(deps, updated.record.value),
+  }
 }
 
 /** Takes the signing operator's robot off the network; tasks already dispatched run to their end. */
 export async function deregister(deps: Deps, body: DeregisterBody) {
-  const operator = await authorize(deps, 'deregister', body)
-  const robot = await loadRobot(deps, body.robotId, operator)
+  const id = robotIdOf(body)
+  const operatorOf = getAddress(body.operator ?? (await findRobot(deps, id)).operator)
+  if (body.signature === undefined) return signatureRequired(deps, 'deregister', body, operatorOf)
+  const operator = await authorize(deps, 'deregister', body, operatorOf)
+  const robot = await loadRobot(deps, id, operator)
   const now = clock(deps).toISOString()
   const updated = await deps.store.update<Robot>(robotsCollection, robot.id, (current) =>
     current.value.status === 'active'
@@ -179,34 +214,84 @@ export async function deregister(deps: Deps, body: DeregisterBody) {
       : { refused: true, reason: 'already deregistered' },
   )
   if (!updated.ok) throw new ConflictError(`Robot ${robot.id} is already deregistered.`)
-  return { robot: profileOf(updated.record.value) }
+  return { status: 'deregistered', robot_id: robot.id, name: robot.name, robot: profileOf(deps, updated.record.value) }
 }
 
 /** Active robots matching the filters, oldest registration first. */
 export async function list(deps: Deps, query: ListQuery) {
-  const { capability, location, availability, maxPrice, limit = 50 } = query
+  const { capability, location, limit = 50 } = query
+  const { availability, maxPrice, maxPrice18 } = listFilters(query)
+  const chain = query.chain?.toLowerCase()
   const robots: ReturnType<typeof profileOf>[] = []
   for await (const entry of walk<{ id: string }>(deps.store, registry)) {
     if (robots.length >= limit) break
+    // Every robot here is paid on the settlement chain, which the original gateway calls base.
+    if (chain !== undefined && chain !== 'base') break
     const robot = (await deps.store.get<Robot>(robotsCollection, entry.value.id))?.value
     if (robot === undefined || robot.status !== 'active') continue
     if (capability !== undefined && !robot.capabilities.includes(capability)) continue
     if (availability !== undefined && robot.availability !== availability) continue
     if (location !== undefined && !matchesLocation(robot.location, location)) continue
-    if (maxPrice !== undefined) {
-      const prices = capability === undefined ? Object.values(robot.pricing) : [robot.pricing[capability]]
-      if (!prices.some((price) => price !== undefined && BigInt(price) <= BigInt(maxPrice))) continue
+    const prices = capability === undefined ? Object.values(robot.pricing) : [robot.pricing[capability]]
+    if (maxPrice !== undefined && !prices.some((price) => price !== undefined && BigInt(price) <= maxPrice)) continue
+    if (maxPrice18 !== undefined) {
+      const scale = 10n ** BigInt(18 - tokenOf(deps, robot.token).decimals)
+      if (!prices.some((price) => price !== undefined && BigInt(price) * scale <= maxPrice18)) continue
     }
-    robots.push(profileOf(robot))
+    robots.push(profileOf(deps, robot))
   }
-  return { robots, count: robots.length }
+  return {
+    robots,
+    count: robots.length,
+    total: robots.length,
+    filters: {
+      capability: capability ?? null,
+      chain: query.chain ?? 'base',
+      max_price: query.max_price ?? null,
+      status: query.status ?? null,
+    },
+  }
+}
+
+/** Checks a list query before payment: one name of each filter, a readable max_price. */
+export function preflightList(query: unknown): void {
+  if (Value.Check(ListQuery, query)) listFilters(query)
+}
+
+/** The availability and the price ceiling a list query asks for, in either gateway's words. */
+function listFilters(query: ListQuery): {
+  availability: Robot['availability'] | undefined
+  maxPrice: bigint | undefined
+  maxPrice18: bigint | undefined
+} {
+  const status = either(['status', query.status], ['availability', query.availability])
+  const human = either(['max_price', query.max_price], ['maxPrice', query.maxPrice])
+  return {
+    availability: status === 'online' ? 'available' : status,
+    maxPrice: query.maxPrice === undefined ? undefined : BigInt(query.maxPrice),
+    // The original's ceiling is a human decimal: compared at 18 decimals, whatever each robot's token has.
+    maxPrice18:
+      query.max_price === undefined || human === undefined
+        ? undefined
+        : Units.fromDecimal({ value: query.max_price, decimals: 18, field: 'max_price' }),
+  }
 }
 
 /** A robot's public profile. */
-export async function profile(deps: Deps, query: { id: string }) {
-  const robot = (await deps.store.get<Robot>(robotsCollection, query.id))?.value
-  if (robot === undefined) throw new NotFoundError(`No robot ${query.id}.`)
-  return { robot: profileOf(robot) }
+export async function profile(deps: Deps, query: ProfileQuery) {
+  const id = either(['robot_id', query.robot_id], ['id', query.id])
+  if (id === undefined) throw new ValidationError({ field: 'robot_id', message: 'required: the robot (rbt_...)' })
+  const robot = (await deps.store.get<Robot>(robotsCollection, id))?.value
+  if (robot === undefined) throw new NotFoundError(`No robot ${id}.`)
+  const shown = profileOf(deps, robot)
+  return { ...shown, robot: shown }
+}
+
+/** Checks a profile query before payment: one of robot_id and id. */
+export function preflightProfile(query: unknown): void {
+  if (!Value.Check(ProfileQuery, query)) return
+  if (either(['robot_id', query.robot_id], ['id', query.id]) === undefined)
+    throw new ValidationError({ field: 'robot_id', message: 'required: the robot (rbt_...)' })
 }
 
 /**
@@ -214,10 +299,11 @@ export async function profile(deps: Deps, query: { id: string }) {
  * the requester, paid to the operator on completion, with the gateway's arbiter. Answers the approve and deposit
  * transactions the requester signs; the task is dispatched once the deposit is read back from the contract.
  */
-export async function task(deps: Deps, input: TaskBody & { caller: Address }) {
+export async function task(deps: Deps, body: TaskBody & { caller: Address }) {
+  const input = taskInputOf(body)
   const { robot, price, timeoutSeconds } = await checkTask(deps, input)
   const now = clock(deps)
-  const requester = getAddress(input.caller)
+  const requester = getAddress(body.caller)
   const depositBy = new Date(now.getTime() + deps.depositWindowSeconds * 1000)
   const escrow = Escrow.from({
     id: toHex(crypto.getRandomValues(new Uint8Array(32))),
@@ -257,7 +343,31 @@ export async function task(deps: Deps, input: TaskBody & { caller: Address }) {
   if (!inserted.ok) throw new Error(`Task id ${record.id} is already taken.`)
   await appendTo(deps.store, queue, record.id, now)
   await schedule(deps, record.id, 'deposit-window', depositBy)
-  return { task: view(record), transactions: Escrow.toFundingTransactions(escrow) }
+  return {
+    ...originalTaskOf(record),
+    poll_url: `/api/v1/robots/status?task_id=${record.id}`,
+    taskRecord: view(record),
+    transactions: Escrow.toFundingTransactions(escrow),
+  }
+}
+
+/** A task body in our words: the original gateway's names resolved, one of each pair. */
+function taskInputOf(body: TaskBody): {
+  robotId: string
+  taskType: string
+  input: unknown
+  timeoutSeconds: number | undefined
+} {
+  const robotId = either(['robot_id', body.robot_id], ['robotId', body.robotId])
+  if (robotId === undefined) throw new ValidationError({ field: 'robot_id', message: 'required: the robot (rbt_...)' })
+  const taskType = either(['task', body.task], ['taskType', body.taskType])
+  if (taskType === undefined) throw new ValidationError({ field: 'task', message: 'required: the task type' })
+  return {
+    robotId,
+    taskType,
+    input: either(['parameters', body.parameters], ['input', body.input]),
+    timeoutSeconds: either(['timeout_seconds', body.timeout_seconds], ['timeoutSeconds', body.timeoutSeconds]),
+  }
 }
 
 /**
@@ -266,15 +376,12 @@ export async function task(deps: Deps, input: TaskBody & { caller: Address }) {
  * runs ahead of the schema, so a body the schema will refuse is left to it.
  */
 export async function preflightTask(deps: Deps, body: unknown): Promise<void> {
-  const input = body as Partial<TaskBody> | null
-  if (typeof input?.robotId !== 'string' || !/^rbt_[0-9a-f]{24}$/.test(input.robotId)) return
-  if (typeof input.taskType !== 'string') return
-  if (input.timeoutSeconds !== undefined && typeof input.timeoutSeconds !== 'number') return
-  await checkTask(deps, input as TaskBody)
+  if (!Value.Check(TaskBody, body)) return
+  await checkTask(deps, taskInputOf(body))
 }
 
 /** The robot, price and timeout of a task, or why it cannot be created. */
-async function checkTask(deps: Deps, input: TaskBody) {
+async function checkTask(deps: Deps, input: ReturnType<typeof taskInputOf>) {
   const robot = (await deps.store.get<Robot>(robotsCollection, input.robotId))?.value
   if (robot === undefined || robot.status !== 'active') throw new NotFoundError(`No robot ${input.robotId}.`)
   if (robot.availability !== 'available')
@@ -302,9 +409,66 @@ async function checkTask(deps: Deps, input: TaskBody) {
  * escrow transaction: the writes of a paid call are taken back when its payment fails, and a transaction is not;
  * settlements go out from `complete` and the sweep.
  */
-export async function status(deps: Deps, input: { id: string; caller: Address }) {
-  const found = await loadTask(deps, input.id, input.caller)
-  return { task: view(await advance(deps, found, { settle: false })) }
+export async function status(deps: Deps, input: StatusQuery & { caller: Address }) {
+  const id = taskIdOf(input)
+  const found = await loadTask(deps, id, input.caller)
+  const current = await advance(deps, found, { settle: false })
+  return { ...originalTaskOf(current), taskRecord: view(current) }
+}
+
+/** Checks a status query before payment: one of task_id and id. */
+export function preflightStatus(query: unknown): void {
+  if (Value.Check(StatusQuery, query)) taskIdOf(query)
+}
+
+/** The task a query or body names, in either gateway's words. */
+function taskIdOf(input: {
+  task_id?: string | undefined
+  taskId?: string | undefined
+  id?: string | undefined
+}): string {
+  const ours = input.taskId ?? input.id
+  const id = either(['task_id', input.task_id], [input.taskId === undefined ? 'id' : 'taskId', ours])
+  if (id === undefined) throw new ValidationError({ field: 'task_id', message: 'required: the task (tsk_...)' })
+  return id
+}
+
+/** The robot a body names, in either gateway's words. */
+function robotIdOf(input: { robot_id?: string | undefined; robotId?: string | undefined }): string {
+  const id = either(['robot_id', input.robot_id], ['robotId', input.robotId])
+  if (id === undefined) throw new ValidationError({ field: 'robot_id', message: 'required: the robot (rbt_...)' })
+  return id
+}
+
+/** The original gateway's words for a task's status. */
+const originalStatuses: Record<RobotTask.Status, string> = {
+  awaiting_deposit: 'PENDING',
+  dispatched: 'DISPATCHED',
+  accepted: 'IN_PROGRESS',
+  in_progress: 'IN_PROGRESS',
+  completed: 'COMPLETED',
+  failed: 'FAILED',
+  timed_out: 'TIMEOUT',
+  canceled: 'CANCELLED',
+}
+
+/** A task as the original gateway answers it (its snake_case fields and upper-case status). */
+function originalTaskOf(task: Task) {
+  const at = (statuses: readonly RobotTask.Status[]) =>
+    task.history.find((entry) => statuses.includes(entry.status))?.at ?? null
+  return {
+    task_id: task.id,
+    robot_id: task.robotId,
+    task: task.taskType,
+    status: originalStatuses[task.status],
+    escrow_id: task.escrow.id,
+    result: task.result ?? null,
+    timeout_seconds: task.timeoutSeconds,
+    issued_at: task.createdAt,
+    dispatched_at: at(['dispatched']),
+    completed_at: at(RobotTask.finalStatuses),
+    is_terminal: RobotTask.finalStatuses.includes(task.status),
+  }
 }
 
 /**
@@ -313,10 +477,13 @@ export async function status(deps: Deps, input: { id: string; caller: Address })
  * operator is a 404.
  */
 export async function complete(deps: Deps, body: CompleteBody) {
-  const operator = await authorize(deps, 'complete', body)
+  const id = taskIdOf(body)
   checkSize(body.result, 'result')
-  let current = await advance(deps, await loadTask(deps, body.taskId, operator, 'operator'), { settle: true })
-  const reported = body.status ?? 'completed'
+  const operatorOf = getAddress(body.operator ?? (await findTask(deps, id)).operator)
+  if (body.signature === undefined) return signatureRequired(deps, 'complete', body, operatorOf)
+  const operator = await authorize(deps, 'complete', body, operatorOf)
+  let current = await advance(deps, await loadTask(deps, id, operator, 'operator'), { settle: true })
+  const reported = (body.status ?? 'completed').toLowerCase()
   const event: RobotTask.Event =
     reported === 'accepted'
       ? { type: 'accepted' }
@@ -327,7 +494,14 @@ export async function complete(deps: Deps, body: CompleteBody) {
           : { type: 'failed', reason: body.reason ?? 'reported failed by the robot' }
   current = await apply(deps, current, event)
   if (RobotTask.awaitsSettlement(current)) current = await settle(deps, current)
-  return { task: view(current) }
+  const action = current.settlement?.action
+  return {
+    task_id: current.id,
+    status: originalStatuses[current.status],
+    escrow: action === 'release' ? 'released' : action === 'cancel' ? 'refunded' : null,
+    result: current.result ?? null,
+    taskRecord: view(current),
+  }
 }
 
 /**
@@ -598,18 +772,35 @@ export function webhook(outbound: Outbound.Guard): Dispatch {
  * Checks a signed request: the expiry (future, at most an hour ahead), the EIP-712 signature (its signer must be
  * `operator`), then the nonce, used once. Answers the operator.
  */
-async function authorize(deps: Deps, action: RobotRequest.Action, body: Record<string, unknown>): Promise<Address> {
-  const request = body as Record<string, unknown> & { operator: Address; nonce: string; expiry: number; signature: Hex }
+/**
+ * The operator who signed `body` for `action`, checked: expiry within bounds, the EIP-712 signature of
+ * {@link RobotRequest.typedData} over the body as sent with `operator` (the one it claims, or whose robot or task it
+ * names) recovering to that operator, and the nonce never used before.
+ */
+async function authorize(
+  deps: Deps,
+  action: RobotRequest.Action,
+  body: Record<string, unknown>,
+  operator: Address,
+): Promise<Address> {
+  for (const field of ['nonce', 'expiry'] as const)
+    if (body[field] === undefined)
+      throw new ValidationError({ field, message: 'required with signature: send back the one the typed data holds' })
+  const request = { ...body, operator } as Record<string, unknown> & {
+    operator: Address
+    nonce: string
+    expiry: number
+    signature: Hex
+  }
   const nowSeconds = Math.floor(clock(deps).getTime() / 1000)
   if (request.expiry <= nowSeconds)
     throw new ValidationError({ field: 'expiry', message: `has passed (now is ${nowSeconds})` })
   if (request.expiry > nowSeconds + maxSignatureSeconds)
     throw new ValidationError({ field: 'expiry', message: `is more than ${maxSignatureSeconds} s ahead` })
-  const operator = getAddress(request.operator)
   let signer: Address
   try {
     signer = await recoverTypedDataAddress({
-      ...RobotRequest.typedData({ chainId: deps.chainId, action, request: { ...request, operator } }),
+      ...RobotRequest.typedData({ chainId: deps.chainId, action, request }),
       signature: request.signature,
     })
   } catch {
@@ -656,6 +847,9 @@ async function checkProfile(
     availability: fields.availability,
     endpoint: fields.endpoint,
     maxTaskSeconds: fields.maxTaskSeconds,
+    description: fields.description,
+    tags: fields.tags,
+    metadata: fields.metadata,
   }
 }
 
@@ -690,9 +884,27 @@ function owners(task: Task): Address[] {
 }
 
 /** The public profile: everything but the webhook secret. */
-function profileOf(robot: Robot) {
-  const { webhookSecret: _secret, ...rest } = robot
-  return rest
+function profileOf(deps: Deps, robot: Robot) {
+  const { webhookSecret: _secret, status, ...rest } = robot
+  const prices = Object.values(robot.pricing).map(BigInt)
+  const lowest = prices.reduce((low, price) => (price < low ? price : low), prices[0] ?? 0n)
+  return {
+    ...rest,
+    /** Ours: active, or deregistered; `status` is the original gateway's (online, busy, offline). */
+    registration: status,
+    robot_id: robot.id,
+    price_per_task: Units.toDecimal(lowest, tokenOf(deps, robot.token).decimals),
+    currency: robot.token,
+    chain: 'base',
+    payment_address: robot.operator,
+    status: robot.availability === 'available' ? 'online' : robot.availability,
+    connection: { type: 'webhook', webhookUrl: robot.endpoint },
+    connection_type: 'webhook',
+    tags: robot.tags ?? [],
+    metadata: robot.metadata ?? {},
+    description: robot.description ?? null,
+    registered_at: robot.createdAt,
+  }
 }
 
 /** A task as answered: no claim bookkeeping; the escrow with its on-chain state. */
@@ -702,6 +914,7 @@ function view(task: Task) {
 }
 
 function matchesLocation(location: Robot['location'], wanted: string): boolean {
+  if (location === undefined) return false
   if (/^[A-Za-z]{2}$/.test(wanted) && location.country === wanted.toUpperCase()) return true
   return location.label.toLowerCase().includes(wanted.toLowerCase())
 }
@@ -709,6 +922,153 @@ function matchesLocation(location: Robot['location'], wanted: string): boolean {
 function checkSize(value: unknown, field: string) {
   if (value !== undefined && JSON.stringify(value).length > maxPayloadBytes)
     throw new ValidationError({ field, message: `is larger than ${maxPayloadBytes} bytes of JSON` })
+}
+
+/**
+ * The value of a field the original gateway names `original` and we name `ours`, whichever was given; both at once is
+ * a 400 naming ours.
+ */
+function either<original, ours>(
+  original: [string, original | undefined],
+  ours: [string, ours | undefined],
+): original | ours | undefined {
+  if (original[1] !== undefined && ours[1] !== undefined)
+    throw new ValidationError({
+      field: ours[0],
+      message: `names the same field as the original gateway's ${original[0]}; give one of them`,
+    })
+  return original[1] ?? ours[1]
+}
+
+/** Default price of every task type where neither pricing nor price_per_task is given, as the original applies it. */
+const defaultPricePerTask = '0.05'
+
+/** A register body in our words: the original gateway's names resolved, one of each pair, defaults applied. */
+function fieldsOf(deps: Deps, body: RegisterBody): Parameters<typeof checkProfile>[1] {
+  checkChain(body.chain)
+  const token = either(['currency', body.currency], ['token', body.token]) ?? 'USDC'
+  const endpoint = either(['connection', endpointOf(body.connection)], ['endpoint', body.endpoint])
+  if (endpoint === undefined)
+    throw new ValidationError({
+      field: 'connection',
+      message: 'required: { type: "webhook", webhookUrl } (or endpoint), where tasks are delivered',
+    })
+  checkSize(body.metadata, 'metadata')
+  const fields = {
+    name: body.name,
+    capabilities: body.capabilities,
+    pricing: {} as Record<string, string>,
+    token,
+    location: body.location,
+    availability: body.availability ?? 'available',
+    endpoint,
+    maxTaskSeconds: body.maxTaskSeconds ?? 3_600,
+    description: body.description,
+    tags: body.tags,
+    metadata: body.metadata,
+  }
+  const pricing = either(['price_per_task', body.price_per_task], ['pricing', body.pricing])
+  fields.pricing = typeof pricing === 'object' ? pricing : uniformPricing(deps, fields, pricing ?? defaultPricePerTask)
+  return fields
+}
+
+/** An update body's changes in our words: the original gateway's names resolved, one of each pair. */
+function changesOf(body: UpdateBody): Partial<Robot> {
+  checkChain(body.chain)
+  checkSize(body.metadata, 'metadata')
+  either(['price_per_task', body.price_per_task], ['pricing', body.pricing])
+  const status = either(['status', body.status], ['availability', body.availability])
+  const changes: Partial<Robot> = {
+    name: body.name,
+    capabilities: body.capabilities,
+    pricing: body.pricing,
+    token: either(['currency', body.currency], ['token', body.token]),
+    location: body.location,
+    availability: status === 'online' ? 'available' : status,
+    endpoint: either(['connection', endpointOf(body.connection)], ['endpoint', body.endpoint]),
+    maxTaskSeconds: body.maxTaskSeconds,
+    description: body.description,
+    tags: body.tags,
+    metadata: body.metadata,
+  }
+  return pick(changes)
+}
+
+/** The fields of `changes` that were given. */
+function pick<value extends object>(changes: value): Partial<value> {
+  return Object.fromEntries(Object.entries(changes).filter(([, given]) => given !== undefined)) as Partial<value>
+}
+
+/** One price for every capability, from the original gateway's human `price_per_task` in the robot's token. */
+function uniformPricing(
+  deps: Deps,
+  robot: { capabilities: string[]; token: string },
+  price: string | number,
+): Record<string, string> {
+  const { decimals } = tokenOf(deps, robot.token)
+  const atomic = Units.fromDecimal({ value: price, decimals, field: 'price_per_task' })
+  if (atomic === 0n) throw new ValidationError({ field: 'price_per_task', message: 'must be more than zero' })
+  return Object.fromEntries(robot.capabilities.map((capability) => [capability, atomic.toString()]))
+}
+
+/** The endpoint of the original gateway's connection; only webhook delivery exists here. */
+function endpointOf(connection: RegisterBody['connection']): string | undefined {
+  if (connection === undefined) return undefined
+  if ((connection.type ?? 'webhook') !== 'webhook')
+    throw new ValidationError({
+      field: 'connection.type',
+      message: `${connection.type} is not served here: tasks are delivered by webhook (Standard Webhooks) only`,
+    })
+  if (connection.webhookUrl === undefined)
+    throw new ValidationError({ field: 'connection.webhookUrl', message: 'required: where tasks are delivered' })
+  return connection.webhookUrl
+}
+
+/** Robots here are paid on the settlement chain, which the original gateway calls base. */
+function checkChain(chain: string | undefined): void {
+  if (chain !== undefined && chain.toLowerCase() !== 'base')
+    throw new ValidationError({ field: 'chain', message: 'tasks are paid on base here; give base or leave it out' })
+}
+
+/** A robot, whoever operates it (to name the operator whose signature a request needs); unknown is a 404. */
+async function findRobot(deps: Deps, id: string): Promise<Robot> {
+  const robot = (await deps.store.get<Robot>(robotsCollection, id))?.value
+  if (robot === undefined) throw new NotFoundError(`No robot ${id}.`)
+  return robot
+}
+
+/** A task, whoever operates it (to name the operator whose signature a request needs); unknown is a 404. */
+async function findTask(deps: Deps, id: string): Promise<Task> {
+  const task = (await deps.store.get<Task>(tasksCollection, id))?.value
+  if (task === undefined) throw new NotFoundError(`No task ${id}.`)
+  return task
+}
+
+/**
+ * The answer to a write sent without a signature: nothing is done; the EIP-712 typed data `operator` signs (exactly
+ * what {@link authorize} checks), and the request to send again with that `signature`, a fresh `nonce` and an
+ * `expiry` an hour ahead.
+ */
+function signatureRequired(deps: Deps, action: RobotRequest.Action, body: Record<string, unknown>, operator: Address) {
+  const nonce = BigInt(toHex(crypto.getRandomValues(new Uint8Array(16)))).toString()
+  const expiry = Math.floor(clock(deps).getTime() / 1000) + maxSignatureSeconds
+  const request = { ...body, nonce, expiry }
+  const typed = RobotRequest.typedData({ chainId: deps.chainId, action, request: { ...request, operator } })
+  return {
+    status: 'signature_required',
+    action,
+    operator,
+    typedData: {
+      ...typed,
+      message: { ...typed.message, nonce: typed.message.nonce.toString(), expiry: typed.message.expiry.toString() },
+    },
+    request,
+    instructions: [
+      `Sign typedData with the key of operator ${operator} (EIP-712, eth_signTypedData_v4).`,
+      'Send request again, unchanged, with the signature added as `signature`.',
+      `Before ${new Date(expiry * 1000).toISOString()}; nothing was done yet.`,
+    ],
+  }
 }
 
 /** Appends an id to a hash chain (the registry, the task queue). */

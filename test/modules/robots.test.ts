@@ -3,7 +3,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Webhook } from 'standardwebhooks'
-import { type Address, createWalletClient, erc20Abi, type Hex, type PrivateKeyAccount, parseEventLogs } from 'viem'
+import {
+  type Address,
+  createWalletClient,
+  decodeFunctionData,
+  erc20Abi,
+  type Hex,
+  type PrivateKeyAccount,
+  parseEventLogs,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { devnet, account as devnetAccount } from '../../adapters/chain/devnet.js'
 import { arbiterIndex, escrowArbiter, escrowChain } from '../../adapters/chain/escrow.js'
@@ -156,12 +164,12 @@ async function dispatched(app = first.app) {
       requester(),
     ),
   )
-  expect(created.task.status).toBe('awaiting_deposit')
+  expect(created.taskRecord.status).toBe('awaiting_deposit')
   await send(requester(), created.transactions.approve)
   await send(requester(), created.transactions.deposit)
-  const polled = await ok(await app.get(`/api/v1/robots/status?id=${created.task.id}`, requester()))
-  expect(polled.task.status).toBe('dispatched')
-  return { robot, webhookSecret, task: polled.task as { id: string; escrow: { id: Hex } } & Record<string, any> }
+  const polled = await ok(await app.get(`/api/v1/robots/status?id=${created.taskRecord.id}`, requester()))
+  expect(polled.taskRecord.status).toBe('dispatched')
+  return { robot, webhookSecret, task: polled.taskRecord as { id: string; escrow: { id: Hex } } & Record<string, any> }
 }
 
 describe('register, update, deregister (signed by the operator)', () => {
@@ -264,15 +272,15 @@ describe('tasks on the devnet escrow', () => {
         await signed(operator(), 'complete', { taskId: task.id, result: { delivered: true } }),
       ),
     )
-    expect(done.task.status).toBe('completed')
-    expect(done.task.phase).toBe('complete')
-    expect(done.task.settlement.action).toBe('release')
-    expect(done.task.escrow.status).toBe('released')
+    expect(done.taskRecord.status).toBe('completed')
+    expect(done.taskRecord.phase).toBe('complete')
+    expect(done.taskRecord.settlement.action).toBe('release')
+    expect(done.taskRecord.escrow.status).toBe('released')
     expect((await balanceOf(operator().address)) - before).toBe(2_500_000n)
-    const receipt = await chain.publicClient.getTransactionReceipt({ hash: done.task.settlement.transaction })
+    const receipt = await chain.publicClient.getTransactionReceipt({ hash: done.taskRecord.settlement.transaction })
     expect(receipt.status).toBe('success')
     const seen = await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, operator()))
-    expect(seen.task.result).toEqual({ delivered: true })
+    expect(seen.taskRecord.result).toEqual({ delivered: true })
     await refused(await first.app.get(`/api/v1/robots/status?id=${task.id}`, stranger()), 404)
   })
 
@@ -286,7 +294,7 @@ describe('tasks on the devnet escrow', () => {
     const forged = await signed(stranger(), 'complete', { taskId: task.id }, operator().address)
     await refused(await first.app.post('/api/v1/robots/complete', forged), 403)
     expect(await balanceOf(stranger().address)).toBe(before)
-    expect((await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, requester()))).task.status).toBe(
+    expect((await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, requester()))).taskRecord.status).toBe(
       'dispatched',
     )
   })
@@ -300,7 +308,7 @@ describe('tasks on the devnet escrow', () => {
         await signed(operator(), 'complete', { taskId: task.id, status: 'failed', reason: 'blocked aisle' }),
       ),
     )
-    expect(failed.task.settlement.action).toBe('cancel')
+    expect(failed.taskRecord.settlement.action).toBe('cancel')
     expect((await balanceOf(requester().address)) - before).toBe(2_500_000n)
     await refused(
       await first.app.post('/api/v1/robots/complete', await signed(operator(), 'complete', { taskId: task.id })),
@@ -318,14 +326,14 @@ describe('tasks on the devnet escrow', () => {
       first = process()
       // A paid status call sends no transaction (its writes are taken back if its payment fails; a transfer is not).
       const seen = await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, requester()))
-      expect([seen.task.status, seen.task.settlement]).toEqual(['timed_out', undefined])
+      expect([seen.taskRecord.status, seen.taskRecord.settlement]).toEqual(['timed_out', undefined])
       const swept = await Service.sweep(first.deps)
       expect(swept.checked).toBeGreaterThanOrEqual(1)
       const after = await ok(await first.app.get(`/api/v1/robots/status?id=${task.id}`, requester()))
-      expect(after.task.status).toBe('timed_out')
-      expect(after.task.settlement.action).toBe('cancel')
+      expect(after.taskRecord.status).toBe('timed_out')
+      expect(after.taskRecord.settlement.action).toBe('cancel')
       // The sweep refunds every overdue task (an earlier test left one dispatched too); this one's refund is exact.
-      expect(await refunded(after.task.settlement.transaction)).toEqual([requester().address, 2_500_000n])
+      expect(await refunded(after.taskRecord.settlement.transaction)).toEqual([requester().address, 2_500_000n])
       expect((await balanceOf(requester().address)) - before).toBeGreaterThanOrEqual(2_500_000n)
     } finally {
       offsetMs = 0
@@ -387,9 +395,9 @@ describe('tasks on the devnet escrow', () => {
     )
     offsetMs = 3_601_000
     try {
-      const after = await ok(await first.app.get(`/api/v1/robots/status?id=${created.task.id}`, requester()))
-      expect(after.task.status).toBe('canceled')
-      expect(after.task.settlement).toBeUndefined()
+      const after = await ok(await first.app.get(`/api/v1/robots/status?id=${created.taskRecord.id}`, requester()))
+      expect(after.taskRecord.status).toBe('canceled')
+      expect(after.taskRecord.settlement).toBeUndefined()
     } finally {
       offsetMs = 0
     }
@@ -409,5 +417,207 @@ describe('tasks on the devnet escrow', () => {
     expect(unpriced.field).toBe('taskType')
     const long = { robotId: robot.id, taskType: 'delivery', timeoutSeconds: 601 }
     expect((await refused(await first.app.post('/api/v1/robots/task', long), 400)).field).toBe('timeoutSeconds')
+  })
+})
+
+describe("the original gateway's clients (snake_case names, human prices, unsigned writes answered with the typed data)", () => {
+  /** The original's register body, as its MCP tool sends it: no signature, no nonce, no expiry. */
+  const original = (price: string) => ({
+    name: 'WarehouseBot-01',
+    capabilities: ['pick', 'scan'],
+    price_per_task: price,
+    payment_address: operator().address,
+    connection: { type: 'webhook', webhookUrl: `${robotEndpoint.url}/rtp/task` },
+    description: 'Picks and scans',
+    tags: ['warehouse'],
+    metadata: { site: 'B4' },
+    chain: 'base',
+  })
+
+  /** Sends a write unsigned, signs the typed data it answers with `by`, and sends the request it answers again. */
+  async function signedBack(method: 'POST' | 'PATCH', path: string, body: Record<string, unknown>, by = operator()) {
+    const unsigned = await ok(await first.app.send(method, path, body))
+    expect(unsigned.status).toBe('signature_required')
+    const { typedData, request } = unsigned
+    const signature = await by.signTypedData({
+      ...typedData,
+      message: {
+        ...typedData.message,
+        nonce: BigInt(typedData.message.nonce),
+        expiry: BigInt(typedData.message.expiry),
+      },
+    })
+    return { unsigned, response: await first.app.send(method, path, { ...request, signature }) }
+  }
+
+  test('register unsigned answers the EIP-712 typed data our verifier checks; signed back, the robot is registered at its human price', async () => {
+    const { unsigned, response } = await signedBack('POST', '/api/v1/robots/register', original('2500'))
+    expect(unsigned.operator).toBe(operator().address)
+    expect(unsigned.typedData.primaryType).toBe('RobotRequest')
+    expect(unsigned.typedData.domain).toEqual(RobotRequest.domain(chain.chainId))
+    expect(unsigned.typedData.message).toMatchObject({ action: 'register', operator: operator().address })
+    expect(unsigned.request).toMatchObject({ ...original('2500'), nonce: unsigned.typedData.message.nonce })
+    const body = await ok(response)
+    expect(body).toMatchObject({ status: 'registered', robot_id: body.robot.id })
+    // "2500" is 2,500 USDC: 2,500,000,000 atomic units for every capability.
+    expect(body.robot.pricing).toEqual({ pick: '2500000000', scan: '2500000000' })
+    expect(body.robot).toMatchObject({
+      robot_id: body.robot.id,
+      price_per_task: '2500',
+      currency: 'USDC',
+      chain: 'base',
+      payment_address: operator().address,
+      status: 'online',
+      registration: 'active',
+      connection: { type: 'webhook', webhookUrl: `${robotEndpoint.url}/rtp/task` },
+      tags: ['warehouse'],
+      metadata: { site: 'B4' },
+      description: 'Picks and scans',
+    })
+
+    // The task's escrow is for the human price: the approval's calldata carries 2,500 x 10^6.
+    const created = await ok(
+      await first.app.send(
+        'POST',
+        '/api/v1/robots/task',
+        { robot_id: body.robot_id, task: 'pick', parameters: { bin: 7 }, timeout_seconds: 600 },
+        requester(),
+      ),
+    )
+    expect(created).toMatchObject({
+      task_id: created.taskRecord.id,
+      robot_id: body.robot_id,
+      task: 'pick',
+      status: 'PENDING',
+      escrow_id: created.taskRecord.escrow.id,
+      timeout_seconds: 600,
+      poll_url: `/api/v1/robots/status?task_id=${created.taskRecord.id}`,
+      is_terminal: false,
+    })
+    expect(created.taskRecord.input).toEqual({ bin: 7 })
+    const approval = decodeFunctionData({ abi: erc20Abi, data: created.transactions.approve.data })
+    expect(approval.args[1]).toBe(2_500_000_000n)
+
+    const listed = await ok(
+      await first.app.send(
+        'GET',
+        '/api/v1/robots/list?capability=pick&max_price=2500&status=online',
+        undefined,
+        stranger(),
+      ),
+    )
+    expect(listed.total).toBe(listed.robots.length)
+    expect(listed.robots.map((one: { robot_id: string }) => one.robot_id)).toContain(body.robot_id)
+    expect(listed.filters).toEqual({ capability: 'pick', chain: 'base', max_price: '2500', status: 'online' })
+    const cheaper = await ok(
+      await first.app.send('GET', '/api/v1/robots/list?capability=pick&max_price=2499.999999', undefined, stranger()),
+    )
+    expect(cheaper.robots.map((one: { robot_id: string }) => one.robot_id)).not.toContain(body.robot_id)
+
+    const shown = await ok(
+      await first.app.send('GET', `/api/v1/robots/profile?robot_id=${body.robot_id}`, undefined, stranger()),
+    )
+    expect(shown).toMatchObject({
+      robot_id: body.robot_id,
+      price_per_task: '2500',
+      payment_address: operator().address,
+    })
+    expect(JSON.stringify(shown)).not.toContain(body.webhookSecret)
+  })
+
+  test('a task in the original words runs end to end: status by task_id, complete unsigned then signed by the operator, the escrow released', async () => {
+    const { response } = await signedBack('POST', '/api/v1/robots/register', original('2.5'))
+    const robot = await ok(response)
+    const created = await ok(
+      await first.app.send('POST', '/api/v1/robots/task', { robot_id: robot.robot_id, task: 'scan' }, requester()),
+    )
+    await send(requester(), created.transactions.approve)
+    await send(requester(), created.transactions.deposit)
+    const polled = await ok(await first.app.get(`/api/v1/robots/status?task_id=${created.task_id}`, requester()))
+    expect(polled).toMatchObject({ task_id: created.task_id, task: 'scan', status: 'DISPATCHED', is_terminal: false })
+    expect(polled.dispatched_at).toBe(polled.taskRecord.history.find((entry: any) => entry.status === 'dispatched').at)
+
+    // A stranger signing the typed data the answer names the operator for is refused; nothing moves.
+    const { response: forged } = await signedBack(
+      'POST',
+      '/api/v1/robots/complete',
+      { task_id: created.task_id, status: 'COMPLETED' },
+      stranger(),
+    )
+    await refused(forged, 403)
+    const before = await balanceOf(operator().address)
+    const { unsigned, response: completed } = await signedBack('POST', '/api/v1/robots/complete', {
+      task_id: created.task_id,
+      status: 'COMPLETED',
+      result: { scanned: 12 },
+    })
+    expect(unsigned.operator).toBe(operator().address)
+    expect(await ok(completed)).toMatchObject({
+      task_id: created.task_id,
+      status: 'COMPLETED',
+      escrow: 'released',
+      result: { scanned: 12 },
+    })
+    expect((await balanceOf(operator().address)) - before).toBe(2_500_000n)
+    const after = await ok(await first.app.get(`/api/v1/robots/status?task_id=${created.task_id}`, requester()))
+    expect(after).toMatchObject({ status: 'COMPLETED', is_terminal: true, result: { scanned: 12 } })
+  })
+
+  test('update and deregister by robot_id, unsigned then signed back; another signer is refused', async () => {
+    const { response } = await signedBack('POST', '/api/v1/robots/register', original('1'))
+    const robot = await ok(response)
+    const { response: updated } = await signedBack('PATCH', '/api/v1/robots/update', {
+      robot_id: robot.robot_id,
+      status: 'busy',
+      price_per_task: '3',
+    })
+    expect(await ok(updated)).toMatchObject({
+      status: 'updated',
+      robot_id: robot.robot_id,
+      updated_fields: ['status', 'price_per_task'],
+      robot: {
+        status: 'busy',
+        availability: 'busy',
+        price_per_task: '3',
+        pricing: { pick: '3000000', scan: '3000000' },
+      },
+    })
+    const { response: forged } = await signedBack(
+      'POST',
+      '/api/v1/robots/deregister',
+      { robot_id: robot.robot_id },
+      stranger(),
+    )
+    await refused(forged, 403)
+    const { response: gone } = await signedBack('POST', '/api/v1/robots/deregister', { robot_id: robot.robot_id })
+    expect(await ok(gone)).toMatchObject({ status: 'deregistered', robot_id: robot.robot_id, name: 'WarehouseBot-01' })
+  })
+
+  test('error: the original names refused as bad input before any payment, each a 400 naming the field', async () => {
+    const { response } = await signedBack('POST', '/api/v1/robots/register', original('1'))
+    const robot = await ok(response)
+    const unpaid = (method: string, path: string, body?: unknown) =>
+      first.app.fetch(path, {
+        method,
+        ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      })
+    const cases: [string, string, unknown, string][] = [
+      ['POST', '/api/v1/robots/task', { robot_id: robot.robot_id, robotId: robot.robot_id, task: 'pick' }, 'robotId'],
+      ['POST', '/api/v1/robots/task', { task: 'pick' }, 'robot_id'],
+      ['GET', `/api/v1/robots/status?task_id=tsk_${'0'.repeat(24)}&id=tsk_${'0'.repeat(24)}`, undefined, 'id'],
+      ['GET', '/api/v1/robots/status', undefined, 'task_id'],
+      ['GET', `/api/v1/robots/profile?robot_id=${robot.robot_id}&id=${robot.robot_id}`, undefined, 'id'],
+      ['GET', '/api/v1/robots/list?max_price=1&maxPrice=1', undefined, 'maxPrice'],
+      ['GET', '/api/v1/robots/list?max_price=1e3', undefined, 'max_price'],
+      ['POST', '/api/v1/robots/register', { ...original('2500.0000001') }, 'price_per_task'],
+      ['POST', '/api/v1/robots/register', { ...original('1'), connection: { type: 'xmtp' } }, 'connection.type'],
+      ['POST', '/api/v1/robots/register', { ...original('1'), chain: 'solana' }, 'chain'],
+      ['POST', '/api/v1/robots/register', { ...original('1'), operator: operator().address }, 'operator'],
+      ['POST', '/api/v1/robots/register', { ...original('1'), pricing: { pick: '1' } }, 'pricing'],
+    ]
+    for (const [method, path, body, field] of cases) {
+      const problem = await refused(await unpaid(method, path, body), 400)
+      expect(`${path} ${problem.field}`).toBe(`${path} ${field}`)
+    }
   })
 })
