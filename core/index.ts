@@ -1,6 +1,7 @@
 export * as Address from './Address.js'
 export * as AuditChain from './AuditChain.js'
 export * as Authorization from './Authorization.js'
+export * as Balances from './Balances.js'
 export * as Batch from './Batch.js'
 export type * as BatchChain from './BatchChain.js'
 export * as BatchPayment from './BatchPayment.js'

@@ -10,5 +10,10 @@ export function routes(deps: Service.Deps) {
     .get('/free/chain-status', () => Service.chainStatus(deps))
     .get('/free/nonce', ({ query }) => Service.nonce(deps, query), { query: NonceQuery })
     .get('/api/v1/tokens', () => Service.tokens(deps))
-    .get('/api/v1/balances', ({ query }) => Service.balances(deps, query), { query: BalancesQuery })
+    .get('/api/v1/balances', ({ query }) => Service.balances(deps, query), {
+      query: BalancesQuery,
+      transform: ({ query }) => {
+        Service.assertTokensOnBase(query)
+      },
+    })
 }

@@ -1,4 +1,5 @@
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox'
+import { isAddress } from 'viem'
 import * as Address from '../../core/Address.js'
 import * as EvmChain from '../../core/EvmChain.js'
 
@@ -32,6 +33,18 @@ export function isChainList(value: string): boolean {
 // Checked by the route schema, so a bad chain list is a 400 before any payment is asked for.
 FormatRegistry.Set('balance-chains', isChainList)
 
+/** Most token addresses one `GET /api/v1/balances` reads by `tokens`. */
+export const maxTokens = 20
+
+/** Whether `value` is a comma-separated list of 1 to {@link maxTokens} EVM addresses (mixed case with a valid checksum). */
+export function isTokenList(value: string): boolean {
+  const addresses = value.split(',').map((address) => address.trim())
+  return addresses.length <= maxTokens && addresses.every((address) => isAddress(address))
+}
+
+// Checked by the route schema, so a bad token address is a 400 naming tokens before any payment is asked for.
+FormatRegistry.Set('token-addresses', isTokenList)
+
 /** Query of `GET /api/v1/balances`. */
 export const BalancesQuery = Type.Object({
   address: Address.evmSchema('Wallet'),
@@ -41,6 +54,13 @@ export const BalancesQuery = Type.Object({
       format: 'balance-chains',
       default: balanceChains.join(','),
       description: `Comma-separated chains, each once, of: ${balanceChains.join(', ')}. @default all of them`,
+    }),
+  ),
+  tokens: Type.Optional(
+    Type.String({
+      maxLength: maxTokens * 43,
+      format: 'token-addresses',
+      description: `Comma-separated ERC-20 addresses on base (at most ${maxTokens}), as the original gateway takes them: the original's \`balances\` lists ETH and these tokens (symbol and decimals as each token answers) instead of the curated ones. @default the curated tokens`,
     }),
   ),
   showAll: Type.Optional(

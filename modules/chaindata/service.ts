@@ -1,6 +1,5 @@
 import {
   type Address,
-  decodeFunctionResult,
   encodeFunctionData,
   erc20Abi,
   formatGwei,
@@ -16,6 +15,7 @@ import {
   serializeTransaction,
   size,
 } from 'viem'
+import * as Balances from '../../core/Balances.js'
 import * as Batch from '../../core/Batch.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import * as Cache from '../../core/Cache.js'
@@ -473,9 +473,6 @@ function isHexList(value: unknown): value is `0x${string}`[] {
   return Array.isArray(value) && value.every((item) => isHex(item) && item !== '0x')
 }
 
-const multicall3 = Multicall3.address
-const multicallAbi = Multicall3.abi
-
 /** An amount in atomic units and in whole tokens, both decimal strings. */
 export type TokenAmount = {
   /** Atomic units. */
@@ -543,17 +540,26 @@ export async function balances(deps: Deps, query: BalancesQuery) {
     .filter((name) => name !== '')
   if (!isChainList(names.join(',')))
     throw new ValidationError({ field: 'chains', message: `must list distinct chains of: ${balanceChains.join(', ')}` })
-  const entries = await Promise.all(balanceChainsOf(deps, names).map((chain) => balancesOn(chain, address)))
+  assertTokensOnBase(query)
+  const unlisted = tokenAddressesOf(query.tokens)
+  const reads = await Promise.all(
+    balanceChainsOf(deps, names).map((chain) =>
+      balancesOn(chain, address, chain.entry.name === 'base' ? unlisted : []),
+    ),
+  )
+  const entries = reads.map((read) => read.entry)
   if (entries.every((entry) => !entry.available))
     throw new UpstreamUnavailableError(
       `No chain answered the balance read: ${entries.map((entry) => `${entry.chain}: ${(entry as { reason: string }).reason}`).join('; ')}`,
     )
-  const base = entries.find((entry) => entry.chain === 'base')
-  const listed = base?.available ? originalBalances(base, query.showAll === 'true') : []
+  const base = reads.find((read) => read.entry.chain === 'base')
+  const listed = base?.entry.available
+    ? originalBalances(base.entry, query.tokens === undefined ? undefined : base.unlisted, query.showAll === 'true')
+    : []
   return {
     address,
     network: 'base',
-    chainId: base?.chainId ?? null,
+    chainId: base?.entry.chainId ?? null,
     balances: listed,
     tokenCount: listed.length,
     chains: Object.fromEntries(entries.map((entry) => [entry.chain, entry])),
@@ -561,100 +567,106 @@ export async function balances(deps: Deps, query: BalancesQuery) {
 }
 
 /** One balance as the original gateway lists it: `balance` in whole tokens, `balanceRaw` in atomic units. */
-export type OriginalBalance = {
-  /** Token symbol. */
-  symbol: string
-  /** ERC-20 address, or `native` for ETH. */
-  address: string
-  /** Decimals of the token. */
-  decimals: number
-  /** Whole tokens, decimal string (e.g. "2.5" is 2.5 ETH). */
-  balance: string
-  /** Atomic units, integer string. */
-  balanceRaw: string
-}
+export type OriginalBalance =
+  | {
+      /** Token symbol. */
+      symbol: string
+      /** ERC-20 address, or `native` for ETH. */
+      address: string
+      /** Decimals of the token. */
+      decimals: number
+      /** Whole tokens, decimal string (e.g. "2.5" is 2.5 ETH). */
+      balance: string
+      /** Atomic units, integer string. */
+      balanceRaw: string
+    }
+  | {
+      /** A `tokens` address, EIP-55. */
+      address: string
+      /** Its balance, symbol or decimals could not be read, in the original gateway's words. */
+      error: 'Failed to query token'
+    }
 
 /**
- * The original gateway's `balances` of `base`: ETH first, then each listed token read; a zero balance is left out
- * unless `showAll` (ETH always stays).
+ * The original gateway's `balances` of `base`: ETH first, then each listed token read, or each of the `tokens` asked
+ * for when the query names them (`unlisted`); a zero balance is left out unless `showAll` (ETH always stays).
  */
-function originalBalances(entry: Extract<BalanceEntry, { available: true }>, showAll: boolean): OriginalBalance[] {
-  const all: OriginalBalance[] = [
-    {
-      symbol: entry.native.symbol,
-      address: 'native',
-      decimals: entry.native.decimals,
-      balance: entry.native.formatted,
-      balanceRaw: entry.native.raw,
-    },
-    ...entry.tokens.flatMap((token) =>
-      token.raw === null
-        ? []
-        : [
-            {
-              symbol: token.symbol,
-              address: token.address,
-              decimals: token.decimals,
-              balance: token.formatted,
-              balanceRaw: token.raw,
-            },
-          ],
-    ),
-  ]
-  return all.filter((balance, index) => showAll || index === 0 || balance.balanceRaw !== '0')
+function originalBalances(
+  entry: Extract<BalanceEntry, { available: true }>,
+  unlisted: readonly Balances.Unlisted[] | undefined,
+  showAll: boolean,
+): OriginalBalance[] {
+  const held = (symbol: string, address: string, decimals: number, raw: bigint): OriginalBalance => ({
+    symbol,
+    address,
+    decimals,
+    balance: formatUnits(raw, decimals),
+    balanceRaw: raw.toString(),
+  })
+  const tokens: OriginalBalance[] =
+    unlisted === undefined
+      ? entry.tokens.flatMap((token) =>
+          token.raw === null ? [] : [held(token.symbol, token.address, token.decimals, BigInt(token.raw))],
+        )
+      : unlisted.map((token) =>
+          token.ok
+            ? held(token.symbol, token.address, token.decimals, token.raw)
+            : { address: token.address, error: 'Failed to query token' },
+        )
+  const all = [held(entry.native.symbol, 'native', entry.native.decimals, BigInt(entry.native.raw)), ...tokens]
+  return all.filter(
+    (balance, index) => showAll || index === 0 || !('balanceRaw' in balance) || balance.balanceRaw !== '0',
+  )
+}
+
+/** Refuses a query with `tokens` whose `chains` leave out `base`, naming `tokens`: they are read on base. */
+export function assertTokensOnBase(query: Pick<BalancesQuery, 'chains' | 'tokens'>): void {
+  if (query.tokens === undefined || query.chains === undefined) return
+  if (!query.chains.split(',').some((name) => name.trim() === 'base'))
+    throw new ValidationError({ field: 'tokens', message: 'tokens are read on base: chains must include base' })
+}
+
+/** The distinct addresses of a `tokens` query (checked by its schema), in their order; none when absent. */
+function tokenAddressesOf(tokens: string | undefined): Address[] {
+  if (tokens === undefined) return []
+  return [...new Set(tokens.split(',').map((token) => getAddress(token.trim())))]
 }
 
 function balanceChainsOf(deps: Deps, names: readonly string[]): Chain[] {
   return names.map((name) => deps.chains.find((chain) => chain.entry.name === name)!).filter(Boolean)
 }
 
-/** One `aggregate3` call: `getEthBalance` then `balanceOf` of every listed token, each allowed to fail. */
-async function balancesOn(chain: Chain, address: Address): Promise<BalanceEntry> {
+/**
+ * One `aggregate3` call ({@link Balances.calldata}): the native balance, `balanceOf` of every listed token, and of each
+ * of `unlisted` its balance, symbol and decimals.
+ */
+async function balancesOn(
+  chain: Chain,
+  address: Address,
+  unlisted: readonly Address[],
+): Promise<{ entry: BalanceEntry; unlisted: Balances.Unlisted[] }> {
   const named = namedOf(chain)
   const listed = TokenList.of(chain.entry.name, chain.endpoint.chainId)
-  const calls = [
-    {
-      target: multicall3,
-      allowFailure: true,
-      callData: encodeFunctionData({ abi: multicallAbi, functionName: 'getEthBalance', args: [address] }),
-    },
-    ...listed.map((token) => ({
-      target: token.address,
-      allowFailure: true,
-      callData: encodeFunctionData({ abi: erc20Abi, functionName: 'balanceOf', args: [address] }),
-    })),
-  ]
-  const data = encodeFunctionData({ abi: multicallAbi, functionName: 'aggregate3', args: [calls] })
-  const answer = await read(chain, 'eth_call', [{ to: multicall3, data }, 'latest'])
-  if (!answer.ok) return { ...named, available: false, reason: answer.reason }
-  let results: readonly { success: boolean; returnData: Hex }[]
-  try {
-    if (!isHex(answer.result)) throw new Error('not hex')
-    results = decodeFunctionResult({ abi: multicallAbi, functionName: 'aggregate3', data: answer.result })
-    if (results.length !== calls.length) throw new Error('wrong length')
-  } catch {
-    return { ...named, available: false, reason: `${chain.entry.name} answered aggregate3 in an unknown shape.` }
+  const data = Balances.calldata({ wallet: address, listed, unlisted })
+  const answer = await read(chain, 'eth_call', [{ to: Multicall3.address, data }, 'latest'])
+  if (!answer.ok) return { entry: { ...named, available: false, reason: answer.reason }, unlisted: [] }
+  const read3 = isHex(answer.result) ? Balances.decode({ data: answer.result, listed, unlisted }) : undefined
+  if (!read3) {
+    const reason = `${chain.entry.name} did not answer the Multicall3 balance read (aggregate3 and getEthBalance).`
+    return { entry: { ...named, available: false, reason }, unlisted: [] }
   }
-  const nativeBalance = uintOf(results[0]!)
-  if (nativeBalance === undefined)
-    return { ...named, available: false, reason: `getEthBalance failed on ${chain.entry.name} (no Multicall3 there?).` }
-  return {
+  const entry: BalanceEntry = {
     ...named,
     available: true,
-    native: { ...native, ...tokenAmountOf(nativeBalance, native.decimals) },
-    tokens: listed.map((token, index): TokenBalance => {
-      const value = uintOf(results[index + 1]!)
-      return value === undefined
-        ? { ...token, raw: null, formatted: null, reason: 'balanceOf failed' }
-        : { ...token, ...tokenAmountOf(value, token.decimals) }
-    }),
+    native: { ...native, ...tokenAmountOf(read3.native, native.decimals) },
+    tokens: read3.listed.map(
+      ({ raw, ...token }): TokenBalance =>
+        raw === null
+          ? { ...token, raw: null, formatted: null, reason: 'balanceOf failed' }
+          : { ...token, ...tokenAmountOf(raw, token.decimals) },
+    ),
   }
-}
-
-/** The uint256 a successful call returned, or `undefined`. */
-function uintOf(result: { success: boolean; returnData: Hex }): bigint | undefined {
-  if (!result.success || size(result.returnData) !== 32) return undefined
-  return hexToBigInt(result.returnData)
+  return { entry, unlisted: read3.unlisted }
 }
 
 function tokenAmountOf(raw: bigint, decimals: number): TokenAmount {

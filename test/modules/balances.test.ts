@@ -153,6 +153,31 @@ describe('GET /api/v1/balances', () => {
     ])
   })
 
+  test("behavior: as the original gateway's clients call it, tokens (custom addresses) lists ETH and those tokens, each's symbol and decimals as it answers", async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey()).address
+    await closed.devnet.fund({ address: wallet, amount: 2_500_000_000n })
+    const usdc = closed.devnet.token.address
+    const dai = closed.devnet.tokens.DAI!.address
+    // No token at this address: its reads fail, and the original's answer says so for it alone.
+    const nothing = '0x000000000000000000000000000000000000dEaD'
+    const response = await closed.paid(
+      closed.account(1),
+      'GET',
+      `/api/v1/balances?address=${wallet}&tokens=${usdc.toLowerCase()},${dai},${nothing}&showAll=true`,
+    )
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(body.balances).toEqual([
+      { symbol: 'ETH', address: 'native', decimals: 18, balance: '0', balanceRaw: '0' },
+      { symbol: 'USDC', address: usdc, decimals: 6, balance: '2500', balanceRaw: '2500000000' },
+      { symbol: 'DAI', address: dai, decimals: 18, balance: '0', balanceRaw: '0' },
+      { address: nothing, error: 'Failed to query token' },
+    ])
+    expect(body.tokenCount).toBe(4)
+    const held = await closed.paid(closed.account(1), 'GET', `/api/v1/balances?address=${wallet}&tokens=${dai},${usdc}`)
+    expect(((await held.json()) as any).balances.map((balance: any) => balance.symbol)).toEqual(['ETH', 'USDC'])
+  })
+
   test('behavior: a funded account holds native ETH; only the chains asked for are read', async () => {
     const holder = closed.account(4).address
     const response = await closed.paid(closed.account(1), 'GET', `/api/v1/balances?address=${holder}&chains=base`)
@@ -195,6 +220,9 @@ describe('GET /api/v1/balances', () => {
     ['address', 'chains=base'],
     ['chains', `address=${checksummed}&chains=base,solana`],
     ['chains', `address=${checksummed}&chains=base,base`],
+    ['tokens', `address=${checksummed}&tokens=0x1234`],
+    ['tokens', `address=${checksummed}&tokens=${checksummed.replace('f39F', 'F39f')}`],
+    ['tokens', `address=${checksummed}&chains=ethereum&tokens=${checksummed}`],
   ])('error: a bad %s is a 400 naming it, and nothing is charged (%s)', async (field, query) => {
     const payer = closed.account(2)
     const before = await closed.balance(payer.address)
@@ -202,6 +230,14 @@ describe('GET /api/v1/balances', () => {
     expect(response.status).toBe(400)
     expect(((await response.json()) as any).field).toBe(field)
     expect(await closed.balance(payer.address)).toBe(before)
+  })
+
+  test('error: tokens without base among the chains is a 400 before any payment is asked for', async () => {
+    const response = await closed.fetch(
+      `http://gateway.test/api/v1/balances?address=${checksummed}&chains=ethereum&tokens=${checksummed}`,
+    )
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as any).field).toBe('tokens')
   })
 
   test('error: without payment it is a 402', async () => {
