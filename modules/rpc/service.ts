@@ -13,10 +13,11 @@ export type Deps = {
 /** Most characters of a node's error message a refusal repeats. */
 const maxNodeMessageLength = 200
 
-/** The configured chains and the methods that may be forwarded. */
+/** The configured chains (`key` is the name `rpc/call` takes, as the original gateway lists it) and the methods. */
 export function chains(deps: Deps) {
   return {
     chains: deps.chains.map((chain) => ({
+      key: chain.name,
       name: chain.name,
       chainId: chain.chainId,
       network: `eip155:${chain.chainId}`,
@@ -40,7 +41,10 @@ export function preflight(body: unknown): void {
     })
 }
 
-/** Forwards one read-only call to the named chain and answers the node's result. */
+/**
+ * Forwards one read-only call to the named chain and answers the node's result, with the chain, its chain id and the
+ * method as the original gateway answers them (`error` is always `null`: a node's error is a 4xx or 502, not charged).
+ */
 export async function call(deps: Deps, input: CallBody) {
   const chain = deps.chains.find((candidate) => candidate.name === input.chain)!
   const answer = await chain.request(input.method, input.params ?? [])
@@ -57,5 +61,12 @@ export async function call(deps: Deps, input: CallBody) {
       details: { rpcError },
     })
   }
-  return { jsonrpc: '2.0', result: answer.result }
+  return {
+    jsonrpc: '2.0',
+    chain: chain.name,
+    chainId: chain.chainId,
+    method: input.method,
+    result: answer.result,
+    error: null,
+  }
 }
