@@ -1,5 +1,6 @@
 import { type Address, checksumAddress, isAddressEqual, toHex } from 'viem'
 import { NotFoundError, ValidationError } from '../../core/Errors.js'
+import * as EvmChain from '../../core/EvmChain.js'
 import * as Kyc from '../../core/Kyc.js'
 import type { Endpoint } from '../../core/Rpc.js'
 import type { Store } from '../../core/Store.js'
@@ -22,7 +23,12 @@ const checksOf = {
   all: Kyc.checks,
   account: ['verifiedAccount'],
   country: ['verifiedCountry'],
+  individual: Kyc.checks,
+  business: Kyc.checks,
 } as const satisfies Record<string, readonly Kyc.Check[]>
+
+/** What the answers' `level` names: the checks this gateway runs, whatever level was asked for. */
+const level = 'coinbase-verifications'
 
 /** A stored check record. */
 export type CheckRecord = {
@@ -38,6 +44,14 @@ export type CheckRecord = {
   requestedBy: Address
   /** When the check ran, ISO 8601. */
   checkedAt: string
+  /** The original gateway's kind of subject, as asked (`individual` unless `business`). */
+  type?: 'individual' | 'business'
+  /** The depth asked for, when given. */
+  requestedLevel?: string | undefined
+  /** When the earliest attestation a passed check rests on expires, ISO 8601; null when none expires. */
+  expiresAt?: string | null
+  /** The requester's own JSON. */
+  metadata?: Record<string, unknown> | undefined
 }
 
 /**
@@ -51,6 +65,9 @@ export async function verify(deps: Deps, input: verify.Input) {
   const results = await Promise.all(names.map((check) => Kyc.check(deps.endpoint, address, check, now)))
   const checks = Object.fromEntries(names.map((check, index) => [check, results[index]!]))
   const passed = results.filter((result) => result.verified).length
+  const expiries = results.flatMap((result) =>
+    result.verified && result.attestation?.expirationTime ? [result.attestation.expirationTime] : [],
+  )
   const record: CheckRecord = {
     id: `kyc_${toHex(crypto.getRandomValues(new Uint8Array(16))).slice(2)}`,
     address,
@@ -58,6 +75,10 @@ export async function verify(deps: Deps, input: verify.Input) {
     checks,
     requestedBy: checksumAddress(input.caller),
     checkedAt: now.toISOString(),
+    type: input.type === 'business' ? 'business' : 'individual',
+    requestedLevel: input.level,
+    expiresAt: expiries.sort()[0] ?? null,
+    metadata: input.metadata ?? {},
   }
   const inserted = await deps.store.insert({
     collection,
@@ -71,6 +92,23 @@ export async function verify(deps: Deps, input: verify.Input) {
     id: record.id,
     status: record.status,
     result: { address, chain: 'base', checks, checkedAt: record.checkedAt },
+    ...originalFields(record),
+    chain: 'base',
+  }
+}
+
+/** The original gateway's answer fields of a check record. */
+function originalFields(record: CheckRecord) {
+  return {
+    type: record.type ?? 'individual',
+    address: record.address,
+    level,
+    requestedLevel: record.requestedLevel ?? null,
+    checks: record.checks,
+    metadata: record.metadata ?? {},
+    createdAt: record.checkedAt,
+    completedAt: record.checkedAt,
+    expiresAt: record.expiresAt ?? null,
   }
 }
 
@@ -80,8 +118,12 @@ export declare namespace verify {
     address: string
     /** Which checks. @default 'all' */
     type?: keyof typeof checksOf
-    /** Only `base`. */
-    chain?: 'base'
+    /** Only `base`, checked before payment. */
+    chain?: string
+    /** The depth asked for. */
+    level?: string
+    /** The requester's own JSON. */
+    metadata?: Record<string, unknown>
     /** The verified payer, who owns the record. */
     caller: Address
   }
@@ -107,10 +149,9 @@ export async function status(deps: Deps, input: status.Input) {
     )
   return {
     id: record.id,
-    address: record.address,
     status: record.status,
-    checks: record.checks,
     checkedAt: record.checkedAt,
+    ...originalFields(record),
   }
 }
 
@@ -123,6 +164,11 @@ export declare namespace status {
     /** The verified payer. */
     caller: Address
   }
+}
+
+/** Refuses, before payment, a chain other than Base, in any spelling (`base-mainnet` is Base). */
+export function preflightVerify(body: { chain?: unknown }): void {
+  EvmChain.only({ value: body?.chain, served: 'base' })
 }
 
 /** Refuses, before payment, a status call that names neither a check nor an address. */

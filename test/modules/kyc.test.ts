@@ -125,6 +125,41 @@ describe('POST /api/v1/kyc/verify', () => {
     expect((await paid(3, 'GET', `/api/v1/kyc/status?address=${address}`)).status).toBe(404)
   })
 
+  test("behavior: the original gateway's call (type individual, level, chain base-mainnet, metadata) answers its fields", async () => {
+    const address = gateway.account(5).address
+    const { status, body } = await paid(2, 'POST', '/api/v1/kyc/verify', {
+      address,
+      type: 'business',
+      level: 'enhanced',
+      chain: 'base-mainnet',
+      metadata: { ref: 'onboarding-7' },
+    })
+    expect(status).toBe(200)
+    // Read before toMatchObject, which leaves its matchers in the object it matched.
+    const { id } = body
+    expect(body).toMatchObject({
+      id: expect.stringMatching(/^kyc_/),
+      type: 'business',
+      address,
+      chain: 'base',
+      status: 'verified',
+      level: 'coinbase-verifications',
+      requestedLevel: 'enhanced',
+      checks: { verifiedAccount: { verified: true }, verifiedCountry: { verified: true, value: 'FR' } },
+      createdAt: expect.any(String),
+      completedAt: expect.any(String),
+      expiresAt: null,
+    })
+    const own = await paid(2, 'GET', `/api/v1/kyc/status?id=${id}`)
+    expect(own.body).toMatchObject({
+      type: 'business',
+      level: 'coinbase-verifications',
+      metadata: { ref: 'onboarding-7' },
+    })
+    const individual = await paid(2, 'POST', '/api/v1/kyc/verify', { address, type: 'individual' })
+    expect(individual.body).toMatchObject({ type: 'individual', status: 'verified' })
+  })
+
   test('behavior: type country runs that check only', async () => {
     const { body } = await paid(2, 'POST', '/api/v1/kyc/verify', {
       address: gateway.account(5).address,
@@ -173,6 +208,13 @@ describe('400 before payment', () => {
       '/api/v1/kyc/verify',
       { address: '0x000000000000000000000000000000000000dEaD', chain: 'ethereum' },
       'chain',
+    ],
+    ['POST', '/api/v1/kyc/verify', { address: '0x000000000000000000000000000000000000dEaD', chain: 'eth' }, 'chain'],
+    [
+      'POST',
+      '/api/v1/kyc/verify',
+      { address: '0x000000000000000000000000000000000000dEaD', level: 'extreme' },
+      'level',
     ],
     ['GET', '/api/v1/kyc/status', undefined, 'id'],
     ['GET', '/api/v1/kyc/status?id=kyc_nothex', undefined, 'id'],
