@@ -481,7 +481,11 @@ export const entries: readonly Entry[] = [
       query('fromChain', true),
       query('toChain', true),
       query('token', true),
-      query('amount', true),
+      query(
+        'amount',
+        true,
+        'RAW amount in base units of the token, as the original gateway reads it: "1000000" is 1 USDC. Answers carry it raw (route.fromChain.amount) and human (amountFormatted).',
+      ),
       query('fromAddress', true),
     ],
     response: [returns('status', 'string'), returns('quote', 'object')],

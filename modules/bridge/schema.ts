@@ -9,16 +9,42 @@ export const symbols: readonly string[] = [
   ...new Set([...TokenList.baseMainnet, ...TokenList.ethereum].map((token) => token.symbol)),
 ]
 
-/** The chain of the registry a caller names by name (`base`) or by EIP-155 id (`8453`), or `undefined`. */
+/**
+ * The chain of the registry a caller names by name (`base`), by one of the original gateway's spellings (`eth`, `arb`,
+ * `op`, `matic`, `bnb`, `bsc`, `avax`, `base-mainnet`, any case) or by EIP-155 id (`8453`), or `undefined`.
+ */
 export function chainOf(value: string): EvmChain.Entry | undefined {
-  return /^\d{1,10}$/.test(value)
-    ? EvmChain.registry.find((entry) => entry.chainId === Number(value))
-    : EvmChain.find(value.toLowerCase())
+  if (/^\d{1,10}$/.test(value)) return EvmChain.registry.find((entry) => entry.chainId === Number(value))
+  const name = EvmChain.nameOf(value)
+  return name === undefined ? undefined : EvmChain.find(name)
 }
 
-/** Whether `value` names a token: a listed symbol (any case) or an EVM address (EIP-55 when mixed case). */
+/** The symbols of each chain's native coin, as the original gateway's clients name it (`ETH`, `POL`/`MATIC`, ...). */
+export const nativeSymbols: Readonly<Record<EvmChain.Name, readonly string[]>> = {
+  base: ['ETH'],
+  ethereum: ['ETH'],
+  arbitrum: ['ETH'],
+  optimism: ['ETH'],
+  polygon: ['POL', 'MATIC'],
+  avalanche: ['AVAX'],
+  bsc: ['BNB'],
+}
+
+/** The original gateway's word for the origin chain's native coin, whatever the chain. */
+export const native = 'NATIVE'
+
+/**
+ * Whether `value` names a token: a listed symbol, `native` or a native coin's symbol (any case), or an EVM address
+ * (EIP-55 when mixed case).
+ */
 export function isToken(value: string): boolean {
-  return symbols.includes(value.toUpperCase()) || Address.validateEvm(value).valid
+  const symbol = value.toUpperCase()
+  return (
+    symbols.includes(symbol) ||
+    symbol === native ||
+    Object.values(nativeSymbols).some((list) => list.includes(symbol)) ||
+    Address.validateEvm(value).valid
+  )
 }
 
 // Checked by the route schema, so a bad chain, token or address is a 400 before any payment is asked for.
@@ -26,7 +52,7 @@ FormatRegistry.Set('bridge-chain', (value) => chainOf(value) !== undefined)
 FormatRegistry.Set('bridge-token', isToken)
 FormatRegistry.Set('bridge-address', (value) => Address.validateEvm(value).valid)
 
-const chainText = `A chain by name or EIP-155 id: ${EvmChain.registry.map((entry) => `${entry.name} (${entry.chainId})`).join(', ')}.`
+const chainText = `A chain by name or EIP-155 id: ${EvmChain.registry.map((entry) => `${entry.name} (${entry.chainId})`).join(', ')}; the original gateway's spellings too (${Object.keys(EvmChain.aliases).join(', ')}).`
 
 /** Query of `GET /api/v1/bridge/quote`. */
 export const QuoteQuery = Type.Object({
@@ -35,12 +61,13 @@ export const QuoteQuery = Type.Object({
   token: Type.String({
     maxLength: 42,
     format: 'bridge-token',
-    description: `Token to move: a symbol (${symbols.join(', ')}), the same token on both chains, or its address on the origin chain (0x and 40 hex digits, EIP-55 when mixed case; the zero address for the native coin).`,
+    description: `Token to move: a symbol (${symbols.join(', ')}), the same token on both chains; \`native\` or the origin chain's native symbol (ETH, POL or MATIC, AVAX, BNB) for its native coin, as the original gateway reads them; or its address on the origin chain (0x and 40 hex digits, EIP-55 when mixed case; the zero address for the native coin).`,
   }),
   amount: Type.String({
     maxLength: Units.maxIntegerDigits,
     pattern: '^[1-9][0-9]*$',
-    description: 'Amount to send, in base units of the token, as a positive integer string, e.g. "1000000" for 1 USDC.',
+    description:
+      'RAW amount to send, in base units of the token (as the original gateway reads it), a positive integer string: "1000000" is 1 USDC. Answers carry it raw (route.fromChain.amount, quote.fromAmount.raw) and human (quote.fromAmount.formatted).',
   }),
   fromAddress: Type.String({
     maxLength: 42,

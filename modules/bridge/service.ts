@@ -1,9 +1,9 @@
-import { type Address, checksumAddress, formatUnits } from 'viem'
+import { type Address, checksumAddress, formatUnits, zeroAddress } from 'viem'
 import * as Bridge from '../../core/Bridge.js'
 import { NoRouteError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as EvmChain from '../../core/EvmChain.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { chainOf, type QuoteQuery } from './schema.js'
+import { chainOf, native, nativeSymbols, type QuoteQuery } from './schema.js'
 
 /** What the bridge family needs from outside. */
 export type Deps = {
@@ -11,8 +11,11 @@ export type Deps = {
   bridges: readonly Bridge.Bridge[]
 }
 
-/** What a quote answers while its transaction waits for the caller: the gateway never signs nor sends it. */
-export const awaitingSignature = 'awaiting_signature'
+/**
+ * What a quote answers while its transaction waits for the caller (the gateway never signs nor sends it): the
+ * original gateway's `ready`.
+ */
+export const ready = 'ready'
 
 /** An amount in base units and as a decimal of whole tokens. */
 export type Amount = {
@@ -58,8 +61,56 @@ export type Fee = {
 
 /** The answer of `GET /api/v1/bridge/quote`. */
 export type QuoteAnswer = {
-  /** Always `awaiting_signature`: the caller signs and sends `quote.transactionRequest`. */
-  status: typeof awaitingSignature
+  /** Always `ready`: the caller signs and sends `quote.transactionRequest` (also `transaction`). */
+  status: typeof ready
+  /** The original gateway's route: amounts RAW, in base units, as its `amount` query parameter and LI.FI's. */
+  route: {
+    /** The origin side. */
+    fromChain: RouteSide & {
+      /** Amount sent, RAW base units. */
+      amount: string
+      /** The same amount, human decimal of the token. */
+      amountFormatted: string
+    }
+    /** The destination side. */
+    toChain: RouteSide & {
+      /** Amount expected on arrival, RAW base units. */
+      estimatedAmount: string
+      /** The same amount, human decimal of the token. */
+      estimatedAmountFormatted: string
+      /** Least amount that can arrive, RAW base units. */
+      minimumAmount: string
+      /** The same amount, human decimal of the token. */
+      minimumAmountFormatted: string
+    }
+    /** The bridge or exchange that moves the funds. */
+    bridge: string
+    /** Always `bridge`. */
+    bridgeType: 'bridge'
+  }
+  /** The original's fees in USD: not priced here (`null`); `quote.fees` has each fee in its token. */
+  fees: {
+    /** Origin gas in USD; `null`: not priced. */
+    gasCostUSD: null
+    /** Bridge fees in USD; `null`: not priced. */
+    bridgeFeeUSD: null
+    /** Their sum; `null`: not priced. */
+    totalFeeUSD: null
+  }
+  /** Estimated time to arrival. */
+  timing: {
+    /** In seconds. */
+    estimatedSeconds: number
+    /** In whole minutes, rounded up. */
+    estimatedMinutes: number
+  }
+  /** The unsigned transaction, as `quote.transactionRequest`, with the original's `gasPrice` (`null`: the wallet's). */
+  transaction: QuoteAnswer['quote']['transactionRequest'] & {
+    /** Gas price; `null`: the wallet chooses it. */
+    gasPrice: null
+  }
+  /** The allowance to grant first, as `quote.approval` (RAW `amount`); `null` for the native coin. */
+  approval: QuoteAnswer['quote']['approval']
   /** The better quote of the bridges asked. */
   quote: {
     /** The bridge whose quote this is, e.g. `lifi`. */
@@ -111,21 +162,69 @@ export type QuoteAnswer = {
   }
 }
 
+/** One side of the original gateway's route. */
+export type RouteSide = {
+  /** The chain's own name, e.g. `Base`. */
+  name: string
+  /** EIP-155 id. */
+  chainId: number
+  /** Token symbol. */
+  token: string
+  /** Token address; the zero address for the native coin. */
+  tokenAddress: Address
+}
+
 /** The answer of `GET /api/v1/bridge/chains`. */
 export type ChainsAnswer = {
   /** The chains of the gateway's registry that at least one bridge serves, each with the bridges that do. */
-  chains: (Chain & {
+  chains: {
+    /** Name callers use, e.g. `arbitrum`: the original's `key`. */
+    key: string
+    /** The chain's own name, e.g. `Arbitrum One`, as the original's `name`. */
+    name: string
+    /** The same, under our earlier name. */
+    title: string
+    /** EIP-155 id. */
+    chainId: number
+    /** Symbol of the native coin, e.g. `ETH`. */
+    nativeCurrency: string
     /** Ids of the bridges that serve the chain. */
     bridges: string[]
-  })[]
+  }[]
+  /** How many chains are listed. */
+  chainCount: number
 }
 
-/** Refuses, before any payment, a quote from a chain to itself: that is a swap, not a bridge. */
-export function assertDistinctChains(query: { fromChain?: unknown; toChain?: unknown }): void {
-  if (typeof query.fromChain !== 'string' || typeof query.toChain !== 'string') return
+/**
+ * Refuses, before any payment, a quote from a chain to itself (that is a swap, not a bridge) and a native coin's
+ * symbol that is not the origin chain's (`BNB` from base).
+ */
+export function preflight(query: { fromChain?: unknown; toChain?: unknown; token?: unknown }): void {
+  if (typeof query.fromChain !== 'string') return
   const from = chainOf(query.fromChain)
-  if (from !== undefined && from.chainId === chainOf(query.toChain)?.chainId)
+  if (from === undefined) return
+  if (typeof query.toChain === 'string' && from.chainId === chainOf(query.toChain)?.chainId)
     throw new ValidationError({ field: 'toChain', message: 'must be another chain than fromChain' })
+  if (typeof query.token === 'string') tokenOf(query.token, from)
+}
+
+/**
+ * The token a quote names on its origin chain: `native` or the chain's native symbol is the zero address (the native
+ * coin, as the original gateway reads them), another chain's native symbol is a 400, an address is itself, any other
+ * value a listed symbol.
+ */
+function tokenOf(value: string, from: EvmChain.Entry): Bridge.TokenRef {
+  if (value.startsWith('0x')) return { address: checksumAddress(value as Address) }
+  const symbol = value.toUpperCase()
+  const own = nativeSymbols[from.name as EvmChain.Name]
+  if (symbol === native || own.includes(symbol)) return { address: zeroAddress }
+  const coinOf = Object.entries(nativeSymbols).find(([, list]) => list.includes(symbol))
+  if (coinOf)
+    throw new ValidationError({
+      field: 'token',
+      message: `${symbol} is the native coin of ${coinOf[0]}, not of ${from.name} (${own.join(' or ')}); use native for ${from.name}'s own coin`,
+    })
+  return { symbol }
 }
 
 /**
@@ -134,15 +233,13 @@ export function assertDistinctChains(query: { fromChain?: unknown; toChain?: unk
  * said it cannot move this, else {@link UpstreamUnavailableError} (503); either way nothing is charged.
  */
 export async function quote(deps: Deps, query: QuoteQuery): Promise<QuoteAnswer> {
-  assertDistinctChains(query)
+  preflight(query)
   const fromChain = chainOf(query.fromChain)!
   const toChain = chainOf(query.toChain)!
   const request: Bridge.Request = {
     fromChainId: fromChain.chainId,
     toChainId: toChain.chainId,
-    token: query.token.startsWith('0x')
-      ? { address: checksumAddress(query.token as Address) }
-      : { symbol: query.token.toUpperCase() },
+    token: tokenOf(query.token, fromChain),
     amount: BigInt(query.amount),
     fromAddress: checksumAddress(query.fromAddress as Address),
   }
@@ -165,8 +262,39 @@ export async function quote(deps: Deps, query: QuoteQuery): Promise<QuoteAnswer>
   }
   const best = quotes.reduce(Bridge.better)
   const { fromToken, toToken, transaction } = best
+  const transactionRequest = {
+    to: transaction.to,
+    data: transaction.data,
+    value: transaction.value.toString(),
+    gasLimit: transaction.gasLimit === null ? null : transaction.gasLimit.toString(),
+    chainId: transaction.chainId,
+  }
+  const approval =
+    best.approvalAddress === null
+      ? null
+      : { spender: best.approvalAddress, token: fromToken.address, amount: best.fromAmount.toString() }
   return {
-    status: awaitingSignature,
+    status: ready,
+    route: {
+      fromChain: {
+        ...side(fromChain, fromToken),
+        amount: best.fromAmount.toString(),
+        amountFormatted: formatUnits(best.fromAmount, fromToken.decimals),
+      },
+      toChain: {
+        ...side(toChain, toToken),
+        estimatedAmount: best.toAmount.toString(),
+        estimatedAmountFormatted: formatUnits(best.toAmount, toToken.decimals),
+        minimumAmount: best.toAmountMin.toString(),
+        minimumAmountFormatted: formatUnits(best.toAmountMin, toToken.decimals),
+      },
+      bridge: best.tool,
+      bridgeType: 'bridge',
+    },
+    fees: { gasCostUSD: null, bridgeFeeUSD: null, totalFeeUSD: null },
+    timing: { estimatedSeconds: best.durationSeconds, estimatedMinutes: Math.ceil(best.durationSeconds / 60) },
+    transaction: { ...transactionRequest, gasPrice: null },
+    approval,
     quote: {
       source: best.source,
       tool: best.tool,
@@ -179,24 +307,21 @@ export async function quote(deps: Deps, query: QuoteQuery): Promise<QuoteAnswer>
       toAmountMin: amountOf(best.toAmountMin, toToken.decimals),
       estimatedDurationSeconds: best.durationSeconds,
       fees: best.fees.map((fee) => ({ ...fee, amount: amountOf(fee.amount, fee.token.decimals) })),
-      approval:
-        best.approvalAddress === null
-          ? null
-          : { spender: best.approvalAddress, token: fromToken.address, amount: best.fromAmount.toString() },
-      transactionRequest: {
-        to: transaction.to,
-        data: transaction.data,
-        value: transaction.value.toString(),
-        gasLimit: transaction.gasLimit === null ? null : transaction.gasLimit.toString(),
-        chainId: transaction.chainId,
-      },
+      approval,
+      transactionRequest,
       compared,
     },
   }
 }
 
+/** One side of the original's route: the chain's own name and id, the token's symbol and address. */
+function side(chain: EvmChain.Entry, token: Bridge.Token): RouteSide {
+  return { name: chain.title, chainId: chain.chainId, token: token.symbol, tokenAddress: token.address }
+}
+
 /**
- * The chains of the registry (those a quote accepts) that the bridges serve, asked of every bridge at once. One
+ * The chains of the registry (those a quote accepts) that the bridges serve, asked of every bridge at once, with the
+ * original gateway's `key` (our name), `name` (the chain's own), `nativeCurrency` and `chainCount`. One
  * bridge failing leaves its chains out; every bridge failing is {@link UpstreamUnavailableError}.
  */
 export async function chains(deps: Deps): Promise<ChainsAnswer> {
@@ -206,12 +331,13 @@ export async function chains(deps: Deps): Promise<ChainsAnswer> {
     throw new UpstreamUnavailableError(
       `No bridge said which chains it serves: ${answers.map(({ answer }) => (answer.ok ? '' : answer.message)).join(' ')}`,
     )
-  return {
-    chains: EvmChain.registry.flatMap((entry) => {
-      const bridges = served.filter(({ ids }) => ids.includes(entry.chainId)).map(({ id }) => id)
-      return bridges.length === 0 ? [] : [{ ...chainView(entry), bridges }]
-    }),
-  }
+  const listed = EvmChain.registry.flatMap((entry) => {
+    const bridges = served.filter(({ ids }) => ids.includes(entry.chainId)).map(({ id }) => id)
+    if (bridges.length === 0) return []
+    const { name, title, chainId } = entry
+    return [{ key: name, name: title, title, chainId, nativeCurrency: nativeSymbols[name][0]!, bridges }]
+  })
+  return { chains: listed, chainCount: listed.length }
 }
 
 /** A bridge's quote, unless it is not for what was asked (another chain or amount): then a failure of that bridge. */

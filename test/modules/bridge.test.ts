@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
-import type { Hex } from 'viem'
+import { type Hex, zeroAddress } from 'viem'
 import type * as Bridge from '../../core/Bridge.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
@@ -65,7 +65,7 @@ describe('GET /api/v1/bridge/quote', () => {
     expect(charged).toBe(50_000n)
     expect(ledger).toBe('settled')
     const body = (await response.json()) as any
-    expect(body.status).toBe('awaiting_signature')
+    expect(body.status).toBe('ready')
     expect(body.quote).toEqual({
       source: 'across',
       tool: 'across',
@@ -185,6 +185,63 @@ describe('GET /api/v1/bridge/quote', () => {
     expect(lifi.state.seen.length + across.state.seen.length).toBe(seen)
   })
 
+  test("behavior: the original's client: its route, fees, timing, transaction and approval, amounts RAW as it reads them", async () => {
+    const { response } = await paidCall(quotePath)
+    const body = (await response.json()) as any
+    expect(body).toMatchObject({
+      status: 'ready',
+      route: {
+        fromChain: {
+          name: 'Base',
+          chainId: 8453,
+          token: 'USDC',
+          tokenAddress: baseUsdc!.address,
+          amount: '1000000',
+          amountFormatted: '1',
+        },
+        toChain: {
+          name: 'Arbitrum One',
+          chainId: 42161,
+          token: 'USDC',
+          tokenAddress: arbitrumUsdc!.address,
+          estimatedAmount: '999500',
+          estimatedAmountFormatted: '0.9995',
+          minimumAmount: '999500',
+        },
+        bridge: 'across',
+        bridgeType: 'bridge',
+      },
+      fees: { gasCostUSD: null, bridgeFeeUSD: null, totalFeeUSD: null },
+      timing: { estimatedSeconds: 4, estimatedMinutes: 1 },
+      transaction: { ...body.quote.transactionRequest, gasPrice: null },
+      approval: { spender: acrossSpender, token: baseUsdc!.address, amount: '1000000' },
+    })
+  })
+
+  test("behavior: the original's chain spellings and token native: bnb is bsc, native is the zero address", async () => {
+    const seen = lifi.state.seen.length
+    const query = `fromChain=arb&toChain=Base&token=native&amount=1000000000000000&fromAddress=${sender}`
+    const { response } = await paidCall(`/api/v1/bridge/quote?${query}`)
+    expect(response.status).toBe(200)
+    const asked = lifi.state.seen.slice(seen).find((url) => url.pathname.endsWith('/quote'))!
+    expect(asked.searchParams.get('fromChain')).toBe('42161')
+    expect(asked.searchParams.get('toChain')).toBe('8453')
+    expect(asked.searchParams.get('fromToken')).toBe(zeroAddress)
+    const body = (await response.json()) as any
+    expect(body.route.fromChain).toMatchObject({ token: 'ETH', tokenAddress: zeroAddress, amount: '1000000000000000' })
+    expect(body.approval).toBeNull()
+    const bsc = await gateway.fetch(
+      `http://gateway.test/api/v1/bridge/quote?fromChain=bnb&toChain=base&token=BNB&amount=1&fromAddress=${sender}`,
+    )
+    expect(bsc.status).toBe(402)
+  })
+
+  test("error: another chain's native coin is a 400 naming token, before payment", async () => {
+    const query = `fromChain=base&toChain=arbitrum&token=MATIC&amount=1&fromAddress=${sender}`
+    const problem = await refused(await gateway.fetch(`http://gateway.test/api/v1/bridge/quote?${query}`), 400)
+    expect(problem).toMatchObject({ field: 'token', detail: expect.stringContaining('native coin of polygon') })
+  })
+
   test('behavior: chains by id, a token by lowercase address, are accepted', async () => {
     const query = `fromChain=8453&toChain=arbitrum&token=${baseUsdc!.address.toLowerCase()}&amount=2000000&fromAddress=${sender.toLowerCase()}`
     const { response } = await paidCall(`/api/v1/bridge/quote?${query}`)
@@ -200,13 +257,22 @@ describe('GET /api/v1/bridge/chains', () => {
     const { response, charged } = await paidCall('/api/v1/bridge/chains')
     expect(response.status).toBe(200)
     expect(charged).toBe(2_000n)
+    const chain = (key: string, name: string, chainId: number, bridges: string[]) => ({
+      key,
+      name,
+      title: name,
+      chainId,
+      nativeCurrency: 'ETH',
+      bridges,
+    })
     expect(await response.json()).toEqual({
       chains: [
-        { name: 'base', title: 'Base', chainId: 8453, bridges: ['lifi', 'across'] },
-        { name: 'ethereum', title: 'Ethereum', chainId: 1, bridges: ['lifi'] },
-        { name: 'arbitrum', title: 'Arbitrum One', chainId: 42161, bridges: ['lifi', 'across'] },
-        { name: 'optimism', title: 'OP Mainnet', chainId: 10, bridges: ['lifi', 'across'] },
+        chain('base', 'Base', 8453, ['lifi', 'across']),
+        chain('ethereum', 'Ethereum', 1, ['lifi']),
+        chain('arbitrum', 'Arbitrum One', 42161, ['lifi', 'across']),
+        chain('optimism', 'OP Mainnet', 10, ['lifi', 'across']),
       ],
+      chainCount: 4,
     })
   })
 })
