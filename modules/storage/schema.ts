@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox'
 
 /** Body of `POST /api/v1/storage/pin`. */
 export const PinBody = Type.Object({
-  data: Type.String({ description: 'The content: text, or base64 when `encoding` is `base64`.' }),
+  data: Type.Unknown({
+    description:
+      'The content: text, or base64 when `encoding` is `base64`; any other JSON value (an object, an array, a number) is pinned as its JSON text, as the original gateway takes it, with `contentType` application/json unless given.',
+  }),
   encoding: Type.Optional(
     Type.Union([Type.Literal('utf8'), Type.Literal('base64')], {
       description:
@@ -20,7 +23,12 @@ export const PinBody = Type.Object({
     Type.String({
       pattern: '^[a-z-]{1,32}$',
       description:
-        'Where to pin: `embedded`, `kubo`, `pinata` or `pinning-service`, when configured. @default STORAGE_PROVIDER',
+        "Where to pin: `embedded`, `kubo`, `pinata` or `pinning-service`, when configured; `ipfs` (the original gateway's name) is the default provider, every one of which is IPFS; `arweave` is unavailable (503 before payment): no Arweave bundler is configured here. @default STORAGE_PROVIDER",
+    }),
+  ),
+  metadata: Type.Optional(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Any JSON object of yours, kept with the pin and shown by storage/status; never sent to a provider.',
     }),
   ),
 })

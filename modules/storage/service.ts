@@ -74,6 +74,43 @@ export type Pin = {
   placements: Placement[]
   /** When it was first pinned (ISO 8601). */
   createdAt: string
+  /** The caller's own JSON, when given. */
+  metadata?: Record<string, unknown> | undefined
+}
+
+/** Why `provider: arweave`, the original gateway's other network, is refused before payment. */
+export const arweaveUnavailable =
+  'arweave is not available here: this gateway has no Arweave bundler configured and pins to IPFS only (provider `ipfs`, the default). Nothing is charged.'
+
+/** The provider a pin body names, in our words: `ipfs` is the default provider (all of ours are IPFS). */
+function providerOf(deps: Deps, provider: string | undefined): string {
+  return provider === undefined || provider === 'ipfs' ? deps.defaultProvider : provider
+}
+
+/** The bytes the pin body's `data` carries: a string as it is encoded, any other JSON value as its JSON text. */
+function bytesOf(data: unknown, encoding: 'utf8' | 'base64'): Uint8Array {
+  if (data === null || data === undefined)
+    throw new ValidationError({ field: 'data', message: 'required: text, base64, or a JSON value' })
+  if (typeof data !== 'string') {
+    if (encoding === 'base64')
+      throw new ValidationError({ field: 'data', message: 'must be a string when `encoding` is base64' })
+    return new TextEncoder().encode(JSON.stringify(data))
+  }
+  if (encoding === 'base64') {
+    if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data))
+      throw new ValidationError({ field: 'data', message: 'not base64 (standard alphabet, padded)' })
+    return new Uint8Array(Buffer.from(data, 'base64'))
+  }
+  return new TextEncoder().encode(data)
+}
+
+/**
+ * The original gateway's address fields of a pin: `ipfsUri`, and `gateway`, a public IPFS gateway URL when a provider
+ * that publishes to the IPFS network holds it (null for the embedded blockstore alone, which publishes nothing).
+ */
+function addressesOf(cid: string, placements: readonly Placement[]) {
+  const published = placements.some((placement) => placement.provider !== 'embedded')
+  return { ipfsUri: `ipfs://${cid}`, gateway: published ? `https://ipfs.io/ipfs/${cid}` : null }
 }
 
 /** A payer's usage. */
@@ -86,18 +123,15 @@ export function providerNames(deps: Deps): string[] {
 
 /** The bytes of a pin body, checked against the object limit and the provider list; throws a 400 naming the field. */
 export function decode(deps: Deps, body: PinBody): Uint8Array {
-  const { data, encoding = 'utf8', provider } = body
-  if (provider !== undefined && !providerNames(deps).includes(provider))
+  const { data, encoding = 'utf8' } = body
+  if (body.provider === 'arweave') throw new UpstreamUnavailableError(arweaveUnavailable)
+  const provider = providerOf(deps, body.provider)
+  if (!providerNames(deps).includes(provider))
     throw new ValidationError({
       field: 'provider',
-      message: `no provider ${provider} is configured; this gateway pins to ${providerNames(deps).join(', ')}`,
+      message: `no provider ${provider} is configured; this gateway pins to ipfs (${providerNames(deps).join(', ')})`,
     })
-  let bytes: Uint8Array
-  if (encoding === 'base64') {
-    if (data.length % 4 !== 0 || !/^[A-Za-z0-9+/]*={0,2}$/.test(data))
-      throw new ValidationError({ field: 'data', message: 'not base64 (standard alphabet, padded)' })
-    bytes = new Uint8Array(Buffer.from(data, 'base64'))
-  } else bytes = new TextEncoder().encode(data)
+  const bytes = bytesOf(data, encoding)
   if (bytes.length > deps.limits.maxObjectBytes)
     throw new ValidationError({
       field: 'data',
@@ -125,7 +159,8 @@ export function pinIdOf(owner: Address, cid: string): string {
  */
 export async function pin(deps: Deps, caller: Address, body: PinBody) {
   const bytes = decode(deps, body)
-  const provider = body.provider ?? deps.defaultProvider
+  const provider = providerOf(deps, body.provider)
+  const contentType = body.contentType ?? (typeof body.data === 'string' ? undefined : 'application/json')
   const dag = await ContentId.compute(bytes)
   const id = pinIdOf(caller, dag.cid)
   const existing = await deps.store.get<Pin>(pinsCollection, id)
@@ -136,7 +171,7 @@ export async function pin(deps: Deps, caller: Address, body: PinBody) {
     blocks: dag.blocks,
     leaves: dag.leaves,
     name: id,
-    contentType: body.contentType,
+    contentType,
   }
   const placements: Placement[] = []
   const pinnedAt = new Date(deps.now()).toISOString()
@@ -164,6 +199,7 @@ export async function pin(deps: Deps, caller: Address, body: PinBody) {
     ? {
         ...existing.value,
         provider,
+        ...(body.metadata === undefined ? {} : { metadata: body.metadata }),
         placements: [
           ...existing.value.placements.filter((kept) => !placements.some((fresh) => fresh.provider === kept.provider)),
           ...placements,
@@ -174,10 +210,11 @@ export async function pin(deps: Deps, caller: Address, body: PinBody) {
         cid: dag.cid,
         size: bytes.length,
         encoding: body.encoding ?? 'utf8',
-        contentType: body.contentType ?? null,
+        contentType: contentType ?? null,
         provider,
         placements,
         createdAt: pinnedAt,
+        metadata: body.metadata ?? {},
       }
   if (existing) await deps.store.update<Pin>(pinsCollection, id, () => record)
   else
@@ -197,6 +234,8 @@ export async function pin(deps: Deps, caller: Address, body: PinBody) {
     contentType: record.contentType,
     profile: ContentId.profile.name,
     providers: record.placements.map((placement) => placement.provider),
+    pinnedAt,
+    ...addressesOf(dag.cid, record.placements),
   }
 }
 
@@ -259,6 +298,9 @@ export async function get(deps: Deps, caller: Address, cid: string) {
     cid,
     status: 'pinned' as const,
     verified: true,
+    provider: pinned.provider,
+    pinnedAt: pinnedAtOf(pinned),
+    ...addressesOf(cid, pinned.placements),
     size: read.bytes.length,
     contentType: pinned.contentType,
     encoding: text === undefined ? ('base64' as const) : ('utf8' as const),
@@ -295,11 +337,20 @@ export async function status(deps: Deps, caller: Address, id: string) {
     provider: pinned.provider,
     size: pinned.size,
     createdAt: pinned.createdAt,
+    pinnedAt: pinnedAtOf(pinned),
+    ...addressesOf(pinned.cid, pinned.placements),
+    metadata: pinned.metadata ?? {},
     providers: providers.map(({ provider, status, ...rest }) =>
       status === null ? { provider, status, error: 'error' in rest ? rest.error : undefined } : { provider, status },
     ),
     checkedAt: new Date(deps.now()).toISOString(),
   }
+}
+
+/** When the provider the caller chose last pinned it (ISO 8601). */
+function pinnedAtOf(pinned: Pin): string {
+  return (pinned.placements.find((placement) => placement.provider === pinned.provider) ?? pinned.placements[0]!)
+    .pinnedAt
 }
 
 /** `bytes` as text when they are valid UTF-8, else `undefined`. */

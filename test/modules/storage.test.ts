@@ -278,7 +278,8 @@ describe('POST /api/v1/storage/pin', () => {
       [{ data: 'nine bytes' }, 'data'],
       [{ data: 'hi', contentType: 'not a type' }, 'contentType'],
       [{}, 'data'],
-      [{ data: 42, provider: 'dropbox' }, 'data'],
+      [{ data: null }, 'data'],
+      [{ data: { a: 1 }, encoding: 'base64' }, 'data'],
     ]
     for (const [body, field] of cases) {
       const problem = await refused(await unpaid(body), 400)
@@ -300,6 +301,47 @@ describe('POST /api/v1/storage/pin', () => {
     const big = await refused(await gateway.post('/api/v1/storage/pin', { data: 'x'.repeat(101) }, payers.bob), 409)
     expect(big.detail).toContain('100')
     expect(gateway.settled).toHaveLength(3)
+  })
+})
+
+describe('from the original gateway (issue 34)', () => {
+  test('behavior: data as any JSON value, provider ipfs, metadata; answers ipfsUri, gateway and pinnedAt', async () => {
+    const gateway = api()
+    const data = { invoice: 42, lines: [1, 2] }
+    const body = await ok(
+      await gateway.post('/api/v1/storage/pin', { data, provider: 'ipfs', metadata: { name: 'inv-42' } }),
+    )
+    const { cid } = await ContentId.compute(new TextEncoder().encode(JSON.stringify(data)))
+    expect(body).toMatchObject({
+      cid,
+      status: 'pinned',
+      provider: 'embedded',
+      contentType: 'application/json',
+      ipfsUri: `ipfs://${cid}`,
+      // The embedded blockstore alone publishes nothing to the IPFS network: no public gateway serves it.
+      gateway: null,
+    })
+    expect(Date.parse(body.pinnedAt)).not.toBeNaN()
+    const read = await ok(await gateway.get(`/api/v1/storage/get?cid=${cid}`))
+    expect(JSON.parse(read.data)).toEqual(data)
+    expect(read).toMatchObject({ provider: 'embedded', pinnedAt: body.pinnedAt, contentType: 'application/json' })
+    const status = await ok(await gateway.get(`/api/v1/storage/status?id=${body.id}`))
+    expect(status).toMatchObject({ pinnedAt: body.pinnedAt, ipfsUri: `ipfs://${cid}`, metadata: { name: 'inv-42' } })
+    const published = await ok(await gateway.post('/api/v1/storage/pin', { data: 'on the network', provider: 'kubo' }))
+    expect(published.gateway).toBe(`https://ipfs.io/ipfs/${published.cid}`)
+  })
+
+  test('error: provider arweave is a 503 before payment that says why', async () => {
+    const gateway = api()
+    const response = await gateway.fetch('/api/v1/storage/pin', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ data: 'x', provider: 'arweave' }),
+    })
+    const problem = await refused(response, 503)
+    expect(problem).toMatchObject({ code: 'upstream_unavailable' })
+    expect(problem.detail).toContain('Arweave')
+    expect(gateway.settled).toHaveLength(0)
   })
 })
 
