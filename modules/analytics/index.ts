@@ -37,6 +37,6 @@ export const manifest = Module.define({
   routes: ({ ports }) => {
     const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
     if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return analytics({ history: ports.history, endpoint })
+    return analytics({ history: ports.history, endpoint, now: Date.now })
   },
 })

@@ -12,9 +12,12 @@ import {
   slice,
   zeroAddress,
 } from 'viem'
+import * as Balances from '../../core/Balances.js'
 import { RpcCallFailedError } from '../../core/Errors.js'
 import type * as History from '../../core/History.js'
+import * as Multicall3 from '../../core/Multicall3.js'
 import * as Rpc from '../../core/Rpc.js'
+import * as TokenList from '../../core/TokenList.js'
 import * as TxDecode from '../../core/TxDecode.js'
 import * as Upstream from '../../core/Upstream.js'
 import { defaultLimit, type HistoryQuery, maxLimit, type WalletQuery } from './schema.js'
@@ -25,6 +28,8 @@ export type Deps = {
   history: History.History
   /** The settlement chain, read over JSON-RPC (code, nonce, calls). */
   endpoint: Rpc.Endpoint
+  /** Current time, epoch ms (wallet age and whether it is active). */
+  now: () => number
 }
 
 /** Counterparties listed by the wallet classification. */
@@ -108,17 +113,26 @@ export async function wallet(deps: Deps, query: WalletQuery) {
   const address = getAddress(query.address)
   const source = deps.history.source
   const facts: Fact[] = []
-  const [code, nonce, entryPoint, page, known] = await Promise.all([
+  const listed = TokenList.of('base', deps.endpoint.chainId)
+  const [code, nonce, entryPoint, page, known, held, head] = await Promise.all([
     Rpc.result(deps.endpoint, 'eth_getCode', [address, 'latest']),
     Rpc.result(deps.endpoint, 'eth_getTransactionCount', [address, 'latest']),
     call(deps, address),
     deps.history.transactions(address, maxLimit),
     deps.history.account(address),
+    Rpc.result(deps.endpoint, 'eth_call', [
+      { to: Multicall3.address, data: Balances.calldata({ wallet: address, listed }) },
+      'latest',
+    ]),
+    Rpc.result(deps.endpoint, 'eth_blockNumber', []),
   ])
   const history = outcomeOf(page)
   const { account } = outcomeOf(known)
   if (!isHex(code)) throw new RpcCallFailedError(`eth_getCode answered ${String(code)} on ${deps.endpoint.name}.`)
   if (!isHex(nonce)) throw new RpcCallFailedError(`eth_getTransactionCount answered ${String(nonce)}.`)
+  if (!isHex(head)) throw new RpcCallFailedError(`eth_blockNumber answered ${String(head)}.`)
+  const balances = isHex(held) ? Balances.decode({ data: held, listed }) : undefined
+  if (!balances) throw new RpcCallFailedError(`${deps.endpoint.name} did not answer the Multicall3 balance read.`)
 
   // Kind: the code at the address, as the chain holds it now.
   const delegate = delegateOf(code)
@@ -158,11 +172,16 @@ export async function wallet(deps: Deps, query: WalletQuery) {
   if (newest) facts.push({ fact: 'newest transaction', value: newest.hash, source })
 
   const transfers = transactions.flatMap((transaction) => transaction.transfers)
+  const original = originalOf({ balances, txCount: nonceValue, oldest, newest, nowMs: deps.now() })
   return {
     address,
     chain: chainOf(deps),
+    chainId: deps.endpoint.chainId,
+    currentBlock: Number(BigInt(head)),
     source,
+    balances: original.balances,
     classification: {
+      ...original.classification,
       type,
       delegate: delegate ?? null,
       smartAccount,
@@ -175,6 +194,7 @@ export async function wallet(deps: Deps, query: WalletQuery) {
         : null,
     },
     activity: {
+      ...original.activity,
       nonce: nonceValue,
       transactionsRead: transactions.length,
       transactionsCounted: account.transactionCount,
@@ -187,6 +207,96 @@ export async function wallet(deps: Deps, query: WalletQuery) {
     counterparties: counterpartiesOf(address, transactions),
     tokens: tokenMixOf(address, transfers),
     facts,
+  }
+}
+
+/** The USD stablecoins whose whole-token balances `stablecoinsUSD` adds at face value. */
+export const usdStablecoins = ['USDC', 'USDT', 'DAI'] as const
+
+/** Days without a transaction after which a wallet is no longer active, as the original gateway counts them. */
+export const activeDays = 30
+
+const dayMs = 86_400_000
+
+/**
+ * The original gateway's wallet profile from what was read: `balances` (ETH and each listed token, whole and raw),
+ * `classification` by transaction count and holdings, and `activity` from the oldest and newest transactions read
+ * (`firstTransaction` only when the history was read in full).
+ */
+export function originalOf(parameters: originalOf.Parameters) {
+  const { balances, txCount, oldest, newest, nowMs } = parameters
+  const tokens = balances.listed.flatMap((token) =>
+    token.raw === null
+      ? []
+      : [
+          {
+            symbol: token.symbol,
+            address: token.address,
+            balance: formatUnits(token.raw, token.decimals),
+            balanceRaw: token.raw.toString(),
+            hasBalance: token.raw > 0n,
+          },
+        ],
+  )
+  // Face value, exact: each stablecoin scaled to 18 decimals, summed, then shown to the cent (rounded down).
+  const stableWei = balances.listed
+    .filter((token) => (usdStablecoins as readonly string[]).includes(token.symbol) && token.raw !== null)
+    .reduce((sum, token) => sum + token.raw! * 10n ** BigInt(18 - token.decimals), 0n)
+  const cents = stableWei / 10n ** 16n
+  const stablecoinsUSD = `${cents / 100n}.${(cents % 100n).toString().padStart(2, '0')}`
+  const tokenCount = tokens.filter((token) => token.hasBalance).length
+  const walletType =
+    txCount === 0 ? 'virgin' : txCount < 5 ? 'new' : txCount < 50 ? 'casual' : txCount < 500 ? 'active' : 'power-user'
+  const profile =
+    stableWei > 10_000n * 10n ** 18n
+      ? 'treasury'
+      : stableWei > 1_000n * 10n ** 18n
+        ? 'stablecoin-holder'
+        : balances.native > 10n * 10n ** 18n
+          ? 'eth-whale'
+          : tokenCount > 5
+            ? 'diversified'
+            : 'general'
+  const pointOfOriginal = (transaction: History.Transaction) => ({
+    hash: transaction.hash,
+    timestamp: new Date(transaction.timestamp * 1000).toISOString(),
+    block: Number(transaction.blockNumber),
+  })
+  const firstMs = oldest ? oldest.timestamp * 1000 : undefined
+  const lastMs = newest ? newest.timestamp * 1000 : undefined
+  const ageDays = firstMs === undefined ? undefined : Math.floor((nowMs - firstMs) / dayMs)
+  return {
+    balances: {
+      eth: { balance: formatEther(balances.native), balanceRaw: balances.native.toString() },
+      tokens,
+      stablecoinsUSD,
+    },
+    classification: { walletType, profile, txCount, tokenCount },
+    activity: {
+      firstTransaction: oldest ? pointOfOriginal(oldest) : null,
+      lastTransaction: newest ? pointOfOriginal(newest) : null,
+      walletAge:
+        ageDays === undefined
+          ? null
+          : { days: ageDays, months: Math.floor(ageDays / 30), firstSeen: new Date(firstMs!).toISOString() },
+      isActive: lastMs === undefined ? false : nowMs - lastMs < activeDays * dayMs,
+      activeDays: firstMs === undefined || lastMs === undefined ? null : Math.floor((lastMs - firstMs) / dayMs),
+    },
+  }
+}
+
+export declare namespace originalOf {
+  type Parameters = {
+    /** The balances read. */
+    balances: Balances.decode.ReturnType
+    /** Transactions sent (the nonce). */
+    txCount: number
+    /** The oldest transaction, when the history was read in full. */
+    oldest: History.Transaction | undefined
+    /** The newest transaction read. */
+    newest: History.Transaction | undefined
+    /** Current time, epoch ms. */
+    nowMs: number
   }
 }
 

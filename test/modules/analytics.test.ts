@@ -3,9 +3,11 @@ import {
   type Address,
   createPublicClient,
   createWalletClient,
+  erc20Abi,
   getAddress,
   http as httpTransport,
   parseEther,
+  parseUnits,
 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { deployerIndex, account as devnetAccount } from '../../adapters/chain/devnet.js'
@@ -13,6 +15,7 @@ import { transfers } from '../../adapters/chain/transfers.js'
 import { blockscout } from '../../adapters/history/blockscout.js'
 import { http } from '../../adapters/rpc/http.js'
 import * as analytics from '../../modules/analytics/index.js'
+import * as Service from '../../modules/analytics/service.js'
 import { startBlockscout } from '../adapters/history/blockscout-fixture.js'
 import { moduleGateway } from '../support/gateway.js'
 import { sequence } from '../support/history.js'
@@ -132,7 +135,16 @@ describe('GET /api/v1/analytics/wallet', () => {
     expect(status).toBe(200)
     expect(cost).toBe(10_000n)
     const funder = gateway.account(3).address
-    expect(body.classification).toEqual({ type: 'eoa', delegate: null, smartAccount: false, proxy: null })
+    expect(body.classification).toEqual({
+      type: 'eoa',
+      delegate: null,
+      smartAccount: false,
+      proxy: null,
+      walletType: 'new',
+      profile: 'general',
+      txCount: 1,
+      tokenCount: 0,
+    })
     expect(body.activity).toMatchObject({ nonce: 1, transactionsRead: 2, transfersRead: 0, historyComplete: true })
     expect(BigInt(body.activity.indexedTo)).toBeGreaterThanOrEqual(BigInt(body.activity.lastActive.block))
     expect(body.counterparties).toEqual([{ address: funder, transactions: 2 }])
@@ -171,6 +183,10 @@ describe('GET /api/v1/analytics/wallet', () => {
       delegate: done.account.address,
       smartAccount: true,
       proxy: null,
+      walletType: 'new',
+      profile: 'general',
+      txCount: 3,
+      tokenCount: 1,
     })
     expect(body.facts).toContainEqual({
       fact: 'EIP-7702 delegation designator (0xef0100) to',
@@ -199,6 +215,85 @@ describe('GET /api/v1/analytics/wallet', () => {
     expect(account.body.classification).toMatchObject({ type: 'contract', smartAccount: true })
     expect(silent.body.classification).toMatchObject({ type: 'contract', smartAccount: false })
     expect(silent.body.age.createdBy).toEqual({ creator: gateway.account(3).address, transaction: done.silent.hash })
+  })
+})
+
+describe("GET /api/v1/analytics/wallet as the original gateway's clients read it", () => {
+  test('behavior: balances (eth, tokens, stablecoinsUSD), classification and activity from the chain and the history', async () => {
+    const wallet = privateKeyToAccount(generatePrivateKey())
+    await gateway.devnet.fund({ address: wallet.address, amount: 2_500_000_000n })
+    const client = createWalletClient({
+      account: gateway.account(3),
+      chain: gateway.devnet.chain,
+      transport: gateway.devnet.transport,
+    })
+    const dai = gateway.devnet.tokens.DAI!.address
+    await gateway.devnet.publicClient.waitForTransactionReceipt({
+      hash: await client.writeContract({
+        address: dai,
+        abi: erc20Abi,
+        functionName: 'transfer',
+        args: [wallet.address, parseUnits('1000.509', 18)],
+      }),
+    })
+    const { status, body } = await paidGet(`/api/v1/analytics/wallet?address=${wallet.address}`)
+    expect(status).toBe(200)
+    expect(body.balances.eth).toEqual({ balance: '0', balanceRaw: '0' })
+    const bySymbol = Object.fromEntries(body.balances.tokens.map((token: any) => [token.symbol, token]))
+    expect(bySymbol.USDC).toEqual({
+      symbol: 'USDC',
+      address: gateway.devnet.token.address,
+      balance: '2500',
+      balanceRaw: '2500000000',
+      hasBalance: true,
+    })
+    expect(bySymbol.DAI).toMatchObject({ balance: '1000.509', balanceRaw: '1000509000000000000000', hasBalance: true })
+    expect(bySymbol.WETH).toMatchObject({ balance: '0', hasBalance: false })
+    // 2,500 USDC and 1,000.509 DAI at face value, to the cent rounded down: more than 1,000, so a stablecoin holder.
+    expect(body.balances.stablecoinsUSD).toBe('3500.50')
+    expect(body.classification).toMatchObject({
+      walletType: 'virgin',
+      profile: 'stablecoin-holder',
+      txCount: 0,
+      tokenCount: 2,
+    })
+    expect(body.chainId).toBe(gateway.devnet.chainId)
+    expect(body.currentBlock).toBe(Number(await gateway.devnet.publicClient.getBlockNumber()))
+    // Its history is the two transfers it received: the first is its first transaction, the latest a moment ago.
+    expect(body.activity.firstTransaction.hash).toBe(body.age.firstSeen.hash)
+    expect(body.activity).toMatchObject({ isActive: true, activeDays: 0 })
+  })
+
+  test('behavior: activity of a wallet with transactions: first and last, age and whether it is active', async () => {
+    const { body } = await paidGet(`/api/v1/analytics/wallet?address=${eoa}`)
+    expect(body.activity.firstTransaction).toEqual({
+      hash: body.age.firstSeen.hash,
+      timestamp: body.age.firstSeen.time,
+      block: Number(body.age.firstSeen.block),
+    })
+    expect(body.activity.lastTransaction.hash).toBe(body.activity.lastActive.hash)
+    expect(body.activity).toMatchObject({ isActive: true, walletAge: { days: 0, months: 0 }, activeDays: 0 })
+    expect(body.activity.walletAge.firstSeen).toBe(body.age.firstSeen.time)
+  })
+})
+
+describe('Service.originalOf', () => {
+  const listed = [{ symbol: 'USDC', address: getAddress('0x833589fcd6edb6e08f4c7c32d4f71b54bda02913'), decimals: 6 }]
+  test.each([
+    [0, 0n, 0n, 'virgin', 'general'],
+    [4, 0n, 0n, 'new', 'general'],
+    [5, 0n, 10_000_000_001n, 'casual', 'treasury'],
+    [499, 11n * 10n ** 18n, 1_000_000_001n, 'active', 'stablecoin-holder'],
+    [500, 11n * 10n ** 18n, 1_000_000_000n, 'power-user', 'eth-whale'],
+  ])('vector: %d transactions (with ETH and USDC held) is %s wallet', (txCount, native, usdc, walletType, profile) => {
+    const { classification } = Service.originalOf({
+      balances: { native, listed: [{ ...listed[0]!, raw: usdc }], unlisted: [] },
+      txCount,
+      oldest: undefined,
+      newest: undefined,
+      nowMs: 0,
+    })
+    expect(classification).toMatchObject({ walletType, profile, txCount })
   })
 })
 
