@@ -124,7 +124,8 @@ export async function estimate(deps: Deps, body: EstimateBody) {
 
 /**
  * The tokens a payroll run can pay in, per configured chain: every symbol of the batch token table that has an
- * address on that chain (ETH as the zero address). A chain that is configured but refused (peaq whose contract code
+ * address on that chain (ETH as the zero address), with the original gateway's `recommended` (USDC, USDT) and
+ * `tokenCount`. A chain that is configured but refused (peaq whose contract code
  * is not verified identical) lists no tokens; `chains` says why.
  */
 export async function tokens(deps: Deps) {
@@ -174,8 +175,12 @@ export async function tokens(deps: Deps) {
       if (address) tokens.push({ chain, chainId: contract.chainId, symbol, address, decimals, isETH })
     }
   }
-  return { tokens, chains }
+  const listed = tokens.map((token) => ({ ...token, recommended: recommended.includes(token.symbol) }))
+  return { tokens: listed, tokenCount: listed.length, recommended, chains }
 }
+
+/** The tokens the original gateway recommends for payroll. */
+export const recommended: readonly string[] = ['USDC', 'USDT']
 
 /**
  * A payroll body as a batch execute body in the original's object shape: employees become `{ address, amount }`

@@ -319,7 +319,7 @@ describe('POST /api/v1/payroll/estimate', () => {
 
 describe('GET /api/v1/payroll/tokens', () => {
   test('default: every base symbol with its devnet address; peaq unconfigured says so', async () => {
-    const { tokens, chains } = await ok(await api.get('/api/v1/payroll/tokens'))
+    const { tokens, chains, tokenCount, recommended } = await ok(await api.get('/api/v1/payroll/tokens'))
     expect(tokens).toEqual([
       ...Object.entries(chain.tokens).map(([symbol, { address, decimals }]) => ({
         chain: 'base',
@@ -328,9 +328,19 @@ describe('GET /api/v1/payroll/tokens', () => {
         address,
         decimals,
         isETH: false,
+        recommended: symbol === 'USDC' || symbol === 'USDT',
       })),
-      { chain: 'base', chainId: chain.chainId, symbol: 'ETH', address: zeroAddress, decimals: 18, isETH: true },
+      {
+        chain: 'base',
+        chainId: chain.chainId,
+        symbol: 'ETH',
+        address: zeroAddress,
+        decimals: 18,
+        isETH: true,
+        recommended: false,
+      },
     ])
+    expect({ tokenCount, recommended }).toEqual({ tokenCount: tokens.length, recommended: ['USDC', 'USDT'] })
     expect(chains).toEqual([
       { chain: 'base', chainId: chain.chainId, contract: chain.batch.address, available: true },
       {
@@ -362,6 +372,7 @@ describe('GET /api/v1/payroll/tokens', () => {
         address: chain.token.address,
         decimals: 6,
         isETH: false,
+        recommended: true,
       },
     ])
 
