@@ -1,3 +1,4 @@
+import { Value } from '@sinclair/typebox/value'
 import { type Address, getAddress, type Hex, isAddressEqual, keccak256 } from 'viem'
 import type { BatchChain } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
@@ -7,7 +8,15 @@ import type { Token } from '../../core/Module.js'
 import * as Sctp from '../../core/Sctp.js'
 import { type Also, type Store, walk } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
-import type { InvoiceBody, PayBody, PoBody, SupplierBody, VerifyBody } from './schema.js'
+import * as Units from '../../core/Units.js'
+import {
+  type InvoiceBody,
+  PayBody,
+  type PoBody,
+  type SupplierBody,
+  SupplierBody as SupplierBodySchema,
+  type VerifyBody,
+} from './schema.js'
 
 /** Store collections. */
 export const collections = { suppliers: 'sctp_suppliers', orders: 'sctp_orders', invoices: 'sctp_invoices' } as const
@@ -44,6 +53,10 @@ export type Supplier = {
   currency: string
   paymentTerms: NonNullable<SupplierBody['paymentTerms']>
   contact?: string | undefined
+  /** The original gateway's contact email, if given. */
+  contactEmail?: string | undefined
+  /** Free-form JSON, if given. */
+  metadata?: Record<string, unknown> | undefined
   createdAt: string
 }
 
@@ -85,20 +98,52 @@ export async function supplier(deps: Deps, input: SupplierBody & { caller: Addre
     owner: getAddress(input.caller),
     name: input.name,
     wallet: getAddress(input.wallet),
-    currency: tokenOf(deps, input.currency ?? 'USDC', 'currency').symbol,
+    ...supplierFields(deps, input),
     paymentTerms: input.paymentTerms ?? 'net30',
-    contact: input.contact,
     createdAt: now.toISOString(),
   }
   await insert(deps, collections.suppliers, record.id, [record.owner], record)
-  return { supplier: record }
+  return { ...originalSupplierOf(record), supplier: record }
+}
+
+/** Checks a supplier body before payment: one name of each pair, a chain and token this gateway pays in. */
+export function preflightSupplier(deps: Deps, body: unknown): void {
+  if (Value.Check(SupplierBodySchema, body)) supplierFields(deps, body)
+}
+
+/** A supplier body's token and contact in our words, the original gateway's names resolved, one of each pair. */
+function supplierFields(deps: Deps, input: SupplierBody) {
+  checkChain(input.chain)
+  if (input.metadata !== undefined && JSON.stringify(input.metadata).length > 16_384)
+    throw new ValidationError({ field: 'metadata', message: 'is larger than 16384 bytes of JSON' })
+  const token = either(['preferredToken', input.preferredToken], ['currency', input.currency]) ?? 'USDC'
+  return {
+    currency: tokenOf(deps, token, input.preferredToken === undefined ? 'currency' : 'preferredToken').symbol,
+    contact: either(['contactEmail', input.contactEmail], ['contact', input.contact]),
+    contactEmail: input.contactEmail,
+    metadata: input.metadata,
+  }
+}
+
+/** A supplier as the original gateway answers it, flat. */
+function originalSupplierOf(record: Supplier) {
+  return {
+    supplierId: record.id,
+    name: record.name,
+    wallet: record.wallet,
+    chain: 'base',
+    preferredToken: record.currency,
+    contactEmail: record.contactEmail ?? null,
+    metadata: record.metadata ?? {},
+    createdAt: record.createdAt,
+  }
 }
 
 /** A supplier's details, for any payer (buyers need them to order). */
 export async function getSupplier(deps: Deps, input: { id: string }) {
   const record = (await deps.store.get<Supplier>(collections.suppliers, input.id))?.value
   if (record === undefined) throw new NotFoundError(`No supplier ${input.id}.`)
-  return { supplier: record }
+  return { ...originalSupplierOf(record), supplier: record }
 }
 
 /** A purchase order from the paying buyer to a supplier, in one of the supported tokens. */
@@ -217,9 +262,11 @@ export async function verify(deps: Deps, input: VerifyBody & { caller: Address }
  * marks it paid when the transfer lands. An invoice that is not verified is a 409.
  */
 export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
+  const form = payFormOf(input, getAddress(input.caller))
+  if (form.form === 'original') return payOriginal(deps, input.caller, form)
   const buyer = getAddress(input.caller)
   const invoices: Invoice[] = []
-  for (const id of input.invoiceIds) {
+  for (const id of form.invoiceIds) {
     const record = await load<Invoice>(deps, collections.invoices, id, buyer, 'invoice')
     if (!isAddressEqual(record.buyer, buyer)) throw new NotFoundError(`No invoice ${id}.`)
     // Refused before anything is built: the machine says which states can be paid.
@@ -272,6 +319,221 @@ export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
     ...execution,
     invoices: pending.map(({ id, status, payment }) => ({ id, status, to: payment!.to, amount: payment!.amount })),
   }
+}
+
+/** A pay body's form: ours (`invoiceIds`) or the original gateway's (one payment, or `payments[]`, human USDC). */
+type PayForm =
+  | { form: 'ours'; invoiceIds: string[] }
+  | {
+      form: 'original'
+      /** Whether it came as `payments[]`. */
+      batch: boolean
+      /** The payments, amounts in atomic USDC. */
+      items: { supplierId: string; invoiceId: string | undefined; amount: bigint; field: string }[]
+    }
+
+/** The form of a pay body, every amount read as the original gateway reads it; one form per body. */
+function payFormOf(input: PayBody, caller?: Address): PayForm {
+  const { invoiceIds, payments, supplierId, amount, invoiceId } = input
+  const originalFields = {
+    payments,
+    supplierId,
+    amount,
+    invoiceId,
+    token: input.token,
+    chain: input.chain,
+    sender: input.sender,
+  }
+  if (invoiceIds !== undefined) {
+    const extra = Object.entries(originalFields).find(([, value]) => value !== undefined)
+    if (extra)
+      throw new ValidationError({
+        field: extra[0],
+        message: "belongs to the original gateway's form (supplierId and amount, or payments[]); not with invoiceIds",
+      })
+    return { form: 'ours', invoiceIds }
+  }
+  checkChain(input.chain ?? payments?.[0]?.chain)
+  const token = input.token ?? payments?.[0]?.token ?? 'USDC'
+  if (token.toUpperCase() !== 'USDC')
+    throw new ValidationError({ field: 'token', message: 'USDC is the only settlement token of supply-chain payments' })
+  // The payer is the buyer: a sender of the original's body that is someone else is refused once the payer is known.
+  if (input.sender !== undefined && caller !== undefined && !isAddressEqual(getAddress(input.sender), caller))
+    throw new ValidationError({ field: 'sender', message: 'must be you: the payer of this call is the buyer who pays' })
+  const decimals = 6
+  if (payments !== undefined) {
+    if (supplierId !== undefined || amount !== undefined || invoiceId !== undefined)
+      throw new ValidationError({
+        field: 'supplierId',
+        message: 'give payments[] or one supplierId and amount, not both',
+      })
+    return {
+      form: 'original',
+      batch: true,
+      items: payments.map((one, index) => {
+        checkChain(one.chain)
+        if (one.token !== undefined && one.token.toUpperCase() !== 'USDC')
+          throw new ValidationError({ field: `payments.${index}.token`, message: 'USDC is the only settlement token' })
+        return {
+          supplierId: one.supplierId,
+          invoiceId: one.invoiceId,
+          amount: positive(
+            Units.fromDecimal({ value: one.amount, decimals, field: `payments.${index}.amount` }),
+            `payments.${index}.amount`,
+          ),
+          field: `payments.${index}`,
+        }
+      }),
+    }
+  }
+  if (supplierId === undefined)
+    throw new ValidationError({
+      field: 'supplierId',
+      message: 'required: the supplier and amount (or payments[], or invoiceIds of verified invoices)',
+    })
+  if (amount === undefined) throw new ValidationError({ field: 'amount', message: 'required: HUMAN decimal USDC' })
+  return {
+    form: 'original',
+    batch: false,
+    items: [
+      {
+        supplierId,
+        invoiceId,
+        amount: positive(Units.fromDecimal({ value: amount, decimals, field: 'amount' }), 'amount'),
+        field: 'amount',
+      },
+    ],
+  }
+}
+
+/** Checks a pay body before payment: its form and every amount. */
+export function preflightPay(body: unknown): void {
+  if (Value.Check(PayBody, body)) payFormOf(body)
+}
+
+/**
+ * The original gateway's payment: the unsigned approval and batch transaction paying each supplier's wallet its amount
+ * (read in HUMAN decimal USDC), from the paying buyer. A payment naming an invoice must be for a verified invoice of the
+ * buyer from that supplier, of exactly its total; that invoice becomes `payment_pending` and the watcher marks it paid.
+ */
+async function payOriginal(deps: Deps, caller: Address, form: Extract<PayForm, { form: 'original' }>) {
+  const buyer = getAddress(caller)
+  const token = tokenOf(deps, 'USDC', 'token')
+  const suppliers = await Promise.all(
+    form.items.map(async (item) => {
+      const seller = (await deps.store.get<Supplier>(collections.suppliers, item.supplierId))?.value
+      if (seller === undefined) throw new NotFoundError(`No supplier ${item.supplierId} (${item.field}).`)
+      if (item.invoiceId === undefined) return seller
+      const record = await load<Invoice>(deps, collections.invoices, item.invoiceId, buyer, 'invoice')
+      if (!isAddressEqual(record.buyer, buyer) || record.supplierId !== seller.id)
+        throw new NotFoundError(`No invoice ${item.invoiceId} of yours from supplier ${seller.id}.`)
+      if (BigInt(record.total) !== item.amount)
+        throw new ValidationError({
+          field: form.batch ? `${item.field}.amount` : 'amount',
+          message: `is ${Units.toDecimal(item.amount, token.decimals)} USDC; invoice ${record.id} totals ${Units.toDecimal(BigInt(record.total), token.decimals)} USDC`,
+        })
+      Sctp.transition(record, { type: 'payment_requested', payment: placeholder }, clock(deps))
+      return seller
+    }),
+  )
+  const recipients = form.items.map((item, index) => ({ address: suppliers[index]!.wallet, amount: item.amount }))
+  const [feeBps, head] = await Promise.all([
+    fromChain(() => deps.batch.feeBps()),
+    fromChain(() => deps.transfers.blockNumber()),
+  ])
+  const execution = BatchPayment.toExecution({
+    chainId: deps.batch.chainId,
+    contract: deps.batch.address,
+    token: { symbol: token.symbol, address: token.address, decimals: token.decimals, isETH: false },
+    recipients,
+    feeBps,
+    gasLimit: BatchPayment.gasLimit({ recipientCount: recipients.length, isETH: false, chain: 'base' }),
+  })
+  for (const [index, item] of form.items.entries()) {
+    if (item.invoiceId === undefined) continue
+    const payment: Sctp.Payment = {
+      from: buyer,
+      to: recipients[index]!.address,
+      amount: item.amount.toString(),
+      token: token.address,
+      fromBlock: head.toString(),
+    }
+    await transition(deps, item.invoiceId, { type: 'payment_requested', payment })
+    await deps.store.append<{ id: string }>(queue, (last) => ({
+      value: { id: item.invoiceId! },
+      hash: keccak256(new TextEncoder().encode(`${last?.hash ?? ''}${item.invoiceId}`)),
+      createdAt: clock(deps),
+    }))
+  }
+  const total = recipients.reduce((sum, one) => sum + one.amount, 0n)
+  const withFee = BigInt(execution.approvalRequired!.amount)
+  // The original's `batch` says whether payments[] was given; the batch result's totals move to batchTotals.
+  const { batch: batchTotals, ...rest } = execution
+  const human = (amount: bigint) => Units.toDecimal(amount, token.decimals)
+  return {
+    status: 'ready',
+    batch: form.batch,
+    count: form.items.length,
+    payments: form.items.map((item, index) => ({
+      invoiceId: item.invoiceId ?? null,
+      supplierId: suppliers[index]!.id,
+      supplierName: suppliers[index]!.name,
+      supplierWallet: suppliers[index]!.wallet,
+      amount: human(item.amount),
+      amountRaw: item.amount.toString(),
+      token: token.symbol,
+      chain: 'base',
+    })),
+    summary: {
+      token: token.symbol,
+      chain: 'base',
+      chainId: deps.batch.chainId,
+      totalAmount: human(total),
+      totalAmountRaw: total.toString(),
+      protocolFee: human(withFee - total),
+      protocolFeeBps: Number(feeBps),
+      totalWithFee: human(withFee),
+      totalWithFeeRaw: withFee.toString(),
+      recipientCount: recipients.length,
+    },
+    transactions: {
+      approval: {
+        to: token.address,
+        data: BatchPayment.approveCalldata({ spender: deps.batch.address, amount: withFee }),
+        value: '0x0',
+        chainId: deps.batch.chainId,
+      },
+      batchPayment: { ...execution.transaction, value: '0x0' },
+    },
+    balanceCheck: null,
+    ...rest,
+    batchTotals,
+  }
+}
+
+/** An atomic amount that must be more than zero. */
+function positive(amount: bigint, field: string): bigint {
+  if (amount === 0n) throw new ValidationError({ field, message: 'must be more than zero' })
+  return amount
+}
+
+/** Supply-chain payments settle on the chain the original gateway calls base. */
+function checkChain(chain: string | undefined): void {
+  if (chain !== undefined && chain.toLowerCase() !== 'base')
+    throw new ValidationError({
+      field: 'chain',
+      message: 'supply-chain payments settle on base here; give base or leave it out',
+    })
+}
+
+/** The value of a field the original gateway names one way and we another, whichever was given; both is a 400. */
+function either<value>(original: [string, value | undefined], ours: [string, value | undefined]): value | undefined {
+  if (original[1] !== undefined && ours[1] !== undefined)
+    throw new ValidationError({
+      field: ours[0],
+      message: `names the same field as the original gateway's ${original[0]}; give one of them`,
+    })
+  return original[1] ?? ours[1]
 }
 
 /** The watcher's pass: every invoice whose payment is pending, looked for on chain. */

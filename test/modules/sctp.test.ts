@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import {
   type Address,
   createWalletClient,
+  decodeFunctionData,
   encodeFunctionData,
   erc20Abi,
   type Hex,
@@ -14,6 +15,7 @@ import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { memory } from '../../adapters/store/memory.js'
+import * as BatchPayment from '../../core/BatchPayment.js'
 import { type Event, events, outboxQueue } from '../../core/Events.js'
 import { manifest } from '../../modules/sctp/index.js'
 import { usdcBalance } from '../support/chain.js'
@@ -254,5 +256,116 @@ describe('the match', () => {
   test('bad input is 400 before payment', async () => {
     await refused(await app.post('/api/v1/sctp/po', { supplierId: 'x', currency: 'USDC', lines: [] }), 400)
     await refused(await app.fetch('/api/v1/sctp/invoice/nope'), 400)
+  })
+})
+
+describe("the original gateway's clients", () => {
+  test('supplier in the original names (chain, preferredToken, contactEmail, metadata) answers its flat fields', async () => {
+    const created = await ok(
+      await call(supplierOwner(), 'POST', '/api/v1/sctp/supplier', {
+        name: 'Acme Parts',
+        wallet: supplierWallet(),
+        chain: 'base',
+        preferredToken: 'USDC',
+        contactEmail: 'ap@acme.example',
+        metadata: { vendorNo: 7 },
+      }),
+    )
+    expect(created).toMatchObject({
+      supplierId: created.supplier.id,
+      name: 'Acme Parts',
+      wallet: supplierWallet(),
+      chain: 'base',
+      preferredToken: 'USDC',
+      contactEmail: 'ap@acme.example',
+      metadata: { vendorNo: 7 },
+      createdAt: created.supplier.createdAt,
+    })
+    const read = await ok(await call(stranger(), 'GET', `/api/v1/sctp/supplier/${created.supplierId}`))
+    expect(read).toMatchObject({ supplierId: created.supplierId, contactEmail: 'ap@acme.example', chain: 'base' })
+  })
+
+  test('pay as the original: supplierId and amount "2500" is 2,500 USDC in the batch calldata, with the approval for it and the fee', async () => {
+    const { supplier } = await ordered()
+    const answer = await ok(
+      await call(buyer(), 'POST', '/api/v1/sctp/pay', { supplierId: supplier.id, amount: '2500' }),
+    )
+    expect(answer).toMatchObject({
+      status: 'ready',
+      batch: false,
+      count: 1,
+      payments: [
+        {
+          invoiceId: null,
+          supplierId: supplier.id,
+          supplierWallet: supplierWallet(),
+          amount: '2500',
+          amountRaw: '2500000000',
+          token: 'USDC',
+        },
+      ],
+      summary: { token: 'USDC', chain: 'base', totalAmount: '2500', totalAmountRaw: '2500000000', recipientCount: 1 },
+    })
+    const { args } = decodeFunctionData({ abi: BatchPayment.abi, data: answer.transactions.batchPayment.data })
+    expect(args[1]).toEqual([{ recipient: supplierWallet(), amount: 2_500_000_000n }])
+    const approval = decodeFunctionData({ abi: erc20Abi, data: answer.transactions.approval.data })
+    expect(approval.args).toEqual([chain.batch.address, BigInt(answer.summary.totalWithFeeRaw)])
+    expect(answer.summary.totalWithFeeRaw).toBe(answer.approvalRequired.amount)
+  })
+
+  test('pay as the original: payments[] naming a verified invoice of its exact total marks it paid once the batch lands', async () => {
+    const { po, supplier } = await ordered()
+    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }])
+    await ok(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }))
+    const wrong = await refused(
+      await call(buyer(), 'POST', '/api/v1/sctp/pay', {
+        payments: [{ supplierId: supplier.id, invoiceId: invoice.id, amount: 19.5 }],
+      }),
+      400,
+    )
+    expect(wrong.field).toBe('payments.0.amount')
+    const answer = await ok(
+      await call(buyer(), 'POST', '/api/v1/sctp/pay', {
+        payments: [{ supplierId: supplier.id, invoiceId: invoice.id, amount: 20 }],
+        sender: buyer().address,
+      }),
+    )
+    expect(answer).toMatchObject({ batch: true, count: 1, payments: [{ invoiceId: invoice.id, amount: '20' }] })
+    const before = await balanceOf(supplierWallet())
+    await send(buyer(), answer.transactions.approval)
+    const hash = await send(buyer(), answer.transactions.batchPayment)
+    expect((await balanceOf(supplierWallet())) - before).toBe(20_000_000n)
+    const seen = await ok(await call(buyer(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`))
+    expect([seen.invoice.status, seen.invoice.payment.transaction]).toEqual(['paid', hash])
+  })
+
+  test('error: the original names and human amounts refused as bad input before any payment', async () => {
+    const { supplier } = await ordered()
+    const unpaid = (path: string, body: unknown) =>
+      app.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const cases: [string, unknown, string][] = [
+      ['/api/v1/sctp/pay', { supplierId: supplier.id, amount: '2500.0000001' }, 'amount'],
+      ['/api/v1/sctp/pay', { supplierId: supplier.id, amount: '0' }, 'amount'],
+      ['/api/v1/sctp/pay', { payments: [{ supplierId: supplier.id, amount: '1e3' }] }, 'payments.0.amount'],
+      ['/api/v1/sctp/pay', { supplierId: supplier.id, amount: '1', token: 'DAI' }, 'token'],
+      ['/api/v1/sctp/pay', { supplierId: supplier.id, amount: '1', chain: 'polygon' }, 'chain'],
+      ['/api/v1/sctp/pay', { invoiceIds: [`inv_${'0'.repeat(24)}`], amount: '1' }, 'amount'],
+      ['/api/v1/sctp/pay', { amount: '1' }, 'supplierId'],
+      [
+        '/api/v1/sctp/supplier',
+        { name: 'X', wallet: supplierWallet(), currency: 'USDC', preferredToken: 'USDC' },
+        'currency',
+      ],
+      ['/api/v1/sctp/supplier', { name: 'X', wallet: supplierWallet(), chain: 'solana' }, 'chain'],
+      [
+        '/api/v1/sctp/supplier',
+        { name: 'X', wallet: supplierWallet(), contact: 'a', contactEmail: 'a@b.c' },
+        'contact',
+      ],
+    ]
+    for (const [path, body, field] of cases) {
+      const problem = await refused(await unpaid(path, body), 400)
+      expect(`${path} ${problem.field}`).toBe(`${path} ${field}`)
+    }
   })
 })
