@@ -203,7 +203,8 @@ function toTime(value: string | number | undefined, field: string): number | und
       : /^\d{4}-\d{2}-\d{2}/.test(value)
         ? Date.parse(value)
         : NaN
-  if (!Number.isFinite(time))
+  // A Date holds at most 8.64e15 ms either side of 1970; past that there is no date to report.
+  if (!Number.isFinite(time) || Math.abs(time) > 8.64e15)
     throw new ValidationError({ field, message: 'not an ISO 8601 date or a unix time in seconds or milliseconds' })
   return time
 }

@@ -192,6 +192,7 @@ describe('POST /api/v1/tax/calculate and GET /api/v1/tax/report', () => {
         { transactions: [{ asset: 'ETH', amount: 1, acquisitionDate: 'last spring' }] },
         'transactions.0.acquisitionDate',
       ],
+      [{ transactions: [{ asset: 'ETH', amount: 1, disposalDate: 1e300 }] }, 'transactions.0.disposalDate'],
       [
         { transactions: [{ asset: 'ETH', amount: '1.5', priceAtAcquisition: -3 }] },
         'transactions.0.priceAtAcquisition',
