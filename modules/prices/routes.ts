@@ -20,10 +20,14 @@ export function routes(deps: Service.Deps) {
         pricesTokens(deps, query)
       },
     })
-    .get('/api/v1/oracle/prices', ({ query }) => Service.prices(deps, Service.select(deps, query.tokens)), {
-      query: OraclePricesQuery,
-      transform: ({ query }) => {
-        Service.select(deps, query.tokens)
+    .get(
+      '/api/v1/oracle/prices',
+      ({ query }) => Service.oraclePrices(deps, Service.oracleSelect(deps, query.tokens, query.category)),
+      {
+        query: OraclePricesQuery,
+        transform: ({ query }) => {
+          Service.oracleSelect(deps, query.tokens, query.category)
+        },
       },
-    })
+    )
 }

@@ -10,4 +10,19 @@ export const PricesQuery = Type.Object({
 })
 
 /** Query of `GET /api/v1/oracle/prices`. */
-export const OraclePricesQuery = Type.Object({ tokens: Type.Optional(Tokens) })
+export const OraclePricesQuery = Type.Object({
+  tokens: Type.Optional(
+    Type.String({
+      maxLength: 1000,
+      description:
+        "Comma-separated symbols (a feed's, or the original gateway's: ETH, WETH, cbBTC, USDC, USDT, DAI, EURC, USDbC, AERO, DEGEN, BRETT, TOSHI) or the original's Base token addresses. @default every token",
+    }),
+  ),
+  category: Type.Optional(
+    Type.String({
+      maxLength: 20,
+      description:
+        "The original gateway's category when `tokens` is absent: major, stablecoin, memecoin or defi. @default every category",
+    }),
+  ),
+})

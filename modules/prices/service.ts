@@ -1,4 +1,4 @@
-import { formatUnits } from 'viem'
+import { formatUnits, parseUnits } from 'viem'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as PriceFeeds from '../../core/PriceFeeds.js'
 
@@ -140,4 +140,160 @@ export async function prices(deps: Deps, tokens: readonly string[]) {
     cached: snapshot.cached,
     age: Math.max(0, Math.floor((deps.now() - snapshot.takenAt) / 1000)),
   }
+}
+
+/** The original gateway's categories of `/api/v1/oracle/prices` tokens. */
+export const categories = ['major', 'stablecoin', 'memecoin', 'defi'] as const
+
+/** A category of {@link categories}. */
+export type Category = (typeof categories)[number]
+
+/** A token of the original gateway's `/api/v1/oracle/prices`, with the feed that prices it here, if one does. */
+export type OriginalToken = {
+  /** Symbol, as the original writes it (e.g. `cbBTC`). */
+  symbol: string
+  /** Name. */
+  name: string
+  /** ERC-20 address on Base mainnet (WETH's for ETH, as the original answers it). */
+  address: string
+  /** Decimals of the token. */
+  decimals: number
+  /** The original's category. */
+  category: Category
+  /** Symbol of the feed that prices it here; none, and it is answered unpriced. */
+  feed: string | undefined
+}
+
+/**
+ * The original gateway's tokens (src/routes/oracle.ts `ORACLE_TOKENS`), in its order. It priced them from Uniswap
+ * pools; here a token is priced only by a feed that prices it (ETH and WETH by ETH / USD, USDC by USDC / USD), and
+ * the others are answered without a price, saying so, rather than priced from nothing.
+ */
+export const originalTokens: readonly OriginalToken[] = [
+  ['ETH', 'Ether', '0x4200000000000000000000000000000000000006', 18, 'major', 'ETH'],
+  ['WETH', 'Wrapped Ether', '0x4200000000000000000000000000000000000006', 18, 'major', 'ETH'],
+  ['cbBTC', 'Coinbase Wrapped BTC', '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf', 8, 'major', undefined],
+  ['USDC', 'USD Coin', '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', 6, 'stablecoin', 'USDC'],
+  ['USDT', 'Tether USD', '0xfde4C96c8593536E31F229EA8f37b2ADa2699bb2', 6, 'stablecoin', undefined],
+  ['DAI', 'Dai Stablecoin', '0x50c5725949A6F0c72E6C4a641F24049A917DB0Cb', 18, 'stablecoin', undefined],
+  ['EURC', 'Euro Coin', '0x60a3E35Cc302bFA44Cb288Bc5a4F316Fdb1adb42', 6, 'stablecoin', undefined],
+  ['USDbC', 'USD Base Coin', '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA', 6, 'stablecoin', undefined],
+  ['AERO', 'Aerodrome Finance', '0x940181a94A35A4569E4529A3CDfB74e38FD98631', 18, 'defi', undefined],
+  ['DEGEN', 'Degen', '0x4ed4E862860beD51a9570b96d89aF5E1B0Efefed', 18, 'memecoin', undefined],
+  ['BRETT', 'Brett', '0x532f27101965dd16442E59d40670FaF5eBB142E4', 18, 'memecoin', undefined],
+  ['TOSHI', 'Toshi', '0xAC1Bd2486aAf3B5C0fc3Fd868558b082a531B2B4', 18, 'memecoin', undefined],
+].map(([symbol, name, address, decimals, category, feed]) => ({
+  symbol: symbol as string,
+  name: name as string,
+  address: address as string,
+  decimals: decimals as number,
+  category: category as Category,
+  feed: feed as string | undefined,
+}))
+
+/** One token `/api/v1/oracle/prices` answers: a feed's symbol, or one of the original's tokens. */
+export type OracleToken = { symbol: string; original: OriginalToken | undefined; feed: string | undefined }
+
+/**
+ * The tokens of `/api/v1/oracle/prices`: `tokens` (symbols of a feed or of the original's tokens, any case, or the
+ * original's addresses), else the original's tokens of `category`, else every feed's and the original's (ETH once, as
+ * the original leaves WETH out). A token neither knows is refused, naming `tokens`.
+ */
+export function oracleSelect(deps: Deps, tokens: string | undefined, category: string | undefined): OracleToken[] {
+  const feeds = deps.feeds.feeds.feeds.map((feed) => feed.symbol)
+  const ofOriginal = (token: OriginalToken): OracleToken => ({
+    symbol: token.symbol,
+    original: token,
+    feed: token.feed,
+  })
+  if (tokens !== undefined && tokens.trim() !== '') {
+    const asked = [...new Set(tokens.split(',').map((token) => token.trim()))].filter(Boolean)
+    const found = asked.map((token) => {
+      const original = originalTokens.find(
+        (candidate) =>
+          candidate.symbol.toUpperCase() === token.toUpperCase() ||
+          candidate.address.toLowerCase() === token.toLowerCase(),
+      )
+      if (original) return ofOriginal(original)
+      const feed = feeds.find((symbol) => symbol === token.toUpperCase())
+      return feed === undefined ? token : { symbol: feed, original: undefined, feed }
+    })
+    const unknown = found.filter((token) => typeof token === 'string')
+    if (unknown.length > 0)
+      throw new ValidationError({
+        field: 'tokens',
+        message: `no such token: ${unknown.join(', ')}; the gateway knows ${[...new Set([...feeds, ...originalTokens.map((token) => token.symbol)])].join(', ')}`,
+      })
+    return found as OracleToken[]
+  }
+  if (category !== undefined) {
+    const wanted = category.toLowerCase()
+    if (!(categories as readonly string[]).includes(wanted))
+      throw new ValidationError({ field: 'category', message: `must be one of ${categories.join(', ')}` })
+    return originalTokens.filter((token) => token.category === wanted).map(ofOriginal)
+  }
+  const listed = originalTokens.filter((token) => token.symbol !== 'WETH').map(ofOriginal)
+  const others = feeds
+    .filter((symbol) => !listed.some((token) => token.symbol === symbol))
+    .map((symbol) => ({ symbol, original: undefined, feed: symbol }))
+  return [...listed, ...others]
+}
+
+/**
+ * The prices of `selected` with the original gateway's fields (`symbol`, `name`, `address`, `decimals`, `category`,
+ * `priceUSD`, `feeTier`, `confidence`) beside ours, and its `meta`; a token no feed prices is `available: false` with
+ * reason `no_price_source`, never a made-up price. `meta.tokenCount` counts the priced ones, as the original does.
+ */
+export async function oraclePrices(deps: Deps, selected: readonly OracleToken[]) {
+  const feedSymbols = [...new Set(selected.flatMap((token) => (token.feed === undefined ? [] : [token.feed])))]
+  const read = await prices(deps, feedSymbols)
+  const answer: Record<string, unknown> = {}
+  for (const token of selected) {
+    const { original } = token
+    const facts = original
+      ? {
+          symbol: original.symbol,
+          name: original.name,
+          address: original.address,
+          decimals: original.decimals,
+          category: original.category,
+        }
+      : { symbol: token.symbol }
+    if (token.feed === undefined) {
+      answer[token.symbol] = {
+        token: token.symbol,
+        ...facts,
+        available: false,
+        usd: null,
+        priceUSD: null,
+        reason: 'no_price_source',
+        message: `No price feed for ${token.symbol} is configured here; it is not priced rather than guessed.`,
+      }
+      continue
+    }
+    const price = read.prices[token.feed]!
+    answer[token.symbol] = {
+      ...price,
+      token: token.symbol,
+      ...facts,
+      priceUSD: price.available ? price.priceUSD : null,
+      feeTier: null,
+      confidence: price.available && original ? confidenceOf(original.category, price.usdDecimal) : null,
+    }
+  }
+  const priced = Object.values(answer).filter((price) => (price as { available: boolean }).available).length
+  const { chainId } = deps.feeds.feeds
+  return {
+    ...read,
+    prices: answer,
+    meta: { tokenCount: priced, quoteCurrency: 'USD', source: 'chainlink-aggregator-v3', chain: 'Base', chainId },
+  }
+}
+
+/** The original's confidence: a stablecoin within 0.5% of $1 is `pegged`, else `depeg-warning`; memecoins `medium`. */
+function confidenceOf(category: Category, usd: string): string {
+  if (category === 'memecoin') return 'medium'
+  if (category !== 'stablecoin') return 'high'
+  const off = parseUnits(usd, 18) - 10n ** 18n
+  return (off < 0n ? -off : off) < 5n * 10n ** 15n ? 'pegged' : 'depeg-warning'
 }

@@ -149,7 +149,21 @@ describe('GET /api/v1/oracle/prices', () => {
     const response = await gateway.paid(payer, 'GET', '/api/v1/oracle/prices')
     expect(response.status).toBe(200)
     const body = (await response.json()) as Body
-    expect(Object.keys(body.prices)).toEqual(['USDC', 'ETH', 'SOL'])
+    // The original gateway's tokens (ETH once), then the feeds' others.
+    expect(Object.keys(body.prices)).toEqual([
+      'ETH',
+      'cbBTC',
+      'USDC',
+      'USDT',
+      'DAI',
+      'EURC',
+      'USDbC',
+      'AERO',
+      'DEGEN',
+      'BRETT',
+      'TOSHI',
+      'SOL',
+    ])
     expect(body.cached).toBe(true)
     expect(typeof body.age).toBe('number')
     expect(before - (await gateway.balance(payer.address))).toBe(8_000n)
@@ -158,6 +172,71 @@ describe('GET /api/v1/oracle/prices', () => {
   test('default: only the given tokens', async () => {
     const response = await gateway.paid(gateway.account(6), 'GET', '/api/v1/oracle/prices?tokens=ETH')
     expect(Object.keys(((await response.json()) as Body).prices)).toEqual(['ETH'])
+  })
+})
+
+describe("GET /api/v1/oracle/prices as the original gateway's clients call it", () => {
+  test('behavior: its symbols and addresses; a fed token priced with its fields, another said to be unpriced, and meta', async () => {
+    const response = await gateway.paid(
+      gateway.account(6),
+      'GET',
+      '/api/v1/oracle/prices?tokens=ETH,cbbtc,0x833589fcd6edb6e08f4c7c32d4f71b54bda02913',
+    )
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(Object.keys(body.prices)).toEqual(['ETH', 'cbBTC', 'USDC'])
+    expect(body.prices.ETH).toMatchObject({
+      symbol: 'ETH',
+      name: 'Ether',
+      address: '0x4200000000000000000000000000000000000006',
+      decimals: 18,
+      category: 'major',
+      available: true,
+      feeTier: null,
+      confidence: 'high',
+    })
+    expect(body.prices.ETH.priceUSD).toBe(Number(body.prices.ETH.usdDecimal))
+    expect(body.prices.ETH.source.type).toBe('chainlink-aggregator-v3')
+    // USDC is priced by its feed (an earlier test left that feed's answer refused: then it says why).
+    expect(body.prices.USDC).toMatchObject({
+      symbol: 'USDC',
+      category: 'stablecoin',
+      source: { description: 'USDC / USD' },
+    })
+    const priced = Object.values(body.prices).filter((price: any) => price.available).length
+    expect(body.prices.cbBTC).toMatchObject({
+      symbol: 'cbBTC',
+      category: 'major',
+      available: false,
+      usd: null,
+      priceUSD: null,
+      reason: 'no_price_source',
+    })
+    expect(priced).toBeGreaterThanOrEqual(1)
+    expect(body.meta).toEqual({
+      tokenCount: priced,
+      quoteCurrency: 'USD',
+      source: 'chainlink-aggregator-v3',
+      chain: 'Base',
+      chainId: gateway.devnet.chainId,
+    })
+  })
+
+  test('behavior: category picks the original tokens of that category', async () => {
+    const response = await gateway.paid(gateway.account(6), 'GET', '/api/v1/oracle/prices?category=stablecoin')
+    const body = (await response.json()) as any
+    expect(Object.keys(body.prices)).toEqual(['USDC', 'USDT', 'DAI', 'EURC', 'USDbC'])
+    expect(body.meta.tokenCount).toBe(body.prices.USDC.available ? 1 : 0)
+    expect(body.prices.USDT).toMatchObject({ available: false, reason: 'no_price_source' })
+  })
+
+  test.each([
+    ['category=bluechip', 'category'],
+    ['tokens=ETH,DOGE', 'tokens'],
+  ])('error: %p is a 400 naming %p before any 402', async (query, field) => {
+    const response = await gateway.fetch(`http://gateway.test/api/v1/oracle/prices?${query}`)
+    expect(response.status).toBe(400)
+    expect(((await response.json()) as { field: string }).field).toBe(field)
   })
 })
 
