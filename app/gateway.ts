@@ -53,9 +53,16 @@ import { guard } from './payment/guard.js'
 import { unconfigured as solanaUnconfigured } from './payment/solana.js'
 import * as Problem from './problem.js'
 import * as RequestId from './request-id.js'
+import { decentralizedHealth } from './upstream-health.js'
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
 const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt'] as const
+
+/**
+ * The decentralized upstream's readiness, free and outside the catalog (the spec has no such operation), at our path
+ * and the original gateway's: served by the gateway, so that it answers when the family is not configured too.
+ */
+const healthPaths = ['/decentralized/v1/health', '/bittensor/v1/health'] as const
 
 /**
  * Builds the gateway: every catalog entry mounted, discovery generated from the catalog, errors rendered as
@@ -193,7 +200,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     set.headers[RequestId.header] = requestId
     payments?.open(request)
     // A request made in process (the MCP server's calls) counts against the client of the request it is made for.
-    const address = app.server?.requestIP(request)?.address
+    const address = addressOf(request)
     const client = address === undefined ? clientOf(current.getStore()) : ClientAddress.key(address)
     if (client !== undefined) clients.set(request, client)
     current.enterWith(request)
@@ -266,13 +273,40 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       'retry-after': '1',
     })
   }
+  // Requests re-addressed from an alias path to their canonical path, and the request as it came (its source address).
+  const aliased = new WeakMap<Request, Request>()
+  /** The source address of a request as the server received it (`undefined` for one made in process). */
+  function addressOf(request: Request): string | undefined {
+    return app.server?.requestIP(aliased.get(request) ?? request)?.address
+  }
+  /**
+   * A request to one of the original gateway's paths (`Catalog.canonicalPath`) re-addressed to its canonical path,
+   * before routing: every method, the validation, the price, the 402's resource URL, the payment and the answer are
+   * the canonical call's, so one payment serves either spelling. Any other request as it is.
+   */
+  function canonicalOf(request: Request): Request {
+    const url = request.url
+    const start = url.indexOf('/', url.indexOf('//') + 2)
+    const end = url.indexOf('?', start)
+    const path = end === -1 ? url.slice(start) : url.slice(start, end)
+    const canonical = Catalog.canonicalPath(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
+    if (canonical === undefined) return request
+    const { method, headers, body } = request
+    const rewritten = new Request(`${url.slice(0, start)}${canonical}${end === -1 ? '' : url.slice(end)}`, {
+      method,
+      headers,
+      ...(body ? { body, duplex: 'half' } : {}),
+    })
+    aliased.set(rewritten, request)
+    return rewritten
+  }
   function answeringOf(handle: (request: Request) => unknown): (request: Request) => unknown {
     let wrapped = answering.get(handle)
     if (!wrapped) {
-      wrapped = (request: Request) => {
+      wrapped = (incoming: Request) => {
+        const request = canonicalOf(incoming)
         // Before any work, even reading the head: a client at its cap of unpaid requests in progress is refused.
-        const address =
-          concurrency && !carriesPayment(request.headers) ? app.server?.requestIP(request)?.address : undefined
+        const address = concurrency && !carriesPayment(request.headers) ? addressOf(request) : undefined
         const counted = address === undefined ? undefined : ClientAddress.key(address)
         if (counted === undefined) return pass(handle, request)
         if (!concurrency!.enter(counted)) return answered(request, tooManyInProgress(request))
@@ -443,6 +477,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         leaseMs: typeof worker.leaseMs === 'function' ? worker.leaseMs(resources.env) : (worker.leaseMs ?? 30_000),
         run: (item) => worker.run(item, resources),
       })
+  }
+
+  for (const path of healthPaths) {
+    app.get(path, ({ request }) =>
+      decentralizedHealth({ upstream: ports.decentralized, baseUrl: originOf(new URL(request.url)) }),
+    )
+    if (defaultLimit) limitOf.set(`GET ${path}`, { family: 'decentralized', options: defaultLimit })
   }
 
   const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
@@ -838,6 +879,7 @@ function assertCoverage(app: AnyElysia, extraRoutes: ReadonlySet<string>): void 
   const expected = new Set([
     ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
     ...discoveryPaths.map((path) => `GET ${path}`),
+    ...healthPaths.map((path) => `GET ${path}`),
     ...operatorRoutes,
     ...extraRoutes,
   ])

@@ -11,6 +11,7 @@ import * as Catalog from '../core/Catalog.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
+import { aliasNote } from './discovery/documents.js'
 import * as Schema from './discovery/schema.js'
 import { priceTextOf, type ManifestResource as Resource } from './discovery/terms.js'
 
@@ -204,7 +205,7 @@ export function toTool(entry: Catalog.Entry, resource: Resource): Tool {
     title: Catalog.key(entry),
     description: `${entry.purpose.replace(/\.?$/, '.')} Price: ${
       resource.price === 'free' ? 'free' : `${priceTextOf(resource)} USDC per call, paid with x402`
-    }.`,
+    }.${aliasNote(entry)}`,
     inputSchema: { type: 'object', properties, required },
     annotations: { readOnlyHint: entry.method === 'GET', openWorldHint: true },
   }

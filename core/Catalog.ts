@@ -27,10 +27,17 @@ export type Entry = {
   method: Method
   /** Path as the spec writes it, with `:id`-style parameters, e.g. `/api/v1/invoice/:id`. */
   path: string
+  /**
+   * The original gateway's paths of this operation (vendor-named), answered exactly as `path` is: same handler, price
+   * and payment, the 402 naming `path`'s resource URL. @default none
+   */
+  aliases?: readonly string[]
   /** Price per call as stated by the machine description. */
   price: Price
   /** The catalog's own price where the spec states a second one (`(catalog: x)`). */
   catalogPrice?: Price
+  /** The original gateway's price where it differs from `price`, which stands (the spec's). @default none */
+  originalPrice?: Price
   /** Category (the spec's section or catalog family), used for grouping. */
   category: string
   /** Operation tags for the machine description. */
@@ -93,6 +100,11 @@ export function find(method: string, path: string): Entry | undefined {
   return byKey.get(`${method.toUpperCase()} ${path}`)
 }
 
+/** The catalog path an alias stands for (`/bittensor/v1/models` -> `/decentralized/v1/models`), or `undefined`. */
+export function canonicalPath(path: string): string | undefined {
+  return canonicalPaths.get(path)
+}
+
 /** Names of the path parameters of an entry, e.g. `['id']` for `/api/v1/invoice/:id`. */
 export function pathParameters(entry: Pick<Entry, 'path'>): string[] {
   return entry.path
@@ -119,3 +131,4 @@ export function counts(): { total: number; paid: number; free: number; categorie
 }
 
 const byKey = new Map(entries.map((entry) => [key(entry), entry]))
+const canonicalPaths = new Map(entries.flatMap((entry) => (entry.aliases ?? []).map((alias) => [alias, entry.path])))

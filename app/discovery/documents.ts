@@ -74,9 +74,19 @@ export function overview(context: Context) {
 export function openapi(context: Context) {
   const paths: Record<string, Record<string, unknown>> = {}
   for (const entry of Catalog.entries) {
+    const described = operation(entry, context)
     const path = entry.path.replace(/:([A-Za-z]+)/g, '{$1}')
     paths[path] ??= {}
-    paths[path]![entry.method.toLowerCase()] = operation(entry, context)
+    paths[path]![entry.method.toLowerCase()] = described
+    // An alias is the same operation at the original gateway's path, marked as such: counts stay the catalog's.
+    for (const alias of entry.aliases ?? []) {
+      paths[alias] ??= {}
+      paths[alias]![entry.method.toLowerCase()] = {
+        ...described,
+        operationId: Catalog.operationId({ method: entry.method, path: alias }),
+        'x-alias-of': entry.path,
+      }
+    }
   }
   return {
     openapi: '3.1.0',
@@ -123,6 +133,9 @@ export function manifest(context: Context) {
       method: entry.method,
       path: entry.path,
       url: `${baseUrl}${entry.path}`,
+      ...(entry.aliases
+        ? { aliases: entry.aliases.map((alias) => ({ path: alias, url: `${baseUrl}${alias}`, aliasOf: entry.path })) }
+        : {}),
       description: entry.purpose,
       category: entry.category,
       available: availability.available,
@@ -165,6 +178,9 @@ export function manifest(context: Context) {
       ...resource(entry),
       price: priceInfo(entry.price, context.ruleOf(entry)),
       ...(entry.catalogPrice ? { catalogPrice: priceInfo(entry.catalogPrice) } : {}),
+      ...(entry.originalPrice
+        ? { originalPrice: { ...priceInfo(entry.originalPrice), note: originalPriceNote(entry) } }
+        : {}),
       network: terms.network,
       asset: terms.asset.address,
       payTo: terms.payTo,
@@ -253,8 +269,11 @@ function operation(entry: Catalog.Entry, context: Context) {
     tags: entry.tags,
     summary: entry.purpose,
     description: `${priceText(entry.price, rule)} per call.${
-      context.reaccess?.(entry) ? ` ${reaccessText}` : ''
-    }${availability.available ? '' : ` Unavailable: ${availability.reason}`}`,
+      entry.originalPrice ? ` ${originalPriceNote(entry)}` : ''
+    }${aliasNote(entry)}${context.reaccess?.(entry) ? ` ${reaccessText}` : ''}${
+      availability.available ? '' : ` Unavailable: ${availability.reason}`
+    }`,
+    ...(entry.aliases ? { 'x-aliases': entry.aliases } : {}),
     parameters: [...schema.path.map(parameter('path')), ...schema.query.map(parameter('query'))],
     ...(schema.body
       ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } }
@@ -299,6 +318,7 @@ function operation(entry: Catalog.Entry, context: Context) {
             ],
             price: priceInfo(entry.price, rule),
             ...(entry.catalogPrice ? { catalogPrice: priceInfo(entry.catalogPrice) } : {}),
+            ...(entry.originalPrice ? { originalPrice: priceInfo(entry.originalPrice) } : {}),
             protocols: ['mpp', 'x402'],
           },
         }
@@ -344,7 +364,22 @@ function describe(entry: Catalog.Entry, context: Context): string {
   const availability = context.availability(entry)
   const catalogPrice = entry.catalogPrice ? ` (catalog: ${Price.toText(entry.catalogPrice)})` : ''
   const unavailable = availability.available ? '' : ` [unavailable: ${availability.code}]`
-  return `${priceText(entry.price, context.ruleOf(entry))}${catalogPrice} - ${entry.purpose}${unavailable}`
+  const notes = `${aliasNote(entry)}${entry.originalPrice ? ` ${originalPriceNote(entry)}` : ''}`
+  return `${priceText(entry.price, context.ruleOf(entry))}${catalogPrice} - ${entry.purpose}${notes ? `.${notes}` : ''}${unavailable}`
+}
+
+/** What discovery says of an entry's aliases: the original gateway's paths that answer as its own. */
+export function aliasNote(entry: Catalog.Entry): string {
+  if (!entry.aliases) return ''
+  return ` Also at ${entry.aliases.join(', ')} (the original gateway's path; same call, price and payment).`
+}
+
+/** What discovery says of a price the original gateway states otherwise: the spec's price stands. */
+function originalPriceNote(entry: Catalog.Entry): string {
+  return (
+    `The original gateway charged ${Price.toText(entry.originalPrice!)}; this gateway charges the interface's ` +
+    `stated ${Price.toText(entry.price)}.`
+  )
 }
 
 function counts() {

@@ -370,6 +370,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'GET',
     path: '/api/v1/solana/aggregator/quote',
+    aliases: ['/api/v1/solana/jupiter/quote'],
     price: fromStated('0.005'),
     category: 'solana',
     tags: ['solana', 'defi'],
@@ -381,6 +382,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'POST',
     path: '/api/v1/solana/aggregator/swap-tx',
+    aliases: ['/api/v1/solana/jupiter/swap-tx'],
     price: fromStated('0.01'),
     category: 'solana',
     tags: ['solana', 'defi'],
@@ -392,6 +394,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'GET',
     path: '/api/v1/solana/assetindex/assets-by-owner',
+    aliases: ['/api/v1/solana/helius/assets-by-owner'],
     price: fromStated('0.003'),
     category: 'solana',
     tags: ['solana'],
@@ -403,6 +406,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'GET',
     path: '/api/v1/solana/assetindex/asset',
+    aliases: ['/api/v1/solana/helius/asset'],
     price: fromStated('0.002'),
     category: 'solana',
     tags: ['solana'],
@@ -414,6 +418,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'GET',
     path: '/api/v1/solana/pricefeed/price',
+    aliases: ['/api/v1/solana/pyth/price'],
     price: fromStated('0.005'),
     category: 'solana',
     tags: ['solana', 'oracle'],
@@ -425,6 +430,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'GET',
     path: '/api/v1/solana/pricefeed/prices',
+    aliases: ['/api/v1/solana/pyth/prices'],
     price: fromStated('0.008'),
     category: 'solana',
     tags: ['solana', 'oracle'],
@@ -836,6 +842,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'POST',
     path: '/api/v1/msg/send',
+    aliases: ['/api/v1/xmtp/send'],
     price: fromStated('0.01'),
     category: 'communication',
     tags: ['communication'],
@@ -847,6 +854,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'GET',
     path: '/api/v1/msg/inbox',
+    aliases: ['/api/v1/xmtp/inbox'],
     price: fromStated('0.01'),
     category: 'communication',
     tags: ['communication'],
@@ -917,6 +925,7 @@ export const entries: readonly Entry[] = [
     path: '/api/v1/cron/create',
     price: fromStated('0.10'),
     catalogPrice: fromStated('0.01'),
+    originalPrice: fromStated('0.01'),
     category: 'infrastructure',
     tags: ['infrastructure'],
     purpose: 'Schedule a recurring job that POSTs a signed `cron.triggered` webhook to its callback URL on each run',
@@ -1194,6 +1203,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'POST',
     path: '/decentralized/v1/chat/completions',
+    aliases: ['/bittensor/v1/chat/completions'],
     price: fromStated('0.03'),
     category: 'decentralized',
     tags: ['ai', 'inference', 'decentralized'],
@@ -1205,6 +1215,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'POST',
     path: '/decentralized/v1/embeddings',
+    aliases: ['/bittensor/v1/embeddings'],
     price: fromStated('0.005'),
     category: 'decentralized',
     tags: ['ai', 'inference', 'decentralized'],
@@ -1216,6 +1227,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'POST',
     path: '/decentralized/v1/images/generations',
+    aliases: ['/bittensor/v1/images/generations'],
     price: fromStated('0.05'),
     category: 'decentralized',
     tags: ['ai', 'inference', 'decentralized'],
@@ -1227,6 +1239,7 @@ export const entries: readonly Entry[] = [
   {
     method: 'GET',
     path: '/decentralized/v1/models',
+    aliases: ['/bittensor/v1/models'],
     price: fromStated('0.001'),
     category: 'decentralized',
     tags: ['ai', 'inference', 'decentralized'],
@@ -1439,6 +1452,7 @@ export const entries: readonly Entry[] = [
     method: 'GET',
     path: '/api/v1/prices',
     price: fromStated('0.002'),
+    originalPrice: fromStated('0.005'),
     category: 'wallet-data',
     tags: ['oracle', 'wallet-data'],
     purpose: 'live token prices for one or many tokens',
