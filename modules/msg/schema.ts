@@ -7,13 +7,27 @@ export const SendBody = Type.Object(
   {
     to: evmSchema('Recipient wallet; it must have registered a messaging key (`POST /api/v1/msg/keys`)'),
     content: Type.String({
-      minLength: 4,
+      minLength: 1,
       maxLength: Messaging.maxEnvelopeLength,
-      pattern: '^[A-Za-z0-9+/]+={0,2}$',
       description:
         `The ECIES envelope (base64 of eciesjs output, made by \`Messaging.encrypt\`) encrypted to the recipient's ` +
-        `registered key, at most ${Messaging.maxEnvelopeLength} characters. Plaintext is refused.`,
+        `registered key, at most ${Messaging.maxEnvelopeLength} characters: end to end, the gateway never reads it. ` +
+        `Or plaintext, as the original gateway's clients send it (at most ${Messaging.maxContentBytes} bytes of UTF-8): ` +
+        'the gateway encrypts it to the same key before storing it and says so (`encryption: gateway`); it saw the ' +
+        'text, so this is not end to end. Plaintext is never stored.',
     }),
+    contentType: Type.Optional(
+      Type.String({
+        maxLength: 255,
+        description: 'MIME type of the content once opened, stored in clear beside it. @default text/plain',
+      }),
+    ),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Unknown(), {
+        description:
+          'Any JSON object of yours, stored in clear beside the envelope and shown in the inbox: put nothing private in it.',
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -90,8 +90,14 @@ export type Message = {
   from: Address
   /** The recipient. */
   to: Address
-  /** The ECIES envelope as sent. */
+  /** The ECIES envelope as sent, or as the gateway made it from plaintext. */
   envelope: string
+  /** Who encrypted it: the sender (end to end) or the gateway, from the sender's plaintext. */
+  encryption?: 'sender' | 'gateway'
+  /** MIME type of the opened content. */
+  contentType?: string
+  /** The sender's own JSON, in clear. */
+  metadata?: Record<string, unknown>
   /** When it was stored, ISO 8601. */
   createdAt: string
 }
@@ -179,33 +185,64 @@ async function registrationOf(deps: Deps, address: Address, field: string): Prom
 }
 
 /**
- * Checks a send before payment: the content must have the shape of an ECIES envelope (plaintext is refused) and the
- * recipient must have a registered key. Leaves anything the schema refuses to the schema.
+ * What `content` is: an ECIES envelope, or plaintext the gateway is to encrypt. Text that starts as an envelope does
+ * (base64 of an uncompressed point's 0x04) and is not one is refused as a broken envelope, never taken for plaintext.
+ */
+function contentOf(content: string): { kind: 'envelope' } | { kind: 'plaintext' } {
+  const parsed = Messaging.parse(content)
+  if (parsed.ok) return { kind: 'envelope' }
+  if (/^B[A-Za-z0-9+/]{3,}={0,2}$/.test(content) && content.length % 4 === 0)
+    throw new ValidationError({ field: 'content', message: `${parsed.reason}: not a well-formed ECIES envelope` })
+  const bytes = new TextEncoder().encode(content).length
+  if (bytes > Messaging.maxContentBytes)
+    throw new ValidationError({
+      field: 'content',
+      message: `is ${bytes} bytes of plaintext; one message carries at most ${Messaging.maxContentBytes}`,
+    })
+  return { kind: 'plaintext' }
+}
+
+/**
+ * Checks a send before payment: the content must be an ECIES envelope or plaintext that fits one, and the recipient
+ * must have a registered key (a 409 saying it must register one: without it nothing can be encrypted to it, and
+ * plaintext is never stored). Leaves anything the schema refuses to the schema.
  */
 export async function preflightSend(deps: Deps, body: unknown): Promise<void> {
   const input = body as Partial<SendBody> | null
-  if (typeof input?.content === 'string' && input.content.length <= Messaging.maxEnvelopeLength) {
-    const parsed = Messaging.parse(input.content)
-    if (!parsed.ok)
-      throw new ValidationError({
-        field: 'content',
-        message: `${parsed.reason}: send an ECIES envelope, never plaintext`,
-      })
-  }
-  if (typeof input?.to === 'string' && /^0x[0-9a-fA-F]{40}$/.test(input.to))
-    await registrationOf(deps, getAddress(input.to), 'to')
+  if (typeof input?.content === 'string' && input.content.length <= Messaging.maxEnvelopeLength)
+    contentOf(input.content)
+  if (typeof input?.to === 'string' && /^0x[0-9a-fA-F]{40}$/.test(input.to)) await recipientKeyOf(deps, input.to)
 }
 
-/** Stores an envelope from the payer for the recipient's inbox; `stored` is all the gateway can say of it. */
+/** The recipient's registered key, or a 409 that says the recipient must register one first. */
+async function recipientKeyOf(deps: Deps, to: string): Promise<Registration> {
+  const address = getAddress(to)
+  const record = await deps.store.get<Registration>(keysCollection, address)
+  if (!record)
+    throw new ConflictError(
+      `${address} has registered no messaging key, so nothing can be encrypted to it and plaintext is never stored: the recipient must register one first (POST /api/v1/msg/keys).`,
+      { details: { field: 'to', reason: 'no_messaging_key' } },
+    )
+  return record.value
+}
+
+/**
+ * Stores an envelope from the payer for the recipient's inbox; `stored` is all the gateway can say of it. Plaintext
+ * is first encrypted to the recipient's registered key, and only the envelope is kept; the answer says who encrypted.
+ */
 export async function send(deps: Deps, input: SendBody & { caller: Address }) {
-  await preflightSend(deps, input)
+  const { publicKey } = await recipientKeyOf(deps, input.to)
+  const encryption = contentOf(input.content).kind === 'envelope' ? 'sender' : 'gateway'
   const now = new Date()
   const to = getAddress(input.to)
   const message: Message = {
     id: `msg_${crypto.randomUUID().replaceAll('-', '')}`,
     from: getAddress(input.caller),
     to,
-    envelope: input.content,
+    envelope: encryption === 'sender' ? input.content : Messaging.encrypt({ content: input.content, publicKey }),
+    encryption,
+    contentType: input.contentType ?? 'text/plain',
+    metadata: input.metadata ?? {},
     createdAt: now.toISOString(),
   }
   await deps.store.insert({
@@ -216,7 +253,21 @@ export async function send(deps: Deps, input: SendBody & { caller: Address }) {
     createdAt: now,
   })
   await count(deps, to, now)
-  return { id: message.id, status: 'stored' as const, from: message.from, to, createdAt: message.createdAt }
+  return {
+    id: message.id,
+    status: 'stored' as const,
+    from: message.from,
+    to,
+    createdAt: message.createdAt,
+    encryption,
+    ...(encryption === 'gateway'
+      ? {
+          note: "Encrypted by the gateway to the recipient's registered key: the gateway saw the plaintext, so this message is not end to end. Encrypt to the key yourself (GET /api/v1/msg/keys/{address}) for that.",
+        }
+      : {}),
+    contentType: message.contentType,
+    metadata: message.metadata,
+  }
 }
 
 /** Adds one to the recipient's message count. */

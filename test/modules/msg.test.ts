@@ -171,35 +171,76 @@ describe('msg/send and msg/inbox', () => {
     expect(gateway.settled.length).toBe(before)
   })
 
-  test('error: plaintext, a malformed envelope and a recipient without a key: 400/404 before payment', async () => {
+  test('error: a broken envelope, oversized content and a recipient without a key: 400/409 before payment', async () => {
     const before = gateway.settled.length
-    const plaintext = await refused(
-      await gateway.post('/api/v1/msg/send', { to: payers.alice, content: 'hello alice' }, payers.bob),
+    const { publicKey } = Messaging.createKeyPair()
+    const envelope = Messaging.encrypt({ content: 'hi', publicKey })
+    // The ephemeral key's first coordinate bytes zeroed: still base64 starting as an envelope does, no longer a point.
+    const bytes = Uint8Array.from(atob(envelope), (char) => char.charCodeAt(0))
+    bytes.fill(0, 1, 33)
+    const broken = btoa(String.fromCharCode(...bytes))
+    const problem = await refused(
+      await gateway.post('/api/v1/msg/send', { to: payers.alice, content: broken }, payers.bob),
       400,
     )
-    expect(plaintext.code).toBe('validation_failed')
-    const base64Plaintext = btoa(
-      'hello alice, this is plain text that merely looks like base64 once encoded, padded out',
-    )
-    const looksEncoded = await refused(
-      await gateway.post('/api/v1/msg/send', { to: payers.alice, content: base64Plaintext }, payers.bob),
-      400,
-    )
-    expect(looksEncoded).toMatchObject({ field: 'content' })
+    expect(problem).toMatchObject({ code: 'validation_failed', field: 'content' })
     const tooLong = 'A'.repeat(Messaging.maxEnvelopeLength + 4)
     await refused(await gateway.post('/api/v1/msg/send', { to: payers.alice, content: tooLong }, payers.bob), 400)
-    const { publicKey } = Messaging.createKeyPair()
-    const nobody = await refused(
-      await gateway.post(
-        '/api/v1/msg/send',
-        { to: payers.carol, content: Messaging.encrypt({ content: 'hi', publicKey }) },
-        payers.bob,
+    const tooMuchText = 'é'.repeat(Messaging.maxContentBytes / 2 + 1)
+    expect(
+      await refused(
+        await gateway.post('/api/v1/msg/send', { to: payers.alice, content: tooMuchText }, payers.bob),
+        400,
       ),
-      404,
-    )
-    expect(nobody).toMatchObject({ field: 'to', reason: 'no_messaging_key' })
+    ).toMatchObject({ field: 'content' })
+    for (const content of [envelope, 'hello carol, in plain text']) {
+      const nobody = await refused(
+        await gateway.post('/api/v1/msg/send', { to: payers.carol, content }, payers.bob),
+        409,
+      )
+      expect(nobody).toMatchObject({ field: 'to', reason: 'no_messaging_key' })
+      expect(nobody.detail).toContain('must register one')
+    }
     expect(gateway.settled.length).toBe(before)
     expect(await store.get(keysCollection, payers.carol)).toBeUndefined()
+  })
+
+  test("behavior: the original gateway's plaintext send is encrypted to the recipient's key, and the answer says so", async () => {
+    const text = 'Invoice 42 is paid, thanks'
+    const sent = await ok(
+      await gateway.post(
+        '/api/v1/msg/send',
+        { to: payers.alice, content: text, contentType: 'text/plain', metadata: { thread: 't1' } },
+        payers.bob,
+      ),
+    )
+    expect(sent).toMatchObject({
+      status: 'stored',
+      from: payers.bob,
+      to: payers.alice,
+      encryption: 'gateway',
+      note: expect.stringContaining('not end to end'),
+      contentType: 'text/plain',
+      metadata: { thread: 't1' },
+    })
+    const stored = await store.get<Message>(messagesCollection, sent.id)
+    expect(JSON.stringify(stored)).not.toContain('Invoice 42')
+    expect(Messaging.decrypt({ envelope: stored!.value.envelope, privateKey: alice.privateKey })).toBe(text)
+    const read = await ok(await gateway.get(`/api/v1/msg/inbox?address=${payers.alice}&limit=5`, payers.alice))
+    expect(read.messages.find((message: Message) => message.id === sent.id)).toMatchObject({
+      encryption: 'gateway',
+      contentType: 'text/plain',
+      metadata: { thread: 't1' },
+    })
+    const own = await ok(
+      await gateway.post(
+        '/api/v1/msg/send',
+        { to: payers.alice, content: Messaging.encrypt({ content: 'e2e', publicKey: alice.publicKey }) },
+        payers.bob,
+      ),
+    )
+    expect(own).toMatchObject({ encryption: 'sender', contentType: 'text/plain' })
+    expect(own.note).toBeUndefined()
   })
 })
 
