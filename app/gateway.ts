@@ -598,6 +598,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     availability: availabilityNow,
     ruleOf,
     outputOf: (entry) => outputs.get(Catalog.key(entry)),
+    inputOf: (entry) => {
+      const schemas = schemasOf.get(Catalog.key(entry))
+      return schemas && { query: schemas.query, body: schemas.body }
+    },
     factsOf: (entry) => facts.get(Catalog.key(entry)),
     solana: payment?.solana
       ? { offered: true, ...payment.solana.terms }

@@ -24,6 +24,11 @@ export type Context = {
   ruleOf: (entry: Catalog.Entry) => Price.Rule | undefined
   /** The answer's schema of an entry whose shape the spec does not show, where its module documents it. */
   outputOf?: ((entry: Catalog.Entry) => Schema.JsonSchema | undefined) | undefined
+  /**
+   * The schemas the entry's route validates its query and body with (every name it accepts, with its unit and
+   * default), where it has them: OpenAPI documents them beside the catalog's fields.
+   */
+  inputOf?: ((entry: Catalog.Entry) => Schema.Input | undefined) | undefined
   /** What its module publishes of an entry beside the catalog, by name (OpenAPI `x-<name>`, a manifest field). */
   factsOf?: ((entry: Catalog.Entry) => Readonly<Record<string, unknown>> | undefined) | undefined
   /** The x402 `exact` offer on Solana beside the EVM one: its terms, or why it is not made. */
@@ -249,12 +254,12 @@ export function llmsText(context: Context): string {
 function operation(entry: Catalog.Entry, context: Context) {
   const availability = context.availability(entry)
   const rule = context.ruleOf(entry)
-  const schema = Schema.ofEntry(entry)
-  const parameter = (location: 'query' | 'path') => (field: Catalog.Field) => ({
+  const schema = Schema.withInput(Schema.ofEntry(entry), context.inputOf?.(entry))
+  const parameter = (location: 'query' | 'path') => (field: Schema.Parameter) => ({
     name: field.name,
     in: location,
     required: location === 'path' ? true : field.required,
-    schema: { type: 'string' },
+    schema: field.schema ?? { type: 'string' },
     ...(field.description ? { description: field.description } : {}),
   })
   const paid = !Catalog.isFree(entry)

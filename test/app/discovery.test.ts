@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { Elysia, t } from 'elysia'
 import { memory } from '../../adapters/store/memory.js'
 import { families } from '../../app/modules.js'
 import * as Catalog from '../../core/Catalog.js'
+import * as Module from '../../core/Module.js'
 import packageJson from '../../package.json' with { type: 'json' }
 import { stubPayment, testGateway } from '../support/gateway.js'
 
@@ -11,8 +13,8 @@ const gateway = testGateway({ env: { PUBLIC_URL: 'https://pay.example' } })
 const paid = Catalog.entries.filter((entry) => !Catalog.isFree(entry))
 const free = Catalog.entries.filter(Catalog.isFree)
 
-async function json(path: string) {
-  const response = await gateway.fetch(path)
+async function json(path: string, from: { fetch: (path: string) => Promise<Response> } = gateway) {
+  const response = await from.fetch(path)
   expect(response.status).toBe(200)
   return (await response.json()) as any
 }
@@ -206,5 +208,62 @@ describe('the version', () => {
       expect(readFileSync(spec, 'utf8')).toContain(
         `The machine description carries version ${Catalog.machineDescriptionVersion}; the public overview object carries version ${Catalog.overviewVersion}.`,
       )
+  })
+})
+
+describe('OpenAPI request schemas', () => {
+  test("behavior: a route's body and query schemas are documented beside the catalog's fields: every name the route takes, the catalog's description where the route has none", async () => {
+    const invoices = Module.define({
+      name: 'invoice',
+      paths: ['/api/v1/invoice/create'],
+      needs: [],
+      routes: () =>
+        new Elysia().post('/api/v1/invoice/create', () => ({ ok: true }), {
+          body: t.Object(
+            {
+              creator: t.String(),
+              token: t.String(),
+              amount: t.String(),
+              memo: t.Optional(t.String({ description: 'Free text on the invoice.' })),
+            },
+            { additionalProperties: false },
+          ),
+        }),
+    })
+    const gateway = testGateway({ families: [invoices] })
+    const body = (await json('/openapi.json', gateway)).paths['/api/v1/invoice/create'].post.requestBody.content[
+      'application/json'
+    ].schema
+    expect(Object.keys(body.properties)).toEqual(['creator', 'token', 'amount', 'memo'])
+    expect(body.required).toEqual(['creator', 'token', 'amount'])
+    expect(body.additionalProperties).toBe(false)
+    expect(body.properties.memo.description).toBe('Free text on the invoice.')
+    const catalogAmount = Catalog.entries
+      .find((entry) => entry.path === '/api/v1/invoice/create')!
+      .request.find((field) => field.name === 'amount')!.description
+    expect(body.properties.amount.description).toBe(catalogAmount)
+  })
+
+  test("behavior: a route's query parameters that the catalog does not name are listed after the catalog's, with their schema", async () => {
+    const models = Module.define({
+      name: 'models',
+      paths: ['/api/v1/models'],
+      needs: [],
+      routes: () =>
+        new Elysia().get('/api/v1/models', () => ({ models: [], count: 0 }), {
+          query: t.Object({
+            provider: t.Optional(t.String({ pattern: '^[a-z]+$', description: 'Only this provider.' })),
+          }),
+        }),
+    })
+    const gateway = testGateway({ families: [models] })
+    const parameters = (await json('/openapi.json', gateway)).paths['/api/v1/models'].get.parameters
+    expect(parameters).toContainEqual({
+      name: 'provider',
+      in: 'query',
+      required: false,
+      schema: { pattern: '^[a-z]+$', description: 'Only this provider.', type: 'string' },
+      description: 'Only this provider.',
+    })
   })
 })
