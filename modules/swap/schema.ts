@@ -53,7 +53,13 @@ export type ExecuteBody = Static<typeof ExecuteBody>
 /** Query of `GET /api/v1/defi/positions`. */
 export const PositionsQuery = Type.Object({
   address: Type.String({ maxLength: 64, description: 'EVM address whose positions are read.' }),
-  chain: Type.Optional(Type.String({ maxLength: 32, description: 'Chain; `base` (the default) only.' })),
+  chain: Type.Optional(
+    Type.String({
+      maxLength: 32,
+      description:
+        "Chain: Base only, in any spelling (`base`, or the original gateway's default `base-mainnet`; any case); default base. Another chain (`eth-mainnet`, ...) is a 400 naming chain.",
+    }),
+  ),
 })
 /** Query of `GET /api/v1/defi/positions`. */
 export type PositionsQuery = Static<typeof PositionsQuery>

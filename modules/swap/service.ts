@@ -12,6 +12,7 @@ import {
 } from 'viem'
 import * as AddressFormat from '../../core/Address.js'
 import { NoRouteError, UpstreamFailedError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import * as EvmChain from '../../core/EvmChain.js'
 import * as Lending from '../../core/Lending.js'
 import * as Multicall3 from '../../core/Multicall3.js'
 import type { PriceFeeds, Reading } from '../../core/PriceFeeds.js'
@@ -109,11 +110,13 @@ export async function preflightExecute(deps: Deps, body: unknown): Promise<void>
   await preflightQuote(deps, fields)
 }
 
-/** Checks the fields of a positions read before payment: an EVM address, and `base` as the chain. */
+/**
+ * Checks the fields of a positions read before payment: an EVM address, and Base as the chain in any of its spellings
+ * (`base`, the original gateway's default `base-mainnet`); another chain is a 400 naming `chain`.
+ */
 export function preflightPositions(query: Partial<Record<keyof PositionsQuery, unknown>>): void {
   if (typeof query.address === 'string') evmAddress(query.address, 'address')
-  if (query.chain !== undefined && query.chain !== 'base')
-    throw new ValidationError({ field: 'chain', message: 'only `base` is served' })
+  EvmChain.only({ value: query.chain, served: 'base' })
 }
 
 /** A token field as an address or a listed symbol; `undefined` when the schema will refuse it. */
@@ -552,7 +555,7 @@ async function allowanceOf(deps: Deps, parameters: { token: Token; owner: Addres
 /** One supplied or borrowed position. */
 type Position = {
   /** `aave-v3` or `compound-v3`. */
-  protocol: string
+  protocol: Protocol
   /** The market: Aave's pool, or the Comet's name. */
   market: string
   /** `supply` (base token lent), `collateral` or `borrow`. */
@@ -563,7 +566,24 @@ type Position = {
   amount: Amount
   /** USD value from the oracle, decimal string; `null` without a live feed. */
   usd: string | null
+  /** The original gateway's kind: `lending` (supplied, as collateral or not) or `borrowing`. */
+  category: 'lending' | 'borrowing'
+  /** The chain read, `base`. */
+  chain: EvmChain.Name
+  /** The original's name of `asset.address`. */
+  asset_address: Address
+  /** The original's name of `asset.symbol`. */
+  asset_symbol: string
+  /** The original's name of `asset.decimals`. */
+  asset_decimals: number
+  /** The original's name of `amount.raw`: base units, decimal string. */
+  balance_raw: string
+  /** The original's name of `amount.formatted`: whole tokens, decimal string. */
+  balance_human: string
 }
+
+/** The two protocols read, as the original gateway names them. */
+type Protocol = 'aave-v3' | 'compound-v3'
 
 /**
  * Supplied and borrowed positions of `address` in Aave v3 (the data provider's current balances, the Pool's account
@@ -571,8 +591,7 @@ type Position = {
  * oracle. Three `eth_call`s: reserves and markets, then balances, then Comet collateral.
  */
 export async function positions(deps: Deps, query: PositionsQuery) {
-  preflightPositions(query)
-  const chain = query.chain ?? 'base'
+  const chain = EvmChain.only({ value: query.chain, served: 'base' })
   const address = evmAddress(query.address, 'address')
   const deployment = Lending.of(deps.chain.chainId)
   const { aave, comets } = deployment
@@ -592,8 +611,9 @@ export async function positions(deps: Deps, query: PositionsQuery) {
       { target: comet.address, callData: encode(Lending.cometAbi, 'borrowBalanceOf', [address]) },
     ]),
   ])
-  const partialErrors: string[] = []
-  if (!first[0]) partialErrors.push('Aave v3: getAllReservesTokens failed')
+  const failures: { protocol: Protocol; message: string }[] = []
+  const fail = (protocol: Protocol, message: string) => failures.push({ protocol, message })
+  if (!first[0]) fail('aave-v3', 'Aave v3: getAllReservesTokens failed')
   const reserves = first[0]
     ? decodeFunctionResult({ abi: Lending.aaveAbi, functionName: 'getAllReservesTokens', data: first[0] })
     : []
@@ -603,7 +623,7 @@ export async function positions(deps: Deps, query: PositionsQuery) {
   const markets = comets.map((comet, index) => {
     const [baseToken, numAssets, supplied, borrowed] = first.slice(2 + index * 4, 6 + index * 4)
     if (!baseToken || !numAssets || !supplied || !borrowed) {
-      partialErrors.push(`Compound v3 ${comet.name}: reads failed`)
+      fail('compound-v3', `Compound v3 ${comet.name}: reads failed`)
       return undefined
     }
     return {
@@ -637,7 +657,7 @@ export async function positions(deps: Deps, query: PositionsQuery) {
       return [
         { comet, asset: decodeFunctionResult({ abi: Lending.cometAbi, functionName: 'getAssetInfo', data }).asset },
       ]
-    partialErrors.push(`Compound v3 ${comet}: getAssetInfo(${index}) failed`)
+    fail('compound-v3', `Compound v3 ${comet}: getAssetInfo(${index}) failed`)
     return []
   })
 
@@ -665,7 +685,12 @@ export async function positions(deps: Deps, query: PositionsQuery) {
     const decimals = third[collateralAssets.length + index * 2]
     const symbol = third[collateralAssets.length + index * 2 + 1]
     if (decimals === undefined || size(decimals) !== 32) {
-      partialErrors.push(`decimals() failed for ${asset}`)
+      if (reserves.some((reserve) => reserve.tokenAddress === asset)) fail('aave-v3', `decimals() failed for ${asset}`)
+      if (
+        markets.some((market) => market?.baseToken === asset) ||
+        collateralAssets.some((entry) => entry.asset === asset)
+      )
+        fail('compound-v3', `decimals() failed for ${asset}`)
       continue
     }
     let name: string = asset
@@ -682,22 +707,30 @@ export async function positions(deps: Deps, query: PositionsQuery) {
     return formatUnits((amount * price.answer) / 10n ** BigInt(token.decimals), price.decimals)
   }
   const list: Position[] = []
-  const push = (protocol: string, market: string, type: Position['type'], asset: Address, amount: bigint) => {
+  const push = (protocol: Protocol, market: string, type: Position['type'], asset: Address, amount: bigint) => {
     const token = metadata.get(asset)
     if (amount === 0n || !token) return
+    const formatted = amountOf(amount, token.decimals)
     list.push({
       protocol,
       market,
       type,
       asset: token,
-      amount: amountOf(amount, token.decimals),
+      amount: formatted,
       usd: usdOf(token, amount),
+      category: type === 'borrow' ? 'borrowing' : 'lending',
+      chain,
+      asset_address: token.address,
+      asset_symbol: token.symbol,
+      asset_decimals: token.decimals,
+      balance_raw: formatted.raw,
+      balance_human: formatted.formatted,
     })
   }
   for (const [index, reserve] of reserves.entries()) {
     const data = second[index]
     if (!data) {
-      partialErrors.push(`Aave v3: getUserReserveData failed for ${reserve.symbol}`)
+      fail('aave-v3', `Aave v3: getUserReserveData failed for ${reserve.symbol}`)
       continue
     }
     const [aTokenBalance, stableDebt, variableDebt] = decodeFunctionResult({
@@ -716,19 +749,23 @@ export async function positions(deps: Deps, query: PositionsQuery) {
   for (const [index, entry] of collateralAssets.entries()) {
     const data = third[index]
     if (!data) {
-      partialErrors.push(`Compound v3 ${entry.comet}: collateralBalanceOf failed for ${entry.asset}`)
+      fail('compound-v3', `Compound v3 ${entry.comet}: collateralBalanceOf failed for ${entry.asset}`)
       continue
     }
     const market = markets.find((candidate) => candidate?.address === entry.comet)!
     push('compound-v3', market.name, 'collateral', entry.asset, hexToBigInt(data))
   }
 
+  const byProtocol: Partial<Record<Protocol, Position[]>> = {}
+  for (const position of list) byProtocol[position.protocol] = [...(byProtocol[position.protocol] ?? []), position]
   return {
     address,
     chain,
     chainId: deps.chain.chainId,
     total_positions: list.length,
+    protocols_with_exposure: Object.keys(byProtocol),
     positions: list,
+    by_protocol: byProtocol,
     aave: account
       ? {
           pool: aave.pool,
@@ -738,6 +775,8 @@ export async function positions(deps: Deps, query: PositionsQuery) {
           healthFactor: account[1] === 0n ? null : formatUnits(account[5], Lending.healthFactorDecimals),
         }
       : null,
-    partialErrors,
+    partialErrors: [...new Set(failures.map((failure) => failure.message))],
+    // As the original: absent when every protocol was read, so that its clients' `if (partial_errors)` holds.
+    partial_errors: failures.length > 0 ? failures : undefined,
   }
 }

@@ -379,42 +379,85 @@ describe('GET /api/v1/defi/positions', () => {
     )
     expect(answer.address).toBe(user.address)
     expect(answer.total_positions).toBe(4)
+    const original = (asset: { symbol: string; address: Address; decimals: number }, raw: string, human: string) => ({
+      chain: 'base',
+      asset_address: asset.address,
+      asset_symbol: asset.symbol,
+      asset_decimals: asset.decimals,
+      balance_raw: raw,
+      balance_human: human,
+    })
+    const usdcAsset = { symbol: 'USDC', address: usdc, decimals: 6 }
+    const wethAsset = { symbol: 'WETH', address: weth, decimals: 18 }
     expect(answer.positions).toEqual([
       {
         protocol: 'aave-v3',
         market: aave.pool,
         type: 'borrow',
-        asset: { symbol: 'USDC', address: usdc, decimals: 6 },
+        asset: usdcAsset,
         amount: { raw: '1000000000', formatted: '1000' },
         usd: '1000',
+        category: 'borrowing',
+        ...original(usdcAsset, '1000000000', '1000'),
       },
       {
         protocol: 'aave-v3',
         market: aave.pool,
         type: 'supply',
-        asset: { symbol: 'WETH', address: weth, decimals: 18 },
+        asset: wethAsset,
         amount: { raw: '1000000000000000000', formatted: '1' },
         usd: '3000',
+        category: 'lending',
+        ...original(wethAsset, '1000000000000000000', '1'),
       },
       {
         protocol: 'compound-v3',
         market: 'cUSDCv3',
         type: 'borrow',
-        asset: { symbol: 'USDC', address: usdc, decimals: 6 },
+        asset: usdcAsset,
         amount: { raw: '3000000000', formatted: '3000' },
         usd: '3000',
+        category: 'borrowing',
+        ...original(usdcAsset, '3000000000', '3000'),
       },
       {
         protocol: 'compound-v3',
         market: 'cUSDCv3',
         type: 'collateral',
-        asset: { symbol: 'WETH', address: weth, decimals: 18 },
+        asset: wethAsset,
         amount: { raw: '2000000000000000000', formatted: '2' },
         usd: '6000',
+        category: 'lending',
+        ...original(wethAsset, '2000000000000000000', '2'),
       },
     ])
     // 3,000 USD of WETH at an 83% liquidation threshold against 1,000 USD of debt.
     expect(answer.aave).toMatchObject({ totalCollateralUsd: '3000', totalDebtUsd: '1000', healthFactor: '2.49' })
+    expect(answer.partialErrors).toEqual([])
+  })
+
+  test("behavior: the original gateway's call (chain=base-mainnet) answers its protocols_with_exposure and by_protocol", async () => {
+    // Account 5's positions are the ones the default test opened.
+    const user = gateway.account(5)
+    const answer = await ok(
+      await gateway.paid(
+        gateway.account(1),
+        'GET',
+        `/api/v1/defi/positions?address=${user.address}&chain=base-mainnet`,
+      ),
+    )
+    expect(answer.chain).toBe('base')
+    expect(answer.total_positions).toBe(4)
+    expect(answer.protocols_with_exposure).toEqual(['aave-v3', 'compound-v3'])
+    expect(Object.keys(answer.by_protocol)).toEqual(['aave-v3', 'compound-v3'])
+    expect(answer.by_protocol['aave-v3']).toEqual(answer.positions.slice(0, 2))
+    expect(answer.by_protocol['compound-v3']).toEqual(answer.positions.slice(2))
+    expect(answer.by_protocol['compound-v3'].map((position: { category: string }) => position.category)).toEqual([
+      'borrowing',
+      'lending',
+    ])
+    // As the original, partial_errors is absent when every protocol was read; ours stays an empty list.
+    expect('partial_errors' in answer).toBe(false)
     expect(answer.partialErrors).toEqual([])
   })
 
@@ -426,7 +469,13 @@ describe('GET /api/v1/defi/positions', () => {
         `/api/v1/defi/positions?address=${gateway.account(6).address}&chain=base`,
       ),
     )
-    expect(answer).toMatchObject({ total_positions: 0, positions: [], aave: { healthFactor: null } })
+    expect(answer).toMatchObject({
+      total_positions: 0,
+      positions: [],
+      protocols_with_exposure: [],
+      by_protocol: {},
+      aave: { healthFactor: null },
+    })
   })
 
   test('error: bad input is a 400 naming the field, before any payment', async () => {
@@ -436,6 +485,13 @@ describe('GET /api/v1/defi/positions', () => {
       400,
     )
     expect(chain.detail).toContain('chain')
+    // The original's other spelling reads no protocol there (its readers are Base's): a 400 before payment, not an empty answer.
+    const ethereum = await refused(
+      await unpaid(`/api/v1/defi/positions?address=${gateway.account(6).address}&chain=eth-mainnet`),
+      400,
+    )
+    expect(ethereum.detail).toContain('chain')
+    expect(ethereum.detail).toContain('ethereum is not served here')
   })
 })
 
