@@ -152,13 +152,13 @@ if (which === 'sctp' || which === 'both') {
       { sku: 'CRATE', quantity: '2', unitPrice: '20000000' },
     ],
   })
-  step('7. po (0.02 USDC):', { id: po.id, total: po.total })
+  step('7. po (0.02 USDC):', { id: po.id, total: po.total, totalRaw: po.totalRaw })
   const { invoice } = await call(operator, 'POST', '/api/v1/sctp/invoice', {
     poId: po.id,
     number: `INV-${Date.now()}`,
     currency: 'USDC',
     lines: [{ sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' }],
-    total: '15000000',
+    total: '15',
   })
   step('8. invoice (0.02 USDC, by the supplier):', { id: invoice.id, status: invoice.status })
   const verified = await call(buyer, 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id })

@@ -37,6 +37,7 @@ export function routes(deps: Service.Deps) {
       })
       .post('/api/v1/sctp/invoice', ({ body, caller }) => Service.invoice(deps, { ...body, caller }), {
         body: InvoiceBody,
+        transform: ({ body }) => Service.preflightInvoice(deps, body),
       })
       .get('/api/v1/sctp/invoice/:id', ({ params, caller }) => Service.getInvoice(deps, { id: params.id, caller }), {
         params: InvoiceParams,

@@ -58,7 +58,7 @@ const orderLine = Type.Object(
     sku,
     description: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
     quantity,
-    unitPrice: atomic('Price of one unit, atomic units of the currency.'),
+    unitPrice: atomic('Price of one unit, ATOMIC units of the currency ("1500000" is 1.5 USDC).'),
   },
   { additionalProperties: false },
 )
@@ -84,12 +84,19 @@ export const InvoiceBody = Type.Object(
     currency,
     lines: Type.Array(
       Type.Object(
-        { sku, quantity, unitPrice: atomic('Invoiced price of one unit, atomic units.') },
+        {
+          sku,
+          quantity,
+          unitPrice: atomic('Invoiced price of one unit, ATOMIC units of the token ("1500000" is 1.5 USDC).'),
+        },
         { additionalProperties: false },
       ),
       { minItems: 1, maxItems: 100 },
     ),
-    total: atomic('Invoiced total, atomic units; must be the sum of quantity × unit price.'),
+    total: Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+      description:
+        'Invoiced total, a HUMAN decimal of the order\'s token as the original gateway reads `total` ("55" is 55 USDC, 55000000 atomic units); must be the sum of quantity × unitPrice (atomic). Answers give total (human) and totalRaw.',
+    }),
   },
   { additionalProperties: false },
 )

@@ -11,6 +11,7 @@ import type { Transfers } from '../../core/Transfers.js'
 import * as Units from '../../core/Units.js'
 import {
   type InvoiceBody,
+  InvoiceBody as InvoiceBodySchema,
   PayBody,
   type PoBody,
   type SupplierBody,
@@ -167,7 +168,7 @@ export async function po(deps: Deps, input: PoBody & { caller: Address }) {
     createdAt: clock(deps).toISOString(),
   }
   await insert(deps, collections.orders, order.id, unique([order.buyer, seller.owner]), order)
-  return { po: order }
+  return { po: viewOrder(deps, order) }
 }
 
 /** A purchase order, with its invoices' states, for its buyer and its supplier. */
@@ -177,10 +178,13 @@ export async function getPo(deps: Deps, input: { id: string; caller: Address }) 
     order.invoiceIds.map(async (id) => (await deps.store.get<Invoice>(collections.invoices, id))?.value),
   )
   return {
-    po: order,
+    po: viewOrder(deps, order),
     invoices: invoices
       .filter((one) => one !== undefined)
-      .map(({ id, number, status, total }) => ({ id, number, status, total })),
+      .map((one) => {
+        const { id, number, status, total, totalRaw } = viewInvoice(deps, one)
+        return { id, number, status, total, totalRaw }
+      }),
   }
 }
 
@@ -201,7 +205,7 @@ export async function invoice(deps: Deps, input: InvoiceBody & { caller: Address
     number: input.number,
     currency: input.currency,
     lines: input.lines,
-    total: input.total,
+    total: totalOf(deps, order, input.total).toString(),
     dueDate: new Date(now.getTime() + dueDays[seller.paymentTerms] * 86_400_000).toISOString(),
     status: 'submitted',
     history: [{ status: 'submitted', at: now.toISOString() }],
@@ -212,13 +216,53 @@ export async function invoice(deps: Deps, input: InvoiceBody & { caller: Address
     ...current.value,
     invoiceIds: [...current.value.invoiceIds, record.id],
   }))
-  return { invoice: record }
+  return { invoice: viewInvoice(deps, record) }
+}
+
+/** Checks an invoice body before payment: its total, a human decimal of its order's token. */
+export async function preflightInvoice(deps: Deps, body: unknown): Promise<void> {
+  if (!Value.Check(InvoiceBodySchema, body)) return
+  const order = (await deps.store.get<Order>(collections.orders, body.poId))?.value
+  if (order !== undefined) totalOf(deps, order, body.total)
+}
+
+/** An invoice's total, read as the original gateway reads `total`: a human decimal of the order's token. */
+function totalOf(deps: Deps, order: Order, total: string | number): bigint {
+  return Units.fromDecimal({ value: total, decimals: tokenOf(deps, order.currency, 'total').decimals, field: 'total' })
+}
+
+/** An order as answered: its total human (as the original's `total`) and atomic (`totalRaw`). */
+function viewOrder(deps: Deps, order: Order) {
+  const { decimals } = tokenOf(deps, order.currency, 'currency')
+  return { ...order, total: Units.toDecimal(BigInt(order.total), decimals), totalRaw: order.total }
+}
+
+/** An invoice as answered: its total and its payment's amount human, with the atomic ones beside (`…Raw`). */
+function viewInvoice(deps: Deps, record: Invoice) {
+  const token = deps.tokens.find((one) => one.symbol.toLowerCase() === record.currency.toLowerCase())
+  // An invoice in a currency the gateway does not pay in is stored (and rejected by the match); its figures stay atomic.
+  const decimals = token?.decimals ?? 0
+  const { payment } = record
+  return {
+    ...record,
+    total: Units.toDecimal(BigInt(record.total), decimals),
+    totalRaw: record.total,
+    ...(payment === undefined
+      ? {}
+      : {
+          payment: {
+            ...payment,
+            amount: Units.toDecimal(BigInt(payment.amount), decimals),
+            amountRaw: payment.amount,
+          },
+        }),
+  }
 }
 
 /** An invoice with its match and payment, for its buyer and its supplier; a pending payment is looked for first. */
 export async function getInvoice(deps: Deps, input: { id: string; caller: Address }) {
   const found = await load<Invoice>(deps, collections.invoices, input.id, input.caller, 'invoice')
-  return { invoice: await watch(deps, found) }
+  return { invoice: viewInvoice(deps, await watch(deps, found)) }
 }
 
 /**
@@ -317,7 +361,13 @@ export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
   }
   return {
     ...execution,
-    invoices: pending.map(({ id, status, payment }) => ({ id, status, to: payment!.to, amount: payment!.amount })),
+    invoices: pending.map(({ id, status, payment }) => ({
+      id,
+      status,
+      to: payment!.to,
+      amount: Units.toDecimal(BigInt(payment!.amount), token.decimals),
+      amountRaw: payment!.amount,
+    })),
   }
 }
 

@@ -5,6 +5,7 @@ import {
   decodeFunctionData,
   encodeFunctionData,
   erc20Abi,
+  formatUnits,
   type Hex,
   hexToBigInt,
   type PrivateKeyAccount,
@@ -107,7 +108,8 @@ async function ordered() {
       ],
     }),
   )
-  expect(po.total).toBe('55000000')
+  // total is a human decimal of the token, as the original gateway's `total`; totalRaw the atomic units.
+  expect([po.total, po.totalRaw]).toEqual(['55', '55000000'])
   return { supplier, po }
 }
 
@@ -122,7 +124,10 @@ const oneCrate = (poId: string, number: string, total: string) => ({
 
 let numbers = 0
 async function invoiced(poId: string, lines: { sku: string; quantity: string; unitPrice: string }[], number?: string) {
-  const total = lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPrice), 0n).toString()
+  const total = formatUnits(
+    lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPrice), 0n),
+    6,
+  )
   const { invoice } = await ok(
     await call(supplierOwner(), 'POST', '/api/v1/sctp/invoice', {
       poId,
@@ -159,7 +164,7 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
 
     const payment = await ok(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }))
     expect(payment.invoices).toEqual([
-      { id: invoice.id, status: 'payment_pending', to: supplierWallet(), amount: '15000000' },
+      { id: invoice.id, status: 'payment_pending', to: supplierWallet(), amount: '15', amountRaw: '15000000' },
     ])
     expect(payment.approvalRequired.spender).toBe(chain.batch.address)
     const before = await balanceOf(supplierWallet())
@@ -170,7 +175,10 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
     expect(seen.invoice.status).toBe('paid')
     expect(seen.invoice.payment.transaction).toBe(hash)
     const po2 = await ok(await call(buyer(), 'GET', `/api/v1/sctp/po/${po.id}`))
-    expect(po2.invoices).toEqual([{ id: invoice.id, number: invoice.number, status: 'paid', total: '15000000' }])
+    expect(po2.invoices).toEqual([
+      { id: invoice.id, number: invoice.number, status: 'paid', total: '15', totalRaw: '15000000' },
+    ])
+    expect([seen.invoice.payment.amount, seen.invoice.payment.amountRaw]).toEqual(['15', '15000000'])
     await refused(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }), 409)
   })
 
@@ -340,7 +348,7 @@ describe("the original gateway's clients", () => {
   })
 
   test('error: the original names and human amounts refused as bad input before any payment', async () => {
-    const { supplier } = await ordered()
+    const { supplier, po } = await ordered()
     const unpaid = (path: string, body: unknown) =>
       app.fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     const cases: [string, unknown, string][] = [
@@ -351,6 +359,17 @@ describe("the original gateway's clients", () => {
       ['/api/v1/sctp/pay', { supplierId: supplier.id, amount: '1', chain: 'polygon' }, 'chain'],
       ['/api/v1/sctp/pay', { invoiceIds: [`inv_${'0'.repeat(24)}`], amount: '1' }, 'amount'],
       ['/api/v1/sctp/pay', { amount: '1' }, 'supplierId'],
+      [
+        '/api/v1/sctp/invoice',
+        {
+          poId: po.id,
+          number: 'H-1',
+          currency: 'USDC',
+          lines: [{ sku: 'CRATE', quantity: '1', unitPrice: '1' }],
+          total: '55.0000001',
+        },
+        'total',
+      ],
       [
         '/api/v1/sctp/supplier',
         { name: 'X', wallet: supplierWallet(), currency: 'USDC', preferredToken: 'USDC' },
