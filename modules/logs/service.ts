@@ -74,22 +74,21 @@ export async function ingest(deps: Deps, input: ingest.Input) {
   const owner = getAddress(input.caller)
   const now = (deps.now ?? (() => new Date()))()
   // Check every timestamp first, so a bad entry stores nothing.
-  const logs = input.entries.flatMap(
-    ({ service, level, message, timestamp, fields, data }, index): Log[] =>
-      service && level && message
-        ? [
-            {
-              service,
-              level,
-              message,
-              timestamp:
-                timestamp === undefined
-                  ? now.toISOString()
-                  : Time.fromIso(timestamp, `entries.${index}.timestamp`).toISOString(),
-              ...((fields ?? data) === undefined ? {} : { fields: (fields ?? data) as Fields }),
-            },
-          ]
-        : [],
+  const logs = input.entries.flatMap(({ service, level, message, timestamp, fields, data }, index): Log[] =>
+    service && level && message
+      ? [
+          {
+            service,
+            level,
+            message,
+            timestamp:
+              timestamp === undefined
+                ? now.toISOString()
+                : Time.fromIso(timestamp, `entries.${index}.timestamp`).toISOString(),
+            ...((fields ?? data) === undefined ? {} : { fields: (fields ?? data) as Fields }),
+          },
+        ]
+      : [],
   )
   const ids: string[] = []
   for (const value of logs) {
