@@ -168,7 +168,8 @@ export async function po(deps: Deps, input: PoBody & { caller: Address }) {
     createdAt: clock(deps).toISOString(),
   }
   await insert(deps, collections.orders, order.id, unique([order.buyer, seller.owner]), order)
-  return { po: viewOrder(deps, order) }
+  const shown = viewOrder(deps, order)
+  return { ...originalOrderOf(shown, seller), po: shown }
 }
 
 /** A purchase order, with its invoices' states, for its buyer and its supplier. */
@@ -177,8 +178,11 @@ export async function getPo(deps: Deps, input: { id: string; caller: Address }) 
   const invoices = await Promise.all(
     order.invoiceIds.map(async (id) => (await deps.store.get<Invoice>(collections.invoices, id))?.value),
   )
+  const seller = (await deps.store.get<Supplier>(collections.suppliers, order.supplierId))?.value
+  const shown = viewOrder(deps, order)
   return {
-    po: viewOrder(deps, order),
+    ...originalOrderOf(shown, seller),
+    po: shown,
     invoices: invoices
       .filter((one) => one !== undefined)
       .map((one) => {
@@ -216,7 +220,50 @@ export async function invoice(deps: Deps, input: InvoiceBody & { caller: Address
     ...current.value,
     invoiceIds: [...current.value.invoiceIds, record.id],
   }))
-  return { invoice: viewInvoice(deps, record) }
+  const shown = viewInvoice(deps, record)
+  return { ...originalInvoiceOf(shown, seller), invoice: shown }
+}
+
+/** The checks of the match that compare the invoiced lines with the order's: the original's `itemsMatch`. */
+const lineChecks = ['lines_on_order', 'quantities', 'unit_prices', 'distinct_lines']
+
+/** The original gateway's recommendation for each outcome of the match. */
+const recommendations = {
+  verified: 'approve_payment',
+  review_required: 'review_required',
+  rejected: 'reject',
+} as const
+
+/** A purchase order as the original gateway answers it, flat; its items are our lines. */
+function originalOrderOf(order: ReturnType<typeof viewOrder>, seller: Supplier | undefined) {
+  return {
+    poId: order.id,
+    supplierId: order.supplierId,
+    supplierName: seller?.name ?? null,
+    items: order.lines,
+    total: order.total,
+    totalRaw: order.totalRaw,
+    currency: order.currency,
+    status: 'open',
+    createdAt: order.createdAt,
+  }
+}
+
+/** An invoice as the original gateway answers it, flat; its items are our lines. */
+function originalInvoiceOf(record: ReturnType<typeof viewInvoice>, seller: Supplier | undefined) {
+  return {
+    invoiceId: record.id,
+    poId: record.poId,
+    supplierId: record.supplierId,
+    supplierName: seller?.name ?? null,
+    items: record.lines,
+    total: record.total,
+    totalRaw: record.totalRaw,
+    status: record.status,
+    txHash: record.payment?.transaction ?? null,
+    paidAt: record.payment?.paidAt ?? null,
+    createdAt: record.createdAt,
+  }
 }
 
 /** Checks an invoice body before payment: its total, a human decimal of its order's token. */
@@ -262,7 +309,9 @@ function viewInvoice(deps: Deps, record: Invoice) {
 /** An invoice with its match and payment, for its buyer and its supplier; a pending payment is looked for first. */
 export async function getInvoice(deps: Deps, input: { id: string; caller: Address }) {
   const found = await load<Invoice>(deps, collections.invoices, input.id, input.caller, 'invoice')
-  return { invoice: viewInvoice(deps, await watch(deps, found)) }
+  const shown = viewInvoice(deps, await watch(deps, found))
+  const seller = (await deps.store.get<Supplier>(collections.suppliers, shown.supplierId))?.value
+  return { ...originalInvoiceOf(shown, seller), invoice: shown }
 }
 
 /**
@@ -297,7 +346,21 @@ export async function verify(deps: Deps, input: VerifyBody & { caller: Address }
     toleranceBps: BigInt(deps.toleranceBps),
   })
   const updated = await transition(deps, record.id, { type: 'checked', outcome, checks })
-  return { invoiceId: updated.id, status: updated.status, toleranceBps: deps.toleranceBps, checks }
+  const failed = checks.filter((check) => !check.ok)
+  return {
+    invoiceId: updated.id,
+    poId: updated.poId,
+    status: updated.status,
+    toleranceBps: deps.toleranceBps,
+    checks,
+    // The original gateway's verdict, from the same deterministic match: its words for our outcome.
+    recommendation: recommendations[outcome],
+    confidence: 1,
+    totalMatch: checks.find((check) => check.name === 'total')?.ok ?? false,
+    itemsMatch: checks.filter((check) => lineChecks.includes(check.name)).every((check) => check.ok),
+    discrepancies: failed.map((check) => `${check.name}: ${check.detail}`),
+    verifiedBy: 'deterministic',
+  }
 }
 
 /**

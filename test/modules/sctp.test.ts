@@ -161,6 +161,14 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
       'distinct_lines',
     ])
     expect(verified.checks.every((check: { ok: boolean }) => check.ok)).toBe(true)
+    expect(verified).toMatchObject({
+      poId: po.id,
+      recommendation: 'approve_payment',
+      totalMatch: true,
+      itemsMatch: true,
+      discrepancies: [],
+      verifiedBy: 'deterministic',
+    })
 
     const payment = await ok(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }))
     expect(payment.invoices).toEqual([
@@ -173,8 +181,19 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
 
     const seen = await ok(await call(supplierOwner(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`))
     expect(seen.invoice.status).toBe('paid')
+    expect(seen).toMatchObject({
+      invoiceId: invoice.id,
+      poId: po.id,
+      supplierName: 'Bolt & Crate GmbH',
+      total: '15',
+      status: 'paid',
+      txHash: hash,
+      paidAt: seen.invoice.payment.paidAt,
+    })
     expect(seen.invoice.payment.transaction).toBe(hash)
     const po2 = await ok(await call(buyer(), 'GET', `/api/v1/sctp/po/${po.id}`))
+    expect(po2).toMatchObject({ poId: po.id, supplierName: 'Bolt & Crate GmbH', total: '55', totalRaw: '55000000' })
+    expect(po2.items).toEqual(po2.po.lines)
     expect(po2.invoices).toEqual([
       { id: invoice.id, number: invoice.number, status: 'paid', total: '15', totalRaw: '15000000' },
     ])
@@ -239,6 +258,8 @@ describe('the match', () => {
     expect(within.status).toBe('verified')
     const dear = await verify((await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '1', unitPrice: '1509000' }])).id)
     expect([dear.status, failed(dear)]).toEqual(['review_required', ['unit_prices']])
+    expect(dear).toMatchObject({ recommendation: 'review_required', totalMatch: true, itemsMatch: false })
+    expect(dear.discrepancies).toEqual([expect.stringMatching(/^unit_prices: /)])
     await refused(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [dear.invoiceId] }), 409)
 
     const { invoice: wrongTotal } = await ok(
@@ -246,6 +267,7 @@ describe('the match', () => {
     )
     const totalled = await verify(wrongTotal.id)
     expect([totalled.status, failed(totalled)]).toEqual(['rejected', ['total']])
+    expect(totalled).toMatchObject({ recommendation: 'reject', totalMatch: false, itemsMatch: true })
     await refused(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: first.id }), 409)
   })
 
