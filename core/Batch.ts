@@ -1,30 +1,37 @@
 import { type Address, checksumAddress, formatUnits, maxUint256 } from 'viem'
 import { ValidationError } from './Errors.js'
+import * as EvmChain from './EvmChain.js'
 import { echo } from './internal/echo.js'
+import * as Units from './Units.js'
 
 /**
  * Batch payments: the BPA 1.0 payload checked by `POST /free/validate-batch`, and the recipient rules,
  * token table and protocol fee that batch execute and batch estimate share.
  *
- * A BPA 1.0 (Batch Payment API) payload is JSON:
+ * A BPA 1.0 (Batch Payment API) payload is JSON, as the original gateway's clients send it:
  *
  * ```json
  * {
  *   "version": "1.0",
  *   "chain": "base",
  *   "token": "USDC",
+ *   "sender": "0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC",
  *   "recipients": [
- *     { "address": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "amount": "1500000", "memo": "March invoice" }
+ *     { "to": "0x70997970C51812dc3A010C7d01b50e0d17dc79C8", "amount": "1.5", "memo": "March invoice" }
  *   ]
  * }
  * ```
  *
  * - `version`: `"1.0"`; optional, defaults to `"1.0"`; any other value is rejected.
- * - `chain`: `base` or `peaq`; optional, defaults to `base`; the same allowlist as batch execute.
+ * - `chain`: `base` or `peaq` in any case or spelling (`base-mainnet`); optional, defaults to `base`; the same
+ *   allowlist as batch execute.
  * - `token`: a symbol of {@link tokens} for the chain (any case) or a `0x` ERC-20 address; defaults to `USDC`.
- * - `recipients`: 1 to {@link maxRecipients} entries, each with an EVM `address` (EIP-55 checked when mixed
- *   case), an `amount` in raw base units (`"1500000"` is 1.5 USDC) and an optional `memo` of at most
- *   {@link maxMemoLength} characters. The memo is off-chain bookkeeping: it is not part of the calldata.
+ * - `sender`: optional EVM address of the payer, checked by the recipient rules.
+ * - `recipients`: 1 to {@link maxRecipients} entries, each with an EVM address as `to` (the original gateway's name)
+ *   or `address` (one of them; EIP-55 checked when mixed case), an `amount` as a HUMAN decimal of the token (a
+ *   string or JSON number, `"1.5"` is 1.5 USDC, at most the token's decimals) as the original gateway reads it, and
+ *   an optional `memo` of at most {@link maxMemoLength} characters. The memo is off-chain bookkeeping: it is not part
+ *   of the calldata.
  *
  * Paying one address twice is allowed (a warning, not an error). The zero address is refused: ERC-20 tokens
  * revert on it, which would fail the whole atomic batch, and native value sent there is burnt.
@@ -38,6 +45,9 @@ export const maxMemoLength = 140
 
 /** Most digits of a base-unit amount (a uint256 has 78). */
 export const maxAmountDigits = 78
+
+/** Decimal places a human amount may carry when the token's decimals are unknown (a token given by address). */
+export const maxUnknownDecimals = 77
 
 /** Most errors `validate` reports (`truncated` says when more were found); warnings are capped alike. */
 export const maxIssues = 50
@@ -261,12 +271,20 @@ export function validate(payload: unknown): validate.ReturnType {
   if (payload.version !== undefined && payload.version !== version)
     errors.add('version', 'unsupported_version', `must be the string "${version}" (got ${describe(payload.version)})`)
 
-  const chain = checkChain(payload.chain)
+  // The original gateway reads the chain in any case; a registry spelling such as base-mainnet names the same chain.
+  const spelled =
+    typeof payload.chain === 'string' ? (EvmChain.nameOf(payload.chain) ?? payload.chain.toLowerCase()) : payload.chain
+  const chain = checkChain(spelled)
   if ('code' in chain) errors.add('chain', chain.code, chain.message)
   const token = checkToken(payload.token, 'chain' in chain ? chain.chain : undefined)
   // A symbol can only be judged against a supported chain; the chain error already covers that case.
   const symbolOnUnknownChain = !('chain' in chain) && 'code' in token && token.code === 'unsupported_token'
   if ('code' in token && !symbolOnUnknownChain) errors.add('token', token.code, token.message)
+  if (payload.sender !== undefined) {
+    const sender = checkAddress(payload.sender)
+    if ('code' in sender) errors.add('sender', sender.code, sender.message)
+  }
+  const decimals = 'token' in token ? token.token.decimals : null
 
   const entries: validateRecipients.Entry[] = []
   const paid: { address: Address; index: number }[] = []
@@ -286,7 +304,7 @@ export function validate(payload: unknown): validate.ReturnType {
     for (const [index, entry] of recipients.entries()) {
       // Once the report is full, further checks cannot change it; stop to bound the work on huge inputs.
       if (errors.full) break
-      const checked = checkEntry(entry, `recipients.${index}`, errors, warnings)
+      const checked = checkEntry({ entry, path: `recipients.${index}`, decimals, errors, warnings })
       if (checked.address) paid.push({ address: checked.address, index })
       if (checked.address && checked.amount !== undefined)
         entries.push({ address: checked.address, amount: checked.amount })
@@ -304,21 +322,49 @@ export function validate(payload: unknown): validate.ReturnType {
   if (errors.count > 0 || !('chain' in chain) || !('token' in token)) return result(null)
 
   const total = sum(entries)
+  const uniqueRecipients = new Set(entries.map((entry) => entry.address)).size
+  const common: Omit<validate.Summary, AmountFields> = {
+    chain: chain.chain,
+    token: token.token.symbol ?? (token.token.address as Address),
+    tokenDetails: token.token,
+    recipientCount: entries.length,
+    uniqueRecipients,
+    uniqueAddresses: uniqueRecipients,
+    bpaVersion: version,
+  }
+  if (decimals === null) {
+    // Without the token's decimals the raw amounts, and so the fee (rounded in base units), are unknown: say so.
+    warnings.add(
+      'token',
+      'decimals_unknown',
+      'is an address whose decimals are not known without a chain read: amounts are checked as decimals, the raw totals and the fee are not computed',
+    )
+    const human = formatUnits(total, maxUnknownDecimals)
+    return result({
+      ...common,
+      totalAmount: human,
+      totalAmountRaw: null,
+      totalFormatted: human,
+      fee: null,
+      feeRaw: null,
+      totalWithFee: null,
+      totalWithFeeRaw: null,
+    })
+  }
   const { fee: feeAmount, totalWithFee } = fee({ total })
   if (totalWithFee > maxUint256) {
     errors.add('recipients', 'total_too_large', 'the total with fee exceeds a uint256')
     return result(null)
   }
-  const { decimals } = token.token
   return result({
-    chain: chain.chain,
-    token: token.token,
-    recipientCount: entries.length,
-    uniqueRecipients: new Set(entries.map((entry) => entry.address)).size,
-    totalAmount: total.toString(),
-    totalFormatted: decimals === null ? null : formatUnits(total, decimals),
-    fee: feeAmount.toString(),
-    totalWithFee: totalWithFee.toString(),
+    ...common,
+    totalAmount: Units.toDecimal(total, decimals),
+    totalAmountRaw: total.toString(),
+    totalFormatted: Units.toDecimal(total, decimals),
+    fee: Units.toDecimal(feeAmount, decimals),
+    feeRaw: feeAmount.toString(),
+    totalWithFee: Units.toDecimal(totalWithFee, decimals),
+    totalWithFeeRaw: totalWithFee.toString(),
   })
 }
 
@@ -341,8 +387,9 @@ export declare namespace validate {
     | 'amount_too_large'
     | 'total_too_large'
     | 'memo_too_long'
+    | 'conflicting_fields'
   /** Stable snake_case codes of warnings: the payload is valid but probably not what was meant. */
-  type WarningCode = 'duplicate_recipient' | 'unknown_field'
+  type WarningCode = 'duplicate_recipient' | 'unknown_field' | 'decimals_unknown'
   type Issue<code extends string = ErrorCode | WarningCode> = {
     /** Dotted path of the field, e.g. `recipients.3.amount`; `''` for the payload itself. */
     field: string
@@ -354,20 +401,32 @@ export declare namespace validate {
   type Summary = {
     /** Chain the batch runs on. */
     chain: Chain
-    /** Token the batch pays in. */
-    token: Token
+    /** Token the batch pays in, as the original gateway answers it: the symbol, or the checksummed ERC-20 address. */
+    token: string
+    /** Token the batch pays in, with its decimals and kind. */
+    tokenDetails: Token
     /** Number of entries. */
     recipientCount: number
     /** Number of distinct addresses. */
     uniqueRecipients: number
-    /** Sum of the amounts, base units, integer string. */
+    /** Number of distinct addresses, under the original gateway's name. */
+    uniqueAddresses: number
+    /** Sum of the amounts, HUMAN decimal of the token (`"2500"` is 2,500 USDC). */
     totalAmount: string
-    /** `totalAmount` as a human decimal; `null` when the token's decimals are unknown (address form). */
-    totalFormatted: string | null
-    /** Protocol fee (0.3%, rounded down), base units, integer string. */
-    fee: string
-    /** `totalAmount + fee`, base units, integer string: the ERC-20 allowance or native value needed. */
-    totalWithFee: string
+    /** Sum of the amounts in base units, integer string; `null` when the token's decimals are unknown (address form). */
+    totalAmountRaw: string | null
+    /** The same human decimal as `totalAmount`. */
+    totalFormatted: string
+    /** Protocol fee (0.3%, rounded down in base units), human decimal; `null` when the decimals are unknown. */
+    fee: string | null
+    /** Protocol fee in base units, integer string; `null` when the decimals are unknown. */
+    feeRaw: string | null
+    /** `totalAmount + fee`, human decimal; `null` when the decimals are unknown. */
+    totalWithFee: string | null
+    /** `totalAmountRaw + feeRaw`, base units, integer string: the ERC-20 allowance or native value needed. */
+    totalWithFeeRaw: string | null
+    /** BPA version the payload was checked against, under the original gateway's name. */
+    bpaVersion: typeof version
   }
   type ReturnType = {
     /** True when `errors` is empty. */
@@ -385,28 +444,48 @@ export declare namespace validate {
   }
 }
 
-const payloadKeys: readonly string[] = ['version', 'chain', 'token', 'recipients']
-const entryKeys: readonly string[] = ['address', 'amount', 'memo']
+const payloadKeys: readonly string[] = ['version', 'chain', 'token', 'sender', 'recipients']
+const entryKeys: readonly string[] = ['to', 'address', 'amount', 'memo']
 
 type Problem = { code: validate.ErrorCode; message: string }
 
-function checkEntry(
-  entry: unknown,
-  path: string,
-  errors: Collector<validate.ErrorCode>,
-  warnings: Collector<validate.WarningCode>,
-): Partial<validateRecipients.Entry> {
+type AmountFields =
+  | 'totalAmount'
+  | 'totalAmountRaw'
+  | 'totalFormatted'
+  | 'fee'
+  | 'feeRaw'
+  | 'totalWithFee'
+  | 'totalWithFeeRaw'
+
+function checkEntry(parameters: {
+  entry: unknown
+  path: string
+  decimals: number | null
+  errors: Collector<validate.ErrorCode>
+  warnings: Collector<validate.WarningCode>
+}): Partial<validateRecipients.Entry> {
+  const { entry, path, decimals, errors, warnings } = parameters
   if (!isObject(entry)) {
-    errors.add(path, 'invalid_type', `must be an object with address and amount (got ${describe(entry)})`)
+    errors.add(path, 'invalid_type', `must be an object with to (or address) and amount (got ${describe(entry)})`)
     return {}
   }
   for (const key of Object.keys(entry))
     if (!entryKeys.includes(key))
       warnings.add(`${path}.${key}`, 'unknown_field', `"${key}" is not a recipient field and is ignored`)
 
-  const address = entry.address === undefined ? missing('an EVM address') : checkAddress(entry.address)
-  if ('code' in address) errors.add(`${path}.address`, address.code, address.message)
-  const amount = entry.amount === undefined ? missing('a base-unit integer string') : checkAmount(entry.amount)
+  const name = entry.to === undefined && entry.address !== undefined ? 'address' : 'to'
+  const address =
+    entry.to !== undefined && entry.address !== undefined
+      ? ({ code: 'conflicting_fields', message: 'give to or address, not both' } as const)
+      : entry[name] === undefined
+        ? missing('an EVM address as to (or address)')
+        : checkAddress(entry[name])
+  if ('code' in address) errors.add(`${path}.${name}`, address.code, address.message)
+  const amount =
+    entry.amount === undefined
+      ? missing('a decimal amount of the token such as "1.5"')
+      : checkHumanAmount({ value: entry.amount, decimals, field: `${path}.amount` })
   if ('code' in amount) errors.add(`${path}.amount`, amount.code, amount.message)
   if (entry.memo !== undefined) {
     if (typeof entry.memo !== 'string')
@@ -499,6 +578,40 @@ function checkAmount(value: unknown): { amount: bigint } | Problem {
           ? 'has a leading "+"; write digits only'
           : 'is not a base-unit integer string such as "1500000"'
   return { code: 'invalid_amount', message: `${describe(value)} ${hint}` }
+}
+
+/**
+ * Reads a recipient's HUMAN decimal amount into base units of a token with `decimals`; with the decimals unknown, into
+ * units of 10^-{@link maxUnknownDecimals} so that the amounts still sum exactly.
+ */
+function checkHumanAmount(parameters: {
+  value: unknown
+  decimals: number | null
+  field: string
+}): { amount: bigint } | Problem {
+  const { value, decimals, field } = parameters
+  if (typeof value !== 'string' && typeof value !== 'number')
+    return {
+      code: 'invalid_amount',
+      message: `must be a decimal amount of the token such as "1.5" (got ${describe(value)})`,
+    }
+  if (typeof value === 'string' && /^\d+$/.test(value) && value.length > maxAmountDigits)
+    return { code: 'amount_too_large', message: `has more than ${maxAmountDigits} digits` }
+  let amount: bigint
+  try {
+    amount = Units.fromDecimal({ value, decimals: decimals ?? maxUnknownDecimals, field })
+  } catch (error) {
+    if (!(error instanceof ValidationError)) throw error
+    const reason = error.message.slice(field.length + 2)
+    // Units quotes the caller's text in full; the report quotes it bounded, as every other message here does.
+    const quoted = `"${String(value)}"`
+    const message = reason.startsWith(quoted) ? `${describe(value)}${reason.slice(quoted.length)}` : reason
+    return { code: 'invalid_amount', message }
+  }
+  if (amount === 0n) return { code: 'amount_zero', message: 'must be greater than 0' }
+  if (decimals !== null && amount > maxUint256)
+    return { code: 'amount_too_large', message: 'exceeds a uint256 in base units' }
+  return { amount }
 }
 
 function missing(what: string): Problem {

@@ -49,7 +49,7 @@ export type ValidateAddressQuery = Static<typeof ValidateAddressQuery>
  */
 export const ValidateBatchBody = Type.Unknown({
   description:
-    'A BPA 1.0 batch payload: chain, token, sender, recipients[{to, amount}] where amount is a human decimal of the token, e.g. "2500" is 2,500 USDC.',
+    'A BPA 1.0 batch payload, as the original gateway reads it: chain (base or peaq, any case or spelling such as base-mainnet; default base), token (symbol or ERC-20 address; default USDC), sender (optional EVM address), recipients[{to (or address, not both), amount, memo}] where amount is a HUMAN decimal of the token (string or JSON number), e.g. "2500" is 2,500 USDC, at most the token\'s decimals. The report\'s summary gives totalAmount, fee and totalWithFee as human decimals and totalAmountRaw, feeRaw and totalWithFeeRaw in base units.',
 })
 
 /** Query of `GET /free/estimate-batch`: the recipient count as `recipients` (the original gateway's) or `recipientCount`. */

@@ -268,22 +268,28 @@ describe('validateRecipients', () => {
 
 describe('validate', () => {
   test('default', () => {
-    expect(Batch.validate({ recipients: [{ address: alice, amount: '1500000' }] })).toMatchInlineSnapshot(`
+    expect(Batch.validate({ recipients: [{ address: alice, amount: '1.5' }] })).toMatchInlineSnapshot(`
       {
         "errors": [],
         "summary": {
+          "bpaVersion": "1.0",
           "chain": "base",
-          "fee": "4500",
+          "fee": "0.0045",
+          "feeRaw": "4500",
           "recipientCount": 1,
-          "token": {
+          "token": "USDC",
+          "tokenDetails": {
             "address": null,
             "decimals": 6,
             "isETH": false,
             "symbol": "USDC",
           },
-          "totalAmount": "1500000",
+          "totalAmount": "1.5",
+          "totalAmountRaw": "1500000",
           "totalFormatted": "1.5",
-          "totalWithFee": "1504500",
+          "totalWithFee": "1.5045",
+          "totalWithFeeRaw": "1504500",
+          "uniqueAddresses": 1,
           "uniqueRecipients": 1,
         },
         "truncated": false,
@@ -300,34 +306,99 @@ describe('validate', () => {
       chain: 'base',
       token: 'ETH',
       recipients: [
-        { address: alice, amount: '1000000000000000000', memo: 'rent' },
-        { address: bob, amount: '500000000000000000' },
+        { address: alice, amount: '1', memo: 'rent' },
+        { address: bob, amount: 0.5 },
       ],
     })
     expect(result.valid).toBe(true)
     expect(result.summary).toMatchObject({
-      token: { symbol: 'ETH', isETH: true, decimals: 18 },
-      totalAmount: '1500000000000000000',
+      token: 'ETH',
+      tokenDetails: { symbol: 'ETH', isETH: true, decimals: 18 },
+      totalAmount: '1.5',
+      totalAmountRaw: '1500000000000000000',
       totalFormatted: '1.5',
-      fee: '4500000000000000',
-      totalWithFee: '1504500000000000000',
+      fee: '0.0045',
+      feeRaw: '4500000000000000',
+      totalWithFee: '1.5045',
+      totalWithFeeRaw: '1504500000000000000',
     })
   })
 
-  test('behavior: USDC on peaq', () => {
-    const result = Batch.validate({ chain: 'peaq', token: 'usdc', recipients: [{ address: alice, amount: '1' }] })
+  test('behavior: USDC on peaq, the fee rounded down in base units', () => {
+    const result = Batch.validate({
+      chain: 'peaq',
+      token: 'usdc',
+      recipients: [{ address: alice, amount: '0.000001' }],
+    })
     expect(result.valid).toBe(true)
     expect(result.summary?.chain).toBe('peaq')
-    expect(result.summary?.token.symbol).toBe('USDC')
-    expect(result.summary?.fee).toBe('0')
+    expect(result.summary?.tokenDetails.symbol).toBe('USDC')
+    expect(result.summary).toMatchObject({ totalAmountRaw: '1', fee: '0', feeRaw: '0' })
   })
 
-  test('behavior: an ERC-20 address token has no formatted total', () => {
-    const result = Batch.validate({ token: usdcOnBase.toLowerCase(), recipients: [{ address: alice, amount: '10' }] })
+  test("behavior: the original gateway's payload, recipients[].to with human amounts, is valid", () => {
+    const result = Batch.validate({
+      chain: 'Base',
+      token: 'USDC',
+      sender: carol,
+      recipients: [
+        { to: alice, amount: '2500' },
+        { to: bob, amount: 0.25 },
+      ],
+    })
+    expect(result.errors).toEqual([])
+    expect(result.warnings).toEqual([])
+    expect(result.summary).toMatchObject({
+      chain: 'base',
+      token: 'USDC',
+      recipientCount: 2,
+      uniqueAddresses: 2,
+      totalAmount: '2500.25',
+      totalAmountRaw: '2500250000',
+      feeRaw: '7500750',
+      totalWithFeeRaw: '2507750750',
+      bpaVersion: '1.0',
+    })
+    expect(Batch.validate({ chain: 'base-mainnet', recipients: [{ to: alice, amount: '1' }] }).valid).toBe(true)
+  })
+
+  test('error: an amount with more decimals than the token has names its field', () => {
+    const result = Batch.validate({ token: 'USDC', recipients: [{ to: alice, amount: '2500.0000001' }] })
+    expect(result.valid).toBe(false)
+    expect(result.errors).toEqual([
+      { field: 'recipients.0.amount', code: 'invalid_amount', message: 'has at most 6 decimal places here' },
+    ])
+  })
+
+  test('error: to and address together are refused', () => {
+    const result = Batch.validate({ recipients: [{ to: alice, address: bob, amount: '1' }] })
+    expect(result.errors.map(({ field, code }) => `${field} ${code}`)).toEqual(['recipients.0.to conflicting_fields'])
+  })
+
+  test('error: a sender that is not an EVM address', () => {
+    const result = Batch.validate({ sender: 'nope', recipients: [{ to: alice, amount: '1' }] })
+    expect(result.errors.map(({ field, code }) => `${field} ${code}`)).toEqual(['sender invalid_address'])
+  })
+
+  test('behavior: an ERC-20 address token sums its human amounts exactly but has no raw totals or fee', () => {
+    const result = Batch.validate({
+      token: usdcOnBase.toLowerCase(),
+      recipients: [
+        { address: alice, amount: '10' },
+        { address: bob, amount: '0.000000000000000000001' },
+      ],
+    })
     expect(result.valid).toBe(true)
-    expect(result.summary?.token).toEqual({ symbol: null, address: usdcOnBase, decimals: null, isETH: false })
-    expect(result.summary?.totalFormatted).toBeNull()
-    expect(result.summary?.totalAmount).toBe('10')
+    expect(result.summary?.token).toBe(usdcOnBase)
+    expect(result.summary?.tokenDetails).toEqual({ symbol: null, address: usdcOnBase, decimals: null, isETH: false })
+    expect(result.summary).toMatchObject({
+      totalAmount: '10.000000000000000000001',
+      totalAmountRaw: null,
+      fee: null,
+      feeRaw: null,
+      totalWithFeeRaw: null,
+    })
+    expect(result.warnings.map(({ field, code }) => `${field} ${code}`)).toEqual(['token decimals_unknown'])
   })
 
   test('behavior: 200 recipients are valid, 201 are not', () => {
@@ -390,7 +461,7 @@ describe('validate', () => {
       token: 'DOGE',
       recipients: [
         { address: alice, amount: '1' },
-        { address: bobBadChecksum, amount: '1.5' },
+        { address: bobBadChecksum, amount: '-1' },
         { amount: '1', memo: 'x'.repeat(141) },
         'not an object',
         { address: carol },
@@ -404,7 +475,7 @@ describe('validate', () => {
       'token unsupported_token',
       'recipients.1.address invalid_checksum',
       'recipients.1.amount invalid_amount',
-      'recipients.2.address required',
+      'recipients.2.to required',
       'recipients.2.memo memo_too_long',
       'recipients.3 invalid_type',
       'recipients.4.amount required',
@@ -456,7 +527,7 @@ describe('validate', () => {
     ['version 1.1', { version: '1.1', recipients: [one] }, 'version', 'unsupported_version'],
     ['numeric version', { version: 1.0, recipients: [one] }, 'version', 'unsupported_version'],
     ['chain ethereum', { chain: 'ethereum', recipients: [one] }, 'chain', 'unsupported_chain'],
-    ['chain in capitals', { chain: 'BASE', recipients: [one] }, 'chain', 'unsupported_chain'],
+    ['chain solana', { chain: 'SOLANA', recipients: [one] }, 'chain', 'unsupported_chain'],
     ['ETH on peaq', { chain: 'peaq', token: 'ETH', recipients: [one] }, 'token', 'unsupported_token'],
     ['USDT on peaq', { chain: 'peaq', token: 'USDT', recipients: [one] }, 'token', 'unsupported_token'],
     ['token number', { token: 6, recipients: [one] }, 'token', 'invalid_type'],
@@ -466,7 +537,8 @@ describe('validate', () => {
     ['recipients object', { recipients: { 0: one } }, 'recipients', 'invalid_type'],
     ['recipients empty', { recipients: [] }, 'recipients', 'too_few_recipients'],
     ['entry null', { recipients: [null] }, 'recipients.0', 'invalid_type'],
-    ['address missing', { recipients: [{ amount: '1' }] }, 'recipients.0.address', 'required'],
+    ['address missing', { recipients: [{ amount: '1' }] }, 'recipients.0.to', 'required'],
+    ['to number', { recipients: [{ to: 1, amount: '1' }] }, 'recipients.0.to', 'invalid_address'],
     ['address number', { recipients: [{ address: 1, amount: '1' }] }, 'recipients.0.address', 'invalid_address'],
     ['address short', { recipients: [{ address: '0xabc', amount: '1' }] }, 'recipients.0.address', 'invalid_address'],
     [
@@ -483,8 +555,14 @@ describe('validate', () => {
     ],
     ['address zero', { recipients: [{ address: zero, amount: '1' }] }, 'recipients.0.address', 'zero_address'],
     ['amount missing', { recipients: [{ address: alice }] }, 'recipients.0.amount', 'required'],
-    ['amount number', { recipients: [{ address: alice, amount: 1 }] }, 'recipients.0.amount', 'invalid_amount'],
-    ['amount decimal', { recipients: [{ address: alice, amount: '1.5' }] }, 'recipients.0.amount', 'invalid_amount'],
+    ['amount boolean', { recipients: [{ address: alice, amount: true }] }, 'recipients.0.amount', 'invalid_amount'],
+    [
+      'amount 7 decimals',
+      { recipients: [{ address: alice, amount: '1.0000001' }] },
+      'recipients.0.amount',
+      'invalid_amount',
+    ],
+    ['amount exponent', { recipients: [{ address: alice, amount: 1e21 }] }, 'recipients.0.amount', 'invalid_amount'],
     ['amount plus', { recipients: [{ address: alice, amount: '+1' }] }, 'recipients.0.amount', 'invalid_amount'],
     ['amount negative', { recipients: [{ address: alice, amount: '-1' }] }, 'recipients.0.amount', 'invalid_amount'],
     ['amount zero', { recipients: [{ address: alice, amount: '000' }] }, 'recipients.0.amount', 'amount_zero'],
@@ -502,7 +580,7 @@ describe('validate', () => {
     ],
     [
       'total above uint256',
-      { recipients: [{ address: alice, amount: maxUint256.toString() }, one] },
+      { recipients: [{ address: alice, amount: (maxUint256 / 10n ** 6n).toString() }, one] },
       'recipients',
       'total_too_large',
     ],

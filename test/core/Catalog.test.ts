@@ -52,7 +52,7 @@ const implementedFree: Record<string, { request: string[]; response: string[] }>
   'GET /free/uuid': { request: ['count'], response: [] },
   'GET /free/convert': { request: ['amount', 'from', 'to'], response: [] },
   'GET /free/validate-address': { request: ['address', 'chain', 'family'], response: [] },
-  'POST /free/validate-batch': { request: ['version', 'chain', 'token', 'recipients'], response: [] },
+  'POST /free/validate-batch': { request: ['version', 'chain', 'token', 'sender', 'recipients'], response: [] },
   'GET /free/estimate-batch': { request: ['recipients', 'recipientCount', 'chain', 'token', 'amount'], response: [] },
   'GET /free/timestamp': { request: [], response: ['seconds', 'milliseconds', 'iso'] },
 }

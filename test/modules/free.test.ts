@@ -157,29 +157,74 @@ describe('GET /free/validate-address', () => {
 describe('POST /free/validate-batch', () => {
   const recipient = (index: number) => `0x${(index + 1).toString(16).padStart(40, '0')}`
 
-  test('behavior: a valid payload is summarised with the 0.3% fee', async () => {
+  test('behavior: a valid payload is summarised with the 0.3% fee, human and raw', async () => {
     const response = await gateway.post('/free/validate-batch', {
       version: '1.0',
       chain: 'base',
       token: 'USDC',
       recipients: [
-        { address: recipient(0), amount: '1500000' },
-        { address: recipient(1), amount: '500000' },
+        { address: recipient(0), amount: '1.5' },
+        { address: recipient(1), amount: '0.5' },
       ],
     })
     expect(response.status).toBe(200)
     const body = (await response.json()) as any
     expect(body.valid).toBe(true)
     expect(body.summary.recipientCount).toBe(2)
-    expect(body.summary.totalAmount).toBe('2000000')
-    expect(body.summary.fee).toBe('6000')
+    expect(body.summary).toMatchObject({ totalAmount: '2', totalAmountRaw: '2000000', fee: '0.006', feeRaw: '6000' })
+  })
+
+  test('behavior: the original gateway\'s BPA payload (recipients[].to, human amounts) is valid: "2500" is 2,500 USDC', async () => {
+    // As the original's Python client and MCP tool send it: chain, token, sender and {to, amount} in whole tokens.
+    const response = await gateway.post('/free/validate-batch', {
+      chain: 'base',
+      token: 'USDC',
+      sender: recipient(9),
+      recipients: [
+        { to: recipient(0), amount: '2500' },
+        { to: recipient(1), amount: 1.5 },
+      ],
+    })
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    expect(body.errors).toEqual([])
+    expect(body.valid).toBe(true)
+    expect(body.summary).toMatchObject({
+      chain: 'base',
+      token: 'USDC',
+      recipientCount: 2,
+      uniqueAddresses: 2,
+      totalAmount: '2501.5',
+      totalAmountRaw: 2_501_500_000n.toString(),
+      bpaVersion: '1.0',
+    })
+  })
+
+  test("behavior: OpenAPI documents recipients' amount as a human decimal of the token", async () => {
+    const openapi = (await (await gateway.fetch('/openapi.json')).json()) as any
+    const schema = openapi.paths['/free/validate-batch'].post.requestBody.content['application/json'].schema
+    expect(schema.properties.recipients.description).toContain('HUMAN decimal of the token')
+    expect(Object.keys(schema.properties)).toContain('sender')
+  })
+
+  test('error: an amount with more decimals than the token has is reported naming its field', async () => {
+    const response = await gateway.post('/free/validate-batch', {
+      chain: 'base',
+      token: 'USDC',
+      recipients: [{ to: recipient(0), amount: '2500.0000001' }],
+    })
+    const body = (await response.json()) as any
+    expect(body.valid).toBe(false)
+    expect(body.errors).toEqual([
+      { field: 'recipients.0.amount', code: 'invalid_amount', message: 'has at most 6 decimal places here' },
+    ])
   })
 
   test('behavior: every problem is reported with its field, duplicates as warnings', async () => {
     const response = await gateway.post('/free/validate-batch', {
       chain: 'ethereum',
       recipients: [
-        { address: recipient(0), amount: '1.5' },
+        { address: recipient(0), amount: 'abc' },
         { address: recipient(0), amount: '10' },
         { address: recipient(0), amount: '10' },
         { address: 'nope', amount: '10' },
