@@ -3,7 +3,7 @@ import { ConfigError } from '../../core/Errors.js'
 import { chatMeter, type Meters, parsePrices } from '../../core/Meter.js'
 import * as Module from '../../core/Module.js'
 import * as Routes from './routes.js'
-import type { Limits } from './schema.js'
+import type { ImagesLimits, Limits } from './schema.js'
 import * as Service from './service.js'
 
 export { available } from './service.js'
@@ -78,6 +78,13 @@ const decentralizedEnv = Type.Object({
         'token prices per model of decentralized chat completions, as `CHAT_UPTO_PRICES`: offered with x402 `upto` too',
     }),
   ),
+  DECENTRALIZED_IMAGE_MODEL: Type.Optional(
+    Type.String({
+      defaultText: 'none: image generations must name `model`',
+      description:
+        "the allowed model an image generation without `model` draws with (the original gateway's clients send none); one of `DECENTRALIZED_ALLOWED_MODELS`",
+    }),
+  ),
 })
 
 /**
@@ -101,12 +108,18 @@ function chatLimits(env: Static<typeof chatEnv>): Limits {
   return { models: modelsOf(env.CHAT_ALLOWED_MODELS, 'CHAT'), maxTokens: env.CHAT_MAX_TOKENS }
 }
 
-/** The limits of the decentralized upstream, read from the decentralized family's environment. */
-function decentralizedLimits(env: Static<typeof decentralizedEnv>): Limits {
-  return {
-    models: modelsOf(env.DECENTRALIZED_ALLOWED_MODELS, 'DECENTRALIZED'),
-    maxTokens: env.DECENTRALIZED_MAX_TOKENS,
-  }
+/**
+ * The limits of the decentralized upstream, read from the decentralized family's environment; throws at boot when
+ * the image model is not an allowed one.
+ */
+function decentralizedLimits(env: Static<typeof decentralizedEnv>): Limits & ImagesLimits {
+  const models = modelsOf(env.DECENTRALIZED_ALLOWED_MODELS, 'DECENTRALIZED')
+  const imageModel = env.DECENTRALIZED_IMAGE_MODEL?.trim() || undefined
+  if (imageModel !== undefined && !models.includes(imageModel))
+    throw new ConfigError(
+      `DECENTRALIZED_IMAGE_MODEL must be one of DECENTRALIZED_ALLOWED_MODELS (${models.join(', ')}); got ${imageModel}.`,
+    )
+  return { models, maxTokens: env.DECENTRALIZED_MAX_TOKENS, imageModel }
 }
 
 /** Chat completions and models (`/api/v1/chat/*`, `/api/v1/models`) on an OpenAI-compatible upstream. */

@@ -15,11 +15,11 @@ export type Limits = {
   maxTokens: number
 }
 
-/** `model`: one of the allowed ids. */
-function Model(models: readonly string[]) {
+/** `model`: one of the allowed ids; `note` is appended to its description. */
+function Model(models: readonly string[], note = '') {
   return Type.Union(
     models.map((id) => Type.Literal(id)),
-    { description: `One of the models this gateway allows: ${models.join(', ')}.` },
+    { description: `One of the models this gateway allows: ${models.join(', ')}.${note}` },
   )
 }
 
@@ -128,17 +128,35 @@ function embeddingsProperties(limits: Pick<Limits, 'models'>) {
 /** Body of `POST /decentralized/v1/embeddings`. */
 export type EmbeddingsBody = Omit<Static<ReturnType<typeof EmbeddingsBody>>, 'model'> & { model: string }
 
-/** Body of `POST /decentralized/v1/images/generations`: the image API's request, one image per paid call. */
-export function ImagesBody(limits: Pick<Limits, 'models'>) {
+/**
+ * Body of `POST /decentralized/v1/images/generations`: the image API's request, one image per paid call. `model` is
+ * optional, as the original gateway's clients send none, when the operator names the image model it then means.
+ */
+export function ImagesBody(limits: ImagesLimits) {
   return Type.Object(imagesProperties(limits), { additionalProperties: true })
 }
 
-/** Top-level fields of an image request that are forwarded to the upstream. */
-export const imagesFields: readonly string[] = Object.keys(imagesProperties({ models: ['-'] }))
+/** What the operator allows for an image request. */
+export type ImagesLimits = Pick<Limits, 'models'> & {
+  /** The allowed model a request without `model` draws with; without one, `model` is required. */
+  imageModel: string | undefined
+}
 
-function imagesProperties(limits: Pick<Limits, 'models'>) {
+/** Top-level fields of an image request that are forwarded to the upstream. */
+export const imagesFields: readonly string[] = Object.keys(imagesProperties({ models: ['-'], imageModel: undefined }))
+
+function imagesProperties(limits: ImagesLimits) {
+  const { models, imageModel } = limits
   return {
-    model: Model(limits.models),
+    model:
+      imageModel === undefined
+        ? Model(models)
+        : Type.Optional(
+            Model(
+              models,
+              ` Default \`${imageModel}\` (the operator's DECENTRALIZED_IMAGE_MODEL), used when none is named, as the original gateway's clients send none; the answer's \`model\` says which drew.`,
+            ),
+          ),
     prompt: Type.String({ minLength: 1, maxLength: 32_000, description: 'What to draw.' }),
     n: Type.Optional(Type.Integer({ minimum: 1, maximum: 1, description: 'Images to generate; one per paid call.' })),
     size: Type.Optional(Type.String({ pattern: '^(auto|[0-9]{2,5}x[0-9]{2,5})$', description: 'e.g. `1024x1024`.' })),
@@ -148,5 +166,5 @@ function imagesProperties(limits: Pick<Limits, 'models'>) {
     user: Type.Optional(Type.String({ maxLength: 256 })),
   }
 }
-/** Body of `POST /decentralized/v1/images/generations`. */
-export type ImagesBody = Omit<Static<ReturnType<typeof ImagesBody>>, 'model'> & { model: string }
+/** Body of `POST /decentralized/v1/images/generations` (`model` absent only when the operator names a default). */
+export type ImagesBody = Omit<Static<ReturnType<typeof ImagesBody>>, 'model'> & { model?: string }

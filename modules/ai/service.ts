@@ -6,6 +6,7 @@ import {
   type EmbeddingsBody,
   embeddingsFields,
   type ImagesBody,
+  type ImagesLimits,
   imagesFields,
   type Limits,
 } from './schema.js'
@@ -17,10 +18,11 @@ export type Deps = Limits & {
 }
 
 /** What the decentralized-inference module needs: the same, from an upstream that also embeds and draws. */
-export type InferenceDeps = Limits & {
-  /** Answers the completions, embeddings and images, and lists the models. */
-  upstream: Chat.InferenceUpstream
-}
+export type InferenceDeps = Limits &
+  ImagesLimits & {
+    /** Answers the completions, embeddings and images, and lists the models. */
+    upstream: Chat.InferenceUpstream
+  }
 
 /** Refuses limits that would make every call fail or let calls cost more than their fixed price. */
 export function assertLimits(limits: Limits): void {
@@ -74,11 +76,15 @@ export async function embed(deps: InferenceDeps, input: EmbeddingsBody): Promise
   return outcome.body
 }
 
-/** Generates one image (standard fields only); the upstream's answer is relayed as it is. */
+/**
+ * Generates one image (standard fields only) with the model named, or the operator's image model when none is (the
+ * schema requires one otherwise); the upstream's answer is relayed with `model` saying which drew.
+ */
 export async function generateImages(deps: InferenceDeps, input: ImagesBody): Promise<Chat.List> {
-  const outcome = await deps.upstream.generateImages(standard(input, imagesFields))
+  const model = (input.model ?? deps.imageModel)!
+  const outcome = await deps.upstream.generateImages({ ...standard(input, imagesFields), model })
   if (!outcome.ok) throw Upstream.toError(outcome)
-  return outcome.body
+  return { ...outcome.body, model }
 }
 
 /** The request with only its top-level `fields`: what the upstream receives. */

@@ -352,6 +352,46 @@ describe('decentralized', () => {
     ).toBe('n')
   })
 
+  test("behavior: the original gateway's image call names no model: the operator's image model draws, and the answer says which", async () => {
+    const api = moduleGateway(decentralizedManifest, {
+      ports: { decentralized: upstream() },
+      env: { DECENTRALIZED_ALLOWED_MODELS: 'small-model,large-model', DECENTRALIZED_IMAGE_MODEL: 'large-model' },
+      payer: payers.alice,
+    })
+    // As the original's MCP tool sends it, at its path, paid for the canonical resource the alias is re-addressed to.
+    const price = Price.quote({
+      price: Catalog.entries.find((entry) => entry.path === '/decentralized/v1/images/generations')!.price,
+    })
+    const header = await clients({ terms: api.terms, fetch }).presigned({ signer: accounts.alice, value: price })
+    const body = await ok(
+      await api.send('POST', '/bittensor/v1/images/generations', { prompt: 'a fox' }, undefined, {
+        'PAYMENT-SIGNATURE': header,
+      }),
+    )
+    expect(body.data).toEqual([{ url: 'https://images.invalid/1.png', revised_prompt: 'a fox' }])
+    expect(body.model).toBe('large-model')
+    expect(stub.last().body).toEqual({ model: 'large-model', prompt: 'a fox' })
+    // A model named still wins.
+    expect(
+      (await ok(await api.post('/decentralized/v1/images/generations', { model: 'small-model', prompt: 'x' }))).model,
+    ).toBe('small-model')
+    expect(stub.last().body.model).toBe('small-model')
+  })
+
+  test('error: without DECENTRALIZED_IMAGE_MODEL an image generation must name model (400 before the upstream); one outside the allowed models fails at boot', async () => {
+    const api = setupDecentralized()
+    expect(
+      (await refused(await api.post('/decentralized/v1/images/generations', { prompt: 'a fox' }), 400)).field,
+    ).toBe('model')
+    expect(stub.received).toHaveLength(0)
+    expect(() =>
+      moduleGateway(decentralizedManifest, {
+        ports: { decentralized: upstream() },
+        env: { DECENTRALIZED_ALLOWED_MODELS: 'small-model', DECENTRALIZED_IMAGE_MODEL: 'dall-e-3' },
+      }),
+    ).toThrow('DECENTRALIZED_IMAGE_MODEL must be one of DECENTRALIZED_ALLOWED_MODELS (small-model); got dall-e-3.')
+  })
+
   test('default: models in the API shape (`object: list`, `data`), filtered by the allow-list', async () => {
     const api = setupDecentralized()
     expect(await ok(await api.get('/decentralized/v1/models'))).toEqual({ object: 'list', data: [stubModels[0]] })
