@@ -31,6 +31,7 @@ import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import { bazaar, tagsOf } from './discovery/bazaar.js'
 import * as Documents from './discovery/documents.js'
+import { enrichment } from './discovery/enrichment.js'
 import { type Availability, serviceName } from './discovery/terms.js'
 import { fromFault } from './fault.js'
 import { oversized } from './head.js'
@@ -141,6 +142,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
             ...(config.iconUrl ? { iconUrl: config.iconUrl } : {}),
           },
           extensions: bazaar({ entry, url, output: outputs.get(Catalog.key(entry)) }),
+          hints: hintsOf(entry),
         }),
         meterOf: (entry) => meters.get(Catalog.key(entry)),
         windowOf: (entry) => windows.get(Catalog.key(entry)),
@@ -187,6 +189,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const readinessOf = new Map<string, () => string | undefined>()
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
   const schemasOf = new Map<string, Input.Schemas>()
+  // What a 402 says to help its caller call again, built once per entry on its first 402 (every route is mounted).
+  const hints = new Map<string, Record<string, unknown>>()
+  function hintsOf(entry: Catalog.Entry): Record<string, unknown> {
+    const key = Catalog.key(entry)
+    const known = hints.get(key)
+    if (known) return known
+    const built = enrichment({ entry, input: schemasOf.get(key) })
+    hints.set(key, built)
+    return built
+  }
 
   /**
    * Where every request enters: its start time and id, the CORS headers, and the refusals that need no route (a

@@ -219,7 +219,9 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
           : {
               problem:
                 offered.plain?.problem ??
-                Problem.template(new PaymentRequiredError(required(entry, amount), { details: body })),
+                Problem.template(
+                  new PaymentRequiredError(required(entry, amount), { details: { ...body, ...described.hints } }),
+                ),
               paymentRequired: fixed['PAYMENT-REQUIRED'],
               headers: Problem.fixedHeaders({ ...fixed, ...Cors.headers }),
             }
@@ -243,9 +245,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       ...(refusal ? { refusal } : {}),
     })
     // One body serves both readers: RFC 9457 fields for people and tools, x402 v1 fields (the details) for v1 clients.
+    const details = { ...body, ...described.hints }
     const error = refusal
-      ? new PaymentRefusedError(refusal, { details: body })
-      : new PaymentRequiredError(`${required(entry, amount)}${note ? ` ${note}` : ''}`, { details: body })
+      ? new PaymentRefusedError(refusal, { details })
+      : new PaymentRequiredError(`${required(entry, amount)}${note ? ` ${note}` : ''}`, { details })
     return problem(request, error, headers)
   }
 
@@ -974,6 +977,8 @@ export declare namespace guard {
     resource?: offer.Service | undefined
     /** x402 extensions of the 402 (the bazaar's discovery info). */
     extensions?: Record<string, unknown> | undefined
+    /** Members the 402's body carries beside the x402 v1 and problem ones, to help a caller call again. */
+    hints?: Record<string, unknown> | undefined
   }
   type Parameters = {
     /** Network, asset and payee of every offer. */
