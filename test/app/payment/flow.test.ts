@@ -70,7 +70,7 @@ describe('paid call', () => {
     const response = await gateway.x402(payer)(chainsUrl)
     expect(response.status).toBe(200)
     const body = (await response.json()) as { chains: { name: string; chainId: number }[]; allowedMethods: string[] }
-    expect(body.chains).toEqual([{ name: 'devnet', chainId: 84532, network: 'eip155:84532' }] as never)
+    expect(body.chains).toEqual([{ name: 'devnet', key: 'devnet', chainId: 84532, network: 'eip155:84532' }] as never)
     expect(body.allowedMethods).toContain('eth_call')
     const settled = decodePaymentResponseHeader(response.headers.get('payment-response')!)
     expect(settled.success).toBe(true)
