@@ -1,4 +1,6 @@
 import { type Address, type Hex, parseAbi, toFunctionSelector } from 'viem'
+import { UpstreamFailedError, UpstreamUnavailableError } from './Errors.js'
+import type * as Rpc from './Rpc.js'
 
 /** Canonical Multicall3 address, the same on every chain (the devnet has it from genesis). */
 export const address: Address = '0xcA11bde05977b3631167028862bE2a173976CA11'
@@ -67,6 +69,35 @@ export function decodeAggregate3(data: Hex): Result[] {
     })
   }
   return results
+}
+
+/**
+ * Runs `calls` in one `eth_call` of `aggregate3` on `chain`, each allowed to fail; each result is its return data, or
+ * `undefined` when it failed or returned nothing. A chain that does not answer is an {@link UpstreamUnavailableError},
+ * one that refuses or answers in another shape an {@link UpstreamFailedError}: either way nothing is charged.
+ */
+export async function aggregate(
+  chain: Rpc.Endpoint,
+  calls: readonly { target: Address; callData: Hex }[],
+): Promise<(Hex | undefined)[]> {
+  const data = encodeAggregate3(calls.map((call) => ({ ...call, allowFailure: true })))
+  const answer = await chain.request('eth_call', [{ to: address, data }, 'latest'])
+  if (!answer.ok) {
+    if ('status' in answer)
+      throw new UpstreamUnavailableError(`The chain did not answer (${answer.message}); nothing is charged.`)
+    throw new UpstreamFailedError(`The chain refused the read: ${answer.message}. Nothing is charged.`)
+  }
+  let results: Result[]
+  try {
+    const hex = answer.result
+    results = typeof hex === 'string' && /^0x(?:[0-9a-fA-F]{2})*$/.test(hex) ? decodeAggregate3(hex as Hex) : []
+  } catch {
+    results = []
+  }
+  if (results.length !== calls.length)
+    throw new UpstreamFailedError('The chain answered aggregate3 in an unknown shape; nothing is charged.')
+  // A call to an address without code succeeds with no data (a chain without the contract): that is a failure too.
+  return results.map((result) => (result.success && result.returnData !== '0x' ? result.returnData : undefined))
 }
 
 /** A number as one 32-byte ABI word, in hex. */

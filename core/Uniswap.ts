@@ -1,6 +1,7 @@
 import {
   type Address,
   concat,
+  decodeFunctionResult,
   encodeAbiParameters,
   encodeFunctionData,
   getCreate2Address,
@@ -10,6 +11,8 @@ import {
   parseAbi,
 } from 'viem'
 import { base } from 'viem/chains'
+import * as Multicall3 from './Multicall3.js'
+import type * as Rpc from './Rpc.js'
 
 /** Where Uniswap v3 is on one chain: the contracts a quote and a swap go through. */
 export type Deployment = {
@@ -209,6 +212,52 @@ export declare namespace routes {
     tokenOut: Address
     /** The hop token of two-pool routes. */
     weth: Address
+  }
+}
+
+/** The best quote of one route, as QuoterV2 returned it. */
+export type Quoted = {
+  /** The route. */
+  route: Route
+  /** Base units of the output token. */
+  amountOut: bigint
+  /** QuoterV2's gas estimate of the swap. */
+  gasEstimate: bigint
+}
+
+/**
+ * QuoterV2 on every route of `routes` in one Multicall3 `eth_call` of `chain`: the route with the most output, or
+ * `undefined` when none quotes (no pool, no liquidity). The chain's own failure throws as {@link Multicall3.aggregate}.
+ */
+export async function quote(parameters: quote.Parameters): Promise<Quoted | undefined> {
+  const { chain, quoter, routes, amountIn } = parameters
+  const results = await Multicall3.aggregate(
+    chain,
+    routes.map((route) => ({ target: quoter, callData: quoteCalldata({ route, amountIn }) })),
+  )
+  let best: Quoted | undefined
+  for (const [index, data] of results.entries()) {
+    if (data === undefined) continue
+    const route = routes[index]!
+    const [amountOut, , , gasEstimate] =
+      route.fees.length === 1
+        ? decodeFunctionResult({ abi: quoterV2Abi, functionName: 'quoteExactInputSingle', data })
+        : decodeFunctionResult({ abi: quoterV2Abi, functionName: 'quoteExactInput', data })
+    if (amountOut > 0n && (!best || amountOut > best.amountOut)) best = { route, amountOut, gasEstimate }
+  }
+  return best
+}
+
+export declare namespace quote {
+  type Parameters = {
+    /** The chain the pools are on. */
+    chain: Rpc.Endpoint
+    /** QuoterV2 on that chain. */
+    quoter: Address
+    /** The routes compared, all from the same input to the same output token. */
+    routes: readonly Route[]
+    /** Base units of the input token. */
+    amountIn: bigint
   }
 }
 

@@ -5,13 +5,11 @@ import {
   erc20Abi,
   formatUnits,
   getAddress,
-  type Hex,
   hexToBigInt,
-  isHex,
   size,
 } from 'viem'
 import * as AddressFormat from '../../core/Address.js'
-import { NoRouteError, UpstreamFailedError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { NoRouteError, UpstreamFailedError, ValidationError } from '../../core/Errors.js'
 import * as EvmChain from '../../core/EvmChain.js'
 import * as Lending from '../../core/Lending.js'
 import * as Multicall3 from '../../core/Multicall3.js'
@@ -191,43 +189,12 @@ function deadlineOf(deps: Deps, deadline: number | undefined): bigint {
   return BigInt(deadline)
 }
 
-/** One call of a Multicall3 `aggregate3` batch, allowed to fail. */
-type Call = {
-  /** Contract called. */
-  target: Address
-  /** Calldata. */
-  callData: Hex
-}
-
-/**
- * Runs `calls` in one `eth_call` of Multicall3 `aggregate3`; each result is its return data, or `undefined` when it
- * failed or returned nothing.
- */
-async function aggregate(deps: Deps, calls: readonly Call[]): Promise<(Hex | undefined)[]> {
-  const data = encodeFunctionData({
-    abi: Multicall3.abi,
-    functionName: 'aggregate3',
-    args: [calls.map((call) => ({ ...call, allowFailure: true }))],
-  })
-  const answer = await deps.chain.request('eth_call', [{ to: Multicall3.address, data }, 'latest'])
-  if (!answer.ok) {
-    if ('status' in answer)
-      throw new UpstreamUnavailableError(`The chain did not answer (${answer.message}); nothing is charged.`)
-    throw new UpstreamFailedError(`The chain refused the read: ${answer.message}. Nothing is charged.`)
-  }
-  if (!isHex(answer.result))
-    throw new UpstreamFailedError('The chain answered aggregate3 in an unknown shape; nothing is charged.')
-  const results = decodeFunctionResult({ abi: Multicall3.abi, functionName: 'aggregate3', data: answer.result })
-  // A call to an address without code succeeds with no data (a chain without the contract): that is a failure too.
-  return results.map((result) => (result.success && result.returnData !== '0x' ? result.returnData : undefined))
-}
-
 /** A token by the address or symbol a request named; an unlisted address has its decimals and symbol read. */
 async function resolve(deps: Deps, value: string, field: string): Promise<Token> {
   const address = tokenField(deps, value, field)!
   const listed = TokenList.of('base', deps.chain.chainId).find((token) => token.address === address)
   if (listed) return listed
-  const [decimals, symbol] = await aggregate(deps, [
+  const [decimals, symbol] = await Multicall3.aggregate(deps.chain, [
     { target: address, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'decimals' }) },
     { target: address, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'symbol' }) },
   ])
@@ -254,34 +221,11 @@ async function readFeeds(deps: Deps): Promise<readonly Reading[] | undefined> {
   return deps.feeds?.read().catch(() => undefined)
 }
 
-/** The best quote of one route, as QuoterV2 returned it. */
-type Quoted = {
-  /** The route. */
-  route: Uniswap.Route
-  /** Base units of the output token. */
-  amountOut: bigint
-  /** QuoterV2's gas estimate of the swap. */
-  gasEstimate: bigint
-}
-
 /** QuoterV2 on every route in one multicall; the route with the most output wins. Throws {@link NoRouteError}. */
-async function bestRoute(deps: Deps, tokenIn: Token, tokenOut: Token, amountIn: bigint): Promise<Quoted> {
+async function bestRoute(deps: Deps, tokenIn: Token, tokenOut: Token, amountIn: bigint): Promise<Uniswap.Quoted> {
   const deployment = Uniswap.of(deps.chain.chainId)
   const routes = Uniswap.routes({ tokenIn: tokenIn.address, tokenOut: tokenOut.address, weth: deployment.weth })
-  const results = await aggregate(
-    deps,
-    routes.map((route) => ({ target: deployment.quoterV2, callData: Uniswap.quoteCalldata({ route, amountIn }) })),
-  )
-  let best: Quoted | undefined
-  for (const [index, data] of results.entries()) {
-    if (data === undefined) continue
-    const route = routes[index]!
-    const [amountOut, , , gasEstimate] =
-      route.fees.length === 1
-        ? decodeFunctionResult({ abi: Uniswap.quoterV2Abi, functionName: 'quoteExactInputSingle', data })
-        : decodeFunctionResult({ abi: Uniswap.quoterV2Abi, functionName: 'quoteExactInput', data })
-    if (amountOut > 0n && (!best || amountOut > best.amountOut)) best = { route, amountOut, gasEstimate }
-  }
+  const best = await Uniswap.quote({ chain: deps.chain, quoter: deployment.quoterV2, routes, amountIn })
   if (!best)
     throw new NoRouteError(
       `No Uniswap v3 pool can swap ${tokenIn.symbol} for ${tokenOut.symbol} (every fee tier, direct and through WETH); nothing is charged.`,
@@ -537,7 +481,7 @@ export async function execute(deps: Deps, parameters: ExecuteBody & { caller: Ad
 /** `owner`'s allowance of `token` to SwapRouter02, in base units. */
 async function allowanceOf(deps: Deps, parameters: { token: Token; owner: Address }): Promise<bigint> {
   const { token, owner } = parameters
-  const [data] = await aggregate(deps, [
+  const [data] = await Multicall3.aggregate(deps.chain, [
     {
       target: token.address,
       callData: encodeFunctionData({
@@ -601,7 +545,7 @@ export async function positions(deps: Deps, query: PositionsQuery) {
     functionName: string,
     args: readonly unknown[] = [],
   ) => encodeFunctionData({ abi, functionName, args } as Parameters<typeof encodeFunctionData>[0])
-  const first = await aggregate(deps, [
+  const first = await Multicall3.aggregate(deps.chain, [
     { target: aave.dataProvider, callData: encode(Lending.aaveAbi, 'getAllReservesTokens') },
     { target: aave.pool, callData: encode(Lending.aaveAbi, 'getUserAccountData', [address]) },
     ...comets.flatMap((comet) => [
@@ -644,7 +588,7 @@ export async function positions(deps: Deps, query: PositionsQuery) {
         }))
       : [],
   )
-  const second = await aggregate(deps, [
+  const second = await Multicall3.aggregate(deps.chain, [
     ...reserves.map((reserve) => ({
       target: aave.dataProvider,
       callData: encode(Lending.aaveAbi, 'getUserReserveData', [reserve.tokenAddress, address]),
@@ -669,7 +613,7 @@ export async function positions(deps: Deps, query: PositionsQuery) {
       ...collateralAssets.map((entry) => entry.asset),
     ]),
   ]
-  const third = await aggregate(deps, [
+  const third = await Multicall3.aggregate(deps.chain, [
     ...collateralAssets.map((entry) => ({
       target: entry.comet,
       callData: encode(Lending.cometAbi, 'collateralBalanceOf', [address, entry.asset]),
