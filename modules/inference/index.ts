@@ -1,8 +1,12 @@
 import { Type } from '@sinclair/typebox'
+import * as EvmChain from '../../core/EvmChain.js'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import { outputs } from './schema.js'
 import type { Deps } from './service.js'
+
+/** Base mainnet's chain id, the one chain `INFERENCE_BLOCKSCOUT_URL` indexes. */
+const baseChainId = EvmChain.find('base')!.chainId
 
 /** The inference module, mounted by the gateway. */
 export function inference(deps: Deps) {
@@ -27,7 +31,8 @@ const env = Type.Object({
   INFERENCE_BLOCKSCOUT_URL: Type.String({
     minLength: 1,
     default: 'https://base.blockscout.com',
-    description: 'Blockscout explorer of the settlement chain asked next for verified source (on Base only)',
+    description:
+      "Blockscout explorer of the settlement chain asked next for verified source, and linked as explain-contract's `basescanUrl` (on Base only)",
   }),
 })
 
@@ -53,6 +58,8 @@ export const manifest = Module.define({
       chat: ports.chat,
       // Checked by `ready` before any call is taken.
       model: env.INFERENCE_MODEL ?? '',
+      // The Blockscout explorer is Base's: a devnet or another chain has no configured explorer to link.
+      explorerUrl: ports.onchain.chainId === baseChainId ? env.INFERENCE_BLOCKSCOUT_URL : undefined,
     })
   },
   ready: ({ ports, env }) =>

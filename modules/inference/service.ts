@@ -48,6 +48,8 @@ export type Deps = {
   chat: Chat.ChatUpstream
   /** The model asked. */
   model: string
+  /** Base URL of the settlement chain's explorer, whose `/address/<address>` page explain-contract links; none on a devnet. */
+  explorerUrl: string | undefined
 }
 
 /** Most recent transactions an address's facts include. */
@@ -68,7 +70,19 @@ const delegationPrefix = '0xef0100'
 /** Classifies an address from its code, balances, history and verified source. */
 export async function classifyAddress(deps: Deps, input: AddressBody) {
   const facts = await addressFacts(deps, getAddress(input.address))
+  const { native, tokens } = facts.balances
+  const held = tokens.filter((token) => token.raw !== '0')
+  const onChainProfile = {
+    isContract: facts.code.kind === 'contract',
+    ethBalance: native.ether,
+    ethBalanceRaw: native.wei,
+    balances: Object.fromEntries([['ETH', native.ether], ...held.map((token) => [token.symbol, token.formatted])]),
+    balancesRaw: Object.fromEntries([['ETH', native.wei], ...held.map((token) => [token.symbol, token.raw])]),
+    transactionCount: facts.nonce,
+    recentTxCount: facts.history.recent.transactions?.length ?? null,
+  }
   return answer(deps, {
+    original: { address: facts.address, onChainProfile },
     field: 'classification',
     schema: AddressClassification,
     task: 'Classify this address on the chain: what it is, a short label, the risk of interacting with it, and why.',
@@ -78,8 +92,9 @@ export async function classifyAddress(deps: Deps, input: AddressBody) {
 
 /** Classifies a transaction from its decoded call, events and token movements. */
 export async function classifyTransaction(deps: Deps, input: TransactionBody) {
-  const facts = await transactionFacts(deps, input.hash.toLowerCase() as Hex)
+  const { facts, transaction } = await transactionFacts(deps, input.hash.toLowerCase() as Hex)
   return answer(deps, {
+    original: { hash: facts.transaction.hash, transaction },
     field: 'classification',
     schema: TransactionClassification,
     task: 'Classify this transaction: what it did, in one or two plain sentences, the risk it shows, and why.',
@@ -94,7 +109,25 @@ export async function explainContract(deps: Deps, input: AddressBody) {
     throw new NotFoundError(`No contract code at ${facts.address} on chain ${deps.endpoint.chainId}.`, {
       details: { address: facts.address, kind: facts.code.kind },
     })
+  const { code, verifiedSource: source } = facts
+  const implementation = code.eip1967Implementation ?? code.minimalProxyTarget
+  const contractInfo = {
+    name: source?.name ?? null,
+    isVerified: source?.source !== undefined,
+    isProxy: implementation !== null,
+    implementation,
+    compiler: source?.compiler ?? null,
+    functionCount: source?.functions?.length ?? null,
+    eventCount: source?.events?.length ?? null,
+    codeSize: code.size,
+  }
   return answer(deps, {
+    original: {
+      address: facts.address,
+      contractInfo,
+      basescanUrl:
+        deps.explorerUrl === undefined ? null : `${deps.explorerUrl.replace(/\/+$/, '')}/address/${facts.address}`,
+    },
     field: 'analysis',
     schema: ContractAnalysis,
     task: 'Explain this contract: what it does, its main functions, who holds privileges, whether it is upgradeable, and its risks. When no verified source is given, say what the facts leave unknown.',
@@ -107,8 +140,10 @@ export async function summarize(deps: Deps, input: SummarizeBody) {
   const facts =
     input.target.length === 42
       ? await addressFacts(deps, getAddress(input.target))
-      : await transactionFacts(deps, input.target.toLowerCase() as Hex)
+      : (await transactionFacts(deps, input.target.toLowerCase() as Hex)).facts
+  const targetType = 'transaction' in facts ? 'transaction' : facts.code.kind === 'contract' ? 'contract' : 'wallet'
   return answer(deps, {
+    original: { target: input.target, targetType, context: input.context ?? 'general' },
     field: 'briefing',
     schema: Briefing,
     task: 'Write a briefing on this target for someone about to act on it: a headline, a summary, key points and risks.',
@@ -122,11 +157,18 @@ export async function summarize(deps: Deps, input: SummarizeBody) {
  * answer that is not that JSON, then a 502, so the call is never charged for an answer it cannot use. The answer
  * carries the facts the model was given.
  */
-async function answer<field extends string>(
+async function answer<field extends string, original extends object>(
   deps: Deps,
-  parameters: { field: field; schema: TObject; task: string; facts: object; context?: string | undefined },
+  parameters: {
+    original: original
+    field: field
+    schema: TObject
+    task: string
+    facts: object
+    context?: string | undefined
+  },
 ) {
-  const { field, schema, task, facts, context } = parameters
+  const { original, field, schema, task, facts, context } = parameters
   const messages: Chat.Message[] = [
     {
       role: 'system',
@@ -159,7 +201,8 @@ async function answer<field extends string>(
       parsed = undefined
     }
     if (Value.Check(schema, parsed))
-      return { [field]: parsed, facts, model: deps.model } as Record<field, unknown> & { facts: object; model: string }
+      return { ...original, [field]: parsed, facts, model: deps.model } as original &
+        Record<field, unknown> & { facts: object; model: string }
     const first = [...Value.Errors(schema, parsed)][0]
     problem =
       typeof content !== 'string' ? 'no text content' : first ? `${first.path || '/'} ${first.message}` : 'not JSON'
@@ -291,7 +334,8 @@ async function verifiedSource(deps: Deps, address: Address) {
       name: verified.name,
       language: verified.language,
       compiler: verified.compiler,
-      functions: (verified.abi ?? []).flatMap((item) => signatureOf(item)),
+      functions: (verified.abi ?? []).flatMap((item) => signatureOf(item, 'function')),
+      events: (verified.abi ?? []).flatMap((item) => signatureOf(item, 'event')),
       files: files.filter((file) => file.content.length > 0 || !file.truncated),
       filesLeftOut: files.filter((file) => file.content.length === 0 && file.truncated).map((file) => file.path),
     }
@@ -299,15 +343,18 @@ async function verifiedSource(deps: Deps, address: Address) {
   return { none: true, asked: deps.sources.map((source) => source.name), failures }
 }
 
-/** `name(type,...)` of an ABI function item; nothing for anything else. */
-function signatureOf(item: unknown): string[] {
+/** `name(type,...)` of an ABI item of `kind` (`function` or `event`); nothing for anything else. */
+function signatureOf(item: unknown, kind: 'function' | 'event'): string[] {
   const { type, name, inputs } = item as { type?: unknown; name?: unknown; inputs?: unknown }
-  if (type !== 'function' || typeof name !== 'string') return []
+  if (type !== kind || typeof name !== 'string') return []
   const types = Array.isArray(inputs) ? inputs.map((input) => String((input as { type?: unknown }).type)) : []
   return [`${name}(${types.join(',')})`]
 }
 
-/** A mined transaction decoded, with the kind of its recipient. */
+/**
+ * A mined transaction decoded, with the kind of its recipient (the facts), and the same read in the original gateway's
+ * `transaction` shape.
+ */
 async function transactionFacts(deps: Deps, hash: Hex) {
   const [transaction, receipt] = (await Promise.all([
     read(deps, 'eth_getTransactionByHash', [hash]),
@@ -318,17 +365,28 @@ async function transactionFacts(deps: Deps, hash: Hex) {
   const metadata = new Map(
     deps.tokens.map((token) => [checksumAddress(token.address), { symbol: token.symbol, decimals: token.decimals }]),
   )
-  const decoded = TxDecode.decode({
-    mined: TxDecode.minedOf(transaction, receipt),
-    metadata,
-  })
+  const mined = TxDecode.minedOf(transaction, receipt)
+  const decoded = TxDecode.decode({ mined, metadata })
   const recipientCode = decoded.to ? ((await read(deps, 'eth_getCode', [decoded.to, 'latest'])) as Hex) : undefined
+  const destIsContract = recipientCode !== undefined && size(recipientCode) > 0
   return {
-    chainId: deps.endpoint.chainId,
-    transaction: decoded,
-    recipient:
-      decoded.to === null
-        ? null
-        : { address: decoded.to, isContract: recipientCode !== undefined && size(recipientCode) > 0 },
+    facts: {
+      chainId: deps.endpoint.chainId,
+      transaction: decoded,
+      recipient: decoded.to === null ? null : { address: decoded.to, isContract: destIsContract },
+    },
+    transaction: {
+      from: decoded.from,
+      to: decoded.to ?? 'CONTRACT CREATION',
+      value: `${decoded.value.formatted} ETH`,
+      valueRaw: decoded.value.raw,
+      methodId: mined.input === '0x' ? '0x' : mined.input.slice(0, 10),
+      isContractCall: mined.input !== '0x',
+      destIsContract,
+      gasUsed: decoded.fee.gasUsed,
+      success: decoded.status === 'success',
+      blockNumber: Number(mined.blockNumber),
+      logCount: mined.logs.length,
+    },
   }
 }

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createWalletClient, erc20Abi, type Hash, type PrivateKeyAccount } from 'viem'
+import { createWalletClient, erc20Abi, formatEther, formatUnits, type Hash, type PrivateKeyAccount, size } from 'viem'
 import { indexer } from '../../adapters/history/indexer.js'
 import { eip1193 } from '../../adapters/rpc/eip1193.js'
 import { blockscoutSource } from '../../adapters/source/blockscout.js'
@@ -41,7 +41,10 @@ beforeAll(async () => {
           runtimeMatch: 'exact_match',
           chainId: String(gateway.devnet.chainId),
           address: gateway.devnet.escrow.address,
-          abi: [{ type: 'function', name: 'release', inputs: [{ name: 'id', type: 'bytes32' }], outputs: [] }],
+          abi: [
+            { type: 'function', name: 'release', inputs: [{ name: 'id', type: 'bytes32' }], outputs: [] },
+            { type: 'event', name: 'Released', inputs: [{ name: 'id', type: 'bytes32', indexed: true }] },
+          ],
           sources: { 'contracts/Escrow.sol': { content: escrowSource } },
           compilation: { language: 'Solidity', compilerVersion: '0.8.28+commit.7893614a', name: 'Escrow' },
         })
@@ -155,6 +158,41 @@ describe('POST /api/v1/inference/classify-address', () => {
     expect(await gateway.balance(payer.address)).toBe(before - 30_000n)
   })
 
+  test("behavior: the original gateway's call answers its address and onChainProfile, read from the chain", async () => {
+    stub.reset()
+    answering(classification)
+    const subject = gateway.account(2).address
+    const { publicClient, token } = gateway.devnet
+    const [wei, usdc, nonce] = await Promise.all([
+      publicClient.getBalance({ address: subject }),
+      publicClient.readContract({ address: token.address, abi: erc20Abi, functionName: 'balanceOf', args: [subject] }),
+      publicClient.getTransactionCount({ address: subject }),
+    ])
+    expect(usdc).toBeGreaterThan(0n)
+    const body = await ok(
+      await gateway.paid(payer, 'POST', '/api/v1/inference/classify-address', { address: subject.toLowerCase() }),
+    )
+    expect(body.address).toBe(subject)
+    expect(body.onChainProfile).toEqual({
+      isContract: false,
+      ethBalance: formatEther(wei),
+      ethBalanceRaw: wei.toString(),
+      balances: { ETH: formatEther(wei), USDC: formatUnits(usdc, 6) },
+      balancesRaw: { ETH: wei.toString(), USDC: usdc.toString() },
+      transactionCount: nonce,
+      recentTxCount: body.facts.history.recent.transactions.length,
+    })
+    expect(body.onChainProfile.recentTxCount).toBeGreaterThan(0)
+    // A contract holding no USDC: code, and ETH alone among the balances.
+    const escrow = await ok(
+      await gateway.paid(payer, 'POST', '/api/v1/inference/classify-address', {
+        address: gateway.devnet.escrow.address,
+      }),
+    )
+    expect(escrow.onChainProfile).toMatchObject({ isContract: true, balances: { ETH: '0' } })
+    expect(Object.keys(escrow.onChainProfile.balances)).toEqual(['ETH'])
+  })
+
   test('error: a malformed address is a 400 before payment, and the model is never asked', async () => {
     stub.reset()
     const response = await gateway.fetch('http://gateway.test/api/v1/inference/classify-address', {
@@ -188,6 +226,37 @@ describe('POST /api/v1/inference/classify-tx', () => {
       transfers: [{ symbol: 'USDC', amount: { raw: '1234500', formatted: '1.2345' } }],
     })
     expect(body.facts.recipient).toEqual({ address: gateway.devnet.token.address, isContract: true })
+  })
+
+  test("behavior: the original gateway's call answers its hash and transaction, read from the chain", async () => {
+    const sender = gateway.account(3)
+    const hash = await transfer(sender, gateway.account(4).address, 2_500_000_000n)
+    const receipt = await gateway.devnet.publicClient.getTransactionReceipt({ hash })
+    stub.reset()
+    answering({
+      category: 'token-transfer',
+      summary: 'Sends USDC.',
+      confidence: 0.9,
+      risk: 'low',
+      reasons: ['A Transfer.'],
+    })
+    const body = await ok(await gateway.paid(payer, 'POST', '/api/v1/inference/classify-tx', { hash }))
+    expect(body.hash).toBe(hash)
+    expect(body.transaction).toEqual({
+      from: sender.address,
+      to: gateway.devnet.token.address,
+      value: '0 ETH',
+      valueRaw: '0',
+      // transfer(address,uint256)
+      methodId: '0xa9059cbb',
+      isContractCall: true,
+      destIsContract: true,
+      gasUsed: receipt.gasUsed.toString(),
+      success: true,
+      blockNumber: Number(receipt.blockNumber),
+      logCount: receipt.logs.length,
+    })
+    expect(receipt.logs.length).toBe(1)
   })
 
   test('error: an unknown transaction is a 404, not charged, and the model is never asked', async () => {
@@ -250,6 +319,20 @@ describe('POST /api/v1/inference/explain-contract', () => {
     )
     expect(body.analysis).toEqual(analysis)
     expect(body.facts.code.kind).toBe('contract')
+    const code = await gateway.devnet.publicClient.getCode({ address: gateway.devnet.escrow.address })
+    expect(body.address).toBe(gateway.devnet.escrow.address)
+    expect(body.contractInfo).toEqual({
+      name: 'Escrow',
+      isVerified: true,
+      isProxy: false,
+      implementation: null,
+      compiler: '0.8.28+commit.7893614a',
+      functionCount: 1,
+      eventCount: 1,
+      codeSize: size(code!),
+    })
+    // No explorer indexes a devnet: nothing to link.
+    expect(body.basescanUrl).toBeNull()
     expect(body.facts.verifiedSource).toEqual({
       source: 'sourcify',
       match: 'exact',
@@ -257,6 +340,7 @@ describe('POST /api/v1/inference/explain-contract', () => {
       language: 'Solidity',
       compiler: '0.8.28+commit.7893614a',
       functions: ['release(bytes32)'],
+      events: ['Released(bytes32)'],
       files: [{ path: 'contracts/Escrow.sol', content: escrowSource, truncated: false }],
       filesLeftOut: [],
     })
@@ -278,6 +362,35 @@ describe('POST /api/v1/inference/explain-contract', () => {
       await family.post('/api/v1/inference/explain-contract', { address: gateway.devnet.token.address }, payer),
     )
     expect(body.facts.verifiedSource).toEqual({ none: true, asked: ['sourcify'], failures: [] })
+    expect(body.contractInfo).toMatchObject({
+      name: null,
+      isVerified: false,
+      compiler: null,
+      functionCount: null,
+      eventCount: null,
+      codeSize: body.facts.code.size,
+    })
+  })
+
+  test("behavior: on Base, basescanUrl is the contract's page on the configured Blockscout explorer", async () => {
+    stub.reset()
+    answering(analysis)
+    const { ports, env } = familyOf()
+    const devnet = gateway.devnet
+    // The devnet's node standing in for Base's: the family sees chain id 8453.
+    const asBase = {
+      ...ports,
+      chains: [eip1193({ name: 'base', chainId: 8453, request: (method, params) => devnet.request(method, params) })],
+      onchain: { ...ports.onchain, chainId: 8453 },
+    }
+    const family = moduleGateway(manifest, {
+      ports: asBase,
+      env: { ...env, INFERENCE_BLOCKSCOUT_URL: 'https://explorer.example/' },
+    })
+    const body = await ok(
+      await family.post('/api/v1/inference/explain-contract', { address: devnet.escrow.address.toLowerCase() }, payer),
+    )
+    expect(body.basescanUrl).toBe(`https://explorer.example/address/${devnet.escrow.address}`)
   })
 })
 
@@ -300,6 +413,25 @@ describe('POST /api/v1/inference/summarize', () => {
     )
     expect(body.briefing).toEqual(briefing)
     expect(stub.last().body.messages.at(-1).content).toContain('Is it safe to pay?')
+  })
+
+  test("behavior: the original gateway's call answers its target, targetType and context (default general)", async () => {
+    stub.reset()
+    answering({ headline: 'h', summary: 's', keyPoints: ['k'], risks: [], confidence: 0.5 })
+    const wallet = gateway.account(5).address.toLowerCase()
+    expect(
+      await ok(await gateway.paid(payer, 'POST', '/api/v1/inference/summarize', { target: wallet, context: 'defi' })),
+    ).toMatchObject({ target: wallet, targetType: 'wallet', context: 'defi' })
+    const contract = gateway.devnet.escrow.address
+    expect(
+      await ok(await gateway.paid(payer, 'POST', '/api/v1/inference/summarize', { target: contract })),
+    ).toMatchObject({ target: contract, targetType: 'contract', context: 'general' })
+    const hash = await transfer(gateway.account(3), gateway.account(4).address, 1n)
+    expect(await ok(await gateway.paid(payer, 'POST', '/api/v1/inference/summarize', { target: hash }))).toMatchObject({
+      target: hash,
+      targetType: 'transaction',
+      context: 'general',
+    })
   })
 })
 
