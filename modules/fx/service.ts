@@ -1,7 +1,11 @@
-import { formatUnits, parseUnits } from 'viem'
+import { type Address, formatUnits, parseUnits } from 'viem'
+import { base as baseChain } from 'viem/chains'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { FxReference, Rates } from '../../core/FxReference.js'
 import * as PriceFeeds from '../../core/PriceFeeds.js'
+import type * as Rpc from '../../core/Rpc.js'
+import * as TokenList from '../../core/TokenList.js'
+import * as Uniswap from '../../core/Uniswap.js'
 
 /** How long one reading of the feeds is served again, in ms. */
 export const ttlMs = 60_000
@@ -21,14 +25,16 @@ export type Deps = {
   feeds: PriceFeeds.shared.ReturnType
   /** Published reference rates shown beside each rate; none, and rates come without a second opinion. */
   reference: FxReference | undefined
+  /** The settlement chain, whose Uniswap v3 pools price the stablecoin bases; none, and those bases are a 503. */
+  chain: Rpc.Endpoint | undefined
   /** Current time, epoch ms. */
   now: () => number
 }
 
 /** The module's dependencies. */
 export function from(parameters: from.Parameters): Deps {
-  const { feeds, reference, now = Date.now } = parameters
-  return { feeds: PriceFeeds.shared({ feeds, ttlMs, now }), reference, now }
+  const { feeds, reference, chain, now = Date.now } = parameters
+  return { feeds: PriceFeeds.shared({ feeds, ttlMs, now }), reference, chain, now }
 }
 
 export declare namespace from {
@@ -37,6 +43,8 @@ export declare namespace from {
     feeds: PriceFeeds.PriceFeeds
     /** Published reference rates, if any. */
     reference?: FxReference | undefined
+    /** The settlement chain, if any. */
+    chain?: Rpc.Endpoint | undefined
     /** Current time, epoch ms. @default Date.now */
     now?: () => number
   }
@@ -47,17 +55,75 @@ export function currencies(deps: Deps): string[] {
   return [usd, ...deps.feeds.feeds.feeds.map((feed) => feed.symbol)]
 }
 
-/** The base currency `base` names (any case), USD when absent; one without a feed is refused, naming `base`. */
-export function baseOf(deps: Deps, base: string | undefined): string {
-  if (base === undefined) return usd
-  const code = base.toUpperCase()
+/** A stablecoin of the original gateway's `oracle/fx` bases: its symbol, name and the currency it is pegged to. */
+export type Stablecoin = {
+  /** Symbol, as the original writes it. */
+  symbol: string
+  /** Name, as the original answers it. */
+  name: string
+  /** ISO 4217 code of the currency it tracks. */
+  peg: string
+}
+
+/** The original gateway's stablecoins (src/routes/oracle.ts, category `stablecoin`), in its order; USDC is its default. */
+export const stablecoins: readonly Stablecoin[] = [
+  { symbol: 'USDC', name: 'USD Coin', peg: 'USD' },
+  { symbol: 'USDT', name: 'Tether USD', peg: 'USD' },
+  { symbol: 'DAI', name: 'Dai Stablecoin', peg: 'USD' },
+  { symbol: 'EURC', name: 'Euro Coin', peg: 'EUR' },
+  { symbol: 'USDbC', name: 'USD Base Coin', peg: 'USD' },
+]
+
+/** USDbC on Base mainnet: a stablecoin of the original's bases that the curated token list (the swap's) leaves out. */
+const usdbcBaseMainnet = {
+  symbol: 'USDbC',
+  address: '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA',
+  decimals: 6,
+} as const
+
+/** Whole units of the base every stablecoin rate is quoted for, as the original quotes (less price impact than 1). */
+export const stablecoinQuoteUnits = 1000n
+
+/** A stablecoin on the settlement chain: its contract, when it has one there. */
+type Deployed = Stablecoin & { token: TokenList.Listed | undefined }
+
+/** The stablecoins with their contracts on `chain` (the curated list, USDbC on Base mainnet). */
+function deployed(chain: Rpc.Endpoint): Deployed[] {
+  const listed = [...TokenList.of('base', chain.chainId), ...(chain.chainId === baseChain.id ? [usdbcBaseMainnet] : [])]
+  return stablecoins.map((coin) => ({ ...coin, token: listed.find((token) => token.symbol === coin.symbol) }))
+}
+
+/** What a `base` names: an ISO 4217 currency of the fiat feeds, or one of the original's stablecoins. */
+export type Base = { kind: 'fiat'; code: string } | { kind: 'stablecoin'; coin: Deployed; token: TokenList.Listed }
+
+/**
+ * The base `base` names, any case: one of the original gateway's stablecoins (USDC when absent, as there), else a
+ * currency with a feed (USD or a feed's). Another, or a stablecoin without a contract on the chain, is refused
+ * naming `base`; a stablecoin with no chain configured is a 503: all before payment.
+ */
+export function baseOf(deps: Deps, base: string | undefined): Base {
+  const code = (base ?? 'USDC').toUpperCase()
+  const coin = stablecoins.find((candidate) => candidate.symbol.toUpperCase() === code)
+  if (coin) {
+    if (!deps.chain)
+      throw new UpstreamUnavailableError(
+        `No chain is configured to read the ${coin.symbol} pools from; give an ISO 4217 base for the fiat feeds. Nothing is charged.`,
+      )
+    const found = deployed(deps.chain).find((candidate) => candidate.symbol === coin.symbol)!
+    if (!found.token)
+      throw new ValidationError({
+        field: 'base',
+        message: `${coin.symbol} has no contract on this chain (chain id ${deps.chain.chainId})`,
+      })
+    return { kind: 'stablecoin', coin: found, token: found.token }
+  }
   const known = currencies(deps)
   if (!known.includes(code))
     throw new ValidationError({
       field: 'base',
-      message: `no rate feed for ${code}; the gateway has ${known.join(', ')}`,
+      message: `no rate feed for ${code}; the gateway has ${known.join(', ')}, and the stablecoins ${stablecoins.map((candidate) => candidate.symbol).join(', ')}`,
     })
-  return code
+  return { kind: 'fiat', code }
 }
 
 /** One feed a rate is computed from, with its round. */
@@ -240,4 +306,120 @@ async function secondOpinion(
   const outcome = await reference.latest(base, symbols)
   if (!outcome.ok) return { ok: false, source: reference.name, message: outcome.message }
   return { ok: true, source: reference.name, rates: outcome }
+}
+
+/** The original gateway's `status` of a stablecoin rate: its deviation from 1 over 1% is minor, over 5% a depeg. */
+export type PegStatus = 'stable' | 'minor-deviation' | 'depeg-warning'
+
+/**
+ * The rate of every other stablecoin against a stablecoin `base`, as the original gateway answers it: QuoterV2's
+ * output for {@link stablecoinQuoteUnits} whole units of the base on each direct Uniswap v3 pool of the pair, the fee
+ * tier that gives the most winning (pool fee and price impact included). A pair with no pool, or a coin with no
+ * contract on the chain, is answered unavailable with the reason, never a made-up rate. `rate` and `inverseRate` are
+ * JSON numbers to 6 places as there, `rateDecimal` the exact quotient ({@link rateDecimals} places); `deviation` and
+ * `status` judge the peg only between coins of one currency (EURC against a dollar coin is an exchange rate: `null`).
+ */
+export async function stablecoinRates(deps: Deps, base: Extract<Base, { kind: 'stablecoin' }>) {
+  const chain = deps.chain!
+  const deployment = Uniswap.of(chain.chainId)
+  const amountIn = stablecoinQuoteUnits * 10n ** BigInt(base.token.decimals)
+  const one = 10n ** BigInt(rateDecimals)
+  const others = deployed(chain).filter((coin) => coin.symbol !== base.coin.symbol)
+  const quotes = await Promise.all(
+    others.map((coin) =>
+      coin.token === undefined
+        ? undefined
+        : Uniswap.quote({
+            chain,
+            quoter: deployment.quoterV2,
+            routes: Uniswap.routes({
+              tokenIn: base.token.address,
+              tokenOut: coin.token.address,
+              weth: deployment.weth,
+            }).filter((route) => route.fees.length === 1),
+            amountIn,
+          }),
+    ),
+  )
+  const rates: Record<string, Record<string, unknown>> = {}
+  for (const [index, coin] of others.entries()) {
+    const quoted = quotes[index]
+    const common = { symbol: coin.symbol, name: coin.name, address: (coin.token?.address ?? null) as Address | null }
+    if (!coin.token || !quoted) {
+      rates[coin.symbol] = {
+        ...common,
+        available: false,
+        reason: coin.token ? 'no_pool' : 'not_deployed',
+        message: coin.token
+          ? `No Uniswap v3 pool of ${base.coin.symbol} and ${coin.symbol} on this chain quotes ${stablecoinQuoteUnits} ${base.coin.symbol} at any fee tier.`
+          : `${coin.symbol} has no contract on this chain (chain id ${chain.chainId}).`,
+        rate: null,
+        inverseRate: null,
+        deviation: null,
+        status: null,
+        feeTier: null,
+      }
+      continue
+    }
+    const { decimals } = coin.token
+    // Units of the coin per unit of the base: amountOut / 10^decimals over amountIn / 10^baseDecimals.
+    const scaled = (quoted.amountOut * one) / (stablecoinQuoteUnits * 10n ** BigInt(decimals))
+    const inverse = (stablecoinQuoteUnits * 10n ** BigInt(decimals) * one) / quoted.amountOut
+    const samePeg = coin.peg === base.coin.peg
+    const distance = scaled > one ? scaled - one : one - scaled
+    rates[coin.symbol] = {
+      ...common,
+      available: true,
+      rate: toSixPlaces(scaled),
+      rateDecimal: formatUnits(scaled, rateDecimals),
+      inverseRate: toSixPlaces(inverse),
+      deviation: samePeg ? percentOf(distance, one) : null,
+      status: samePeg ? pegStatus(distance, one) : null,
+      feeTier: quoted.route.fees[0]!,
+      quote: {
+        amountIn: stablecoinQuoteUnits.toString(),
+        amountInRaw: amountIn.toString(),
+        amountOut: formatUnits(quoted.amountOut, decimals),
+        amountOutRaw: quoted.amountOut.toString(),
+      },
+      ...(samePeg
+        ? {}
+        : {
+            note: `${coin.symbol} tracks ${coin.peg} and ${base.coin.symbol} ${base.coin.peg}: an exchange rate, not a peg to judge`,
+          }),
+    }
+  }
+  return {
+    base: base.coin.symbol,
+    rates,
+    meta: {
+      pairCount: Object.values(rates).filter((rate) => rate.available).length,
+      source: 'uniswap-v3-onchain',
+      chain: chain.chainId === baseChain.id ? 'Base' : chain.name,
+      chainId: chain.chainId,
+      quoter: deployment.quoterV2,
+      note: `Rates are QuoterV2's output for ${stablecoinQuoteUnits} ${base.coin.symbol} on the pair's direct pools, fee and price impact included; larger trades may slip more.`,
+    },
+    rateDecimals,
+    timestamp: new Date(deps.now()).toISOString(),
+  }
+}
+
+/** A rate scaled by 10^{@link rateDecimals} as a JSON number rounded to 6 places, as the original answers it. */
+function toSixPlaces(scaled: bigint): number {
+  const step = 10n ** BigInt(rateDecimals - 6)
+  return Number(formatUnits((scaled + step / 2n) / step, 6))
+}
+
+/** `distance` over `one` as a percent with the original's three places, truncated, e.g. `0.250%`. */
+function percentOf(distance: bigint, one: bigint): string {
+  const thousandths = (distance * 100_000n) / one
+  return `${thousandths / 1000n}.${(thousandths % 1000n).toString().padStart(3, '0')}%`
+}
+
+/** The original's thresholds: more than 1% from the peg is a minor deviation, more than 5% a depeg warning. */
+function pegStatus(distance: bigint, one: bigint): PegStatus {
+  if (distance * 100n > 5n * one) return 'depeg-warning'
+  if (distance * 100n > one) return 'minor-deviation'
+  return 'stable'
 }

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { formatUnits } from 'viem'
 import { priceFeeds } from '../../adapters/chain/priceFeeds.js'
+import * as Uniswap from '../../core/Uniswap.js'
 import * as Service from '../../modules/fx/service.js'
 import { feedSetter } from '../support/feeds.js'
 import { paidGateway } from '../support/paid.js'
@@ -63,10 +65,10 @@ describe('GET /api/v1/oracle/fx', () => {
     expect((await gateway.fetch('http://gateway.test/api/v1/oracle/fx')).status).toBe(402)
   })
 
-  test('default: against USD, exact quotients of the feeds, each with its feed and the second opinion, for 0.008 USDC', async () => {
+  test('behavior: against USD, exact quotients of the feeds, each with its feed and the second opinion, for 0.008 USDC', async () => {
     const payer = gateway.account(3)
     const before = await gateway.balance(payer.address)
-    const body = await fx()
+    const body = await fx('?base=USD')
     expect(before - (await gateway.balance(payer.address))).toBe(8_000n)
     expect(body.base).toBe('USD')
     expect(body.rateDecimals).toBe(10)
@@ -94,7 +96,7 @@ describe('GET /api/v1/oracle/fx', () => {
   })
 
   test('error: a stale or non-positive feed makes its currency unavailable with the reason, not the answer', async () => {
-    const body = await fx('', 4)
+    const body = await fx('?base=usd', 4)
     expect(body.rates.CHF).toMatchObject({ currency: 'CHF', available: false, reason: 'stale' })
     expect(body.rates.CHF!.rate).toBeUndefined()
     expect(body.rates.CAD).toMatchObject({ currency: 'CAD', available: false, reason: 'invalid_answer' })
@@ -141,10 +143,88 @@ describe('GET /api/v1/oracle/fx', () => {
     expect(((await response.json()) as { field: string }).field).toBe('base')
   })
 
-  test('error: a base that is not a three-letter code is 400 naming `base`, before any 402', async () => {
-    const response = await gateway.fetch('http://gateway.test/api/v1/oracle/fx?base=EURO')
+  test('error: a base that is neither a currency code nor a stablecoin symbol is 400 naming `base`, before any 402', async () => {
+    for (const base of ['EURO', 'E1', 'USDCOIN']) {
+      const response = await gateway.fetch(`http://gateway.test/api/v1/oracle/fx?base=${base}`)
+      expect(response.status).toBe(400)
+      expect(((await response.json()) as { field: string }).field).toBe('base')
+    }
+  })
+})
+
+describe("GET /api/v1/oracle/fx: the original gateway's stablecoin bases", () => {
+  /** What QuoterV2 itself answers for `amountIn` of `tokenIn` into `tokenOut` on the pool of `fee`. */
+  async function quoterSays(tokenIn: string, tokenOut: string, amountIn: bigint, fee: number) {
+    const { result } = await gateway.devnet.publicClient.simulateContract({
+      address: gateway.devnet.uniswap.quoterV2,
+      abi: Uniswap.quoterV2Abi,
+      functionName: 'quoteExactInputSingle',
+      args: [
+        {
+          tokenIn: gateway.devnet.tokens[tokenIn]!.address,
+          tokenOut: gateway.devnet.tokens[tokenOut]!.address,
+          amountIn,
+          fee,
+          sqrtPriceLimitX96: 0n,
+        },
+      ],
+    })
+    return result[0]
+  }
+
+  test("default: without base, USDC as the original's clients call it, each rate from its pool, for 0.008 USDC", async () => {
+    const payer = gateway.account(7)
+    const before = await gateway.balance(payer.address)
+    const body = (await fx('', 7)) as any
+    expect(before - (await gateway.balance(payer.address))).toBe(8_000n)
+    expect(body.base).toBe('USDC')
+    expect(Object.keys(body.rates)).toEqual(['USDT', 'DAI', 'EURC', 'USDbC'])
+    // USDT: the deep 0.01% pool; the rate is what QuoterV2 gives for 1,000 USDC, over 1,000.
+    const usdtOut = await quoterSays('USDC', 'USDT', 1_000_000_000n, 100)
+    expect(body.rates.USDT).toMatchObject({
+      symbol: 'USDT',
+      name: 'Tether USD',
+      address: gateway.devnet.tokens.USDT!.address,
+      available: true,
+      rateDecimal: formatUnits(usdtOut * 10n ** 10n, 6 + 3 + 10),
+      feeTier: 100,
+      status: 'stable',
+      quote: { amountIn: '1000', amountInRaw: '1000000000', amountOutRaw: usdtOut.toString() },
+    })
+    expect(body.rates.USDT.rate).toBe(Number(Number(formatUnits(usdtOut, 9)).toFixed(6)))
+    expect(typeof body.rates.USDT.inverseRate).toBe('number')
+    expect(body.rates.USDT.deviation).toMatch(/^0\.\d{3}%$/)
+    // DAI: only a $1,000 pool, so 1,000 USDC moves its price far: the answer says so rather than hiding it.
+    const daiOut = await quoterSays('USDC', 'DAI', 1_000_000_000n, 3000)
+    expect(body.rates.DAI).toMatchObject({ available: true, feeTier: 3000, quote: { amountOutRaw: daiOut.toString() } })
+    expect(body.rates.DAI.status).toBe(daiOut < 950n * 10n ** 18n ? 'depeg-warning' : 'minor-deviation')
+    // No pool, no contract: unavailable with the reason, never a made-up rate.
+    expect(body.rates.EURC).toMatchObject({ available: false, reason: 'no_pool', rate: null, status: null })
+    expect(body.rates.USDbC).toMatchObject({ available: false, reason: 'not_deployed', address: null, rate: null })
+    expect(body.meta).toMatchObject({ pairCount: 2, source: 'uniswap-v3-onchain', chainId: gateway.devnet.chainId })
+  })
+
+  test('behavior: another stablecoin base, any case, quotes from its side of the pools', async () => {
+    const body = (await fx('?base=usdt', 8)) as any
+    expect(body.base).toBe('USDT')
+    const out = await quoterSays('USDT', 'USDC', 1_000_000_000n, 100)
+    expect(body.rates.USDC).toMatchObject({ available: true, feeTier: 100, quote: { amountOutRaw: out.toString() } })
+    expect(body.rates.DAI).toMatchObject({ available: false, reason: 'no_pool' })
+  })
+
+  test('behavior: OpenAPI documents the stablecoin bases and the USDC default', async () => {
+    const openapi = (await (await gateway.fetch('http://gateway.test/openapi.json')).json()) as any
+    const base = openapi.paths['/api/v1/oracle/fx'].get.parameters.find((parameter: any) => parameter.name === 'base')
+    expect(base.description ?? base.schema.description).toContain('USDC, USDT, DAI, EURC, USDbC')
+    expect(base.description ?? base.schema.description).toContain('@default USDC')
+  })
+
+  test('error: a stablecoin without a contract on this chain is 400 naming `base`, before any 402', async () => {
+    const response = await gateway.fetch('http://gateway.test/api/v1/oracle/fx?base=USDbC')
     expect(response.status).toBe(400)
-    expect(((await response.json()) as { field: string }).field).toBe('base')
+    const body = (await response.json()) as { field: string; detail: string }
+    expect(body.field).toBe('base')
+    expect(body.detail).toContain('USDbC has no contract on this chain')
   })
 })
 
