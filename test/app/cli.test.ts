@@ -45,7 +45,7 @@ describe('agent-pay', () => {
       const before = await gateway.balance(payer.address)
       const { exitCode, stdout } = await agentPay(['call', 'GET', '/api/v1/rpc/chains'])
       expect(exitCode).toBe(0)
-      expect(stdout).toStartWith('HTTP 200\n{"chains":[{"name":"devnet"')
+      expect(stdout).toStartWith('HTTP 200\n{"chains":[{"key":"devnet","name":"devnet"')
       const receipt = JSON.parse(stdout.split('receipt: ')[1]!) as { transaction: `0x${string}`; amount: string }
       expect(receipt).toMatchObject({ protocol: 'x402', amount: '0.001000', payer: payer.address, status: 200 })
       expect((await gateway.devnet.publicClient.getTransactionReceipt({ hash: receipt.transaction })).status).toBe(
