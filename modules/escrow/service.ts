@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationErro
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowChain } from '../../core/EscrowChain.js'
 import * as Events from '../../core/Events.js'
+import { oneOf } from '../../core/internal/oneOf.js'
 import type { Store } from '../../core/Store.js'
 import * as Units from '../../core/Units.js'
 import {
@@ -144,7 +145,7 @@ export async function list(deps: Deps, input: ListQuery & Payer) {
         details: { field: 'address' },
       },
     )
-  const status = toListStatus(input.status)
+  const status = oneOf(input.status, listStatuses, 'status')
   const records = await deps.store.list<Escrow.Serialized>(collection, { owner: getAddress(input.payer) })
   const now = clock(deps)
   const escrows = (await Promise.all(records.map((record) => refresh(deps, Escrow.deserialize(record.value))))).filter(
@@ -189,7 +190,7 @@ export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): vo
 /** Refuses, before payment, an `address` to list for that is not an EVM address, or a `status` no escrow has. */
 export function preflightList(query: { address?: unknown; status?: unknown }): void {
   if (typeof query.address === 'string') toAddress(query.address, 'address')
-  if (typeof query.status === 'string') toListStatus(query.status)
+  if (typeof query.status === 'string') oneOf(query.status, listStatuses, 'status')
 }
 
 /** Refuses, before payment, an `escrowId` in the original gateway's format, saying which one this gateway uses. */
@@ -360,15 +361,6 @@ function roleOf(escrow: Escrow.Fields, address: Address): 'depositor' | 'benefic
   if (isAddressEqual(address, escrow.beneficiary)) return 'beneficiary'
   if (escrow.arbiter !== undefined && isAddressEqual(address, escrow.arbiter)) return 'arbiter'
   return 'other'
-}
-
-/** A list's `status` filter, lowercase; anything no escrow can be in is refused, naming what is accepted. */
-function toListStatus(value: string | undefined): (typeof listStatuses)[number] | undefined {
-  if (value === undefined) return undefined
-  const status = listStatuses.find((candidate) => candidate === value.toLowerCase())
-  if (status === undefined)
-    throw new ValidationError({ field: 'status', message: `must be one of ${listStatuses.join(', ')}` })
-  return status
 }
 
 /** Whether an escrow matches a list's `status`: `funded` is `active`; `expired` is unsettled with the expiry reached. */

@@ -11,6 +11,7 @@ import {
 } from '../../core/Errors.js'
 import * as Events from '../../core/Events.js'
 import * as Invoice from '../../core/Invoice.js'
+import { oneOf } from '../../core/internal/oneOf.js'
 import { type Also, genesisHash, type Store } from '../../core/Store.js'
 import type { Transfers } from '../../core/Transfers.js'
 import * as Units from '../../core/Units.js'
@@ -120,7 +121,7 @@ export async function list(deps: Deps, input: list.Input) {
   const address = toAddress(input.address, 'address')
   if (address !== caller)
     throw new ForbiddenError(`address must be the paying address ${caller}: only your own invoices can be listed.`)
-  const status = toListStatus(input.status)
+  const status = oneOf(input.status, listStatuses, 'status')
   const records = await deps.store.list<Invoice.Serialized>(collection, { owner: address, limit: maxListed })
   const invoices = records.map((record) => Invoice.deserialize(record.value))
   const open = invoices.filter((invoice) => invoice.status === 'open').slice(0, maxRefreshedPerList)
@@ -181,7 +182,7 @@ export function preflightGet(input: { pathId?: unknown; queryId?: unknown }): vo
 /** Refuses, before payment, an `address` to list for that is not an EVM address, or a `status` no invoice has. */
 export function preflightList(query: { address?: unknown; status?: unknown }): void {
   if (typeof query.address === 'string') toAddress(query.address, 'address')
-  if (typeof query.status === 'string') toListStatus(query.status)
+  if (typeof query.status === 'string') oneOf(query.status, listStatuses, 'status')
 }
 
 /**
@@ -435,15 +436,6 @@ function present(invoice: Invoice.Invoice) {
 function roleOf(invoice: Invoice.Invoice, address: Address): 'creator' | 'payer' | 'payee' {
   if (address === invoice.creator) return 'creator'
   return address === invoice.payer ? 'payer' : 'payee'
-}
-
-/** A list's `status` filter, lowercase; anything else is refused, naming what is accepted. */
-function toListStatus(value: string | undefined): (typeof listStatuses)[number] | undefined {
-  if (value === undefined) return undefined
-  const status = listStatuses.find((candidate) => candidate === value.toLowerCase())
-  if (status === undefined)
-    throw new ValidationError({ field: 'status', message: `must be one of ${listStatuses.join(', ')}` })
-  return status
 }
 
 /** Refuses an id in the original gateway's `INV-` format with a 400 that names the format used here. */

@@ -1,5 +1,6 @@
 import { formatUnits, parseUnits } from 'viem'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { oneOf } from '../../core/internal/oneOf.js'
 import * as PriceFeeds from '../../core/PriceFeeds.js'
 
 /** How long one reading of the feeds is served again, in ms. */
@@ -227,9 +228,7 @@ export function oracleSelect(deps: Deps, tokens: string | undefined, category: s
     return found as OracleToken[]
   }
   if (category !== undefined) {
-    const wanted = category.toLowerCase()
-    if (!(categories as readonly string[]).includes(wanted))
-      throw new ValidationError({ field: 'category', message: `must be one of ${categories.join(', ')}` })
+    const wanted = oneOf(category, categories, 'category')
     return originalTokens.filter((token) => token.category === wanted).map(ofOriginal)
   }
   const listed = originalTokens.filter((token) => token.symbol !== 'WETH').map(ofOriginal)
