@@ -2,10 +2,6 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { generateKeyPairSigner } from '@solana/kit'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
-import { das } from '../../adapters/solana/das.js'
-import { hermes } from '../../adapters/solana/hermes.js'
-import { jupiter } from '../../adapters/solana/jupiter.js'
-import { solanaRpc } from '../../adapters/solana/rpc.js'
 import { memory as memoryStore } from '../../adapters/store/memory.js'
 import { openai } from '../../adapters/upstream/openai.js'
 import { clients } from '../../app/clients.js'
@@ -16,44 +12,23 @@ import * as Price from '../../core/Price.js'
 import { decentralizedManifest } from '../../modules/ai/index.js'
 import { manifest as msgManifest } from '../../modules/msg/index.js'
 import { assetsManifest, prices, pricesManifest, swapManifest } from '../../modules/solana/index.js'
-import {
-  dasAsset,
-  dasStandIn,
-  hermesStandIn,
-  jupiterStandIn,
-  solanaRpcStandIn,
-  solUsd,
-  usdc,
-  wsol,
-} from '../adapters/solana/stand-ins.js'
+import { solanaStandIns, solUsd, usdc, wsol } from '../adapters/solana/stand-ins.js'
 import { moduleGateway, testGateway } from '../support/gateway.js'
 import { accounts, ok, payers } from '../support/module.js'
 import { openaiStub } from '../support/openai.js'
 
 const stub = openaiStub()
-const keys = { jupiter: 'jup-key-0123456789', helius: 'helius-key-0123456789', pyth: 'pyth-key-0123456789' }
-const jupiterServer = jupiterStandIn({ key: keys.jupiter })
-const dasServer = dasStandIn({ key: keys.helius })
-const hermesServer = hermesStandIn({ key: keys.pyth })
-const rpcServer = solanaRpcStandIn()
-const owner = '86xCnPeV69n6t3DnyGvkKobf9FdN2H9oiVDdaMpo2MMY'
-const nft = dasAsset('F9Lw3ki3hJ7PF9HQXsBzoY8GyE6sPoEZZdXJBsTTD2rk', owner, 'Mad Lad #8420')
-dasServer.assets.set(nft.id, nft)
+const standIns = solanaStandIns()
+const { owner, nft } = standIns
 afterAll(() => {
   stub.stop()
-  jupiterServer.stop()
-  dasServer.stop()
-  hermesServer.stop()
-  rpcServer.stop()
+  standIns.stop()
 })
 beforeEach(() => stub.reset())
 
 const ports = {
   decentralized: openai({ name: 'the decentralized upstream', baseUrl: stub.url, apiKey: 'sk-key', retryDelayMs: 0 }),
-  solanaSwap: jupiter({ url: jupiterServer.url, key: keys.jupiter, retries: 0 }),
-  solanaMints: solanaRpc({ url: rpcServer.url, retries: 0 }),
-  solanaAssets: das({ url: dasServer.url, key: keys.helius, retries: 0 }),
-  solanaPrices: hermes({ url: hermesServer.url, key: keys.pyth, retries: 0 }),
+  ...standIns.ports(),
   store: memoryStore({ queue: memoryQueue() }),
   onchain: { chainId: 8453, tokens: [], transfers: { find: async () => [] } } as unknown as Module.Onchain,
 }

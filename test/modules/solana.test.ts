@@ -6,10 +6,6 @@ import {
   getTransactionDecoder,
 } from '@solana/kit'
 import { formatUnits } from 'viem'
-import { das } from '../../adapters/solana/das.js'
-import { hermes } from '../../adapters/solana/hermes.js'
-import { jupiter } from '../../adapters/solana/jupiter.js'
-import { solanaRpc } from '../../adapters/solana/rpc.js'
 import * as Module from '../../core/Module.js'
 import { assetsManifest, prices, pricesManifest, swapManifest } from '../../modules/solana/index.js'
 import { feePayerOf } from '../../modules/solana/service.js'
@@ -17,10 +13,7 @@ import {
   bonk,
   btcUsd,
   dasAsset,
-  dasStandIn,
-  hermesStandIn,
-  jupiterStandIn,
-  solanaRpcStandIn,
+  solanaStandIns,
   solUsd,
   swapTransaction,
   usdc,
@@ -30,20 +23,9 @@ import { moduleGateway, testGateway } from '../support/gateway.js'
 import { ok, payers, refused } from '../support/module.js'
 import { paidGateway } from '../support/paid.js'
 
-const keys = { jupiter: 'jup-key-0123456789', helius: 'helius-key-0123456789', pyth: 'pyth-key-0123456789' }
-const jupiterServer = jupiterStandIn({ key: keys.jupiter })
-const dasServer = dasStandIn({ key: keys.helius })
-const hermesServer = hermesStandIn({ key: keys.pyth })
-const rpcServer = solanaRpcStandIn()
-const owner = '86xCnPeV69n6t3DnyGvkKobf9FdN2H9oiVDdaMpo2MMY'
-const nft = dasAsset('F9Lw3ki3hJ7PF9HQXsBzoY8GyE6sPoEZZdXJBsTTD2rk', owner, 'Mad Lad #8420')
-dasServer.assets.set(nft.id, nft)
-afterAll(() => {
-  jupiterServer.stop()
-  dasServer.stop()
-  hermesServer.stop()
-  rpcServer.stop()
-})
+const standIns = solanaStandIns()
+const { keys, jupiterServer, dasServer, hermesServer, rpcServer, owner, nft } = standIns
+afterAll(() => standIns.stop())
 beforeEach(() => {
   for (const server of [jupiterServer, dasServer, hermesServer, rpcServer]) {
     server.faults.length = 0
@@ -59,12 +41,7 @@ const now = 1_763_900_030_000
 
 /** Every Solana family in the gateway on the stand-ins (the node at `rpcUrl`), paid by alice; retries off. */
 function gatewayOf(rpcUrl = rpcServer.url) {
-  const ports = {
-    solanaSwap: jupiter({ url: jupiterServer.url, key: keys.jupiter, retries: 0 }),
-    solanaMints: solanaRpc({ url: rpcUrl, retries: 0 }),
-    solanaAssets: das({ url: dasServer.url, key: keys.helius, retries: 0 }),
-    solanaPrices: hermes({ url: hermesServer.url, key: keys.pyth, retries: 0 }),
-  }
+  const ports = standIns.ports(rpcUrl)
   const pricesAt = Module.define({
     ...pricesManifest,
     routes: () => prices({ service: ports.solanaPrices, now: () => now }),

@@ -18,6 +18,10 @@ import {
   setTransactionMessageLifetimeUsingBlockhash,
 } from '@solana/kit'
 import { formatUnits } from 'viem'
+import { das } from '../../../adapters/solana/das.js'
+import { hermes } from '../../../adapters/solana/hermes.js'
+import { jupiter } from '../../../adapters/solana/jupiter.js'
+import { solanaRpc } from '../../../adapters/solana/rpc.js'
 
 /** A fault the next request is answered with instead of its normal answer. */
 export type Fault = { status: 429; retryAfter: number } | { status: 500 }
@@ -512,5 +516,38 @@ export function solanaRpcStandIn() {
     state,
     /** Stops the server. */
     stop: () => server.stop(true),
+  }
+}
+
+/**
+ * The four Solana vendors' stand-ins with the keys they expect and one NFT of `owner` indexed, and the gateway's ports
+ * on them (retries off; the mints read from `rpcUrl`, the RPC stand-in by default). `stop` stops all four.
+ */
+export function solanaStandIns() {
+  const keys = { jupiter: 'jup-key-0123456789', helius: 'helius-key-0123456789', pyth: 'pyth-key-0123456789' }
+  const jupiterServer = jupiterStandIn({ key: keys.jupiter })
+  const dasServer = dasStandIn({ key: keys.helius })
+  const hermesServer = hermesStandIn({ key: keys.pyth })
+  const rpcServer = solanaRpcStandIn()
+  const owner = '86xCnPeV69n6t3DnyGvkKobf9FdN2H9oiVDdaMpo2MMY'
+  const nft = dasAsset('F9Lw3ki3hJ7PF9HQXsBzoY8GyE6sPoEZZdXJBsTTD2rk', owner, 'Mad Lad #8420')
+  dasServer.assets.set(nft.id, nft)
+  return {
+    keys,
+    jupiterServer,
+    dasServer,
+    hermesServer,
+    rpcServer,
+    owner,
+    nft,
+    ports: (rpcUrl = rpcServer.url) => ({
+      solanaSwap: jupiter({ url: jupiterServer.url, key: keys.jupiter, retries: 0 }),
+      solanaMints: solanaRpc({ url: rpcUrl, retries: 0 }),
+      solanaAssets: das({ url: dasServer.url, key: keys.helius, retries: 0 }),
+      solanaPrices: hermes({ url: hermesServer.url, key: keys.pyth, retries: 0 }),
+    }),
+    stop() {
+      for (const server of [jupiterServer, dasServer, hermesServer, rpcServer]) server.stop()
+    },
   }
 }
