@@ -72,14 +72,28 @@ const books = () => ({
   lease: gateway.lease,
 })
 
+/** Settles a payment left `settling` through this process's settlement service, with `overrides` of its books. */
+function settleLeft(
+  authorization: Signed,
+  key: Awaited<ReturnType<typeof leave>>,
+  overrides: Partial<Parameters<typeof settlement>[0]>,
+) {
+  return settlement({ ...books(), ...overrides }).settle({
+    key,
+    protocol: 'x402-v2',
+    authorization,
+    endpoint: 'GET /api/v1/rpc/chains',
+    challengeId: undefined,
+  })
+}
+
 describe('reconcile', () => {
   test('behavior: a payment reconciliation confirms while its process still waits for the receipt is settled once, with no error', async () => {
     const authorization = await authorize(7)
     const key = await leave(authorization, 'settling')
     const logged: string[] = []
     const logger = { log: (_level: string, event: string) => void logged.push(event) }
-    const settled = await settlement({
-      ...books(),
+    const settled = await settleLeft(authorization, key, {
       logger,
       // The transfer is mined; before this process records it, reconciliation finds it on chain and confirms it.
       facilitator: {
@@ -90,7 +104,7 @@ describe('reconcile', () => {
           return outcome
         },
       },
-    }).settle({ key, protocol: 'x402-v2', authorization, endpoint: 'GET /api/v1/rpc/chains', challengeId: undefined })
+    })
     expect(settled.ok).toBe(true)
     expect(await gateway.ledger.get(key)).toMatchObject({
       state: 'settled',
@@ -105,8 +119,7 @@ describe('reconcile', () => {
     const key = await leave(authorization, 'settling')
     const logged: { level: string; event: string }[] = []
     const logger = { log: (level: string, event: string) => void logged.push({ level, event }) }
-    const settled = await settlement({
-      ...books(),
+    const settled = await settleLeft(authorization, key, {
       logger,
       facilitator: {
         ...gateway.facilitator,
@@ -117,7 +130,7 @@ describe('reconcile', () => {
           throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })
         },
       },
-    }).settle({ key, protocol: 'x402-v2', authorization, endpoint: 'GET /api/v1/rpc/chains', challengeId: undefined })
+    })
     expect(settled).toMatchObject({ ok: false, reason: 'settlement_pending' })
     expect(await gateway.ledger.get(key)).toMatchObject({ state: 'settled' })
     expect(logged.filter(({ level }) => level === 'error')).toEqual([])
@@ -127,8 +140,7 @@ describe('reconcile', () => {
     const authorization = await authorize(3)
     const key = await leave(authorization, 'settling')
     const hash = `0x${'ab'.repeat(32)}` as Hex
-    const settled = await settlement({
-      ...books(),
+    const settled = await settleLeft(authorization, key, {
       timeoutMs: 50,
       facilitator: {
         ...gateway.facilitator,
@@ -138,7 +150,7 @@ describe('reconcile', () => {
           return new Promise(() => {})
         },
       },
-    }).settle({ key, protocol: 'x402-v2', authorization, endpoint: 'GET /api/v1/rpc/chains', challengeId: undefined })
+    })
     expect(settled).toMatchObject({ ok: false, reason: 'settlement_pending', submitted: hash })
     // Signed is not sent: the ledger holds no hash, so reconciliation leaves it to a retry.
     expect((await gateway.ledger.get(key))?.transaction).toBeUndefined()
