@@ -23,8 +23,11 @@ import { Job as JobSchema } from './schema.js'
 
 /** Compute jobs as a futures account runs them: priced from the operator's catalog, run on its upstream. */
 export type Runner = {
-  /** The job's model, kind and list price (USDC atomic units); throws a `ValidationError` for a job it refuses. */
-  price: (job: Job) => { model: string; kind: string; price: bigint }
+  /**
+   * The job's model, kind, list price (USDC atomic units) and where the model runs (`openai` for an OpenAI-compatible
+   * upstream); throws a `ValidationError` for a job it refuses.
+   */
+  price: (job: Job) => { model: string; kind: string; price: bigint; provider: string }
   /** Runs the job; an upstream failure comes back as data. */
   run: (job: Job) => Promise<Upstream.Outcome<{ result: unknown }>>
   /** Every model a job may name, with its kind and list price per size. */
@@ -83,6 +86,7 @@ export function runnerOf(compute: { models: Compute.Models; direct?: Compute.Dir
         model: job.model.id,
         kind: job.kind,
         price: Compute.priceOf({ models, request: { model: job.model.id, size } }),
+        provider: job.model.upstream,
       }
     },
     async run(body) {
@@ -316,6 +320,19 @@ function tierListing(tier: Futures.Tier) {
   }
 }
 
+/** The original gateway's `contract`, where deposits go: here the operator's deposit address, not a contract. */
+function contractOf(address: string | null) {
+  return {
+    address,
+    note: 'The deposit address is the operator’s wallet (no escrow contract): credit is refunded by POST /api/v1/compute-futures/refund, to the depositor only.',
+  }
+}
+
+/** The deposit address of an account's chain: the settlement chain's, or Solana's where its deposits are. */
+function depositAddressOf(deps: Deps, account: AccountRecord): string | null {
+  return account.solana ? (deps.solana?.depositAddress ?? null) : deps.treasury.depositAddress
+}
+
 /** USDC atomic units as the original gateway writes them: `"12.5 USDC"`. */
 const usdcText = (amount: bigint) => `${Units.toDecimal(amount, 6)} USDC`
 
@@ -343,7 +360,7 @@ function accountView(deps: Deps, owned: Awaited<ReturnType<typeof own>>) {
     id: owned.id,
     depositor: owned.account.depositor,
     chainId: owned.account.chainId,
-    depositAddress: solana ? (deps.solana?.depositAddress ?? null) : deps.treasury.depositAddress,
+    depositAddress: depositAddressOf(deps, owned.account),
     ...(solana ? { solana } : {}),
     balances: balancesView(owned.balances),
     ...summaryOf(owned.balances),
@@ -436,10 +453,7 @@ function depositTransaction(deps: Deps, input: DepositBody & { caller: Address }
         description: `Transfer ${amount} USDC to the compute-futures deposit address ${depositAddress}`,
       },
     ],
-    contract: {
-      address: depositAddress,
-      note: 'The deposit address is the operator’s wallet (no escrow contract): credit is refunded by POST /api/v1/compute-futures/refund, to the depositor only.',
-    },
+    contract: contractOf(depositAddress),
     tiers: Futures.tiers.map(tierListing),
     afterDeposit: {
       credit: 'POST /api/v1/compute-futures/deposit {"transaction":"<the mined hash>"}',
@@ -675,8 +689,8 @@ export function preflightExecute(deps: Pick<Deps, 'runner'>, body: Partial<Execu
 export async function execute(deps: Deps, input: ExecuteBody & { caller: Address }) {
   preflightExecute(deps, input)
   const runner = deps.runner!
-  const { model, kind, price } = runner.price(input.job)
-  const { id } = await own(deps, input.caller, input.id)
+  const { model, kind, price, provider } = runner.price(input.job)
+  const { id, account } = await own(deps, input.caller, input.id)
   const job = `job_${crypto.randomUUID()}`
   let discountBps = 0n
   const reserved = await move(
@@ -703,6 +717,7 @@ export async function execute(deps: Deps, input: ExecuteBody & { caller: Address
     throw Upstream.toError(outcome)
   }
   const charged = await move(deps, id, 'charge', () => cost, details)
+  const balances = Futures.deserialize(charged.value.balances)
   return {
     id,
     job,
@@ -711,8 +726,26 @@ export async function execute(deps: Deps, input: ExecuteBody & { caller: Address
     price: usd(price),
     discountPercent: percentOf(discountBps),
     cost: usd(cost),
-    balances: balancesView(Futures.deserialize(charged.value.balances)),
+    balances: balancesView(balances),
     result: outcome.result,
+    // The original gateway's answer beside ours: its billing in its words (human amounts, each with its raw twin) and
+    // the job as it names it. The debit is a ledger entry here, not an on-chain drawdown: no transaction to show.
+    status: 'completed',
+    billing: {
+      basePrice: `$${Units.toDecimal(price, 6)}`,
+      basePriceRaw: price.toString(),
+      discount: discountBps === 0n ? 'none' : `${percentOf(discountBps)}%`,
+      charged: `$${usdcText(cost)}`,
+      chargedRaw: cost.toString(),
+      balanceRemaining: `$${usdcText(balances.available)}`,
+      balanceRemainingRaw: balances.available.toString(),
+      drawdownTx: null,
+      settlement: 'ledger',
+      ledgerEntry: { sequence: charged.sequence, hash: charged.hash },
+    },
+    compute: { type: jobTypeOf(kind), model, modelLabel: model, provider, result: outcome.result },
+    contract: contractOf(depositAddressOf(deps, account)),
+    timestamp: charged.createdAt.toISOString(),
   }
 }
 

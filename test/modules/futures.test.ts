@@ -305,11 +305,36 @@ describe('POST /api/v1/compute-futures/execute', () => {
       balances: { available: '19.905000', reserved: '0.000000', spent: '0.095000', jobs: 1 },
       result: { text: 'Hello there.', finishReason: 'stop' },
     })
+    // The original gateway's answer beside ours: its billing (human, with the raw twins) and its job.
+    const history = await ok(await gateway.get('/api/v1/compute-futures/history?from=2', depositor))
+    expect(body).toMatchObject({
+      status: 'completed',
+      billing: {
+        basePrice: '$0.1',
+        basePriceRaw: '100000',
+        discount: '5%',
+        charged: '$0.095 USDC',
+        chargedRaw: '95000',
+        balanceRemaining: '$19.905 USDC',
+        balanceRemainingRaw: '19905000',
+        drawdownTx: null,
+        settlement: 'ledger',
+        ledgerEntry: { sequence: 3, hash: history.entries[1].hash },
+      },
+      compute: {
+        type: 'text-inference',
+        model: 'large-model',
+        modelLabel: 'large-model',
+        provider: 'openai',
+        result: body.result,
+      },
+      contract: { address: operator.address },
+      timestamp: history.entries[1].at,
+    })
     expect(stub.last().body).toMatchObject({
       model: 'large-model',
       messages: [{ role: 'user', content: 'Say hello.' }],
     })
-    const history = await ok(await gateway.get('/api/v1/compute-futures/history?from=2', depositor))
     expect(history.entries).toMatchObject([
       { sequence: 2, kind: 'reserve', amount: '0.095000', job: body.job, model: 'large-model' },
       {
@@ -339,6 +364,28 @@ describe('POST /api/v1/compute-futures/execute', () => {
       },
     ])
     expect(history.onChain).toMatchObject({ balance: '19.905 USDC', totalDrawn: '0.095 USDC', jobCount: 1 })
+  })
+
+  test('behavior: without a tier discount the billing says none, and amounts are exact, never rounded', async () => {
+    const depositor = signer(9)
+    const gateway = withCompute()
+    await deposit(gateway, depositor, 1_000_000n)
+    stub.reset()
+    const body = await ok(
+      await gateway.post(
+        '/api/v1/compute-futures/execute',
+        { job: { kind: 'text', model: 'small-model', prompt: 'hi' } },
+        depositor,
+      ),
+    )
+    expect(body.billing).toMatchObject({
+      basePrice: '$0.003',
+      discount: 'none',
+      charged: '$0.003 USDC',
+      chargedRaw: '3000',
+      balanceRemaining: '$0.997 USDC',
+      balanceRemainingRaw: '997000',
+    })
   })
 
   test('behavior: a failed job is not debited, and its call is not charged', async () => {
