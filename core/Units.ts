@@ -184,13 +184,46 @@ export declare namespace fromDecimal {
 }
 
 /**
- * The request schema of a human decimal amount field, as {@link fromDecimal} reads it: a decimal string (`"2500.5"`)
- * or a JSON number; `description` says the token and an example, and reaches the machine description.
+ * How an amount field reads its number: `human`, a decimal of the asset as a person writes it (`"2500"` is 2,500 USDC,
+ * at most the asset's decimals); `raw`, an integer of its atomic units (`"2500"` is 0.0025 USDC, no point).
+ */
+export type Reading = 'human' | 'raw'
+
+/** The schema keyword that gives an amount field's {@link Reading}; the machine description (OpenAPI) shows it. */
+export const readingKeyword = 'x-unit'
+
+/**
+ * Schema options of an amount field: its {@link Reading} under {@link readingKeyword}, and a description that says it
+ * in words (`HUMAN decimal ...`, `RAW ... atomic units`), with an example.
+ */
+export function amountOptions(parameters: amountOptions.Parameters): amountOptions.ReturnType {
+  return { description: parameters.description, [readingKeyword]: parameters.unit }
+}
+
+export declare namespace amountOptions {
+  type Parameters = {
+    /** How the field reads its number. */
+    unit: Reading
+    /** What the field is, its unit in words (HUMAN or RAW) and an example. */
+    description: string
+  }
+  type ReturnType = {
+    /** The description, as given. */
+    description: string
+    /** The reading, for machines. */
+    [readingKeyword]: Reading
+  }
+}
+
+/**
+ * The request schema of a HUMAN decimal amount field, as {@link fromDecimal} reads it: a decimal string (`"2500.5"`)
+ * or a JSON number; `description` says the token and an example, and reaches the machine description with the unit.
  */
 export function decimalSchema(parameters: { description: string }): TUnion<[TString, TNumber]> {
-  return Type.Union([Type.String({ minLength: 1, maxLength: maxIntegerDigits + 40 }), Type.Number({ minimum: 0 })], {
-    description: parameters.description,
-  })
+  return Type.Union(
+    [Type.String({ minLength: 1, maxLength: maxIntegerDigits + 40 }), Type.Number({ minimum: 0 })],
+    amountOptions({ unit: 'human', description: parameters.description }),
+  )
 }
 
 /** An atomic amount as the human decimal of an asset with `decimals` (`2500000000n`, 6 -> `"2500"`): no trailing zeros. */
