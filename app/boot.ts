@@ -32,7 +32,6 @@ import {
 import { ens } from '../adapters/chain/ens.js'
 import { arbiterIndex, escrowArbiter, escrowChain } from '../adapters/chain/escrow.js'
 import { futuresOperatorIndex, futuresTreasury } from '../adapters/chain/futures.js'
-import { JournalError } from '../adapters/chain/journal.js'
 import { feedOracle } from '../adapters/chain/oracle.js'
 import { baseFeeds, baseFiatFeeds, priceFeeds } from '../adapters/chain/priceFeeds.js'
 import { simulator } from '../adapters/chain/safety.js'
@@ -732,17 +731,11 @@ export async function startDevnet(config: Config): Promise<devnet.Devnet> {
     mkdirSync(config.dataDir, { recursive: true })
     journal = join(config.dataDir, 'devnet.journal')
   }
-  try {
-    return await devnet({
-      chainId,
-      rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}`,
-      ...(journal ? { journal } : {}),
-    })
-  } catch (error) {
-    if (!(error instanceof JournalError)) throw error
-    const code = error.code === 'journal_locked' ? 'devnet_in_use' : 'devnet_journal_invalid'
-    throw new StartError({ code, message: error.message, cause: error })
-  }
+  return devnet({
+    chainId,
+    rpcUrl: `http://127.0.0.1:${config.devnetRpcPort}`,
+    ...(journal ? { journal } : {}),
+  })
 }
 
 async function embeddedDevnet(config: Config): Promise<Settlement> {

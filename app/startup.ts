@@ -1,40 +1,6 @@
-/**
- * A start-up failure the operator can fix (a busy port, an unreachable database, a chain that is not the one the
- * configuration or the records name). `main.ts` and `devnet.ts` print its message as one line and exit with 1.
- */
-export class StartError extends Error {
-  override readonly name = 'StartError'
-  /** Stable snake_case code, safe to match on. */
-  readonly code: StartError.Code
+import { StartError } from '../core/Errors.js'
 
-  constructor(parameters: StartError.Parameters) {
-    super(parameters.message, parameters.cause === undefined ? undefined : { cause: parameters.cause })
-    this.code = parameters.code
-  }
-}
-
-export declare namespace StartError {
-  /** Stable codes of start-up failures; codes never change once published. */
-  type Code =
-    | 'port_in_use'
-    | 'database_unreachable'
-    | 'redis_unreachable'
-    | 'chain_unreachable'
-    | 'chain_mismatch'
-    | 'devnet_contracts_missing'
-    | 'records_of_other_chain'
-    | 'devnet_in_use'
-    | 'devnet_journal_invalid'
-    | 'relayer_not_own'
-  type Parameters = {
-    /** Stable code. */
-    code: Code
-    /** One line saying what is wrong and what to do; never contains a secret. */
-    message: string
-    /** The underlying error. */
-    cause?: unknown
-  }
-}
+export { StartError }
 
 /**
  * Runs `start` (which binds `port`) and turns "address in use" into a {@link StartError} naming the variable that

@@ -67,7 +67,7 @@ export type AgentWalletChain = {
   provision: (owner: Address, salt: bigint) => Promise<Hash>
   /**
    * Submits the owner's `AddSessionKey` authorization from the relayer after simulating it; the mined transaction
-   * hash. A simulation that reverts throws {@link AuthorizationRefused} with the contract's error name.
+   * hash. A simulation that reverts throws `AuthorizationRefusedError` with the contract's error name.
    */
   addSessionKey: (account: Address, terms: AddSessionKeyTerms) => Promise<Hash>
   /** Submits the owner's `RevokeSessionKey` authorization like {@link AgentWalletChain.addSessionKey}. */
@@ -88,16 +88,6 @@ export type AddSessionKeyTerms = {
   limits: bigint[]
   /** The owner's EIP-712 signature over these terms and the account's current nonce. */
   signature: Hex
-}
-
-/** The account refused an owner authorization in simulation (bad signature, used nonce, bad terms). */
-export class AuthorizationRefused extends Error {
-  /** The contract's error name, e.g. `BadAuthorization`. */
-  readonly reason: string
-  constructor(reason: string) {
-    super(`the account refused the authorization: ${reason}`)
-    this.reason = reason
-  }
 }
 
 /** The EIP-712 domain of an account: name `AgentAccount`, version `1`. */

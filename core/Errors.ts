@@ -365,7 +365,73 @@ export class StellarNetworkError extends BaseError {
   override readonly name = 'StellarNetworkError'
 }
 
+/**
+ * A vendor's answer lacks a field, or holds one that cannot be read: thrown by the reader of an answer and turned by
+ * the vendor client into a `failed` upstream failure with its message, so nothing is charged.
+ */
+export class UnreadableAnswerError extends BaseError {
+  override readonly code = 'upstream_failed' as const
+  override readonly title = 'The upstream answered something unreadable'
+  override readonly name = 'UnreadableAnswerError'
+}
+
+/**
+ * An agent account refused its owner's authorization in simulation (a bad signature, a used nonce, bad terms);
+ * `reason` is the contract's error name, e.g. `BadAuthorization`. Nothing was sent.
+ */
+export class AuthorizationRefusedError extends BaseError {
+  override readonly code = 'bad_request' as const
+  override readonly title = 'The account refused the authorization'
+  override readonly name = 'AuthorizationRefusedError'
+  /** The contract's error name, e.g. `BadAuthorization`. */
+  readonly reason: string
+
+  constructor(reason: string) {
+    super(`the account refused the authorization: ${reason}`, { details: { reason } })
+    this.reason = reason
+  }
+}
+
 /** Raised at boot when the configuration cannot run (a bad or missing variable); the message names the variables. */
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
+}
+
+/**
+ * A start-up failure the operator can fix (a busy port, an unreachable database, a chain that is not the one the
+ * configuration or the records name, a devnet journal in use or damaged). `main.ts` and `devnet.ts` print its
+ * message as one line and exit with 1.
+ */
+export class StartError extends Error {
+  override readonly name = 'StartError'
+  /** Stable snake_case code, safe to match on. */
+  readonly code: StartError.Code
+
+  constructor(parameters: StartError.Parameters) {
+    super(parameters.message, parameters.cause === undefined ? undefined : { cause: parameters.cause })
+    this.code = parameters.code
+  }
+}
+
+export declare namespace StartError {
+  /** Stable codes of start-up failures; codes never change once published. */
+  type Code =
+    | 'port_in_use'
+    | 'database_unreachable'
+    | 'redis_unreachable'
+    | 'chain_unreachable'
+    | 'chain_mismatch'
+    | 'devnet_contracts_missing'
+    | 'records_of_other_chain'
+    | 'devnet_in_use'
+    | 'devnet_journal_invalid'
+    | 'relayer_not_own'
+  type Parameters = {
+    /** Stable code. */
+    code: Code
+    /** One line saying what is wrong and what to do; never contains a secret. */
+    message: string
+    /** The underlying error. */
+    cause?: unknown
+  }
 }

@@ -1,7 +1,8 @@
 import { type Address, zeroAddress } from 'viem'
 import type * as Bridge from '../../core/Bridge.js'
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { fields, messageOf } from './internal/fields.js'
 
 const read = fields('Across')
@@ -50,7 +51,7 @@ export function across(parameters: across.Parameters): Bridge.Bridge {
     })
     if (!answer.ok) return answer
     const routes = client.read(() => {
-      if (!Array.isArray(answer.body)) throw new Unreadable('Across answered routes that are not a list.')
+      if (!Array.isArray(answer.body)) throw new UnreadableAnswerError('Across answered routes that are not a list.')
       return answer.body.map((route) => {
         const entry = fieldsOf(route)
         return {
@@ -110,7 +111,7 @@ export function across(parameters: across.Parameters): Bridge.Bridge {
       const answer = await client.get('/swap/chains', { label: 'chains' })
       if (!answer.ok) return answer
       return client.read(() => {
-        if (!Array.isArray(answer.body)) throw new Unreadable('Across answered chains that are not a list.')
+        if (!Array.isArray(answer.body)) throw new UnreadableAnswerError('Across answered chains that are not a list.')
         return {
           ok: true as const,
           chainIds: answer.body.map((chain) => read.integer(fieldsOf(chain).chainId, 'chains[].chainId')),

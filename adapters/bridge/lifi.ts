@@ -1,7 +1,8 @@
 import { type Address, zeroAddress } from 'viem'
 import type * as Bridge from '../../core/Bridge.js'
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { fields, messageOf } from './internal/fields.js'
 
 const read = fields('LI.FI')
@@ -93,7 +94,7 @@ export function lifi(parameters: lifi.Parameters): Bridge.Bridge {
       if (!answer.ok) return answer
       return client.read(() => {
         const chains = fieldsOf(answer.body).chains
-        if (!Array.isArray(chains)) throw new Unreadable('LI.FI answered chains without a `chains` list.')
+        if (!Array.isArray(chains)) throw new UnreadableAnswerError('LI.FI answered chains without a `chains` list.')
         return { ok: true as const, chainIds: chains.map((chain) => read.integer(fieldsOf(chain).id, 'chains[].id')) }
       }, answer.status)
     },

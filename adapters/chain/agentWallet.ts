@@ -21,7 +21,8 @@ import {
   toFunctionSelector,
 } from 'viem'
 import type { LocalAccount } from 'viem/accounts'
-import { type AgentWalletChain, AuthorizationRefused, type SessionKey } from '../../core/AgentWallet.js'
+import type { AgentWalletChain, SessionKey } from '../../core/AgentWallet.js'
+import { AuthorizationRefusedError } from '../../core/Errors.js'
 import agentAccountJson from './contracts/artifacts/AgentAccount.json' with { type: 'json' }
 import agentAccountFactoryJson from './contracts/artifacts/AgentAccountFactory.json' with { type: 'json' }
 import type { Artifact } from './contracts/build.js'
@@ -226,7 +227,7 @@ export function agentWalletChain(parameters: agentWalletChain.Parameters): Agent
     },
   }
 
-  /** Simulates, then sends from the relayer; a reverting simulation throws {@link AuthorizationRefused}. */
+  /** Simulates, then sends from the relayer; a reverting simulation throws {@link AuthorizationRefusedError}. */
   async function submit(account: Address, data: Hex): Promise<Hash> {
     try {
       await client.call({ account: relayer.address, to: account, data })
@@ -238,7 +239,7 @@ export function agentWalletChain(parameters: agentWalletChain.Parameters): Agent
           : null
       const raw = (carrier as { data?: Hex } | null)?.data
       const reason = raw ? decodeErrorResult({ abi: agentAccount.abi, data: raw }).errorName : 'reverted'
-      throw new AuthorizationRefused(reason)
+      throw new AuthorizationRefusedError(reason)
     }
     return send(account, data)
   }

@@ -22,6 +22,7 @@ import {
   zeroHash,
 } from 'viem'
 import { type HDAccount, hdKeyToAccount, mnemonicToAccount } from 'viem/accounts'
+import { StartError } from '../../core/Errors.js'
 import {
   agentRegistryAddress,
   agentRegistryDeployerIndex,
@@ -44,7 +45,7 @@ import type { Artifact } from './contracts/build.js'
 import { defiContracts, defiDeployerIndex, defiDeployerTokens, seedDefi } from './defi.js'
 import { arbiterIndex } from './escrow.js'
 import { futuresOperatorIndex } from './futures.js'
-import { type Entry, type Header, JournalError, open as openJournal } from './journal.js'
+import { type Entry, type Header, open as openJournal } from './journal.js'
 import { kycContracts, kycDeployerIndex, seedKyc } from './kyc.js'
 import { safetyContracts, safetyDeployerIndex, seedSafety, taxTokenPool } from './safety.js'
 import { uptoContractsGenesis } from './upto.js'
@@ -495,8 +496,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
       if (entry.t !== undefined) await call('evm_setNextBlockTimestamp', [toHex(entry.t)])
       const outcome = await call(entry.m, entry.p)
       if ('error' in outcome && !entry.e)
-        throw new JournalError({
-          code: 'journal_invalid',
+        throw new StartError({
+          code: 'devnet_journal_invalid',
           message: `Replaying the devnet journal ${parameters.journal} failed at line ${index + 2} (${entry.m}): ${outcome.error.message}`,
         })
     }
@@ -508,8 +509,8 @@ export async function devnet(parameters: devnet.Parameters = {}): Promise<devnet
     while (lastIndex >= 0 && entries[lastIndex]!.h === undefined) lastIndex--
     const last = entries[lastIndex]
     if (last && !entries.slice(lastIndex).some((entry) => entry.m === 'evm_revert') && block?.hash !== last.h)
-      throw new JournalError({
-        code: 'journal_invalid',
+      throw new StartError({
+        code: 'devnet_journal_invalid',
         message: `Replaying the devnet journal ${parameters.journal} ended on block ${block?.hash}, not on the recorded ${last.h}.`,
       })
   }
@@ -887,8 +888,8 @@ function headerOf(parameters: devnet.Parameters, recorded: Header | undefined, n
   if (!recorded) return asked
   for (const key of ['chainId', 'hardfork', 'accountCount', 'balance', 'blockGasLimit'] as const)
     if (recorded[key] !== asked[key])
-      throw new JournalError({
-        code: 'journal_invalid',
+      throw new StartError({
+        code: 'devnet_journal_invalid',
         message: `The devnet journal ${parameters.journal} holds a chain with ${key} ${recorded[key]}, not ${asked[key]}: start with the same settings or move the journal away.`,
       })
   return recorded

@@ -10,6 +10,7 @@ import {
   writeSync,
 } from 'node:fs'
 import type { Hash } from 'viem'
+import { StartError } from '../../core/Errors.js'
 
 /** What makes two devnets the same chain at genesis; the first line of a journal. */
 export type Header = {
@@ -43,18 +44,6 @@ export type Entry = {
   h?: Hash
   /** Set when the request answered an error (and still mined blocks). */
   e?: 1
-}
-
-/** A journal that cannot be used: held by a live process, or not a journal of this format. */
-export class JournalError extends Error {
-  override readonly name = 'JournalError'
-  /** Stable snake_case code, safe to match on. */
-  readonly code: 'journal_locked' | 'journal_invalid'
-
-  constructor(parameters: { code: JournalError['code']; message: string }) {
-    super(parameters.message)
-    this.code = parameters.code
-  }
 }
 
 /** A journal open for appending, held by this process until `close`. */
@@ -143,14 +132,14 @@ function lock(lockPath: string, path: string): void {
     }
     const pid = Number(readFileSync(lockPath, 'utf8').trim())
     if (Number.isInteger(pid) && pid > 0 && isRunning(pid) && (pid !== process.pid || held.has(lockPath)))
-      throw new JournalError({
-        code: 'journal_locked',
+      throw new StartError({
+        code: 'devnet_in_use',
         message: `The devnet journal ${path} is in use by process ${pid}: stop that devnet or gateway (or delete ${lockPath} if no such process runs).`,
       })
     rmSync(lockPath, { force: true })
   }
-  throw new JournalError({
-    code: 'journal_locked',
+  throw new StartError({
+    code: 'devnet_in_use',
     message: `Could not take the lock ${lockPath} of the devnet journal ${path}.`,
   })
 }
@@ -185,8 +174,8 @@ function read(path: string): { header: Header | undefined; entries: Entry[] } {
     } catch {
       // Only the last line may be damaged (a crash of the machine rather than of the process can leave zeros).
       if (index !== lines.length - 1)
-        throw new JournalError({
-          code: 'journal_invalid',
+        throw new StartError({
+          code: 'devnet_journal_invalid',
           message: `The devnet journal ${path} has a damaged line ${index + 1}.`,
         })
       end -= Buffer.byteLength(`${line}\n`)
@@ -196,14 +185,14 @@ function read(path: string): { header: Header | undefined; entries: Entry[] } {
   if (parsed.length === 0) return { header: undefined, entries: [] }
   const [header, ...entries] = parsed
   if (!isHeader(header))
-    throw new JournalError({
-      code: 'journal_invalid',
+    throw new StartError({
+      code: 'devnet_journal_invalid',
       message: `${path} is not a devnet journal (its first line is no journal header).`,
     })
   for (const [index, entry] of entries.entries())
     if (!isEntry(entry))
-      throw new JournalError({
-        code: 'journal_invalid',
+      throw new StartError({
+        code: 'devnet_journal_invalid',
         message: `The devnet journal ${path} has an invalid entry on line ${index + 2}.`,
       })
   return { header, entries: entries as Entry[] }

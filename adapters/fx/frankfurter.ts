@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type { FxReference, Rates } from '../../core/FxReference.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /** How long one day's rates are served again, in ms: they change once a working day. */
 const cacheTtlMs = 60_000
@@ -29,15 +30,17 @@ export function frankfurter(parameters: frankfurter.Parameters): FxReference {
       const body = fieldsOf(answer.body)
       return client.read((): { ok: true } & Rates => {
         if (body.base !== base)
-          throw new Unreadable(`Frankfurter answered rates against ${String(body.base)}, not ${base}.`)
+          throw new UnreadableAnswerError(`Frankfurter answered rates against ${String(body.base)}, not ${base}.`)
         if (typeof body.date !== 'string' || !/^\d{4}-\d{2}-\d{2}$/.test(body.date))
-          throw new Unreadable('Frankfurter answered without a date.')
+          throw new UnreadableAnswerError('Frankfurter answered without a date.')
         const published = fieldsOf(body.rates)
         const rates: Record<string, string> = {}
         for (const [symbol, rate] of Object.entries(published)) {
           const text = typeof rate === 'number' ? String(rate) : ''
           if (!/^\d+(\.\d+)?$/.test(text) || /^0(\.0+)?$/.test(text))
-            throw new Unreadable(`Frankfurter answered ${symbol} as ${JSON.stringify(rate)}, not a positive rate.`)
+            throw new UnreadableAnswerError(
+              `Frankfurter answered ${symbol} as ${JSON.stringify(rate)}, not a positive rate.`,
+            )
           rates[symbol] = text
         }
         return { ok: true, base, date: body.date, rates }

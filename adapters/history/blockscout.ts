@@ -1,7 +1,8 @@
 import { type Address, getAddress, type Hex, isAddress, isHex } from 'viem'
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as History from '../../core/History.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * The history of a Blockscout instance, through its keyless REST API v2: `/api/v2/addresses/{hash}` (contract,
@@ -197,7 +198,7 @@ function transferOf(item: unknown): (History.TokenTransfer & { hash: Hex }) | un
 }
 
 function unreadable(field: string): never {
-  throw new Unreadable(`Blockscout answered without a readable ${field}.`)
+  throw new UnreadableAnswerError(`Blockscout answered without a readable ${field}.`)
 }
 
 function addressOf(value: unknown, field: string): Address {

@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type { HistoricalPrices } from '../../core/HistoricalPrice.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { decimalOf } from './defillama.js'
 
 /**
@@ -38,7 +39,8 @@ export function coingecko(parameters: coingecko.Parameters): HistoricalPrices {
       if (usd === undefined) return client.fail('rejected', `CoinGecko has no USD price of ${coin} on ${date}.`)
       return client.read(() => {
         const text = decimalOf(usd)
-        if (text === undefined) throw new Unreadable(`CoinGecko answered ${coin}'s price as ${JSON.stringify(usd)}.`)
+        if (text === undefined)
+          throw new UnreadableAnswerError(`CoinGecko answered ${coin}'s price as ${JSON.stringify(usd)}.`)
         const at = Date.UTC(day.getUTCFullYear(), day.getUTCMonth(), day.getUTCDate())
         return { ok: true as const, usd: text, at: new Date(at).toISOString(), source: 'coingecko' }
       }, answer.status)

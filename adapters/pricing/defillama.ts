@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type { HistoricalPrices } from '../../core/HistoricalPrice.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * DefiLlama's keyless coins API: `GET /prices/historical/{unix seconds}/{coin}` answers
@@ -31,7 +32,7 @@ export function defillama(parameters: defillama.Parameters): HistoricalPrices {
       return client.read(() => {
         const usd = decimalOf(entry.price)
         if (usd === undefined)
-          throw new Unreadable(`DefiLlama answered ${id}'s price as ${JSON.stringify(entry.price)}.`)
+          throw new UnreadableAnswerError(`DefiLlama answered ${id}'s price as ${JSON.stringify(entry.price)}.`)
         const at = typeof entry.timestamp === 'number' ? entry.timestamp * 1000 : time
         return { ok: true as const, usd, at: new Date(at).toISOString(), source: 'defillama' }
       }, answer.status)

@@ -1,6 +1,7 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Research from '../../core/Research.js'
 import type { Outcome } from '../../core/Upstream.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { doiOf, numberOf } from './paper.js'
 import { textOf, xml } from './xml.js'
 
@@ -74,7 +75,7 @@ export declare namespace arxiv {
 /** The papers of an Atom feed of the arXiv API. */
 export function feedOf(text: string): Research.Papers {
   const feed = fieldsOf(fieldsOf(xml.parse(text)).feed)
-  if (Object.keys(feed).length === 0) throw new Unreadable('arXiv answered no Atom feed')
+  if (Object.keys(feed).length === 0) throw new UnreadableAnswerError('arXiv answered no Atom feed')
   const entries = (Array.isArray(feed.entry) ? feed.entry : []).map(fieldsOf)
   // arXiv reports a malformed query as a feed with one entry titled "Error".
   const papers = entries.filter((entry) => textOf(entry.title) !== 'Error').map(entryOf)

@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Research from '../../core/Research.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { doiOf, numberOf, stringOf } from './paper.js'
 
 /** Site of each server, for landing pages. */
@@ -65,7 +66,7 @@ export declare namespace biorxiv {
 
 function collectionOf(body: unknown): Record<string, unknown>[] {
   const answer = fieldsOf(body)
-  if (!Array.isArray(answer.messages)) throw new Unreadable('the bioRxiv API answered no messages')
+  if (!Array.isArray(answer.messages)) throw new UnreadableAnswerError('the bioRxiv API answered no messages')
   return (Array.isArray(answer.collection) ? answer.collection : []).map(fieldsOf)
 }
 

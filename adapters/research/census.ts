@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Research from '../../core/Research.js'
-import { Unreadable, vendor } from '../vendor/vendor.js'
+import { vendor } from '../vendor/vendor.js'
 
 /**
  * The US Census Data API (`https://api.census.gov/data/{year}/{dataset}?get=&for=&in=&key=`), answering an array of
@@ -44,7 +45,7 @@ export function census(parameters: census.Parameters): Research.Census {
       const read = client.read(() => {
         const table = outcome.body
         if (!Array.isArray(table) || !Array.isArray(table[0]))
-          throw new Unreadable('the Census Data API answered no table')
+          throw new UnreadableAnswerError('the Census Data API answered no table')
         const [header, ...rows] = table as unknown[][]
         return rows.map((row) =>
           Object.fromEntries(

@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Research from '../../core/Research.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { numberOf, stringOf } from './paper.js'
 
 /**
@@ -36,7 +37,7 @@ export function ckan(parameters: ckan.Parameters): Research.DataCatalog {
       if (!outcome.ok) return outcome
       const read = client.read(() => {
         const result = fieldsOf(fieldsOf(outcome.body).result)
-        if (!Array.isArray(result.results)) throw new Unreadable('the data catalog answered no results')
+        if (!Array.isArray(result.results)) throw new UnreadableAnswerError('the data catalog answered no results')
         return {
           total: numberOf(result.count) ?? result.results.length,
           datasets: result.results.map((entry) => {

@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Research from '../../core/Research.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { stringOf, stringsOf } from './paper.js'
 
 /**
@@ -31,7 +32,7 @@ export function dictionary(parameters: dictionary.Parameters): Research.Dictiona
       if (!outcome.ok) return outcome
       if (outcome.status === 404) return { ok: true, found: null }
       const read = client.read(() => {
-        if (!Array.isArray(outcome.body)) throw new Unreadable('the Free Dictionary API answered no list')
+        if (!Array.isArray(outcome.body)) throw new UnreadableAnswerError('the Free Dictionary API answered no list')
         return outcome.body.map((value) => {
           const entry = fieldsOf(value)
           return {

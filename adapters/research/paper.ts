@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import * as Research from '../../core/Research.js'
-import { fieldsOf, Unreadable } from '../vendor/vendor.js'
+import { fieldsOf } from '../vendor/vendor.js'
 
 /** A non-empty string, or `null`. */
 export function stringOf(value: unknown): string | null {
@@ -41,7 +42,7 @@ export function papersOf(
   paperOf: (value: unknown) => Research.Paper,
 ): Research.Papers {
   const items = fieldsOf(body)[list]
-  if (!Array.isArray(items)) throw new Unreadable(`the answer has no ${list} list`)
+  if (!Array.isArray(items)) throw new UnreadableAnswerError(`the answer has no ${list} list`)
   return { total: numberOf(total(body)) ?? items.length, papers: items.map(paperOf) }
 }
 

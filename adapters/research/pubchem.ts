@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Research from '../../core/Research.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { numberOf, stringOf } from './paper.js'
 
 /** Properties asked for every compound (PUG-REST property names; `SMILES` since 2025, `IsomericSMILES` before). */
@@ -57,11 +58,11 @@ export function pubchem(parameters: pubchem.Parameters): Research.Chemistry {
       if (outcome.status === 404) return { ok: true, found: null }
       const read = client.read(() => {
         const list = fieldsOf(fieldsOf(outcome.body).PropertyTable).Properties
-        if (!Array.isArray(list)) throw new Unreadable('PubChem answered no PropertyTable')
+        if (!Array.isArray(list)) throw new UnreadableAnswerError('PubChem answered no PropertyTable')
         return list.slice(0, max).map((entry) => {
           const fields = fieldsOf(entry)
           const cid = numberOf(fields.CID)
-          if (cid === null) throw new Unreadable('a PubChem property row has no CID')
+          if (cid === null) throw new UnreadableAnswerError('a PubChem property row has no CID')
           return {
             cid,
             formula: stringOf(fields.MolecularFormula),
@@ -82,7 +83,8 @@ export function pubchem(parameters: pubchem.Parameters): Research.Chemistry {
       const read = client.read(() => {
         const table = fieldsOf(fieldsOf(outcome.body).Table)
         const columns = fieldsOf(table.Columns).Column
-        if (!Array.isArray(columns) || !Array.isArray(table.Row)) throw new Unreadable('PubChem answered no Table')
+        if (!Array.isArray(columns) || !Array.isArray(table.Row))
+          throw new UnreadableAnswerError('PubChem answered no Table')
         const rows = table.Row.slice(0, max).map((row) => {
           const cells = fieldsOf(row).Cell
           return Object.fromEntries(

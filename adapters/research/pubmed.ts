@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Research from '../../core/Research.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { doiOf, stringOf, stringsOf } from './paper.js'
 import { textOf, xml } from './xml.js'
 
@@ -61,7 +62,7 @@ export function pubmed(parameters: pubmed.Parameters): Research.Biomedical {
       const read = client.read(() => {
         const byPmid = abstractsOf(String(abstracts.body))
         const result = fieldsOf(fieldsOf(summaries.body).result)
-        if (!Array.isArray(result.uids)) throw new Unreadable('esummary answered no uids')
+        if (!Array.isArray(result.uids)) throw new UnreadableAnswerError('esummary answered no uids')
         return pmids.flatMap((pmid) => {
           const summary = fieldsOf(result[pmid])
           // An unknown id has a summary with only `uid` and `error`.

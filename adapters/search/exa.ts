@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Search from '../../core/Search.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { resultsOf } from './results.js'
 
 /**
@@ -39,7 +40,7 @@ export function exa(parameters: exa.Parameters): Search.Engine {
       if (!outcome.ok) return outcome
       const read = client.read(() => {
         const results = fieldsOf(outcome.body).results
-        if (!Array.isArray(results)) throw new Unreadable('Exa answered no results')
+        if (!Array.isArray(results)) throw new UnreadableAnswerError('Exa answered no results')
         return resultsOf(results, { snippet: 'text', published: 'publishedDate', score: 'score' })
       })
       return 'ok' in read ? read : { ok: true, results: read, answer: null }

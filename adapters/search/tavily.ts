@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Search from '../../core/Search.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 import { resultsOf } from './results.js'
 
 /**
@@ -40,7 +41,7 @@ export function tavily(parameters: tavily.Parameters): Search.Engine {
       if (!outcome.ok) return outcome
       const read = client.read(() => {
         const body = fieldsOf(outcome.body)
-        if (!Array.isArray(body.results)) throw new Unreadable('Tavily answered no results')
+        if (!Array.isArray(body.results)) throw new UnreadableAnswerError('Tavily answered no results')
         return {
           results: resultsOf(body.results, { snippet: 'content', published: 'published_date', score: 'score' }),
           answer: typeof body.answer === 'string' && body.answer !== '' ? body.answer : null,

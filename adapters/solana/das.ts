@@ -1,6 +1,7 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Solana from '../../core/Solana.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /** Helius's mainnet RPC, which serves the DAS methods; the key goes in its `api-key` query parameter. */
 export const heliusUrl = 'https://mainnet.helius-rpc.com/'
@@ -63,7 +64,7 @@ export function das(parameters: das.Parameters): Solana.AssetIndex {
       const result = fieldsOf(fieldsOf(answer.body).result)
       return client.read(() => {
         if (!Array.isArray(result.items))
-          throw new Unreadable('The DAS provider answered getAssetsByOwner without items.')
+          throw new UnreadableAnswerError('The DAS provider answered getAssetsByOwner without items.')
         return {
           ok: true as const,
           total: count(result.total, 'total'),
@@ -120,6 +121,6 @@ function errorOf(body: unknown): { code: number; text: string; message: string }
 /** A non-negative integer field of a DAS answer. */
 function count(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-    throw new Unreadable(`The DAS provider answered an unreadable ${field}.`)
+    throw new UnreadableAnswerError(`The DAS provider answered an unreadable ${field}.`)
   return value
 }

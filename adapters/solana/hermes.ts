@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Solana from '../../core/Solana.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /** Pyth's own Hermes; its price routes need `Authorization: Bearer <key>` since the Pyth Core upgrade (2026-08-26). */
 export const defaultUrl = 'https://hermes.pyth.network'
@@ -97,20 +98,20 @@ function idOf(id: string): string {
 /** A price or confidence: a signed 64-bit integer as a decimal string. */
 function integer(value: unknown, field: string): bigint {
   if (typeof value !== 'string' || !/^-?(0|[1-9][0-9]{0,18})$/.test(value))
-    throw new Unreadable(`Pyth Hermes answered an unreadable ${field}.`)
+    throw new UnreadableAnswerError(`Pyth Hermes answered an unreadable ${field}.`)
   return BigInt(value)
 }
 
 /** An exponent: a small integer (Pyth's are between -18 and 18). */
 function exponentOf(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > 38)
-    throw new Unreadable(`Pyth Hermes answered an unreadable ${field}.`)
+    throw new UnreadableAnswerError(`Pyth Hermes answered an unreadable ${field}.`)
   return value
 }
 
 /** A publish time in seconds since the epoch. */
 function timeOf(value: unknown): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-    throw new Unreadable('Pyth Hermes answered an unreadable price.publish_time.')
+    throw new UnreadableAnswerError('Pyth Hermes answered an unreadable price.publish_time.')
   return value
 }

@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Solana from '../../core/Solana.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /** Base URL of Jupiter's Swap API (v1: `/quote`, `/swap`); keyed since `lite-api.jup.ag` was retired. */
 export const defaultUrl = 'https://api.jup.ag/swap/v1'
@@ -128,7 +129,8 @@ function describe(body: Record<string, unknown>): string | undefined {
 
 /** The legs of Jupiter's `routePlan`. */
 function hops(value: unknown): Solana.Hop[] {
-  if (!Array.isArray(value) || value.length === 0) throw new Unreadable('Jupiter answered a quote without a route.')
+  if (!Array.isArray(value) || value.length === 0)
+    throw new UnreadableAnswerError('Jupiter answered a quote without a route.')
   return value.map((leg, index) => {
     const step = fieldsOf(leg)
     const info = fieldsOf(step.swapInfo)
@@ -149,21 +151,21 @@ function hops(value: unknown): Solana.Hop[] {
 
 /** A non-empty string field. */
 function text(value: unknown, field: string): string {
-  if (typeof value !== 'string' || value === '') throw new Unreadable(`Jupiter answered without ${field}.`)
+  if (typeof value !== 'string' || value === '') throw new UnreadableAnswerError(`Jupiter answered without ${field}.`)
   return value
 }
 
 /** A base-unit amount: a u64 as a decimal string. */
 function amount(value: unknown, field: string): bigint {
   if (typeof value !== 'string' || !/^(0|[1-9][0-9]{0,19})$/.test(value) || BigInt(value) >= 2n ** 64n)
-    throw new Unreadable(`Jupiter answered an unreadable ${field}.`)
+    throw new UnreadableAnswerError(`Jupiter answered an unreadable ${field}.`)
   return BigInt(value)
 }
 
 /** A non-negative integer field. */
 function integer(value: unknown, field: string): number {
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0)
-    throw new Unreadable(`Jupiter answered an unreadable ${field}.`)
+    throw new UnreadableAnswerError(`Jupiter answered an unreadable ${field}.`)
   return value
 }
 

@@ -1,6 +1,7 @@
 import * as Cache from '../../core/Cache.js'
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Solana from '../../core/Solana.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /** Solana's keyless public mainnet node (rate-limited; a provider's URL serves more). */
 export const defaultUrl = 'https://api.mainnet-beta.solana.com'
@@ -78,6 +79,6 @@ export declare namespace solanaRpc {
 function decimalsOf(value: unknown): number {
   const { decimals } = fieldsOf(value)
   if (typeof decimals !== 'number' || !Number.isInteger(decimals) || decimals < 0 || decimals > 255)
-    throw new Unreadable('The Solana node answered getTokenSupply without readable decimals.')
+    throw new UnreadableAnswerError('The Solana node answered getTokenSupply without readable decimals.')
   return decimals
 }

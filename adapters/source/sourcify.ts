@@ -1,5 +1,6 @@
 import type * as ContractSource from '../../core/ContractSource.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { UnreadableAnswerError } from '../../core/Errors.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * Sourcify's keyless API v2: `GET /v2/contract/{chainId}/{address}?fields=sources,abi,compilation` answers the
@@ -49,7 +50,7 @@ function verifiedOf(body: unknown): ContractSource.Verified | null {
   const sources = fieldsOf(fields.sources)
   const files = Object.entries(sources).map(([path, file]) => {
     const content = fieldsOf(file).content
-    if (typeof content !== 'string') throw new Unreadable(`Sourcify source ${path} has no content`)
+    if (typeof content !== 'string') throw new UnreadableAnswerError(`Sourcify source ${path} has no content`)
     return { path, content }
   })
   const compilation = fieldsOf(fields.compilation)

@@ -1,5 +1,6 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as StellarNetwork from '../../core/StellarNetwork.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /** SDF's public Horizon servers by network passphrase: keyless, so each is the default for its network. */
 export const publicUrls: Readonly<Record<string, string>> = {
@@ -150,5 +151,5 @@ function problemType(body: unknown): string | undefined {
 function toInteger(value: unknown, name: string): bigint {
   if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return BigInt(value)
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return BigInt(value)
-  throw new Unreadable(`Horizon answered an unreadable ${name}.`)
+  throw new UnreadableAnswerError(`Horizon answered an unreadable ${name}.`)
 }

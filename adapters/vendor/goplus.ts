@@ -1,6 +1,7 @@
 import { type Address, parseUnits } from 'viem'
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Safety from '../../core/Safety.js'
-import { fieldsOf, Unreadable, vendor } from './vendor.js'
+import { fieldsOf, vendor } from './vendor.js'
 
 /** GoPlus token flags read as risks: each is `"1"` when set, `"0"` when not (token_security). */
 export const tokenFlags = [
@@ -104,7 +105,7 @@ export declare namespace goplus {
 function bpsOf(value: unknown, name: string): bigint | null {
   if (value === undefined || value === null || value === '') return null
   if (typeof value !== 'string' || !/^[0-9]+(\.[0-9]+)?$/.test(value))
-    throw new Unreadable(`GoPlus ${name} is not a fraction`)
+    throw new UnreadableAnswerError(`GoPlus ${name} is not a fraction`)
   const [whole, fraction = ''] = value.split('.')
   // Basis points keep four decimals of the fraction; further digits are cut.
   return parseUnits(`${whole}.${fraction.slice(0, 4) || '0'}`, 4)
@@ -130,7 +131,7 @@ function addressOf(body: unknown): Safety.AddressIntel {
     flag === 'number_of_malicious_contracts_created' ? /^[1-9][0-9]*$/.test(String(fields[flag])) : fields[flag] === '1'
   const isUnset = (flag: string) => fields[flag] === '0'
   if (!addressFlags.some((flag) => isSet(flag) || isUnset(flag)))
-    throw new Unreadable('GoPlus answered no address flags')
+    throw new UnreadableAnswerError('GoPlus answered no address flags')
   return {
     set: addressFlags.filter(isSet),
     unset: addressFlags.filter(isUnset),

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import * as Breaker from '../../core/Breaker.js'
 import * as Cache from '../../core/Cache.js'
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import { readBounded } from '../../core/internal/stream.js'
 import * as RateLimit from '../../core/RateLimit.js'
 import * as Upstream from '../../core/Upstream.js'
@@ -458,7 +459,7 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
       try {
         return map()
       } catch (error) {
-        if (error instanceof Unreadable) return fail('failed', error.message, status)
+        if (error instanceof UnreadableAnswerError) return fail('failed', error.message, status)
         throw error
       }
     },
@@ -468,11 +469,6 @@ export function vendor(declaration: vendor.Declaration): vendor.Client {
 /** The fields of a JSON object in a vendor's answer; anything else (an array, a string, nothing) has none. */
 export function fieldsOf(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {}
-}
-
-/** Thrown by a mapping run through {@link vendor.Client.read} when the answer lacks a field or holds an unreadable one. */
-export class Unreadable extends Error {
-  override readonly name = 'Unreadable'
 }
 
 export declare namespace vendor {
@@ -668,7 +664,7 @@ export declare namespace vendor {
     available: () => Upstream.Availability
     /** A failure with `message` cut to length and every secret removed, for answers the adapter judges. */
     fail: (reason: Upstream.Reason, message: string, status?: number) => Upstream.Failure
-    /** Runs `map` over an answer; an {@link Unreadable} it throws becomes a `failed` failure with its message. */
+    /** Runs `map` over an answer; a thrown {@link UnreadableAnswerError} becomes a `failed` failure, message kept. */
     read: <value>(map: () => value, status?: number) => value | Upstream.Failure
   }
 }

@@ -1,6 +1,7 @@
 import type { Address, Hex } from 'viem'
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as SwapAggregator from '../../core/SwapAggregator.js'
-import { fieldsOf, Unreadable, vendor } from './vendor.js'
+import { fieldsOf, vendor } from './vendor.js'
 
 /**
  * The 0x Swap API v2 (`GET /swap/allowance-holder/quote`, headers `0x-api-key` and `0x-version: v2`): a firm quote
@@ -51,18 +52,19 @@ export declare namespace zerox {
   }
 }
 
-/** Reads a v2 quote body; throws {@link Unreadable} when a documented field is missing. */
+/** Reads a v2 quote body; throws {@link UnreadableAnswerError} when a documented field is missing. */
 function quoteOf(body: unknown): SwapAggregator.Quote {
   const answer = fieldsOf(body)
   if (answer.liquidityAvailable === false) return { liquidityAvailable: false }
-  if (answer.liquidityAvailable !== true) throw new Unreadable('the 0x quote has no liquidityAvailable')
+  if (answer.liquidityAvailable !== true) throw new UnreadableAnswerError('the 0x quote has no liquidityAvailable')
   const integer = (value: unknown, name: string) => {
-    if (typeof value !== 'string' || !/^[0-9]{1,78}$/.test(value)) throw new Unreadable(`the 0x quote has no ${name}`)
+    if (typeof value !== 'string' || !/^[0-9]{1,78}$/.test(value))
+      throw new UnreadableAnswerError(`the 0x quote has no ${name}`)
     return BigInt(value)
   }
   const transaction = fieldsOf(answer.transaction)
   if (typeof transaction.to !== 'string' || typeof transaction.data !== 'string')
-    throw new Unreadable('the 0x quote has no transaction')
+    throw new UnreadableAnswerError('the 0x quote has no transaction')
   const fills = fieldsOf(answer.route).fills
   const allowance = fieldsOf(fieldsOf(answer.issues).allowance)
   return {

@@ -1,6 +1,7 @@
+import { UnreadableAnswerError } from '../../core/Errors.js'
 import type * as Upstream from '../../core/Upstream.js'
 import type * as XrpNetwork from '../../core/XrpNetwork.js'
-import { fieldsOf, Unreadable, vendor } from '../vendor/vendor.js'
+import { fieldsOf, vendor } from '../vendor/vendor.js'
 
 /**
  * An XRP Ledger network reached through a rippled server's JSON-RPC over HTTP (`{ method, params: [{...}] }`):
@@ -155,13 +156,13 @@ const serverStates = new Set([
 /** A drops amount rippled sends as an integer string. */
 function toDrops(value: unknown, name: string): bigint {
   if (typeof value === 'string' && /^\d{1,20}$/.test(value)) return BigInt(value)
-  throw new Unreadable(`rippled answered an unreadable ${name}.`)
+  throw new UnreadableAnswerError(`rippled answered an unreadable ${name}.`)
 }
 
 /** An unsigned 32-bit integer (sequence numbers, ledger indexes, counts). */
 function toUint32(value: unknown, name: string): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 0xffffffff) return value
-  throw new Unreadable(`rippled answered an unreadable ${name}.`)
+  throw new UnreadableAnswerError(`rippled answered an unreadable ${name}.`)
 }
 
 /**
@@ -170,9 +171,10 @@ function toUint32(value: unknown, name: string): number {
  */
 function xrpToDrops(value: unknown, name: string): bigint {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value >= 1e11)
-    throw new Unreadable(`rippled answered an unreadable ${name}.`)
+    throw new UnreadableAnswerError(`rippled answered an unreadable ${name}.`)
   const fixed = value.toFixed(6)
-  if (Number(fixed) !== value) throw new Unreadable(`rippled answered ${name} with more precision than a drop.`)
+  if (Number(fixed) !== value)
+    throw new UnreadableAnswerError(`rippled answered ${name} with more precision than a drop.`)
   const [whole = '0', fraction = ''] = fixed.split('.')
   return BigInt(whole) * 1_000_000n + BigInt(fraction.padEnd(6, '0'))
 }

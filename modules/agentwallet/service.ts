@@ -1,7 +1,13 @@
 import { Value } from '@sinclair/typebox/value'
 import { type Address, getAddress, type Hex, isAddressEqual, keccak256, toBytes } from 'viem'
 import * as AgentWallet from '../../core/AgentWallet.js'
-import { ConflictError, ForbiddenError, NotFoundError, ValidationError } from '../../core/Errors.js'
+import {
+  AuthorizationRefusedError,
+  ConflictError,
+  ForbiddenError,
+  NotFoundError,
+  ValidationError,
+} from '../../core/Errors.js'
 import * as TokenList from '../../core/TokenList.js'
 import * as Units from '../../core/Units.js'
 import { type InfoQuery, type PredictQuery, type ProvisionBody, type RevokeKeyBody, SessionKeyBody } from './schema.js'
@@ -390,7 +396,7 @@ async function submitted(run: () => Promise<Hex>) {
   try {
     return await run()
   } catch (error) {
-    if (!(error instanceof AgentWallet.AuthorizationRefused)) throw error
+    if (!(error instanceof AuthorizationRefusedError)) throw error
     if (error.reason === 'BadAuthorization')
       throw new ForbiddenError(
         "The signature is not the account owner's over the current typed data (ask again without `signature` for it).",

@@ -1,14 +1,16 @@
 import { type Address, checksumAddress, type Hex, isAddress, isHex } from 'viem'
 import type * as Bridge from '../../../core/Bridge.js'
-import { fieldsOf, Unreadable } from '../../vendor/vendor.js'
+import { UnreadableAnswerError } from '../../../core/Errors.js'
+import { fieldsOf } from '../../vendor/vendor.js'
 
 /**
- * Readers of the fields of a bridge vendor's answer, each throwing {@link Unreadable} (run them through the vendor
- * client's `read`) with a message that names the vendor and the field, never the value.
+ * Readers of the fields of a bridge vendor's answer, each throwing {@link UnreadableAnswerError} (run them through the
+ * vendor client's `read`) with a message that names the vendor and the field, never the value.
  */
 export function fields(vendor: string) {
   /** The failure of `field`. */
-  const unreadable = (field: string, what: string) => new Unreadable(`${vendor} answered ${field} that is ${what}.`)
+  const unreadable = (field: string, what: string) =>
+    new UnreadableAnswerError(`${vendor} answered ${field} that is ${what}.`)
 
   /** A non-empty string. */
   function text(value: unknown, field: string): string {
