@@ -148,8 +148,8 @@ if (which === 'sctp' || which === 'both') {
     supplierId: supplier.id,
     currency: 'USDC',
     lines: [
-      { sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' },
-      { sku: 'CRATE', quantity: '2', unitPrice: '20000000' },
+      { sku: 'BOLT-M8', quantity: '10', unitPriceRaw: '1500000' },
+      { sku: 'CRATE', quantity: '2', unitPriceRaw: '20000000' },
     ],
   })
   step('7. po (0.02 USDC):', { id: po.id, total: po.total, totalRaw: po.totalRaw })
@@ -157,7 +157,7 @@ if (which === 'sctp' || which === 'both') {
     poId: po.id,
     number: `INV-${Date.now()}`,
     currency: 'USDC',
-    lines: [{ sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' }],
+    lines: [{ sku: 'BOLT-M8', quantity: '10', unitPriceRaw: '1500000' }],
     total: '15',
   })
   step('8. invoice (0.02 USDC, by the supplier):', { id: invoice.id, status: invoice.status })

@@ -27,7 +27,10 @@ export function routes(deps: Service.Deps) {
       })
       .get('/api/v1/sctp/supplier/:id', ({ params }) => Service.getSupplier(deps, params), { params: SupplierParams })
       .get('/api/v1/sctp/supplier', ({ query }) => Service.getSupplier(deps, query), { query: SupplierQuery })
-      .post('/api/v1/sctp/po', ({ body, caller }) => Service.po(deps, { ...body, caller }), { body: PoBody })
+      .post('/api/v1/sctp/po', ({ body, caller }) => Service.po(deps, { ...body, caller }), {
+        body: PoBody,
+        transform: ({ body }) => Service.preflightPo(deps, body),
+      })
       .get('/api/v1/sctp/po/:id', ({ params, caller }) => Service.getPo(deps, { id: params.id, caller }), {
         params: PoParams,
       })

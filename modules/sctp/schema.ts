@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import * as Units from '../../core/Units.js'
 
 const id = (prefix: string, what: string) =>
   Type.String({ pattern: `^${prefix}_[0-9a-f]{24}$`, description: `${what} id.` })
@@ -9,6 +10,10 @@ const sku = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$', descri
 const quantity = Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'Whole units, as a decimal string.' })
 const atomic = (description: string) => Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$', description })
 const currency = Type.String({ minLength: 1, maxLength: 16, description: 'Token symbol, e.g. USDC.' })
+
+const metadata = Type.Optional(
+  Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { description: 'Free-form JSON, at most 16 KiB.' }),
+)
 
 /** Body of `POST /api/v1/sctp/supplier`. */
 export const SupplierBody = Type.Object(
@@ -44,58 +49,116 @@ export const SupplierBody = Type.Object(
         description: "The original gateway's contact: an email address. Not with contact.",
       }),
     ),
-    metadata: Type.Optional(
-      Type.Record(Type.String({ maxLength: 64 }), Type.Unknown(), { description: 'Free-form JSON, at most 16 KiB.' }),
-    ),
+    metadata,
   },
   { additionalProperties: false },
 )
 /** Body of `POST /api/v1/sctp/supplier`. */
 export type SupplierBody = Static<typeof SupplierBody>
 
-const orderLine = Type.Object(
+const description = Type.String({ minLength: 1, maxLength: 200, description: 'What the item is, for people.' })
+
+/** One of our lines: a SKU, whole units and the RAW price of one unit. */
+const line = (what: string) =>
+  Type.Object(
+    {
+      sku,
+      description: Type.Optional(description),
+      quantity,
+      unitPriceRaw: atomic(`${what}, ATOMIC units of the token ("1500000" is 1.5 USDC).`),
+    },
+    { additionalProperties: false },
+  )
+
+/**
+ * One of the original gateway's free-form items, as its verification reads them: `description`, `quantity` and a
+ * HUMAN `unitPrice` (or `price`). Items without `sku` are matched by position: the n-th item is SKU "n".
+ */
+const item = Type.Object(
   {
-    sku,
-    description: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    quantity,
-    unitPrice: atomic('Price of one unit, ATOMIC units of the currency ("1500000" is 1.5 USDC).'),
+    sku: Type.Optional({ ...sku, description: 'Stock-keeping unit. @default the item\'s position, from "1"' }),
+    description: Type.Optional(description),
+    quantity: Type.Optional(
+      Type.Union([Type.String({ maxLength: 18 }), Type.Integer({ minimum: 1 })], {
+        description: 'Whole units, a string or a JSON number. @default 1',
+      }),
+    ),
+    unitPrice: Type.Optional(
+      Units.decimalSchema({
+        description:
+          'Price of one unit, a HUMAN decimal of the token as the original gateway reads it ("1.5" is 1.5 USDC); at most the token\'s decimals. Not with price.',
+      }),
+    ),
+    price: Type.Optional(
+      Units.decimalSchema({
+        description: "The original gateway's other name of unitPrice (HUMAN). Not with unitPrice.",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
 
-/** Body of `POST /api/v1/sctp/po`. */
+const lines = (what: string) =>
+  Type.Optional(
+    Type.Array(line(what), {
+      minItems: 1,
+      maxItems: 100,
+      description: 'Our lines, prices RAW in unitPriceRaw. Not with items.',
+    }),
+  )
+const items = Type.Optional(
+  Type.Array(item, {
+    minItems: 1,
+    maxItems: 100,
+    description: "The original gateway's items, prices HUMAN in unitPrice (or price). Not with lines.",
+  }),
+)
+
+/** Body of `POST /api/v1/sctp/po`: our `lines` (RAW prices) or the original gateway's `items` (HUMAN), one of them. */
 export const PoBody = Type.Object(
   {
     supplierId,
-    currency,
-    lines: Type.Array(orderLine, { minItems: 1, maxItems: 100 }),
+    currency: Type.Optional({ ...currency, description: 'Token the order is paid in. @default USDC' }),
+    lines: lines('Price of one unit'),
+    items,
+    total: Type.Optional(
+      Units.decimalSchema({
+        description:
+          'The order\'s total, a HUMAN decimal of its token as the original gateway takes it ("55" is 55 USDC); when given it must be the sum of quantity × unit price. Answers give total (human) and totalRaw.',
+      }),
+    ),
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "The buyer's own reference." })),
+    metadata,
   },
   { additionalProperties: false },
 )
 /** Body of `POST /api/v1/sctp/po`. */
 export type PoBody = Static<typeof PoBody>
 
-/** Body of `POST /api/v1/sctp/invoice`. */
+/**
+ * Body of `POST /api/v1/sctp/invoice`: our `lines` (RAW prices) or the original gateway's `items` (HUMAN), one of
+ * them, against a purchase order.
+ */
 export const InvoiceBody = Type.Object(
   {
     poId,
-    number: Type.String({ minLength: 1, maxLength: 64, description: "The supplier's invoice number." }),
-    currency,
-    lines: Type.Array(
-      Type.Object(
-        {
-          sku,
-          quantity,
-          unitPrice: atomic('Invoiced price of one unit, ATOMIC units of the token ("1500000" is 1.5 USDC).'),
-        },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, maxItems: 100 },
+    supplierId: Type.Optional({
+      ...supplierId,
+      description: "The original gateway's supplier of the invoice: must be the order's.",
+    }),
+    number: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: "The supplier's invoice number. @default the invoice id",
+      }),
     ),
-    total: Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+    currency: Type.Optional({ ...currency, description: "Token invoiced in. @default the order's" }),
+    lines: lines('Invoiced price of one unit'),
+    items,
+    total: Units.decimalSchema({
       description:
-        'Invoiced total, a HUMAN decimal of the order\'s token as the original gateway reads `total` ("55" is 55 USDC, 55000000 atomic units); must be the sum of quantity × unitPrice (atomic). Answers give total (human) and totalRaw.',
+        'Invoiced total, a HUMAN decimal of the order\'s token as the original gateway reads `total` ("55" is 55 USDC, 55000000 atomic units); the match checks it is the sum of quantity × unit price. Answers give total (human) and totalRaw.',
     }),
   },
   { additionalProperties: false },

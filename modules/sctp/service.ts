@@ -14,6 +14,7 @@ import {
   InvoiceBody as InvoiceBodySchema,
   PayBody,
   type PoBody,
+  PoBody as PoBodySchema,
   type SupplierBody,
   SupplierBody as SupplierBodySchema,
   type VerifyBody,
@@ -61,15 +62,20 @@ export type Supplier = {
   createdAt: string
 }
 
+/** A line as stored: whole units and the price of one unit in ATOMIC units, as decimal strings. */
+type StoredLine = { sku: string; description?: string | undefined; quantity: string; unitPrice: string }
+
 /** A purchase order as stored; amounts as decimal strings. */
 export type Order = {
   id: string
   buyer: Address
   supplierId: string
   currency: string
-  lines: { sku: string; description?: string | undefined; quantity: string; unitPrice: string }[]
+  lines: StoredLine[]
   total: string
   reference?: string | undefined
+  /** Free-form JSON, if given. */
+  metadata?: Record<string, unknown> | undefined
   /** Invoices submitted against it, in order. */
   invoiceIds: string[]
   createdAt: string
@@ -85,7 +91,7 @@ export type Invoice = Sctp.State & {
   submittedBy: Address
   number: string
   currency: string
-  lines: { sku: string; quantity: string; unitPrice: string }[]
+  lines: StoredLine[]
   total: string
   dueDate: string
   createdAt: string
@@ -115,8 +121,7 @@ export function preflightSupplier(deps: Deps, body: unknown): void {
 /** A supplier body's token and contact in our words, the original gateway's names resolved, one of each pair. */
 function supplierFields(deps: Deps, input: SupplierBody) {
   checkChain(input.chain)
-  if (input.metadata !== undefined && JSON.stringify(input.metadata).length > 16_384)
-    throw new ValidationError({ field: 'metadata', message: 'is larger than 16384 bytes of JSON' })
+  checkMetadata(input.metadata)
   const token = either(['preferredToken', input.preferredToken], ['currency', input.currency]) ?? 'USDC'
   return {
     currency: tokenOf(deps, token, input.preferredToken === undefined ? 'currency' : 'preferredToken').symbol,
@@ -151,25 +156,111 @@ export async function getSupplier(deps: Deps, input: { id: string }) {
 export async function po(deps: Deps, input: PoBody & { caller: Address }) {
   const seller = (await deps.store.get<Supplier>(collections.suppliers, input.supplierId))?.value
   if (seller === undefined) throw new NotFoundError(`No supplier ${input.supplierId}.`)
-  const token = tokenOf(deps, input.currency, 'currency')
-  const skus = input.lines.map((line) => line.sku)
-  const repeated = skus.filter((sku, index) => skus.indexOf(sku) !== index)
-  if (repeated.length > 0)
-    throw new ValidationError({ field: 'lines', message: `repeat SKUs ${[...new Set(repeated)].join(', ')}` })
+  const { token, lines, total } = orderTerms(deps, input)
   const order: Order = {
     id: newId('po'),
     buyer: getAddress(input.caller),
     supplierId: seller.id,
     currency: token.symbol,
-    lines: input.lines,
-    total: Sctp.lineTotal(linesOf(input.lines)).toString(),
+    lines,
+    total: total.toString(),
     reference: input.reference,
+    metadata: input.metadata,
     invoiceIds: [],
     createdAt: clock(deps).toISOString(),
   }
   await insert(deps, collections.orders, order.id, unique([order.buyer, seller.owner]), order)
   const shown = viewOrder(deps, order)
-  return { ...originalOrderOf(shown, seller), po: shown }
+  return { ...originalOrderOf(deps, shown, seller), po: shown }
+}
+
+/** Checks a purchase order body before payment: its lines or items, token, prices and stated total. */
+export function preflightPo(deps: Deps, body: unknown): void {
+  renamedPrices(body)
+  if (Value.Check(PoBodySchema, body)) orderTerms(deps, body)
+}
+
+/** An order body's token, lines (prices atomic) and total: the stated total, when given, must be their sum. */
+function orderTerms(deps: Deps, input: PoBody) {
+  checkMetadata(input.metadata)
+  const token = tokenOf(deps, input.currency ?? 'USDC', 'currency')
+  const lines = documentLines(input, token.decimals)
+  const total = Sctp.lineTotal(linesOf(lines))
+  if (input.total !== undefined) {
+    const stated = Units.fromDecimal({ value: input.total, decimals: token.decimals, field: 'total' })
+    if (stated !== total)
+      throw new ValidationError({
+        field: 'total',
+        message: `is ${Units.toDecimal(stated, token.decimals)} but quantity × unit price sums to ${Units.toDecimal(total, token.decimals)}`,
+      })
+  }
+  return { token, lines, total }
+}
+
+/** Free-form `metadata` is at most 16 KiB of JSON. */
+function checkMetadata(metadata: Record<string, unknown> | undefined): void {
+  if (metadata !== undefined && JSON.stringify(metadata).length > 16_384)
+    throw new ValidationError({ field: 'metadata', message: 'is larger than 16384 bytes of JSON' })
+}
+
+/**
+ * A document's lines, prices in atomic units: from our `lines` (RAW `unitPriceRaw`) or the original gateway's `items`
+ * (HUMAN `unitPrice` or `price` in a token of `decimals`; `quantity` 1 and the SKU its position by default), one of
+ * them; each SKU once.
+ */
+function documentLines(
+  input: { lines?: PoBody['lines'] | undefined; items?: PoBody['items'] | undefined },
+  decimals: number,
+): StoredLine[] {
+  const given = either(['items', input.items], ['lines', input.lines])
+  if (given === undefined)
+    throw new ValidationError({
+      field: 'lines',
+      message: 'required: lines (unitPriceRaw, atomic) or the original gateway’s items (unitPrice, human)',
+    })
+  const field = input.items === undefined ? 'lines' : 'items'
+  const lines =
+    input.items === undefined
+      ? input.lines!.map(({ unitPriceRaw, ...line }) => ({ ...line, unitPrice: unitPriceRaw }))
+      : input.items.map((item, index) => {
+          const at = `items.${index}`
+          const price = either([`${at}.price`, item.price], [`${at}.unitPrice`, item.unitPrice])
+          if (price === undefined)
+            throw new ValidationError({
+              field: `${at}.unitPrice`,
+              message: 'required: the price of one unit, a HUMAN decimal of the token',
+            })
+          const priceField = `${at}.${item.unitPrice === undefined ? 'price' : 'unitPrice'}`
+          const quantity = Units.fromDecimal({ value: item.quantity ?? 1, decimals: 0, field: `${at}.quantity` })
+          if (quantity === 0n) throw new ValidationError({ field: `${at}.quantity`, message: 'must be at least 1' })
+          return {
+            sku: item.sku ?? String(index + 1),
+            ...(item.description === undefined ? {} : { description: item.description }),
+            quantity: quantity.toString(),
+            unitPrice: Units.fromDecimal({ value: price, decimals, field: priceField }).toString(),
+          }
+        })
+  const skus = lines.map((line) => line.sku)
+  const repeated = skus.filter((sku, index) => skus.indexOf(sku) !== index)
+  if (repeated.length > 0)
+    throw new ValidationError({ field, message: `repeat SKUs ${[...new Set(repeated)].join(', ')}` })
+  return lines
+}
+
+/**
+ * Refuses our lines' former `unitPrice` (RAW), now `unitPriceRaw`: `unitPrice` is the original gateway's HUMAN price of
+ * its items, and one name never reads two units.
+ */
+function renamedPrices(body: unknown): void {
+  const lines = (body as { lines?: unknown } | undefined)?.lines
+  if (!Array.isArray(lines)) return
+  const index = lines.findIndex((line) => typeof line === 'object' && line !== null && 'unitPrice' in line)
+  if (index >= 0)
+    throw new ValidationError({
+      field: `lines.${index}.unitPrice`,
+      message:
+        'is now unitPriceRaw in lines (ATOMIC units, as before); unitPrice is a HUMAN decimal, in the original gateway’s items',
+    })
 }
 
 /** A purchase order, with its invoices' states, for its buyer and its supplier. */
@@ -181,7 +272,7 @@ export async function getPo(deps: Deps, input: { id: string; caller: Address }) 
   const seller = (await deps.store.get<Supplier>(collections.suppliers, order.supplierId))?.value
   const shown = viewOrder(deps, order)
   return {
-    ...originalOrderOf(shown, seller),
+    ...originalOrderOf(deps, shown, seller),
     po: shown,
     invoices: invoices
       .filter((one) => one !== undefined)
@@ -200,16 +291,18 @@ export async function invoice(deps: Deps, input: InvoiceBody & { caller: Address
   // The buyer sees the order too, but only its supplier invoices against it.
   if (!isAddressEqual(seller.owner, caller)) throw new NotFoundError(`No purchase order ${input.poId}.`)
   const now = clock(deps)
+  const { lines, total } = invoiceTerms(deps, order, input)
+  const id = newId('inv')
   const record: Invoice = {
-    id: newId('inv'),
+    id,
     poId: order.id,
     supplierId: seller.id,
     buyer: order.buyer,
     submittedBy: caller,
-    number: input.number,
-    currency: input.currency,
-    lines: input.lines,
-    total: totalOf(deps, order, input.total).toString(),
+    number: input.number ?? id,
+    currency: input.currency ?? order.currency,
+    lines,
+    total: total.toString(),
     dueDate: new Date(now.getTime() + dueDays[seller.paymentTerms] * 86_400_000).toISOString(),
     status: 'submitted',
     history: [{ status: 'submitted', at: now.toISOString() }],
@@ -221,7 +314,7 @@ export async function invoice(deps: Deps, input: InvoiceBody & { caller: Address
     invoiceIds: [...current.value.invoiceIds, record.id],
   }))
   const shown = viewInvoice(deps, record)
-  return { ...originalInvoiceOf(shown, seller), invoice: shown }
+  return { ...originalInvoiceOf(deps, shown, seller), invoice: shown }
 }
 
 /** The checks of the match that compare the invoiced lines with the order's: the original's `itemsMatch`. */
@@ -234,13 +327,13 @@ const recommendations = {
   rejected: 'reject',
 } as const
 
-/** A purchase order as the original gateway answers it, flat; its items are our lines. */
-function originalOrderOf(order: ReturnType<typeof viewOrder>, seller: Supplier | undefined) {
+/** A purchase order as the original gateway answers it, flat; its items are our lines, unit prices human. */
+function originalOrderOf(deps: Deps, order: ReturnType<typeof viewOrder>, seller: Supplier | undefined) {
   return {
     poId: order.id,
     supplierId: order.supplierId,
     supplierName: seller?.name ?? null,
-    items: order.lines,
+    items: itemsOf(order.lines, decimalsOf(deps, order.currency)),
     total: order.total,
     totalRaw: order.totalRaw,
     currency: order.currency,
@@ -249,14 +342,14 @@ function originalOrderOf(order: ReturnType<typeof viewOrder>, seller: Supplier |
   }
 }
 
-/** An invoice as the original gateway answers it, flat; its items are our lines. */
-function originalInvoiceOf(record: ReturnType<typeof viewInvoice>, seller: Supplier | undefined) {
+/** An invoice as the original gateway answers it, flat; its items are our lines, unit prices human. */
+function originalInvoiceOf(deps: Deps, record: ReturnType<typeof viewInvoice>, seller: Supplier | undefined) {
   return {
     invoiceId: record.id,
     poId: record.poId,
     supplierId: record.supplierId,
     supplierName: seller?.name ?? null,
-    items: record.lines,
+    items: itemsOf(record.lines, decimalsOf(deps, record.currency)),
     total: record.total,
     totalRaw: record.totalRaw,
     status: record.status,
@@ -266,32 +359,62 @@ function originalInvoiceOf(record: ReturnType<typeof viewInvoice>, seller: Suppl
   }
 }
 
-/** Checks an invoice body before payment: its total, a human decimal of its order's token. */
+/** Checks an invoice body before payment: its supplier, lines or items and total, in its order's token. */
 export async function preflightInvoice(deps: Deps, body: unknown): Promise<void> {
+  renamedPrices(body)
   if (!Value.Check(InvoiceBodySchema, body)) return
   const order = (await deps.store.get<Order>(collections.orders, body.poId))?.value
-  if (order !== undefined) totalOf(deps, order, body.total)
+  if (order !== undefined) invoiceTerms(deps, order, body)
 }
 
-/** An invoice's total, read as the original gateway reads `total`: a human decimal of the order's token. */
-function totalOf(deps: Deps, order: Order, total: string | number): bigint {
-  return Units.fromDecimal({ value: total, decimals: tokenOf(deps, order.currency, 'total').decimals, field: 'total' })
+/**
+ * An invoice body's lines (prices atomic) and total, read in the order's token as the original gateway reads its
+ * human `total` and item prices; the original's `supplierId`, when given, must be the order's supplier.
+ */
+function invoiceTerms(deps: Deps, order: Order, input: InvoiceBody) {
+  if (input.supplierId !== undefined && input.supplierId !== order.supplierId)
+    throw new ValidationError({ field: 'supplierId', message: `is not the supplier of purchase order ${order.id}` })
+  const { decimals } = tokenOf(deps, order.currency, 'total')
+  return {
+    lines: documentLines(input, decimals),
+    total: Units.fromDecimal({ value: input.total, decimals, field: 'total' }),
+  }
 }
 
-/** An order as answered: its total human (as the original's `total`) and atomic (`totalRaw`). */
+/** Decimals of a document's token; 0 for one the gateway does not pay in (its figures then stay atomic). */
+function decimalsOf(deps: Deps, currency: string): number {
+  return deps.tokens.find((one) => one.symbol.toLowerCase() === currency.toLowerCase())?.decimals ?? 0
+}
+
+/** Stored lines as we answer them: the atomic unit price as `unitPriceRaw`. */
+function linesView(lines: readonly StoredLine[]) {
+  return lines.map(({ unitPrice, ...line }) => ({ ...line, unitPriceRaw: unitPrice }))
+}
+
+/** Lines as the original gateway's items: `unitPrice` a HUMAN decimal of the token, `unitPriceRaw` beside. */
+function itemsOf(lines: ReturnType<typeof linesView>, decimals: number) {
+  return lines.map((line) => ({ ...line, unitPrice: Units.toDecimal(BigInt(line.unitPriceRaw), decimals) }))
+}
+
+/** An order as answered: lines with `unitPriceRaw`, its total human (as the original's `total`) and atomic (`totalRaw`). */
 function viewOrder(deps: Deps, order: Order) {
   const { decimals } = tokenOf(deps, order.currency, 'currency')
-  return { ...order, total: Units.toDecimal(BigInt(order.total), decimals), totalRaw: order.total }
+  return {
+    ...order,
+    lines: linesView(order.lines),
+    total: Units.toDecimal(BigInt(order.total), decimals),
+    totalRaw: order.total,
+  }
 }
 
-/** An invoice as answered: its total and its payment's amount human, with the atomic ones beside (`…Raw`). */
+/** An invoice as answered: lines with `unitPriceRaw`, its total and payment's amount human, the atomic ones beside. */
 function viewInvoice(deps: Deps, record: Invoice) {
-  const token = deps.tokens.find((one) => one.symbol.toLowerCase() === record.currency.toLowerCase())
   // An invoice in a currency the gateway does not pay in is stored (and rejected by the match); its figures stay atomic.
-  const decimals = token?.decimals ?? 0
+  const decimals = decimalsOf(deps, record.currency)
   const { payment } = record
   return {
     ...record,
+    lines: linesView(record.lines),
     total: Units.toDecimal(BigInt(record.total), decimals),
     totalRaw: record.total,
     ...(payment === undefined
@@ -311,7 +434,7 @@ export async function getInvoice(deps: Deps, input: { id: string; caller: Addres
   const found = await load<Invoice>(deps, collections.invoices, input.id, input.caller, 'invoice')
   const shown = viewInvoice(deps, await watch(deps, found))
   const seller = (await deps.store.get<Supplier>(collections.suppliers, shown.supplierId))?.value
-  return { ...originalInvoiceOf(shown, seller), invoice: shown }
+  return { ...originalInvoiceOf(deps, shown, seller), invoice: shown }
 }
 
 /**
@@ -793,7 +916,7 @@ async function insert(deps: Deps, collection: string, id: string, owners: Addres
   if (!inserted.ok) throw new Error(`Id ${id} is already taken in ${collection}.`)
 }
 
-function linesOf(lines: readonly { sku: string; quantity: string; unitPrice: string }[]): Sctp.Line[] {
+function linesOf(lines: readonly StoredLine[]): Sctp.Line[] {
   return lines.map((line) => ({ sku: line.sku, quantity: BigInt(line.quantity), unitPrice: BigInt(line.unitPrice) }))
 }
 

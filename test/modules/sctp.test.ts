@@ -103,8 +103,8 @@ async function ordered() {
       supplierId: supplier.id,
       currency: 'USDC',
       lines: [
-        { sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' },
-        { sku: 'CRATE', quantity: '2', unitPrice: '20000000' },
+        { sku: 'BOLT-M8', quantity: '10', unitPriceRaw: '1500000' },
+        { sku: 'CRATE', quantity: '2', unitPriceRaw: '20000000' },
       ],
     }),
   )
@@ -118,14 +118,18 @@ const oneCrate = (poId: string, number: string, total: string) => ({
   poId,
   number,
   currency: 'USDC',
-  lines: [{ sku: 'CRATE', quantity: '1', unitPrice: '1' }],
+  lines: [{ sku: 'CRATE', quantity: '1', unitPriceRaw: '1' }],
   total,
 })
 
 let numbers = 0
-async function invoiced(poId: string, lines: { sku: string; quantity: string; unitPrice: string }[], number?: string) {
+async function invoiced(
+  poId: string,
+  lines: { sku: string; quantity: string; unitPriceRaw: string }[],
+  number?: string,
+) {
   const total = formatUnits(
-    lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPrice), 0n),
+    lines.reduce((sum, line) => sum + BigInt(line.quantity) * BigInt(line.unitPriceRaw), 0n),
     6,
   )
   const { invoice } = await ok(
@@ -143,7 +147,7 @@ async function invoiced(poId: string, lines: { sku: string; quantity: string; un
 describe('supplier to paid invoice on the devnet batch contract', () => {
   test('PO, invoice, verify, pay in one batch transaction, and the watcher marks it paid with the transfer', async () => {
     const { po } = await ordered()
-    const invoice = await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' }])
+    const invoice = await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '10', unitPriceRaw: '1500000' }])
 
     // Paying before verification is a 409, and nothing is built.
     await refused(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }), 409)
@@ -193,7 +197,15 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
     expect(seen.invoice.payment.transaction).toBe(hash)
     const po2 = await ok(await call(buyer(), 'GET', `/api/v1/sctp/po/${po.id}`))
     expect(po2).toMatchObject({ poId: po.id, supplierName: 'Bolt & Crate GmbH', total: '55', totalRaw: '55000000' })
-    expect(po2.items).toEqual(po2.po.lines)
+    // Our lines carry the unit price RAW (unitPriceRaw); the original's items HUMAN (unitPrice), the raw one beside.
+    expect(po2.po.lines).toEqual([
+      { sku: 'BOLT-M8', quantity: '10', unitPriceRaw: '1500000' },
+      { sku: 'CRATE', quantity: '2', unitPriceRaw: '20000000' },
+    ])
+    expect(po2.items).toEqual([
+      { sku: 'BOLT-M8', quantity: '10', unitPrice: '1.5', unitPriceRaw: '1500000' },
+      { sku: 'CRATE', quantity: '2', unitPrice: '20', unitPriceRaw: '20000000' },
+    ])
     expect(po2.invoices).toEqual([
       { id: invoice.id, number: invoice.number, status: 'paid', total: '15', totalRaw: '15000000' },
     ])
@@ -203,7 +215,7 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
 
   test('the watcher job finds a payment nobody polled for', async () => {
     const { po } = await ordered()
-    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }])
+    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPriceRaw: '20000000' }])
     await ok(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }))
     const payment = await ok(await call(buyer(), 'POST', '/api/v1/sctp/pay', { invoiceIds: [invoice.id] }))
     const hash = await paid(payment)
@@ -237,26 +249,26 @@ describe('the match', () => {
     const failed = (result: { checks: { name: string; ok: boolean }[] }) =>
       result.checks.filter((check) => !check.ok).map((check) => check.name)
 
-    const first = await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '6', unitPrice: '1500000' }])
+    const first = await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '6', unitPriceRaw: '1500000' }])
     expect((await verify(first.id)).status).toBe('verified')
-    const over = await verify((await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '5', unitPrice: '1500000' }])).id)
+    const over = await verify((await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '5', unitPriceRaw: '1500000' }])).id)
     expect([over.status, failed(over)]).toEqual(['rejected', ['quantities']])
-    const unknown = await verify((await invoiced(po.id, [{ sku: 'NUT', quantity: '1', unitPrice: '1' }])).id)
+    const unknown = await verify((await invoiced(po.id, [{ sku: 'NUT', quantity: '1', unitPriceRaw: '1' }])).id)
     expect([unknown.status, failed(unknown)]).toEqual(['rejected', ['lines_on_order']])
     const reused = await verify(
       (
         await invoiced(
           po.id,
-          [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }],
+          [{ sku: 'CRATE', quantity: '1', unitPriceRaw: '20000000' }],
           ` ${first.number.toLowerCase()}`,
         )
       ).id,
     )
     expect([reused.status, failed(reused)]).toEqual(['rejected', ['duplicate_invoice_number']])
     // 0.5% over is within the default tolerance; 0.6% is not.
-    const within = await verify((await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20100000' }])).id)
+    const within = await verify((await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPriceRaw: '20100000' }])).id)
     expect(within.status).toBe('verified')
-    const dear = await verify((await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '1', unitPrice: '1509000' }])).id)
+    const dear = await verify((await invoiced(po.id, [{ sku: 'BOLT-M8', quantity: '1', unitPriceRaw: '1509000' }])).id)
     expect([dear.status, failed(dear)]).toEqual(['review_required', ['unit_prices']])
     expect(dear).toMatchObject({ recommendation: 'review_required', totalMatch: true, itemsMatch: false })
     expect(dear.discrepancies).toEqual([expect.stringMatching(/^unit_prices: /)])
@@ -273,7 +285,7 @@ describe('the match', () => {
 
   test('others get 404: a stranger reading the PO or the invoice, the buyer invoicing its own order', async () => {
     const { po, supplier } = await ordered()
-    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }])
+    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPriceRaw: '20000000' }])
     await refused(await call(stranger(), 'GET', `/api/v1/sctp/po/${po.id}`), 404)
     await refused(await call(stranger(), 'GET', `/api/v1/sctp/invoice/${invoice.id}`), 404)
     await refused(await call(stranger(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }), 404)
@@ -315,6 +327,61 @@ describe("the original gateway's clients", () => {
     expect(read).toMatchObject({ supplierId: created.supplierId, contactEmail: 'ap@acme.example', chain: 'base' })
   })
 
+  test('po and invoice take its free-form items: unitPrice (or price) HUMAN, quantity 1 by default, matched by position', async () => {
+    const { supplier } = await ordered()
+    const created = await ok(
+      await call(buyer(), 'POST', '/api/v1/sctp/po', {
+        supplierId: supplier.id,
+        items: [
+          { description: 'Bolts M8', quantity: 10, unitPrice: '1.5' },
+          { description: 'Crate', quantity: '2', price: 20 },
+          { description: 'Pallet', unitPrice: 0.25 },
+        ],
+        total: '55.25',
+        metadata: { costCenter: 'ops' },
+      }),
+    )
+    expect(created).toMatchObject({
+      poId: created.po.id,
+      supplierId: supplier.id,
+      currency: 'USDC',
+      total: '55.25',
+      totalRaw: '55250000',
+      status: 'open',
+      items: [
+        { sku: '1', description: 'Bolts M8', quantity: '10', unitPrice: '1.5', unitPriceRaw: '1500000' },
+        { sku: '2', description: 'Crate', quantity: '2', unitPrice: '20', unitPriceRaw: '20000000' },
+        { sku: '3', description: 'Pallet', quantity: '1', unitPrice: '0.25', unitPriceRaw: '250000' },
+      ],
+    })
+    expect(created.po.lines[0]).toEqual({ sku: '1', description: 'Bolts M8', quantity: '10', unitPriceRaw: '1500000' })
+    expect(created.po.metadata).toEqual({ costCenter: 'ops' })
+
+    // Its invoice: supplierId named, no number or currency (the invoice id and the order's token), items by position.
+    const submitted = await ok(
+      await call(supplierOwner(), 'POST', '/api/v1/sctp/invoice', {
+        poId: created.poId,
+        supplierId: supplier.id,
+        items: [{ description: 'Bolts M8', quantity: 10, unitPrice: 1.5 }],
+        total: 15,
+      }),
+    )
+    expect(submitted).toMatchObject({
+      invoiceId: submitted.invoice.id,
+      poId: created.poId,
+      supplierId: supplier.id,
+      items: [{ sku: '1', quantity: '10', unitPrice: '1.5', unitPriceRaw: '1500000' }],
+      total: '15',
+      totalRaw: '15000000',
+      status: 'submitted',
+    })
+    expect([submitted.invoice.number, submitted.invoice.currency]).toEqual([submitted.invoiceId, 'USDC'])
+    const verified = await ok(
+      await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: submitted.invoiceId }),
+    )
+    expect(verified).toMatchObject({ status: 'verified', recommendation: 'approve_payment', itemsMatch: true })
+  })
+
   test('pay as the original: supplierId and amount "2500" is 2,500 USDC in the batch calldata, with the approval for it and the fee', async () => {
     const { supplier } = await ordered()
     const answer = await ok(
@@ -345,7 +412,7 @@ describe("the original gateway's clients", () => {
 
   test('pay as the original: payments[] naming a verified invoice of its exact total marks it paid once the batch lands', async () => {
     const { po, supplier } = await ordered()
-    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPrice: '20000000' }])
+    const invoice = await invoiced(po.id, [{ sku: 'CRATE', quantity: '1', unitPriceRaw: '20000000' }])
     await ok(await call(buyer(), 'POST', '/api/v1/sctp/invoice/verify', { invoiceId: invoice.id }))
     const wrong = await refused(
       await call(buyer(), 'POST', '/api/v1/sctp/pay', {
@@ -387,7 +454,7 @@ describe("the original gateway's clients", () => {
           poId: po.id,
           number: 'H-1',
           currency: 'USDC',
-          lines: [{ sku: 'CRATE', quantity: '1', unitPrice: '1' }],
+          lines: [{ sku: 'CRATE', quantity: '1', unitPriceRaw: '1' }],
           total: '55.0000001',
         },
         'total',
@@ -398,6 +465,45 @@ describe("the original gateway's clients", () => {
         'currency',
       ],
       ['/api/v1/sctp/supplier', { name: 'X', wallet: supplierWallet(), chain: 'solana' }, 'chain'],
+      // Items: HUMAN prices of the token, whole quantities, one price name, one form per body, a true total.
+      ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ unitPrice: '1.0000001' }] }, 'items.0.unitPrice'],
+      ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ price: 1e-7 }] }, 'items.0.price'],
+      ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ unitPrice: 1, price: 1 }] }, 'items.0.unitPrice'],
+      ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ description: 'no price' }] }, 'items.0.unitPrice'],
+      ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ unitPrice: 1, quantity: '1.5' }] }, 'items.0.quantity'],
+      ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ unitPrice: 1, quantity: '0' }] }, 'items.0.quantity'],
+      ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ unitPrice: 1 }], total: '2' }, 'total'],
+      [
+        '/api/v1/sctp/po',
+        {
+          supplierId: supplier.id,
+          items: [{ unitPrice: 1 }],
+          lines: [{ sku: 'A', quantity: '1', unitPriceRaw: '1' }],
+        },
+        'lines',
+      ],
+      [
+        '/api/v1/sctp/po',
+        {
+          supplierId: supplier.id,
+          lines: [
+            { sku: 'A', quantity: '1', unitPriceRaw: '1' },
+            { sku: 'A', quantity: '2', unitPriceRaw: '1' },
+          ],
+        },
+        'lines',
+      ],
+      ['/api/v1/sctp/po', { supplierId: supplier.id }, 'lines'],
+      [
+        '/api/v1/sctp/invoice',
+        { poId: po.id, supplierId: `sup_${'0'.repeat(24)}`, items: [{ sku: 'CRATE', unitPrice: 20 }], total: 20 },
+        'supplierId',
+      ],
+      [
+        '/api/v1/sctp/invoice',
+        { poId: po.id, items: [{ sku: 'CRATE', unitPrice: '20.0000001' }], total: 20 },
+        'items.0.unitPrice',
+      ],
       [
         '/api/v1/sctp/supplier',
         { name: 'X', wallet: supplierWallet(), contact: 'a', contactEmail: 'a@b.c' },
@@ -408,5 +514,19 @@ describe("the original gateway's clients", () => {
       const problem = await refused(await unpaid(path, body), 400)
       expect(`${path} ${problem.field}`).toBe(`${path} ${field}`)
     }
+  })
+
+  test("error: our lines' former unitPrice (RAW) is refused, naming unitPriceRaw: unitPrice is the items' HUMAN price", async () => {
+    const { supplier } = await ordered()
+    const problem = await refused(
+      await app.post('/api/v1/sctp/po', {
+        supplierId: supplier.id,
+        currency: 'USDC',
+        lines: [{ sku: 'BOLT-M8', quantity: '10', unitPrice: '1500000' }],
+      }),
+      400,
+    )
+    expect(problem.field).toBe('lines.0.unitPrice')
+    expect(problem.detail).toContain('unitPriceRaw')
   })
 })
