@@ -7,6 +7,7 @@ import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type * as Compute from './Compute.js'
 import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute.js'
 import type { Sources as ContractSources } from './ContractSource.js'
+import { ConfigError } from './Errors.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
 import type { SolanaTreasury as FuturesSolanaTreasury, Treasury as FuturesTreasury } from './Futures.js'
@@ -218,6 +219,19 @@ export type Ports = {
 
 /** The name of a port. */
 export type Port = keyof Ports
+
+/**
+ * The node of the settlement chain among the chains RPC forwarding reads from. Throws {@link ConfigError} when none
+ * has its id: a deployment passing its own ports must list the settlement chain's node among `chains`.
+ */
+export function settlementEndpoint(ports: {
+  chains: readonly Endpoint[]
+  onchain: Pick<Onchain, 'chainId'>
+}): Endpoint {
+  const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
+  if (!endpoint) throw new ConfigError(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
+  return endpoint
+}
 
 /** Per-request values the gateway gives every route handler. */
 export type Context = {

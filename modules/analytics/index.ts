@@ -34,9 +34,6 @@ export const manifest = Module.define({
     }),
   }),
   ready: ({ ports }) => Module.reasonOf(ports.history.available()),
-  routes: ({ ports }) => {
-    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
-    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return analytics({ history: ports.history, endpoint, now: Date.now })
-  },
+  routes: ({ ports }) =>
+    analytics({ history: ports.history, endpoint: Module.settlementEndpoint(ports), now: Date.now }),
 })

@@ -47,11 +47,9 @@ export const manifest = Module.define({
   uses: ['contractSources'],
   env,
   outputs,
-  routes: ({ ports, env }) => {
-    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
-    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return inference({
-      endpoint,
+  routes: ({ ports, env }) =>
+    inference({
+      endpoint: Module.settlementEndpoint(ports),
       history: ports.history,
       tokens: ports.onchain.tokens,
       sources: ports.contractSources ?? [],
@@ -60,8 +58,7 @@ export const manifest = Module.define({
       model: env.INFERENCE_MODEL ?? '',
       // The Blockscout explorer is Base's: a devnet or another chain has no configured explorer to link.
       explorerUrl: ports.onchain.chainId === baseChainId ? env.INFERENCE_BLOCKSCOUT_URL : undefined,
-    })
-  },
+    }),
   ready: ({ ports, env }) =>
     env.INFERENCE_MODEL === undefined
       ? 'INFERENCE_MODEL is not set: no model is named for the analysis.'

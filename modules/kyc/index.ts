@@ -21,9 +21,5 @@ export const manifest = Module.define({
   name: 'kyc',
   paths: ['/api/v1/kyc/'],
   needs: ['store', 'chains', 'onchain'],
-  routes: ({ ports }) => {
-    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
-    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return kyc({ store: ports.store, endpoint })
-  },
+  routes: ({ ports }) => kyc({ store: ports.store, endpoint: Module.settlementEndpoint(ports) }),
 })

@@ -25,9 +25,6 @@ export const manifest = Module.define({
         'GoPlus Security API (`/api/v1/token_security/{chainId}`, `/api/v1/address_security/{address}`), the second opinion of `/api/v1/token/safety` and `/api/v1/address/safety` (keyless public API unless set); unreachable, its checks are reported as not checked',
     }),
   }),
-  routes: ({ ports }) => {
-    const chain = ports.chains.find((endpoint) => endpoint.chainId === ports.onchain.chainId)
-    if (!chain) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return safety({ chain, intel: ports.intel, simulator: ports.simulator, now: Date.now })
-  },
+  routes: ({ ports }) =>
+    safety({ chain: Module.settlementEndpoint(ports), intel: ports.intel, simulator: ports.simulator, now: Date.now }),
 })

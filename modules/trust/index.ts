@@ -17,9 +17,11 @@ export const manifest = Module.define({
   paths: ['/api/v1/trust/score'],
   needs: ['chains', 'onchain', 'payments'],
   uses: ['history'],
-  routes: ({ ports }) => {
-    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
-    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return trust({ endpoint, history: ports.history, payments: ports.payments, now: () => new Date() })
-  },
+  routes: ({ ports }) =>
+    trust({
+      endpoint: Module.settlementEndpoint(ports),
+      history: ports.history,
+      payments: ports.payments,
+      now: () => new Date(),
+    }),
 })

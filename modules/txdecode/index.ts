@@ -20,9 +20,6 @@ export const manifest = Module.define({
   name: 'txdecode',
   paths: ['/api/v1/tx/decode'],
   needs: ['onchain', 'chains'],
-  routes: ({ ports }) => {
-    const endpoint = ports.chains.find((chain) => chain.chainId === ports.onchain.chainId)
-    if (!endpoint) throw new Error(`No configured chain has the settlement chain's id ${ports.onchain.chainId}.`)
-    return txdecode(Service.from({ endpoint, tokens: ports.onchain.tokens }))
-  },
+  routes: ({ ports }) =>
+    txdecode(Service.from({ endpoint: Module.settlementEndpoint(ports), tokens: ports.onchain.tokens })),
 })
