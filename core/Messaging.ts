@@ -3,6 +3,7 @@ import { base64 } from '@scure/base'
 import { decrypt as eciesDecrypt, encrypt as eciesEncrypt } from 'eciesjs'
 import { Config } from 'eciesjs/config'
 import { type Address, bytesToHex, getAddress, type Hex, hexToBytes } from 'viem'
+import { ValidationError } from './Errors.js'
 
 /**
  * End-to-end encrypted wallet messages, the client half and the rules both sides share. A wallet holds a separate
@@ -91,10 +92,14 @@ export declare namespace keyMessage {
 export function encrypt(parameters: encrypt.Parameters): string {
   const { content, publicKey } = parameters
   const plaintext = new TextEncoder().encode(content)
-  if (plaintext.length === 0) throw new Error('A message needs content.')
+  if (plaintext.length === 0) throw new ValidationError({ field: 'content', message: 'a message needs content' })
   if (plaintext.length > maxContentBytes)
-    throw new Error(`A message carries at most ${maxContentBytes} bytes; this one has ${plaintext.length}.`)
-  if (!isPublicKey(publicKey)) throw new Error('The recipient key is not a compressed secp256k1 public key.')
+    throw new ValidationError({
+      field: 'content',
+      message: `a message carries at most ${maxContentBytes} bytes; this one has ${plaintext.length}`,
+    })
+  if (!isPublicKey(publicKey))
+    throw new ValidationError({ field: 'publicKey', message: 'is not a compressed secp256k1 public key' })
   return base64.encode(eciesEncrypt(publicKey.slice(2), plaintext, config))
 }
 
@@ -111,7 +116,7 @@ export declare namespace encrypt {
 export function decrypt(parameters: decrypt.Parameters): string {
   const { envelope, privateKey } = parameters
   const parsed = parse(envelope)
-  if (!parsed.ok) throw new Error(`Not an envelope: ${parsed.reason}`)
+  if (!parsed.ok) throw new ValidationError({ field: 'envelope', message: `is not an envelope: ${parsed.reason}` })
   return new TextDecoder('utf-8', { fatal: true }).decode(eciesDecrypt(privateKey.slice(2), parsed.bytes, config))
 }
 

@@ -1,6 +1,7 @@
 import { hmac } from '@noble/hashes/hmac'
 import { sha256 } from '@noble/hashes/sha2'
 import type { Address } from 'viem'
+import { ConfigError } from './Errors.js'
 
 /**
  * Session tokens: compact JWS (RFC 7515) with HS256 over base64url JSON header and claims, signed with a server
@@ -102,7 +103,7 @@ export type Reason = 'malformed' | 'tampered' | 'expired' | 'revoked'
 /** Fails fast, at boot, when the secret is too short to sign with. Never prints the secret. */
 export function assertSecret(secret: string): void {
   if (new TextEncoder().encode(secret).length < minSecretBytes)
-    throw new Error(
+    throw new ConfigError(
       `The session secret must be at least ${minSecretBytes} bytes; pass a longer \`secret\` (for example 32 random bytes, hex encoded).`,
     )
 }

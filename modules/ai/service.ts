@@ -1,4 +1,5 @@
 import type * as Chat from '../../core/Chat.js'
+import { ConfigError } from '../../core/Errors.js'
 import * as Upstream from '../../core/Upstream.js'
 import {
   type ChatBody,
@@ -26,9 +27,9 @@ export type InferenceDeps = Limits &
 
 /** Refuses limits that would make every call fail or let calls cost more than their fixed price. */
 export function assertLimits(limits: Limits): void {
-  if (limits.models.length === 0) throw new Error('At least one model must be allowed.')
+  if (limits.models.length === 0) throw new ConfigError('At least one model must be allowed.')
   if (!Number.isInteger(limits.maxTokens) || limits.maxTokens < 1)
-    throw new Error('The max_tokens ceiling must be a positive integer.')
+    throw new ConfigError('The max_tokens ceiling must be a positive integer.')
 }
 
 /** Whether the upstream takes calls now; checked before payment so that nobody pays for a call that cannot run. */

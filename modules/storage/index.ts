@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import { ConfigError } from '../../core/Errors.js'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import * as Service from './service.js'
@@ -108,7 +109,7 @@ export const manifest = Module.define({
       now: Date.now,
     }
     if (!Service.providerNames(deps).includes(env.STORAGE_PROVIDER))
-      throw new Error(`STORAGE_PROVIDER is ${env.STORAGE_PROVIDER}, whose variables are not set.`)
+      throw new ConfigError(`STORAGE_PROVIDER is ${env.STORAGE_PROVIDER}, whose variables are not set.`)
     return storage(deps)
   },
 })

@@ -3,6 +3,7 @@ import { base64 } from '@scure/base'
 import { decrypt as eciesDecrypt, encrypt as eciesEncrypt } from 'eciesjs'
 import { verifyMessage } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { ValidationError } from '../../core/Errors.js'
 import * as Messaging from '../../core/Messaging.js'
 
 const recipient = Messaging.createKeyPair()
@@ -97,9 +98,12 @@ describe('encrypt and decrypt', () => {
     expect(() => Messaging.encrypt({ content: `${largest}x`, publicKey: recipient.publicKey })).toThrow(/at most/)
   })
 
-  test('error: empty content and a bad recipient key', () => {
+  test('error: empty content and a bad recipient key are validation errors naming the field', () => {
+    expect(() => Messaging.encrypt({ content: '', publicKey: recipient.publicKey })).toThrow(ValidationError)
     expect(() => Messaging.encrypt({ content: '', publicKey: recipient.publicKey })).toThrow(/content/)
-    expect(() => Messaging.encrypt({ content: 'hi', publicKey: `0x02${'f'.repeat(64)}` })).toThrow(/key/)
+    expect(() => Messaging.encrypt({ content: 'hi', publicKey: `0x02${'f'.repeat(64)}` })).toThrow(
+      expect.objectContaining({ code: 'validation_failed', field: 'publicKey' }),
+    )
   })
 })
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
+import { ConfigError } from '../../core/Errors.js'
 import * as Session from '../../core/Session.js'
 
 const secret = 'test-secret-of-at-least-thirty-two-bytes!'
@@ -35,6 +36,7 @@ describe('sign', () => {
 
   test('error: a secret shorter than 32 bytes is refused without printing it', () => {
     expect(() => Session.sign({ claims, secret: 'short-secret' })).toThrow(/at least 32 bytes/)
+    expect(() => Session.sign({ claims, secret: 'short-secret' })).toThrow(ConfigError)
     try {
       Session.assertSecret('short-secret')
     } catch (error) {

@@ -2,6 +2,7 @@ import { afterAll, beforeEach, describe, expect, test } from 'bun:test'
 import { openai } from '../../adapters/upstream/openai.js'
 import { clients } from '../../app/clients.js'
 import * as Catalog from '../../core/Catalog.js'
+import { ConfigError } from '../../core/Errors.js'
 import * as Price from '../../core/Price.js'
 import { ai, available, decentralizedManifest, manifest } from '../../modules/ai/index.js'
 import { moduleGateway } from '../support/gateway.js'
@@ -290,6 +291,7 @@ describe('ai', () => {
   test('error: no allowed model, or a ceiling that is not a positive integer, fails at boot', () => {
     const { upstream } = setup().deps
     expect(() => ai({ upstream, models: [], maxTokens: 10 })).toThrow('At least one model must be allowed.')
+    expect(() => ai({ upstream, models: [], maxTokens: 10 })).toThrow(ConfigError)
     expect(() => ai({ upstream, models: ['m'], maxTokens: 0 })).toThrow(
       'The max_tokens ceiling must be a positive integer.',
     )
