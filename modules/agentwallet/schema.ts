@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { evmSchema } from '../../core/Address.js'
+import * as Units from '../../core/Units.js'
 
 const salt = Type.Optional(
   Type.String({
@@ -88,10 +89,14 @@ export const SessionKeyBody = Type.Object(
     sessionKeyAddress,
     key: Type.Optional(evmSchema("The session key's address (its private key stays with the agent)")),
     spendLimitEth: Type.Optional(
-      Type.Union([Type.String({ maxLength: 100 }), Type.Number({ minimum: 0 })], {
-        description:
-          'Human decimal ETH, e.g. "0.5" is 0.5 ETH (at most 18 decimals): the most the key may move, as WETH of this chain (a session key here transfers ERC-20 tokens only), over its whole life; the original gateway’s limit (give it or `limits`)',
-      }),
+      Type.Union(
+        [Type.String({ maxLength: 100 }), Type.Number({ minimum: 0 })],
+        Units.amountOptions({
+          unit: 'human',
+          description:
+            'HUMAN decimal ETH, e.g. "0.5" is 0.5 ETH (at most 18 decimals): the most the key may move, as WETH of this chain (a session key here transfers ERC-20 tokens only), over its whole life; the original gateway’s limit (give it or `limits`)',
+        }),
+      ),
     ),
     durationHours: Type.Optional(
       Type.Number({
@@ -130,7 +135,11 @@ export const SessionKeyBody = Type.Object(
             token: evmSchema('ERC-20 the key may transfer'),
             amount: Type.String({
               pattern: '^[1-9][0-9]{0,76}$',
-              description: 'Most the key may transfer per period, in atomic units ("10000000" is 10 USDC).',
+              ...Units.amountOptions({
+                unit: 'raw',
+                description:
+                  'Most the key may transfer per period, RAW atomic units of the token ("10000000" is 10 USDC).',
+              }),
             }),
           },
           { additionalProperties: false },

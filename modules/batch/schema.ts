@@ -55,8 +55,11 @@ const recipients = Type.Union(
 const amounts = Type.Array(Type.String({ maxLength: Batch.maxAmountDigits + 2 }), {
   minItems: 1,
   maxItems: Batch.maxRecipients,
-  description:
-    'RAW base-unit integer strings, parallel to address recipients (USDC has 6 decimals: 1.5 USDC is "1500000"); not with recipient objects.',
+  ...Units.amountOptions({
+    unit: 'raw',
+    description:
+      'RAW base-unit integer strings (the spec\'s), parallel to address recipients (USDC has 6 decimals: 1.5 USDC is "1500000"); not with recipient objects.',
+  }),
 })
 
 /** Body of `POST /api/v1/batch/execute`. */

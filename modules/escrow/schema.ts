@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import * as Escrow from '../../core/Escrow.js'
+import * as Units from '../../core/Units.js'
 
 const address = (description: string) => Type.String({ minLength: 1, maxLength: 64, description })
 
@@ -27,9 +28,9 @@ export const CreateBody = Type.Object(
       maxLength: 64,
       description: 'Symbol of a supported token (e.g. USDC) or its contract address.',
     }),
-    amount: Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Number()], {
+    amount: Units.decimalSchema({
       description:
-        'Human decimal of the token, as the original gateway reads it: "2500" is 2,500 USDC, "25.5" is 25.5 USDC; at most the token\'s decimals (6 for USDC), greater than 0; a JSON number is read as the decimal it prints as. Answers give it back as `amount` (human) and `amountRaw` (atomic units).',
+        'HUMAN decimal of the token, as the original gateway reads it: "2500" is 2,500 USDC, "25.5" is 25.5 USDC; at most the token\'s decimals (6 for USDC), greater than 0; a JSON number is read as the decimal it prints as. Answers give it back as `amount` (human) and `amountRaw` (atomic units).',
     }),
     arbiter: Type.Optional(address('EVM address that may release or cancel besides the depositor.')),
     description: Type.Optional(

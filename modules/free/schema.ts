@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import * as Units from '../../core/Units.js'
 
 /** Query of `GET /free/uuid`. */
 export const UuidQuery = Type.Object({
@@ -12,7 +13,11 @@ export const ConvertQuery = Type.Object({
   amount: Type.String({
     minLength: 1,
     maxLength: 100,
-    description: 'Non-negative human decimal amount in `from` units, e.g. "50" is 50 USD with `from=usd`.',
+    ...Units.amountOptions({
+      unit: 'human',
+      description:
+        'Non-negative HUMAN decimal amount in `from` units, at most the decimals of `from`: "1.5" with `from=ether` is 1.5 ether, "50" with `from=usd` is 50 USD.',
+    }),
   }),
   from: Type.String({
     minLength: 1,
@@ -65,8 +70,11 @@ export const EstimateBatchQuery = Type.Object({
   amount: Type.Optional(
     Type.String({
       maxLength: 100,
-      description:
-        'Total paid, human decimal USD (USDC, 6 decimals), e.g. "1000" is 1,000 USD: prices the 0.3% protocol fee.',
+      ...Units.amountOptions({
+        unit: 'human',
+        description:
+          'Total paid, HUMAN decimal USD (USDC, at most 6 decimals), e.g. "1000" is 1,000 USD: prices the 0.3% protocol fee.',
+      }),
     }),
   ),
 })

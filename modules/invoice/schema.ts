@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import * as Invoice from '../../core/Invoice.js'
+import * as Units from '../../core/Units.js'
 
 // Length bounds here only cap the work; the exact rules (code points, digits, dates) are checked by the service and
 // core, which name the offending field in their message, in the route's preflight: before any payment is asked for.
@@ -16,9 +17,9 @@ export const CreateBody = Type.Object(
       maxLength: 128,
       description: 'Token symbol (`USDC`) or the ERC-20 address of a token this gateway accepts.',
     }),
-    amount: Type.Union([Type.String({ maxLength: 128 }), Type.Number()], {
+    amount: Units.decimalSchema({
       description:
-        'Amount due as a human decimal of the token, as the original gateway reads it: "2500" is 2,500 USDC, "1500.50" is 1,500.5 USDC; at most the token\'s decimals (6 for USDC), greater than 0; a JSON number is read as the decimal it prints as. Answers carry it as `amount` (human) and `amountRaw` (atomic units).',
+        'Amount due as a HUMAN decimal of the token, as the original gateway reads it: "2500" is 2,500 USDC, "1500.50" is 1,500.5 USDC; at most the token\'s decimals (6 for USDC), greater than 0; a JSON number is read as the decimal it prints as. Answers carry it as `amount` (human) and `amountRaw` (atomic units).',
     }),
     recipient: Type.Optional(
       Type.String({

@@ -1,6 +1,7 @@
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox'
 import { isAddress } from '@solana/kit'
 import { USDC_MAINNET_ADDRESS } from '@x402/svm'
+import * as Units from '../../core/Units.js'
 
 /** Most feeds one `GET /api/v1/solana/pricefeed/prices` reads. */
 export const maxFeeds = 50
@@ -79,13 +80,16 @@ const mint = (description: string) =>
   })
 
 /** A positive amount in base units. */
-const baseUnits = (description: string) => Type.String({ maxLength: 20, format: 'solana-base-units', description })
+const baseUnits = (description: string) =>
+  Type.String({ maxLength: 20, format: 'solana-base-units', ...Units.amountOptions({ unit: 'raw', description }) })
 
 /** Query of `GET /api/v1/solana/aggregator/quote`. */
 export const QuoteQuery = Type.Object({
   inputMint: mint('Mint sold, base58 (wrapped SOL is So11111111111111111111111111111111111111112).'),
   outputMint: mint('Mint bought, base58.'),
-  amount: baseUnits('Amount of inputMint sold, in its base units: an integer from 1 to 2^64-1 (1 SOL is 1000000000).'),
+  amount: baseUnits(
+    'RAW amount of inputMint sold, in its base units (as the original gateway reads it): an integer from 1 to 2^64-1 (1 SOL is 1000000000).',
+  ),
   slippageBps: Type.Optional(
     Type.String({
       pattern: '^(?:[0-9]|[1-9][0-9]{1,3}|10000)$',
@@ -103,8 +107,8 @@ export const SwapBody = Type.Object(
       {
         inputMint: address('Mint sold.'),
         outputMint: address('Mint bought.'),
-        inAmount: baseUnits('Amount sold, in base units.'),
-        outAmount: baseUnits('Amount bought, in base units.'),
+        inAmount: baseUnits('RAW amount sold, in base units, as the quote answered it.'),
+        outAmount: baseUnits('RAW amount bought, in base units, as the quote answered it.'),
         routePlan: Type.Array(Type.Unknown(), { minItems: 1, description: 'The route, as the aggregator planned it.' }),
       },
       {
@@ -117,9 +121,14 @@ export const SwapBody = Type.Object(
       Type.Boolean({ description: 'Whether the transaction wraps SOL in and unwraps it out. Default: true.' }),
     ),
     prioritizationFeeLamports: Type.Optional(
-      Type.Union([Type.Literal('auto'), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })], {
-        description: "Priority fee in lamports (1 SOL is 10^9), or auto for the aggregator's estimate. Default: auto.",
-      }),
+      Type.Union(
+        [Type.Literal('auto'), Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER })],
+        Units.amountOptions({
+          unit: 'raw',
+          description:
+            "Priority fee, RAW lamports as a JSON integer (1 SOL is 10^9), or auto for the aggregator's estimate. Default: auto.",
+        }),
+      ),
     ),
   },
   { additionalProperties: false },

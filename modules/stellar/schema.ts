@@ -48,9 +48,13 @@ FormatRegistry.Set('stellar-account', isAccount)
 
 /** An amount of XLM as the original gateway reads it: a decimal string or a JSON number, in XLM (not stroops). */
 const HumanXlm = (description: string) =>
-  Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
-    description: `Human decimal XLM, at most 7 decimals, e.g. "2500" is 2,500 XLM (25,000,000,000 stroops). ${description}`,
-  })
+  Type.Union(
+    [Type.String({ maxLength: 40 }), Type.Number()],
+    Units.amountOptions({
+      unit: 'human',
+      description: `HUMAN decimal XLM, at most 7 decimals, e.g. "2500" is 2,500 XLM (25,000,000,000 stroops). ${description}`,
+    }),
+  )
 
 /** One recipient in the original gateway's shape: an account and its amount. */
 export const Recipient = Type.Object(
@@ -109,12 +113,16 @@ export const BatchBody = Type.Object(
         Type.String({
           maxLength: 40,
           format: 'xlm-amount',
-          description: 'Human decimal XLM, greater than 0, at most 7 decimals, e.g. "12.5" is 12.5 XLM.',
+          description: 'HUMAN decimal XLM, greater than 0, at most 7 decimals, e.g. "12.5" is 12.5 XLM.',
         }),
         {
           minItems: 1,
           maxItems: maxOperations,
-          description: 'XLM to pay each recipient, parallel to recipients; with sourceSecret only.',
+          ...Units.amountOptions({
+            unit: 'human',
+            description:
+              'HUMAN decimal XLM to pay each recipient (not stroops: "12.5" is 12.5 XLM), parallel to recipients; with sourceSecret only.',
+          }),
         },
       ),
     ),

@@ -11,7 +11,11 @@ const token = Type.String({
 const amountInText =
   'HUMAN decimal amount of tokenIn, as the original gateway reads it: "1000" is 1,000 USDC (1000000000 base units); at most the token\'s decimals. Answers carry it as tokenIn.amount (human) and tokenIn.amountRaw (base units).'
 
-const amountIn = Type.String({ minLength: 1, maxLength: Units.maxIntegerDigits + 40, description: amountInText })
+const amountIn = Type.String({
+  minLength: 1,
+  maxLength: Units.maxIntegerDigits + 40,
+  ...Units.amountOptions({ unit: 'human', description: amountInText }),
+})
 
 /** Query of `GET /api/v1/swap/quote`. */
 export const QuoteQuery = Type.Object({ tokenIn: token, tokenOut: token, amountIn })

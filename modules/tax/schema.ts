@@ -1,11 +1,19 @@
 import { Type } from '@sinclair/typebox'
+import * as Units from '../../core/Units.js'
 
-/** Decimal string of a quantity or a USD value. */
-const decimal = (description: string) => Type.String({ maxLength: 80, description })
+/** HUMAN decimal string of a USD value, at most 18 decimals (the lot form's). */
+const decimal = (description: string) =>
+  Type.String({
+    maxLength: 80,
+    ...Units.amountOptions({ unit: 'human', description: `HUMAN decimal USD, at most 18 decimals. ${description}` }),
+  })
 
-/** A USD figure as the original gateway reads it: a JSON number, or a decimal string. */
+/** A USD figure as the original gateway reads it: a JSON number, or a HUMAN decimal string. */
 const usd = (description: string) =>
-  Type.Union([Type.Number(), Type.String({ maxLength: 80 })], { description: `Human decimal USD. ${description}` })
+  Type.Union(
+    [Type.Number(), Type.String({ maxLength: 80 })],
+    Units.amountOptions({ unit: 'human', description: `HUMAN decimal USD, at most 18 decimals. ${description}` }),
+  )
 
 /** A date as the original gateway reads it: ISO 8601, or unix time in seconds (or in milliseconds above 10^12). */
 const date = (description: string) =>
@@ -21,10 +29,14 @@ const date = (description: string) =>
 export const TransactionInput = Type.Object(
   {
     asset: Type.String({ minLength: 1, maxLength: 64, description: 'Asset symbol or id, e.g. `ETH`.' }),
-    amount: Type.Union([Type.String({ maxLength: 80 }), Type.Number()], {
-      description:
-        'Quantity of the asset in whole units (human decimal, e.g. 1.5 ETH), positive, at most 18 fractional digits: a decimal string, or a JSON number as the original gateway takes it.',
-    }),
+    amount: Type.Union(
+      [Type.String({ maxLength: 80 }), Type.Number()],
+      Units.amountOptions({
+        unit: 'human',
+        description:
+          'Quantity of the asset in whole units (HUMAN decimal, e.g. 1.5 ETH), positive, at most 18 fractional digits: a decimal string, or a JSON number as the original gateway takes it.',
+      }),
+    ),
     type: Type.Optional(
       Type.Union(
         ['swap', 'sale', 'transfer', 'income'].map((type) => Type.Literal(type)),
@@ -52,11 +64,11 @@ export const TransactionInput = Type.Object(
     ),
     kind: Type.Optional(Type.String({ description: 'Lot form: buy, sell, transfer_in, transfer_out, fee or income.' })),
     time: Type.Optional(Type.String({ maxLength: 40, description: 'Lot form: when (ISO 8601).' })),
-    usdValue: Type.Optional(decimal('Lot form: human decimal USD value of the whole amount.')),
-    price: Type.Optional(decimal('Lot form: human decimal USD per unit, when `usdValue` is absent.')),
+    usdValue: Type.Optional(decimal('Lot form: USD value of the whole amount.')),
+    price: Type.Optional(decimal('Lot form: USD per unit, when `usdValue` is absent.')),
     feeUsd: Type.Optional(
       decimal(
-        'Lot form: human decimal USD fee paid with it: added to basis on acquisitions, subtracted from proceeds on disposals.',
+        'Lot form: fee paid with it, in USD: added to basis on acquisitions, subtracted from proceeds on disposals.',
       ),
     ),
     priceId: Type.Optional(

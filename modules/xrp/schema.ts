@@ -45,9 +45,14 @@ FormatRegistry.Set('xrp-destination', isDestination)
 FormatRegistry.Set('xrp-amount', (value) => parseAmount(value).ok)
 
 /** An amount of XRP as the original gateway reads it: a decimal string or a JSON number, in XRP (not drops). */
-const HumanXrp = Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
-  description: 'Human decimal XRP, greater than 0, at most 6 decimals, e.g. "2500" is 2,500 XRP (2,500,000,000 drops).',
-})
+const HumanXrp = Type.Union(
+  [Type.String({ maxLength: 40 }), Type.Number()],
+  Units.amountOptions({
+    unit: 'human',
+    description:
+      'HUMAN decimal XRP, greater than 0, at most 6 decimals, e.g. "2500" is 2,500 XRP (2,500,000,000 drops).',
+  }),
+)
 
 /** A destination tag: an unsigned 32-bit integer. */
 const Tag = Type.Integer({
@@ -123,12 +128,16 @@ export const BatchBody = Type.Object(
         Type.String({
           maxLength: 40,
           format: 'xrp-amount',
-          description: 'Human decimal XRP, greater than 0, at most 6 decimals, e.g. "12.5" is 12.5 XRP.',
+          description: 'HUMAN decimal XRP, greater than 0, at most 6 decimals, e.g. "12.5" is 12.5 XRP.',
         }),
         {
           minItems: 1,
           maxItems: maxRecipients,
-          description: 'XRP to pay each recipient, parallel to recipients; with senderSecret only.',
+          ...Units.amountOptions({
+            unit: 'human',
+            description:
+              'HUMAN decimal XRP to pay each recipient (not drops: "12.5" is 12.5 XRP), parallel to recipients; with senderSecret only.',
+          }),
         },
       ),
     ),
