@@ -105,7 +105,7 @@ const notAmounts: Record<string, string> = {
 const pending = ['/api/v1/sctp/', '/api/v1/robots/', '/api/v1/compute-futures/', '/api/v1/bridge/']
 
 /** A request the route accepts, with the amount field given `value`. */
-type Call = { method: 'GET' | 'POST'; path: string; body?: unknown }
+type Call = { method: string; path: string; body?: unknown }
 
 /** What the walk does with one amount field. */
 type Fixture = {
@@ -115,15 +115,41 @@ type Fixture = {
   field: string
   /** How the handler reads it. */
   unit: Units.Reading
-  /** Decimals of the asset a HUMAN field is in. */
-  decimals?: number
+  /** Decimals of the asset a HUMAN field is in; 0 for a RAW one. */
+  decimals: number
   /** The field as a refusal names it (`employees.0.amount`). */
   named: string
   /** A valid request with the field set to `value` (a decimal string; a JSON number where the field takes only numbers). */
   call: (value: string) => Call
   /** The amount the handler read, in atomic units, from its answer (paid on the devnet when the route is paid). */
-  read?: (answer: any) => bigint
+  read?: ((answer: any) => bigint) | undefined
 }
+
+/**
+ * A fixture: `request` is the body of a POST with the field set to `value`, or the query of a GET with `$` for it; the
+ * refusal names the field as its path with `.0` for `[]` (or `named`).
+ */
+function fixture(
+  unit: Units.Reading,
+  decimals: number,
+  [route, field, request, read, named]: [
+    string,
+    string,
+    string | ((value: string) => unknown),
+    ((answer: any) => bigint)?,
+    string?,
+  ],
+): Fixture {
+  const [method, path] = route.split(' ') as [string, string]
+  const call = (value: string): Call =>
+    typeof request === 'string'
+      ? { method, path: `${path}?${request.replace('$', value)}` }
+      : { method, path, body: request(value) }
+  return { route, field, unit, decimals, named: named ?? field.replace('?', '').replaceAll('[]', '.0'), call, read }
+}
+const human = (decimals: number, ...rows: Parameters<typeof fixture>[2][]) =>
+  rows.map((row) => fixture('human', decimals, row))
+const raw = (...rows: Parameters<typeof fixture>[2][]) => rows.map((row) => fixture('raw', 0, row))
 
 const payer = () => gateway.account(1)
 const someone = privateKeyToAccount(generatePrivateKey()).address
@@ -136,18 +162,13 @@ const xrpSender = Wallet.generate().classicAddress
 const wsol = 'So11111111111111111111111111111111111111112'
 const usdcMint = 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v'
 
-const post = (path: string, body: (value: string) => unknown) => (value: string) => ({
-  method: 'POST' as const,
-  path,
-  body: body(value),
-})
-const get = (path: string) => (value: string) => ({ method: 'GET' as const, path: path.replace('$', value) })
-
 /** The one payment of batch calldata (`sprayToken(token, [{ recipient, amount }])`). */
 const sprayed = (data: Hex) => {
   const { args } = decodeFunctionData({ abi: BatchPayment.abi, data })
   return (args as unknown as [Address, { amount: bigint }[]])[1][0]!.amount
 }
+/** A human decimal of USDC in an answer, in atomic units. */
+const usdc = (value: string) => Units.fromDecimal({ value, decimals: 6, field: 'answer' })
 
 const legacyBatch = (value: string) => ({
   token: 'USDC',
@@ -155,315 +176,164 @@ const legacyBatch = (value: string) => ({
   recipients: [{ address: someone, amount: value }],
 })
 const flatBatch = (value: string) => ({ token: 'USDC', sender: someone, recipients: [someone], amounts: [value] })
-const taxed = (fields: (value: string) => Record<string, unknown>) =>
-  post('/api/v1/tax/calculate', (value) => ({
-    transactions: [
-      {
-        asset: 'ETH',
-        amount: '1',
-        acquisitionDate: '2024-01-01',
-        disposalDate: '2024-06-01',
-        type: 'sale',
-        ...fields(value),
-      },
-    ],
-  }))
-const lot = (fields: (value: string) => Record<string, unknown>) =>
-  post('/api/v1/tax/calculate', (value) => ({
-    transactions: [
-      { asset: 'ETH', amount: '1', kind: 'buy', time: '2024-01-01T00:00:00Z', usdValue: '1', ...fields(value) },
-    ],
-  }))
+const quoted = (fields: Record<string, string>) => ({
+  quoteResponse: { inputMint: wsol, outputMint: usdcMint, inAmount: '1', outAmount: '1', routePlan: [{}], ...fields },
+  userPublicKey: wsol,
+})
+/** A tax transaction in the original's per-transaction form, or in the lot form, with `fields` over its defaults. */
+const taxed = (fields: Record<string, unknown>) => ({
+  transactions: [
+    { asset: 'ETH', amount: '1', acquisitionDate: '2024-01-01', disposalDate: '2024-06-01', type: 'sale', ...fields },
+  ],
+})
+const lot = (fields: Record<string, unknown>) => ({
+  transactions: [{ asset: 'ETH', amount: '1', kind: 'buy', time: '2024-01-01T00:00:00Z', usdValue: '1', ...fields }],
+})
 
 const fixtures: Fixture[] = [
-  {
-    route: 'GET /free/convert',
-    field: '?amount',
-    unit: 'human',
-    decimals: 18,
-    named: 'amount',
-    call: get('/free/convert?amount=$&from=ether&to=wei'),
-    read: (answer) => BigInt(answer.atomic),
-  },
-  {
-    route: 'GET /free/estimate-batch',
-    field: '?amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'amount',
-    call: get('/free/estimate-batch?recipients=2&amount=$'),
-    read: (answer) => Units.fromDecimal({ value: answer.estimate.totalAmount, decimals: 6, field: 'totalAmount' }),
-  },
-  {
-    route: 'GET /api/v1/swap/quote',
-    field: '?amountIn',
-    unit: 'human',
-    decimals: 6,
-    named: 'amountIn',
-    call: get('/api/v1/swap/quote?tokenIn=USDC&tokenOut=WETH&amountIn=$'),
-    read: (answer) => BigInt(answer.tokenIn.amountRaw),
-  },
-  {
-    route: 'POST /api/v1/swap/execute',
-    field: 'amountIn',
-    unit: 'human',
-    decimals: 6,
-    named: 'amountIn',
-    call: post('/api/v1/swap/execute', (value) => ({
-      tokenIn: 'USDC',
-      tokenOut: 'WETH',
-      amountIn: value,
-      recipient: someone,
-    })),
-    read: (answer) => {
-      const multicall = decodeFunctionData({ abi: Uniswap.swapRouter02Abi, data: answer.transactions.swap.data })
-      const [call] = multicall.args[1] as readonly Hex[]
-      return (decodeFunctionData({ abi: Uniswap.swapRouter02Abi, data: call! }).args[0] as { amountIn: bigint })
-        .amountIn
-    },
-  },
-  {
-    route: 'POST /api/v1/payroll/execute',
-    field: 'employees[].amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'employees.0.amount',
-    call: post('/api/v1/payroll/execute', (value) => ({
-      token: 'USDC',
-      sender: someone,
-      employees: [{ address: someone, amount: value }],
-    })),
-    read: (answer) => sprayed(answer.transactions.payroll.data),
-  },
-  {
-    route: 'POST /api/v1/payroll/estimate',
-    field: 'totalAmount',
-    unit: 'human',
-    decimals: 6,
-    named: 'totalAmount',
-    call: post('/api/v1/payroll/estimate', (value) => ({ employeeCount: 2, token: 'USDC', totalAmount: value })),
-    read: (answer) => BigInt(answer.feeBreakdown.totalAmountRaw),
-  },
-  {
-    route: 'POST /api/v1/invoice/create',
-    field: 'amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'amount',
-    call: post('/api/v1/invoice/create', (value) => ({ creator: payer().address, token: 'USDC', amount: value })),
-    read: (answer) => decodeFunctionData({ abi: erc20Abi, data: answer.payment.transaction.data }).args[1] as bigint,
-  },
-  {
-    route: 'POST /api/v1/escrow/create',
-    field: 'amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'amount',
-    call: post('/api/v1/escrow/create', (value) => ({
-      depositor: payer().address,
-      beneficiary: someone,
-      token: 'USDC',
-      amount: value,
-    })),
-    read: (answer) =>
-      decodeFunctionData({ abi: Escrow.abi, data: answer.escrow.transactions.deposit.data }).args![2] as bigint,
-  },
-  {
-    route: 'POST /api/v1/batch/execute',
-    field: 'recipients[].amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'recipients.0.amount',
-    call: post('/api/v1/batch/execute', legacyBatch),
-    read: (answer) => sprayed(answer.transaction.data),
-  },
-  {
-    route: 'POST /api/v1/batch/execute',
-    field: 'amounts',
-    unit: 'raw',
-    named: 'amounts.0',
-    call: post('/api/v1/batch/execute', flatBatch),
-    read: (answer) => sprayed(answer.transaction.data),
-  },
-  {
-    route: 'POST /api/v1/batch/estimate',
-    field: 'recipients[].amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'recipients.0.amount',
-    call: post('/api/v1/batch/estimate', legacyBatch),
-    read: (answer) => Units.fromDecimal({ value: answer.totalAmount, decimals: 6, field: 'totalAmount' }),
-  },
-  {
-    route: 'POST /api/v1/batch/estimate',
-    field: 'amounts',
-    unit: 'raw',
-    named: 'amounts.0',
-    call: post('/api/v1/batch/estimate', flatBatch),
-    read: (answer) => Units.fromDecimal({ value: answer.totalAmount, decimals: 6, field: 'totalAmount' }),
-  },
-  {
-    route: 'POST /api/v1/agent-wallet/session-key',
-    field: 'spendLimitEth',
-    unit: 'human',
-    decimals: 18,
-    named: 'spendLimitEth',
-    call: post('/api/v1/agent-wallet/session-key', (value) => ({
-      walletAddress: payer().address,
-      sessionKeyAddress: someone,
-      spendLimitEth: value,
-      durationHours: 1,
-    })),
-  },
-  {
-    route: 'POST /api/v1/agent-wallet/session-key',
-    field: 'limits[].amount',
-    unit: 'raw',
-    named: 'limits.0.amount',
-    call: post('/api/v1/agent-wallet/session-key', (value) => ({
+  ...human(6, [
+    'GET /free/estimate-batch',
+    '?amount',
+    'recipients=2&amount=$',
+    (answer) => usdc(answer.estimate.totalAmount),
+  ]),
+  ...human(18, ['GET /free/convert', '?amount', 'amount=$&from=ether&to=wei', (answer) => BigInt(answer.atomic)]),
+  ...human(
+    6,
+    [
+      'GET /api/v1/swap/quote',
+      '?amountIn',
+      'tokenIn=USDC&tokenOut=WETH&amountIn=$',
+      (answer) => BigInt(answer.tokenIn.amountRaw),
+    ],
+    [
+      'POST /api/v1/swap/execute',
+      'amountIn',
+      (value) => ({ tokenIn: 'USDC', tokenOut: 'WETH', amountIn: value, recipient: someone }),
+      (answer) => {
+        const multicall = decodeFunctionData({ abi: Uniswap.swapRouter02Abi, data: answer.transactions.swap.data })
+        const [call] = multicall.args[1] as readonly Hex[]
+        return (decodeFunctionData({ abi: Uniswap.swapRouter02Abi, data: call! }).args[0] as { amountIn: bigint })
+          .amountIn
+      },
+    ],
+    [
+      'POST /api/v1/payroll/execute',
+      'employees[].amount',
+      (value) => ({ token: 'USDC', sender: someone, employees: [{ address: someone, amount: value }] }),
+      (answer) => sprayed(answer.transactions.payroll.data),
+    ],
+    [
+      'POST /api/v1/payroll/estimate',
+      'totalAmount',
+      (value) => ({ employeeCount: 2, token: 'USDC', totalAmount: value }),
+      (answer) => BigInt(answer.feeBreakdown.totalAmountRaw),
+    ],
+    [
+      'POST /api/v1/invoice/create',
+      'amount',
+      (value) => ({ creator: payer().address, token: 'USDC', amount: value }),
+      (answer) => decodeFunctionData({ abi: erc20Abi, data: answer.payment.transaction.data }).args[1] as bigint,
+    ],
+    [
+      'POST /api/v1/escrow/create',
+      'amount',
+      (value) => ({ depositor: payer().address, beneficiary: someone, token: 'USDC', amount: value }),
+      (answer) =>
+        decodeFunctionData({ abi: Escrow.abi, data: answer.escrow.transactions.deposit.data }).args![2] as bigint,
+    ],
+    ['POST /api/v1/batch/execute', 'recipients[].amount', legacyBatch, (answer) => sprayed(answer.transaction.data)],
+    ['POST /api/v1/batch/estimate', 'recipients[].amount', legacyBatch, (answer) => usdc(answer.totalAmount)],
+  ),
+  ...raw(
+    ['POST /api/v1/batch/execute', 'amounts', flatBatch, (answer) => sprayed(answer.transaction.data), 'amounts.0'],
+    ['POST /api/v1/batch/estimate', 'amounts', flatBatch, (answer) => usdc(answer.totalAmount), 'amounts.0'],
+  ),
+  ...human(18, [
+    'POST /api/v1/agent-wallet/session-key',
+    'spendLimitEth',
+    (value) => ({ walletAddress: payer().address, sessionKeyAddress: someone, spendLimitEth: value, durationHours: 1 }),
+  ]),
+  ...raw([
+    'POST /api/v1/agent-wallet/session-key',
+    'limits[].amount',
+    (value) => ({
       key: someone,
       expiresAt: 4_000_000_000,
       period: 86_400,
       limits: [{ token: someone, amount: value }],
-    })),
-  },
-  {
-    route: 'POST /api/v1/stellar/batch',
-    field: 'recipients[].amount',
-    unit: 'human',
-    decimals: 7,
-    named: 'recipients.0.amount',
-    call: post('/api/v1/stellar/batch', (value) => ({
-      sender: stellarSender,
-      recipients: [{ address: stellarAccount, amount: value }],
-    })),
-  },
-  {
-    route: 'POST /api/v1/stellar/batch',
-    field: 'amounts',
-    unit: 'human',
-    decimals: 7,
-    named: 'amounts.0',
-    call: post('/api/v1/stellar/batch', (value) => ({
-      sourceSecret: stellarSecret,
-      recipients: [stellarAccount],
-      amounts: [value],
-    })),
-  },
-  {
-    route: 'POST /api/v1/stellar/estimate',
-    field: 'totalAmount',
-    unit: 'human',
-    decimals: 7,
-    named: 'totalAmount',
-    call: post('/api/v1/stellar/estimate', (value) => ({ recipientCount: 2, totalAmount: value })),
-  },
-  {
-    route: 'POST /api/v1/stellar/estimate',
-    field: 'recipients[].amount',
-    unit: 'human',
-    decimals: 7,
-    named: 'recipients.0.amount',
-    call: post('/api/v1/stellar/estimate', (value) => ({ recipients: [{ address: stellarAccount, amount: value }] })),
-  },
-  {
-    route: 'POST /api/v1/xrp/batch',
-    field: 'recipients[].amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'recipients.0.amount',
-    call: post('/api/v1/xrp/batch', (value) => ({
-      sender: xrpSender,
-      recipients: [{ address: xrpAccount, amount: value }],
-    })),
-  },
-  {
-    route: 'POST /api/v1/xrp/batch',
-    field: 'amounts',
-    unit: 'human',
-    decimals: 6,
-    named: 'amounts.0',
-    call: post('/api/v1/xrp/batch', (value) => ({
-      senderSecret: xrpSecret,
-      recipients: [xrpAccount],
-      amounts: [value],
-    })),
-  },
-  {
-    route: 'POST /api/v1/xrp/estimate',
-    field: 'recipients[].amount',
-    unit: 'human',
-    decimals: 6,
-    named: 'recipients.0.amount',
-    call: post('/api/v1/xrp/estimate', (value) => ({
-      sender: xrpSender,
-      recipients: [{ address: xrpAccount, amount: value }],
-    })),
-  },
-  {
-    route: 'GET /api/v1/solana/aggregator/quote',
-    field: '?amount',
-    unit: 'raw',
-    named: 'amount',
-    call: get(`/api/v1/solana/aggregator/quote?inputMint=${wsol}&outputMint=${usdcMint}&amount=$`),
-  },
-  ...(['inAmount', 'outAmount'] as const).map(
-    (name): Fixture => ({
-      route: 'POST /api/v1/solana/aggregator/swap-tx',
-      field: `quoteResponse.${name}`,
-      unit: 'raw',
-      named: `quoteResponse.${name}`,
-      call: post('/api/v1/solana/aggregator/swap-tx', (value) => ({
-        quoteResponse: {
-          inputMint: wsol,
-          outputMint: usdcMint,
-          inAmount: '1',
-          outAmount: '1',
-          routePlan: [{}],
-          [name]: value,
-        },
-        userPublicKey: wsol,
-      })),
     }),
+  ]),
+  ...human(
+    7,
+    [
+      'POST /api/v1/stellar/batch',
+      'recipients[].amount',
+      (value) => ({ sender: stellarSender, recipients: [{ address: stellarAccount, amount: value }] }),
+    ],
+    [
+      'POST /api/v1/stellar/batch',
+      'amounts',
+      (value) => ({ sourceSecret: stellarSecret, recipients: [stellarAccount], amounts: [value] }),
+      undefined,
+      'amounts.0',
+    ],
+    ['POST /api/v1/stellar/estimate', 'totalAmount', (value) => ({ recipientCount: 2, totalAmount: value })],
+    [
+      'POST /api/v1/stellar/estimate',
+      'recipients[].amount',
+      (value) => ({ recipients: [{ address: stellarAccount, amount: value }] }),
+    ],
   ),
-  {
-    route: 'POST /api/v1/solana/aggregator/swap-tx',
-    field: 'prioritizationFeeLamports',
-    unit: 'raw',
-    named: 'prioritizationFeeLamports',
-    call: post('/api/v1/solana/aggregator/swap-tx', (value) => ({
-      quoteResponse: { inputMint: wsol, outputMint: usdcMint, inAmount: '1', outAmount: '1', routePlan: [{}] },
-      userPublicKey: wsol,
-      prioritizationFeeLamports: Number(value),
-    })),
-  },
-  {
-    route: 'POST /api/v1/tax/calculate',
-    field: 'transactions[].amount',
-    unit: 'human',
-    decimals: 18,
-    named: 'transactions.0.amount',
-    call: taxed((value) => ({ amount: value, costBasisUsd: '1', proceedsUsd: '2' })),
-  },
-  ...(['priceAtAcquisition', 'priceAtDisposal', 'costBasisUsd', 'proceedsUsd'] as const).map(
-    (name): Fixture => ({
-      route: 'POST /api/v1/tax/calculate',
-      field: `transactions[].${name}`,
-      unit: 'human',
-      decimals: 18,
-      named: `transactions.0.${name}`,
-      call: taxed((value) => ({ priceAtAcquisition: '1', priceAtDisposal: '2', [name]: value })),
-    }),
+  ...human(
+    6,
+    [
+      'POST /api/v1/xrp/batch',
+      'recipients[].amount',
+      (value) => ({ sender: xrpSender, recipients: [{ address: xrpAccount, amount: value }] }),
+    ],
+    [
+      'POST /api/v1/xrp/batch',
+      'amounts',
+      (value) => ({ senderSecret: xrpSecret, recipients: [xrpAccount], amounts: [value] }),
+      undefined,
+      'amounts.0',
+    ],
+    [
+      'POST /api/v1/xrp/estimate',
+      'recipients[].amount',
+      (value) => ({ sender: xrpSender, recipients: [{ address: xrpAccount, amount: value }] }),
+    ],
   ),
-  ...(['usdValue', 'price', 'feeUsd'] as const).map(
-    (name): Fixture => ({
-      route: 'POST /api/v1/tax/calculate',
-      field: `transactions[].${name}`,
-      unit: 'human',
-      decimals: 18,
-      named: `transactions.0.${name}`,
-      call: lot((value) => (name === 'price' ? { usdValue: undefined, price: value } : { [name]: value })),
-    }),
+  ...raw(
+    ['GET /api/v1/solana/aggregator/quote', '?amount', `inputMint=${wsol}&outputMint=${usdcMint}&amount=$`],
+    ['POST /api/v1/solana/aggregator/swap-tx', 'quoteResponse.inAmount', (value) => quoted({ inAmount: value })],
+    ['POST /api/v1/solana/aggregator/swap-tx', 'quoteResponse.outAmount', (value) => quoted({ outAmount: value })],
+    [
+      'POST /api/v1/solana/aggregator/swap-tx',
+      'prioritizationFeeLamports',
+      (value) => ({ ...quoted({}), prioritizationFeeLamports: Number(value) }),
+    ],
+  ),
+  ...human(
+    18,
+    [
+      'POST /api/v1/tax/calculate',
+      'transactions[].amount',
+      (value) => taxed({ amount: value, costBasisUsd: '1', proceedsUsd: '2' }),
+    ],
+    ...['priceAtAcquisition', 'priceAtDisposal', 'costBasisUsd', 'proceedsUsd'].map(
+      (name): Parameters<typeof fixture>[2] => [
+        'POST /api/v1/tax/calculate',
+        `transactions[].${name}`,
+        (value) => taxed({ priceAtAcquisition: '1', priceAtDisposal: '2', [name]: value }),
+      ],
+    ),
+    ...['usdValue', 'price', 'feeUsd'].map((name): Parameters<typeof fixture>[2] => [
+      'POST /api/v1/tax/calculate',
+      `transactions[].${name}`,
+      (value) => lot(name === 'price' ? { usdValue: undefined, price: value } : { [name]: value }),
+    ]),
   ),
 ]
 
@@ -524,8 +394,8 @@ describe('every amount field of the catalog', () => {
     if (fixture.unit === 'human')
       test(`behavior: "2500.5" is taken; ${fixture.decimals} decimals are, one more is a 400 naming the field`, async () => {
         expect((await send(fixture.call('2500.5'))).status).toBe(accepted)
-        expect((await send(fixture.call(`2500.${'0'.repeat(fixture.decimals! - 1)}1`))).status).toBe(accepted)
-        const problem = await refused(await send(fixture.call(tooPrecise(fixture.decimals!))), 400)
+        expect((await send(fixture.call(`2500.${'0'.repeat(fixture.decimals - 1)}1`))).status).toBe(accepted)
+        const problem = await refused(await send(fixture.call(tooPrecise(fixture.decimals))), 400)
         expect(problem.field).toBe(fixture.named)
       })
     else
@@ -540,7 +410,7 @@ describe('what the handler read', () => {
   const observed = fixtures.filter((fixture) => fixture.read !== undefined)
 
   test.each(observed)('$route $field ($unit): "2500" and "2500.5" are read in the documented unit', async (fixture) => {
-    const scale = fixture.unit === 'human' ? 10n ** BigInt(fixture.decimals!) : 1n
+    const scale = 10n ** BigInt(fixture.decimals)
     const read = async (value: string) =>
       fixture.read!(await ok(await send(fixture.call(value), !isFree(fixture.route))))
     expect(await read('2500')).toBe(2_500n * scale)
