@@ -15,7 +15,7 @@ function stop(error: unknown): never {
     process.exit(1)
   }
   if (!(error instanceof ConfigError)) throw error
-  process.stderr.write(`${error.message}\n\nSee the README's "Configuration" section.\n`)
+  process.stderr.write(`${error.message}\n\nSee docs/configuration.md.\n`)
   process.exit(1)
 }
 

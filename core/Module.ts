@@ -336,7 +336,7 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
   /**
    * The module's slice of the environment; a variable with `secret: true` in its schema is never printed. Each
    * variable's `description` (and `defaultText` where the schema's `default` is not what people should read) is its
-   * row of the README's configuration table (`npm run docs`).
+   * row of the configuration table in docs/configuration.md (`npm run docs`).
    */
   env?: env
   /** Per-client token bucket of the module's free endpoints (by payer where known, else by IP). @default none */
@@ -368,7 +368,7 @@ export type Module<needs extends Port = Port, env extends TObject = TObject, use
    * Free routes the module serves outside the catalog, as `METHOD /path` (e.g. a public key registry the paid entries
    * rely on, or a provider's signed status callback, which the module checks itself; form bodies are read): never
    * paid, rate-limited as the module's free endpoints are, answering 503 with the reason when the module is not
-   * mounted, absent from the catalog's discovery documents (the module's README section lists them).
+   * mounted, absent from the catalog's discovery documents (the module's docs page lists them).
    * @default []
    */
   extraRoutes?: readonly string[]

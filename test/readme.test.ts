@@ -1,6 +1,4 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { parseUnits } from 'viem'
 import { devPriceFeeds } from '../adapters/chain/devnet.js'
 import { variables } from '../app/config.js'
@@ -8,20 +6,9 @@ import { statusOf } from '../app/problem.js'
 import * as Catalog from '../core/Catalog.js'
 import * as Events from '../core/Events.js'
 import * as Price from '../core/Price.js'
+import { allPages, page, pages, section } from './support/docs.js'
 
-// The README checked against the code it describes, so that neither drifts from the other unnoticed.
-
-const readme = readFileSync(join(import.meta.dir, '..', 'README.md'), 'utf8')
-
-/** The text of the section under `heading` (e.g. `## Errors`), up to the next heading of its level or above. */
-function section(heading: string): string {
-  const start = readme.indexOf(`\n${heading}\n`)
-  if (start < 0) throw new Error(`README has no ${heading}`)
-  const level = heading.split(' ')[0]!.length
-  const rest = readme.slice(start + heading.length + 2)
-  const next = rest.search(new RegExp(`\\n#{1,${level}} `))
-  return next < 0 ? rest : rest.slice(0, next)
-}
+// The pages under docs/ checked against the code they describe, so that neither drifts from the other unnoticed.
 
 /** The cells of every row of the first Markdown table in `text`, its header and rule left out. */
 function rows(text: string): string[][] {
@@ -35,11 +22,11 @@ function rows(text: string): string[][] {
 }
 
 /** The backticked names in a cell. */
-const namesIn = (cell: string) => [...cell.matchAll(/`([a-z0-9_.*]+)`/g)].map((match) => match[1]!)
+const namesIn = (cell: string) => [...cell.matchAll(/`([a-z0-9_.*-]+)`/g)].map((match) => match[1]!)
 
-describe('README', () => {
+describe('docs', () => {
   test('behavior: the Errors table gives every code of core/Errors.ts with the status app/problem.ts maps it to', () => {
-    const documented = rows(section('## Errors')).flatMap(([status, codes]) =>
+    const documented = rows(section(page('docs/operations.md'), '## Errors')).flatMap(([status, codes]) =>
       namesIn(codes!).map((code) => [code, Number(status)] as const),
     )
     expect(Object.fromEntries(documented)).toEqual({ ...statusOf })
@@ -47,7 +34,7 @@ describe('README', () => {
   })
 
   test('behavior: the events table names the events of core/Events.ts, and no line says one is not emitted', () => {
-    const events = section('## Events: webhooks and cron')
+    const events = section(page('docs/families/webhooks-cron.md'), '# Events: webhooks and cron')
     const documented = rows(events).flatMap(([names]) => namesIn(names!))
     expect(documented.sort()).toEqual(Object.keys(Events.types).sort())
     const families = new Set(documented.map((name) => name.split('.')[0]!))
@@ -64,22 +51,27 @@ describe('README', () => {
     expect(port).toBe('3402')
     const pattern =
       /(?:localhost|127\.0\.0\.1):(\d+)\/(?:api|free|decentralized|mcp|dashboard|metrics|openapi|\.well-known|llms|callbacks)\b/g
-    const ports = [...readme.matchAll(pattern)].map((match) => match[1])
+    const ports = [...allPages.matchAll(pattern)].map((match) => match[1])
     expect(ports.length).toBeGreaterThan(50)
     expect(ports.filter((other) => other !== port)).toEqual([])
   })
 
   test('behavior: `npm run price` is shown once, with every feed app/price.ts sets', () => {
-    const lines = readme.split('\n').filter((line) => /^ {4}npm run price /.test(line))
+    const lines = allPages.split('\n').filter((line) => /^ {4}npm run price /.test(line))
     expect(lines).toHaveLength(1)
     expect(lines[0]).toContain(`(${devPriceFeeds.map(({ symbol }) => symbol).join(', ')}; 8 decimals)`)
   })
 
   test('behavior: escrow, invoices, sessions, audit and logs each have a section with every endpoint at its price', () => {
     for (const prefix of ['/api/v1/escrow/', '/api/v1/invoice/', '/api/v1/auth/', '/api/v1/audit/', '/api/v1/logs/']) {
-      const heading = readme.split('\n').find((line) => line.startsWith('### ') && line.includes(`(\`${prefix}*\`)`))
-      expect({ prefix, heading }).toEqual({ prefix, heading: expect.any(String) })
-      const text = section(heading!)
+      const found = [...pages.values()].flatMap((text) =>
+        text
+          .split('\n')
+          .filter((line) => /^#{1,6} /.test(line) && line.includes(`(\`${prefix}*\`)`))
+          .map((heading) => section(text, heading)),
+      )
+      expect({ prefix, sections: found.length }).toEqual({ prefix, sections: 1 })
+      const text = found[0]!
       const prices = [...text.matchAll(/\b0\.[0-9]+\b/g)].map((match) => parseUnits(match[0], 6))
       for (const entry of Catalog.entries.filter((candidate) => candidate.path.startsWith(prefix))) {
         const path = entry.path.replace(':id', '<id>')
@@ -95,6 +87,6 @@ describe('README', () => {
   })
 
   test('behavior: no example signs a session key with a fixed expiry, which would pass and be refused', () => {
-    expect(readme.match(/"expiresAt":\s*\d+/g) ?? []).toEqual([])
+    expect(allPages.match(/"expiresAt":\s*\d+/g) ?? []).toEqual([])
   })
 })

@@ -36,7 +36,7 @@ const signed = {
     Type.String({
       pattern: '^0x[0-9a-fA-F]{130}$',
       description:
-        "The operator's EIP-712 signature of `RobotRequest` (see the README). Without it the answer is the typed data to sign, with the nonce and expiry to send back.",
+        "The operator's EIP-712 signature of `RobotRequest` (see docs/families/robots-sctp.md). Without it the answer is the typed data to sign, with the nonce and expiry to send back.",
     }),
   ),
 }

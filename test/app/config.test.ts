@@ -1,13 +1,12 @@
 import { describe, expect, test } from 'bun:test'
-import { readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { arbitrum, avalanche, bsc, mainnet, optimism, polygon } from 'viem/chains'
 import { ConfigError, documentedOperatorTokens, parse, variables } from '../../app/config.js'
-import { check, configurationTable, end, withConfigurationTable } from '../../app/docs.js'
+import { check, configurationTable, end, path, withConfigurationTable } from '../../app/docs.js'
 import { families } from '../../app/modules.js'
 import { terms } from '../../app/terms.js'
 import * as Module from '../../core/Module.js'
+import { allPages, page } from '../support/docs.js'
 import { run } from '../support/processes.js'
 
 describe('parse', () => {
@@ -240,8 +239,6 @@ describe('parse', () => {
 })
 
 describe('OPERATOR_TOKEN', () => {
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
-
   test('behavior: a token of 32 characters or more that no doc prints is the operator token', () => {
     expect(parse({ OPERATOR_TOKEN: 'k'.repeat(32) }).operatorToken).toBe('k'.repeat(32))
   })
@@ -264,8 +261,8 @@ describe('OPERATOR_TOKEN', () => {
       )
   })
 
-  test("error: every literal OPERATOR_TOKEN= example in the README is refused (a new one must join the docs' list)", () => {
-    const examples = [...readme.matchAll(/OPERATOR_TOKEN=(\S+)/g)].map((match) => match[1]!)
+  test("error: every literal OPERATOR_TOKEN= example in the README and docs/ is refused (a new one must join the docs' list)", () => {
+    const examples = [...allPages.matchAll(/OPERATOR_TOKEN=(\S+)/g)].map((match) => match[1]!)
     // The walkthrough's own: a command that makes a token, not a token.
     expect(examples).toContain('$(openssl')
     for (const example of examples.filter((value) => !value.startsWith('$') && !value.startsWith('<')))
@@ -287,10 +284,10 @@ describe('OPERATOR_TOKEN', () => {
 })
 
 describe('configurationTable', () => {
-  const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+  const configuration = page(path)
 
-  test("default: the README's configuration table is the one the schemas generate (else run `npm run docs`)", () => {
-    const problem = check(readme)
+  test("default: docs/configuration.md's table is the one the schemas generate (else run `npm run docs`)", () => {
+    const problem = check(configuration)
     if (problem !== undefined) throw new Error(problem)
   })
 
@@ -316,10 +313,11 @@ describe('configurationTable', () => {
     expect(table).toContain('| `RELAYER_MNEMONIC` | none |')
   })
 
-  test("error: editing the README's table alone fails, naming the line and `npm run docs`", () => {
-    const edited = readme.replace('| TCP port of the HTTP server |', '| TCP port |')
+  test("error: editing docs/configuration.md's table alone fails, naming the page, the line and `npm run docs`", () => {
+    const edited = configuration.replace('| TCP port of the HTTP server |', '| TCP port |')
     expect(check(edited)).toContain('run `npm run docs`')
     expect(check(edited)).toContain('| `PORT` | `3402` | TCP port |')
+    expect(check(edited)).toContain(`of ${path}:`)
   })
 
   test('error: changing a schema alone fails', () => {
@@ -330,12 +328,15 @@ describe('configurationTable', () => {
       env: Type.Object({ EXTRA_LIMIT: Type.Integer({ default: 1, description: 'an extra limit' }) }),
       routes: () => undefined,
     })
-    expect(check(readme, [...families, extra])).toContain('run `npm run docs`')
-    expect(withConfigurationTable(readme, [...families, extra])).toContain('| `EXTRA_LIMIT` | `1` | an extra limit |')
+    expect(check(configuration, [...families, extra])).toContain('run `npm run docs`')
+    expect(withConfigurationTable(configuration, [...families, extra])).toContain(
+      '| `EXTRA_LIMIT` | `1` | an extra limit |',
+    )
   })
 
-  test('error: a README without the markers is refused', () => {
+  test('error: a page without the markers is refused, naming it', () => {
     expect(() => withConfigurationTable('# nothing')).toThrow(end)
+    expect(() => withConfigurationTable('# nothing')).toThrow(`${path} needs the lines`)
   })
 })
 

@@ -7,6 +7,7 @@ import { families } from '../../app/modules.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Module from '../../core/Module.js'
 import packageJson from '../../package.json' with { type: 'json' }
+import { page } from '../support/docs.js'
 import { stubPayment, testGateway } from '../support/gateway.js'
 
 const gateway = testGateway({ env: { PUBLIC_URL: 'https://pay.example' } })
@@ -199,7 +200,7 @@ describe('the version', () => {
       machineDescriptionVersion: Catalog.machineDescriptionVersion,
     })
     expect((await json('/.well-known/x402.json')).version).toBe(Catalog.machineDescriptionVersion)
-    const readme = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
+    const readme = page('README.md')
     expect(readme).toContain(`info.version ${Catalog.machineDescriptionVersion}`)
     expect(readme).toContain(`${Catalog.machineDescriptionVersion} for the machine description`)
     expect(readme).toContain(`${Catalog.overviewVersion} for the overview`)

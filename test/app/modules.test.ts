@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
@@ -12,6 +12,7 @@ import { silent } from '../../app/log.js'
 import { families } from '../../app/modules.js'
 import * as Module from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
+import { page, root } from '../support/docs.js'
 import { testGateway } from '../support/gateway.js'
 
 /** A whole family in a few lines: one env var (a secret), one port, one job, one catalog entry. */
@@ -97,13 +98,12 @@ describe('a new family', () => {
 })
 
 describe('a custom deployment', () => {
-  const source = readFileSync(join(import.meta.dir, '../../README.md'), 'utf8')
-  const code = /<!-- custom-deployment -->\n```ts\n([\s\S]*?)```/.exec(source)?.[1]
-  // Next to the README, so that its relative imports resolve as they read there.
-  const file = join(import.meta.dir, '../../.custom-deployment.test-fixture.ts')
+  const code = /<!-- custom-deployment -->\n```ts\n([\s\S]*?)```/.exec(page('docs/custom-deployment.md'))?.[1]
+  // At the repository's root, where the example's relative imports (`./app/...`) resolve as they read.
+  const file = join(root, '.custom-deployment.test-fixture.ts')
   afterAll(() => rmSync(file, { force: true }))
 
-  test('default: the README example runs, and its own store replaces the default', async () => {
+  test('default: the example of docs/custom-deployment.md runs, and its own store replaces the default', async () => {
     expect(code).toBeDefined()
     writeFileSync(file, code!)
     const { gateway } = await import(file)
