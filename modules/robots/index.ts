@@ -34,7 +34,7 @@ function depsOf(
   resources: Module.Resources<
     'store' | 'onchain' | 'escrow' | 'escrowArbiter' | 'outbound',
     typeof env,
-    'queue' | 'events'
+    'queue' | 'events' | 'publicUrl'
   >,
 ): Service.Deps {
   const { ports } = resources
@@ -48,6 +48,7 @@ function depsOf(
     depositWindowSeconds: resources.env.ROBOTS_DEPOSIT_WINDOW_SECONDS,
     queue: ports.queue,
     events: ports.events,
+    publicUrl: ports.publicUrl,
   }
 }
 
@@ -61,7 +62,7 @@ export const manifest = Module.define({
   name: 'robots',
   paths: ['/api/v1/robots/'],
   needs: ['store', 'onchain', 'escrow', 'escrowArbiter', 'outbound'],
-  uses: ['queue', 'events'],
+  uses: ['queue', 'events', 'publicUrl'],
   env,
   rateLimit: (env) => {
     const perMinute = env.ROBOTS_RATE_LIMIT_PER_MINUTE

@@ -288,6 +288,14 @@ export const TaskBody = Type.Object(
         description: "Seconds the robot has once dispatched; at most the robot's maxTaskSeconds (its default).",
       }),
     ),
+    callback_url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          "Where the task's end is POSTed (`robot.task.completed`, once its escrow is settled or it is canceled), as the original gateway does: a Standard Webhooks delivery signed with the secret this call answers once, retried as webhooks are. Checked by the outbound guard before payment. Without it the end is the requester's `robot.task.completed` event, to their webhooks.",
+      }),
+    ),
   },
   { additionalProperties: false },
 )

@@ -18,6 +18,7 @@ import * as RobotRequest from '../../core/RobotRequest.js'
 import * as RobotTask from '../../core/RobotTask.js'
 import { type Also, type Store, walk } from '../../core/Store.js'
 import * as Units from '../../core/Units.js'
+import * as Webhooks from '../../core/Webhooks.js'
 import {
   type CompleteBody,
   type DeregisterBody,
@@ -33,12 +34,18 @@ import {
 export const robotsCollection = 'robots'
 /** Store collection of tasks; values are {@link Task}. */
 export const tasksCollection = 'robot_tasks'
+/** Store collection of tasks' callbacks (id: the task's): each a {@link Webhooks.Endpoint}, its URL and secret. */
+export const callbacksCollection = 'robot_task_callbacks'
 /** Store collection of used operator nonces, `operator:nonce`. */
 export const noncesCollection = 'robot_nonces'
 /** Hash chain of every robot id ever registered, which `list` walks. */
 export const registry = 'robots:registry'
 /** Hash chain of every task id, which the sweep walks. */
 export const queue = 'robot_tasks:queue'
+/** Hash chain of the ids of one robot's tasks, which its profile's `stats` count. */
+export function tasksOf(robotId: string): string {
+  return `robot_tasks:${robotId}`
+}
 /** The durable queue of task moments (deposit window closing, deadline), which {@link work} handles. */
 export const momentsQueue = 'robot-tasks'
 
@@ -83,6 +90,8 @@ export type Deps = {
   queue?: Queue.Queue | undefined
   /** The events outbox: `robot.task.updated` to the requester and the operator on every state change. */
   events?: Events | undefined
+  /** The gateway's public origin (PUBLIC_URL), whose host names robots in their `rtp_uri`; unset, `rtp_uri` is null. */
+  publicUrl?: string | undefined
   /** Clock. @default () => new Date() */
   now?: () => Date
 }
@@ -130,6 +139,8 @@ export type Task = RobotTask.State & {
   claim?: { by: string; until: string } | undefined
   /** The last settlement attempt's failure. */
   settlementError?: string | undefined
+  /** Where the task's end is delivered (the original gateway's `callback_url`); its secret is its endpoint record's. */
+  callbackUrl?: string | undefined
   createdAt: string
 }
 
@@ -165,7 +176,14 @@ export async function register(deps: Deps, body: RegisterBody) {
   if (!inserted.ok) throw new Error(`Robot id ${robot.id} is already taken.`)
   await appendTo(deps.store, registry, robot.id, now)
   const shown = profileOf(deps, robot)
-  return { status: 'registered', robot_id: robot.id, robot: shown, webhookSecret: robot.webhookSecret }
+  return {
+    status: 'registered',
+    robot_id: robot.id,
+    rtp_uri: shown.rtp_uri,
+    x402_endpoint: `${deps.publicUrl ?? ''}/api/v1/robots/task`,
+    robot: shown,
+    webhookSecret: robot.webhookSecret,
+  }
 }
 
 /** Changes the fields given of the signing operator's robot. */
@@ -277,14 +295,38 @@ function listFilters(query: ListQuery): {
   }
 }
 
-/** A robot's public profile. */
+/** A robot's public profile, with the `stats` of its tasks. */
 export async function profile(deps: Deps, query: ProfileQuery) {
   const id = either(['robot_id', query.robot_id], ['id', query.id])
   if (id === undefined) throw new ValidationError({ field: 'robot_id', message: 'required: the robot (rbt_...)' })
   const robot = (await deps.store.get<Robot>(robotsCollection, id))?.value
   if (robot === undefined) throw new NotFoundError(`No robot ${id}.`)
   const shown = profileOf(deps, robot)
-  return { ...shown, robot: shown }
+  return { ...shown, stats: await statsOf(deps, robot.id), robot: shown }
+}
+
+/**
+ * What a robot's tasks came to, counted from their records: the original gateway's `total_tasks` and
+ * `completed_tasks`, ours by state, and `completionRate`, the share of the tasks it ended (completed, failed or timed
+ * out; not those canceled for want of a deposit) that it completed, `null` before any ended.
+ */
+async function statsOf(deps: Deps, robotId: string) {
+  const byStatus = Object.fromEntries(RobotTask.statuses.map((status) => [status, 0])) as Record<
+    RobotTask.Status,
+    number
+  >
+  for await (const entry of walk<{ id: string }>(deps.store, tasksOf(robotId))) {
+    // A task whose call was never paid is taken back; its id may stay in the chain.
+    const task = (await deps.store.get<Task>(tasksCollection, entry.value.id))?.value
+    if (task !== undefined) byStatus[task.status] += 1
+  }
+  const ended = byStatus.completed + byStatus.failed + byStatus.timed_out
+  return {
+    total_tasks: Object.values(byStatus).reduce((sum, count) => sum + count, 0),
+    completed_tasks: byStatus.completed,
+    byStatus,
+    completionRate: ended === 0 ? null : byStatus.completed / ended,
+  }
 }
 
 /** Checks a profile query before payment: one of robot_id and id. */
@@ -331,6 +373,7 @@ export async function task(deps: Deps, body: TaskBody & { caller: Address }) {
     delivery: { attempts: 0 },
     status: 'awaiting_deposit',
     history: [{ status: 'awaiting_deposit', at: now.toISOString() }],
+    callbackUrl: input.callbackUrl,
     createdAt: now.toISOString(),
   }
   const inserted = await deps.store.insert({
@@ -341,11 +384,26 @@ export async function task(deps: Deps, body: TaskBody & { caller: Address }) {
     createdAt: now,
   })
   if (!inserted.ok) throw new Error(`Task id ${record.id} is already taken.`)
+  const callback: Webhooks.Endpoint | undefined =
+    input.callbackUrl === undefined
+      ? undefined
+      : { url: input.callbackUrl, secret: Webhooks.newSecret(), status: 'active' }
+  if (callback)
+    await deps.store.insert({
+      collection: callbacksCollection,
+      id: record.id,
+      owners: [requester],
+      value: callback,
+      createdAt: now,
+    })
   await appendTo(deps.store, queue, record.id, now)
+  await appendTo(deps.store, tasksOf(robot.id), record.id, now)
   await schedule(deps, record.id, 'deposit-window', depositBy)
   return {
     ...originalTaskOf(record),
     poll_url: `/api/v1/robots/status?task_id=${record.id}`,
+    // The callback's signing secret, in this answer only.
+    callback: callback ? { url: callback.url, secret: callback.secret, status: callback.status } : null,
     taskRecord: view(record),
     transactions: Escrow.toFundingTransactions(escrow),
   }
@@ -357,6 +415,7 @@ function taskInputOf(body: TaskBody): {
   taskType: string
   input: unknown
   timeoutSeconds: number | undefined
+  callbackUrl: string | undefined
 } {
   const robotId = either(['robot_id', body.robot_id], ['robotId', body.robotId])
   if (robotId === undefined) throw new ValidationError({ field: 'robot_id', message: 'required: the robot (rbt_...)' })
@@ -367,6 +426,7 @@ function taskInputOf(body: TaskBody): {
     taskType,
     input: either(['parameters', body.parameters], ['input', body.input]),
     timeoutSeconds: either(['timeout_seconds', body.timeout_seconds], ['timeoutSeconds', body.timeoutSeconds]),
+    callbackUrl: body.callback_url,
   }
 }
 
@@ -395,6 +455,10 @@ async function checkTask(deps: Deps, input: ReturnType<typeof taskInputOf>) {
       message: `is not a priced capability of robot ${robot.id}; it offers ${Object.keys(robot.pricing).join(', ')}`,
     })
   checkSize(input.input, 'input')
+  if (input.callbackUrl !== undefined) {
+    const allowed = await deps.outbound.check(input.callbackUrl)
+    if (!allowed.ok) throw Outbound.toError(allowed, { field: 'callback_url' })
+  }
   const timeoutSeconds = input.timeoutSeconds ?? robot.maxTaskSeconds
   if (timeoutSeconds > robot.maxTaskSeconds)
     throw new ValidationError({
@@ -494,11 +558,10 @@ export async function complete(deps: Deps, body: CompleteBody) {
           : { type: 'failed', reason: body.reason ?? 'reported failed by the robot' }
   current = await apply(deps, current, event)
   if (RobotTask.awaitsSettlement(current)) current = await settle(deps, current)
-  const action = current.settlement?.action
   return {
     task_id: current.id,
     status: originalStatuses[current.status],
-    escrow: action === 'release' ? 'released' : action === 'cancel' ? 'refunded' : null,
+    escrow: escrowOf(current),
     result: current.result ?? null,
     taskRecord: view(current),
   }
@@ -544,7 +607,10 @@ async function advance(deps: Deps, start: Task, options: { settle: boolean }): P
         }),
         escrowEvents(deps, task, 'active'),
       )
-    else if (now.getTime() >= new Date(task.depositBy).getTime()) task = await observe(deps, task, { type: 'canceled' })
+    else if (now.getTime() >= new Date(task.depositBy).getTime())
+      task = await observe(deps, task, { type: 'canceled' }, undefined, {
+        enqueue: ended(deps, { ...task, status: 'canceled' }, now),
+      })
   }
   if (task.status === 'dispatched' && task.delivery.deliveredAt === undefined) task = await deliver(deps, task)
   if (RobotTask.isOverdue(task, now)) task = await observe(deps, task, { type: 'timed_out' })
@@ -633,6 +699,43 @@ function escrowEvents(deps: Deps, task: Task, to: Escrow.Status, transaction?: H
   }
 }
 
+/** The original gateway's word for what a task's escrow did: released to the operator, refunded, or nothing yet. */
+function escrowOf(task: Task): 'released' | 'refunded' | null {
+  const action = task.settlement?.action
+  return action === 'release' ? 'released' : action === 'cancel' ? 'refunded' : null
+}
+
+/**
+ * The work of a task coming to rest (its escrow settled, or canceled without a deposit): `robot.task.completed` with
+ * the original gateway's callback fields, as a signed delivery to the task's `callback_url` when it named one, else
+ * as the requester's event, to their webhooks. One id per task, so a retried write delivers it once.
+ */
+function ended(deps: Deps, task: Task, at: Date): Queue.Enqueue[] {
+  const event = {
+    id: `robot.task.completed:${task.id}`,
+    type: 'robot.task.completed' as const,
+    data: {
+      event: 'task.completed',
+      task_id: task.id,
+      robot_id: task.robotId,
+      status: originalStatuses[task.status],
+      result: task.result ?? null,
+      escrow: escrowOf(task),
+      settlement: task.settlement ?? null,
+      timestamp: at.toISOString(),
+    },
+  }
+  if (task.callbackUrl !== undefined)
+    return [
+      Webhooks.deliveryItem({
+        endpoint: { collection: callbacksCollection, id: task.id },
+        owner: task.requester,
+        event: { ...event, timestamp: at.toISOString() },
+      }),
+    ]
+  return deps.events ? [deps.events.outbox({ ...event, owner: task.requester, timestamp: at })] : []
+}
+
 /** Enqueues a task's moment on the durable queue, once per (task, moment); nothing without a queue (the job sweeps). */
 async function schedule(deps: Deps, taskId: string, moment: 'deposit-window' | 'deadline', at: Date) {
   await deps.queue?.enqueue([{ queue: momentsQueue, id: `${taskId}:${moment}`, payload: { taskId }, dueAt: at }])
@@ -700,7 +803,12 @@ async function settle(deps: Deps, task: Task): Promise<Task> {
       )
       return { ...next, escrow: Escrow.serialize(escrow), claim: undefined, settlementError: undefined }
     },
-    escrowEvents(deps, task, action === 'release' ? 'released' : 'cancelled', transaction),
+    {
+      enqueue: [
+        ...(escrowEvents(deps, task, action === 'release' ? 'released' : 'cancelled', transaction)?.enqueue ?? []),
+        ...ended(deps, { ...task, settlement: { action, transaction, at: settledAt.toISOString() } }, settledAt),
+      ],
+    },
   )
   if (!updated.ok) throw new Error(`Task ${task.id} vanished from the store.`)
   return updated.record.value
@@ -900,6 +1008,8 @@ function profileOf(deps: Deps, robot: Robot) {
     status: robot.availability === 'available' ? 'online' : robot.availability,
     connection: { type: 'webhook', webhookUrl: robot.endpoint },
     connection_type: 'webhook',
+    // The original gateway's name of the robot at this gateway: rtp://<its host>/<robot id>.
+    rtp_uri: deps.publicUrl === undefined ? null : `rtp://${new URL(deps.publicUrl).host}/${robot.id}`,
     tags: robot.tags ?? [],
     metadata: robot.metadata ?? {},
     description: robot.description ?? null,

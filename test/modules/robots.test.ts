@@ -24,6 +24,7 @@ import { type Event, events as eventsOutbox, outboxQueue } from '../../core/Even
 import * as Outbound from '../../core/Outbound.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import type { Store } from '../../core/Store.js'
+import * as Webhooks from '../../core/Webhooks.js'
 import { manifest } from '../../modules/robots/index.js'
 import { routes } from '../../modules/robots/routes.js'
 import * as Service from '../../modules/robots/service.js'
@@ -381,7 +382,7 @@ describe('tasks on the devnet escrow', () => {
     const outbox = sqliteQueue({ path: join(directory, 'store.sqlite') })
     for (const party of [requester().address, operator().address]) {
       const funded = await outbox.get<Event>(outboxQueue, `escrow.funded:${after.escrow.id}:${party}`)
-      expect(funded?.payload.data).toMatchObject({ escrowId: after.escrow.id, amount: '2500000', transaction: null })
+      expect(funded?.payload.data).toMatchObject({ escrowId: after.escrow.id, amountRaw: '2500000', transaction: null })
       const cancelled = await outbox.get<Event>(outboxQueue, `escrow.cancelled:${after.escrow.id}:${party}`)
       expect(cancelled?.payload.data).toMatchObject({ transaction: after.settlement!.transaction })
     }
@@ -619,5 +620,178 @@ describe("the original gateway's clients (snake_case names, human prices, unsign
       const problem = await refused(await unpaid(method, path, body), 400)
       expect(`${path} ${problem.field}`).toBe(`${path} ${field}`)
     }
+  })
+})
+
+describe("the original gateway's rtp_uri, profile stats and per-task callback_url", () => {
+  /** A task on `robotId` of `taskType`, created by the requester (with `extra`), deposited and dispatched. */
+  async function funded(app: typeof first.app, robotId: string, extra: Record<string, unknown> = {}) {
+    const created = await ok(
+      await app.send('POST', '/api/v1/robots/task', { robot_id: robotId, task: 'delivery', ...extra }, requester()),
+    )
+    await send(requester(), created.transactions.approve)
+    await send(requester(), created.transactions.deposit)
+    const polled = await ok(await app.get(`/api/v1/robots/status?task_id=${created.task_id}`, requester()))
+    expect(polled.status).toBe('DISPATCHED')
+    return created
+  }
+
+  test('rtp_uri names the robot at PUBLIC_URL’s host (null without it); x402_endpoint is where tasks are bought', async () => {
+    const deps = { ...first.deps, publicUrl: 'https://gateway.example' }
+    const app = moduleGateway({ ...manifest, routes: () => routes(deps) }, { ports: first.ports })
+    const body = await ok(await app.post('/api/v1/robots/register', await signed(operator(), 'register', profile())))
+    expect(body).toMatchObject({
+      rtp_uri: `rtp://gateway.example/${body.robot_id}`,
+      x402_endpoint: 'https://gateway.example/api/v1/robots/task',
+      robot: { rtp_uri: `rtp://gateway.example/${body.robot_id}` },
+    })
+    const shown = await ok(
+      await app.send('GET', `/api/v1/robots/profile?robot_id=${body.robot_id}`, undefined, stranger()),
+    )
+    expect(shown.rtp_uri).toBe(`rtp://gateway.example/${body.robot_id}`)
+    const listed = await ok(await app.send('GET', '/api/v1/robots/list', undefined, stranger()))
+    expect(listed.robots.find((one: { robot_id: string }) => one.robot_id === body.robot_id).rtp_uri).toBe(
+      `rtp://gateway.example/${body.robot_id}`,
+    )
+    const unnamed = await registered()
+    expect(unnamed).toMatchObject({ rtp_uri: null, x402_endpoint: '/api/v1/robots/task' })
+  })
+
+  test('profile stats count the robot’s task records: the original’s total and completed, ours by state and the completion rate', async () => {
+    const { robot } = await registered()
+    const fresh = await ok(await first.app.send('GET', `/api/v1/robots/profile?id=${robot.id}`, undefined, stranger()))
+    expect(fresh.stats).toMatchObject({ total_tasks: 0, completed_tasks: 0, completionRate: null })
+    const done = await funded(first.app, robot.id)
+    await ok(
+      await first.app.post('/api/v1/robots/complete', await signed(operator(), 'complete', { taskId: done.task_id })),
+    )
+    const failed = await funded(first.app, robot.id)
+    await ok(
+      await first.app.post(
+        '/api/v1/robots/complete',
+        await signed(operator(), 'complete', { taskId: failed.task_id, status: 'failed' }),
+      ),
+    )
+    await funded(first.app, robot.id)
+    await ok(
+      await first.app.send('POST', '/api/v1/robots/task', { robot_id: robot.id, task: 'inspection' }, requester()),
+    )
+    const shown = await ok(await first.app.send('GET', `/api/v1/robots/profile?id=${robot.id}`, undefined, stranger()))
+    expect(shown.stats).toEqual({
+      total_tasks: 4,
+      completed_tasks: 1,
+      byStatus: {
+        awaiting_deposit: 1,
+        dispatched: 1,
+        accepted: 0,
+        in_progress: 0,
+        completed: 1,
+        failed: 1,
+        timed_out: 0,
+        canceled: 0,
+      },
+      completionRate: 0.5,
+    })
+    expect(shown.robot.stats).toBeUndefined()
+  })
+
+  test('callback_url hears the task’s end once its escrow is settled: a signed delivery with the original’s fields', async () => {
+    const { robot } = await registered()
+    const created = await funded(first.app, robot.id, { callback_url: `${robotEndpoint.url}/done` })
+    expect(created.callback).toMatchObject({ url: `${robotEndpoint.url}/done`, status: 'active' })
+    expect(created.callback.secret).toMatch(/^whsec_/)
+    const seen = await ok(await first.app.get(`/api/v1/robots/status?task_id=${created.task_id}`, requester()))
+    expect(JSON.stringify(seen)).not.toContain(created.callback.secret)
+    const completed = await ok(
+      await first.app.post(
+        '/api/v1/robots/complete',
+        await signed(operator(), 'complete', { taskId: created.task_id, result: { delivered: 'B4' } }),
+      ),
+    )
+
+    // The delivery is queued with the settlement's write and sent by the webhooks family's worker.
+    const queue = sqliteQueue({ path: join(directory, 'store.sqlite') })
+    try {
+      const id = Webhooks.messageId(`robot.task.completed:${created.task_id}`, {
+        collection: Service.callbacksCollection,
+        id: created.task_id,
+      })
+      const claimed = (await queue.claim(Webhooks.deliveryQueue, { limit: 100 })).find((item) => item.id === id)!
+      robotEndpoint.reset()
+      const policy = { timeoutMs: 5_000, maxAttempts: 3, retryBaseMs: 1_000, retryMaxMs: 10_000, disableAfter: 5 }
+      expect(
+        await Webhooks.deliver({ store: first.store, outbound: guard, policy, item: claimed as never }),
+      ).toMatchObject({ done: true })
+    } finally {
+      await queue.close()
+    }
+    const delivery = robotEndpoint.last()
+    expect(delivery.url.pathname).toBe('/api/done')
+    const payload = new Webhook(created.callback.secret.slice('whsec_'.length)).verify(delivery.body, {
+      'webhook-id': delivery.headers.get('webhook-id')!,
+      'webhook-timestamp': delivery.headers.get('webhook-timestamp')!,
+      'webhook-signature': delivery.headers.get('webhook-signature')!,
+    }) as { type: string; data: Record<string, unknown> }
+    expect(payload).toMatchObject({
+      type: 'robot.task.completed',
+      data: {
+        event: 'task.completed',
+        task_id: created.task_id,
+        robot_id: robot.id,
+        status: 'COMPLETED',
+        result: { delivered: 'B4' },
+        escrow: 'released',
+        settlement: { action: 'release', transaction: completed.taskRecord.settlement.transaction },
+      },
+    })
+  })
+
+  test('without callback_url the end is the requester’s robot.task.completed event, canceled tasks included', async () => {
+    const queue = memoryQueue()
+    const deps = { ...first.deps, queue, events: eventsOutbox({ queue }) }
+    const app = moduleGateway({ ...manifest, routes: () => routes(deps) }, { ports: { ...first.ports, queue } })
+    const { robot } = await registered(app)
+    const failed = await funded(app, robot.id)
+    await ok(
+      await app.post(
+        '/api/v1/robots/complete',
+        await signed(operator(), 'complete', { taskId: failed.task_id, status: 'FAILED', reason: 'blocked' }),
+      ),
+    )
+    const unpaid = await ok(
+      await app.send('POST', '/api/v1/robots/task', { robot_id: robot.id, task: 'inspection' }, requester()),
+    )
+    offsetMs = 3_601_000
+    try {
+      await ok(await app.get(`/api/v1/robots/status?task_id=${unpaid.task_id}`, requester()))
+    } finally {
+      offsetMs = 0
+    }
+    const outbox = sqliteQueue({ path: join(directory, 'store.sqlite') })
+    try {
+      const refunded = await outbox.get<Event>(outboxQueue, `robot.task.completed:${failed.task_id}`)
+      expect(refunded?.payload).toMatchObject({
+        type: 'robot.task.completed',
+        owner: requester().address,
+        data: { task_id: failed.task_id, status: 'FAILED', escrow: 'refunded', settlement: { action: 'cancel' } },
+      })
+      const canceled = await outbox.get<Event>(outboxQueue, `robot.task.completed:${unpaid.task_id}`)
+      expect(canceled?.payload.data).toMatchObject({ status: 'CANCELLED', escrow: null, settlement: null })
+    } finally {
+      await outbox.close()
+    }
+  })
+
+  test('error: a callback_url the outbound guard refuses is a 400 naming it, before payment', async () => {
+    const { robot } = await registered()
+    const problem = await refused(
+      await first.app.post('/api/v1/robots/task', {
+        robot_id: robot.id,
+        task: 'delivery',
+        callback_url: 'http://10.0.0.1/hook',
+      }),
+      400,
+    )
+    expect(problem.field).toBe('callback_url')
   })
 })
