@@ -9,22 +9,28 @@ import type { Enqueue, Queue } from './Queue.js'
  * `webhook-id` however often it is retried or redelivered after a crash.
  */
 
-/** Every event name, with what its `data` carries. A webhook subscribes to some of them, or to `*`. */
+/**
+ * Every event name, with what its `data` carries. A webhook subscribes to some of them, or to `*`. An amount in an
+ * event is RAW, in the token's atomic units, and its name says so (`amountRaw`, `totalRaw`): answers give `amount` as
+ * a human decimal, so no name means two units.
+ */
 export const types = {
   'test.ping': 'Sent by `/api/v1/webhook/test`: `{ webhookId }`.',
   'payment.settled':
-    'A payment to this gateway settled: `{ payer, amount, asset, network, transaction, resource }` (amount in atomic units).',
-  'batch.built': 'A batch payment transaction was built: `{ chain, token, recipients, total, transaction }`.',
-  'payroll.built': 'A payroll run transaction was built: `{ chain, token, recipients, total, transaction }`.',
-  'invoice.paid': 'An invoice was paid: `{ invoiceId, amount, token, transaction, payer }`.',
+    'A payment to this gateway settled: `{ payer, amountRaw, asset, network, transaction, resource }`.',
+  'batch.built':
+    'A batch payment transaction was built: `{ chain, token, recipients, totalRaw, transaction }` (`totalRaw` with the fee).',
+  'payroll.built':
+    'A payroll run transaction was built: `{ chain, token, recipients, totalRaw, transaction }` (`totalRaw` with the fee).',
+  'invoice.paid': 'An invoice was paid: `{ invoiceId, amountRaw, token, transaction, payer }`.',
   'escrow.funded':
-    'An escrow was funded: `{ escrowId, amount, token, transaction }` (`transaction` null: the deposit is read off the contract).',
+    'An escrow was funded: `{ escrowId, amountRaw, token, transaction }` (`transaction` null: the deposit is read off the contract).',
   'escrow.released':
-    'An escrow was released to its payee: `{ escrowId, amount, token, transaction }` (`transaction` null when read off the contract).',
+    'An escrow was released to its payee: `{ escrowId, amountRaw, token, transaction }` (`transaction` null when read off the contract).',
   'escrow.cancelled':
-    'An escrow was cancelled and refunded: `{ escrowId, amount, token, transaction }` (`transaction` null when read off the contract).',
+    'An escrow was cancelled and refunded: `{ escrowId, amountRaw, token, transaction }` (`transaction` null when read off the contract).',
   'transfer.seen':
-    'A watched transfer (one that pays an invoice) was seen on chain: `{ from, to, token, amount, transaction, logIndex, blockNumber }`.',
+    'A watched transfer (one that pays an invoice) was seen on chain: `{ from, to, token, amountRaw, transaction, logIndex, blockNumber }`.',
   'cron.triggered':
     'A cron job ran (sent to its `callback_url`): `{ jobId, action, run, maxRuns, scheduledFor, transaction? }`.',
   'job.completed':
@@ -95,7 +101,7 @@ export type Event<data = unknown> = {
   type: Type
   /** The payer whose webhooks receive it. */
   owner: Address
-  /** What happened (JSON; amounts as decimal strings). */
+  /** What happened (JSON; amounts RAW as decimal strings, named `…Raw`). */
   data: data
   /** When it happened, ISO 8601. */
   timestamp: string
@@ -176,7 +182,7 @@ export function transferSeen(transfer: transferSeen.Transfer): Omit<Emit<transfe
       from: getAddress(transfer.from),
       to: getAddress(transfer.to),
       token: getAddress(transfer.token),
-      amount: transfer.amount.toString(),
+      amountRaw: transfer.amount.toString(),
       transaction: transfer.hash,
       logIndex: transfer.logIndex,
       blockNumber: transfer.blockNumber.toString(),
@@ -205,12 +211,53 @@ export declare namespace transferSeen {
     from: Address
     to: Address
     token: Address
-    /** Atomic units, decimal. */
-    amount: string
+    /** RAW: atomic units, decimal. */
+    amountRaw: string
     transaction: Hex
     logIndex: number
     /** Decimal. */
     blockNumber: string
+  }
+}
+
+/**
+ * The `invoice.paid` event of an invoice, without its owner; its id is the invoice's, so a payment found twice, or by
+ * two processes, is one event.
+ */
+export function invoicePaid(paid: invoicePaid.Paid): Omit<Emit<invoicePaid.Data>, 'owner'> & { id: string } {
+  return {
+    id: `invoice.paid:${paid.invoiceId}`,
+    type: 'invoice.paid',
+    data: {
+      invoiceId: paid.invoiceId,
+      amountRaw: paid.amount.toString(),
+      token: getAddress(paid.token),
+      transaction: paid.transaction,
+      payer: getAddress(paid.payer),
+    },
+  }
+}
+
+export declare namespace invoicePaid {
+  type Paid = {
+    /** The invoice's id. */
+    invoiceId: string
+    /** Amount paid, in the token's atomic units. */
+    amount: bigint
+    /** The token contract. */
+    token: Address
+    /** The paying transaction. */
+    transaction: Hex
+    /** Who paid. */
+    payer: Address
+  }
+  type Data = {
+    invoiceId: string
+    /** RAW: atomic units, decimal. */
+    amountRaw: string
+    token: Address
+    transaction: Hex
+    payer: Address
   }
 }
 
@@ -226,7 +273,7 @@ export function escrowMoved(
   const event = (type: 'escrow.funded' | 'escrow.released' | 'escrow.cancelled', hash: Hex | null) => ({
     id: `${type}:${escrowId.toLowerCase()}`,
     type,
-    data: { escrowId, amount: amount.toString(), token: getAddress(token), transaction: hash },
+    data: { escrowId, amountRaw: amount.toString(), token: getAddress(token), transaction: hash },
   })
   const moved: ReturnType<typeof escrowMoved> = []
   if (from === 'created' && to !== 'created') moved.push(event('escrow.funded', null))
@@ -252,8 +299,8 @@ export declare namespace escrowMoved {
   }
   type Data = {
     escrowId: Hex
-    /** Atomic units, decimal. */
-    amount: string
+    /** RAW: atomic units, decimal. */
+    amountRaw: string
     token: Address
     /** The transaction, when the gateway sent it; `null` when the move was read off the contract's state. */
     transaction: Hex | null

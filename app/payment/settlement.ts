@@ -208,7 +208,7 @@ export function settledEvent(parameters: {
     owner: entry.payer,
     data: {
       payer: entry.payer,
-      amount: entry.amount.toString(),
+      amountRaw: entry.amount.toString(),
       asset: domain.verifyingContract,
       network: `eip155:${domain.chainId}`,
       transaction,

@@ -71,7 +71,7 @@ export async function build(deps: Deps, body: unknown) {
 
 /**
  * Records that a paid call built a batch transaction: `batch.built` (or `payroll.built`) to the payer, with the chain,
- * the token, the recipient count, the total with the fee in atomic units and the unsigned transaction. Nothing
+ * the token, the recipient count, the total with the fee RAW (`totalRaw`, atomic units) and the unsigned transaction. Nothing
  * without an events port; a store that cannot record it fails the call, which is then not charged.
  */
 export async function built(deps: Deps, input: built.Input): Promise<void> {
@@ -84,7 +84,7 @@ export async function built(deps: Deps, input: built.Input): Promise<void> {
       chain,
       token: token.address,
       recipients: batch.recipientCount,
-      total: parseUnits(batch.totalWithFee, token.decimals).toString(),
+      totalRaw: parseUnits(batch.totalWithFee, token.decimals).toString(),
       transaction,
     },
   })

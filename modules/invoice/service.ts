@@ -378,17 +378,13 @@ function paidEvents(deps: Deps, invoice: Invoice.Invoice, payment: Invoice.Payme
   if (!events) return undefined
   const owners = ownersOf(invoice)
   const paid = Events.forOwners(
-    {
-      id: `invoice.paid:${invoice.id}`,
-      type: 'invoice.paid',
-      data: {
-        invoiceId: invoice.id,
-        amount: invoice.amount.toString(),
-        token: invoice.token.address,
-        transaction: payment.txHash,
-        payer: payment.from,
-      },
-    },
+    Events.invoicePaid({
+      invoiceId: invoice.id,
+      amount: invoice.amount,
+      token: invoice.token.address,
+      transaction: payment.txHash,
+      payer: payment.from,
+    }),
     owners,
   )
   const seen = Events.forOwners(

@@ -439,7 +439,7 @@ describe('events', () => {
         chain: 'base',
         token: chain.tokens.USDC!.address,
         recipients: 2,
-        total: '3009000',
+        totalRaw: '3009000',
         transaction: answer.transaction,
       },
     })

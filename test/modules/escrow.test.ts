@@ -358,7 +358,7 @@ describe('POST /api/v1/escrow/release', () => {
         expect(item?.payload).toMatchObject({
           type,
           owner: party.address,
-          data: { escrowId: created.id, amount: '25500000', token: chain.token.address, transaction: null },
+          data: { escrowId: created.id, amountRaw: '25500000', token: chain.token.address, transaction: null },
         })
       }
     expect(await queue.get(outboxQueue, `escrow.cancelled:${created.id}:${depositor().address}`)).toBeUndefined()

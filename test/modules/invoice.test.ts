@@ -476,13 +476,13 @@ describe('scan', () => {
       expect((await queue.get<Event>(outboxQueue, `invoice.paid:${toPay.id}:${owner}`))?.payload).toMatchObject({
         type: 'invoice.paid',
         owner,
-        data: { invoiceId: toPay.id, amount: '23', token: chain.token.address, transaction: hash, payer: carol },
+        data: { invoiceId: toPay.id, amountRaw: '23', token: chain.token.address, transaction: hash, payer: carol },
       })
       const seen = await queue.get<Event>(outboxQueue, `transfer.seen:${hash}:${paid.logIndex}:${owner}`)
       expect(seen?.payload).toMatchObject({
         type: 'transfer.seen',
         owner,
-        data: { from: carol, to: recipient, token: chain.token.address, amount: '23', transaction: hash },
+        data: { from: carol, to: recipient, token: chain.token.address, amountRaw: '23', transaction: hash },
       })
     }
     // Scanned or read again, the paid invoice records nothing more.

@@ -261,7 +261,7 @@ describe('events', () => {
     const recorded = await queue.claim<Event>(outboxQueue, { limit: 10 })
     expect(recorded.find((item) => item.payload.type === 'payroll.built')?.payload).toMatchObject({
       owner: payers.alice,
-      data: { chain: 'base', recipients: 2, total: '3009000', transaction: answer.transaction },
+      data: { chain: 'base', recipients: 2, totalRaw: '3009000', transaction: answer.transaction },
     })
   })
 })

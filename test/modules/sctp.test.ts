@@ -235,7 +235,7 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
       })
       const seen = recorded.filter((event) => event.type === 'transfer.seen' && event.owner === party)
       expect(seen.map((event) => event.data)).toContainEqual(
-        expect.objectContaining({ transaction: hash, to: supplierWallet(), amount: '20000000' }),
+        expect.objectContaining({ transaction: hash, to: supplierWallet(), amountRaw: '20000000' }),
       )
     }
   })

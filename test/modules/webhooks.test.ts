@@ -307,7 +307,11 @@ describe('payment.settled', () => {
     expect(settled.length).toBeGreaterThanOrEqual(1)
     expect(settled[0]).toMatchObject({
       verified: true,
-      data: { payer: payers.alice, resource: expect.stringContaining('/api/v1/webhook/'), amount: expect.any(String) },
+      data: {
+        payer: payers.alice,
+        resource: expect.stringContaining('/api/v1/webhook/'),
+        amountRaw: expect.any(String),
+      },
     })
   })
 })

@@ -228,7 +228,7 @@ describe('reconcile', () => {
       owner: key.payer,
       data: {
         payer: key.payer,
-        amount: '1000',
+        amountRaw: '1000',
         transaction,
         resource: 'GET /api/v1/rpc/chains',
         network: gateway.terms.network,
