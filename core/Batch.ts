@@ -236,6 +236,73 @@ export declare namespace validateRecipients {
   }
 }
 
+/**
+ * The payments of a batch in either form the original gateway reads: `recipients` as addresses with parallel `amounts`
+ * RAW in base units (the spec's), or `recipients` as `{ address, amount }` objects whose amounts are HUMAN decimals of
+ * the token (`"2500"` is 2,500 USDC), read with the token's `decimals` (asked for in that form only). Throws
+ * {@link ValidationError} on the first problem, naming its path after `prefix` (`recipients.3.amount`, `amounts.7`).
+ */
+export async function payments(parameters: payments.Parameters): Promise<validateRecipients.ReturnType> {
+  const { recipients, amounts, decimals, prefix = '' } = parameters
+  const named = (error: unknown, field: (field: string) => string) =>
+    error instanceof ValidationError
+      ? new ValidationError({
+          field: `${prefix}${field(error.field)}`,
+          message: error.message.slice(error.field.length + 2),
+        })
+      : error
+  const objects = Array.isArray(recipients) && (recipients.some(isObject) || (recipients.length === 0 && !amounts))
+  if (!objects)
+    try {
+      return validateRecipients({ recipients: recipients as string[], amounts: amounts as string[] })
+    } catch (error) {
+      throw named(error, (field) => field)
+    }
+  if (amounts !== undefined)
+    throw new ValidationError({
+      field: `${prefix}amounts`,
+      message: 'goes with address recipients only; recipient objects carry their own human-decimal amount',
+    })
+  const entries = recipients.map((entry, index) => {
+    if (!isObject(entry))
+      throw new ValidationError({
+        field: `${prefix}recipients.${index}`,
+        message: 'must be an { address, amount } object',
+      })
+    return entry
+  })
+  const places = await decimals()
+  const raw = entries.map((entry, index) =>
+    Units.fromDecimal({
+      value: entry.amount,
+      decimals: places,
+      field: `${prefix}recipients.${index}.amount`,
+    }).toString(),
+  )
+  try {
+    return validateRecipients({ recipients: entries.map((entry) => entry.address as string), amounts: raw })
+  } catch (error) {
+    // The parallel arrays' paths, as the object form names them: recipients.<n>.address and recipients.<n>.amount.
+    throw named(error, (field) => {
+      const [list, index] = field.split('.')
+      return index === undefined ? 'recipients' : `recipients.${index}.${list === 'recipients' ? 'address' : 'amount'}`
+    })
+  }
+}
+
+export declare namespace payments {
+  type Parameters = {
+    /** Addresses parallel to `amounts`, or `{ address, amount }` objects. */
+    recipients: unknown
+    /** RAW base-unit integer strings parallel to address `recipients`; absent with objects. */
+    amounts: unknown
+    /** Decimals of the token, for the object form's HUMAN amounts. */
+    decimals: () => number | Promise<number>
+    /** What refusals put before a field's path, e.g. `payload.`. @default '' */
+    prefix?: string | undefined
+  }
+}
+
 /** An address paid more than once in one batch. */
 export type Duplicate = {
   /** EIP-55 checksummed address. */

@@ -4,7 +4,6 @@ import type { BatchChain, Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
-import * as Units from '../../core/Units.js'
 import type { EstimateBody, ExecuteBody } from './schema.js'
 
 export type { Chains } from '../../core/BatchChain.js'
@@ -311,41 +310,10 @@ async function parseEstimate(deps: Deps, body: unknown) {
   return { ...target, form: 'detailed' as const, sender, recipients }
 }
 
-/**
- * The payments of a request in either shape the original gateway reads: `recipients` as addresses with parallel
- * `amounts` in RAW base units (the spec's), or `recipients` as `{ address, amount }` objects whose amounts are HUMAN
- * decimals of the token (`"2500"` is 2,500 USDC), read with the token's decimals. Errors of the object shape name
- * `recipients.<n>.address` and `recipients.<n>.amount`.
- */
-async function paymentsOf(parsed: Parsed, input: Record<string, unknown>) {
+/** The payments of a request in either form (Batch.payments), the object form's amounts in the token's decimals. */
+function paymentsOf(parsed: Parsed, input: Record<string, unknown>) {
   const { recipients, amounts } = input
-  const objects = Array.isArray(recipients) && (recipients.some(isObject) || (recipients.length === 0 && !amounts))
-  if (!objects) return Batch.validateRecipients({ recipients: recipients as string[], amounts: amounts as string[] })
-  if (amounts !== undefined)
-    throw new ValidationError({
-      field: 'amounts',
-      message: 'goes with address recipients only; recipient objects carry their own human-decimal amount',
-    })
-  const entries = recipients.map((entry, index) => {
-    if (!isObject(entry))
-      throw new ValidationError({ field: `recipients.${index}`, message: 'must be an { address, amount } object' })
-    return entry
-  })
-  const { decimals } = await onChain(parsed)
-  const raw = entries.map((entry, index) =>
-    Units.fromDecimal({ value: entry.amount, decimals, field: `recipients.${index}.amount` }).toString(),
-  )
-  try {
-    return Batch.validateRecipients({ recipients: entries.map((entry) => entry.address as string), amounts: raw })
-  } catch (error) {
-    if (!(error instanceof ValidationError)) throw error
-    const match = /^(recipients|amounts)(?:\.(\d+))?$/.exec(error.field)
-    if (!match) throw error
-    const [, list, index] = match
-    const field =
-      index === undefined ? 'recipients' : `recipients.${index}.${list === 'recipients' ? 'address' : 'amount'}`
-    throw new ValidationError({ field, message: error.message.slice(error.field.length + 2) })
-  }
+  return Batch.payments({ recipients, amounts, decimals: async () => (await onChain(parsed)).decimals })
 }
 
 /** Chain and token of a request; a symbol must have an address configured on the chain. */
