@@ -21,12 +21,10 @@ export const end = '<!-- configuration:end -->'
  */
 export function configurationTable(modules: readonly Module.AnyModule[] = families): string {
   return groupsOf(modules)
-    .map(({ family, provider, variables }) => {
+    .map(({ family, variables }) => {
       const title = family
         ? `**\`${family.name}\` family** (${family.paths.map((path) => `\`${path}\``).join(', ')}):`
-        : provider
-          ? `**\`${provider.port}\` port**, ${provider.description}:`
-          : '**Gateway**:'
+        : '**Gateway**:'
       return [title, '', '| variable | default | meaning |', '|---|---|---|', ...variables.map(rowOf)].join('\n')
     })
     .join('\n\n')
