@@ -30,6 +30,8 @@ export type Fee = {
   token: Token
   /** Whether the fee is taken out of the amount sent (`true`) or paid beside it, as gas is (`false`). */
   included: boolean
+  /** `gas`: the network's gas for the transaction the caller sends; `fee`: what the bridge and its relayers charge. */
+  kind: 'gas' | 'fee'
 }
 
 /** The transaction the caller signs and sends on the origin chain. */

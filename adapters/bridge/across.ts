@@ -152,6 +152,7 @@ function toQuote(body: unknown): Bridge.Quote {
           amount: read.amount(fieldsOf(details[key]).amount, `steps.bridge.fees.details.${key}.amount`),
           token: feeToken,
           included: true,
+          kind: 'fee',
         }))
       : [
           {
@@ -159,6 +160,7 @@ function toQuote(body: unknown): Bridge.Quote {
             amount: read.amount(bridgeFees.amount, 'steps.bridge.fees.amount'),
             token: feeToken,
             included: true,
+            kind: 'fee',
           },
         ]
   const originGas = fieldsOf(answer.fees).originGas
@@ -168,6 +170,7 @@ function toQuote(body: unknown): Bridge.Quote {
       amount: read.amount(fieldsOf(originGas).amount, 'fees.originGas.amount'),
       token: read.token(fieldsOf(originGas).token, 'fees.originGas.token'),
       included: false,
+      kind: 'gas',
     })
   const swapTx = fieldsOf(answer.swapTx)
   const native = fromToken.address === zeroAddress

@@ -124,6 +124,7 @@ function toQuote(body: unknown): Bridge.Quote {
       amount: read.amount(cost.amount, 'feeCosts[].amount'),
       token: read.token(cost.token, 'feeCosts[].token'),
       included: cost.included === true,
+      kind: 'fee' as const,
     }
   })
   const gasCosts = read.list(estimate.gasCosts, 'estimate.gasCosts').map((gas) => {
@@ -133,6 +134,7 @@ function toQuote(body: unknown): Bridge.Quote {
       amount: read.amount(cost.amount, 'gasCosts[].amount'),
       token: read.token(cost.token, 'gasCosts[].token'),
       included: false,
+      kind: 'gas' as const,
     }
   })
   const native = fromToken.address === zeroAddress

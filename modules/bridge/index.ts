@@ -39,7 +39,7 @@ const env = Type.Object({
 const opened = new WeakMap<object, readonly Bridge.Bridge[]>()
 
 /** The bridges `resources` name, opened on first use. */
-function bridgesOf(resources: Module.Resources<'bridges', typeof env>): readonly Bridge.Bridge[] {
+function bridgesOf(resources: Module.Resources<'bridges', typeof env, 'oracle'>): readonly Bridge.Bridge[] {
   let bridges = opened.get(resources)
   if (!bridges) {
     const { ports, env } = resources
@@ -61,8 +61,9 @@ export const manifest = Module.define({
   name: 'bridge',
   paths: ['/api/v1/bridge/'],
   needs: ['bridges'],
+  uses: ['oracle'],
   env,
-  routes: (resources) => bridge({ bridges: bridgesOf(resources) }),
+  routes: (resources) => bridge({ bridges: bridgesOf(resources), oracle: resources.ports.oracle }),
   ready: (resources) => {
     const refused = bridgesOf(resources).map((bridge) => bridge.available())
     if (refused.some((availability) => availability.ok)) return undefined

@@ -1,4 +1,5 @@
 import { FormatRegistry, type Static, Type } from '@sinclair/typebox'
+import { unichain } from 'viem/chains'
 import * as Address from '../../core/Address.js'
 import * as EvmChain from '../../core/EvmChain.js'
 import * as TokenList from '../../core/TokenList.js'
@@ -9,18 +10,42 @@ export const symbols: readonly string[] = [
   ...new Set([...TokenList.baseMainnet, ...TokenList.ethereum].map((token) => token.symbol)),
 ]
 
+/** A chain as the bridge endpoints name it. */
+export type Chain = {
+  /** Name callers use, e.g. `arbitrum`. */
+  name: string
+  /** The chain's own name, e.g. `Arbitrum One`. */
+  title: string
+  /** EIP-155 id. */
+  chainId: number
+}
+
 /**
- * The chain of the registry a caller names by name (`base`), by one of the original gateway's spellings (`eth`, `arb`,
- * `op`, `matic`, `bnb`, `bsc`, `avax`, `base-mainnet`, any case) or by EIP-155 id (`8453`), or `undefined`.
+ * The chains a quote may name: the registry's, and Unichain (130), which the original gateway's bridge served. Which
+ * of them a bridge moves funds between is the bridges' own answer: `bridge/chains` lists those some bridge serves, and
+ * a pair none serves is a quote's `no_route`.
  */
-export function chainOf(value: string): EvmChain.Entry | undefined {
-  if (/^\d{1,10}$/.test(value)) return EvmChain.registry.find((entry) => entry.chainId === Number(value))
-  const name = EvmChain.nameOf(value)
-  return name === undefined ? undefined : EvmChain.find(name)
+export const chains: readonly Chain[] = [
+  ...EvmChain.registry.map(({ name, title, chainId }) => ({ name, title, chainId })),
+  { name: 'unichain', title: unichain.name, chainId: unichain.id },
+]
+
+/** The original gateway's spelling of Unichain, beside the registry's {@link EvmChain.aliases}. */
+const unichainAlias = 'uni'
+
+/**
+ * The chain a caller names by name (`base`), by one of the original gateway's spellings (`eth`, `arb`, `op`, `matic`,
+ * `bnb`, `bsc`, `avax`, `uni`, `base-mainnet`, any case) or by EIP-155 id (`8453`), or `undefined`.
+ */
+export function chainOf(value: string): Chain | undefined {
+  if (/^\d{1,10}$/.test(value)) return chains.find((entry) => entry.chainId === Number(value))
+  const key = value.trim().toLowerCase()
+  const name = key === unichainAlias ? 'unichain' : (EvmChain.nameOf(key) ?? key)
+  return chains.find((entry) => entry.name === name)
 }
 
 /** The symbols of each chain's native coin, as the original gateway's clients name it (`ETH`, `POL`/`MATIC`, ...). */
-export const nativeSymbols: Readonly<Record<EvmChain.Name, readonly string[]>> = {
+export const nativeSymbols: Readonly<Record<string, readonly string[]>> = {
   base: ['ETH'],
   ethereum: ['ETH'],
   arbitrum: ['ETH'],
@@ -28,6 +53,7 @@ export const nativeSymbols: Readonly<Record<EvmChain.Name, readonly string[]>> =
   polygon: ['POL', 'MATIC'],
   avalanche: ['AVAX'],
   bsc: ['BNB'],
+  unichain: ['ETH'],
 }
 
 /** The original gateway's word for the origin chain's native coin, whatever the chain. */
@@ -52,7 +78,7 @@ FormatRegistry.Set('bridge-chain', (value) => chainOf(value) !== undefined)
 FormatRegistry.Set('bridge-token', isToken)
 FormatRegistry.Set('bridge-address', (value) => Address.validateEvm(value).valid)
 
-const chainText = `A chain by name or EIP-155 id: ${EvmChain.registry.map((entry) => `${entry.name} (${entry.chainId})`).join(', ')}; the original gateway's spellings too (${Object.keys(EvmChain.aliases).join(', ')}).`
+const chainText = `A chain by name or EIP-155 id: ${chains.map((entry) => `${entry.name} (${entry.chainId})`).join(', ')}; the original gateway's spellings too (${[...Object.keys(EvmChain.aliases), unichainAlias].join(', ')}).`
 
 /** Query of `GET /api/v1/bridge/quote`. */
 export const QuoteQuery = Type.Object({

@@ -1,14 +1,17 @@
 import { type Address, checksumAddress, formatUnits, zeroAddress } from 'viem'
 import * as Bridge from '../../core/Bridge.js'
 import { NoRouteError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
-import * as EvmChain from '../../core/EvmChain.js'
+import type { Oracle } from '../../core/Oracle.js'
+import * as Units from '../../core/Units.js'
 import type * as Upstream from '../../core/Upstream.js'
-import { chainOf, native, nativeSymbols, type QuoteQuery } from './schema.js'
+import { chains as bridgeChains, type Chain, chainOf, native, nativeSymbols, type QuoteQuery } from './schema.js'
 
 /** What the bridge family needs from outside. */
 export type Deps = {
   /** The bridges asked for every quote, in the order preferred on equal quotes. */
   bridges: readonly Bridge.Bridge[]
+  /** The gateway's USD prices, for the original's `fees` in USD; absent, only USDC fees are priced. */
+  oracle?: Oracle | undefined
 }
 
 /**
@@ -23,16 +26,6 @@ export type Amount = {
   raw: string
   /** Whole tokens, as a decimal string (exact, no rounding). */
   formatted: string
-}
-
-/** A chain as the bridge endpoints name it. */
-export type Chain = {
-  /** Name callers use, e.g. `arbitrum`. */
-  name: string
-  /** The chain's own name, e.g. `Arbitrum One`. */
-  title: string
-  /** EIP-155 id. */
-  chainId: number
 }
 
 /** What one bridge answered for a quote. */
@@ -57,6 +50,8 @@ export type Fee = {
   token: Bridge.Token
   /** Whether it is taken out of the amount sent (`true`) or paid beside it, as origin gas is (`false`). */
   included: boolean
+  /** `gas` (the network's, for the transaction sent) or `fee` (the bridge's and its relayers'). */
+  kind: 'gas' | 'fee'
 }
 
 /** The answer of `GET /api/v1/bridge/quote`. */
@@ -88,14 +83,19 @@ export type QuoteAnswer = {
     /** Always `bridge`. */
     bridgeType: 'bridge'
   }
-  /** The original's fees in USD: not priced here (`null`); `quote.fees` has each fee in its token. */
+  /**
+   * The original's fees in USD (decimal strings, rounded up to 6 places), priced from the gateway's own sources: USDC
+   * at 1, ETH at the oracle's ETH / USD feed; `quote.fees` has each fee in its token.
+   */
   fees: {
-    /** Origin gas in USD; `null`: not priced. */
-    gasCostUSD: null
-    /** Bridge fees in USD; `null`: not priced. */
-    bridgeFeeUSD: null
-    /** Their sum; `null`: not priced. */
-    totalFeeUSD: null
+    /** Gas of the transaction sent, in USD; `null` when a gas fee is in a token without a price here. */
+    gasCostUSD: string | null
+    /** The bridge's and its relayers' fees, in USD; `null` when one is in a token without a price here. */
+    bridgeFeeUSD: string | null
+    /** Their sum; `null` when either is. */
+    totalFeeUSD: string | null
+    /** Why a figure is `null`; `null` when every one is priced. */
+    reason: string | null
   }
   /** Estimated time to arrival. */
   timing: {
@@ -213,10 +213,10 @@ export function preflight(query: { fromChain?: unknown; toChain?: unknown; token
  * coin, as the original gateway reads them), another chain's native symbol is a 400, an address is itself, any other
  * value a listed symbol.
  */
-function tokenOf(value: string, from: EvmChain.Entry): Bridge.TokenRef {
+function tokenOf(value: string, from: Chain): Bridge.TokenRef {
   if (value.startsWith('0x')) return { address: checksumAddress(value as Address) }
   const symbol = value.toUpperCase()
-  const own = nativeSymbols[from.name as EvmChain.Name]
+  const own = nativeSymbols[from.name]!
   if (symbol === native || own.includes(symbol)) return { address: zeroAddress }
   const coinOf = Object.entries(nativeSymbols).find(([, list]) => list.includes(symbol))
   if (coinOf)
@@ -291,15 +291,15 @@ export async function quote(deps: Deps, query: QuoteQuery): Promise<QuoteAnswer>
       bridge: best.tool,
       bridgeType: 'bridge',
     },
-    fees: { gasCostUSD: null, bridgeFeeUSD: null, totalFeeUSD: null },
+    fees: await usdFees(deps, best.fees),
     timing: { estimatedSeconds: best.durationSeconds, estimatedMinutes: Math.ceil(best.durationSeconds / 60) },
     transaction: { ...transactionRequest, gasPrice: null },
     approval,
     quote: {
       source: best.source,
       tool: best.tool,
-      fromChain: chainView(fromChain),
-      toChain: chainView(toChain),
+      fromChain,
+      toChain,
       fromToken,
       toToken,
       fromAmount: amountOf(best.fromAmount, fromToken.decimals),
@@ -315,7 +315,7 @@ export async function quote(deps: Deps, query: QuoteQuery): Promise<QuoteAnswer>
 }
 
 /** One side of the original's route: the chain's own name and id, the token's symbol and address. */
-function side(chain: EvmChain.Entry, token: Bridge.Token): RouteSide {
+function side(chain: Chain, token: Bridge.Token): RouteSide {
   return { name: chain.title, chainId: chain.chainId, token: token.symbol, tokenAddress: token.address }
 }
 
@@ -331,11 +331,11 @@ export async function chains(deps: Deps): Promise<ChainsAnswer> {
     throw new UpstreamUnavailableError(
       `No bridge said which chains it serves: ${answers.map(({ answer }) => (answer.ok ? '' : answer.message)).join(' ')}`,
     )
-  const listed = EvmChain.registry.flatMap((entry) => {
+  const listed = bridgeChains.flatMap((entry) => {
     const bridges = served.filter(({ ids }) => ids.includes(entry.chainId)).map(({ id }) => id)
     if (bridges.length === 0) return []
     const { name, title, chainId } = entry
-    return [{ key: name, name: title, title, chainId, nativeCurrency: nativeSymbols[name][0]!, bridges }]
+    return [{ key: name, name: title, title, chainId, nativeCurrency: nativeSymbols[name]![0]!, bridges }]
   })
   return { chains: listed, chainCount: listed.length }
 }
@@ -359,12 +359,59 @@ function checked(bridge: Bridge.Bridge, request: Bridge.Request, outcome: Bridge
   }
 }
 
-/** The chain as answers show it. */
-function chainView(entry: EvmChain.Entry): Chain {
-  return { name: entry.name, title: entry.title, chainId: entry.chainId }
-}
-
 /** `raw` base units of a token with `decimals`, raw and formatted. */
 function amountOf(raw: bigint, decimals: number): Amount {
   return { raw: raw.toString(), formatted: formatUnits(raw, decimals) }
+}
+
+/** Decimals of the USD figures of the original's `fees`. */
+const usdDecimals = 6
+
+/**
+ * The original gateway's `fees` in USD, from the gateway's own prices (the original copied LI.FI's): every fee of a
+ * kind summed, each rounded up to {@link usdDecimals} places so that a cost is never understated. A kind with a fee in
+ * a token this gateway has no price for is `null`, and `reason` says why.
+ */
+async function usdFees(deps: Deps, fees: readonly Bridge.Fee[]): Promise<QuoteAnswer['fees']> {
+  const symbols = [...new Set(fees.map((fee) => fee.token.symbol.toUpperCase()))]
+  const prices = new Map(
+    await Promise.all(symbols.map(async (symbol) => [symbol, await usdPerUnit(deps, symbol)] as const)),
+  )
+  const total = (kind: Bridge.Fee['kind']) => {
+    let sum = 0n
+    for (const fee of fees.filter((one) => one.kind === kind)) {
+      const price = prices.get(fee.token.symbol.toUpperCase())!
+      if (!price.ok) return undefined
+      // usd = amount / 10^decimals * price, the price read at 18 decimals, rounded up to usdDecimals places.
+      const divisor = 10n ** BigInt(fee.token.decimals + 18 - usdDecimals)
+      sum += (fee.amount * price.per18 + divisor - 1n) / divisor
+    }
+    return sum
+  }
+  const [gas, bridge] = [total('gas'), total('fee')]
+  const usd = (amount: bigint | undefined) => (amount === undefined ? null : formatUnits(amount, usdDecimals))
+  const reasons = [...prices.values()].flatMap((price) => (price.ok ? [] : [price.reason]))
+  return {
+    gasCostUSD: usd(gas),
+    bridgeFeeUSD: usd(bridge),
+    totalFeeUSD: usd(gas === undefined || bridge === undefined ? undefined : gas + bridge),
+    reason: reasons.length === 0 ? null : reasons.join(' '),
+  }
+}
+
+/**
+ * USD per whole `symbol`, at 18 decimals: USDC is 1 by definition, ETH and WETH the oracle's ETH / USD price; any
+ * other token has no price here, which is said.
+ */
+async function usdPerUnit(
+  deps: Deps,
+  symbol: string,
+): Promise<{ ok: true; per18: bigint } | { ok: false; reason: string }> {
+  if (symbol === 'USDC') return { ok: true, per18: 10n ** 18n }
+  if (symbol !== 'ETH' && symbol !== 'WETH')
+    return { ok: false, reason: `${symbol} has no USD price here (USDC and ETH have).` }
+  if (!deps.oracle) return { ok: false, reason: 'No price oracle is configured on this gateway, so ETH is not priced.' }
+  const quote = await deps.oracle.usdPrice('ETH')
+  if (!quote.ok) return { ok: false, reason: quote.message }
+  return { ok: true, per18: Units.fromDecimal({ value: quote.usd, decimals: 18, field: 'price' }) }
 }

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
 import { type Hex, zeroAddress } from 'viem'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import type * as Bridge from '../../core/Bridge.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
@@ -78,14 +79,27 @@ describe('GET /api/v1/bridge/quote', () => {
       toAmountMin: { raw: '999500', formatted: '0.9995' },
       estimatedDurationSeconds: 4,
       fees: [
-        { name: 'LP fee', amount: { raw: '100', formatted: '0.0001' }, token: baseUsdc, included: true },
-        { name: 'relayer capital fee', amount: { raw: '150', formatted: '0.00015' }, token: baseUsdc, included: true },
-        { name: 'destination gas fee', amount: { raw: '250', formatted: '0.00025' }, token: baseUsdc, included: true },
+        { name: 'LP fee', amount: { raw: '100', formatted: '0.0001' }, token: baseUsdc, included: true, kind: 'fee' },
+        {
+          name: 'relayer capital fee',
+          amount: { raw: '150', formatted: '0.00015' },
+          token: baseUsdc,
+          included: true,
+          kind: 'fee',
+        },
+        {
+          name: 'destination gas fee',
+          amount: { raw: '250', formatted: '0.00025' },
+          token: baseUsdc,
+          included: true,
+          kind: 'fee',
+        },
         {
           name: 'gas (origin)',
           amount: { raw: '1500000000000', formatted: '0.0000015' },
           token: tokens[3],
           included: false,
+          kind: 'gas',
         },
       ],
       approval: { spender: acrossSpender, token: baseUsdc!.address, amount: '1000000' },
@@ -211,7 +225,9 @@ describe('GET /api/v1/bridge/quote', () => {
         bridge: 'across',
         bridgeType: 'bridge',
       },
-      fees: { gasCostUSD: null, bridgeFeeUSD: null, totalFeeUSD: null },
+      // USD from the gateway's own prices: the USDC fees at 1 (0.0005), the origin gas at the devnet's ETH / USD
+      // feed, 3,000 (0.0000015 ETH is 0.0045).
+      fees: { gasCostUSD: '0.0045', bridgeFeeUSD: '0.0005', totalFeeUSD: '0.005', reason: null },
       timing: { estimatedSeconds: 4, estimatedMinutes: 1 },
       transaction: { ...body.quote.transactionRequest, gasPrice: null },
       approval: { spender: acrossSpender, token: baseUsdc!.address, amount: '1000000' },
@@ -234,6 +250,72 @@ describe('GET /api/v1/bridge/quote', () => {
       `http://gateway.test/api/v1/bridge/quote?fromChain=bnb&toChain=base&token=BNB&amount=1&fromAddress=${sender}`,
     )
     expect(bsc.status).toBe(402)
+  })
+
+  test('behavior: unichain (130), as the original served it, by name, by its uni and by id', async () => {
+    const unichainUsdc = tokens.find((token) => token.chainId === 130 && token.symbol === 'USDC')!
+    for (const spelling of ['unichain', 'UNI', '130']) {
+      const seen = lifi.state.seen.length
+      const query = `fromChain=${spelling}&toChain=base&token=USDC&amount=1000000&fromAddress=${sender}`
+      const { response } = await paidCall(`/api/v1/bridge/quote?${query}`)
+      expect(response.status).toBe(200)
+      const asked = lifi.state.seen.slice(seen).find((url) => url.pathname.endsWith('/quote'))!
+      expect([asked.searchParams.get('fromChain'), asked.searchParams.get('toChain')]).toEqual(['130', '8453'])
+      const body = (await response.json()) as any
+      expect(body.route.fromChain).toMatchObject({ name: 'Unichain', chainId: 130, tokenAddress: unichainUsdc.address })
+      expect(body.quote.fromChain).toEqual({ name: 'unichain', title: 'Unichain', chainId: 130 })
+    }
+    const native = `fromChain=base&toChain=unichain&token=ETH&amount=1000&fromAddress=${sender}`
+    expect((await gateway.fetch(`http://gateway.test/api/v1/bridge/quote?${native}`)).status).toBe(402)
+  })
+
+  test('behavior: a fee in a token without a price here leaves its kind and the total null, and says why', async () => {
+    const pol = { chainId: 137, address: zeroAddress, symbol: 'POL', decimals: 18 }
+    const usdc = { chainId: 137, address: baseUsdc!.address, symbol: 'USDC', decimals: 6 }
+    const quoting = (fees: Bridge.Fee[]): Bridge.Bridge => ({
+      id: 'stub',
+      name: 'Stub',
+      available: () => ({ ok: true }),
+      chains: async () => ({ ok: true, chainIds: [137, 8453] }),
+      quote: async (request) => ({
+        ok: true,
+        quote: {
+          source: 'stub',
+          tool: 'stub',
+          fromToken: usdc,
+          toToken: { ...baseUsdc!, chainId: 8453 },
+          fromAmount: request.amount,
+          toAmount: request.amount - 1_234n,
+          toAmountMin: request.amount - 1_234n,
+          durationSeconds: 60,
+          approvalAddress: acrossSpender,
+          fees,
+          transaction: { to: acrossSpender, data: '0x', value: 0n, gasLimit: null, chainId: 137 },
+        },
+      }),
+    })
+    const fees: Bridge.Fee[] = [
+      { name: 'gas', amount: 10n ** 16n, token: pol, included: false, kind: 'gas' },
+      { name: 'relayer fee', amount: 1_234n, token: usdc, included: true, kind: 'fee' },
+    ]
+    const payer = privateKeyToAccount(generatePrivateKey())
+    const path = `/api/v1/bridge/quote?fromChain=polygon&toChain=base&token=USDC&amount=1000000&fromAddress=${sender}`
+    const polygon = moduleGateway(manifest, { ports: { bridges: () => [quoting(fees)] } })
+    const unpriced = (await (await polygon.get(path, payer)).json()) as any
+    expect(unpriced.fees).toEqual({
+      gasCostUSD: null,
+      bridgeFeeUSD: '0.001234',
+      totalFeeUSD: null,
+      reason: 'POL has no USD price here (USDC and ETH have).',
+    })
+    // ETH without an oracle: not priced either, and said so.
+    const eth = { ...pol, symbol: 'ETH' }
+    const noOracle = moduleGateway(manifest, {
+      ports: { bridges: () => [quoting([{ ...fees[0]!, token: eth }, fees[1]!])] },
+    })
+    const { fees: noPrice } = (await (await noOracle.get(path, payer)).json()) as any
+    expect(noPrice).toMatchObject({ gasCostUSD: null, bridgeFeeUSD: '0.001234', totalFeeUSD: null })
+    expect(noPrice.reason).toContain('No price oracle')
   })
 
   test("error: another chain's native coin is a 400 naming token, before payment", async () => {
@@ -271,8 +353,9 @@ describe('GET /api/v1/bridge/chains', () => {
         chain('ethereum', 'Ethereum', 1, ['lifi']),
         chain('arbitrum', 'Arbitrum One', 42161, ['lifi', 'across']),
         chain('optimism', 'OP Mainnet', 10, ['lifi', 'across']),
+        chain('unichain', 'Unichain', 130, ['lifi']),
       ],
-      chainCount: 4,
+      chainCount: 5,
     })
   })
 })

@@ -31,10 +31,10 @@ describe('across: quote', () => {
         durationSeconds: 4,
         approvalAddress: acrossSpender,
         fees: [
-          { name: 'LP fee', amount: 100n, token: baseUsdc!, included: true },
-          { name: 'relayer capital fee', amount: 150n, token: baseUsdc!, included: true },
-          { name: 'destination gas fee', amount: 250n, token: baseUsdc!, included: true },
-          { name: 'gas (origin)', amount: 1_500_000_000_000n, token: tokens[3]!, included: false },
+          { name: 'LP fee', amount: 100n, token: baseUsdc!, included: true, kind: 'fee' },
+          { name: 'relayer capital fee', amount: 150n, token: baseUsdc!, included: true, kind: 'fee' },
+          { name: 'destination gas fee', amount: 250n, token: baseUsdc!, included: true, kind: 'fee' },
+          { name: 'gas (origin)', amount: 1_500_000_000_000n, token: tokens[3]!, included: false, kind: 'gas' },
         ],
         transaction: {
           to: acrossSpender,

@@ -3,13 +3,18 @@ import { type Address, encodeFunctionData, parseAbi, zeroAddress } from 'viem'
 /** A token the stand-ins know, on one chain. */
 type Listed = { chainId: number; address: Address; symbol: string; decimals: number }
 
-/** The tokens the stand-ins bridge: USDC on Base, Arbitrum and Optimism (their real addresses), and ETH on Base and Arbitrum. */
+/**
+ * The tokens the stand-ins bridge: USDC on Base, Arbitrum, Optimism and Unichain (their real addresses), and ETH on
+ * Base, Arbitrum and Unichain.
+ */
 export const tokens: readonly Listed[] = [
   { chainId: 8453, address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', symbol: 'USDC', decimals: 6 },
   { chainId: 42161, address: '0xaf88d065e77c8cC2239327C5EDb3A432268e5831', symbol: 'USDC', decimals: 6 },
   { chainId: 10, address: '0x0b2C639c533813f4Aa9D7837CAf62653d097Ff85', symbol: 'USDC', decimals: 6 },
   { chainId: 8453, address: zeroAddress, symbol: 'ETH', decimals: 18 },
   { chainId: 42161, address: zeroAddress, symbol: 'ETH', decimals: 18 },
+  { chainId: 130, address: '0x078D782b760474a361dDA0AF3839290b0EF57AD6', symbol: 'USDC', decimals: 6 },
+  { chainId: 130, address: zeroAddress, symbol: 'ETH', decimals: 18 },
 ]
 
 /** LI.FI's diamond, the contract its quotes call and the spender they ask to approve. */
@@ -82,7 +87,7 @@ export function startLifi() {
       if (refused) return refused
       if (url.pathname === '/v1/chains')
         return Response.json({
-          chains: [8453, 42161, 10, 1].map((id) => ({ key: String(id), chainType: 'EVM', name: `chain ${id}`, id })),
+          chains: [8453, 42161, 10, 1, 130].map((id) => ({ key: String(id), chainType: 'EVM', name: `chain ${id}`, id })),
         })
       if (url.pathname === '/v1/token') {
         const token = find(Number(q('chain')), q('token'))

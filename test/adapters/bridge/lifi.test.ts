@@ -32,8 +32,8 @@ describe('lifi: quote', () => {
         durationSeconds: 53,
         approvalAddress: lifiDiamond,
         fees: [
-          { name: 'LP Fee', amount: 1_000n, token: baseUsdc!, included: true },
-          { name: 'gas (SEND)', amount: 2_000_000_000_000n, token: tokens[3]!, included: false },
+          { name: 'LP Fee', amount: 1_000n, token: baseUsdc!, included: true, kind: 'fee' },
+          { name: 'gas (SEND)', amount: 2_000_000_000_000n, token: tokens[3]!, included: false, kind: 'gas' },
         ],
         transaction: {
           to: lifiDiamond,
@@ -145,7 +145,7 @@ describe('lifi: quote', () => {
 
 describe('lifi: chains', () => {
   test('default: the EVM chain ids of /chains', async () => {
-    expect(await lifi({ url: server.url, retries: 0 }).chains()).toEqual({ ok: true, chainIds: [8453, 42161, 10, 1] })
+    expect(await lifi({ url: server.url, retries: 0 }).chains()).toEqual({ ok: true, chainIds: [8453, 42161, 10, 1, 130] })
     expect(server.state.seen.at(-1)!.searchParams.get('chainTypes')).toBe('EVM')
   })
 })
