@@ -87,7 +87,12 @@ export function startLifi() {
       if (refused) return refused
       if (url.pathname === '/v1/chains')
         return Response.json({
-          chains: [8453, 42161, 10, 1, 130].map((id) => ({ key: String(id), chainType: 'EVM', name: `chain ${id}`, id })),
+          chains: [8453, 42161, 10, 1, 130].map((id) => ({
+            key: String(id),
+            chainType: 'EVM',
+            name: `chain ${id}`,
+            id,
+          })),
         })
       if (url.pathname === '/v1/token') {
         const token = find(Number(q('chain')), q('token'))

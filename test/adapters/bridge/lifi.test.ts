@@ -145,7 +145,10 @@ describe('lifi: quote', () => {
 
 describe('lifi: chains', () => {
   test('default: the EVM chain ids of /chains', async () => {
-    expect(await lifi({ url: server.url, retries: 0 }).chains()).toEqual({ ok: true, chainIds: [8453, 42161, 10, 1, 130] })
+    expect(await lifi({ url: server.url, retries: 0 }).chains()).toEqual({
+      ok: true,
+      chainIds: [8453, 42161, 10, 1, 130],
+    })
     expect(server.state.seen.at(-1)!.searchParams.get('chainTypes')).toBe('EVM')
   })
 })
