@@ -123,6 +123,9 @@ export async function check(deps: Deps, body: X402CheckBody) {
   ]
   return {
     url: url.href,
+    // The original gateway's names: the URL's HTTP status (null with no answer), and whether it asked for payment.
+    status: response.status,
+    x402: response.paymentRequired,
     response,
     protocols: [...new Set(report.offers.map((offer) => offer.protocol).concat(report.protocols))],
     offers: report.offers,

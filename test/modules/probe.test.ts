@@ -149,6 +149,8 @@ afterAll(() => {
 
 type Report = {
   url: string
+  status: number | null
+  x402: boolean
   response: { status: number | null; paymentRequired: boolean }
   protocols: string[]
   offers: {
@@ -188,6 +190,8 @@ describe('POST /free/x402-check', () => {
     const report = await check(`http://127.0.0.1:${self.port}/api/v1/audit/query`)
     const { terms } = gateway
     expect(report.response).toMatchObject({ status: 402, paymentRequired: true })
+    // The original gateway's names for the same two facts.
+    expect(report).toMatchObject({ status: 402, x402: true })
     expect(report.protocols.sort()).toEqual(['mpp', 'x402-v1', 'x402-v2'])
     expect(report.offers.map((offer) => offer.protocol).sort()).toEqual(['mpp', 'x402-v1', 'x402-v2'])
     for (const offer of report.offers) {
@@ -309,6 +313,7 @@ describe('POST /free/x402-check', () => {
   test('behavior: a URL that answers without 402 is reported, not an error', async () => {
     const report = await check(variant('/free'))
     expect(report.response).toMatchObject({ status: 200, paymentRequired: false })
+    expect(report).toMatchObject({ status: 200, x402: false })
     expect(report.missing).toContainEqual({ where: '/free', why: 'answered 200, not 402 Payment Required' })
   })
 
