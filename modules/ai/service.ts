@@ -59,10 +59,10 @@ async function allowedModels(deps: Deps): Promise<Chat.Model[]> {
   return outcome.models.filter((model) => allowed.has(model.id))
 }
 
-/** `GET /api/v1/models`: the allowed models the upstream serves, with their count. */
-export async function models(deps: Deps): Promise<{ models: Chat.Model[]; count: number }> {
+/** `GET /api/v1/models`: the allowed models the upstream serves and their count (`total` too, the original's name). */
+export async function models(deps: Deps): Promise<{ models: Chat.Model[]; count: number; total: number }> {
   const models = await allowedModels(deps)
-  return { models, count: models.length }
+  return { models, count: models.length, total: models.length }
 }
 
 /** `GET /decentralized/v1/models`: the same list in the API's own shape, for clients of that API. */

@@ -239,7 +239,7 @@ describe('GET /api/v1/models', () => {
   test("default: the upstream's models that the operator allows, with their count", async () => {
     const { api } = setup()
     const body = await ok(await api.get('/api/v1/models'))
-    expect(body).toEqual({ models: [stubModels[0], stubModels[1]], count: 2 })
+    expect(body).toEqual({ models: [stubModels[0], stubModels[1]], count: 2, total: 2 })
   })
 
   test('behavior: cached; the upstream is asked once', async () => {
