@@ -8,7 +8,8 @@ const poId = id('po', 'Purchase order')
 const invoiceId = id('inv', 'Invoice')
 const sku = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,63}$', description: 'Stock-keeping unit.' })
 const quantity = Type.String({ pattern: '^[1-9][0-9]{0,17}$', description: 'Whole units, as a decimal string.' })
-const atomic = (description: string) => Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$', description })
+const atomic = (description: string) =>
+  Type.String({ pattern: '^(0|[1-9][0-9]{0,30})$', ...Units.amountOptions({ unit: 'raw', description }) })
 const currency = Type.String({ minLength: 1, maxLength: 16, description: 'Token symbol, e.g. USDC.' })
 
 const metadata = Type.Optional(
@@ -65,7 +66,7 @@ const line = (what: string) =>
       sku,
       description: Type.Optional(description),
       quantity,
-      unitPriceRaw: atomic(`${what}, ATOMIC units of the token ("1500000" is 1.5 USDC).`),
+      unitPriceRaw: atomic(`${what}, RAW: atomic units of the token ("1500000" is 1.5 USDC).`),
     },
     { additionalProperties: false },
   )
