@@ -10,7 +10,7 @@ export function routes(deps: Service.Deps) {
       .get('/api/v1/rpc/chains', () => Service.chains(deps))
       // The method's parameter count is checked in `transform`, ahead of the payment guard: refused before payment.
       .post('/api/v1/rpc/call', ({ body }) => Service.call(deps, body as CallBodyType), {
-        body: CallBody(deps.chains.map((chain) => chain.name)),
+        body: CallBody([...Service.byName(deps.chains).keys()]),
         transform: ({ body }) => Service.preflight(body),
       })
   )

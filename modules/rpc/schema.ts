@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import * as Rpc from '../../core/Rpc.js'
 
-/** Body of `POST /api/v1/rpc/call`; the chain names come from the gateway's configured chains. */
+/** Body of `POST /api/v1/rpc/call`; the chain names are those the gateway's configured chains answer to. */
 export function CallBody(chains: readonly string[]) {
   return Type.Object(
     {

@@ -1,4 +1,5 @@
 import { BadRequestError, RpcCallFailedError, ValidationError } from '../../core/Errors.js'
+import * as EvmChain from '../../core/EvmChain.js'
 import { echo } from '../../core/internal/echo.js'
 import * as Rpc from '../../core/Rpc.js'
 import * as Upstream from '../../core/Upstream.js'
@@ -8,6 +9,19 @@ import type { CallBody } from './schema.js'
 export type Deps = {
   /** The chains callers may read from. */
   chains: readonly Rpc.Endpoint[]
+}
+
+/**
+ * The chain each name `rpc/call` takes stands for: every configured chain by its own name, and the settlement chain
+ * (the first) also as `base`, in any of the original gateway's spellings of it (`base-mainnet`): `base` is the chain
+ * the gateway settles on, the devnet on embedded defaults, as the chain-data endpoints read it.
+ */
+export function byName(chains: readonly Rpc.Endpoint[]): ReadonlyMap<string, Rpc.Endpoint> {
+  const named = new Map(chains.map((chain) => [chain.name, chain]))
+  const settlement = chains[0]
+  const spellings = Object.keys(EvmChain.aliases).filter((alias) => EvmChain.aliases[alias] === 'base')
+  if (settlement) for (const name of ['base', ...spellings]) if (!named.has(name)) named.set(name, settlement)
+  return named
 }
 
 /** Most characters of a node's error message a refusal repeats. */
@@ -46,7 +60,7 @@ export function preflight(body: unknown): void {
  * method as the original gateway answers them (`error` is always `null`: a node's error is a 4xx or 502, not charged).
  */
 export async function call(deps: Deps, input: CallBody) {
-  const chain = deps.chains.find((candidate) => candidate.name === input.chain)!
+  const chain = byName(deps.chains).get(input.chain)!
   const answer = await chain.request(input.method, input.params ?? [])
   // No answer (unreachable, timed out, refused before sending): 502, 504 or 503, naming no URL.
   if (Upstream.isFailure(answer)) throw Upstream.toError(answer)

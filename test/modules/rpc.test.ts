@@ -34,6 +34,24 @@ describe('POST /api/v1/rpc/call', () => {
     expect(asked).toEqual([{ method: 'eth_blockNumber', params: [] }])
     expect(gateway.settled).toHaveLength(1)
   })
+
+  test("behavior: on the devnet, the original gateway's base (any spelling) is the settlement chain", async () => {
+    const devnet: Rpc.Endpoint = {
+      name: 'devnet',
+      chainId: 84532,
+      request: async () => ({ ok: true, result: '0x20' }),
+    }
+    const gateway = moduleGateway(rpc.manifest, { ports: { chains: [devnet] }, payer: payers.alice })
+    for (const chain of ['devnet', 'base', 'base-mainnet'])
+      expect(await ok(await gateway.post('/api/v1/rpc/call', { chain, method: 'eth_blockNumber' }))).toMatchObject({
+        chain: 'devnet',
+        chainId: 84532,
+        result: '0x20',
+      })
+    const unknown = await gateway.post('/api/v1/rpc/call', { chain: 'ethereum', method: 'eth_blockNumber' })
+    expect({ status: unknown.status, field: (await unknown.json()).field }).toEqual({ status: 400, field: 'chain' })
+    expect(gateway.settled).toHaveLength(3)
+  })
 })
 
 describe('GET /api/v1/rpc/chains', () => {
