@@ -6,7 +6,7 @@ export const ResolveQuery = Type.Object({
     Type.String({
       maxLength: 255,
       description:
-        'Name to resolve to an address (forward), e.g. `alice.eth` or `alice.base.eth`; normalized by ENSIP-15, so `ALICE.eth` is `alice.eth`.',
+        'Name to resolve to an address (forward), e.g. `alice.eth` or `alice.base.eth`; normalized by ENSIP-15, so `ALICE.eth` is `alice.eth`. An address here is a reverse lookup, as `address` is.',
     }),
   ),
   address: Type.Optional(

@@ -64,20 +64,22 @@ export type Lookup =
     }
 
 /**
- * The lookup `query` asks for: `name` (normalized by ENSIP-15) or `address`, exactly one. Throws
- * {@link ValidationError} naming the field otherwise.
+ * The lookup `query` asks for: `name` (normalized by ENSIP-15) or `address`, exactly one. A `name` that is an address
+ * (0x and 40 hex digits) is a reverse lookup, as the original gateway reads it. Throws {@link ValidationError} naming
+ * the field otherwise.
  */
 export function lookupOf(query: ResolveQuery): Lookup {
   const { name, address } = query
   if (name !== undefined && address !== undefined)
     throw new ValidationError({ field: 'address', message: 'give `name` (forward) or `address` (reverse), not both' })
-  if (address !== undefined) {
-    if (!isAddress(address, { strict: true }))
+  const reverse = address ?? (name !== undefined && /^0x[0-9a-fA-F]{40}$/.test(name) ? name : undefined)
+  if (reverse !== undefined) {
+    if (!isAddress(reverse, { strict: true }))
       throw new ValidationError({
-        field: 'address',
+        field: address === undefined ? 'name' : 'address',
         message: 'must be 0x and 40 hex digits, with a valid EIP-55 checksum when it is mixed-case',
       })
-    return { direction: 'reverse', address: getAddress(address) }
+    return { direction: 'reverse', address: getAddress(reverse) }
   }
   if (name === undefined)
     throw new ValidationError({ field: 'name', message: 'give `name` (forward) or `address` (reverse)' })

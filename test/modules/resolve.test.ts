@@ -175,6 +175,16 @@ describe('GET /api/v1/resolve', () => {
     expect(before - (await gateway.balance(payer.address))).toBe(2_000n)
   })
 
+  test("behavior: an address given as `name` is a reverse lookup, as the original gateway's clients send it", async () => {
+    const payer = gateway.account(6)
+    const response = await gateway.paid(payer, 'GET', `/api/v1/resolve?name=${alice}`)
+    expect(response.status).toBe(200)
+    expect(await response.json()).toMatchObject({ direction: 'reverse', name: 'alice.eth', address: alice })
+    const broken = await gateway.paid(payer, 'GET', `/api/v1/resolve?name=${brokenChecksum(alice)}`)
+    expect(broken.status).toBe(400)
+    expect(await broken.json()).toMatchObject({ field: 'name' })
+  })
+
   test('error: an unknown name is 404 and charges nothing', async () => {
     const payer = gateway.account(7)
     const before = await gateway.balance(payer.address)
