@@ -22,6 +22,22 @@ const date = (description: string) =>
   })
 
 /**
+ * The `type` of a transaction in the per-transaction form: the original gateway's four, and the words its MCP server's
+ * spraay_tax_calculate documents, which the original took as a swap; only a sale is computed otherwise.
+ */
+export const eventTypes = [
+  'swap',
+  'sale',
+  'transfer',
+  'income',
+  'send',
+  'receive',
+  'bridge',
+  'payroll',
+  'escrow_release',
+] as const
+
+/**
  * One transaction of `POST /api/v1/tax/calculate`, in either of two forms (one per body): the original gateway's
  * per-transaction form (`type`, `acquisitionDate`, `disposalDate`, prices or USD overrides: each transaction's own gain),
  * or the lot form (`kind`, `time`: lots matched across transactions by `method`).
@@ -39,10 +55,10 @@ export const TransactionInput = Type.Object(
     ),
     type: Type.Optional(
       Type.Union(
-        ['swap', 'sale', 'transfer', 'income'].map((type) => Type.Literal(type)),
+        eventTypes.map((type) => Type.Literal(type)),
         {
           description:
-            "Per-transaction form: swap, sale, transfer or income. A sale without a disposal price has no proceeds; any other type's proceeds default to its cost basis (zero gain, with a warning). @default swap",
+            "Per-transaction form: swap, sale, transfer or income, or the words of the original gateway's MCP server (send, receive, bridge, payroll, escrow_release), echoed as given. A sale without a disposal price has no proceeds; any other type's proceeds default to its cost basis (zero gain, with a warning). @default swap",
         },
       ),
     ),

@@ -4,7 +4,7 @@ import type { HistoricalPrices } from '../../core/HistoricalPrice.js'
 import type { Store } from '../../core/Store.js'
 import * as Tax from '../../core/Tax.js'
 import * as Upstream from '../../core/Upstream.js'
-import type { CalculateBody, TransactionInput } from './schema.js'
+import type { CalculateBody, eventTypes, TransactionInput } from './schema.js'
 
 /** Collection of the reports. */
 export const reportsCollection = 'tax_reports'
@@ -92,8 +92,8 @@ const eachFields = [
 export type Each = {
   /** Place in the input. */
   index: number
-  /** swap, sale, transfer or income. */
-  type: 'swap' | 'sale' | 'transfer' | 'income'
+  /** What the transaction was, as given (see {@link eventTypes}). */
+  type: (typeof eventTypes)[number]
   /** Asset symbol, upper case. */
   asset: string
   /** Quantity, scaled by 10^18. */

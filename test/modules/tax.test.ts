@@ -278,6 +278,20 @@ describe('POST /api/v1/tax/calculate and GET /api/v1/tax/report', () => {
     expect(report.events).toEqual(body.events)
   })
 
+  test("behavior: the MCP tool's own type words (send, receive, bridge, payroll, escrow_release) are echoed and computed as a swap", async () => {
+    const gateway = api()
+    const words = ['send', 'receive', 'bridge', 'payroll', 'escrow_release']
+    const body = await ok(
+      await gateway.post('/api/v1/tax/calculate', {
+        transactions: words.map((type) => ({ type, asset: 'USDC', amount: 100, priceAtAcquisition: 1 })),
+      }),
+    )
+    expect(body.events.map((event: { type: string }) => event.type)).toEqual(words)
+    // Not a sale: with no disposal price, proceeds are the cost basis (zero gain), with a warning.
+    for (const event of body.events) expect(event).toMatchObject({ proceedsUsd: 100, gainLoss: 0 })
+    expect(body.warnings).toHaveLength(5)
+  })
+
   test("behavior: the original's handler fields: prices per unit, dates (ISO or unix seconds), the holding period from them, a missing price from the price source", async () => {
     llamaPrices.set(`${march}/coingecko:ethereum`, { price: 1800.5, timestamp: march - 30 })
     const gateway = api()
