@@ -216,10 +216,22 @@ export const EstimateBody = Type.Object(
     model: Type.Optional(Model),
     size: Type.Optional(Size),
     jobs: Type.Optional(
-      Type.Array(Type.Object({ model: Model, size: Type.Optional(Size) }, { additionalProperties: false }), {
-        minItems: 1,
-        maxItems: 50,
-      }),
+      Type.Array(
+        Type.Object(
+          {
+            type: Type.Optional(
+              Type.Union(
+                jobTypes.map((name) => Type.Literal(name)),
+                { description: 'the original gateway’s job type: with no model, its default model is priced' },
+              ),
+            ),
+            model: DefaultedModel,
+            size: Type.Optional(Size),
+          },
+          { additionalProperties: false },
+        ),
+        { minItems: 1, maxItems: 50 },
+      ),
     ),
   },
   { additionalProperties: false },

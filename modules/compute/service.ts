@@ -344,7 +344,7 @@ export type Answer = { status: 200 | 202; body: Record<string, unknown> }
  * The original gateway's fields of a job's answer: `provider` (where the model runs: `openai`, an OpenAI-compatible
  * upstream, or `replicate`), `model_label` (the model id: the catalog has no other label), `price_usdc` (its list
  * price, USD with 6 decimals) and what its kind answered there (`choices`, `transcription`, `audio_url` as a data URL,
- * `images`, `video_url`).
+ * embeddings' `data` as the OpenAI API lists them, `images`, `video_url`).
  */
 function originalFields(job: Compute.Job, output: Record<string, unknown> | undefined): Record<string, unknown> {
   const price = Compute.priceOf({
@@ -369,6 +369,11 @@ function originalFields(job: Compute.Job, output: Record<string, unknown> | unde
       return { ...fields, status: 'succeeded', audio_url: `data:${output.contentType};base64,${output.audio}` }
     case 'stt':
       return { ...fields, status: 'succeeded', transcription: output.text }
+    case 'embeddings':
+      return {
+        ...fields,
+        data: (output.embeddings as number[][]).map((embedding, index) => ({ object: 'embedding', index, embedding })),
+      }
     case 'image':
       return { ...fields, status: 'succeeded' }
     default:
@@ -486,7 +491,22 @@ export function estimate(deps: Pick<Deps, 'models'>, body: EstimateBody) {
   if (body.count !== undefined && body.type === undefined)
     throw new ValidationError({ field: 'count', message: 'counts jobs of a type: give type with it.' })
   if (body.jobs) {
-    const price = Compute.batchPriceOf({ models: deps.models, jobs: body.jobs })
+    // A job names its model, or its type (the original's job types, as its MCP server's estimate sends them) for
+    // that kind's default model.
+    const jobs = body.jobs.map((job, index) => {
+      const kind = job.type === undefined ? undefined : kindOf[job.type]
+      if (kind === undefined && (job.model === undefined || job.model === 'auto'))
+        throw new ValidationError({
+          field: `jobs.${index}.model`,
+          message: 'give the model, or the type for its default.',
+        })
+      return {
+        kind,
+        size: job.size,
+        model: kind === undefined ? job.model! : modelIdOf(deps, kind, job.model, `jobs.${index}.`),
+      }
+    })
+    const price = Compute.batchPriceOf({ models: deps.models, jobs })
     return {
       endpoint: 'POST /api/v1/compute/batch',
       prices: price.prices.map(Price.fromAtomic),
@@ -494,6 +514,10 @@ export function estimate(deps: Pick<Deps, 'models'>, body: EstimateBody) {
       discount: Price.fromAtomic(price.discount),
       price: Price.fromAtomic(price.total),
       amount: price.total.toString(),
+      // The original gateway's names of the three sums.
+      subtotal_usdc: Price.fromAtomic(price.sum),
+      batch_discount_usdc: Price.fromAtomic(price.discount),
+      total_usdc: Price.fromAtomic(price.total),
     }
   }
   const kind = body.type === undefined ? undefined : kindOf[body.type]

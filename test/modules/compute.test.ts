@@ -140,6 +140,26 @@ describe('compute: catalog', () => {
     ).json()
     // 0.003 + 0.10 + 0.02 = 0.123, less 10%: 0.1107.
     expect(estimate).toMatchObject({ sum: '0.123000', discount: '0.012300', price: '0.110700', amount: '110700' })
+    expect(estimate).toMatchObject({
+      subtotal_usdc: '0.123000',
+      batch_discount_usdc: '0.012300',
+      total_usdc: '0.110700',
+    })
+  })
+
+  test("behavior: estimate of jobs by the original's type alone (its MCP server's spraay_compute_estimate) prices each type's default model", async () => {
+    const estimate = async (jobs: unknown) =>
+      gateway.fetch(`${origin}/api/v1/compute/estimate`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jobs }),
+      })
+    const typed = await (await estimate([{ type: 'text-inference' }, { type: 'embeddings', model: 'auto' }])).json()
+    // cheap-chat 0.003 and embed 0.005, less 10%.
+    expect(typed).toMatchObject({ sum: '0.008000', total_usdc: '0.007200' })
+    const neither = await estimate([{ type: 'text-inference' }, { size: '512x512' }])
+    expect(neither.status).toBe(400)
+    expect((await neither.json()).field).toBe('jobs.1.model')
   })
 
   test('error: an unknown model, a model of another kind, a size not priced, too many tokens: 400 before any 402', async () => {
@@ -183,7 +203,11 @@ describe('compute: answered at once', () => {
 
   test('behavior: embeddings, speech and transcription in the family’s shapes', async () => {
     const embedded = await pay(payer, 'POST', '/api/v1/compute/embeddings', 5_000n, { model: 'embed', input: 'Hi' })
-    expect(await embedded.json()).toMatchObject({ embeddings: [[0.25, -0.5, 0.125]] })
+    expect(await embedded.json()).toMatchObject({
+      embeddings: [[0.25, -0.5, 0.125]],
+      // The original gateway's `data`, as the OpenAI API lists embeddings.
+      data: [{ object: 'embedding', index: 0, embedding: [0.25, -0.5, 0.125] }],
+    })
     const spoken = await pay(payer, 'POST', '/api/v1/compute/text-to-speech', 30_000n, {
       model: 'speak',
       input: 'Hi',
