@@ -6,6 +6,7 @@ import {
   type Hex,
   hexToBigInt,
   parseAbi,
+  zeroAddress,
 } from 'viem'
 import { base } from 'viem/chains'
 import { RpcCallFailedError, UpstreamUnavailableError } from './Errors.js'
@@ -163,6 +164,44 @@ export async function owned(endpoint: Endpoint, address: Address): Promise<Owned
         ? `Listed the first ${maxListed} agents of ${balance}.`
         : `Found ${agents.length} of the ${balance} agents the balance counts among the Transfer events the node returned.`,
   }
+}
+
+/** How many agents the registry holds. */
+export type Census = {
+  /** The registry counted. */
+  registry: Registry
+  /** The agents registered and not burned: its ERC-721 mints less its burns; null when the node would not return them. */
+  totalAgents: number | null
+  /** How they were counted: `transfer-logs`, the registry's `Transfer` events from and to the zero address. */
+  method: 'transfer-logs'
+  /** Why the count is missing, when it is. */
+  message: string | null
+}
+
+/**
+ * The agents of the registry on the chain of `endpoint`, counted from its ERC-721 `Transfer` events (ERC-8004 registries
+ * need not answer `totalSupply`): mints, from the zero address, less burns, to it.
+ */
+export async function census(endpoint: Endpoint): Promise<Census> {
+  const registry = registryOn(endpoint)
+  const count = async (args: { from: Address } | { to: Address }) => {
+    const topics = encodeEventTopics({ abi: abi, eventName: 'Transfer', args })
+    const logs = await endpoint.request('eth_getLogs', [
+      { address: registry.address, topics, fromBlock: '0x0', toBlock: 'latest' },
+    ])
+    if (isFailure(logs) || !logs.ok || !Array.isArray(logs.result))
+      return { ok: false as const, message: isFailure(logs) || logs.ok ? 'no answer' : logs.message }
+    return { ok: true as const, count: logs.result.length }
+  }
+  const [minted, burned] = await Promise.all([count({ from: zeroAddress }), count({ to: zeroAddress })])
+  if (!minted.ok || !burned.ok)
+    return {
+      registry,
+      totalAgents: null,
+      method: 'transfer-logs',
+      message: `The node would not return the registry's Transfer events: ${minted.ok ? '' : minted.message}${!minted.ok && !burned.ok ? '; ' : ''}${burned.ok ? '' : burned.message}.`,
+    }
+  return { registry, totalAgents: minted.count - burned.count, method: 'transfer-logs', message: null }
 }
 
 /** The registry on the chain of `endpoint`, with its chain id. */

@@ -67,9 +67,24 @@ export type AgentCard = {
   registration: Registration
 }
 
-/** An agent card by `agentId`, or the agents of `address`: exactly one of the two. */
-export async function lookup(deps: Deps, query: AgentCardQuery): Promise<AgentCard | AgentRegistry.OwnedAgents> {
-  const { agentId, address } = query
+/** How many agents the registry holds, as the original gateway answers a lookup without an id: `totalAgents`, on `chain` base. */
+export type Census = AgentRegistry.Census & {
+  /** The settlement chain, as the original gateway names it: base (the devnet on embedded defaults). */
+  chain: 'base'
+}
+
+/**
+ * An agent card by `agentId` (or the original gateway's `id`), the agents of `address`, or, with neither, how many
+ * agents the registry holds, as the original gateway answers that.
+ */
+export async function lookup(
+  deps: Deps,
+  query: AgentCardQuery,
+): Promise<AgentCard | AgentRegistry.OwnedAgents | Census> {
+  const { address } = query
+  if (query.agentId !== undefined && query.id !== undefined)
+    throw new ValidationError({ field: 'id', message: 'give `agentId` or `id` (the same), not both' })
+  const agentId = query.agentId ?? query.id
   if (agentId !== undefined && address !== undefined)
     throw new ValidationError({ field: 'address', message: 'give `agentId` or `address`, not both' })
   if (address !== undefined) {
@@ -80,7 +95,7 @@ export async function lookup(deps: Deps, query: AgentCardQuery): Promise<AgentCa
       })
     return AgentRegistry.owned(deps.chain, getAddress(address))
   }
-  if (agentId === undefined) throw new ValidationError({ field: 'agentId', message: 'give `agentId` or `address`' })
+  if (agentId === undefined) return { ...(await AgentRegistry.census(deps.chain)), chain: 'base' }
   if (!/^[0-9]{1,78}$/.test(agentId) || BigInt(agentId) >= 2n ** 256n)
     throw new ValidationError({ field: 'agentId', message: 'must be a decimal integer below 2^256' })
   return card(deps, BigInt(agentId))

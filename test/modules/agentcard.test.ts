@@ -232,7 +232,8 @@ describe('GET /free/agent-card by address', () => {
 
 describe('GET /free/agent-card: bad input', () => {
   const cases: [string, string][] = [
-    ['', 'agentId'],
+    ['agentId=1&id=1', 'id'],
+    ['id=abc', 'id'],
     ['agentId=1&address=0x0000000000000000000000000000000000000001', 'address'],
     ['agentId=-1', 'agentId'],
     ['agentId=abc', 'agentId'],
@@ -249,5 +250,26 @@ describe('GET /free/agent-card: bad input', () => {
     const address = gateway.account(1).address as Address
     const broken = address.replace(/[a-f]/, (letter) => letter.toUpperCase())
     await refused(await card(`address=${broken}`), 400)
+  })
+})
+
+describe("GET /free/agent-card as the original gateway's clients call it", () => {
+  test('behavior: with no agentId, id or address it counts the agents the registry holds (totalAgents)', async () => {
+    const before = await ok(await card(''))
+    expect(before).toMatchObject({
+      chain: 'base',
+      method: 'transfer-logs',
+      message: null,
+      registry: { chainId: gateway.devnet.chainId, address: gateway.devnet.agentRegistry, source: 'devnet' },
+    })
+    await register(5, `http://127.0.0.1:${files.port}/agents/counted.json`)
+    expect((await ok(await card(''))).totalAgents).toBe(before.totalAgents + 1)
+  })
+
+  test("behavior: id is agentId, the original gateway's name for it", async () => {
+    const agentId = await register(6, `http://127.0.0.1:${files.port}/agents/by-id.json`)
+    const byId = await ok(await card(`id=${agentId}`))
+    expect(byId).toEqual(await ok(await card(`agentId=${agentId}`)))
+    expect(byId.owner).toBe(gateway.account(6).address)
   })
 })
