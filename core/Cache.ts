@@ -45,3 +45,46 @@ export type Cache<value> = {
   /** Forgets `key`. */
   delete: (key: string) => void
 }
+
+/** One value read by {@link shared}, and when. */
+export type Taken<value> = {
+  /** The value read. */
+  value: value
+  /** When it was read, epoch ms. */
+  takenAt: number
+  /** Whether an earlier call read it (served from memory). */
+  cached: boolean
+}
+
+/**
+ * Calls `read` at most once per `ttlMs`: calls within it get the same value (`cached: true`), and concurrent calls
+ * that find none share one read. A read that throws is not kept.
+ */
+export function shared<value>(parameters: shared.Parameters<value>): () => Promise<Taken<value>> {
+  const { read, ttlMs, now } = parameters
+  let kept: { value: value; takenAt: number } | undefined
+  let inFlight: Promise<{ value: value; takenAt: number }> | undefined
+  return async () => {
+    if (kept && now() - kept.takenAt < ttlMs) return { ...kept, cached: true }
+    inFlight ??= read()
+      .then((value) => {
+        kept = { value, takenAt: now() }
+        return kept
+      })
+      .finally(() => {
+        inFlight = undefined
+      })
+    return { ...(await inFlight), cached: false }
+  }
+}
+
+export declare namespace shared {
+  type Parameters<value> = {
+    /** Reads the value afresh. */
+    read: () => Promise<value>
+    /** How long one read is served again, in ms. */
+    ttlMs: number
+    /** Current time, epoch ms. */
+    now: () => number
+  }
+}

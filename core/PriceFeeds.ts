@@ -1,4 +1,5 @@
 import type { Address } from 'viem'
+import * as Cache from './Cache.js'
 
 /** One AggregatorV3-compatible USD feed the gateway reads. */
 export type Feed = {
@@ -126,22 +127,12 @@ export type Served = Snapshot & {
  */
 export function shared(parameters: shared.Parameters): shared.ReturnType {
   const { feeds, ttlMs, now } = parameters
-  let kept: Snapshot | undefined
-  let inFlight: Promise<Snapshot> | undefined
+  const take = Cache.shared({ read: () => feeds.read(), ttlMs, now })
   return {
     feeds,
     async read() {
-      if (kept && now() - kept.takenAt < ttlMs) return { ...kept, cached: true }
-      inFlight ??= feeds
-        .read()
-        .then((readings) => {
-          kept = { readings, takenAt: now() }
-          return kept
-        })
-        .finally(() => {
-          inFlight = undefined
-        })
-      return { ...(await inFlight), cached: false }
+      const { value, takenAt, cached } = await take()
+      return { readings: value, takenAt, cached }
     },
   }
 }

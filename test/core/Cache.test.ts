@@ -42,3 +42,39 @@ describe('create', () => {
     expect(cache.get('a')).toBeUndefined()
   })
 })
+
+describe('shared', () => {
+  test('default: one read serves its time to live, then the next call reads again', async () => {
+    let now = 0
+    let reads = 0
+    const take = Cache.shared({ read: async () => ++reads, ttlMs: 1_000, now: () => now })
+    expect(await take()).toEqual({ value: 1, takenAt: 0, cached: false })
+    now = 999
+    expect(await take()).toEqual({ value: 1, takenAt: 0, cached: true })
+    now = 1_000
+    expect(await take()).toEqual({ value: 2, takenAt: 1_000, cached: false })
+  })
+
+  test('behavior: concurrent calls share one read', async () => {
+    let reads = 0
+    const take = Cache.shared({ read: async () => ++reads, ttlMs: 1_000, now: () => 0 })
+    const answers = await Promise.all([take(), take(), take()])
+    expect(reads).toBe(1)
+    expect(answers.map((answer) => answer.value)).toEqual([1, 1, 1])
+  })
+
+  test('error: a read that throws is not kept', async () => {
+    let fail = true
+    const take = Cache.shared({
+      read: async () => {
+        if (fail) throw new Error('down')
+        return 'up'
+      },
+      ttlMs: 1_000,
+      now: () => 0,
+    })
+    await expect(take()).rejects.toThrow('down')
+    fail = false
+    expect((await take()).value).toBe('up')
+  })
+})
