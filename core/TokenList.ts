@@ -1,7 +1,8 @@
-import type { Address } from 'viem'
+import uniswapDefault from '@uniswap/default-token-list/build/uniswap-default.tokenlist.json' with { type: 'json' }
+import { type Address, getAddress, isAddress } from 'viem'
 import { base, mainnet } from 'viem/chains'
 
-/** A token of a curated list: symbol, ERC-20 address, decimals. */
+/** A token of a list: symbol, ERC-20 address, decimals, and its name where the list gives one. */
 export type Listed = {
   /** Symbol, e.g. `USDC`. */
   symbol: string
@@ -9,6 +10,8 @@ export type Listed = {
   address: Address
   /** Decimals of the token. */
   decimals: number
+  /** Name, e.g. `Coinbase Wrapped BTC`; the curated entries have none. */
+  name?: string
 }
 
 /** Tokens of Base mainnet (chain id 8453). */
@@ -49,4 +52,98 @@ export function of(name: string, chainId: number): readonly Listed[] {
   if (chainId === mainnet.id) return ethereum
   if (name === 'base') return devnet
   return []
+}
+
+/** The kept token list read beyond the curated tokens: Uniswap Labs' default list, from its npm package. */
+export const keptList = {
+  /** The list's name. */
+  name: uniswapDefault.name,
+  /** The npm package it comes from, pinned exactly in package.json. */
+  package: '@uniswap/default-token-list',
+  /** The list's version, `major.minor.patch`. */
+  version: `${uniswapDefault.version.major}.${uniswapDefault.version.minor}.${uniswapDefault.version.patch}`,
+  /** When the list was published (ISO 8601). */
+  timestamp: uniswapDefault.timestamp,
+} as const
+
+/**
+ * Tokens the original gateway accepted (swap, oracle prices) that no kept token list carries, by chain id: BRETT on
+ * Base, at the address of the original's tables (src/routes/oracle.ts, swap-data.ts).
+ */
+const unlisted: Readonly<Record<number, readonly Listed[]>> = {
+  [base.id]: [{ symbol: 'BRETT', address: '0x532f27101965dd16442E59d40670FaF5eBB142E4', decimals: 18, name: 'Brett' }],
+}
+
+const keptByChain = new Map<number, readonly Listed[]>()
+
+/**
+ * The kept list's tokens on chain `chainId`, in its order, addresses EIP-55; an entry whose address or decimals are
+ * not well formed is left out. Empty on a chain the list has none of.
+ */
+export function kept(chainId: number): readonly Listed[] {
+  let tokens = keptByChain.get(chainId)
+  if (!tokens) {
+    tokens = uniswapDefault.tokens.flatMap((token) =>
+      token.chainId === chainId && isAddress(token.address, { strict: false }) && isDecimals(token.decimals)
+        ? [{ symbol: token.symbol, address: getAddress(token.address), decimals: token.decimals, name: token.name }]
+        : [],
+    )
+    keptByChain.set(chainId, tokens)
+  }
+  return tokens
+}
+
+function isDecimals(value: number): boolean {
+  return Number.isInteger(value) && value >= 0 && value <= 255
+}
+
+const knownByChain = new Map<string, readonly Listed[]>()
+
+/**
+ * Every token known on a chain: the curated ones ({@link of}) first, then the original gateway's that no list carries,
+ * then the kept list's ({@link kept}); a later token with the address or the symbol (in any case) of an earlier one is
+ * left out, so the curated entry wins. The devnet keeps its own deployed tokens only.
+ */
+export function known(name: string, chainId: number): readonly Listed[] {
+  const key = `${name}:${chainId}`
+  let tokens = knownByChain.get(key)
+  if (!tokens) {
+    const curated = of(name, chainId)
+    const candidates = curated === devnet ? curated : [...curated, ...(unlisted[chainId] ?? []), ...kept(chainId)]
+    const addresses = new Set<string>()
+    const symbols = new Set<string>()
+    tokens = candidates.filter((token) => {
+      const address = token.address.toLowerCase()
+      const symbol = token.symbol.toUpperCase()
+      if (addresses.has(address) || symbols.has(symbol)) return false
+      addresses.add(address)
+      symbols.add(symbol)
+      return true
+    })
+    knownByChain.set(key, tokens)
+  }
+  return tokens
+}
+
+/** The token of {@link known} that `token` names on a chain: its symbol in any case, or its address in any case. */
+export function find(parameters: find.Parameters): Listed | undefined {
+  const { name, chainId, token } = parameters
+  const wanted = token.trim()
+  const byAddress = wanted.startsWith('0x') || wanted.startsWith('0X')
+  const lower = wanted.toLowerCase()
+  const upper = wanted.toUpperCase()
+  return known(name, chainId).find((candidate) =>
+    byAddress ? candidate.address.toLowerCase() === lower : candidate.symbol.toUpperCase() === upper,
+  )
+}
+
+export declare namespace find {
+  type Parameters = {
+    /** Name of the chain, as {@link of} takes it. */
+    name: string
+    /** EIP-155 chain id of the node read. */
+    chainId: number
+    /** A symbol (`cbbtc`) or an address. */
+    token: string
+  }
 }

@@ -17,6 +17,7 @@ const allowed: Record<Layer, readonly Layer[]> = {
 /** Packages core may use: pure libraries that run unchanged on Node, Deno, Bun and inside other agents. */
 // standardwebhooks: the pure HMAC signing of the Standard Webhooks specification (no I/O, no runtime).
 // eciesjs: ECIES on @noble's curves, hashes and ciphers (no I/O, no runtime), the client half of wallet messages.
+// @uniswap/default-token-list: JSON data only (a token list), imported as a JSON module.
 const corePackages = [
   /^ipfs-unixfs-importer(\/|$)/,
   /^multiformats(\/|$)/,
@@ -27,6 +28,7 @@ const corePackages = [
   /^@sinclair\/typebox(\/|$)/,
   /^standardwebhooks$/,
   /^eciesjs(\/config)?$/,
+  /^@uniswap\/default-token-list\/build\/uniswap-default\.tokenlist\.json$/,
 ]
 
 function files(directory: string): string[] {
