@@ -6,11 +6,13 @@ import {
   encodeFunctionData,
   getCreate2Address,
   type Hex,
+  hexToBigInt,
   keccak256,
   numberToHex,
   parseAbi,
 } from 'viem'
 import { base } from 'viem/chains'
+import { UpstreamFailedError } from './Errors.js'
 import * as Multicall3 from './Multicall3.js'
 import type * as Rpc from './Rpc.js'
 
@@ -235,17 +237,7 @@ export async function quote(parameters: quote.Parameters): Promise<Quoted | unde
     chain,
     routes.map((route) => ({ target: quoter, callData: quoteCalldata({ route, amountIn }) })),
   )
-  let best: Quoted | undefined
-  for (const [index, data] of results.entries()) {
-    if (data === undefined) continue
-    const route = routes[index]!
-    const [amountOut, , , gasEstimate] =
-      route.fees.length === 1
-        ? decodeFunctionResult({ abi: quoterV2Abi, functionName: 'quoteExactInputSingle', data })
-        : decodeFunctionResult({ abi: quoterV2Abi, functionName: 'quoteExactInput', data })
-    if (amountOut > 0n && (!best || amountOut > best.amountOut)) best = { route, amountOut, gasEstimate }
-  }
-  return best
+  return best(routes, results)
 }
 
 export declare namespace quote {
@@ -259,6 +251,21 @@ export declare namespace quote {
     /** Base units of the input token. */
     amountIn: bigint
   }
+}
+
+/** The route of `routes` whose QuoterV2 answer (`results`, in the same order; `undefined` failed) gives the most output. */
+function best(routes: readonly Route[], results: readonly (Hex | undefined)[]): Quoted | undefined {
+  let winner: Quoted | undefined
+  for (const [index, data] of results.entries()) {
+    if (data === undefined) continue
+    const route = routes[index]!
+    const [amountOut, , , gasEstimate] =
+      route.fees.length === 1
+        ? decodeFunctionResult({ abi: quoterV2Abi, functionName: 'quoteExactInputSingle', data })
+        : decodeFunctionResult({ abi: quoterV2Abi, functionName: 'quoteExactInput', data })
+    if (amountOut > 0n && (!winner || amountOut > winner.amountOut)) winner = { route, amountOut, gasEstimate }
+  }
+  return winner
 }
 
 /** The QuoterV2 call that quotes `amountIn` along `route`: `quoteExactInputSingle` direct, `quoteExactInput` else. */
@@ -343,4 +350,139 @@ export declare namespace minimumOut {
     /** Tolerated shortfall, in basis points. */
     slippageBps: bigint
   }
+}
+
+/** Fractional digits of a {@link usdPrices} price: USD per whole token × 10^18. */
+export const priceDecimals = 18
+
+/** Decimals of WETH (WETH9) on every chain. */
+const wethDecimals = 18
+
+/** Tokens priced per `eth_call` by {@link usdPrices} (eight quotes each), so that one call stays well below a node's gas cap. */
+export const pricedPerCall = 20
+
+/** One QuoterV2 quote on one pool that a price is computed from. */
+export type Leg = {
+  /** The pool: two tokens and a fee tier. */
+  route: Route
+  /** Base units of the input token quoted. */
+  amountIn: bigint
+  /** Base units of the output token QuoterV2 answered. */
+  amountOut: bigint
+}
+
+/** The USD price of a token from pools, read in one block. */
+export type UsdPrice = {
+  /** USD per whole token × 10^{@link priceDecimals}, truncated. */
+  usd: bigint
+  /**
+   * The quotes it is computed from: the token into the dollar token on one pool; or the token into WETH on one pool
+   * and one WETH into the dollar token on another, the token's WETH valued at WETH's own quote.
+   */
+  legs: readonly Leg[]
+  /** The block read. */
+  blockNumber: bigint
+  /** That block's time, seconds since the Unix epoch. */
+  timestamp: bigint
+}
+
+/**
+ * The USD price of each of `tokens` from Uniswap v3 pools: QuoterV2 on a fixed amount of the token into the dollar
+ * token (USDC) at every fee tier, and into WETH at every fee tier valued at one WETH's own best quote into the dollar
+ * token; the highest value wins (pool fee and price impact included, as the original gateway chooses). `undefined` for
+ * a token no pool quotes. One Multicall3 `eth_call` per {@link pricedPerCall} tokens, each dated by its block; the
+ * chain's own failure throws as {@link Multicall3.aggregate}.
+ */
+export async function usdPrices(parameters: usdPrices.Parameters): Promise<(UsdPrice | undefined)[]> {
+  const { tokens, perCall = pricedPerCall } = parameters
+  const batches: (typeof tokens)[number][][] = []
+  for (let start = 0; start < tokens.length; start += perCall) batches.push(tokens.slice(start, start + perCall))
+  return (await Promise.all(batches.map((batch) => usdBatch({ ...parameters, tokens: batch })))).flat()
+}
+
+export declare namespace usdPrices {
+  type Parameters = {
+    /** The chain the pools are on. */
+    chain: Rpc.Endpoint
+    /** Uniswap v3 on that chain. */
+    deployment: Deployment
+    /** The dollar token quoted into (USDC). */
+    usd: { address: Address; decimals: number }
+    /** The tokens priced, each with the amount quoted: `units` whole tokens. */
+    tokens: readonly { address: Address; decimals: number; units: bigint }[]
+    /** Tokens per `eth_call`. @default pricedPerCall */
+    perCall?: number
+  }
+}
+
+/** {@link usdPrices} of one batch of tokens, in one `eth_call`. */
+async function usdBatch(parameters: usdPrices.Parameters): Promise<(UsdPrice | undefined)[]> {
+  const { chain, deployment, usd, tokens } = parameters
+  const { weth, quoterV2 } = deployment
+  const direct = (tokenIn: Address, tokenOut: Address): Route[] =>
+    feeTiers.map((fee) => ({ tokens: [tokenIn, tokenOut], fees: [fee] }))
+  const same = (a: Address, b: Address) => a.toLowerCase() === b.toLowerCase()
+  const oneWeth = 10n ** BigInt(wethDecimals)
+  const wethRoutes = direct(weth, usd.address)
+  const groups = tokens.map((token) => {
+    const amountIn = token.units * 10n ** BigInt(token.decimals)
+    const priced = !same(token.address, usd.address)
+    return {
+      decimals: token.decimals,
+      amountIn,
+      toUsd: priced ? direct(token.address, usd.address) : [],
+      toWeth: priced && !same(token.address, weth) ? direct(token.address, weth) : [],
+    }
+  })
+  const quotes = [
+    ...wethRoutes.map((route) => ({ route, amountIn: oneWeth })),
+    ...groups.flatMap(({ amountIn, toUsd, toWeth }) => [...toUsd, ...toWeth].map((route) => ({ route, amountIn }))),
+  ]
+  const blockCall = (functionName: 'getBlockNumber' | 'getCurrentBlockTimestamp') => ({
+    target: Multicall3.address,
+    callData: encodeFunctionData({ abi: Multicall3.abi, functionName }),
+  })
+  const [blockData, timeData, ...results] = await Multicall3.aggregate(chain, [
+    blockCall('getBlockNumber'),
+    blockCall('getCurrentBlockTimestamp'),
+    ...quotes.map((quote) => ({ target: quoterV2, callData: quoteCalldata(quote) })),
+  ])
+  if (blockData === undefined || timeData === undefined)
+    throw new UpstreamFailedError(
+      'Multicall3 did not answer the block number and time of its reads; nothing is charged.',
+    )
+  const blockNumber = hexToBigInt(blockData)
+  const timestamp = hexToBigInt(timeData)
+  const wethLeg = best(wethRoutes, results.slice(0, wethRoutes.length))
+  const usdScale = 10n ** BigInt(usd.decimals)
+  let at = wethRoutes.length
+  return groups.map(({ decimals, amountIn, toUsd, toWeth }) => {
+    const toUsdBest = best(toUsd, results.slice(at, at + toUsd.length))
+    at += toUsd.length
+    const toWethBest = best(toWeth, results.slice(at, at + toWeth.length))
+    at += toWeth.length
+    // USD per whole token × 10^priceDecimals: (amountOut / 10^usdDecimals) / (amountIn / 10^decimals) × 10^18.
+    const scale = 10n ** BigInt(decimals + priceDecimals)
+    const candidates: Omit<UsdPrice, 'blockNumber' | 'timestamp'>[] = []
+    if (toUsdBest)
+      candidates.push({
+        usd: (toUsdBest.amountOut * scale) / (amountIn * usdScale),
+        legs: [{ route: toUsdBest.route, amountIn, amountOut: toUsdBest.amountOut }],
+      })
+    if (toWethBest && wethLeg)
+      candidates.push({
+        usd: (toWethBest.amountOut * wethLeg.amountOut * scale) / (amountIn * oneWeth * usdScale),
+        legs: [
+          { route: toWethBest.route, amountIn, amountOut: toWethBest.amountOut },
+          { route: wethLeg.route, amountIn: oneWeth, amountOut: wethLeg.amountOut },
+        ],
+      })
+    const winner = candidates
+      .filter((candidate) => candidate.usd > 0n)
+      .reduce<(typeof candidates)[number] | undefined>(
+        (kept, next) => (!kept || next.usd > kept.usd ? next : kept),
+        undefined,
+      )
+    return winner && { ...winner, blockNumber, timestamp }
+  })
 }

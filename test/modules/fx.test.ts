@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { formatUnits } from 'viem'
 import { priceFeeds } from '../../adapters/chain/priceFeeds.js'
-import * as Uniswap from '../../core/Uniswap.js'
 import * as Service from '../../modules/fx/service.js'
 import { feedSetter } from '../support/feeds.js'
 import { paidGateway } from '../support/paid.js'
+import { devnetQuote } from '../support/quoter.js'
 import { vendorServer } from '../support/vendor.js'
 
 /** What the Frankfurter stand-in publishes, by base: test data in Frankfurter's shape. */
@@ -153,24 +153,8 @@ describe('GET /api/v1/oracle/fx', () => {
 })
 
 describe("GET /api/v1/oracle/fx: the original gateway's stablecoin bases", () => {
-  /** What QuoterV2 itself answers for `amountIn` of `tokenIn` into `tokenOut` on the pool of `fee`. */
-  async function quoterSays(tokenIn: string, tokenOut: string, amountIn: bigint, fee: number) {
-    const { result } = await gateway.devnet.publicClient.simulateContract({
-      address: gateway.devnet.uniswap.quoterV2,
-      abi: Uniswap.quoterV2Abi,
-      functionName: 'quoteExactInputSingle',
-      args: [
-        {
-          tokenIn: gateway.devnet.tokens[tokenIn]!.address,
-          tokenOut: gateway.devnet.tokens[tokenOut]!.address,
-          amountIn,
-          fee,
-          sqrtPriceLimitX96: 0n,
-        },
-      ],
-    })
-    return result[0]
-  }
+  const quoterSays = (tokenIn: string, tokenOut: string, amountIn: bigint, fee: number) =>
+    devnetQuote(gateway.devnet, { tokenIn, tokenOut, amountIn, fee })
 
   test("default: without base, USDC as the original's clients call it, each rate from its pool, for 0.008 USDC", async () => {
     const payer = gateway.account(7)

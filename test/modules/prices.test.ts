@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createWalletClient } from 'viem'
+import { createWalletClient, formatUnits } from 'viem'
 import { aggregatorV3Abi, priceFeeds } from '../../adapters/chain/priceFeeds.js'
+import { eip1193 } from '../../adapters/rpc/eip1193.js'
 import type { PriceFeeds } from '../../core/PriceFeeds.js'
+import * as Uniswap from '../../core/Uniswap.js'
 import * as Service from '../../modules/prices/service.js'
 import { feedAbi, feedSetter } from '../support/feeds.js'
 import { paidGateway } from '../support/paid.js'
+import { baseQuoter, devnetQuote } from '../support/quoter.js'
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
 let set: ReturnType<typeof feedSetter>
@@ -164,7 +167,8 @@ describe('GET /api/v1/oracle/prices', () => {
       'TOSHI',
       'SOL',
     ])
-    expect(body.cached).toBe(true)
+    // The feeds were read by an earlier call; the pools are read for the first time.
+    expect(body.cached).toBe(false)
     expect(typeof body.age).toBe('number')
     expect(before - (await gateway.balance(payer.address))).toBe(8_000n)
   })
@@ -176,7 +180,7 @@ describe('GET /api/v1/oracle/prices', () => {
 })
 
 describe("GET /api/v1/oracle/prices as the original gateway's clients call it", () => {
-  test('behavior: its symbols and addresses; a fed token priced with its fields, another said to be unpriced, and meta', async () => {
+  test('behavior: its symbols and addresses; a fed token priced with its fields, one not on this chain said so, and meta', async () => {
     const response = await gateway.paid(
       gateway.account(6),
       'GET',
@@ -188,7 +192,7 @@ describe("GET /api/v1/oracle/prices as the original gateway's clients call it", 
     expect(body.prices.ETH).toMatchObject({
       symbol: 'ETH',
       name: 'Ether',
-      address: '0x4200000000000000000000000000000000000006',
+      address: gateway.devnet.tokens.WETH!.address,
       decimals: 18,
       category: 'major',
       available: true,
@@ -201,16 +205,20 @@ describe("GET /api/v1/oracle/prices as the original gateway's clients call it", 
     expect(body.prices.USDC).toMatchObject({
       symbol: 'USDC',
       category: 'stablecoin',
+      address: gateway.devnet.tokens.USDC!.address,
       source: { description: 'USDC / USD' },
     })
     const priced = Object.values(body.prices).filter((price: any) => price.available).length
+    // The devnet has no cbBTC: said so, never priced from nothing.
     expect(body.prices.cbBTC).toMatchObject({
       symbol: 'cbBTC',
+      name: 'Coinbase Wrapped BTC',
       category: 'major',
+      address: null,
       available: false,
       usd: null,
       priceUSD: null,
-      reason: 'no_price_source',
+      reason: 'not_deployed',
     })
     expect(priced).toBeGreaterThanOrEqual(1)
     expect(body.meta).toEqual({
@@ -219,15 +227,21 @@ describe("GET /api/v1/oracle/prices as the original gateway's clients call it", 
       source: 'chainlink-aggregator-v3',
       chain: 'Base',
       chainId: gateway.devnet.chainId,
+      tokenList: { name: 'Uniswap Labs Default', version: expect.stringMatching(/^\d+\.\d+\.\d+$/) },
     })
   })
 
-  test('behavior: category picks the original tokens of that category', async () => {
+  test("behavior: category picks the original tokens of that category, the chain's priced from its pools", async () => {
     const response = await gateway.paid(gateway.account(6), 'GET', '/api/v1/oracle/prices?category=stablecoin')
     const body = (await response.json()) as any
     expect(Object.keys(body.prices)).toEqual(['USDC', 'USDT', 'DAI', 'EURC', 'USDbC'])
-    expect(body.meta.tokenCount).toBe(body.prices.USDC.available ? 1 : 0)
-    expect(body.prices.USDT).toMatchObject({ available: false, reason: 'no_price_source' })
+    // USDT and DAI have pools; EURC has none; USDbC is not on the devnet.
+    expect(body.prices.USDT).toMatchObject({ available: true, source: { type: 'uniswap-v3-pool' } })
+    expect(body.prices.DAI).toMatchObject({ available: true, source: { type: 'uniswap-v3-pool' } })
+    expect(body.prices.EURC).toMatchObject({ available: false, reason: 'no_pool', priceUSD: null, confidence: null })
+    expect(body.prices.USDbC).toMatchObject({ available: false, reason: 'not_deployed' })
+    expect(body.meta.tokenCount).toBe(2 + (body.prices.USDC.available ? 1 : 0))
+    expect(body.meta.source).toBe('chainlink-aggregator-v3+uniswap-v3-onchain')
   })
 
   test.each([
@@ -237,6 +251,212 @@ describe("GET /api/v1/oracle/prices as the original gateway's clients call it", 
     const response = await gateway.fetch(`http://gateway.test/api/v1/oracle/prices?${query}`)
     expect(response.status).toBe(400)
     expect(((await response.json()) as { field: string }).field).toBe(field)
+  })
+})
+
+describe('prices from Uniswap v3 pools', () => {
+  const quoterSays = (tokenIn: string, tokenOut: string, amountIn: bigint, fee: number) =>
+    devnetQuote(gateway.devnet, { tokenIn, tokenOut, amountIn, fee })
+
+  /** The devnet's node as the gateway reads it, counting the `eth_call`s sent. */
+  function counting() {
+    let calls = 0
+    const { devnet } = gateway
+    const chain = eip1193({
+      name: 'base',
+      chainId: devnet.chainId,
+      request: (method, params) => {
+        if (method === 'eth_call') calls++
+        return devnet.request(method, params)
+      },
+    })
+    return { chain, calls: () => calls }
+  }
+
+  test("default: a devnet token from its real pool: 1,000 USDT into USDC on the 0.01% pool, QuoterV2's answer over 1,000", async () => {
+    const response = await gateway.paid(gateway.account(8), 'GET', '/api/v1/oracle/prices?tokens=usdt')
+    expect(response.status).toBe(200)
+    const body = (await response.json()) as any
+    const out = await quoterSays('USDT', 'USDC', 1_000_000_000n, 100)
+    const usdt = body.prices.USDT
+    expect(usdt).toMatchObject({
+      symbol: 'USDT',
+      name: 'Tether USD',
+      address: gateway.devnet.tokens.USDT!.address,
+      category: 'stablecoin',
+      available: true,
+      // USD per USDT: out (6 decimals) over 1,000.
+      usdDecimal: formatUnits(out, 9),
+      feeTier: 100,
+      source: {
+        type: 'uniswap-v3-pool',
+        chainId: gateway.devnet.chainId,
+        quoter: gateway.devnet.uniswap.quoterV2,
+        route: 'USDT > USDC',
+        pools: [
+          {
+            address: Uniswap.poolAddress({
+              factory: gateway.devnet.uniswap.factory,
+              tokenA: gateway.devnet.tokens.USDT!.address,
+              tokenB: gateway.devnet.tokens.USDC!.address,
+              fee: 100,
+            }),
+            fee: 100,
+            amountIn: '1000000000',
+            amountOut: out.toString(),
+          },
+        ],
+      },
+    })
+    expect(usdt.priceUSD).toBe(Number(usdt.usdDecimal))
+    expect(usdt.confidence).toBe(Math.abs(usdt.priceUSD - 1) < 0.005 ? 'pegged' : 'depeg-warning')
+    // Dated by the block read (the devnet runs an eth_call at the clock's time, which may pass the block's by a second).
+    const block = await gateway.devnet.publicClient.getBlock({ blockNumber: BigInt(usdt.source.blockNumber) })
+    expect(Math.abs(Date.parse(usdt.updatedAt) / 1000 - Number(block.timestamp))).toBeLessThan(60)
+    expect(usdt.ageSeconds).toBeGreaterThanOrEqual(0)
+  })
+
+  test('behavior: through WETH when that quotes more than the thin direct pool: the WETH valued at its own quote', async () => {
+    const body = (await (await gateway.paid(gateway.account(8), 'GET', '/api/v1/prices?token=dai')).json()) as any
+    const dai = body.prices.DAI
+    const thousand = 1_000n * 10n ** 18n
+    const direct = ((await quoterSays('DAI', 'USDC', thousand, 3000)) * 10n ** 36n) / (thousand * 10n ** 6n)
+    const toWeth = await quoterSays('DAI', 'WETH', thousand, 3000)
+    const wethToUsdc = await quoterSays('WETH', 'USDC', 10n ** 18n, 500)
+    const viaWeth = (toWeth * wethToUsdc * 10n ** 36n) / (thousand * 10n ** 18n * 10n ** 6n)
+    expect(viaWeth).toBeGreaterThan(direct)
+    expect(dai).toMatchObject({
+      symbol: 'DAI',
+      address: gateway.devnet.tokens.DAI!.address,
+      decimals: 18,
+      available: true,
+      usdDecimal: formatUnits(viaWeth, 18),
+      source: {
+        route: 'DAI > WETH > USDC',
+        pools: [
+          { fee: 3000, amountIn: thousand.toString(), amountOut: toWeth.toString() },
+          { fee: 500, amountIn: (10n ** 18n).toString(), amountOut: wethToUsdc.toString() },
+        ],
+      },
+    })
+    expect(body).toMatchObject({ network: 'base', chainId: gateway.devnet.chainId, tokenCount: 1 })
+  })
+
+  test('error: a token without a pool is unavailable with the reason, never a made-up price', async () => {
+    const body = (await (await gateway.paid(gateway.account(8), 'GET', '/api/v1/prices?tokens=EURC')).json()) as any
+    expect(body.prices.EURC).toMatchObject({
+      token: 'EURC',
+      available: false,
+      usd: null,
+      priceUSD: null,
+      reason: 'no_pool',
+      source: { type: 'uniswap-v3-pool', quoter: gateway.devnet.uniswap.quoterV2 },
+    })
+  })
+
+  test('behavior: every pool-priced token in one eth_call, served again for 60 s; a feed-priced ask reads no pool', async () => {
+    const { feeds } = await counted()
+    const { chain, calls } = counting()
+    let now = Date.now()
+    const deps = Service.from({ feeds, chain, now: () => now })
+    expect(deps.pools!.tokens.map((token) => token.symbol)).toEqual(['USDT', 'EURC', 'DAI'])
+    await Service.tokenPrices(deps, Service.select(deps, { tokens: 'ETH' }))
+    expect(calls()).toBe(0)
+    const first = await Service.oraclePrices(deps, Service.select(deps, { tokens: 'USDT,EURC,DAI' }))
+    expect(calls()).toBe(1)
+    expect(first.cached).toBe(false)
+    now += 59_000
+    const again = await Service.oraclePrices(deps, Service.select(deps, { tokens: 'USDT' }))
+    expect(calls()).toBe(1)
+    expect(again).toMatchObject({ cached: true, age: 59 })
+    now += 1_000
+    await Service.oraclePrices(deps, Service.select(deps, { tokens: 'DAI' }))
+    expect(calls()).toBe(2)
+  })
+
+  test('behavior: without a chain, the tokens no feed prices say there is no price source', async () => {
+    const { feeds } = await counted()
+    const deps = Service.from({ feeds })
+    const body = await Service.oraclePrices(deps, Service.select(deps, { tokens: 'USDT,ETH' }))
+    expect(body.prices.USDT).toMatchObject({ available: false, reason: 'no_price_source' })
+    expect(body.prices.ETH).toMatchObject({ available: true })
+  })
+})
+
+describe("prices on Base: Uniswap's default token list, priced in bounded batches", () => {
+  const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+  const weth = '0x4200000000000000000000000000000000000006'
+  const cbBTC = '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf'
+  const toshi = '0xAC1Bd2486aAf3B5C0fc3Fd868558b082a531B2B4'
+  const same = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
+  /** Base's feeds as the port gives them, answering ETH at 3,000 USD (no chain is read for them). */
+  const feeds: PriceFeeds = {
+    chainId: 8453,
+    feeds: ['USDC', 'ETH', 'SOL'].map((symbol) => ({
+      symbol,
+      description: `${symbol} / USD`,
+      address: '0x0000000000000000000000000000000000000001',
+      heartbeatS: 86_400,
+    })),
+    read: async () =>
+      feeds.feeds.map((feed) => ({
+        feed,
+        ok: true,
+        roundId: 1n,
+        answer: feed.symbol === 'ETH' ? 300_000_000_000n : 100_000_000n,
+        decimals: 8,
+        updatedAt: nowS(),
+      })),
+  }
+
+  test('default: every listed token no feed prices, 20 per eth_call; cbBTC direct, TOSHI through WETH, BRETT without a pool', async () => {
+    // A stand-in Base node: cbBTC/USDC 0.05% at 100,000 USDC, TOSHI/WETH 1% at 10^-7 WETH, WETH/USDC 0.05% at 3,000.
+    const { endpoint, asked } = baseQuoter({
+      quote: ({ tokens, fees, amountIn }) => {
+        const [tokenIn, tokenOut] = tokens as [string, string]
+        if (same(tokenIn, cbBTC) && same(tokenOut, usdc) && fees[0] === 500) return (amountIn * 100_000n) / 100n
+        if (same(tokenIn, toshi) && same(tokenOut, weth) && fees[0] === 10000) return amountIn / 10_000_000n
+        if (same(tokenIn, weth) && same(tokenOut, usdc) && fees[0] === 500) return (amountIn * 3_000n) / 10n ** 12n
+        return undefined
+      },
+    })
+    const deps = Service.from({ feeds, chain: endpoint, now: () => 1_767_225_612_000 })
+    const pooled = deps.pools!.tokens
+    expect(pooled.length).toBeGreaterThanOrEqual(100)
+    const body = await Service.oraclePrices(deps, Service.select(deps, {}))
+    // Bounded: one aggregate3 per 20 tokens, each of 2 block reads, 4 WETH quotes and 8 quotes per token at most.
+    expect(asked).toHaveLength(Math.ceil(pooled.length / Uniswap.pricedPerCall))
+    for (const batch of asked) expect(batch.length).toBeLessThanOrEqual(4 + 8 * Uniswap.pricedPerCall)
+    const prices = body.prices as Record<string, any>
+    expect(Object.keys(prices).length).toBeGreaterThanOrEqual(100)
+    expect(prices.cbBTC).toMatchObject({
+      address: cbBTC,
+      decimals: 8,
+      available: true,
+      usdDecimal: '100000',
+      feeTier: 500,
+      confidence: 'high',
+      source: { type: 'uniswap-v3-pool', chainId: 8453, route: 'cbBTC > USDC', blockNumber: '30000000' },
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      ageSeconds: 12,
+    })
+    // 10^-7 WETH at 3,000 USD: 0.0003 USD, exactly.
+    expect(prices.TOSHI).toMatchObject({
+      available: true,
+      usdDecimal: '0.0003',
+      feeTier: 10000,
+      confidence: 'medium',
+      source: { route: 'TOSHI > WETH > USDC' },
+    })
+    expect(prices.BRETT).toMatchObject({ available: false, reason: 'no_pool', address: expect.any(String) })
+    // A token of the list beyond the original's, named as the list names it, with no category of the original's.
+    expect(prices.cbETH).toMatchObject({ name: 'Coinbase Wrapped Staked ETH', category: null, available: false })
+    // ETH, USDC and SOL by their feeds, cbBTC and TOSHI by pools.
+    expect(body.meta).toMatchObject({
+      tokenCount: 5,
+      chainId: 8453,
+      source: 'chainlink-aggregator-v3+uniswap-v3-onchain',
+    })
   })
 })
 
