@@ -499,7 +499,9 @@ const native = { symbol: 'ETH', decimals: 18 } as const
 
 /**
  * The curated tokens of every balance chain, with the chain's native currency; beside them the original gateway's
- * `popularTokens` of `base` (ETH native, each token's address and decimals), batch fee and recipient limit.
+ * `popularTokens` of `base` (ETH native, each token's address and decimals), batch fee and recipient limit, and
+ * `tokens`: every listed token of `base` that swaps and prices take by symbol (the curated ones, then Uniswap's default
+ * token list).
  */
 export function tokens(deps: Deps) {
   const chains = balanceChainsOf(deps, balanceChains)
@@ -509,6 +511,8 @@ export function tokens(deps: Deps) {
     fee: BatchPayment.feePercent(Batch.defaultFeeBps),
     feeBps: Number(Batch.defaultFeeBps),
     maxRecipients: Batch.maxRecipients,
+    tokens: TokenList.known('base', base.endpoint.chainId),
+    tokenList: TokenList.keptList,
     popularTokens: {
       ETH: { native: true, decimals: native.decimals },
       ...Object.fromEntries(

@@ -74,23 +74,18 @@ export const stablecoins: readonly Stablecoin[] = [
   { symbol: 'USDbC', name: 'USD Base Coin', peg: 'USD' },
 ]
 
-/** USDbC on Base mainnet: a stablecoin of the original's bases that the curated token list (the swap's) leaves out. */
-const usdbcBaseMainnet = {
-  symbol: 'USDbC',
-  address: '0xd9aAEc86B65D86f6A7B5B1b0c42FFA531710b6CA',
-  decimals: 6,
-} as const
-
 /** Whole units of the base every stablecoin rate is quoted for, as the original quotes (less price impact than 1). */
 export const stablecoinQuoteUnits = 1000n
 
 /** A stablecoin on the settlement chain: its contract, when it has one there. */
 type Deployed = Stablecoin & { token: TokenList.Listed | undefined }
 
-/** The stablecoins with their contracts on `chain` (the curated list, USDbC on Base mainnet). */
+/** The stablecoins with their contracts on `chain`, from its listed tokens (USDbC from Uniswap's list on Base). */
 function deployed(chain: Rpc.Endpoint): Deployed[] {
-  const listed = [...TokenList.of('base', chain.chainId), ...(chain.chainId === baseChain.id ? [usdbcBaseMainnet] : [])]
-  return stablecoins.map((coin) => ({ ...coin, token: listed.find((token) => token.symbol === coin.symbol) }))
+  return stablecoins.map((coin) => ({
+    ...coin,
+    token: TokenList.find({ name: 'base', chainId: chain.chainId, token: coin.symbol }),
+  }))
 }
 
 /** What a `base` names: an ISO 4217 currency of the fiat feeds, or one of the original's stablecoins. */

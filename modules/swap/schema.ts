@@ -5,7 +5,7 @@ const token = Type.String({
   minLength: 1,
   maxLength: 64,
   description:
-    'Token symbol of the curated list (`GET /api/v1/swap/tokens`: USDC, USDT, EURC, DAI, WETH; any case), ETH (read as WETH: a swap spends WETH, so wrap ether first) or an ERC-20 address.',
+    "Token symbol of the chain's listed tokens (`GET /api/v1/swap/tokens`: the curated USDC, USDT, EURC, DAI, WETH, then Uniswap's default token list, 100+ on Base, with the original gateway's cbBTC, USDbC, AERO, DEGEN, BRETT and TOSHI; any case), ETH (read as WETH: a swap spends WETH, so wrap ether first) or an ERC-20 address.",
 })
 
 const amountInText =

@@ -61,13 +61,14 @@ function amountOf(raw: bigint, decimals: number): Amount {
 }
 
 /**
- * The tokens the router quotes: the chain's curated list, with the Uniswap v3 contracts quotes go through. As the
- * original gateway: `router` is the router's address, with `total`, `network` and `supportedDexes`.
+ * The tokens the router quotes by symbol: the chain's listed tokens ({@link TokenList.known}: the curated ones, then
+ * Uniswap's default token list), with the Uniswap v3 contracts quotes go through. As the original gateway: `router` is
+ * the router's address, with `total`, `network` and `supportedDexes`.
  */
 export function tokens(deps: Deps) {
   const deployment = Uniswap.of(deps.chain.chainId)
   const { chainId } = deps.chain
-  const listed = TokenList.of('base', chainId).map((token) => ({ ...token, network: 'base', chainId }))
+  const listed = TokenList.known('base', chainId).map((token) => ({ ...token, network: 'base', chainId }))
   return {
     chainId,
     tokens: listed,
@@ -76,6 +77,7 @@ export function tokens(deps: Deps) {
     router: deployment.swapRouter02,
     contracts: { dex: 'uniswap-v3', quoterV2: deployment.quoterV2, swapRouter02: deployment.swapRouter02 },
     supportedDexes: ['uniswap-v3', ...(deps.aggregator ? [deps.aggregator.source] : [])],
+    tokenList: TokenList.keptList,
     note: 'Any other ERC-20 may be named by address; it is quoted when Uniswap v3 has a pool of it. ETH is read as WETH.',
   }
 }
@@ -117,21 +119,18 @@ export function preflightPositions(query: Partial<Record<keyof PositionsQuery, u
   EvmChain.only({ value: query.chain, served: 'base' })
 }
 
-/** A token field as an address or a listed symbol; `undefined` when the schema will refuse it. */
 /**
- * A token field as an address or a listed symbol in any case (`usdc`, `cbBTC`); `ETH` is WETH, as the original gateway
- * quotes it. `undefined` when the schema will refuse it.
+ * A token field as an address or a symbol of the chain's listed tokens in any case (`usdc`, `cbBTC`, `aero`); `ETH` is
+ * WETH, as the original gateway quotes it. `undefined` when the schema will refuse it.
  */
 function tokenField(deps: Deps, value: unknown, field: string): Address | undefined {
   if (typeof value !== 'string') return undefined
   if (value.startsWith('0x') || value.startsWith('0X')) return evmAddress(value, field)
-  const listed = TokenList.of('base', deps.chain.chainId)
-  const symbol = isNative(value) ? 'WETH' : value.toUpperCase()
-  const found = listed.find((token) => token.symbol.toUpperCase() === symbol)
+  const found = TokenList.find({ name: 'base', chainId: deps.chain.chainId, token: isNative(value) ? 'WETH' : value })
   if (!found)
     throw new ValidationError({
       field,
-      message: `unknown symbol; use one of ${listed.map((token) => token.symbol).join(', ')}, ETH (as WETH) or an ERC-20 address`,
+      message: `unknown symbol; use a symbol of GET /api/v1/swap/tokens (${TokenList.known('base', deps.chain.chainId).length} tokens), ETH (as WETH) or an ERC-20 address`,
     })
   return found.address
 }
@@ -192,7 +191,7 @@ function deadlineOf(deps: Deps, deadline: number | undefined): bigint {
 /** A token by the address or symbol a request named; an unlisted address has its decimals and symbol read. */
 async function resolve(deps: Deps, value: string, field: string): Promise<Token> {
   const address = tokenField(deps, value, field)!
-  const listed = TokenList.of('base', deps.chain.chainId).find((token) => token.address === address)
+  const listed = TokenList.find({ name: 'base', chainId: deps.chain.chainId, token: address })
   if (listed) return listed
   const [decimals, symbol] = await Multicall3.aggregate(deps.chain, [
     { target: address, callData: encodeFunctionData({ abi: erc20Abi, functionName: 'decimals' }) },
@@ -361,7 +360,7 @@ async function uniswapQuote(deps: Deps, tokenIn: Token, tokenOut: Token, amountI
   const [best, readings] = await Promise.all([bestRoute(deps, tokenIn, tokenOut, amountIn), readFeeds(deps)])
   const deployment = Uniswap.of(deps.chain.chainId)
   const symbols = new Map(
-    [tokenIn, tokenOut, ...TokenList.of('base', deps.chain.chainId)].map((t) => [t.address, t.symbol]),
+    [tokenIn, tokenOut, ...TokenList.known('base', deps.chain.chainId)].map((t) => [t.address, t.symbol]),
   )
   const symbolOf = (address: Address) => symbols.get(address) ?? address
   const answer = {

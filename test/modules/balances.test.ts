@@ -88,7 +88,9 @@ describe('GET /api/v1/tokens', () => {
       symbol: 'DAI',
       address: '0x6B175474E89094C44Da98b954EedeAC495271d0F',
       decimals: 18,
-    })
+    }) // What swaps and prices take by symbol on base: the devnet keeps its own tokens.
+    expect(body.tokens).toEqual([...TokenList.devnet])
+    expect(body.tokenList).toMatchObject({ package: '@uniswap/default-token-list' })
   })
 })
 

@@ -17,8 +17,10 @@ import poolArtifact from '../../adapters/chain/contracts/artifacts/uniswap/Unisw
 import { contracts } from '../../adapters/chain/devnet.js'
 import * as Lending from '../../core/Lending.js'
 import * as Uniswap from '../../core/Uniswap.js'
+import * as Service from '../../modules/swap/service.js'
 import { ok, refused } from '../support/module.js'
 import { origin, paidGateway } from '../support/paid.js'
+import { baseQuoter } from '../support/quoter.js'
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
 
@@ -183,7 +185,7 @@ describe('GET /api/v1/swap/quote', () => {
 })
 
 describe('GET /api/v1/swap/tokens', () => {
-  test('default: the curated tokens with the router', async () => {
+  test('default: the devnet keeps its own tokens, with the router', async () => {
     const answer = await ok(await gateway.paid(gateway.account(1), 'GET', '/api/v1/swap/tokens'))
     expect(answer.tokens.map((listed: { symbol: string }) => listed.symbol)).toEqual([
       'USDC',
@@ -202,9 +204,67 @@ describe('GET /api/v1/swap/tokens', () => {
         quoterV2: gateway.devnet.uniswap.quoterV2,
         swapRouter02: gateway.devnet.uniswap.swapRouter02,
       },
+      tokenList: { package: '@uniswap/default-token-list', name: 'Uniswap Labs Default' },
     })
     expect(answer.tokens[0]).toMatchObject({ symbol: 'USDC', network: 'base', chainId: gateway.devnet.chainId })
   })
+
+  test("behavior: on Base, the curated tokens then Uniswap's default list, 100+, with the original's", () => {
+    const { endpoint } = baseQuoter({ quote: () => undefined })
+    const answer = Service.tokens({ chain: endpoint, feeds: undefined, aggregator: undefined, now: Date.now })
+    const symbols = answer.tokens.map((listed) => listed.symbol)
+    expect(answer.total).toBeGreaterThanOrEqual(100)
+    expect(symbols.slice(0, 5)).toEqual(['USDC', 'USDT', 'EURC', 'DAI', 'WETH'])
+    for (const symbol of ['cbBTC', 'USDbC', 'AERO', 'DEGEN', 'BRETT', 'TOSHI']) expect(symbols).toContain(symbol)
+    expect(answer.router).toBe(Uniswap.baseMainnet.swapRouter02)
+  })
+})
+
+describe("GET /api/v1/swap/quote on Base: the original gateway's symbols", () => {
+  const cbBTC = '0xcbB7C0000aB88B473b1f5aFd9ef808440eed33Bf'
+  const usdc = '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913'
+  const caller = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
+
+  test('behavior: cbBTC is the list\'s contract with its 8 decimals: "1" quotes 10^8 base units of it', async () => {
+    // A stand-in Base node: only the 0.05% cbBTC/USDC pool quotes, 100,000 USDC for one cbBTC.
+    const { endpoint, asked } = baseQuoter({
+      quote: ({ tokens, fees, amountIn }) =>
+        tokens.length === 2 &&
+        tokens[0]!.toLowerCase() === cbBTC.toLowerCase() &&
+        tokens[1]!.toLowerCase() === usdc.toLowerCase() &&
+        fees[0] === 500
+          ? (amountIn * 100_000n * 10n ** 6n) / 10n ** 8n
+          : undefined,
+    })
+    const deps = { chain: endpoint, feeds: undefined, aggregator: undefined, now: Date.now }
+    await Service.preflightQuote(deps, { tokenIn: 'cbbtc', tokenOut: 'USDC', amountIn: '1' })
+    expect(asked).toEqual([])
+    const answer = await Service.quote(deps, { tokenIn: 'cbbtc', tokenOut: 'USDC', amountIn: '1', caller })
+    expect(answer).toMatchObject({
+      chainId: 8453,
+      tokenIn: { symbol: 'cbBTC', address: cbBTC, decimals: 8, amount: '1', amountRaw: '100000000' },
+      tokenOut: { symbol: 'USDC', address: usdc, estimatedAmountRaw: '100000000000' },
+      route: 'cbBTC > USDC',
+      feeTier: '0.05%',
+      quoter: Uniswap.baseMainnet.quoterV2,
+    })
+    // One eth_call, every route from cbBTC's contract for 10^8 base units.
+    expect(asked).toHaveLength(1)
+    for (const quote of asked[0]!) {
+      expect(quote.tokens[0]!.toLowerCase()).toBe(cbBTC.toLowerCase())
+      expect(quote.amountIn).toBe(100_000_000n)
+    }
+  })
+
+  test.each(['USDbC', 'AERO', 'DEGEN', 'BRETT', 'TOSHI'])(
+    'behavior: %s resolves before payment, no chain read',
+    async (symbol) => {
+      const { endpoint, asked } = baseQuoter({ quote: () => undefined })
+      const deps = { chain: endpoint, feeds: undefined, aggregator: undefined, now: Date.now }
+      await Service.preflightQuote(deps, { tokenIn: symbol.toLowerCase(), tokenOut: 'WETH', amountIn: '2.5' })
+      expect(asked).toEqual([])
+    },
+  )
 })
 
 describe('POST /api/v1/swap/execute', () => {
