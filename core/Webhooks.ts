@@ -1,6 +1,8 @@
 import { Webhook } from 'standardwebhooks'
 import { type Address, getAddress, keccak256, toHex } from 'viem'
+import { InvalidTransitionError } from './Errors.js'
 import { type Event, type Type, toType } from './Events.js'
+import * as Machine from './Machine.js'
 import type { Outcome } from './Module.js'
 import type { Guard } from './Outbound.js'
 import * as Queue from './Queue.js'
@@ -11,7 +13,8 @@ import type { Store } from './Store.js'
  * `webhook-signature: v1,<base64 HMAC-SHA256>`), signed with the `standardwebhooks` package so that any receiver
  * verifies them with its own library. A delivery goes to an endpoint record of the store (a registered webhook, a
  * cron job's callback): its URL, its secret and its state are read at each attempt, so a deleted or disabled endpoint
- * receives nothing more.
+ * receives nothing more. An endpoint and a delivery each have one state machine ({@link endpointTransition},
+ * {@link deliveryTransition}).
  */
 
 /** The store collection of registered webhooks. */
@@ -23,18 +26,71 @@ export const deliveries = 'webhook_deliveries'
 /** The queue of deliveries. */
 export const deliveryQueue = 'webhook'
 
+/** Whether deliveries go to an endpoint: `active`; `disabled` after repeated failures or a 410; `cancelled` by its owner. */
+export type Status = 'active' | 'disabled' | 'cancelled'
+
+/** The outcome of an endpoint's last delivery. */
+export type LastDelivery = { id: string; status: 'delivered' | 'failed'; at: string; code?: number | undefined }
+
 /** What every endpoint record holds, whatever else its collection keeps. */
 export type Endpoint = {
   /** Where deliveries go (checked by the outbound guard at registration and at every attempt). */
   url: string
   /** The signing secret, `whsec_` and base64 of 32 random bytes. */
   secret: string
-  /** Whether deliveries go: `active`; `disabled` after repeated failures or a 410. */
-  status: string
+  /** Whether deliveries go. */
+  status: Status
   /** Deliveries that failed in a row (reset by a success). */
   failures?: number | undefined
   /** The outcome of the last delivery. */
-  lastDelivery?: { id: string; status: 'delivered' | 'failed'; at: string; code?: number | undefined } | undefined
+  lastDelivery?: LastDelivery | undefined
+}
+
+/** What happens to an endpoint. */
+export type EndpointEvent =
+  | {
+      /** A delivery to it ended: delivered, failed for good, or answered 410. */
+      type: 'delivery_ended'
+      /** Delivered (a 2xx). */
+      ok: boolean
+      /** The receiver answered 410: the endpoint is disabled. */
+      gone: boolean
+      /** Failed deliveries in a row that disable it. */
+      disableAfter: number
+      /** What the delivery came to. */
+      lastDelivery: LastDelivery
+    }
+  | {
+      /** A test ping went to it: its outcome is the last delivery, and it counts no failure. */
+      type: 'tested'
+      /** What the ping came to. */
+      lastDelivery: LastDelivery
+    }
+  | { /** Its owner ended it (a cancelled cron job's callback): nothing more is delivered to it. */ type: 'cancelled' }
+
+/**
+ * The next state of an endpoint (`Machine.Transition`). Pure. An ending is recorded whatever the status (a delivery in
+ * flight may end after the endpoint was disabled); an active endpoint is disabled by a 410, or by its `disableAfter`th
+ * failure in a row. Cancelling a cancelled endpoint throws {@link InvalidTransitionError}.
+ */
+export function endpointTransition<endpoint extends Endpoint>(endpoint: endpoint, event: EndpointEvent): endpoint {
+  switch (event.type) {
+    case 'delivery_ended': {
+      const failures = event.ok ? 0 : (endpoint.failures ?? 0) + 1
+      const disabled = endpoint.status === 'active' && (event.gone || failures >= event.disableAfter)
+      return {
+        ...endpoint,
+        failures,
+        status: disabled ? 'disabled' : endpoint.status,
+        lastDelivery: event.lastDelivery,
+      }
+    }
+    case 'tested':
+      return { ...endpoint, lastDelivery: event.lastDelivery }
+    case 'cancelled':
+      if (endpoint.status === 'cancelled') throw new InvalidTransitionError('The endpoint is already cancelled.')
+      return { ...endpoint, status: 'cancelled' }
+  }
 }
 
 /** A registered webhook as stored. */
@@ -68,6 +124,20 @@ export type Delivery = {
   status: 'pending' | 'delivered' | 'failed'
   /** Every attempt, oldest first. */
   attempts: Attempt[]
+}
+
+/** What happens to a delivery: one attempt, `last` when none follows it whatever it came to. */
+export type DeliveryEvent = { type: 'attempted'; attempt: Attempt; last: boolean }
+
+/**
+ * The next state of a delivery (`Machine.Transition`): a 2xx delivers it, a failed last attempt fails it, another
+ * keeps it pending. Pure. A delivered or failed delivery takes no attempt: {@link InvalidTransitionError}.
+ */
+export function deliveryTransition(delivery: Delivery, event: DeliveryEvent): Delivery {
+  if (delivery.status !== 'pending')
+    throw new InvalidTransitionError(`A ${delivery.status} delivery takes no more attempts.`)
+  const status = delivered(event.attempt) ? 'delivered' : event.last ? 'failed' : 'pending'
+  return { ...delivery, status, attempts: [...delivery.attempts, event.attempt] }
 }
 
 /** The payload of a queued delivery. */
@@ -178,13 +248,7 @@ export function subscriptions(store: Store): (owner: Address, type: Type) => Pro
 }
 
 /** How a delivery ended, as its endpoint records it. */
-type Ending = {
-  ok: boolean
-  /** The receiver answered 410: the endpoint is disabled. */
-  gone: boolean
-  disableAfter: number
-  lastDelivery: NonNullable<Endpoint['lastDelivery']>
-}
+type Ending = Extract<EndpointEvent, { type: 'delivery_ended' }>
 
 const endings = new WeakMap<Store, (endpoint: Payload['endpoint'], ending: Ending) => Promise<void>>()
 
@@ -204,14 +268,9 @@ function endingsOf(store: Store): (endpoint: Payload['endpoint'], ending: Ending
     const group = slot.waiting
     slot.waiting = []
     try {
-      await store.update<Endpoint>(slot.endpoint.collection, slot.endpoint.id, (current) => {
-        let { failures = 0, status } = current.value
-        for (const { ending } of group) {
-          failures = ending.ok ? 0 : failures + 1
-          if (ending.gone || failures >= ending.disableAfter) status = 'disabled'
-        }
-        return { ...current.value, failures, status, lastDelivery: group.at(-1)!.ending.lastDelivery }
-      })
+      await store.update<Endpoint>(slot.endpoint.collection, slot.endpoint.id, (current) =>
+        group.reduce((endpoint, { ending }) => endpointTransition(endpoint, ending), current.value),
+      )
       for (const { resolve } of group) resolve()
     } catch (error) {
       for (const { reject } of group) reject(error)
@@ -270,13 +329,17 @@ export async function deliver(parameters: {
   const { endpoint, owner, event } = item.payload
   const record = await store.get<Endpoint>(endpoint.collection, endpoint.id)
   if (record?.value.status !== 'active') return { failed: 'endpoint_inactive' }
-  await store.insert<Delivery>({
+  const inserted = await store.insert<Delivery>({
     collection: deliveries,
     id: item.id,
     owners: [owner],
     value: { endpoint, eventId: event.id, type: event.type, status: 'pending', attempts: [] },
     createdAt: new Date(),
   })
+  // An item claimed again after its delivery ended (its worker stopped before the queue heard) is not sent again.
+  const known = inserted.ok ? undefined : (await store.get<Delivery>(deliveries, item.id))?.value
+  const ended = known?.status === 'pending' ? undefined : known?.attempts.at(-1)
+  if (ended) return delivered(ended) ? { done: true, result: { code: ended.code } } : { failed: errorOf(ended) }
   const attempt = await post(outbound, {
     url: record.value.url,
     secret: record.value.secret,
@@ -287,22 +350,25 @@ export async function deliver(parameters: {
   const ok = delivered(attempt)
   const gone = attempt.code === 410
   const last = ok || gone || item.attempts >= policy.maxAttempts
-  const status = ok ? 'delivered' : last ? 'failed' : 'pending'
-  await store.update<Delivery>(deliveries, item.id, (current) => ({
-    ...current.value,
-    status,
-    attempts: [...current.value.attempts, attempt],
-  }))
+  await store.update<Delivery>(deliveries, item.id, (current) =>
+    Machine.refusing(() => deliveryTransition(current.value, { type: 'attempted', attempt, last })),
+  )
   if (last)
     await endingsOf(store)(endpoint, {
+      type: 'delivery_ended',
       ok,
       gone,
       disableAfter: policy.disableAfter,
       lastDelivery: { id: item.id, status: ok ? 'delivered' : 'failed', at: attempt.at, code: attempt.code },
     })
   if (ok) return { done: true, result: { code: attempt.code } }
-  const error = attempt.error ?? `status_${attempt.code}`
+  const error = errorOf(attempt)
   if (last) return { failed: error }
   const delay = Queue.backoff(item.attempts, { baseMs: policy.retryBaseMs, maxMs: policy.retryMaxMs })
   return { retryAt: new Date(Date.now() + delay), error }
+}
+
+/** Why an attempt did not count as delivered: the guard's or network's reason, or the receiver's status. */
+function errorOf(attempt: Attempt): string {
+  return attempt.error ?? `status_${attempt.code}`
 }

@@ -87,21 +87,16 @@ export async function test(deps: Deps, input: WebhookBody & { caller: Address })
   })
   const delivered = Webhooks.delivered(attempt)
   // The original gateway's `lastTriggered` counts a test; its failure count does not, nor does ours.
-  await deps.store.update<Webhooks.Registered>(Webhooks.webhooks, record.id, (current) => ({
-    ...current.value,
-    lastDelivery: { id, status: delivered ? 'delivered' : 'failed', at: attempt.at, code: attempt.code },
-  }))
+  const lastDelivery = { id, status: delivered ? 'delivered' : 'failed', at: attempt.at, code: attempt.code } as const
+  await deps.store.update<Webhooks.Registered>(Webhooks.webhooks, record.id, (current) =>
+    Webhooks.endpointTransition(current.value, { type: 'tested', lastDelivery }),
+  )
+  const pending: Webhooks.Delivery = { endpoint, eventId: event.id, type: event.type, status: 'pending', attempts: [] }
   await deps.store.insert<Webhooks.Delivery>({
     collection: Webhooks.deliveries,
     id,
     owners: [input.caller],
-    value: {
-      endpoint,
-      eventId: event.id,
-      type: event.type,
-      status: delivered ? 'delivered' : 'failed',
-      attempts: [attempt],
-    },
+    value: Webhooks.deliveryTransition(pending, { type: 'attempted', attempt, last: true }),
     createdAt: new Date(),
   })
   return {

@@ -319,7 +319,7 @@ describe('payment.settled', () => {
 describe('subscriptions', () => {
   test('behavior: an event is wanted only by an owner with an active webhook listening for it', async () => {
     const own = memoryStore()
-    const add = (id: string, owner: `0x${string}`, status: string, events: Webhooks.Registered['events']) =>
+    const add = (id: string, owner: `0x${string}`, status: Webhooks.Status, events: Webhooks.Registered['events']) =>
       own.insert<Webhooks.Registered>({
         collection: 'webhooks',
         id,
