@@ -1,9 +1,11 @@
-import { Cron } from 'croner'
+import { Cron as Croner } from 'croner'
 import { type Address, getAddress, isAddress } from 'viem'
 import type { Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
+import * as Cron from '../../core/Cron.js'
 import { BadRequestError, ConflictError, NotFoundError, ValidationError } from '../../core/Errors.js'
 import type * as Events from '../../core/Events.js'
+import * as Machine from '../../core/Machine.js'
 import type { Outcome } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
 import type { Claim } from '../../core/Queue.js'
@@ -14,6 +16,9 @@ import { actions, type CancelBody, type CreateBody, type ListQuery, originalActi
 /** The store collection of cron jobs. */
 export const jobs = 'cron_jobs'
 
+/** The store collection of the jobs' callbacks (endpoints of signed deliveries), by job id. */
+export const callbacks = 'cron_callbacks'
+
 /** The queue of due runs. */
 export const runQueue = 'cron'
 
@@ -21,24 +26,25 @@ export const runQueue = 'cron'
 export const includedRuns = 100
 
 /**
- * A job as stored: its schedule, and an endpoint of signed deliveries (its callback) when it has one; a job without
- * one has neither `url` nor `secret`, and each of its runs is the owner's `cron.triggered` event.
+ * A job as stored: its schedule and where its runs are. A job with a callback has an endpoint of signed deliveries
+ * in {@link callbacks} under its id; each run of a job without one is the owner's `cron.triggered` event.
  */
-export type Job = Omit<Webhooks.Endpoint, 'url' | 'secret'> &
-  Partial<Pick<Webhooks.Endpoint, 'url' | 'secret'>> & {
-    action: CreateBody['action']
-    schedule: string
-    payload: Record<string, unknown>
-    metadata?: Record<string, unknown> | undefined
-    maxRuns: number
-    runs: number
-    state: 'scheduled' | 'completed' | 'cancelled'
-    nextRun: string | null
-    lastRunAt: string | null
-    /** What the last run built or why it could not, as its `cron.triggered` event carries it. */
-    lastOutput?: { run: number; transaction?: ReturnType<typeof buildTransaction>; error?: string } | undefined
-    createdAt: string
-  }
+export type Job = Cron.Job & {
+  /** What each run does. */
+  action: CreateBody['action']
+  /** The 5-field UTC schedule. */
+  schedule: string
+  /** Sent along with each run; a batch's recipients. */
+  payload: Record<string, unknown>
+  /** The owner's own JSON. */
+  metadata?: Record<string, unknown> | undefined
+  /** Whether its runs go to its callback in {@link callbacks} rather than to the owner's webhooks. */
+  callback: boolean
+  /** What the last run built or why it could not, as its `cron.triggered` event carries it. */
+  lastOutput?: { run: number; transaction?: ReturnType<typeof buildTransaction>; error?: string } | undefined
+  /** When it was created, ISO 8601. */
+  createdAt: string
+}
 
 /** A due run's queue payload. */
 type Run = { jobId: string; run: number; scheduledFor: string; owner: Address }
@@ -56,16 +62,16 @@ export type Deps = {
 }
 
 /** The schedule's next runs after `from`, or why it is refused: 5 fields, valid, at most once an hour. */
-export function parseSchedule(schedule: string, from: Date): Cron {
+export function parseSchedule(schedule: string, from: Date): Croner {
   const fields = schedule.trim().split(/\s+/)
   if (fields.length !== 5)
     throw new ValidationError({
       field: 'schedule',
       message: `needs 5 fields (minute hour day month weekday), got ${fields.length}; 6-field forms with seconds are refused`,
     })
-  let cron: Cron
+  let cron: Croner
   try {
-    cron = new Cron(schedule, { timezone: 'UTC', paused: true })
+    cron = new Croner(schedule, { timezone: 'UTC', paused: true })
   } catch (error) {
     throw new ValidationError({ field: 'schedule', message: `is not a cron expression: ${(error as Error).message}` })
   }
@@ -133,8 +139,8 @@ export async function preflight(deps: Deps, body: Partial<CreateBody>) {
     buildTransaction(deps.batch, body.payload)
 }
 
-/** The public view of a job. */
-function view(id: string, job: Job) {
+/** The public view of a job, with its callback's state. */
+function view(id: string, job: Job, callback: Webhooks.Endpoint | undefined) {
   return {
     id,
     action: job.action,
@@ -147,9 +153,9 @@ function view(id: string, job: Job) {
     nextRun: job.nextRun,
     lastRun: job.lastRunAt,
     lastRunAt: job.lastRunAt,
-    lastResult: job.lastDelivery ?? null,
+    lastResult: callback?.lastDelivery ?? null,
     lastOutput: job.lastOutput ?? null,
-    callback: job.url === undefined ? null : { url: job.url, status: job.status },
+    callback: callback ? { url: callback.url, status: callback.status } : null,
     metadata: job.metadata ?? null,
     createdAt: job.createdAt,
   }
@@ -161,14 +167,16 @@ export async function create(deps: Deps, input: CreateBody & { caller: Address }
   const now = (deps.now ?? (() => new Date()))()
   const next = parseSchedule(input.schedule, now).nextRun(now)!
   const id = `cron_${crypto.randomUUID().replaceAll('-', '')}`
+  const callback: Webhooks.Endpoint | undefined =
+    input.callback_url === undefined
+      ? undefined
+      : { url: input.callback_url, secret: Webhooks.newSecret(), status: 'active', failures: 0 }
   const job: Job = {
-    ...(input.callback_url === undefined ? {} : { url: input.callback_url, secret: Webhooks.newSecret() }),
-    status: 'active',
-    failures: 0,
     action: input.action,
     schedule: input.schedule.trim(),
     payload: input.payload,
     metadata: input.metadata,
+    callback: callback !== undefined,
     maxRuns: input.maxRuns ?? includedRuns,
     runs: 0,
     state: 'scheduled',
@@ -178,39 +186,51 @@ export async function create(deps: Deps, input: CreateBody & { caller: Address }
   }
   const owner = getAddress(input.caller)
   const first: Run = { jobId: id, run: 1, scheduledFor: job.nextRun!, owner }
+  // The callback first: a run never finds its job without it.
+  if (callback) await deps.store.insert({ collection: callbacks, id, owners: [owner], value: callback, createdAt: now })
   await deps.store.insert(
     { collection: jobs, id, owners: [owner], value: job, createdAt: now },
     { enqueue: [{ queue: runQueue, id: `${id}#1`, payload: first, dueAt: next }] },
   )
   return {
-    ...view(id, job),
-    callback: job.url === undefined ? null : { url: job.url, secret: job.secret, status: job.status },
+    ...view(id, job, callback),
+    callback: callback ? { url: callback.url, secret: callback.secret, status: callback.status } : null,
   }
 }
 
 /** The payer's jobs. */
 export async function list(deps: Deps, input: ListQuery & { caller: Address }) {
-  const records = await deps.store.list<Job>(jobs, { owner: input.caller, limit: 100 })
+  const [records, endpoints] = await Promise.all([
+    deps.store.list<Job>(jobs, { owner: input.caller, limit: 100 }),
+    deps.store.list<Webhooks.Endpoint>(callbacks, { owner: input.caller, limit: 100 }),
+  ])
+  const callbackOf = new Map(endpoints.map(({ id, value }) => [id, value]))
   const selected = records
     .filter(
       ({ value }) =>
         (!input.status || value.state === (input.status === 'active' ? 'scheduled' : input.status)) &&
         (!input.action || value.action === input.action),
     )
-    .map(({ id, value }) => view(id, value))
+    .map(({ id, value }) => view(id, value, callbackOf.get(id)))
   return { jobs: selected, total: selected.length }
 }
 
-/** Cancels the payer's job: no further run fires; cancelling a cancelled job is a 409. */
+/**
+ * Cancels the payer's job: no further run fires, and its callback receives nothing more (not even the deliveries of
+ * runs fired before, still being retried); cancelling a cancelled job is a 409.
+ */
 export async function cancel(deps: Deps, input: CancelBody & { caller: Address }) {
   const record = await deps.store.get<Job>(jobs, input.jobId)
   if (!record?.owners.includes(getAddress(input.caller))) throw new NotFoundError(`No cron job ${input.jobId}.`)
+  const now = (deps.now ?? (() => new Date()))()
   const updated = await deps.store.update<Job>(jobs, input.jobId, (current) =>
-    current.value.state === 'cancelled'
-      ? { refused: true, reason: 'already cancelled' }
-      : { ...current.value, state: 'cancelled', status: 'cancelled', nextRun: null },
+    Machine.refusing(() => Cron.transition(current.value, { type: 'cancelled' }, now)),
   )
   if (!updated.ok) throw new ConflictError(`Cron job ${input.jobId} is already cancelled.`)
+  if (record.value.callback)
+    await deps.store.update<Webhooks.Endpoint>(callbacks, input.jobId, (current) =>
+      Machine.refusing(() => Webhooks.endpointTransition(current.value, { type: 'cancelled' })),
+    )
   return { jobId: input.jobId, status: updated.record.value.state, runCount: updated.record.value.runs }
 }
 
@@ -251,8 +271,8 @@ export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
     },
   }
   const enqueue = [
-    ...(job.url !== undefined
-      ? [Webhooks.deliveryItem({ endpoint: { collection: jobs, id: jobId }, owner, event })]
+    ...(job.callback
+      ? [Webhooks.deliveryItem({ endpoint: { collection: callbacks, id: jobId }, owner, event })]
       : deps.events
         ? [deps.events.outbox({ ...event, timestamp: now, owner })]
         : []),
@@ -267,20 +287,16 @@ export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
         ]
       : []),
   ]
+  const lastOutput = { run, ...(transaction ? { transaction } : {}), ...(error ? { error } : {}) }
+  // A run fired already (a claim whose lease ran out) is refused here, and enqueues nothing again.
   await deps.store.update<Job>(
     jobs,
     jobId,
     (current) =>
-      current.value.state !== 'scheduled' || current.value.runs !== run - 1
-        ? { refused: true, reason: 'already fired' }
-        : {
-            ...current.value,
-            runs: run,
-            lastRunAt: now.toISOString(),
-            lastOutput: { run, ...(transaction ? { transaction } : {}), ...(error ? { error } : {}) },
-            nextRun: next ? next.toISOString() : null,
-            state: last ? 'completed' : 'scheduled',
-          },
+      Machine.refusing(() => ({
+        ...Cron.transition(current.value, { type: 'fired', run, next: next ?? undefined }, now),
+        lastOutput,
+      })),
     { enqueue },
   )
   return { done: true, result: { run } }

@@ -126,13 +126,10 @@ async function dueJobs(store: Store, count: number, url: string): Promise<string
   for (let index = 0; index < count; index++) {
     const id = `cron_processes_${index}`
     const job: Cron.Job = {
-      url,
-      secret,
-      status: 'active',
-      failures: 0,
       action: 'webhook.trigger',
       schedule: '0 0 1 1 *',
       payload: { index },
+      callback: true,
       maxRuns: 1,
       runs: 0,
       state: 'scheduled',
@@ -141,11 +138,13 @@ async function dueJobs(store: Store, count: number, url: string): Promise<string
       createdAt: now.toISOString(),
     }
     const run = { jobId: id, run: 1, scheduledFor: now.toISOString(), owner }
+    const callback: Webhooks.Endpoint = { url, secret, status: 'active', failures: 0 }
+    await store.insert({ collection: Cron.callbacks, id, owners: [owner], value: callback, createdAt: now })
     await store.insert(
       { collection: Cron.jobs, id, owners: [owner], value: job, createdAt: now },
       { enqueue: [{ queue: Cron.runQueue, id: `${id}#1`, payload: run, dueAt: now }] },
     )
-    ids.push(Webhooks.messageId(`${id}#1`, { collection: Cron.jobs, id }))
+    ids.push(Webhooks.messageId(`${id}#1`, { collection: Cron.callbacks, id }))
   }
   return ids
 }

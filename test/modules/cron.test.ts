@@ -145,6 +145,15 @@ describe('cron on one gateway', () => {
       runCount: 0,
     })
     await refused(await gateway.post('/api/v1/cron/cancel', { jobId: created.id }, payers.alice), 409)
+    const listed = await ok(await gateway.get('/api/v1/cron/list?status=cancelled', payers.alice))
+    expect(listed.jobs).toEqual([
+      expect.objectContaining({
+        id: created.id,
+        status: 'cancelled',
+        nextRun: null,
+        callback: { url: target.url('/c'), status: 'cancelled' },
+      }),
+    ])
     clock = new Date(new Date(created.nextRun).getTime() + 10 * 3_600_000)
     await runner.drain()
     expect(target.received.filter((delivery) => delivery.path === '/c')).toHaveLength(0)
