@@ -1,14 +1,16 @@
 import { keccak_256 } from '@noble/hashes/sha3'
 import { type Address, type Hash, type Hex, hexToBytes } from 'viem'
 import { type Domain, domainSeparator } from './Authorization.js'
+import { InvalidTransitionError } from './Errors.js'
 import type { StoredResponse } from './Ledger.js'
 import type { Effect } from './Store.js'
 
 /**
  * Payment channels: x402's `batch-settlement` scheme on EVM. A payer deposits once into a channel of the
  * batch-settlement contract, then pays each call with a cumulative EIP-712 voucher the gateway checks locally;
- * claims and settlements are batched later by a job. This module holds the shapes and the rules; the chain side is
- * the {@link ChannelChain} port, the state lives in the store.
+ * claims and settlements are batched later by a job. This module holds the shapes and the rules (a channel's record
+ * changes only through {@link transition}); the chain side is the {@link ChannelChain} port, the state lives in the
+ * store.
  */
 
 /** The scheme name in offers and payloads. */
@@ -111,6 +113,160 @@ export type State = {
   pending?:
     | { maxClaimableAmount: string; amount: string; signature: Hex; at: number; effects?: Effect[] | undefined }
     | undefined
+}
+
+/** A channel's first record, from the chain: nothing charged beyond what the contract has claimed. */
+export function from(parameters: { channelId: Hex; config: Config; onChain: OnChain }): State {
+  const { channelId, config, onChain } = parameters
+  return { channelId, config, ...chainFieldsOf(onChain), charged: onChain.totalClaimed.toString() }
+}
+
+/** What happens to a channel's record. */
+export type Event =
+  | {
+      /** The chain was read: balance, claims, refund nonce and withdrawal request as they are now. */
+      type: 'read'
+      /** What the contract holds. */
+      onChain: OnChain
+    }
+  | {
+      /** A call reserves the channel with its voucher, whose ceiling must be the charged amount plus `amount`. */
+      type: 'reserve'
+      /** The call's voucher. */
+      voucher: Voucher
+      /** The call's price, atomic units. */
+      amount: bigint
+      /** What the call asks for (its idempotency fingerprint): a retry of the last served call is `served`. */
+      fingerprint: string
+      /** How long a reservation holds the channel before another call may take it over, in ms. */
+      reservationMs: number
+    }
+  | {
+      /** The reserved call of voucher ceiling `ceiling` wrote a record, kept so that it can be taken back. */
+      type: 'record'
+      /** The ceiling of the call's voucher. */
+      ceiling: bigint
+      /** The write. */
+      effect: Effect
+    }
+  | {
+      /** The reserved call of voucher ceiling `ceiling` ends: charged, keeping its answer, or not (`charge` absent). */
+      type: 'finish'
+      /** The ceiling of the call's voucher. */
+      ceiling: bigint
+      /** The charge: the call's fingerprint and kept answer, replayed to a retry of it. */
+      charge?: { fingerprint: string; response: StoredResponse | undefined } | undefined
+    }
+  | {
+      /** A cooperative refund takes the channel, charging nothing, until `refunded` or `unlock`. */
+      type: 'lock'
+      /** The refund voucher's signature. */
+      signature: Hex
+      /** How long a reservation holds the channel, in ms. */
+      reservationMs: number
+    }
+  | { /** A refund that failed, or left nothing to refund, frees the channel. */ type: 'unlock' }
+  | {
+      /** A refund went through: the chain as read after it; the channel is free again. */
+      type: 'refunded'
+      /** What the contract holds now. */
+      onChain: OnChain
+    }
+  | {
+      /** Vouchers up to `totalClaimed` were claimed on chain. */
+      type: 'claimed'
+      /** The cumulative claimed total of the claim. */
+      totalClaimed: bigint
+    }
+
+/** Why a channel refuses an event, in `details.reason` of its {@link InvalidTransitionError}. */
+export type Refusal = 'served' | 'busy' | 'mismatch' | 'exceeds' | 'lost'
+
+/**
+ * The next state of a channel (`Machine.Transition`). Pure, so a store may run it again after a lost race. One call
+ * at a time holds the channel (its reservation, until it ends or `reservationMs` passes); only the reserving call
+ * records writes or ends; a voucher must be exactly the charged amount plus the call's price and within the balance.
+ * Throws {@link InvalidTransitionError} with `details.reason` a {@link Refusal}: `served` (the voucher of the last
+ * served call, for the same request: its kept answer is the reply), `busy`, `mismatch`, `exceeds`, or `lost` (the
+ * reservation expired and another call took the channel).
+ */
+export function transition(state: State, event: Event, now: Date): State {
+  const refuse = (reason: Refusal, message: string) =>
+    new InvalidTransitionError(message, { details: { channelId: state.channelId, reason } })
+  const busy = () =>
+    refuse('busy', 'Another call is being served on this channel right now; sign the next voucher once it answers.')
+  const held = (reservationMs: number) =>
+    state.pending !== undefined && now.getTime() - state.pending.at < reservationMs
+  const ownPending = (ceiling: bigint) => {
+    if (state.pending?.maxClaimableAmount !== ceiling.toString())
+      throw refuse('lost', 'The channel reservation of this call expired while it ran; it is not charged.')
+    return state.pending
+  }
+  switch (event.type) {
+    case 'read':
+      return { ...state, ...chainFieldsOf(event.onChain) }
+    case 'reserve': {
+      const { voucher, amount, fingerprint, reservationMs } = event
+      const ceiling = BigInt(voucher.maxClaimableAmount)
+      const last = state.voucher
+      if (
+        last?.fingerprint === fingerprint &&
+        last.maxClaimableAmount === ceiling.toString() &&
+        last.signature.toLowerCase() === voucher.signature.toLowerCase()
+      )
+        throw refuse('served', 'This voucher paid the last call, which answered already.')
+      if (held(reservationMs)) throw busy()
+      if (ceiling !== expectedCeiling(state, amount))
+        throw refuse('mismatch', "The voucher must carry the charged amount plus this call's price.")
+      if (ceiling > BigInt(state.balance)) throw refuse('exceeds', 'The voucher exceeds the channel balance.')
+      const pending = {
+        maxClaimableAmount: ceiling.toString(),
+        amount: amount.toString(),
+        signature: voucher.signature,
+      }
+      return { ...state, pending: { ...pending, at: now.getTime() } }
+    }
+    case 'record': {
+      const pending = ownPending(event.ceiling)
+      return { ...state, pending: { ...pending, effects: [...(pending.effects ?? []), event.effect] } }
+    }
+    case 'finish': {
+      const pending = ownPending(event.ceiling)
+      if (!event.charge) return { ...state, pending: undefined }
+      const { maxClaimableAmount, signature } = pending
+      const { fingerprint, response } = event.charge
+      return {
+        ...state,
+        charged: maxClaimableAmount,
+        voucher: { maxClaimableAmount, signature, fingerprint, response },
+        pending: undefined,
+      }
+    }
+    case 'lock':
+      if (held(event.reservationMs)) throw busy()
+      return {
+        ...state,
+        pending: { maxClaimableAmount: state.charged, amount: '0', signature: event.signature, at: now.getTime() },
+      }
+    case 'unlock':
+      return { ...state, pending: undefined }
+    case 'refunded':
+      return { ...state, ...chainFieldsOf(event.onChain), pending: undefined }
+    case 'claimed':
+      return BigInt(state.totalClaimed) >= event.totalClaimed
+        ? state
+        : { ...state, totalClaimed: event.totalClaimed.toString() }
+  }
+}
+
+/** The fields of a channel's record that the chain decides. */
+function chainFieldsOf(onChain: OnChain) {
+  return {
+    balance: onChain.balance.toString(),
+    totalClaimed: onChain.totalClaimed.toString(),
+    refundNonce: onChain.refundNonce.toString(),
+    withdrawRequestedAt: onChain.withdrawRequestedAt,
+  }
 }
 
 /** The channel state the spec's `extra.channelState` carries. */

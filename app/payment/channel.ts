@@ -9,6 +9,7 @@ import { type Address, encodeAbiParameters, getAddress, type Hash, type Hex, isA
 import * as Channel from '../../core/Channel.js'
 import type { Refusal } from '../../core/Errors.js'
 import type { StoredResponse } from '../../core/Ledger.js'
+import * as Machine from '../../core/Machine.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { type Effect, isRefusal, type Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
@@ -117,18 +118,16 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
 
   const get = async (channelId: Hex) => (await store.get<Channel.State>(Channel.collection, channelId))?.value
 
+  /** Applies `event` to a channel's record in one atomic update; an event the channel refuses leaves it as it was. */
+  const apply = (channelId: Hex, event: Channel.Event, now = new Date()) =>
+    store.update<Channel.State>(Channel.collection, channelId, ({ value }) =>
+      Machine.refusing(() => Channel.transition(value, event, now)),
+    )
+
   /** The record of a channel, created from the chain when the gateway has none (a deposit, a restart elsewhere). */
   async function sync(config: Channel.Config, channelId: Hex): Promise<Channel.State | undefined> {
     const onChain = await chain.read(channelId)
-    const fresh: Channel.State = {
-      channelId,
-      config,
-      balance: onChain.balance.toString(),
-      totalClaimed: onChain.totalClaimed.toString(),
-      charged: onChain.totalClaimed.toString(),
-      refundNonce: onChain.refundNonce.toString(),
-      withdrawRequestedAt: onChain.withdrawRequestedAt,
-    }
+    const fresh = Channel.from({ channelId, config, onChain })
     const inserted = await store.insert({
       collection: Channel.collection,
       id: channelId,
@@ -137,13 +136,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
       createdAt: new Date(),
     })
     if (!inserted.ok) {
-      const updated = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) => ({
-        ...value,
-        balance: onChain.balance.toString(),
-        totalClaimed: onChain.totalClaimed.toString(),
-        refundNonce: onChain.refundNonce.toString(),
-        withdrawRequestedAt: onChain.withdrawRequestedAt,
-      }))
+      const updated = await apply(channelId, { type: 'read', onChain })
       return updated.ok ? updated.record.value : undefined
     }
     return onChain.balance > 0n ? fresh : undefined
@@ -207,31 +200,13 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
    * taken over once expired had its call's writes taken back first.
    */
   async function reserve(channelId: Hex, voucher: Channel.Voucher, amount: bigint, fingerprint: string) {
-    const ceiling = BigInt(voucher.maxClaimableAmount)
-    const now = Date.now()
+    const event: Channel.Event = { type: 'reserve', voucher, amount, fingerprint, reservationMs }
+    const now = new Date()
     let stale: Effect[] = []
     const reserved = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) => {
-      stale = []
-      const last = value.voucher
-      if (
-        last?.fingerprint === fingerprint &&
-        last.maxClaimableAmount === ceiling.toString() &&
-        last.signature.toLowerCase() === voucher.signature.toLowerCase()
-      )
-        return { refused: true, reason: 'served' }
-      if (value.pending && now - value.pending.at < reservationMs) return { refused: true, reason: 'busy' }
-      if (ceiling !== Channel.expectedCeiling(value, amount)) return { refused: true, reason: 'mismatch' }
-      if (ceiling > BigInt(value.balance)) return { refused: true, reason: 'exceeds' }
-      stale = value.pending?.effects ?? []
-      return {
-        ...value,
-        pending: {
-          maxClaimableAmount: ceiling.toString(),
-          amount: amount.toString(),
-          signature: voucher.signature,
-          at: now,
-        },
-      }
+      const next = Machine.refusing(() => Channel.transition(value, event, now))
+      stale = isRefusal(next) ? [] : (value.pending?.effects ?? [])
+      return next
     })
     if (reserved.ok && stale.length > 0) await takeBack(channelId, stale)
     return reserved
@@ -244,36 +219,27 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     if (kept.length > 0) logger.log('error', 'undo_incomplete', { channelId, kept: kept.length })
   }
 
-  /** Records one write of the handler of `held`, durably in its reservation, before the handler goes on. */
+  /**
+   * Records one write of the handler of `held`, durably in its reservation, before the handler goes on. A reservation
+   * lost meanwhile (it expired and another call took the channel) throws the channel's refusal: the call fails with a
+   * 409 and is not charged.
+   */
   async function record(held: Held, effect: Effect) {
     held.effects.push(effect)
-    const updated = await store.update<Channel.State>(Channel.collection, held.channelId, ({ value }) =>
-      value.pending?.maxClaimableAmount === held.ceiling.toString()
-        ? { ...value, pending: { ...value.pending, effects: [...(value.pending.effects ?? []), effect] } }
-        : { refused: true, reason: 'lost' },
+    await store.update<Channel.State>(Channel.collection, held.channelId, ({ value }) =>
+      Channel.transition(value, { type: 'record', ceiling: held.ceiling, effect }, new Date()),
     )
-    if (!updated.ok) throw new Error('The channel reservation of this call expired while it ran; it is not charged.')
   }
 
   /**
    * Ends a reservation: a `charge` advances the charged amount to its voucher and keeps the answer for retries;
    * without one nothing is charged. Refused when the reservation was lost (it expired and another call took it).
    */
-  async function finish(held: Held, charge: { response: StoredResponse | undefined } | undefined) {
-    return store.update<Channel.State>(Channel.collection, held.channelId, ({ value }) => {
-      if (value.pending?.maxClaimableAmount !== held.ceiling.toString()) return { refused: true, reason: 'lost' }
-      if (!charge) return { ...value, pending: undefined }
-      return {
-        ...value,
-        charged: value.pending.maxClaimableAmount,
-        voucher: {
-          maxClaimableAmount: value.pending.maxClaimableAmount,
-          signature: value.pending.signature,
-          fingerprint: held.fingerprint,
-          response: charge.response,
-        },
-        pending: undefined,
-      }
+  function finish(held: Held, charge: { response: StoredResponse | undefined } | undefined) {
+    return apply(held.channelId, {
+      type: 'finish',
+      ceiling: held.ceiling,
+      charge: charge && { fingerprint: held.fingerprint, response: charge.response },
     })
   }
 
@@ -330,14 +296,8 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
             })
           }
       }
-      for (const item of landed) {
-        const id = chain.channelId(item.config)
-        await store.update<Channel.State>(Channel.collection, id, ({ value }) => ({
-          ...value,
-          totalClaimed:
-            BigInt(value.totalClaimed) > item.totalClaimed ? value.totalClaimed : item.totalClaimed.toString(),
-        }))
-      }
+      for (const item of landed)
+        await apply(chain.channelId(item.config), { type: 'claimed', totalClaimed: item.totalClaimed })
     }
     const settled = await chain.settle()
     return { claimed, settled }
@@ -369,17 +329,9 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         price,
         state,
       )
-    const locked = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) =>
-      value.pending && Date.now() - value.pending.at < reservationMs
-        ? { refused: true, reason: 'busy' }
-        : {
-            ...value,
-            pending: { maxClaimableAmount: value.charged, amount: '0', signature: voucher.signature, at: Date.now() },
-          },
-    )
+    const locked = await apply(channelId, { type: 'lock', signature: voucher.signature, reservationMs })
     if (!locked.ok) return busy(refuse, price)
-    const unlock = () =>
-      store.update<Channel.State>(Channel.collection, channelId, ({ value }) => ({ ...value, pending: undefined }))
+    const unlock = () => apply(channelId, { type: 'unlock' })
     try {
       const charged = BigInt(state.charged)
       const onChain = await chain.read(channelId)
@@ -399,15 +351,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
         )
       }
       const transaction = await chain.refund({ config, amount, nonce: onChain.refundNonce })
-      const after = await chain.read(channelId)
-      const updated = await store.update<Channel.State>(Channel.collection, channelId, ({ value }) => ({
-        ...value,
-        balance: after.balance.toString(),
-        totalClaimed: after.totalClaimed.toString(),
-        refundNonce: after.refundNonce.toString(),
-        withdrawRequestedAt: after.withdrawRequestedAt,
-        pending: undefined,
-      }))
+      const updated = await apply(channelId, { type: 'refunded', onChain: await chain.read(channelId) })
       logger.log('info', 'channel_refunded', { channelId, amount: amount.toString(), transaction })
       const channelState = updated.ok ? Channel.channelStateOf(updated.record.value) : undefined
       return Response.json(

@@ -283,19 +283,21 @@ describe('POST /api/v1/compute-futures/refund', () => {
 const withCompute = (books: Store = memory()) =>
   moduleGateway(manifest, { ports: { books, futures: treasury, compute } })
 
+/** A fresh account of `depositor` with `credit` deposited, and one text job on `model` executed on it. */
+async function executed(depositor: PrivateKeyAccount, credit: bigint, model: string, prompt: string) {
+  const gateway = withCompute()
+  await deposit(gateway, depositor, credit)
+  stub.reset()
+  const body = await ok(
+    await gateway.post('/api/v1/compute-futures/execute', { job: { kind: 'text', model, prompt } }, depositor),
+  )
+  return { gateway, body }
+}
+
 describe('POST /api/v1/compute-futures/execute', () => {
   test('default: runs the job and debits its cost less the tier discount', async () => {
     const depositor = signer(8)
-    const gateway = withCompute()
-    await deposit(gateway, depositor, 20_000_000n)
-    stub.reset()
-    const body = await ok(
-      await gateway.post(
-        '/api/v1/compute-futures/execute',
-        { job: { kind: 'text', model: 'large-model', prompt: 'Say hello.' } },
-        depositor,
-      ),
-    )
+    const { gateway, body } = await executed(depositor, 20_000_000n, 'large-model', 'Say hello.')
     expect(body).toMatchObject({
       kind: 'text',
       model: 'large-model',
@@ -367,17 +369,7 @@ describe('POST /api/v1/compute-futures/execute', () => {
   })
 
   test('behavior: without a tier discount the billing says none, and amounts are exact, never rounded', async () => {
-    const depositor = signer(9)
-    const gateway = withCompute()
-    await deposit(gateway, depositor, 1_000_000n)
-    stub.reset()
-    const body = await ok(
-      await gateway.post(
-        '/api/v1/compute-futures/execute',
-        { job: { kind: 'text', model: 'small-model', prompt: 'hi' } },
-        depositor,
-      ),
-    )
+    const { body } = await executed(signer(9), 1_000_000n, 'small-model', 'hi')
     expect(body.billing).toMatchObject({
       basePrice: '$0.003',
       discount: 'none',
