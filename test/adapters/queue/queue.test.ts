@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, test } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { Address } from 'viem'
 import { memory as memoryQueue } from '../../../adapters/queue/memory.js'
 import { postgres as postgresQueue } from '../../../adapters/queue/postgres.js'
@@ -58,10 +58,16 @@ const backends: Backend[] = [
 const unique = (prefix: string) => `${prefix}-${crypto.randomUUID()}`
 
 for (const backend of backends)
-  describe(`queue on ${backend.name}`, async () => {
-    const fixture = await backend.open()
-    const { queue, store } = fixture.open()
-    afterAll(() => fixture.teardown())
+  describe(`queue on ${backend.name}`, () => {
+    // Bun runs a describe's body while collecting: the database is reached only in beforeAll.
+    let fixture: Awaited<ReturnType<Backend['open']>>
+    let queue: Queue.Queue
+    let store: Store
+    beforeAll(async () => {
+      fixture = await backend.open()
+      ;({ queue, store } = fixture.open())
+    })
+    afterAll(() => fixture?.teardown())
 
     test('an id is enqueued once; only due items are claimed, oldest due first', async () => {
       const name = unique('q')
