@@ -12,6 +12,11 @@ export type RequirementsV1 = {
   network: string
   /** Price in atomic units, as a decimal string. */
   maxAmountRequired: string
+  /**
+   * The same price under its x402 v2 name: the original gateway answered a v2 body, and its clients read the price of a
+   * dry run there (its Python client reads `accepts[0].amount`).
+   */
+  amount: string
   /** Absolute URL of the resource. */
   resource: string
   /** What the payment buys. */
@@ -69,6 +74,7 @@ export function requirementsV1(parameters: requirementsV1.Parameters): Requireme
     scheme: 'exact',
     network,
     maxAmountRequired: amount.toString(),
+    amount: amount.toString(),
     resource,
     description,
     mimeType,

@@ -161,6 +161,7 @@ describe('offer', () => {
           scheme: 'exact',
           network: 'base-sepolia',
           maxAmountRequired: '1000',
+          amount: '1000',
           resource,
           description: 'Configured chains',
           mimeType: 'application/json',
