@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Webhook } from 'standardwebhooks'
-import { outbound } from '../../adapters/outbound/fetch.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { postgres as postgresQueue } from '../../adapters/queue/postgres.js'
 import { memory as memoryStore } from '../../adapters/store/memory.js'
@@ -9,52 +7,17 @@ import { silent } from '../../app/log.js'
 import { workerRunner } from '../../app/workers.js'
 import { events as eventsPort } from '../../core/Events.js'
 import type * as Module from '../../core/Module.js'
-import * as Outbound from '../../core/Outbound.js'
 import { manifest as cron } from '../../modules/cron/index.js'
 import { manifest as webhooks } from '../../modules/webhooks/index.js'
 import { postgresFixture } from '../support/backends.js'
 import { moduleGateway, stubPayment, testGateway } from '../support/gateway.js'
 import { ok, payers, refused } from '../support/module.js'
+import { loopbackOutbound, signedReceiver } from '../support/receiver.js'
 
-const allowed = Outbound.parseAllowList('127.0.0.1')
-if (!allowed.ok) throw new Error(allowed.message)
-const guard = outbound({ allow: allowed.list, timeoutMs: 5_000 })
+const guard = loopbackOutbound()
 const env = { WEBHOOK_RETRY_BASE_MS: '2', WEBHOOK_RETRY_MAX_MS: '10' }
 
-/** A receiver that verifies with standardwebhooks (the secret per path) and counts deliveries by webhook-id. */
-function receiver() {
-  const secrets = new Map<string, string>()
-  const received: { path: string; id: string; type: string; data: Record<string, unknown> }[] = []
-  let unverified = 0
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      const path = new URL(request.url).pathname
-      const body = await request.text()
-      try {
-        const payload = new Webhook(secrets.get(path) ?? '').verify(body, Object.fromEntries(request.headers)) as {
-          type: string
-          data: Record<string, unknown>
-        }
-        received.push({ path, id: request.headers.get('webhook-id')!, type: payload.type, data: payload.data })
-      } catch {
-        unverified++
-        return new Response('bad signature', { status: 400 })
-      }
-      return new Response(null, { status: 204 })
-    },
-  })
-  return {
-    url: (path: string) => `http://127.0.0.1:${server.port}${path}`,
-    secrets,
-    received,
-    unverified: () => unverified,
-    stop: () => server.stop(true),
-  }
-}
-
-const target = receiver()
+const target = signedReceiver()
 afterAll(() => target.stop())
 
 describe('cron on one gateway', () => {
