@@ -24,9 +24,12 @@ import type * as Module from '../core/Module.js'
 import type * as Outbound from '../core/Outbound.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
+import type { AnyProvider } from '../core/Provider.js'
 import type { Claim } from '../core/Queue.js'
 import * as RateLimit from '../core/RateLimit.js'
+import { deliveryQueue } from '../core/Webhooks.js'
 import { exceedsDeclaredLength, readJson, readText } from './body.js'
+import * as Callback from './callback.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
 import { bazaar, tagsOf } from './discovery/bazaar.js'
@@ -189,6 +192,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const readinessOf = new Map<string, () => string | undefined>()
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
   const schemasOf = new Map<string, Input.Schemas>()
+  // Paid calls that name a `callback_url` their route does not read itself: its value (taken out of the body before
+  // validation, checked before the 402) and the entry called.
+  const asked = new WeakMap<Request, { url: unknown; route: string }>()
   // What a 402 says to help its caller call again, built once per entry on its first 402 (every route is mounted).
   const hints = new Map<string, Record<string, unknown>>()
   function hintsOf(entry: Catalog.Entry): Record<string, unknown> {
@@ -365,6 +371,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       const schemas = schemasOf.get(`${request.method} ${route}`)
       if (!schemas) return
       Input.dropUndeclared(schemas.query, query)
+      const entry = entryOfRoute.get(`${request.method} ${route}`)
+      const taken = entry && Callback.take({ entry, schema: schemas.body, body })
+      if (taken) asked.set(request, { url: taken.url, route: Catalog.key(entry) })
       Input.assertPrintable(schemas, { path: params, query, body })
     })
     .onError(async ({ error, code, request, route, set }) => {
@@ -374,13 +383,19 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for.
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
-      unpaid.delete(request)
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
       const routeKey = `${request.method === 'HEAD' ? 'GET' : request.method} ${route}`
       const entry = entryOfRoute.get(routeKey)
+      const availability = entry && availabilityNow(entry)
+      // While the request is still unpaid (the URL check counts against its client), and before the 402.
+      const callback = asked.get(request)
+      if (availability?.available && callback) {
+        if (!callbacks) throw new UpstreamUnavailableError(Callback.unserved)
+        await callbacks.check(callback.url)
+      }
+      unpaid.delete(request)
       // Off the catalog, only a module's extra routes have a rate limit; discovery and operator routes have none.
-      if (!entry) return limit(routeKey, request)
-      const availability = availabilityNow(entry)
+      if (!entry || !availability) return limit(routeKey, request)
       if (!availability.available)
         throw availability.code === 'not_implemented'
           ? new NotImplementedError(availability.reason)
@@ -400,17 +415,32 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (!payments || !guarded.delete(request))
         return response instanceof Response ? handOver(response, set) : undefined
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
-      const outcome = await payments.after(request, { status, response })
+      // A callback is written before the settlement, journaled with the payment: taken back if the call is never paid.
+      const callback = asked.get(request)
+      const answer =
+        callbacks && callback && status < 400
+          ? await callbacks.attach({
+              request,
+              url: callback.url as string,
+              route: callback.route,
+              status,
+              response,
+              holding: payments.holding(request),
+            })
+          : response
+      const outcome = await payments.after(request, { status, response: answer })
       if ('withheld' in outcome) {
         // A withheld stream is never read: release its upstream now rather than at the upstream's idle timeout.
-        if (response instanceof Response) await response.body?.cancel().catch(() => {})
+        if (answer instanceof Response) await answer.body?.cancel().catch(() => {})
         return handOver(outcome.withheld, set)
       }
-      if (response instanceof Response) {
-        for (const [name, value] of Object.entries(outcome.headers)) response.headers.set(name, value)
-        return handOver(response, set)
+      if (answer instanceof Response) {
+        for (const [name, value] of Object.entries(outcome.headers)) answer.headers.set(name, value)
+        return handOver(answer, set)
       }
       Object.assign(set.headers, outcome.headers)
+      // An answer left as the handler gave it is Elysia's to map.
+      if (answer !== response) return answer
     })
 
   // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
@@ -432,7 +462,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const served = Catalog.entries.filter((candidate) =>
       module.paths.some((prefix) => candidate.path.startsWith(prefix)),
     )
-    const missing = missingOf(module, ports)
+    const missing = missingOf(module, ports, parameters.providers)
     if (missing) {
       for (const entry of served) unconfigured.set(Catalog.key(entry), missing)
       for (const route of module.extraRoutes ?? []) {
@@ -490,6 +520,13 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         run: (item) => worker.run(item, resources),
       })
   }
+
+  // A paid call's callback is delivered by the webhooks family's delivery worker: without it, no call takes one.
+  const callbacks =
+    ports.store && ports.queue && ports.outbound && payment && workers.some(({ queue }) => queue === deliveryQueue)
+      ? Callback.callbacks({ store: ports.store, queue: ports.queue, outbound: ports.outbound, ledger: payment.ledger })
+      : undefined
+  if (callbacks) workers.push(callbacks.worker)
 
   for (const path of healthPaths) {
     app.get(path, ({ request }) =>
@@ -625,6 +662,9 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         },
     reaccess: (entry) => payments !== undefined && reaccess.has(Catalog.key(entry)),
     channels: channelsOffered(payment?.channels),
+    callbacks: callbacks
+      ? { offered: true, field: Callback.field, event: Callback.eventType, description: Callback.description }
+      : { offered: false, reason: Callback.unserved },
     now: new Date(),
     receiptSigner: payment?.receipts?.address,
   })
@@ -780,6 +820,8 @@ export declare namespace createGateway {
      * replaces the default. A module that needs an absent one is not mounted; its paths answer 503 with the reason.
      */
     ports?: { [port in Module.Port]?: Module.Ports[port] | undefined } | undefined
+    /** The providers whose descriptions name a port a module lacks. @default the gateway's own */
+    providers?: readonly AnyProvider[] | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?:
       | Omit<

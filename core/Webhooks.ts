@@ -144,8 +144,8 @@ export function deliveryTransition(delivery: Delivery, event: DeliveryEvent): De
 export type Payload = {
   /** The endpoint record. */
   endpoint: { collection: string; id: string }
-  /** The owner of the endpoint and event. */
-  owner: Address
+  /** The owner of the endpoint and event; absent for a call paid from Solana, which has no EVM owner. */
+  owner?: Address | undefined
   /** The event. */
   event: Pick<Event, 'id' | 'type' | 'timestamp' | 'data'>
 }
@@ -332,7 +332,7 @@ export async function deliver(parameters: {
   const inserted = await store.insert<Delivery>({
     collection: deliveries,
     id: item.id,
-    owners: [owner],
+    owners: owner === undefined ? [] : [owner],
     value: { endpoint, eventId: event.id, type: event.type, status: 'pending', attempts: [] },
     createdAt: new Date(),
   })

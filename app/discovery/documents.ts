@@ -4,6 +4,7 @@ import * as Catalog from '../../core/Catalog.js'
 import type * as Channel from '../../core/Channel.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
+import * as Callback from '../callback.js'
 import { signInWithX } from '../payment/siwx.js'
 import type { Offered } from '../payment/solana.js'
 import * as Schema from './schema.js'
@@ -40,6 +41,18 @@ export type Context = {
   /** Payment channels (x402 `batch-settlement`) beside `exact`: their terms, or why they are not offered. */
   channels?:
     | ({ /** Offered. */ offered: true } & Channel.Terms)
+    | { /** Not offered. */ offered: false /** Why not. */; reason: string }
+  /** Callbacks of paid calls (`callback_url`): what they deliver and how, or why no call takes one. @default none */
+  callbacks?:
+    | {
+        /** Offered. */ offered: true
+        /** The body member that names the URL. */
+        field: string
+        /** The event a callback is. */
+        event: string
+        /** What it delivers, and how. */
+        description: string
+      }
     | { /** Not offered. */ offered: false /** Why not. */; reason: string }
   /** Current time. */
   now: Date
@@ -178,6 +191,7 @@ export function manifest(context: Context) {
         }
       : {}),
     ...(context.channels ? { channels: context.channels } : {}),
+    ...(context.callbacks ? { callbacks: context.callbacks } : {}),
     counts: counts(),
     resources: paid.map((entry) => ({
       ...resource(entry),
@@ -235,6 +249,7 @@ export function llmsText(context: Context): string {
     '   PAYMENT-RESPONSE, X-PAYMENT-RESPONSE or Payment-Receipt carrying the transaction hash.',
     '3. A failed call (4xx/5xx) charges nothing. Bad input is refused with 400 before any payment is asked for.',
     '4. Errors are application/problem+json (RFC 9457) with a stable `code`.',
+    ...(context.callbacks?.offered ? [`5. ${context.callbacks.description}`] : []),
     '',
     '## Discovery',
     `- Payment manifest: ${baseUrl}/.well-known/x402.json`,
@@ -255,6 +270,7 @@ function operation(entry: Catalog.Entry, context: Context) {
   const availability = context.availability(entry)
   const rule = context.ruleOf(entry)
   const schema = Schema.withInput(Schema.ofEntry(entry), context.inputOf?.(entry))
+  const body = withCallback(entry, schema.body, context)
   const parameter = (location: 'query' | 'path') => (field: Schema.Parameter) => ({
     name: field.name,
     in: location,
@@ -280,9 +296,7 @@ function operation(entry: Catalog.Entry, context: Context) {
     }`,
     ...(entry.aliases ? { 'x-aliases': entry.aliases } : {}),
     parameters: [...schema.path.map(parameter('path')), ...schema.query.map(parameter('query'))],
-    ...(schema.body
-      ? { requestBody: { required: true, content: { 'application/json': { schema: schema.body } } } }
-      : {}),
+    ...(body ? { requestBody: { required: true, content: { 'application/json': { schema: body } } } } : {}),
     responses: {
       '200': {
         description: 'Success.',
@@ -330,6 +344,17 @@ function operation(entry: Catalog.Entry, context: Context) {
       : {}),
     'x-available': availability.available,
   }
+}
+
+/**
+ * A paid POST operation's body with `callback_url` beside the route's own members, where this gateway delivers
+ * callbacks; a route that reads a `callback_url` of its own (a cron job's) keeps its own.
+ */
+function withCallback(entry: Catalog.Entry, body: Schema.JsonSchema | undefined, context: Context) {
+  if (!context.callbacks?.offered || !body || entry.method !== 'POST' || Catalog.isFree(entry)) return body
+  const properties = (body.properties as Record<string, Schema.JsonSchema> | undefined) ?? {}
+  if (body.type !== 'object' || Object.hasOwn(properties, Callback.field)) return body
+  return { ...body, properties: { ...properties, [Callback.field]: Callback.property } }
 }
 
 /** A price as discovery documents state it; a price per request with its rule shows the bounds and the rule. */

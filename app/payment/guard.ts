@@ -1,6 +1,6 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { EVMMessageVerifier } from '@x402/extensions/sign-in-with-x'
-import { type Address, getAddress, type Hash, isAddress, isAddressEqual } from 'viem'
+import { type Address, getAddress, type Hash, type Hex, isAddress, isAddressEqual } from 'viem'
 import { permit2Address, type UptoPermit, type uptoChain } from '../../adapters/chain/upto.js'
 import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
@@ -950,6 +950,17 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       return { ...held.claimed.key, amount: held.priced.amount }
     },
 
+    holding(request) {
+      if (signedIn.has(request)) return undefined
+      const channelCall = channelCalls.get(request)
+      if (channelCall) {
+        const { payer, channelId, ceiling, amount } = channelCall.held
+        return { type: 'channel', payer, channelId, ceiling: ceiling.toString(), amount: amount.toString() }
+      }
+      const key = solanaCalls.get(request)?.held.key ?? uptoCalls.get(request)?.key ?? claims.get(request)?.claimed.key
+      return key && { type: 'ledger', payer: key.payer, nonce: key.nonce }
+    },
+
     payer(request) {
       const signer = signedIn.get(request)
       if (signer !== undefined) return signer as Address
@@ -971,6 +982,31 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
 }
 
 export declare namespace guard {
+  /**
+   * The payment of one call, by where its outcome is recorded (JSON, amounts as decimal strings): an entry of the
+   * payment ledger (an authorization, an `upto` permit, a Solana transaction), or a voucher on a payment channel.
+   */
+  type Holding =
+    | {
+        /** Recorded in the payment ledger. */
+        type: 'ledger'
+        /** Ledger key: the payer (an EVM address, or a Solana account CAIP-10 style)... */
+        payer: Ledger.Payer
+        /** ...and the nonce. */
+        nonce: Hex
+      }
+    | {
+        /** A voucher on a payment channel, charged when the call is served. */
+        type: 'channel'
+        /** The channel's payer. */
+        payer: Address
+        /** The channel. */
+        channelId: Hex
+        /** The voucher's ceiling, in atomic units: the call is charged once the channel's charged amount reaches it. */
+        ceiling: string
+        /** The call's price, in atomic units. */
+        amount: string
+      }
   /** What a 402 says of a call for indexes. */
   type Described = {
     /** Service metadata of the offer's `resource` (x402 `ResourceInfo`). */
@@ -1060,6 +1096,8 @@ export declare namespace guard {
     release: (request: Request, reason: string) => Promise<void>
     /** The verified payer of a paid request: the caller. */
     payer: (request: Request) => Address
+    /** The payment that pays for a paid request, until its `after`; `undefined` for a re-read by signing in. */
+    holding: (request: Request) => Holding | undefined
     /**
      * Hands the claimed payment of a paid request to an asynchronous job: once the handler answers (below 400) the
      * claim is left to the job, unsettled, for `deferred` to settle or release. The payment's key and amount;

@@ -518,7 +518,7 @@ function hashOf(signature: string): Hash {
 }
 
 /** The base58 signature of a ledger transaction. */
-function signatureOf(transaction: Hash): string {
+export function signatureOf(transaction: Hash): string {
   return getBase58Decoder().decode(hexToBytes(transaction))
 }
 
