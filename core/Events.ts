@@ -32,7 +32,7 @@ export const types = {
   'transfer.seen':
     'A watched transfer (one that pays an invoice) was seen on chain: `{ from, to, token, amountRaw, transaction, logIndex, blockNumber }`.',
   'cron.triggered':
-    'A cron job ran (sent to its `callback_url`): `{ jobId, action, run, maxRuns, scheduledFor, transaction? }`.',
+    "A cron job ran (sent to its `callback_url`): `{ jobId, action, run, maxRuns, scheduledFor, payload, transaction?, error? }` (a batch or payroll run's `transaction` is `{ chainId, to, data, value, token, totalRaw }`, its `payload` as stored: `recipients` with RAW `amounts`).",
   'job.completed':
     'An asynchronous job (a compute job or a GPU run) succeeded and its payment was settled, or could not be: `{ jobId, kind, status, result?, payment: { state, transaction } }` (`kind` `compute` or `gpu`; `result` only when settled).',
   'job.failed':

@@ -36,7 +36,7 @@ export const CreateBody = Type.Object(
     }),
     payload: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'For batch/payroll: `{ token: "USDC" | "ETH" | <symbol>, recipients: [{ address, amount }] }` (amounts in base units, as strings); for webhook.trigger: any JSON sent along.',
+        'For batch/payroll: `{ token: "USDC" | "ETH" | <symbol>, recipients, amounts }` read as batch/execute reads them: `recipients` addresses with `amounts` RAW base-unit integer strings (the spec\'s, "2500000000" is 2,500 USDC), or `recipients` `{ address, amount }` objects with HUMAN decimal amounts ("2500" is 2,500 USDC) and no `amounts`; stored, and sent with each run, in the first form. For webhook.trigger: any JSON sent along.',
     }),
     callback_url: Type.Optional(
       Type.String({

@@ -1,5 +1,6 @@
 import { Cron as Croner } from 'croner'
-import { type Address, getAddress, isAddress } from 'viem'
+import { type Address, getAddress } from 'viem'
+import * as Batch from '../../core/Batch.js'
 import type { Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import * as Cron from '../../core/Cron.js'
@@ -41,7 +42,7 @@ export type Job = Cron.Job & {
   /** Whether its runs go to its callback in {@link callbacks} rather than to the owner's webhooks. */
   callback: boolean
   /** What the last run built or why it could not, as its `cron.triggered` event carries it. */
-  lastOutput?: { run: number; transaction?: ReturnType<typeof buildTransaction>; error?: string } | undefined
+  lastOutput?: { run: number; transaction?: Awaited<ReturnType<typeof buildTransaction>>; error?: string } | undefined
   /** When it was created, ISO 8601. */
   createdAt: string
 }
@@ -86,40 +87,72 @@ export function parseSchedule(schedule: string, from: Date): Croner {
   return cron
 }
 
-/** The batch transaction of a batch or payroll payload, built now: `{ chainId, to, data, value }`. */
-export function buildTransaction(batch: Chains | undefined, payload: Record<string, unknown>) {
+/** Whether an action builds a batch transaction at each run from its payload. */
+const isBatch = (action: unknown) => action === 'batch.execute' || action === 'payroll.execute'
+
+/** The chain of batch and payroll runs, and a payload's token on it. */
+function tokenOf(batch: Chains | undefined, payload: Record<string, unknown>) {
   if (!batch) throw new BadRequestError('Batch and payroll actions need a batch contract, and none is configured.')
   const chain = batch.base
   const symbol = typeof payload.token === 'string' ? payload.token.toUpperCase() : ''
   const isETH = symbol === 'ETH'
-  const token = isETH ? BatchPayment.nativeToken : chain.tokens[symbol]
-  if (!token)
+  const address = isETH ? BatchPayment.nativeToken : chain.tokens[symbol]
+  const decimals = Batch.tokens.base[symbol]?.decimals
+  if (!address || decimals === undefined)
     throw new ValidationError({
       field: 'payload.token',
       message: `is not ETH or a configured token (${Object.keys(chain.tokens).join(', ')})`,
     })
-  const list = payload.recipients
-  if (!Array.isArray(list) || list.length === 0 || list.length > 200)
-    throw new ValidationError({ field: 'payload.recipients', message: 'must list 1 to 200 recipients' })
-  const recipients = list.map((entry, index) => {
-    const { address, amount } = (entry ?? {}) as { address?: unknown; amount?: unknown }
-    if (typeof address !== 'string' || !isAddress(address))
-      throw new ValidationError({ field: `payload.recipients.${index}.address`, message: 'is not an EVM address' })
-    if (typeof amount !== 'string' || !/^[1-9][0-9]{0,77}$/.test(amount))
-      throw new ValidationError({
-        field: `payload.recipients.${index}.amount`,
-        message: 'must be a positive integer string (base units)',
-      })
-    return { address: getAddress(address), amount: BigInt(amount) }
+  return { chain, symbol, isETH, address, decimals }
+}
+
+/**
+ * A batch or payroll payload as a job stores it: its payments read as batch/execute reads them (`recipients` with
+ * `amounts` RAW, the spec's form, or `{ address, amount }` objects with HUMAN amounts of the token), written in the
+ * spec's form `{ ...payload, token, recipients, amounts }` so that every run reads RAW amounts only.
+ */
+export async function storedPayload(batch: Chains | undefined, payload: Record<string, unknown>) {
+  const { symbol, decimals } = tokenOf(batch, payload)
+  const { recipients } = await Batch.payments({
+    recipients: payload.recipients,
+    amounts: payload.amounts,
+    decimals: () => decimals,
+    prefix: 'payload.',
   })
-  const total = recipients.reduce((sum, entry) => sum + entry.amount, 0n)
+  return {
+    ...payload,
+    token: symbol,
+    recipients: recipients.map((entry) => entry.address),
+    amounts: recipients.map((entry) => entry.amount.toString()),
+  }
+}
+
+/**
+ * The batch transaction of a stored batch or payroll payload, built now: `{ chainId, to, data, value, token, totalRaw }`.
+ * A payload still holding `{ address, amount }` objects was stored before they were read as HUMAN amounts, and is
+ * refused rather than read in another unit than its creator meant.
+ */
+export async function buildTransaction(batch: Chains | undefined, payload: Record<string, unknown>) {
+  const { chain, symbol, isETH, address } = tokenOf(batch, payload)
+  const { recipients, total } = await Batch.payments({
+    recipients: payload.recipients,
+    amounts: payload.amounts,
+    decimals: () => {
+      throw new ValidationError({
+        field: 'payload.recipients',
+        message:
+          'holds { address, amount } objects stored before cron read their amounts as HUMAN decimals of the token, as batch/execute does; cancel the job and create it again',
+      })
+    },
+    prefix: 'payload.',
+  })
   return {
     chainId: chain.chainId,
     to: chain.address,
-    data: BatchPayment.calldata({ token: { address: token, isETH }, recipients }),
+    data: BatchPayment.calldata({ token: { address, isETH }, recipients }),
     value: (isETH ? total : 0n).toString(),
     token: symbol,
-    total: total.toString(),
+    totalRaw: total.toString(),
   }
 }
 
@@ -135,8 +168,7 @@ export async function preflight(deps: Deps, body: Partial<CreateBody>) {
     const allowed = await deps.outbound.check(body.callback_url)
     if (!allowed.ok) throw Outbound.toError(allowed, { field: 'callback_url' })
   }
-  if ((body?.action === 'batch.execute' || body?.action === 'payroll.execute') && body.payload)
-    buildTransaction(deps.batch, body.payload)
+  if (isBatch(body?.action) && body?.payload) await storedPayload(deps.batch, body.payload)
 }
 
 /** The public view of a job, with its callback's state. */
@@ -164,6 +196,7 @@ function view(id: string, job: Job, callback: Webhooks.Endpoint | undefined) {
 /** Creates a job and its first run, in one transaction; the callback secret is in this answer only. */
 export async function create(deps: Deps, input: CreateBody & { caller: Address }) {
   await preflight(deps, input)
+  const payload = isBatch(input.action) ? await storedPayload(deps.batch, input.payload) : input.payload
   const now = (deps.now ?? (() => new Date()))()
   const next = parseSchedule(input.schedule, now).nextRun(now)!
   const id = `cron_${crypto.randomUUID().replaceAll('-', '')}`
@@ -174,7 +207,7 @@ export async function create(deps: Deps, input: CreateBody & { caller: Address }
   const job: Job = {
     action: input.action,
     schedule: input.schedule.trim(),
-    payload: input.payload,
+    payload,
     metadata: input.metadata,
     callback: callback !== undefined,
     maxRuns: input.maxRuns ?? includedRuns,
@@ -244,11 +277,11 @@ export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
   if (!record) return { failed: 'job_missing' }
   const job = record.value
   if (job.state !== 'scheduled' || job.runs >= run) return { done: true, result: { skipped: job.state } }
-  let transaction: ReturnType<typeof buildTransaction> | undefined
+  let transaction: Awaited<ReturnType<typeof buildTransaction>> | undefined
   let error: string | undefined
   if (job.action !== 'webhook.trigger')
     try {
-      transaction = buildTransaction(deps.batch, job.payload)
+      transaction = await buildTransaction(deps.batch, job.payload)
     } catch (cause) {
       error = (cause as Error).message
     }

@@ -3,10 +3,13 @@ import { Keypair } from '@stellar/stellar-sdk'
 import { type Address, decodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Wallet } from 'xrpl'
+import type { Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
+import type { ValidationError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import * as Uniswap from '../../core/Uniswap.js'
 import * as Units from '../../core/Units.js'
+import * as Cron from '../../modules/cron/service.js'
 import { ok, refused } from '../support/module.js'
 import { origin, paidGateway } from '../support/paid.js'
 
@@ -415,5 +418,44 @@ describe('what the handler read', () => {
       fixture.read!(await ok(await send(fixture.call(value), !isFree(fixture.route))))
     expect(await read('2500')).toBe(2_500n * scale)
     if (fixture.unit === 'human') expect(await read('2500.5')).toBe(25_005n * (scale / 10n))
+  })
+})
+
+describe("cron's batch and payroll payloads", () => {
+  const usdcAddress = privateKeyToAccount(generatePrivateKey()).address
+  const batch = { base: { chainId: 8453, address: someone, tokens: { USDC: usdcAddress } } } as unknown as Chains
+  const objects = (amount: string) => ({ token: 'USDC', recipients: [{ address: someone, amount }] })
+  const flat = (amount: string) => ({ token: 'usdc', recipients: [someone], amounts: [amount] })
+  const fieldOf = (refused: Promise<unknown>) =>
+    refused.then(
+      () => undefined,
+      (error: ValidationError) => error.field,
+    )
+
+  test('behavior: read as batch/execute reads them, and stored with RAW amounts; a run builds exactly those', async () => {
+    for (const [payload, raw] of [
+      [objects('2500'), 2_500_000_000n],
+      [objects('2500.5'), 2_500_500_000n],
+      [flat('2500'), 2_500n],
+    ] as const) {
+      const stored = await Cron.storedPayload(batch, payload)
+      expect(stored).toEqual({ token: 'USDC', recipients: [someone], amounts: [raw.toString()] })
+      const transaction = await Cron.buildTransaction(batch, stored)
+      expect(sprayed(transaction.data)).toBe(raw)
+      expect(transaction).toMatchObject({ token: 'USDC', totalRaw: raw.toString(), value: '0' })
+    }
+  })
+
+  test('error: RAW "2500.5" and HUMAN past the decimals name their field; a payload stored with objects is refused', async () => {
+    expect(await fieldOf(Cron.storedPayload(batch, flat('2500.5')))).toBe('payload.amounts.0')
+    expect(await fieldOf(Cron.storedPayload(batch, objects(tooPrecise(6))))).toBe('payload.recipients.0.amount')
+    // Stored before this reading, `{ address, amount }` objects held RAW amounts: a run never reads them as HUMAN.
+    expect(await fieldOf(Cron.buildTransaction(batch, objects('2500000')))).toBe('payload.recipients')
+  })
+
+  test('error: cron/create refuses a payload amount past the decimals with a 400 naming it, before payment', async () => {
+    const body = { action: 'batch.execute', schedule: '0 * * * *', payload: objects(tooPrecise(6)) }
+    const problem = await refused(await send({ method: 'POST', path: '/api/v1/cron/create', body }), 400)
+    expect(problem.field).toBe('payload.recipients.0.amount')
   })
 })
