@@ -318,6 +318,20 @@ const fixtures: Fixture[] = [
       (value) => ({ ...quoted({}), prioritizationFeeLamports: Number(value) }),
     ],
   ),
+  ...raw(
+    [
+      'GET /api/v1/bridge/quote',
+      '?amount',
+      `fromChain=base&toChain=arbitrum&token=USDC&amount=$&fromAddress=${someone}`,
+    ],
+    ['GET /api/v1/robots/list', '?maxPrice', 'maxPrice=$'],
+  ),
+  ...human(18, ['GET /api/v1/robots/list', '?max_price', 'max_price=$']),
+  ...human(
+    6,
+    ['POST /api/v1/compute-futures/deposit', 'amount', (value) => ({ amount: value })],
+    ['POST /api/v1/compute-futures/refund', 'amount', (value) => ({ amount: value })],
+  ),
   ...human(
     18,
     [
