@@ -79,8 +79,8 @@ export type Callback = Webhooks.Endpoint & {
 export type Payment = {
   /** Who paid: an EVM address, or a Solana account CAIP-10 style. */
   payer: string
-  /** What was charged, in atomic units. */
-  amount: string
+  /** What was charged, RAW (atomic units of the asset). */
+  amountRaw: string
   /** The settlement transaction (a Solana signature in base58); `null` for a channel voucher, claimed later. */
   transaction: string | null
   /** The payment channel of a voucher. */
@@ -130,12 +130,12 @@ export function callbacks(parameters: callbacks.Parameters): callbacks.ReturnTyp
     holding: guard.Holding,
   ): Promise<{ state: 'paid'; payment: Payment } | { state: 'unpaid'; reason: string } | { state: 'undecided' }> {
     if (holding.type === 'channel') {
-      const { payer, channelId, ceiling, amount } = holding
+      const { payer, channelId, ceiling, amount: amountRaw } = holding
       const state = (await store.get<Channel.State>(Channel.collection, channelId))?.value
       if (state?.pending?.maxClaimableAmount === ceiling) return { state: 'undecided' }
       // A voucher not charged has its call's writes, this callback among them, taken back: one still here was charged.
       if (state && BigInt(state.charged) >= BigInt(ceiling))
-        return { state: 'paid', payment: { payer, amount, transaction: null, channelId } }
+        return { state: 'paid', payment: { payer, amountRaw, transaction: null, channelId } }
       return { state: 'unpaid', reason: 'the voucher was not charged' }
     }
     const entry = await ledger.get({ payer: holding.payer, nonce: holding.nonce })
@@ -146,7 +146,7 @@ export function callbacks(parameters: callbacks.Parameters): callbacks.ReturnTyp
         state: 'paid',
         payment: {
           payer: entry.payer,
-          amount: entry.amount.toString(),
+          amountRaw: entry.amount.toString(),
           transaction: isEvmPayer(entry.payer) ? transaction : signatureOf(transaction),
         },
       }

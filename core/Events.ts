@@ -39,7 +39,7 @@ export const types = {
     'An asynchronous job failed, was canceled or passed its deadline, and its payment was released: `{ jobId, kind, status, error, payment: { state, transaction } }`.',
   'robot.task.updated': 'A robot task changed state: `{ taskId, status }`.',
   'call.completed':
-    "A paid call succeeded and its payment settled (sent to the call's own `callback_url` only): `{ requestId, route, status, answer, payment: { payer, amount, transaction, channelId? } }` (`answer` the JSON body the call answered; amount in atomic units; `transaction` null for a channel voucher, claimed later in a batch).",
+    "A paid call succeeded and its payment settled (sent to the call's own `callback_url` only): `{ requestId, route, status, answer, payment: { payer, amountRaw, transaction, channelId? } }` (`answer` the JSON body the call answered; `transaction` null for a channel voucher, claimed later in a batch).",
   'robot.task.completed':
     "A robot task came to rest, its escrow settled (or canceled without a deposit), sent to its `callback_url` or, without one, to the requester: `{ event: 'task.completed', task_id, robot_id, status, result, escrow, settlement, timestamp }` (the original gateway's callback fields: `status` COMPLETED, FAILED, TIMEOUT or CANCELLED; `escrow` released, refunded or null; `settlement` `{ action, transaction, at }` or null).",
 } as const

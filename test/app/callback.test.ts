@@ -212,7 +212,7 @@ describe('callback_url on a paid call', () => {
       route: `POST ${taxPath}`,
       status: 200,
       answer,
-      payment: { payer: expect.any(String), amount: taxPrice.toString(), transaction },
+      payment: { payer: expect.any(String), amountRaw: taxPrice.toString(), transaction },
     })
   })
 
@@ -520,7 +520,7 @@ describe('callbacks: the worker that waits for a payment', () => {
     await channel({ charged: '3000' })
     expect(await run(id)).toMatchObject({ done: true, result: { delivered: true } })
     expect((await deliveryOf(id))?.payload.event.data).toMatchObject({
-      payment: { payer: payerAddress, amount: '1000', transaction: null, channelId },
+      payment: { payer: payerAddress, amountRaw: '1000', transaction: null, channelId },
     })
   })
 
@@ -556,7 +556,7 @@ describe('callbacks: the worker that waits for a payment', () => {
     const delivery = await deliveryOf(id)
     expect(delivery?.payload.owner).toBeUndefined()
     expect(delivery?.payload.event.data).toMatchObject({
-      payment: { payer: key.payer, amount: '1000', transaction: signatureOf(toHex(signature)) },
+      payment: { payer: key.payer, amountRaw: '1000', transaction: signatureOf(toHex(signature)) },
     })
     expect(signatureOf(toHex(signature))).toMatch(/^[1-9A-HJ-NP-Za-km-z]{64,88}$/)
   })
