@@ -24,6 +24,7 @@ import type * as Module from '../core/Module.js'
 import type * as Outbound from '../core/Outbound.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
+import type { AnyProvider } from '../core/Provider.js'
 import type { Claim } from '../core/Queue.js'
 import * as RateLimit from '../core/RateLimit.js'
 import { deliveryQueue } from '../core/Webhooks.js'
@@ -461,7 +462,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     const served = Catalog.entries.filter((candidate) =>
       module.paths.some((prefix) => candidate.path.startsWith(prefix)),
     )
-    const missing = missingOf(module, ports)
+    const missing = missingOf(module, ports, parameters.providers)
     if (missing) {
       for (const entry of served) unconfigured.set(Catalog.key(entry), missing)
       for (const route of module.extraRoutes ?? []) {
@@ -819,6 +820,8 @@ export declare namespace createGateway {
      * replaces the default. A module that needs an absent one is not mounted; its paths answer 503 with the reason.
      */
     ports?: { [port in Module.Port]?: Module.Ports[port] | undefined } | undefined
+    /** The providers whose descriptions name a port a module lacks. @default the gateway's own */
+    providers?: readonly AnyProvider[] | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?:
       | Omit<

@@ -1,4 +1,5 @@
 import type * as Module from '../core/Module.js'
+import type { AnyProvider } from '../core/Provider.js'
 import * as agentcard from '../modules/agentcard/index.js'
 import * as agentWallet from '../modules/agentwallet/index.js'
 import * as ai from '../modules/ai/index.js'
@@ -149,11 +150,19 @@ export const portNames: Record<Module.Port, string> = {
   replicate: 'Replicate (REPLICATE_API_TOKEN)',
 }
 
-/** Why `module` cannot run on `ports`, or `undefined` when every port it needs is present. */
-export function missingOf(module: Module.AnyModule, ports: Partial<Module.Ports>): string | undefined {
+/**
+ * Why `module` cannot run on `ports`, or `undefined` when every port it needs is present; a port a provider builds is
+ * named by the provider's description.
+ */
+export function missingOf(
+  module: Module.AnyModule,
+  ports: Partial<Module.Ports>,
+  providers: readonly AnyProvider[] = [],
+): string | undefined {
   const needs = module.needs as readonly Module.Port[]
   if (needs.every((port) => ports[port] !== undefined)) return undefined
-  const names = [...new Set(needs.map((port) => portNames[port]))]
+  const described = new Map(providers.map((provider) => [provider.port, provider.description]))
+  const names = [...new Set(needs.map((port) => described.get(port) ?? portNames[port]))]
   const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
   return `needs ${listed} and none is configured`
 }

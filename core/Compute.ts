@@ -1,4 +1,5 @@
 import { base64 } from '@scure/base'
+import { Type } from '@sinclair/typebox'
 import { Webhook } from 'standardwebhooks'
 import * as Catalog from './Catalog.js'
 import type * as Chat from './Chat.js'
@@ -100,6 +101,18 @@ export function boundsOf(kind: Kind): Price.Bounds {
 
 /** A Replicate model reference: `owner/name`, optionally pinned to a full 64-hex version. */
 const replicateModel = /^[a-z0-9][a-z0-9._-]*\/[a-z0-9][a-z0-9._-]*(?::[0-9a-f]{64})?$/
+
+/**
+ * The `COMPUTE_MODELS` variable: read by the compute family (its entries and prices) and by the provider of the
+ * `compute` port (the catalog compute-futures jobs run on), one schema in both slices.
+ */
+export const modelsVariable = Type.Optional(
+  Type.String({
+    defaultText: 'none: no model is offered and the paid endpoints answer 503',
+    description:
+      'JSON object of model ids, each `{ kind: text|embeddings|tts|stt|image|video, upstream: openai|replicate, upstreamModel, price | prices: { size: price }, limits? }`; every price within its endpoint’s catalog range',
+  }),
+)
 
 /**
  * Reads the operator's catalog from JSON (the `COMPUTE_MODELS` variable): an object of model ids, each

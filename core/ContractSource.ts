@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import type { Address } from 'viem'
 import type * as Upstream from './Upstream.js'
 
@@ -5,6 +6,17 @@ import type * as Upstream from './Upstream.js'
  * Verified source code of deployed contracts, from a verification service (Sourcify, a Blockscout explorer). Only
  * what the service verified is reported: a contract it does not know is `null`, never guessed.
  */
+
+/**
+ * The `INFERENCE_BLOCKSCOUT_URL` variable: Base's Blockscout, asked for verified source (the `contractSources`
+ * provider) and linked to callers (the inference family), one schema in both slices.
+ */
+export const blockscoutUrlVariable = Type.String({
+  minLength: 1,
+  default: 'https://base.blockscout.com',
+  description:
+    "Blockscout explorer of the settlement chain asked next for verified source, and linked as explain-contract's `basescanUrl` (on Base only)",
+})
 
 /** One source file of a verified contract. */
 export type File = {

@@ -109,8 +109,11 @@ export type Deferred = {
   release: (held: Held, reason: string) => Promise<boolean>
 }
 
-/** Every port a module may ask for, by name: the one typed registry the composition root fills. */
-export type Ports = {
+/**
+ * Every port a module may ask for, by name: the one typed registry the composition root fills. An interface, so that
+ * a deployment (or a test) adds a port of its own by declaration merging, with the provider that builds it.
+ */
+export interface Ports {
   /** Durable records. */
   store: Store
   /** Durable work in the store's database, claimed once across processes (see `workers`). */

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox'
 import { InvalidTransitionError } from './Errors.js'
 import type { Encoding } from './Sms.js'
 import type { Availability } from './Upstream.js'
@@ -140,6 +141,29 @@ export type Handoff =
       /** The provider's words, safe to show the caller (never a credential). */
       reason: string
     }
+
+/**
+ * The `NOTIFY_EMAIL_TIMEOUT_MS` variable: the SMTP relay's time limit (the mailer's provider) and the wait a paid call
+ * gives it (the email family's hand-off), one schema in both slices.
+ */
+export const emailTimeoutVariable = Type.Integer({
+  minimum: 100,
+  maximum: 60_000,
+  default: 10_000,
+  description:
+    'time limit of the SMTP connection, greeting and each answer, in ms; a paid call waits for the relay that long',
+})
+
+/**
+ * The `NOTIFY_SMS_TIMEOUT_MS` variable: the SMS API's time limit (the texter's provider) and the wait a paid call gives
+ * it (the SMS family's hand-off), one schema in both slices.
+ */
+export const smsTimeoutVariable = Type.Integer({
+  minimum: 100,
+  maximum: 60_000,
+  default: 10_000,
+  description: 'time limit of one call to the SMS API, in ms; a paid call waits for it that long',
+})
 
 /** The email port: hands a message to a relay. */
 export type Mailer = {

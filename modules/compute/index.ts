@@ -12,13 +12,7 @@ const settleMarginSeconds = 600
 
 /** The compute family's environment: the model catalog, its upstreams, and how long a job may run. */
 const computeEnv = Type.Object({
-  COMPUTE_MODELS: Type.Optional(
-    Type.String({
-      defaultText: 'none: no model is offered and the paid endpoints answer 503',
-      description:
-        'JSON object of model ids, each `{ kind: text|embeddings|tts|stt|image|video, upstream: openai|replicate, upstreamModel, price | prices: { size: price }, limits? }`; every price within its endpoint’s catalog range',
-    }),
-  ),
+  COMPUTE_MODELS: Compute.modelsVariable,
   COMPUTE_UPSTREAM_URL: Type.Optional(
     Type.String({ description: 'base URL (ending in `/v1`) of the OpenAI-compatible upstream of the `openai` models' }),
   ),

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox'
+import * as ContractSource from '../../core/ContractSource.js'
 import * as EvmChain from '../../core/EvmChain.js'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
@@ -28,12 +29,7 @@ const env = Type.Object({
     default: 'https://sourcify.dev/server',
     description: 'Sourcify server asked first for verified contract source (not on a devnet, which it does not index)',
   }),
-  INFERENCE_BLOCKSCOUT_URL: Type.String({
-    minLength: 1,
-    default: 'https://base.blockscout.com',
-    description:
-      "Blockscout explorer of the settlement chain asked next for verified source, and linked as explain-contract's `basescanUrl` (on Base only)",
-  }),
+  INFERENCE_BLOCKSCOUT_URL: ContractSource.blockscoutUrlVariable,
 })
 
 /**

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
+import * as Notify from '../../core/Notify.js'
 import * as Routes from './routes.js'
 import { EmailOutput, SmsOutput, StatusOutput } from './schema.js'
 import * as Service from './service.js'
@@ -33,13 +34,7 @@ const emailEnv = Type.Object({
     default: 60,
     description: 'emails one payer may send an hour (in bursts of as many); past it a 429 before anything is charged',
   }),
-  NOTIFY_EMAIL_TIMEOUT_MS: Type.Integer({
-    minimum: 100,
-    maximum: 60_000,
-    default: 10_000,
-    description:
-      'time limit of the SMTP connection, greeting and each answer, in ms; a paid call waits for the relay that long',
-  }),
+  NOTIFY_EMAIL_TIMEOUT_MS: Notify.emailTimeoutVariable,
 })
 
 /** The SMS family's environment. */
@@ -68,12 +63,7 @@ const smsEnv = Type.Object({
     default: 60,
     description: 'texts one payer may send an hour (in bursts of as many); past it a 429 before anything is charged',
   }),
-  NOTIFY_SMS_TIMEOUT_MS: Type.Integer({
-    minimum: 100,
-    maximum: 60_000,
-    default: 10_000,
-    description: 'time limit of one call to the SMS API, in ms; a paid call waits for it that long',
-  }),
+  NOTIFY_SMS_TIMEOUT_MS: Notify.smsTimeoutVariable,
 })
 
 /** The hand-off policy of a channel whose provider answers within `timeoutMs`. */
