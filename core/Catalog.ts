@@ -44,6 +44,11 @@ export type Entry = {
   tags: readonly string[]
   /** One line on what the operation does. */
   purpose: string
+  /**
+   * An operation the original gateway added after the spec was written (issue 36): listed after the spec's, at the
+   * original's price, its shapes documented by its route's schemas. @default false
+   */
+  beyondSpec?: boolean
   /** Request fields, where shown. */
   request: readonly Field[]
   /** Top-level response fields, where shown. */
@@ -52,7 +57,7 @@ export type Entry = {
   shapesShown: boolean
 }
 
-/** Every operation of the interface, in the spec's order. */
+/** Every operation of the interface, in the spec's order, then those beyond the spec. */
 export const entries: readonly Entry[] = allEntries
 
 /** Counts the spec states, reported beside the ones computed from {@link entries}. */

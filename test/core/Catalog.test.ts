@@ -145,6 +145,9 @@ function entryOf(row: Row): Catalog.Entry {
 }
 
 const rows = fixture.endpoints
+/** The catalog's entries that the spec lists, and those beyond it (the original gateway's later routes). */
+const specEntries = Catalog.entries.filter((entry) => !entry.beyondSpec)
+const beyondEntries = Catalog.entries.filter((entry) => entry.beyondSpec)
 const mainRows = rows.filter((row) => row.section !== catalogOnlyHeading)
 const catalogOnlyRows = rows.filter((row) => row.section === catalogOnlyHeading)
 
@@ -184,8 +187,9 @@ describe('spec parser', () => {
 })
 
 describe('Catalog.entries', () => {
-  test('behavior: holds exactly the endpoints of the spec, in its order', () => {
-    expect(Catalog.entries.map(Catalog.key)).toEqual(rows.map((row) => `${row.method} ${row.path}`))
+  test('behavior: holds exactly the endpoints of the spec, in its order, then those beyond it', () => {
+    expect(specEntries.map(Catalog.key)).toEqual(rows.map((row) => `${row.method} ${row.path}`))
+    expect(Catalog.entries).toEqual([...specEntries, ...beyondEntries])
   })
 
   test('behavior: prices match the spec, including the catalog price where stated', () => {
@@ -328,7 +332,14 @@ describe('Catalog.entries', () => {
 
 describe('Catalog.counts', () => {
   test('default', () => {
-    expect(Catalog.counts()).toEqual({ total: 160, paid: 136, free: 24, categories: categories.length })
-    expect(categories.length).toBe(Catalog.stated.catalogCategories)
+    const free = specEntries.filter(Catalog.isFree).length
+    const spec = {
+      total: specEntries.length,
+      free,
+      categories: new Set(specEntries.map((entry) => entry.category)).size,
+    }
+    expect(spec).toEqual({ total: 160, free: 24, categories: Catalog.stated.catalogCategories })
+    // The counts discovery publishes take in the entries beyond the spec too.
+    expect(Catalog.counts()).toMatchObject({ total: Catalog.entries.length, categories: categories.length })
   })
 })
