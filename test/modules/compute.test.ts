@@ -4,6 +4,7 @@ import type { LocalAccount } from 'viem'
 import * as Compute from '../../core/Compute.js'
 import { outboxQueue } from '../../core/Events.js'
 import type { Claim } from '../../core/Queue.js'
+import { computeModels as models } from '../support/compute.js'
 import { openaiStub } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
 import { replicateStub, webhookSecret } from '../support/replicate.js'
@@ -11,27 +12,6 @@ import { replicateStub, webhookSecret } from '../support/replicate.js'
 const token = 'r8_test_token'
 const openai = openaiStub()
 const replicate = replicateStub({ token })
-const version = 'a'.repeat(64)
-const models = {
-  'cheap-chat': { kind: 'text', upstream: 'openai', upstreamModel: 'small-model', price: '0.003' },
-  'big-chat': {
-    kind: 'text',
-    upstream: 'openai',
-    upstreamModel: 'large-model',
-    price: '0.10',
-    limits: { maxTokens: 4096 },
-  },
-  embed: { kind: 'embeddings', upstream: 'openai', upstreamModel: 'small-model', price: '0.005' },
-  speak: { kind: 'tts', upstream: 'openai', upstreamModel: 'tts-model', price: '0.03' },
-  listen: { kind: 'stt', upstream: 'openai', upstreamModel: 'whisper-model', price: '0.02' },
-  flux: {
-    kind: 'image',
-    upstream: 'replicate',
-    upstreamModel: 'black-forest-labs/flux-schnell',
-    prices: { '1024x1024': '0.04', '512x512': '0.02' },
-  },
-  clip: { kind: 'video', upstream: 'replicate', upstreamModel: `someone/video-model:${version}`, price: '0.45' },
-}
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
 let payer: LocalAccount
