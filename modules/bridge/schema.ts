@@ -92,6 +92,7 @@ export const QuoteQuery = Type.Object({
   amount: Type.String({
     maxLength: Units.maxIntegerDigits,
     pattern: '^[1-9][0-9]*$',
+    [Units.readingKeyword]: 'raw',
     description:
       'RAW amount to send, in base units of the token (as the original gateway reads it), a positive integer string: "1000000" is 1 USDC. Answers carry it raw (route.fromChain.amount, quote.fromAmount.raw) and human (quote.fromAmount.formatted).',
   }),

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import * as Units from '../../core/Units.js'
 
 const accountId = Type.String({
   pattern: '^cfe_[0-9a-f]{24}$',
@@ -25,9 +26,9 @@ export const DepositBody = Type.Object(
       }),
     ),
     amount: Type.Optional(
-      Type.Union([Type.String({ maxLength: 100 }), Type.Number({ minimum: 0 })], {
+      Units.decimalSchema({
         description:
-          'Human decimal USDC to deposit, e.g. "2500" is 2,500 USDC (at least 1, at most 6 decimals): answered with the unsigned USDC transfer to the deposit address to sign and send; then send its hash as `transaction` to credit it. Give `amount` or `transaction`',
+          'HUMAN decimal USDC to deposit, e.g. "2500" is 2,500 USDC (at least 1, at most 6 decimals): answered with the unsigned USDC transfer to the deposit address to sign and send; then send its hash as `transaction` to credit it. Give `amount` or `transaction`',
       }),
     ),
     transaction: Type.Optional(
@@ -166,7 +167,11 @@ export const RefundBody = Type.Object(
     amount: Type.Optional(
       Type.String({
         pattern: '^\\d{1,12}(\\.\\d{1,6})?$',
-        description: 'USD (USDC) to refund, up to 6 decimals, e.g. "2.5". @default all available credit',
+        ...Units.amountOptions({
+          unit: 'human',
+          description:
+            'HUMAN decimal USD (USDC) to refund, up to 6 decimals, e.g. "2.5". @default all available credit',
+        }),
       }),
     ),
   },

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import * as Units from '../../core/Units.js'
 
 const address = (description: string) => Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description })
 
@@ -47,7 +48,7 @@ const originalStatus = Type.Union([Type.Literal('online'), Type.Literal('busy'),
 })
 
 /** The original gateway's price of any task, human decimal of the token. */
-const pricePerTask = Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+const pricePerTask = Units.decimalSchema({
   description:
     'Price of every task type, as the original gateway takes it: a HUMAN decimal of the token, e.g. "0.05" is 0.05 USDC (50000 atomic units), at most the token\'s decimals. Not with pricing. @default "0.05"',
 })
@@ -109,9 +110,14 @@ const availability = Type.Union([Type.Literal('available'), Type.Literal('busy')
 const profile = {
   name: Type.String({ minLength: 1, maxLength: 120, description: 'Display name.' }),
   capabilities: Type.Array(capability, { minItems: 1, maxItems: 32, description: 'Task types the robot performs.' }),
-  pricing: Type.Record(Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$' }), amount, {
-    description: 'Price per task type (each a capability), atomic units of `token`.',
-  }),
+  pricing: Type.Record(
+    Type.String({ pattern: '^[a-z0-9][a-z0-9_.-]{0,63}$' }),
+    amount,
+    Units.amountOptions({
+      unit: 'raw',
+      description: 'Price per task type (each a capability), RAW atomic units of `token`.',
+    }),
+  ),
   token: Type.String({ minLength: 1, maxLength: 16, description: 'Symbol of the token tasks are paid in, e.g. USDC.' }),
   location,
   availability,
@@ -228,15 +234,21 @@ export const ListQuery = Type.Object(
     max_price: Type.Optional(
       Type.String({
         maxLength: 40,
-        description:
-          'Most a task may cost, as the original gateway reads it: a HUMAN decimal of the robot\'s token, e.g. "0.05" is 0.05 USDC. Not with maxPrice.',
+        ...Units.amountOptions({
+          unit: 'human',
+          description:
+            'Most a task may cost, as the original gateway reads it: a HUMAN decimal of the robot\'s token, e.g. "0.05" is 0.05 USDC. Not with maxPrice.',
+        }),
       }),
     ),
     maxPrice: Type.Optional(
       Type.String({
         pattern: '^[0-9]{1,31}$',
-        description:
-          'Most a task may cost, ATOMIC units of the token, e.g. "50000" is 0.05 USDC (of `capability` when given, else of any task type). Not with max_price.',
+        ...Units.amountOptions({
+          unit: 'raw',
+          description:
+            'Most a task may cost, RAW atomic units of the token, e.g. "50000" is 0.05 USDC (of `capability` when given, else of any task type). Not with max_price.',
+        }),
       }),
     ),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),

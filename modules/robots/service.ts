@@ -193,12 +193,17 @@ export async function update(deps: Deps, body: UpdateBody) {
   const stored = claimed === undefined ? await findRobot(deps, id) : undefined
   const operatorOf = getAddress(claimed ?? stored!.operator)
   const changes = changesOf(body)
+  // The human price is read in the robot's token before the signature is asked for, as register reads it.
+  const perTask =
+    body.price_per_task === undefined
+      ? undefined
+      : pricePerTask(deps, changes.token ?? (stored ?? (await findRobot(deps, id))).token, body.price_per_task)
   if (body.signature === undefined) return signatureRequired(deps, 'update', body, operatorOf)
   const operator = await authorize(deps, 'update', body, operatorOf)
   const robot = await loadRobot(deps, id, operator)
   if (robot.status !== 'active') throw new ConflictError(`Robot ${robot.id} is deregistered.`)
   const merged = { ...robot, ...changes }
-  if (body.price_per_task !== undefined) merged.pricing = uniformPricing(deps, merged, body.price_per_task)
+  if (perTask !== undefined) merged.pricing = uniformPricing(merged.capabilities, perTask)
   const fields = await checkProfile(deps, merged, changes.endpoint !== undefined)
   const now = clock(deps).toISOString()
   const updated = await deps.store.update<Robot>(robotsCollection, robot.id, (current) =>
@@ -1078,7 +1083,10 @@ function fieldsOf(deps: Deps, body: RegisterBody): Parameters<typeof checkProfil
     metadata: body.metadata,
   }
   const pricing = either(['price_per_task', body.price_per_task], ['pricing', body.pricing])
-  fields.pricing = typeof pricing === 'object' ? pricing : uniformPricing(deps, fields, pricing ?? defaultPricePerTask)
+  fields.pricing =
+    typeof pricing === 'object'
+      ? pricing
+      : uniformPricing(fields.capabilities, pricePerTask(deps, token, pricing ?? defaultPricePerTask))
   return fields
 }
 
@@ -1109,16 +1117,17 @@ function pick<value extends object>(changes: value): Partial<value> {
   return Object.fromEntries(Object.entries(changes).filter(([, given]) => given !== undefined)) as Partial<value>
 }
 
-/** One price for every capability, from the original gateway's human `price_per_task` in the robot's token. */
-function uniformPricing(
-  deps: Deps,
-  robot: { capabilities: string[]; token: string },
-  price: string | number,
-): Record<string, string> {
-  const { decimals } = tokenOf(deps, robot.token)
+/** The original gateway's human `price_per_task` in atomic units of the robot's token. */
+function pricePerTask(deps: Deps, token: string, price: string | number): bigint {
+  const { decimals } = tokenOf(deps, token)
   const atomic = Units.fromDecimal({ value: price, decimals, field: 'price_per_task' })
   if (atomic === 0n) throw new ValidationError({ field: 'price_per_task', message: 'must be more than zero' })
-  return Object.fromEntries(robot.capabilities.map((capability) => [capability, atomic.toString()]))
+  return atomic
+}
+
+/** One atomic price for every capability. */
+function uniformPricing(capabilities: string[], price: bigint): Record<string, string> {
+  return Object.fromEntries(capabilities.map((capability) => [capability, price.toString()]))
 }
 
 /** The endpoint of the original gateway's connection; only webhook delivery exists here. */

@@ -173,7 +173,7 @@ export const VerifyBody = Type.Object({ invoiceId }, { additionalProperties: fal
 export type VerifyBody = Static<typeof VerifyBody>
 
 /** An amount of USDC as the original gateway reads it: a decimal string or a JSON number, in USDC (not atomic units). */
-const humanUsdc = Type.Union([Type.String({ maxLength: 40 }), Type.Number()], {
+const humanUsdc = Units.decimalSchema({
   description: 'HUMAN decimal USDC, e.g. "2500" is 2,500 USDC (2,500,000,000 atomic units); at most 6 decimals.',
 })
 

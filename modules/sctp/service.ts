@@ -854,17 +854,13 @@ function paidEvents(
   const { payment } = record
   const owners = [record.buyer, record.submittedBy]
   const paid = Events.forOwners(
-    {
-      id: `invoice.paid:${record.id}`,
-      type: 'invoice.paid',
-      data: {
-        invoiceId: record.id,
-        amount: payment.amount,
-        token: payment.token,
-        transaction: transfer.hash,
-        payer: getAddress(transfer.from),
-      },
-    },
+    Events.invoicePaid({
+      invoiceId: record.id,
+      amount: BigInt(payment.amount),
+      token: payment.token,
+      transaction: transfer.hash,
+      payer: transfer.from,
+    }),
     owners,
   )
   const seen = Events.forOwners(

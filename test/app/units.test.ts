@@ -1,15 +1,17 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Keypair } from '@stellar/stellar-sdk'
-import { type Address, decodeFunctionData, erc20Abi, type Hex } from 'viem'
+import { type Address, createWalletClient, decodeFunctionData, erc20Abi, type Hex } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { Wallet } from 'xrpl'
 import type { Chains } from '../../core/BatchChain.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
+import * as Catalog from '../../core/Catalog.js'
 import type { ValidationError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import * as Uniswap from '../../core/Uniswap.js'
 import * as Units from '../../core/Units.js'
 import * as Cron from '../../modules/cron/service.js'
+import { startAcross, startLifi } from '../adapters/bridge/bridge-fixture.js'
 import { ok, refused } from '../support/module.js'
 import { origin, paidGateway } from '../support/paid.js'
 
@@ -22,20 +24,36 @@ import { origin, paidGateway } from '../support/paid.js'
 
 let gateway: Awaited<ReturnType<typeof paidGateway>>
 let openapi: { paths: Record<string, Record<string, Operation>> }
+const lifi = startLifi()
+const across = startAcross()
+/** A supplier and a purchase order of the payer's (sctp), which the sctp fixtures name. */
+const sctp = { supplierId: '', poId: '' }
 
 beforeAll(async () => {
-  // Stellar and XRP mount with a server named (never reached here: every check below is answered before payment).
+  // Stellar and XRP mount with a server named (never reached here: every check below is answered before payment); the
+  // bridges are local stand-ins of LI.FI and Across.
   gateway = await paidGateway({
     env: {
       HORIZON_URL: 'http://127.0.0.1:9',
       STELLAR_NETWORK_PASSPHRASE: 'Test SDF Network ; September 2015',
       RIPPLED_URL: 'http://127.0.0.1:9',
+      LIFI_API_URL: lifi.url,
+      ACROSS_API_URL: across.url,
     },
   })
   openapi = await (await gateway.fetch(`${origin}/openapi.json`)).json()
+  // An invoice's amounts are read in its order's token, so its checks before payment need the order.
+  const supplier = await ok(
+    await gateway.paid(payer(), 'POST', '/api/v1/sctp/supplier', { name: 'Bolts Ltd', wallet: someone }),
+  )
+  sctp.supplierId = supplier.supplierId
+  const order = { supplierId: sctp.supplierId, lines: [{ sku: 'A', quantity: '1', unitPriceRaw: '1' }] }
+  sctp.poId = (await ok(await gateway.paid(payer(), 'POST', '/api/v1/sctp/po', order))).poId
 })
 afterAll(async () => {
   await gateway.close()
+  lifi.stop()
+  across.stop()
 })
 
 type Schema = {
@@ -101,12 +119,6 @@ const notAmounts: Record<string, string> = {
   'POST /api/v1/tax/calculate transactions[].priceId': "the price source's id of the asset, not a price",
 }
 
-/**
- * Families another change is editing now (their request names and units are moving): their amount fields may still
- * lack `x-unit` or a fixture here (their descriptions say the unit in words); one that has `x-unit` says it in words.
- */
-const pending = ['/api/v1/sctp/', '/api/v1/robots/', '/api/v1/compute-futures/', '/api/v1/bridge/']
-
 /** A request the route accepts, with the amount field given `value`. */
 type Call = { method: string; path: string; body?: unknown }
 
@@ -125,8 +137,10 @@ type Fixture = {
   /** A valid request with the field set to `value` (a decimal string; a JSON number where the field takes only numbers). */
   call: (value: string) => Call
   /** The amount the handler read, in atomic units, from its answer (paid on the devnet when the route is paid). */
-  read?: ((answer: any) => bigint) | undefined
+  read?: Read | undefined
 }
+/** The amount a handler read, in atomic units, from its answer. */
+type Read = (answer: any) => bigint
 
 /**
  * A fixture: `request` is the body of a POST with the field set to `value`, or the query of a GET with `$` for it; the
@@ -135,13 +149,7 @@ type Fixture = {
 function fixture(
   unit: Units.Reading,
   decimals: number,
-  [route, field, request, read, named]: [
-    string,
-    string,
-    string | ((value: string) => unknown),
-    ((answer: any) => bigint)?,
-    string?,
-  ],
+  [route, field, request, read, named]: [string, string, string | ((value: string) => unknown), Read?, string?],
 ): Fixture {
   const [method, path] = route.split(' ') as [string, string]
   const call = (value: string): Call =>
@@ -191,6 +199,26 @@ const taxed = (fields: Record<string, unknown>) => ({
 })
 const lot = (fields: Record<string, unknown>) => ({
   transactions: [{ asset: 'ETH', amount: '1', kind: 'buy', time: '2024-01-01T00:00:00Z', usdValue: '1', ...fields }],
+})
+/** A purchase order, or an invoice against the payer's, with `fields` over one line or item. */
+const ordered = (fields: Record<string, unknown>) => ({ supplierId: sctp.supplierId, ...fields })
+const invoiced = (fields: Record<string, unknown>) => ({ poId: sctp.poId, total: '1', ...fields })
+const priced = (value: string) => [{ sku: 'A', quantity: '1', unitPriceRaw: value }]
+/** The unit price of the first line of an answered purchase order or invoice, atomic. */
+const unitPriceOf = (document: { lines: { unitPriceRaw: string }[] }) => BigInt(document.lines[0]!.unitPriceRaw)
+/** A robot as the original gateway registers it, and an update of a robot, with `fields` over its defaults. */
+const robot = (fields: Record<string, unknown>) => ({
+  name: 'Picker',
+  capabilities: ['pick'],
+  payment_address: someone,
+  connection: { type: 'webhook', webhookUrl: 'https://robot.example/rtp' },
+  ...fields,
+})
+const robotUpdate = (fields: Record<string, unknown>) => ({
+  robot_id: `rbt_${'0'.repeat(24)}`,
+  payment_address: someone,
+  token: 'USDC',
+  ...fields,
 })
 
 const fixtures: Fixture[] = [
@@ -323,14 +351,97 @@ const fixtures: Fixture[] = [
       'GET /api/v1/bridge/quote',
       '?amount',
       `fromChain=base&toChain=arbitrum&token=USDC&amount=$&fromAddress=${someone}`,
+      (answer) => BigInt(answer.route.fromChain.amount),
     ],
     ['GET /api/v1/robots/list', '?maxPrice', 'maxPrice=$'],
+    [
+      'POST /api/v1/robots/register',
+      'pricing',
+      (value) => robot({ pricing: { pick: value } }),
+      undefined,
+      'pricing.pick',
+    ],
+    [
+      'PATCH /api/v1/robots/update',
+      'pricing',
+      (value) => robotUpdate({ pricing: { pick: value } }),
+      undefined,
+      'pricing.pick',
+    ],
   ),
   ...human(18, ['GET /api/v1/robots/list', '?max_price', 'max_price=$']),
   ...human(
     6,
-    ['POST /api/v1/compute-futures/deposit', 'amount', (value) => ({ amount: value })],
-    ['POST /api/v1/compute-futures/refund', 'amount', (value) => ({ amount: value })],
+    ['POST /api/v1/robots/register', 'price_per_task', (value) => robot({ price_per_task: value })],
+    ['PATCH /api/v1/robots/update', 'price_per_task', (value) => robotUpdate({ price_per_task: value })],
+    [
+      'POST /api/v1/compute-futures/deposit',
+      'amount',
+      (value) => ({ amount: value }),
+      (answer) => BigInt(answer.amountRaw),
+    ],
+    [
+      'POST /api/v1/compute-futures/refund',
+      'amount',
+      (value) => ({ amount: value }),
+      (answer) => BigInt(answer.refundAmountRaw),
+    ],
+  ),
+  ...human(
+    6,
+    ...(['unitPrice', 'price'] as const).flatMap((name): Parameters<typeof fixture>[2][] => [
+      [
+        'POST /api/v1/sctp/po',
+        `items[].${name}`,
+        (value) => ordered({ items: [{ description: 'Bolts', [name]: value }] }),
+        (answer) => unitPriceOf(answer.po),
+      ],
+      [
+        'POST /api/v1/sctp/invoice',
+        `items[].${name}`,
+        (value) => invoiced({ items: [{ sku: 'A', [name]: value }] }),
+        (answer) => unitPriceOf(answer.invoice),
+      ],
+    ]),
+    [
+      'POST /api/v1/sctp/po',
+      'total',
+      // Its line costs what the total says, so that the total is refused only for what it is.
+      (value) => ordered({ total: value, lines: priced(/^\d+(\.\d{1,6})?$/.test(value) ? `${usdc(value)}` : '1') }),
+      (answer) => BigInt(answer.totalRaw),
+    ],
+    [
+      'POST /api/v1/sctp/invoice',
+      'total',
+      (value) => invoiced({ total: value, lines: priced('1') }),
+      (answer) => BigInt(answer.totalRaw),
+    ],
+    [
+      'POST /api/v1/sctp/pay',
+      'amount',
+      (value) => ({ supplierId: sctp.supplierId, amount: value }),
+      (answer) => BigInt(answer.payments[0].amountRaw),
+    ],
+    [
+      'POST /api/v1/sctp/pay',
+      'payments[].amount',
+      (value) => ({ payments: [{ supplierId: sctp.supplierId, amount: value }] }),
+      (answer) => BigInt(answer.payments[0].amountRaw),
+    ],
+  ),
+  ...raw(
+    [
+      'POST /api/v1/sctp/po',
+      'lines[].unitPriceRaw',
+      (value) => ordered({ lines: priced(value) }),
+      (answer) => unitPriceOf(answer.po),
+    ],
+    [
+      'POST /api/v1/sctp/invoice',
+      'lines[].unitPriceRaw',
+      (value) => invoiced({ lines: priced(value) }),
+      (answer) => unitPriceOf(answer.invoice),
+    ],
   ),
   ...human(
     18,
@@ -368,7 +479,8 @@ async function send(call: Call, paid = false): Promise<Response> {
 }
 
 /** Whether a route is free (answered without payment). */
-const isFree = (route: string) => route.startsWith('GET /free/') || route.startsWith('POST /free/')
+const isFree = (route: string) =>
+  Catalog.entries.some((entry) => `${entry.method} ${entry.path}` === route && Catalog.isFree(entry))
 
 /** The value with one decimal more than `decimals`: 2500.0000001 for 6. */
 const tooPrecise = (decimals: number) => `2500.${'0'.repeat(decimals)}1`
@@ -384,14 +496,11 @@ describe('every amount field of the catalog', () => {
     const problems = amounts.flatMap(({ route, field, schema }) => {
       const key = `${route} ${field}`
       const unit = schema[Units.readingKeyword]
-      const waiting = pending.some((prefix) => route.includes(prefix))
-      if (unit === undefined) return waiting ? [] : [`${key}: an amount with no x-unit`]
+      if (unit === undefined) return [`${key}: an amount with no x-unit`]
       const word = unit === 'human' ? 'HUMAN' : 'RAW'
       return [
         ...(schema.description?.includes(word) ? [] : [`${key}: its description does not say ${word}`]),
-        ...(waiting || byKey.get(key)?.unit === unit
-          ? []
-          : [`${key}: x-unit ${unit} and no fixture here of that unit`]),
+        ...(byKey.get(key)?.unit === unit ? [] : [`${key}: x-unit ${unit} and no fixture here of that unit`]),
       ]
     })
     expect(problems).toEqual([])
@@ -425,6 +534,22 @@ describe('every amount field of the catalog', () => {
 
 describe('what the handler read', () => {
   const observed = fixtures.filter((fixture) => fixture.read !== undefined)
+
+  beforeAll(async () => {
+    // Refunds take the payer's compute-futures credit: 2,500 and 2,500.5 USDC, deposited through the gateway.
+    const asked = await ok(
+      await send({ method: 'POST', path: '/api/v1/compute-futures/deposit', body: { amount: '5000.5' } }, true),
+    )
+    const wallet = createWalletClient({
+      account: payer(),
+      chain: gateway.devnet.chain,
+      transport: gateway.devnet.transport,
+    })
+    const { to, data } = asked.transactions[0]
+    const transaction = await wallet.sendTransaction({ to, data })
+    await gateway.devnet.publicClient.waitForTransactionReceipt({ hash: transaction })
+    await ok(await send({ method: 'POST', path: '/api/v1/compute-futures/deposit', body: { transaction } }, true))
+  })
 
   test.each(observed)('$route $field ($unit): "2500" and "2500.5" are read in the documented unit', async (fixture) => {
     const scale = 10n ** BigInt(fixture.decimals)

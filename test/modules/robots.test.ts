@@ -611,6 +611,13 @@ describe("the original gateway's clients (snake_case names, human prices, unsign
       ['GET', '/api/v1/robots/list?max_price=1&maxPrice=1', undefined, 'maxPrice'],
       ['GET', '/api/v1/robots/list?max_price=1e3', undefined, 'max_price'],
       ['POST', '/api/v1/robots/register', { ...original('2500.0000001') }, 'price_per_task'],
+      // Read in the stored robot's token before the signature is asked for.
+      [
+        'PATCH',
+        '/api/v1/robots/update',
+        { robot_id: robot.robot_id, price_per_task: '2500.0000001' },
+        'price_per_task',
+      ],
       ['POST', '/api/v1/robots/register', { ...original('1'), connection: { type: 'xmtp' } }, 'connection.type'],
       ['POST', '/api/v1/robots/register', { ...original('1'), chain: 'solana' }, 'chain'],
       ['POST', '/api/v1/robots/register', { ...original('1'), operator: operator().address }, 'operator'],

@@ -231,7 +231,7 @@ describe('supplier to paid invoice on the devnet batch contract', () => {
     for (const party of [buyer().address, supplierOwner().address]) {
       expect(recorded.find((event) => event.id === `invoice.paid:${invoice.id}:${party}`)).toMatchObject({
         type: 'invoice.paid',
-        data: { invoiceId: invoice.id, amount: '20000000', token: chain.token.address, transaction: hash },
+        data: { invoiceId: invoice.id, amountRaw: '20000000', token: chain.token.address, transaction: hash },
       })
       const seen = recorded.filter((event) => event.type === 'transfer.seen' && event.owner === party)
       expect(seen.map((event) => event.data)).toContainEqual(
