@@ -1,7 +1,7 @@
 import { join } from 'node:path'
 import { devnetBanner } from './banner.js'
-import { startDevnet } from './boot.js'
 import { type Config, ConfigError, parse } from './config.js'
+import { startDevnet } from './settlement.js'
 import { assertPortFree, bind, exitOnStartError, StartError } from './startup.js'
 
 // `npm run devnet`: the devnet of `npm start` (same deployments, funding and journal in DATA_DIR) in a process of its

@@ -54,3 +54,22 @@ export function exitOnStartError(error: unknown): never {
   process.stderr.write(`${error.message}\n`)
   process.exit(1)
 }
+
+/** Host and port of a URL that may carry credentials or a key, for messages; never the rest of it. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host
+  } catch {
+    return 'an unparsable URL'
+  }
+}
+
+/** Why a connection failed, on one line: the system error code when there is one (viem and postgres messages span several lines). */
+export function oneLine(error: unknown): string {
+  for (let cause = error; typeof cause === 'object' && cause !== null; cause = (cause as { cause?: unknown }).cause) {
+    const { code } = cause as { code?: unknown }
+    if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return code
+  }
+  const { shortMessage, message } = error as { shortMessage?: string; message?: string }
+  return (shortMessage ?? message ?? String(error)).split('\n')[0]!.replace(/\.$/, '')
+}
