@@ -2,6 +2,7 @@ import { FormatRegistry, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
+import * as Units from '../../core/Units.js'
 
 /**
  * What the 402 of a paid call says beside the offer so that an agent can call again, as the original gateway's
@@ -182,6 +183,9 @@ const byName: Readonly<Record<string, unknown>> = {
   query: 'bitcoin',
 }
 
+/** A typical amount by how its field reads it ({@link Units.readingKeyword}): 25 tokens, or 25 USDC in atomic units. */
+const byReading: Readonly<Record<Units.Reading, string>> = { human: '25', raw: '25000000' }
+
 /** Typical values where a category reads a name otherwise. */
 const byCategory: Readonly<Record<string, Readonly<Record<string, unknown>>>> = {
   research: {
@@ -237,6 +241,8 @@ type Schema = {
   maximum?: number
   /** Number the value must stay below. */
   exclusiveMaximum?: number
+  /** How an amount field reads its number. */
+  [Units.readingKeyword]?: Units.Reading
 }
 
 /** Values tried, in order, for a string of a custom format; the first the format accepts is the example. */
@@ -258,6 +264,13 @@ function sample(schema: Schema, context: Context, name?: string, top = true): un
   if (schema.default !== undefined) return schema.default
   if (schema.const !== undefined) return schema.const
   if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum[0]
+  const named = name === undefined ? undefined : context.named[name]
+  // An amount is a number of its unit, never a word: the member's typical value, else a typical amount of its reading.
+  const reading = schema[Units.readingKeyword]
+  if (reading !== undefined) {
+    const amount = [named, byReading[reading]].find((value) => value !== undefined && checks(schema, value))
+    if (amount !== undefined) return amount
+  }
   const branches = schema.anyOf ?? schema.oneOf
   if (branches) {
     for (const branch of branches) {
@@ -273,7 +286,6 @@ function sample(schema: Schema, context: Context, name?: string, top = true): un
       ? Object.assign({}, ...(parts as object[]))
       : undefined
   }
-  const named = name === undefined ? undefined : context.named[name]
   switch (schema.type) {
     case 'object':
       return objectOf(schema, context, top)

@@ -115,6 +115,9 @@ const items = Type.Optional(
   }),
 )
 
+/** An order's or invoice's items as the original gateway's clients send them: 100 × 0.25 USDC, 25 USDC in all. */
+const exampleItems = { items: [{ description: 'Steel bolts M8', quantity: 100, unitPrice: '0.25' }], total: '25' }
+
 /** Body of `POST /api/v1/sctp/po`: our `lines` (RAW prices) or the original gateway's `items` (HUMAN), one of them. */
 export const PoBody = Type.Object(
   {
@@ -131,7 +134,8 @@ export const PoBody = Type.Object(
     reference: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: "The buyer's own reference." })),
     metadata,
   },
-  { additionalProperties: false },
+  // Neither form is required by the schema (one of them is, by the service): the example shows one.
+  { additionalProperties: false, examples: [{ supplierId: `sup_${'0'.repeat(24)}`, ...exampleItems }] },
 )
 /** Body of `POST /api/v1/sctp/po`. */
 export type PoBody = Static<typeof PoBody>
@@ -162,7 +166,7 @@ export const InvoiceBody = Type.Object(
         'Invoiced total, a HUMAN decimal of the order\'s token as the original gateway reads `total` ("55" is 55 USDC, 55000000 atomic units); the match checks it is the sum of quantity × unit price. Answers give total (human) and totalRaw.',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, examples: [{ poId: `po_${'0'.repeat(24)}`, ...exampleItems }] },
 )
 /** Body of `POST /api/v1/sctp/invoice`. */
 export type InvoiceBody = Static<typeof InvoiceBody>

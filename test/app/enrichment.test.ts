@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { Kind, type TSchema } from '@sinclair/typebox'
+import { Kind, type TSchema, Type } from '@sinclair/typebox'
 import { enrichment, example as sampleOf } from '../../app/discovery/enrichment.js'
 import * as Catalog from '../../core/Catalog.js'
 import * as Price from '../../core/Price.js'
+import * as Units from '../../core/Units.js'
 import { origin, paidGateway } from '../support/paid.js'
 
 const paid = Catalog.entries.filter((entry) => !Catalog.isFree(entry))
@@ -124,5 +125,18 @@ describe('enrichment', () => {
     // Left out: the Solana swap transaction (it takes a Jupiter quote) and the routes unconfigured here (no schema).
     expect(examples).toBeGreaterThanOrEqual(paid.length - 25)
     expect(statuses.get(402)?.length).toBeGreaterThan(90)
+  })
+
+  test('behavior: an amount field takes a typical amount of its unit (x-unit), never a word', () => {
+    const schema = Type.Object({
+      total: Units.decimalSchema({ description: 'HUMAN decimal USDC.' }),
+      priceRaw: Type.String({
+        pattern: '^[1-9][0-9]*$',
+        ...Units.amountOptions({ unit: 'raw', description: 'RAW atomic units.' }),
+      }),
+      spendLimitEth: Units.decimalSchema({ description: 'HUMAN decimal ETH.' }),
+    })
+    // The member's typical value first (spendLimitEth), else a typical amount of its reading.
+    expect(sampleOf(schema)).toEqual({ total: '25', priceRaw: '25000000', spendLimitEth: '0.1' })
   })
 })
