@@ -47,6 +47,29 @@ export type Job = Cron.Job & {
   createdAt: string
 }
 
+/**
+ * A job as stored before callbacks had records of their own in {@link callbacks}: its record is its callback's endpoint
+ * too (`url`, `secret`, `status`, `failures`, `lastDelivery`; no `url` without a callback), with no `callback` field.
+ * Such a record is read as it was written: its runs still go to that callback, and cancelling it cancels that endpoint.
+ */
+type Legacy = Omit<Job, 'callback'> & Partial<Webhooks.Endpoint> & { callback?: undefined }
+
+/** A job record as the store may hold it: written now, or before callbacks had records of their own. */
+type Stored = Job | Legacy
+
+/** The callback a legacy job record holds, if it has one. */
+function legacyCallback(job: Stored): (Legacy & Webhooks.Endpoint) | undefined {
+  return job.callback === undefined && job.url !== undefined && job.secret !== undefined
+    ? { ...job, url: job.url, secret: job.secret, status: job.status ?? 'active' }
+    : undefined
+}
+
+/** Where a job's callback is, as an endpoint record: its own in {@link callbacks}, or its job record when legacy. */
+function endpointOf(id: string, job: Stored): { collection: string; id: string } | undefined {
+  if (job.callback) return { collection: callbacks, id }
+  return legacyCallback(job) ? { collection: jobs, id } : undefined
+}
+
 /** A due run's queue payload. */
 type Run = { jobId: string; run: number; scheduledFor: string; owner: Address }
 
@@ -172,7 +195,7 @@ export async function preflight(deps: Deps, body: Partial<CreateBody>) {
 }
 
 /** The public view of a job, with its callback's state. */
-function view(id: string, job: Job, callback: Webhooks.Endpoint | undefined) {
+function view(id: string, job: Stored, callback: Webhooks.Endpoint | undefined) {
   return {
     id,
     action: job.action,
@@ -234,7 +257,7 @@ export async function create(deps: Deps, input: CreateBody & { caller: Address }
 /** The payer's jobs. */
 export async function list(deps: Deps, input: ListQuery & { caller: Address }) {
   const [records, endpoints] = await Promise.all([
-    deps.store.list<Job>(jobs, { owner: input.caller, limit: 100 }),
+    deps.store.list<Stored>(jobs, { owner: input.caller, limit: 100 }),
     deps.store.list<Webhooks.Endpoint>(callbacks, { owner: input.caller, limit: 100 }),
   ])
   const callbackOf = new Map(endpoints.map(({ id, value }) => [id, value]))
@@ -244,7 +267,7 @@ export async function list(deps: Deps, input: ListQuery & { caller: Address }) {
         (!input.status || value.state === (input.status === 'active' ? 'scheduled' : input.status)) &&
         (!input.action || value.action === input.action),
     )
-    .map(({ id, value }) => view(id, value, callbackOf.get(id)))
+    .map(({ id, value }) => view(id, value, callbackOf.get(id) ?? legacyCallback(value)))
   return { jobs: selected, total: selected.length }
 }
 
@@ -253,11 +276,18 @@ export async function list(deps: Deps, input: ListQuery & { caller: Address }) {
  * runs fired before, still being retried); cancelling a cancelled job is a 409.
  */
 export async function cancel(deps: Deps, input: CancelBody & { caller: Address }) {
-  const record = await deps.store.get<Job>(jobs, input.jobId)
+  const record = await deps.store.get<Stored>(jobs, input.jobId)
   if (!record?.owners.includes(getAddress(input.caller))) throw new NotFoundError(`No cron job ${input.jobId}.`)
   const now = (deps.now ?? (() => new Date()))()
-  const updated = await deps.store.update<Job>(jobs, input.jobId, (current) =>
-    Machine.refusing(() => Cron.transition(current.value, { type: 'cancelled' }, now)),
+  const updated = await deps.store.update<Stored>(jobs, input.jobId, (current) =>
+    Machine.refusing(() => {
+      const cancelled = Cron.transition(current.value, { type: 'cancelled' }, now)
+      // A legacy record is its callback's endpoint too: cancelled with the job, unless it was already.
+      const legacy = legacyCallback(cancelled)
+      return legacy && legacy.status !== 'cancelled'
+        ? Webhooks.endpointTransition(legacy, { type: 'cancelled' })
+        : cancelled
+    }),
   )
   if (!updated.ok) throw new ConflictError(`Cron job ${input.jobId} is already cancelled.`)
   if (record.value.callback)
@@ -273,7 +303,7 @@ export async function cancel(deps: Deps, input: CancelBody & { caller: Address }
  */
 export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
   const { jobId, run, scheduledFor, owner } = item.payload
-  const record = await deps.store.get<Job>(jobs, jobId)
+  const record = await deps.store.get<Stored>(jobs, jobId)
   if (!record) return { failed: 'job_missing' }
   const job = record.value
   if (job.state !== 'scheduled' || job.runs >= run) return { done: true, result: { skipped: job.state } }
@@ -303,9 +333,10 @@ export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
       ...(error ? { error } : {}),
     },
   }
+  const endpoint = endpointOf(jobId, job)
   const enqueue = [
-    ...(job.callback
-      ? [Webhooks.deliveryItem({ endpoint: { collection: callbacks, id: jobId }, owner, event })]
+    ...(endpoint
+      ? [Webhooks.deliveryItem({ endpoint, owner, event })]
       : deps.events
         ? [deps.events.outbox({ ...event, timestamp: now, owner })]
         : []),
@@ -322,7 +353,7 @@ export async function fire(deps: Deps, item: Claim<Run>): Promise<Outcome> {
   ]
   const lastOutput = { run, ...(transaction ? { transaction } : {}), ...(error ? { error } : {}) }
   // A run fired already (a claim whose lease ran out) is refused here, and enqueues nothing again.
-  await deps.store.update<Job>(
+  await deps.store.update<Stored>(
     jobs,
     jobId,
     (current) =>

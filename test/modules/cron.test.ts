@@ -7,7 +7,9 @@ import { silent } from '../../app/log.js'
 import { workerRunner } from '../../app/workers.js'
 import { events as eventsPort } from '../../core/Events.js'
 import type * as Module from '../../core/Module.js'
+import * as Webhooks from '../../core/Webhooks.js'
 import { manifest as cron } from '../../modules/cron/index.js'
+import * as Service from '../../modules/cron/service.js'
 import { manifest as webhooks } from '../../modules/webhooks/index.js'
 import { postgresFixture } from '../support/backends.js'
 import { moduleGateway, stubPayment, testGateway } from '../support/gateway.js'
@@ -120,6 +122,57 @@ describe('cron on one gateway', () => {
     clock = new Date(new Date(created.nextRun).getTime() + 10 * 3_600_000)
     await runner.drain()
     expect(target.received.filter((delivery) => delivery.path === '/c')).toHaveLength(0)
+  })
+
+  test('behavior: a job stored before its callback had a record of its own still delivers its runs there, and cancels', async () => {
+    // The record as cron wrote it before callbacks had records of their own (a18a067): the job is its callback's
+    // endpoint (url, secret, status, failures).
+    const id = `cron_${crypto.randomUUID().replaceAll('-', '')}`
+    const secret = Webhooks.newSecret()
+    const due = new Date(clock.getTime() + 3_600_000)
+    const legacy = {
+      url: target.url('/legacy'),
+      secret,
+      status: 'active',
+      failures: 0,
+      action: 'webhook.trigger',
+      schedule: '0 * * * *',
+      payload: { stored: 'before' },
+      maxRuns: 3,
+      runs: 0,
+      state: 'scheduled',
+      nextRun: due.toISOString(),
+      lastRunAt: null,
+      createdAt: clock.toISOString(),
+    }
+    const run = { jobId: id, run: 1, scheduledFor: due.toISOString(), owner: payers.alice }
+    await store.insert(
+      { collection: Service.jobs, id, owners: [payers.alice], value: legacy, createdAt: clock },
+      { enqueue: [{ queue: Service.runQueue, id: `${id}#1`, payload: run, dueAt: due }] },
+    )
+    target.secrets.set('/legacy', secret)
+    const listed = await ok(await gateway.get('/api/v1/cron/list?status=active', payers.alice))
+    expect(listed.jobs.find((job: { id: string }) => job.id === id).callback).toEqual({
+      url: target.url('/legacy'),
+      status: 'active',
+    })
+    clock = new Date(due.getTime() + 1_000)
+    await runner.drain()
+    await runner.drain()
+    expect(target.received.filter((delivery) => delivery.path === '/legacy')).toEqual([
+      expect.objectContaining({ type: 'cron.triggered', data: expect.objectContaining({ jobId: id, run: 1 }) }),
+    ])
+    const after = await ok(await gateway.get('/api/v1/cron/list?status=active', payers.alice))
+    expect(after.jobs.find((job: { id: string }) => job.id === id)).toMatchObject({
+      runCount: 1,
+      lastResult: { status: 'delivered', code: 204 },
+    })
+    // Cancelled, its callback (the job record) is too: the next run never fires and nothing more is delivered.
+    await ok(await gateway.post('/api/v1/cron/cancel', { jobId: id }, payers.alice))
+    expect((await store.get<{ status: string }>(Service.jobs, id))?.value.status).toBe('cancelled')
+    clock = new Date(due.getTime() + 5 * 3_600_000)
+    await runner.drain()
+    expect(target.received.filter((delivery) => delivery.path === '/legacy')).toHaveLength(1)
   })
 
   test("behavior: the original gateway's create (no callback_url) runs as the owner's cron.triggered event", async () => {
