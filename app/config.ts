@@ -1,15 +1,12 @@
-import { type Static, type TObject, Type } from '@sinclair/typebox'
+import { type Static, type TObject, type TSchema, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import { mainnet } from 'viem/chains'
-import { heliusUrl } from '../adapters/solana/das.js'
-import { defaultUrl as hermesUrl } from '../adapters/solana/hermes.js'
-import { defaultUrl as jupiterUrl } from '../adapters/solana/jupiter.js'
-import { defaultUrl as solanaRpcUrl } from '../adapters/solana/rpc.js'
 import { ConfigError } from '../core/Errors.js'
 import type * as Module from '../core/Module.js'
-import * as Outbound from '../core/Outbound.js'
 import * as Price from '../core/Price.js'
+import type { AnyProvider } from '../core/Provider.js'
 import { families } from './modules.js'
+import { providers as defaultProviders } from './providers.js'
 
 export { ConfigError }
 
@@ -18,8 +15,9 @@ const hostPattern =
   '(?:[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*|\\[[0-9A-Fa-f:.]+\\])(?::[0-9]{1,5})?'
 
 /**
- * Every environment variable the gateway itself reads (each family reads its own slice, see core/Module.ts `env`).
- * The README's configuration table is generated from these schemas (`npm run docs`): `description` is the
+ * Every environment variable the gateway itself reads (each family reads its own slice, see core/Module.ts `env`, and
+ * each port provider its own, see core/Provider.ts `env`).
+ * The configuration table is generated from these schemas (`npm run docs`): `description` is the
  * "meaning" column, `defaultText` the "default" column where the schema's `default` is not what people should read,
  * and `secret: true` adds "never logged".
  */
@@ -273,138 +271,6 @@ const Environment = Type.Object({
     default: '.data',
     description: "folder of the embedded store and of the devnet's journal",
   }),
-  CHAT_UPSTREAM_URL: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^https?://',
-      defaultText: 'none: chat endpoints unavailable',
-      description:
-        "OpenAI-compatible API (a hosted router, llama.cpp, vLLM; base URL ending in `/v1`) behind `/api/v1/chat/completions` and `/api/v1/models`; its limits are the `ai` family's",
-    }),
-  ),
-  CHAT_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'bearer key of that API' })),
-  DECENTRALIZED_UPSTREAM_URL: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^https?://',
-      defaultText: 'none: `/decentralized/v1/*` unavailable',
-      description: "a second, separately configured OpenAI-compatible API; its limits are the `decentralized` family's",
-    }),
-  ),
-  DECENTRALIZED_UPSTREAM_KEY: Type.Optional(Type.String({ secret: true, minLength: 1, description: 'its bearer key' })),
-  PEAQ_RPC_URL: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^https?://',
-      defaultText: 'none: `chain=peaq` refused',
-      description:
-        "peaq JSON-RPC for batches; with `PEAQ_BATCH_CONTRACT` and `PEAQ_USDC` (all three or none); peaq is accepted only while its contract's code hash equals Base's",
-    }),
-  ),
-  PEAQ_BATCH_CONTRACT: Type.Optional(
-    Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'the batch contract on peaq' }),
-  ),
-  PEAQ_USDC: Type.Optional(Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description: 'USDC on peaq' })),
-  HORIZON_URL: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^https?://',
-      defaultText: 'none: Stellar endpoints unavailable',
-      description: 'Horizon server for `/api/v1/stellar/*`',
-    }),
-  ),
-  STELLAR_NETWORK_PASSPHRASE: Type.Optional(
-    Type.String({
-      minLength: 1,
-      defaultText: 'none (required with `HORIZON_URL`)',
-      description: 'the network passphrase transactions are signed for',
-    }),
-  ),
-  RIPPLED_URL: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^https?://',
-      defaultText: 'none: XRP endpoints unavailable',
-      description: 'rippled JSON-RPC for `/api/v1/xrp/*`',
-    }),
-  ),
-  JUPITER_URL: Type.String({
-    secret: true,
-    pattern: '^https?://',
-    default: jupiterUrl,
-    description:
-      "Jupiter's Swap API (`/quote`, `/swap`) behind `/api/v1/solana/aggregator/*`; any other URL (a self-hosted one) needs no key",
-  }),
-  JUPITER_API_KEY: Type.Optional(
-    Type.String({
-      secret: true,
-      minLength: 1,
-      defaultText: "none: the aggregator endpoints unavailable on Jupiter's own URL",
-      description: 'key from portal.jup.ag, sent as `x-api-key`',
-    }),
-  ),
-  SOLANA_RPC_URL: Type.String({
-    secret: true,
-    pattern: '^https?://',
-    default: solanaRpcUrl,
-    description:
-      "Solana JSON-RPC node the aggregator quote reads each mint's decimals from (`getTokenSupply`), for the formatted amounts beside the raw ones; a provider's URL may carry its key",
-  }),
-  DAS_URL: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^https?://',
-      defaultText: `${heliusUrl} with \`HELIUS_API_KEY\`; with neither, the asset-index endpoints are unavailable`,
-      description:
-        'JSON-RPC URL of any Digital Asset Standard provider behind `/api/v1/solana/assetindex/*`; may carry its key',
-    }),
-  ),
-  HELIUS_API_KEY: Type.Optional(
-    Type.String({
-      secret: true,
-      minLength: 1,
-      description:
-        "Helius key, sent as the `api-key` query parameter (the asset index is Helius's unless `DAS_URL` is set)",
-    }),
-  ),
-  HERMES_URL: Type.String({
-    secret: true,
-    pattern: '^https?://',
-    default: hermesUrl,
-    description:
-      "Pyth Hermes behind `/api/v1/solana/pricefeed/*`; any other URL (self-hosted, a node provider's) needs no key",
-  }),
-  PYTH_API_KEY: Type.Optional(
-    Type.String({
-      secret: true,
-      minLength: 1,
-      defaultText:
-        "none: the price-feed endpoints unavailable on Pyth's own Hermes, which requires a key since 2026-08-26",
-      description: 'Pyth API key, sent as a bearer token',
-    }),
-  ),
-  ZEROX_API_KEY: Type.Optional(
-    Type.String({
-      secret: true,
-      minLength: 1,
-      defaultText: 'none: swap quotes come from Uniswap v3 alone',
-      description:
-        '0x Swap API key (`0x-api-key`); when set, `/api/v1/swap/quote` compares the 0x quote with the Uniswap v3 one and answers the better, naming its source',
-    }),
-  ),
-  ZEROX_API_URL: Type.String({
-    secret: true,
-    pattern: '^https?://',
-    default: 'https://api.0x.org',
-    description: 'base URL of the 0x Swap API v2',
-  }),
-  OUTBOUND_ALLOW: Type.Optional(
-    Type.String({
-      defaultText: 'none: every private range refused',
-      description:
-        'comma-separated hosts, IP addresses and CIDR networks that requests to URLs a caller gave (webhooks, callbacks, probes) may reach although private (tests allow their loopback stand-ins this way)',
-    }),
-  ),
   OPERATOR_TOKEN: Type.Optional(
     Type.String({
       secret: true,
@@ -438,34 +304,6 @@ const Environment = Type.Object({
       "`debug`, `info`, `warn` or `error`; logs are JSON lines and never contain request bodies, error messages (only error class names and stack frames) or a URL's path, query or user info",
   }),
 })
-
-/** Where an OpenAI-compatible upstream is; what callers may do on it is its family's environment (modules/ai). */
-export type InferenceUpstream = {
-  /** Base URL of the API. Never logged. */
-  url: string
-  /** Bearer key. Never logged. */
-  key: string | undefined
-}
-
-/** Where a keyed vendor is, and its key. */
-export type VendorUpstream = {
-  /** Base URL. Never logged. */
-  url: string
-  /** API key; `undefined` for a URL that needs none. Never logged. */
-  key: string | undefined
-}
-
-/** The Solana vendors; one left out (its key is not set) makes only its endpoints unavailable. */
-export type SolanaUpstreams = {
-  /** The swap aggregator (Jupiter). */
-  aggregator: VendorUpstream | undefined
-  /** JSON-RPC URL of a Solana node (the decimals of mints). Never logged. */
-  rpcUrl: string
-  /** The Digital Asset Standard index (Helius, or any provider). */
-  assetIndex: VendorUpstream | undefined
-  /** The Pyth price service (Hermes). */
-  priceService: VendorUpstream | undefined
-}
 
 /** The parsed configuration, handed to the composition root. */
 export type Config = {
@@ -552,22 +390,6 @@ export type Config = {
     /** Caller URLs per minute checked before payment. @default 30 */
     urlChecksPerMinute: number
   }
-  /** Upstream of the AI endpoints; absent: they are unavailable. */
-  chatUpstream: InferenceUpstream | undefined
-  /** Upstream of the decentralized-inference endpoints; absent: they are unavailable. */
-  decentralizedUpstream: InferenceUpstream | undefined
-  /** peaq's RPC, batch contract and USDC; absent: batches with chain=peaq are refused before payment. */
-  peaq: { rpcUrl: string; batchContract: `0x${string}`; usdc: `0x${string}` } | undefined
-  /** Horizon server and its network passphrase; absent: the Stellar endpoints are unavailable. Never logged. */
-  stellar: { url: string; networkPassphrase: string } | undefined
-  /** rippled JSON-RPC URL; absent: the XRP endpoints are unavailable. Never logged. */
-  rippledUrl: string | undefined
-  /** The Solana vendors. */
-  solana: SolanaUpstreams
-  /** The 0x Swap API, when its key is set; absent: swap quotes come from Uniswap v3 alone. Never logged. */
-  zerox: { url: string; key: string } | undefined
-  /** Hosts, addresses and networks that requests to URLs a caller gave may reach although private. @default none */
-  outboundAllow: Outbound.AllowList
   /** Bearer token of the operator (dashboard, metrics); absent: both are off. Never logged. */
   operatorToken: string | undefined
   /** The MCP server's wallet and spending limits. */
@@ -581,6 +403,8 @@ export type Config = {
   }
   /** Each module's parsed environment slice, by module name (modules without one have no entry). */
   modules: Record<string, unknown>
+  /** Each provider's parsed environment slice, by the port it builds (providers without one have no entry). */
+  providers: Record<string, unknown>
 }
 
 /** One documented variable, as its schema declares it. */
@@ -597,37 +421,69 @@ export type Variable = {
   secret: boolean
 }
 
-/** The variables one schema declares: the gateway's own (`family` undefined) or one family's env slice. */
-export type Group = { family: Module.AnyModule | undefined; variables: Variable[] }
+/**
+ * The variables one schema declares: the gateway's own (`family` and `provider` undefined), one provider's env slice
+ * or one family's.
+ */
+export type Group = {
+  /** The family whose slice this is. */
+  family: Module.AnyModule | undefined
+  /** The provider whose slice this is. */
+  provider: AnyProvider | undefined
+  /** Its variables, in its order. */
+  variables: Variable[]
+}
 
-/** Documentation of every variable, the gateway's first and then each family's in the order of `modules`. */
-export function groupsOf(modules: readonly Module.AnyModule[] = families): Group[] {
+/**
+ * Documentation of every variable: the gateway's first, then each provider's in the order of `providers`, then each
+ * family's in the order of `modules`. A variable two slices read (one schema object in both) is listed once, in the
+ * first; one name declared by two different schemas is a fault.
+ */
+export function groupsOf(
+  modules: readonly Module.AnyModule[] = families,
+  providers: readonly AnyProvider[] = defaultProviders,
+): Group[] {
+  const declared = new Map<string, TSchema>()
+  const variablesIn = (schema: TObject): Variable[] =>
+    Object.entries(schema.properties).flatMap(([name, property]) => {
+      const before = declared.get(name)
+      if (before === property) return []
+      if (before) throw new Error(`${name} is declared by two environment slices with two schemas: declare it once.`)
+      declared.set(name, property)
+      return [
+        {
+          name,
+          default: 'default' in property ? String(property.default) : undefined,
+          defaultText: typeof property.defaultText === 'string' ? property.defaultText : undefined,
+          description: String(property.description),
+          secret: property.secret === true,
+        },
+      ]
+    })
   return [
-    { family: undefined, variables: variablesIn(Environment) },
-    ...modules.flatMap((module) =>
-      module.env ? [{ family: module, variables: variablesIn(module.env as TObject) }] : [],
+    { family: undefined, provider: undefined, variables: variablesIn(Environment) },
+    ...providers.flatMap((provider) =>
+      provider.env ? [{ family: undefined, provider, variables: variablesIn(provider.env as TObject) }] : [],
     ),
-  ]
+    ...modules.flatMap((module) =>
+      module.env ? [{ family: module, provider: undefined, variables: variablesIn(module.env as TObject) }] : [],
+    ),
+  ].filter((group) => group.variables.length > 0)
 }
 
-/** Documentation of every variable of the gateway and of `modules` (name, default, description), for the README. */
-export function variablesOf(modules: readonly Module.AnyModule[] = families): Variable[] {
-  return groupsOf(modules).flatMap((group) => group.variables)
+/**
+ * Documentation of every variable of the gateway, of `modules` and of `providers` (name, default, description), for
+ * the configuration docs.
+ */
+export function variablesOf(
+  modules: readonly Module.AnyModule[] = families,
+  providers: readonly AnyProvider[] = defaultProviders,
+): Variable[] {
+  return groupsOf(modules, providers).flatMap((group) => group.variables)
 }
 
-/** Documentation of every variable the gateway's own modules read. */
+/** Documentation of every variable the gateway, its providers and its modules read. */
 export const variables = variablesOf()
-
-/** The variables a schema declares, in its order. */
-function variablesIn(schema: TObject): Variable[] {
-  return Object.entries(schema.properties).map(([name, property]) => ({
-    name,
-    default: 'default' in property ? String(property.default) : undefined,
-    defaultText: typeof property.defaultText === 'string' ? property.defaultText : undefined,
-    description: String(property.description),
-    secret: property.secret === true,
-  }))
-}
 
 /**
  * Reads the variables of `schema` from `env` with their defaults, or adds a line per bad variable to `errors`. A
@@ -653,25 +509,29 @@ function read<schema extends TObject>(
 }
 
 /**
- * Parses the environment once at boot, the gateway's variables and each module's slice; fails fast with one message
- * naming every bad variable.
+ * Parses the environment once at boot, the gateway's variables, each provider's slice and each module's; fails fast
+ * with one message naming every bad variable, then with the first provider's slice whose variables do not go
+ * together.
  */
 export function parse(
   env: Record<string, string | undefined>,
   modules: readonly Module.AnyModule[] = families,
+  providers: readonly AnyProvider[] = defaultProviders,
 ): Config {
   assertOperatorToken(env.OPERATOR_TOKEN)
   const errors: string[] = []
   const value = read(Environment, env, errors)
+  const ported = Object.fromEntries(
+    providers.flatMap((provider) =>
+      provider.env ? [[provider.port, read(provider.env as TObject, env, errors)]] : [],
+    ),
+  )
   const slices = Object.fromEntries(
     modules.flatMap((module) => (module.env ? [[module.name, read(module.env as TObject, env, errors)]] : [])),
   )
   if (errors.length > 0) throw new ConfigError(`Invalid configuration:\n${[...new Set(errors)].join('\n')}`)
+  for (const provider of providers) provider.assert?.(ported[provider.port])
   const parsed = value as Static<typeof Environment>
-  const upstream = (prefix: 'CHAT' | 'DECENTRALIZED'): InferenceUpstream | undefined => {
-    const url = parsed[`${prefix}_UPSTREAM_URL`]
-    return url === undefined ? undefined : { url, key: parsed[`${prefix}_UPSTREAM_KEY`] }
-  }
   return {
     port: parsed.PORT,
     host: parsed.HOST,
@@ -717,22 +577,6 @@ export function parse(
       failedPaymentChecksPerMinute: parsed.FAILED_PAYMENT_CHECKS_PER_MINUTE,
       urlChecksPerMinute: parsed.URL_CHECKS_PER_MINUTE,
     },
-    chatUpstream: upstream('CHAT'),
-    decentralizedUpstream: upstream('DECENTRALIZED'),
-    peaq: peaqOf(parsed.PEAQ_RPC_URL, parsed.PEAQ_BATCH_CONTRACT, parsed.PEAQ_USDC),
-    stellar: stellarOf(parsed.HORIZON_URL, parsed.STELLAR_NETWORK_PASSPHRASE),
-    rippledUrl: parsed.RIPPLED_URL,
-    solana: {
-      aggregator: keyedOf(parsed.JUPITER_URL, parsed.JUPITER_API_KEY, jupiterUrl),
-      rpcUrl: parsed.SOLANA_RPC_URL,
-      assetIndex:
-        parsed.DAS_URL !== undefined || parsed.HELIUS_API_KEY !== undefined
-          ? { url: parsed.DAS_URL ?? heliusUrl, key: parsed.HELIUS_API_KEY }
-          : undefined,
-      priceService: keyedOf(parsed.HERMES_URL, parsed.PYTH_API_KEY, hermesUrl),
-    },
-    zerox: parsed.ZEROX_API_KEY ? { url: parsed.ZEROX_API_URL, key: parsed.ZEROX_API_KEY } : undefined,
-    outboundAllow: allowListOf(parsed.OUTBOUND_ALLOW),
     operatorToken: parsed.OPERATOR_TOKEN,
     mcp: {
       privateKey: parsed.MCP_PRIVATE_KEY as `0x${string}` | undefined,
@@ -740,6 +584,7 @@ export function parse(
       sessionBudget: Price.toAtomic(parsed.MCP_SESSION_BUDGET),
     },
     modules: slices,
+    providers: ported,
   }
 }
 
@@ -759,37 +604,4 @@ function assertOperatorToken(token: string | undefined): void {
     throw new ConfigError(`OPERATOR_TOKEN is an example printed in the docs, which anyone may hold: ${own}`)
   if (token.length < minOperatorTokenLength)
     throw new ConfigError(`OPERATOR_TOKEN is shorter than ${minOperatorTokenLength} characters: ${own}`)
-}
-
-function allowListOf(text: string | undefined): Outbound.AllowList {
-  if (text === undefined) return Outbound.emptyAllowList
-  const parsed = Outbound.parseAllowList(text)
-  // The message names the variable and the entry at fault.
-  if (!parsed.ok) throw new ConfigError(`Invalid configuration:\n  ${parsed.message}`)
-  return parsed.list
-}
-
-function peaqOf(
-  rpcUrl: string | undefined,
-  batchContract: string | undefined,
-  usdc: string | undefined,
-): Config['peaq'] {
-  if (rpcUrl === undefined && batchContract === undefined && usdc === undefined) return undefined
-  if (rpcUrl === undefined || batchContract === undefined || usdc === undefined)
-    throw new ConfigError('PEAQ_RPC_URL, PEAQ_BATCH_CONTRACT and PEAQ_USDC go together: set all three or none.')
-  return { rpcUrl, batchContract: batchContract as `0x${string}`, usdc: usdc as `0x${string}` }
-}
-
-/** A vendor whose own URL (`ownUrl`) needs a key: absent there without one; any other URL is used as it is. */
-function keyedOf(url: string, key: string | undefined, ownUrl: string): VendorUpstream | undefined {
-  return key === undefined && url === ownUrl ? undefined : { url, key }
-}
-
-function stellarOf(url: string | undefined, networkPassphrase: string | undefined): Config['stellar'] {
-  if (url === undefined) return undefined
-  if (networkPassphrase === undefined)
-    throw new ConfigError(
-      'STELLAR_NETWORK_PASSPHRASE is required with HORIZON_URL (e.g. "Public Global Stellar Network ; September 2015").',
-    )
-  return { url, networkPassphrase }
 }

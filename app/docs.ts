@@ -21,10 +21,12 @@ export const end = '<!-- configuration:end -->'
  */
 export function configurationTable(modules: readonly Module.AnyModule[] = families): string {
   return groupsOf(modules)
-    .map(({ family, variables }) => {
+    .map(({ family, provider, variables }) => {
       const title = family
         ? `**\`${family.name}\` family** (${family.paths.map((path) => `\`${path}\``).join(', ')}):`
-        : '**Gateway**:'
+        : provider
+          ? `**\`${provider.port}\` port**, ${provider.description}:`
+          : '**Gateway**:'
       return [title, '', '| variable | default | meaning |', '|---|---|---|', ...variables.map(rowOf)].join('\n')
     })
     .join('\n\n')
@@ -46,7 +48,7 @@ export function check(page: string, modules: readonly Module.AnyModule[] = famil
   const [written, generated] = [page.split('\n'), expected.split('\n')]
   const line = written.findIndex((text, index) => text !== generated[index])
   return [
-    `${path}'s configuration table differs from the schemas (app/config.ts, modules/*/index.ts): change the schema, then run \`npm run docs\`.`,
+    `${path}'s configuration table differs from the schemas (app/config.ts, app/providers/*.ts, modules/*/index.ts): change the schema, then run \`npm run docs\`.`,
     `  line ${line + 1} of ${path}:  ${written[line] ?? '(end of file)'}`,
     `  generated from the schemas: ${generated[line] ?? '(end of file)'}`,
   ].join('\n')

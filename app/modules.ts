@@ -41,14 +41,20 @@ import * as trust from '../modules/trust/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
 import * as webhooks from '../modules/webhooks/index.js'
 import * as xrp from '../modules/xrp/index.js'
+import { providers as defaultProviders } from './providers.js'
 
 export type { Onchain, Token } from '../core/Module.js'
 
 /** Every endpoint family of the gateway, mounted in this order. Adding a family is one folder and one line here. */
 export const families: readonly Module.AnyModule[] = [
   free.manifest,
+  // dex: DexScreener's pairs and boosted tokens, free (`/free/dex/*`), served again for 15 s within its rate limits.
+  // The AI families, each for another buyer:
+  // ai: OpenAI's chat completions and model list, relayed to CHAT_UPSTREAM_URL under the family's model and token limits.
   ai.manifest,
+  // decentralized: the same OpenAI shapes plus embeddings and images, on a second upstream (DECENTRALIZED_UPSTREAM_URL).
   ai.decentralizedManifest,
+  // free-chat: the operator's free models on the chat upstream, bounded per call, per client and per day (`/free/chat`).
   rpc.manifest,
   chaindata.manifest,
   prices.manifest,
@@ -84,6 +90,8 @@ export const families: readonly Module.AnyModule[] = [
   search.extractManifest,
   search.qnaManifest,
   research.manifest,
+  // markets: Polymarket's events, markets, order books and trades, keyless.
+  // stocks: quotes, search, candles and company profiles from Finnhub once keyed, Yahoo Finance's keyless ones before.
   webhooks.manifest,
   cron.manifest,
   notify.emailManifest,
@@ -92,62 +100,30 @@ export const families: readonly Module.AnyModule[] = [
   msg.manifest,
   futures.manifest,
   futures.pricingManifest,
+  // inference: analyses of the settlement chain's facts (an address, a transaction, a contract), answered by the chat
+  // upstream as validated JSON beside the facts it read.
   inference.manifest,
+  // compute: jobs on the operator's own model catalog (COMPUTE_MODELS), priced per model, on its own upstream and
+  // Replicate.
   compute.manifest,
+  // gpu: runs of pinned Replicate models, paid when the run succeeds.
   gpu.manifest,
+  // gpu-direct: runs on operators' own GPUs, registered by wallet signature, each paying the operator a recorded share.
 ]
 
-/** What each port is, as a sentence names it when a module cannot run for want of it. */
-export const portNames: Record<Module.Port, string> = {
+/**
+ * What each of the gateway's own ports is (boot builds them from its storage and settings; a provider's port is named
+ * by its description), as a sentence names it when a module cannot run for want of it.
+ */
+const ownPortNames: Readonly<Partial<Record<Module.Port, string>>> = {
   store: 'a store',
   queue: "a durable queue (the store's database)",
   events: 'an events outbox',
-  onchain: 'a chain',
-  escrow: 'an escrow contract',
-  escrowArbiter:
-    'an escrow arbiter key with ETH for gas (ROBOTS_ARBITER_PRIVATE_KEY; the devnet funds one) on our escrow contract',
-  chains: 'a chain',
-  evm: 'an EVM JSON-RPC client',
-  ethereum: 'an Ethereum node (CHAIN_RPC_ETHEREUM)',
-  names: 'a name service (ENS on Ethereum when settling on Base, our own on a devnet)',
-  oracle: 'a price source',
-  prices: 'price feeds',
-  fx: 'fiat price feeds',
-  fxReference: 'a reference-rate source (FX_REFERENCE_URL)',
-  batch: 'a batch contract',
-  agentWallet: 'the agent-wallet contracts (EntryPoint v0.7 and our AgentAccountFactory; the devnet has them)',
-  stellar: 'a Horizon server (HORIZON_URL)',
-  xrp: 'a rippled server (RIPPLED_URL)',
-  solanaSwap: 'a swap aggregator (JUPITER_API_KEY, or JUPITER_URL of one that needs no key)',
-  solanaMints: 'a Solana JSON-RPC node (SOLANA_RPC_URL)',
-  solanaAssets: 'a DAS asset index (DAS_URL or HELIUS_API_KEY)',
-  solanaPrices: 'a Pyth Hermes server (PYTH_API_KEY, or HERMES_URL of one that needs no key)',
-  chat: 'an OpenAI-compatible upstream (CHAT_UPSTREAM_URL)',
-  decentralized: 'an OpenAI-compatible upstream (DECENTRALIZED_UPSTREAM_URL)',
-  aggregator: 'a swap aggregator (ZEROX_API_KEY)',
-  intel: 'a security-intelligence source (GOPLUS_URL)',
-  simulator: 'a token-trade simulator',
-  outbound: 'an outbound guard',
-  history: 'a transaction history (the devnet indexer, or Blockscout on Base: BLOCKSCOUT_URL_BASE)',
-  bridges: 'bridge adapters',
   payments: 'a payment ledger',
-  research: 'the research sources',
-  webSearch: 'a web search API (TAVILY_API_KEY, BRAVE_API_KEY or EXA_API_KEY)',
-  extractor: 'a page extractor',
   sessionSecret: 'a session secret',
-  storage: 'a blockstore (the store)',
-  historicalPrices: 'a historical price source (DEFILLAMA_COINS_URL or COINGECKO_API_KEY)',
-  mailer: 'an SMTP relay (NOTIFY_SMTP_URL and NOTIFY_EMAIL_FROM)',
-  texter: 'an SMS API (NOTIFY_TWILIO_ACCOUNT_SID, NOTIFY_TWILIO_AUTH_TOKEN and NOTIFY_SMS_FROM)',
   publicUrl: 'a public URL (PUBLIC_URL)',
   books: 'a store',
-  contractSources: 'a contract verification service (Sourcify, Blockscout)',
-  compute: 'a compute model catalog (COMPUTE_MODELS)',
-  futures: 'a compute-futures operator (FUTURES_DEPOSIT_ADDRESS or FUTURES_OPERATOR_PRIVATE_KEY; the devnet funds one)',
-  futuresSolana: 'a Solana compute-futures operator (FUTURES_SOLANA_RPC_URL and FUTURES_SOLANA_DEPOSIT_ADDRESS)',
   deferred: 'payments (deferred settlement of asynchronous jobs)',
-  computeUpstream: 'an OpenAI-compatible compute upstream (COMPUTE_UPSTREAM_URL)',
-  replicate: 'Replicate (REPLICATE_API_TOKEN)',
 }
 
 /**
@@ -157,12 +133,12 @@ export const portNames: Record<Module.Port, string> = {
 export function missingOf(
   module: Module.AnyModule,
   ports: Partial<Module.Ports>,
-  providers: readonly AnyProvider[] = [],
+  providers: readonly AnyProvider[] = defaultProviders,
 ): string | undefined {
   const needs = module.needs as readonly Module.Port[]
   if (needs.every((port) => ports[port] !== undefined)) return undefined
   const described = new Map(providers.map((provider) => [provider.port, provider.description]))
-  const names = [...new Set(needs.map((port) => described.get(port) ?? portNames[port]))]
+  const names = [...new Set(needs.map((port) => ownPortNames[port] ?? described.get(port) ?? `the ${port} port`))]
   const listed = names.length === 1 ? names[0] : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`
   return `needs ${listed} and none is configured`
 }

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type * as Service from './service.js'
@@ -13,9 +12,6 @@ export declare namespace analytics {
   type Deps = Service.Deps
 }
 
-/** Blockscout instance of Base mainnet, keyless. */
-export const baseBlockscout = 'https://base.blockscout.com'
-
 /**
  * Transaction history and wallet classification of settlement-chain addresses (`/api/v1/analytics/*`): the history
  * from the `history` port (our indexer on a devnet, Blockscout on Base), code, nonce and calls from the chain itself.
@@ -24,15 +20,6 @@ export const manifest = Module.define({
   name: 'analytics',
   paths: ['/api/v1/analytics/'],
   needs: ['history', 'chains', 'onchain'],
-  env: Type.Object({
-    BLOCKSCOUT_URL_BASE: Type.String({
-      minLength: 1,
-      default: baseBlockscout,
-      description:
-        'Blockscout instance (REST API v2) the analytics endpoints read when the gateway settles on Base; on a devnet they index its blocks themselves',
-      secret: true,
-    }),
-  }),
   ready: ({ ports }) => Module.reasonOf(ports.history.available()),
   routes: ({ ports }) =>
     analytics({ history: ports.history, endpoint: Module.settlementEndpoint(ports), now: Date.now }),

@@ -10,31 +10,12 @@ export { queueName } from './service.js'
 /** Margin between a job's timeout and the end of its payment's validity window: time to settle, in seconds. */
 const settleMarginSeconds = 600
 
-/** The compute family's environment: the model catalog, its upstreams, and how long a job may run. */
+/**
+ * The compute family's environment: the model catalog, its prices by usage and how long a job may run (its upstreams
+ * are their providers': COMPUTE_UPSTREAM_URL, REPLICATE_API_TOKEN).
+ */
 const computeEnv = Type.Object({
   COMPUTE_MODELS: Compute.modelsVariable,
-  COMPUTE_UPSTREAM_URL: Type.Optional(
-    Type.String({ description: 'base URL (ending in `/v1`) of the OpenAI-compatible upstream of the `openai` models' }),
-  ),
-  COMPUTE_UPSTREAM_KEY: Type.Optional(
-    Type.String({ minLength: 1, secret: true, description: 'bearer key of `COMPUTE_UPSTREAM_URL`' }),
-  ),
-  REPLICATE_API_TOKEN: Type.Optional(
-    Type.String({
-      minLength: 1,
-      secret: true,
-      description: 'Replicate API token (`replicate` models and the gpu family)',
-    }),
-  ),
-  REPLICATE_URL: Type.String({ default: 'https://api.replicate.com/v1', description: 'Replicate API base URL' }),
-  REPLICATE_WEBHOOK_SECRET: Type.Optional(
-    Type.String({
-      pattern: '^whsec_',
-      secret: true,
-      description:
-        'Replicate’s webhook signing secret (`whsec_...`); with `PUBLIC_URL`, jobs are updated by signed webhooks, otherwise only polled',
-    }),
-  ),
   COMPUTE_UPTO_PRICES: Type.Optional(
     Type.String({
       defaultText: 'none: text inference and embeddings are offered at their fixed model prices only',

@@ -11,62 +11,14 @@ export function futures(deps: Deps) {
 }
 
 /**
- * The compute-futures family's environment: the operator's deposit address, refund key and confirmations, on the
- * settlement chain and on Solana.
+ * The compute-futures family's environment: how final a deposit must be, on the settlement chain and on Solana (the
+ * operator's deposit addresses and refund keys are the `futures` and `futuresSolana` providers').
  */
 const env = Type.Object({
-  FUTURES_OPERATOR_PRIVATE_KEY: Type.Optional(
-    Type.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
-      defaultText: 'none (on a devnet, the funded mnemonic account #17)',
-      description:
-        'Key of the compute-futures operator wallet that sends refunds in USDC; needs ETH for gas and the deposited USDC. Without it refunds answer 503',
-      secret: true,
-    }),
-  ),
-  FUTURES_DEPOSIT_ADDRESS: Type.Optional(
-    Type.String({
-      pattern: '^0x[0-9a-fA-F]{40}$',
-      defaultText: "the operator key's address",
-      description:
-        'Where depositors send USDC on the settlement chain. Without it and without an operator key (and off a devnet) the compute-futures ledger answers 503',
-    }),
-  ),
   FUTURES_CONFIRMATIONS: Type.Integer({
     minimum: 1,
     default: 1,
     description: 'Blocks a deposit transaction needs (its own included) before it is credited',
-  }),
-  FUTURES_SOLANA_RPC_URL: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^https?://',
-      defaultText: 'none: Solana deposits answer 503',
-      description:
-        'JSON-RPC node of the Solana network compute-futures deposits are read on and refunded on; may carry a key. Without it (or without a Solana deposit address) `chain: "solana"` deposits answer 503',
-    }),
-  ),
-  FUTURES_SOLANA_DEPOSIT_ADDRESS: Type.Optional(
-    Type.String({
-      pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
-      defaultText: "the Solana operator key's address",
-      description:
-        'Owner (base58) of the token account Solana deposits go to: its associated token account for FUTURES_SOLANA_MINT',
-    }),
-  ),
-  FUTURES_SOLANA_OPERATOR_SECRET_KEY: Type.Optional(
-    Type.String({
-      secret: true,
-      pattern: '^(\\[[0-9,\\s]+\\]|[1-9A-HJ-NP-Za-km-z]{80,90})$',
-      defaultText: 'none',
-      description:
-        'Keypair (64 bytes: a `solana-keygen` JSON array, or base58) of the Solana wallet that refunds Solana deposits from its associated token account; needs SOL for fees and the deposited USDC. Without it refunds of Solana-funded accounts answer 503',
-    }),
-  ),
-  FUTURES_SOLANA_MINT: Type.String({
-    pattern: '^[1-9A-HJ-NP-Za-km-z]{32,44}$',
-    default: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-    description: 'Mint (SPL Token) of Solana deposits and refunds (mainnet USDC by default)',
   }),
   FUTURES_SOLANA_COMMITMENT: Type.Union([Type.Literal('confirmed'), Type.Literal('finalized')], {
     default: 'finalized',

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import * as Service from './service.js'
@@ -18,13 +17,5 @@ export const manifest = Module.define({
   paths: ['/api/v1/oracle/fx'],
   needs: ['fx'],
   uses: ['fxReference', 'chains'],
-  env: Type.Object({
-    FX_REFERENCE_URL: Type.String({
-      minLength: 1,
-      default: 'https://api.frankfurter.dev/v1',
-      description:
-        'Frankfurter-compatible API (`GET /latest?base=USD&symbols=EUR`, the ECB reference rates) whose rates `/api/v1/oracle/fx` shows beside the feeds as a second opinion (keyless public API unless set)',
-    }),
-  }),
   routes: ({ ports }) => fx(Service.from({ feeds: ports.fx, reference: ports.fxReference, chain: ports.chains?.[0] })),
 })

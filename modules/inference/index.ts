@@ -14,7 +14,7 @@ export function inference(deps: Deps) {
   return routes(deps)
 }
 
-/** The inference family's environment: the model asked and the verification services asked for source. */
+/** The inference family's environment: the model asked, and Base's explorer linked to callers. */
 const env = Type.Object({
   INFERENCE_MODEL: Type.Optional(
     Type.String({
@@ -24,11 +24,6 @@ const env = Type.Object({
         'model id of the chat upstream (`CHAT_UPSTREAM_URL`) that the inference endpoints ask; it must support `response_format` `json_schema`',
     }),
   ),
-  INFERENCE_SOURCIFY_URL: Type.String({
-    minLength: 1,
-    default: 'https://sourcify.dev/server',
-    description: 'Sourcify server asked first for verified contract source (not on a devnet, which it does not index)',
-  }),
   INFERENCE_BLOCKSCOUT_URL: ContractSource.blockscoutUrlVariable,
 })
 

@@ -18,17 +18,6 @@ function perHour(calls: number) {
 
 /** The email family's environment. */
 const emailEnv = Type.Object({
-  NOTIFY_SMTP_URL: Type.Optional(
-    Type.String({
-      minLength: 1,
-      secret: true,
-      description:
-        'SMTP relay of `/api/v1/notify/email`, with its credentials: `smtps://user:pass@host:465` or `smtp://user:pass@host:587` (STARTTLS); unset, email is unavailable',
-    }),
-  ),
-  NOTIFY_EMAIL_FROM: Type.Optional(
-    Type.String({ minLength: 3, description: 'sender of every email, e.g. `Gateway <notify@example.com>`' }),
-  ),
   NOTIFY_EMAIL_PER_PAYER_PER_HOUR: Type.Integer({
     minimum: 1,
     default: 60,
@@ -39,25 +28,6 @@ const emailEnv = Type.Object({
 
 /** The SMS family's environment. */
 const smsEnv = Type.Object({
-  NOTIFY_TWILIO_URL: Type.String({
-    minLength: 1,
-    default: 'https://api.twilio.com',
-    description: 'Twilio-shaped SMS API of `/api/v1/notify/sms` (`/2010-04-01/Accounts/{sid}/Messages.json`)',
-  }),
-  NOTIFY_TWILIO_ACCOUNT_SID: Type.Optional(Type.String({ minLength: 1, description: 'account SID (`AC…`)' })),
-  NOTIFY_TWILIO_AUTH_TOKEN: Type.Optional(
-    Type.String({
-      minLength: 1,
-      secret: true,
-      description: 'auth token: the API password and the key of callback signatures',
-    }),
-  ),
-  NOTIFY_SMS_FROM: Type.Optional(
-    Type.String({
-      minLength: 1,
-      description: 'sender: an E.164 number, a short code, an alphanumeric id, or a Messaging Service SID (`MG…`)',
-    }),
-  ),
   NOTIFY_SMS_PER_PAYER_PER_HOUR: Type.Integer({
     minimum: 1,
     default: 60,

@@ -6,15 +6,6 @@ import * as Service from './service.js'
 export { sweep } from './service.js'
 
 const env = Type.Object({
-  ROBOTS_ARBITER_PRIVATE_KEY: Type.Optional(
-    Type.String({
-      pattern: '^0x[0-9a-fA-F]{64}$',
-      defaultText: 'none (on a devnet, the funded mnemonic account #19)',
-      description:
-        'Key of the escrow arbiter that releases robot-task escrows to operators and refunds requesters; needs ETH for gas. Without it (and off a devnet) the robots family answers 503',
-      secret: true,
-    }),
-  ),
   ROBOTS_DEPOSIT_WINDOW_SECONDS: Type.Integer({
     minimum: 60,
     maximum: 7 * 86_400,

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import { routes } from './routes.js'
 import type * as Service from './service.js'
@@ -17,14 +16,6 @@ export const manifest = Module.define({
   paths: ['/api/v1/token/safety', '/api/v1/address/safety'],
   needs: ['onchain', 'chains', 'simulator'],
   uses: ['intel'],
-  env: Type.Object({
-    GOPLUS_URL: Type.String({
-      minLength: 1,
-      default: 'https://api.gopluslabs.io',
-      description:
-        'GoPlus Security API (`/api/v1/token_security/{chainId}`, `/api/v1/address_security/{address}`), the second opinion of `/api/v1/token/safety` and `/api/v1/address/safety` (keyless public API unless set); unreachable, its checks are reported as not checked',
-    }),
-  }),
   routes: ({ ports }) =>
     safety({ chain: Module.settlementEndpoint(ports), intel: ports.intel, simulator: ports.simulator, now: Date.now }),
 })

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import * as Module from '../../core/Module.js'
 import * as Routes from './routes.js'
-import { ExtractOutput, maxUrls, QnaOutput, WebOutput } from './schema.js'
+import { ExtractOutput, QnaOutput, WebOutput } from './schema.js'
 
 /**
  * Web search (`POST /api/v1/search/web`) through a search API: Tavily by default, Brave Search or Exa by SEARCH_ENGINE;
@@ -11,24 +11,6 @@ export const webManifest = Module.define({
   name: 'search-web',
   paths: ['/api/v1/search/web'],
   needs: ['webSearch'],
-  env: Type.Object({
-    SEARCH_ENGINE: Type.Union([Type.Literal('tavily'), Type.Literal('brave'), Type.Literal('exa')], {
-      default: 'tavily',
-      description: 'search API behind `/api/v1/search/web` and `/api/v1/search/qna`: `tavily`, `brave` or `exa`',
-    }),
-    TAVILY_URL: Type.String({ minLength: 1, default: 'https://api.tavily.com', description: 'Tavily API' }),
-    TAVILY_API_KEY: Type.Optional(Type.String({ minLength: 1, secret: true, description: 'Tavily key (`tvly-...`)' })),
-    BRAVE_SEARCH_URL: Type.String({
-      minLength: 1,
-      default: 'https://api.search.brave.com/res/v1',
-      description: 'Brave Search API',
-    }),
-    BRAVE_API_KEY: Type.Optional(
-      Type.String({ minLength: 1, secret: true, description: 'Brave Search subscription token' }),
-    ),
-    EXA_URL: Type.String({ minLength: 1, default: 'https://api.exa.ai', description: 'Exa API' }),
-    EXA_API_KEY: Type.Optional(Type.String({ minLength: 1, secret: true, description: 'Exa key' })),
-  }),
   outputs: { 'POST /api/v1/search/web': WebOutput },
   routes: ({ ports }) => Routes.web({ engine: ports.webSearch }),
   ready: ({ ports }) => Module.reasonOf(ports.webSearch.available()),
@@ -42,26 +24,6 @@ export const extractManifest = Module.define({
   name: 'search-extract',
   paths: ['/api/v1/search/extract'],
   needs: ['extractor'],
-  env: Type.Object({
-    EXTRACT_TIMEOUT_MS: Type.Integer({
-      minimum: 100,
-      maximum: 60_000,
-      default: 10_000,
-      description: `time limit of each page \`/api/v1/search/extract\` fetches (up to ${maxUrls} at once), redirects included, in ms`,
-    }),
-    EXTRACT_MAX_BYTES: Type.Integer({
-      minimum: 1024,
-      maximum: 16 * 1024 * 1024,
-      default: 2 * 1024 * 1024,
-      description: 'largest page `/api/v1/search/extract` reads, in bytes; a larger one is reported `too_large`',
-    }),
-    EXTRACT_MAX_CHARS: Type.Integer({
-      minimum: 100,
-      maximum: 1_000_000,
-      default: 50_000,
-      description: 'longest text kept per page, in characters; a longer one is cut and marked `truncated`',
-    }),
-  }),
   outputs: { 'POST /api/v1/search/extract': ExtractOutput },
   routes: ({ ports }) => Routes.extract({ extractor: ports.extractor }),
 })

@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 
 /** Most URLs one extraction call takes (the original gateway's limit). */
-export const maxUrls = 5
+const maxUrls = 5
 
 /** A list of domains, e.g. `["arxiv.org"]`. */
 const domains = (description: string) =>

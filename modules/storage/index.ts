@@ -26,7 +26,7 @@ export const manifest = Module.define({
       pattern: '^(embedded|kubo|pinata|pinning-service)$',
       default: 'embedded',
       description:
-        'provider of a `storage/pin` that names none: `embedded` (the blockstore on the store), `kubo`, `pinata` or `pinning-service` (each needs its variables below)',
+        'provider of a `storage/pin` that names none: `embedded` (the blockstore on the store), `kubo`, `pinata` or `pinning-service` (each needs its variables, under the `storage` port)',
     }),
     STORAGE_MAX_OBJECT_BYTES: Type.Integer({
       minimum: 1,
@@ -49,50 +49,6 @@ export const manifest = Module.define({
       default: 100 * mib,
       description: "most bytes one payer's pins may hold in all",
     }),
-    KUBO_RPC_URL: Type.Optional(
-      Type.String({
-        pattern: '^https?://',
-        defaultText: 'none: no Kubo provider',
-        description:
-          'Kubo RPC API origin (e.g. `http://127.0.0.1:5001`) that `provider: kubo` pins to with `/api/v0/add`',
-      }),
-    ),
-    KUBO_RPC_AUTHORIZATION: Type.Optional(
-      Type.String({
-        minLength: 1,
-        description: "`Authorization` header value Kubo's `API.Authorizations` expects (e.g. `Bearer …` or `Basic …`)",
-        secret: true,
-      }),
-    ),
-    PINATA_JWT: Type.Optional(
-      Type.String({
-        minLength: 1,
-        defaultText: 'none: no Pinata provider',
-        description: 'Pinata API key (JWT) that `provider: pinata` uploads with',
-        secret: true,
-      }),
-    ),
-    PINATA_UPLOAD_URL: Type.String({
-      pattern: '^https?://',
-      default: 'https://uploads.pinata.cloud/v3',
-      description: "Pinata's upload API (`POST /files`)",
-    }),
-    PINATA_API_URL: Type.String({
-      pattern: '^https?://',
-      default: 'https://api.pinata.cloud/v3',
-      description: "Pinata's API, asked for a pin's state (`GET /files/public/{id}`)",
-    }),
-    PINNING_SERVICE_URL: Type.Optional(
-      Type.String({
-        pattern: '^https?://',
-        defaultText: 'none: no pinning service',
-        description:
-          'IPFS Pinning Service API base (e.g. `https://api.pinata.cloud/psa`) that `provider: pinning-service` pins to by CID; needs PINNING_SERVICE_TOKEN',
-      }),
-    ),
-    PINNING_SERVICE_TOKEN: Type.Optional(
-      Type.String({ minLength: 1, description: 'bearer token of the pinning service', secret: true }),
-    ),
   }),
   routes: ({ ports, env }) => {
     const deps: Service.Deps = {

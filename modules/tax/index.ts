@@ -25,25 +25,6 @@ export const manifest = Module.define({
       description:
         'most transactions one `tax/calculate` takes (the JSON body is bounded by BODY_LIMIT_BYTES too: 10,000 transactions need about 2 MiB)',
     }),
-    DEFILLAMA_COINS_URL: Type.String({
-      pattern: '^https?://',
-      default: 'https://coins.llama.fi',
-      description:
-        'DefiLlama coins API (`/prices/historical/{time}/{coin}`) that prices transactions given without a USD value (keyless public API unless set)',
-    }),
-    COINGECKO_API_KEY: Type.Optional(
-      Type.String({
-        minLength: 1,
-        defaultText: 'none: DefiLlama prices',
-        description: 'CoinGecko Pro API key; when set, historical prices come from CoinGecko instead of DefiLlama',
-        secret: true,
-      }),
-    ),
-    COINGECKO_API_URL: Type.String({
-      pattern: '^https?://',
-      default: 'https://pro-api.coingecko.com/api/v3',
-      description: 'CoinGecko API (`/coins/{id}/history`) used with COINGECKO_API_KEY',
-    }),
   }),
   routes: ({ ports, env }) =>
     tax({

@@ -4,6 +4,12 @@ import { arbitrum, avalanche, bsc, mainnet, optimism, polygon } from 'viem/chain
 import { ConfigError, documentedOperatorTokens, parse, variables } from '../../app/config.js'
 import { check, configurationTable, end, path, withConfigurationTable } from '../../app/docs.js'
 import { families } from '../../app/modules.js'
+import { keyed } from '../../app/providers/shared.js'
+import { solanaAssets } from '../../app/providers/solana-assets.js'
+import { solanaMints } from '../../app/providers/solana-mints.js'
+import { solanaPrices } from '../../app/providers/solana-prices.js'
+import { solanaSwap } from '../../app/providers/solana-swap.js'
+import { providers } from '../../app/providers.js'
 import { terms } from '../../app/terms.js'
 import * as Module from '../../core/Module.js'
 import { allPages, page } from '../support/docs.js'
@@ -54,28 +60,13 @@ describe('parse', () => {
         failedPaymentChecksPerMinute: 10,
         urlChecksPerMinute: 30,
       },
-      chatUpstream: undefined,
-      decentralizedUpstream: undefined,
-      peaq: undefined,
-      stellar: undefined,
-      rippledUrl: undefined,
-      // Jupiter's and Pyth's own URLs need a key, and DAS has no keyless default: all three unavailable; the node
-      // the quotes read decimals from is Solana's keyless public one.
-      solana: {
-        aggregator: undefined,
-        rpcUrl: 'https://api.mainnet-beta.solana.com',
-        assetIndex: undefined,
-        priceService: undefined,
-      },
-      zerox: undefined,
-      outboundAllow: { hosts: [], networks: [] },
       operatorToken: undefined,
       mcp: { privateKey: undefined, maxPerCall: 100_000n, sessionBudget: 1_000_000n },
       modules: {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 300 },
         ai: { CHAT_MAX_TOKENS: 1024 },
         decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
-        compute: { COMPUTE_JOB_TIMEOUT_SECONDS: 1800, REPLICATE_URL: 'https://api.replicate.com/v1' },
+        compute: { COMPUTE_JOB_TIMEOUT_SECONDS: 1800 },
         gpu: { GPU_JOB_TIMEOUT_SECONDS: 1800 },
         // Keyless public nodes by default (viem's `rpcUrls.default`); `base` is the settlement chain unless set.
         chaindata: {
@@ -85,31 +76,14 @@ describe('parse', () => {
           CHAIN_RPC_AVALANCHE: avalanche.rpcUrls.default.http[0],
           CHAIN_RPC_BSC: bsc.rpcUrls.default.http[0],
         },
-        // Keyless public API by default.
-        fx: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
-        // No relay and no SMS account: email and SMS are unavailable until they are set.
+        // The timeouts are the relay's and the SMS API's too (one schema, read by the family and the provider).
         'notify-email': { NOTIFY_EMAIL_PER_PAYER_PER_HOUR: 60, NOTIFY_EMAIL_TIMEOUT_MS: 10_000 },
-        'notify-sms': {
-          NOTIFY_TWILIO_URL: 'https://api.twilio.com',
-          NOTIFY_SMS_PER_PAYER_PER_HOUR: 60,
-          NOTIFY_SMS_TIMEOUT_MS: 10_000,
-        },
+        'notify-sms': { NOTIFY_SMS_PER_PAYER_PER_HOUR: 60, NOTIFY_SMS_TIMEOUT_MS: 10_000 },
         msg: { MSG_KEYS_RATE_LIMIT_PER_MINUTE: 30 },
-        // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
-        analytics: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
-        // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the family is unavailable.
         robots: { ROBOTS_DEPOSIT_WINDOW_SECONDS: 3_600, ROBOTS_RATE_LIMIT_PER_MINUTE: 60 },
-        // No operator key: on a devnet the funded account #17 takes deposits and sends refunds.
-        'compute-futures': {
-          FUTURES_CONFIRMATIONS: 1,
-          FUTURES_SOLANA_COMMITMENT: 'finalized',
-          FUTURES_SOLANA_MINT: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v',
-        },
-        // Keyless public verification services by default; no model is named, so the family answers 503.
-        inference: {
-          INFERENCE_SOURCIFY_URL: 'https://sourcify.dev/server',
-          INFERENCE_BLOCKSCOUT_URL: 'https://base.blockscout.com',
-        },
+        'compute-futures': { FUTURES_CONFIRMATIONS: 1, FUTURES_SOLANA_COMMITMENT: 'finalized' },
+        // No model is named, so the family answers 503; Base's explorer is the contract sources' too.
+        inference: { INFERENCE_BLOCKSCOUT_URL: 'https://base.blockscout.com' },
         sctp: { SCTP_PRICE_TOLERANCE_BPS: 50 },
         // Keyless public APIs by default.
         bridge: { LIFI_API_URL: 'https://li.quest/v1', ACROSS_API_URL: 'https://app.across.to/api' },
@@ -120,32 +94,57 @@ describe('parse', () => {
         },
         // A public IPFS gateway for ipfs:// agentURIs.
         agentcard: { IPFS_GATEWAY_URL: 'https://ipfs.io' },
-        // Keyless public API by default.
-        safety: { GOPLUS_URL: 'https://api.gopluslabs.io' },
         storage: {
-          PINATA_API_URL: 'https://api.pinata.cloud/v3',
-          PINATA_UPLOAD_URL: 'https://uploads.pinata.cloud/v3',
           STORAGE_MAX_BYTES_PER_PAYER: 104_857_600,
           STORAGE_MAX_OBJECT_BYTES: 1_048_576,
           STORAGE_MAX_PINS_PER_PAYER: 1000,
           STORAGE_MAX_READ_BYTES: 1_048_576,
           STORAGE_PROVIDER: 'embedded',
         },
-        tax: {
+        tax: { TAX_MAX_TRANSACTIONS: 10_000 },
+        'search-qna': {},
+        webhooks: {
+          WEBHOOK_DISABLE_AFTER: 5,
+          WEBHOOK_LEASE_MS: 90000,
+          WEBHOOK_MAX_ATTEMPTS: 10,
+          WEBHOOK_RETRY_BASE_MS: 5000,
+          WEBHOOK_RETRY_MAX_MS: 3600000,
+          WEBHOOK_TIMEOUT_MS: 10000,
+        },
+      },
+      providers: {
+        // Every private range refused.
+        outbound: {},
+        // No arbiter key: on a devnet the funded account #19 arbitrates; elsewhere the robots family is unavailable.
+        escrowArbiter: {},
+        // No peaq: batches with chain=peaq are refused.
+        batch: {},
+        // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
+        history: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
+        // Keyless public APIs by default.
+        fxReference: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
+        historicalPrices: {
           COINGECKO_API_URL: 'https://pro-api.coingecko.com/api/v3',
           DEFILLAMA_COINS_URL: 'https://coins.llama.fi',
-          TAX_MAX_TRANSACTIONS: 10_000,
         },
-        // Keyed: web search (and so qna) is unavailable until the engine's key is set.
-        'search-web': {
-          SEARCH_ENGINE: 'tavily',
-          TAVILY_URL: 'https://api.tavily.com',
-          BRAVE_SEARCH_URL: 'https://api.search.brave.com/res/v1',
-          EXA_URL: 'https://api.exa.ai',
-        },
-        'search-extract': { EXTRACT_TIMEOUT_MS: 10_000, EXTRACT_MAX_BYTES: 2 * 1024 * 1024, EXTRACT_MAX_CHARS: 50_000 },
-        'search-qna': {},
-        // Keyless public APIs by default.
+        // Jupiter's and Pyth's own URLs need a key, and DAS has no keyless default: all three unavailable; the node
+        // the quotes read decimals from is Solana's keyless public one.
+        solanaPrices: { HERMES_URL: 'https://hermes.pyth.network' },
+        stellar: {},
+        xrp: {},
+        solanaSwap: { JUPITER_URL: 'https://api.jup.ag/swap/v1' },
+        solanaMints: { SOLANA_RPC_URL: 'https://api.mainnet-beta.solana.com' },
+        solanaAssets: {},
+        // No operator key: on a devnet the funded account #17 takes deposits and sends refunds.
+        futures: {},
+        futuresSolana: { FUTURES_SOLANA_MINT: 'EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v' },
+        chat: {},
+        decentralized: {},
+        computeUpstream: {},
+        replicate: { REPLICATE_URL: 'https://api.replicate.com/v1' },
+        compute: {},
+        aggregator: { ZEROX_API_URL: 'https://api.0x.org' },
+        intel: { GOPLUS_URL: 'https://api.gopluslabs.io' },
         research: {
           OPENALEX_URL: 'https://api.openalex.org',
           CROSSREF_URL: 'https://api.crossref.org',
@@ -159,37 +158,84 @@ describe('parse', () => {
           DATASETS_URL: 'https://catalog.data.gov/api/3',
           DICTIONARY_URL: 'https://api.dictionaryapi.dev/api/v2',
         },
-        webhooks: {
-          WEBHOOK_DISABLE_AFTER: 5,
-          WEBHOOK_LEASE_MS: 90000,
-          WEBHOOK_MAX_ATTEMPTS: 10,
-          WEBHOOK_RETRY_BASE_MS: 5000,
-          WEBHOOK_RETRY_MAX_MS: 3600000,
-          WEBHOOK_TIMEOUT_MS: 10000,
+        // Keyed: web search (and so qna) is unavailable until the engine's key is set.
+        webSearch: {
+          SEARCH_ENGINE: 'tavily',
+          TAVILY_URL: 'https://api.tavily.com',
+          BRAVE_SEARCH_URL: 'https://api.search.brave.com/res/v1',
+          EXA_URL: 'https://api.exa.ai',
         },
+        extractor: { EXTRACT_TIMEOUT_MS: 10_000, EXTRACT_MAX_BYTES: 2 * 1024 * 1024, EXTRACT_MAX_CHARS: 50_000 },
+        // Keyless public verification services by default (never asked on a devnet).
+        contractSources: {
+          INFERENCE_SOURCIFY_URL: 'https://sourcify.dev/server',
+          INFERENCE_BLOCKSCOUT_URL: 'https://base.blockscout.com',
+        },
+        storage: {
+          PINATA_API_URL: 'https://api.pinata.cloud/v3',
+          PINATA_UPLOAD_URL: 'https://uploads.pinata.cloud/v3',
+        },
+        // No relay and no SMS account: email and SMS are unavailable until they are set.
+        mailer: { NOTIFY_EMAIL_TIMEOUT_MS: 10_000 },
+        texter: { NOTIFY_TWILIO_URL: 'https://api.twilio.com', NOTIFY_SMS_TIMEOUT_MS: 10_000 },
       },
     })
   })
 
-  test('behavior: a Solana vendor is configured by its key, or by a URL of its own that needs none', () => {
-    expect(parse({ JUPITER_API_KEY: 'jup', HELIUS_API_KEY: 'hel', PYTH_API_KEY: 'pyth' }).solana).toEqual({
-      aggregator: { url: 'https://api.jup.ag/swap/v1', key: 'jup' },
-      rpcUrl: 'https://api.mainnet-beta.solana.com',
-      assetIndex: { url: 'https://mainnet.helius-rpc.com/', key: 'hel' },
-      priceService: { url: 'https://hermes.pyth.network', key: 'pyth' },
+  test('behavior: a Solana vendor is configured by its key, or by a URL of its own that needs none', async () => {
+    const solana = [solanaSwap, solanaMints, solanaAssets, solanaPrices]
+    /** Which of the Solana ports the providers build on `env`, and the slices they read. */
+    const built = async (env: Record<string, string>) => {
+      const config = parse(env)
+      const ports = await Promise.all(
+        solana.map((provider) =>
+          provider.build({ env: config.providers[provider.port] as never, shared: undefined as never, ports: {} }),
+        ),
+      )
+      return {
+        built: Object.fromEntries(solana.map((provider, index) => [provider.port, ports[index] !== undefined])),
+        slices: Object.fromEntries(solana.map((provider) => [provider.port, config.providers[provider.port]])),
+      }
+    }
+    // Jupiter's and Pyth's own URLs need a key, and DAS has no keyless default: all three unavailable.
+    expect((await built({})).built).toEqual({
+      solanaSwap: false,
+      solanaMints: true,
+      solanaAssets: false,
+      solanaPrices: false,
+    })
+    expect(await built({ JUPITER_API_KEY: 'jup', HELIUS_API_KEY: 'hel', PYTH_API_KEY: 'pyth' })).toEqual({
+      built: { solanaSwap: true, solanaMints: true, solanaAssets: true, solanaPrices: true },
+      slices: {
+        solanaSwap: { JUPITER_URL: 'https://api.jup.ag/swap/v1', JUPITER_API_KEY: 'jup' },
+        solanaMints: { SOLANA_RPC_URL: 'https://api.mainnet-beta.solana.com' },
+        solanaAssets: { HELIUS_API_KEY: 'hel' },
+        solanaPrices: { HERMES_URL: 'https://hermes.pyth.network', PYTH_API_KEY: 'pyth' },
+      },
     })
     expect(
-      parse({
+      await built({
         JUPITER_URL: 'http://jupiter.local',
         SOLANA_RPC_URL: 'http://solana.local',
         DAS_URL: 'http://das.local',
         HERMES_URL: 'http://hermes.local',
-      }).solana,
+      }),
     ).toEqual({
-      aggregator: { url: 'http://jupiter.local', key: undefined },
-      rpcUrl: 'http://solana.local',
-      assetIndex: { url: 'http://das.local', key: undefined },
-      priceService: { url: 'http://hermes.local', key: undefined },
+      built: { solanaSwap: true, solanaMints: true, solanaAssets: true, solanaPrices: true },
+      slices: {
+        solanaSwap: { JUPITER_URL: 'http://jupiter.local' },
+        solanaMints: { SOLANA_RPC_URL: 'http://solana.local' },
+        solanaAssets: { DAS_URL: 'http://das.local' },
+        solanaPrices: { HERMES_URL: 'http://hermes.local' },
+      },
+    })
+    expect(keyed('https://api.jup.ag/swap/v1', 'jup', 'https://api.jup.ag/swap/v1')).toEqual({
+      url: 'https://api.jup.ag/swap/v1',
+      key: 'jup',
+    })
+    expect(keyed('http://jupiter.local', undefined, 'https://api.jup.ag/swap/v1')).toEqual({
+      url: 'http://jupiter.local',
+      key: undefined,
     })
   })
 
@@ -291,13 +337,15 @@ describe('configurationTable', () => {
     if (problem !== undefined) throw new Error(problem)
   })
 
-  test('behavior: one row per variable of the gateway and of every family, gateway first, families in list order', () => {
+  test('behavior: one row per variable of the gateway, every provider and every family, in this order and list order', () => {
     const table = configurationTable()
     const listed = [...table.matchAll(/^\| `([A-Z0-9_]+)` \|/gm)].map((match) => match[1])
     expect(listed).toEqual(variables.map((variable) => variable.name))
+    expect(new Set(listed).size).toBe(listed.length)
     const titles = [...table.matchAll(/^\*\*(.+?)\*\*/gm)].map((match) => match[1])
     expect(titles).toEqual([
       'Gateway',
+      ...providers.filter((provider) => provider.env).map((provider) => `\`${provider.port}\` port`),
       ...families.filter((family) => family.env).map((family) => `\`${family.name}\` family`),
     ])
   })
