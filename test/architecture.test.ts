@@ -52,6 +52,33 @@ function layerOf(path: string): Layer | undefined {
 
 const sources = layers.flatMap((layer) => files(join(root, layer)))
 
+/**
+ * The app files that import adapters, each for a reason: the port providers build the ports, boot's three choices
+ * (chain, storage, who settles) open what the rest runs on; any other app file receives ports and never names a
+ * backend.
+ */
+const adapterImporters: Readonly<Record<string, string>> = {
+  'app/settlement.ts': "boot's choice of the settlement chain",
+  'app/database.ts': "boot's choice of storage",
+  'app/relayer.ts': "boot's choice of who settles, and the payment schemes' keys",
+  'app/terms.ts': 'the payment terms of the chosen chain (the devnet token)',
+  'app/banner.ts': "the devnet's banner",
+  'app/agent.ts': 'a devnet tool',
+  'app/attest.ts': 'a devnet tool',
+  'app/demo.ts': 'a devnet tool',
+  'app/devnet-client.ts': 'a devnet tool',
+  'app/name.ts': 'a devnet tool',
+  'app/price.ts': 'a devnet tool',
+  'app/walkthrough.ts': 'a devnet tool',
+  'app/gateway.ts': 'the in-memory limiter of a gateway built without boot',
+  'app/dashboard.ts': "the vendors' health registry",
+  'app/metrics.ts': "the vendors' health registry",
+  'app/payment/guard.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
+  'app/payment/reconcile.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
+  'app/payment/solana.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
+  'app/payment/upto.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
+}
+
 describe('architecture', () => {
   test('behavior: finds the sources it checks', () => {
     expect(sources.length).toBeGreaterThan(10)
@@ -82,6 +109,33 @@ describe('architecture', () => {
         if (code.includes(global)) violations.push(`${relative(root, path)} uses ${global}`)
     }
     expect(violations).toEqual([])
+  })
+
+  test('behavior: app/ imports module folders only in the one list, app/modules.ts', () => {
+    const violations = sources
+      .filter((path) => layerOf(path) === 'app' && relative(root, path) !== 'app/modules.ts')
+      .flatMap((path) =>
+        imports(path)
+          .filter((specifier) => specifier.startsWith('.') && layerOf(join(path, '..', specifier)) === 'modules')
+          .map((specifier) => `${relative(root, path)} -> ${specifier}`),
+      )
+    expect(violations).toEqual([])
+  })
+
+  test('behavior: app/ imports adapters only in the providers and the files named with their reason', () => {
+    const importers = sources
+      .filter((path) => layerOf(path) === 'app')
+      .filter((path) =>
+        imports(path).some(
+          (specifier) => specifier.startsWith('.') && layerOf(join(path, '..', specifier)) === 'adapters',
+        ),
+      )
+      .map((path) => relative(root, path))
+    const providers = (path: string) => path.startsWith('app/providers/')
+    expect(importers.filter((path) => !providers(path) && !(path in adapterImporters))).toEqual([])
+    // A named file that no longer imports an adapter leaves the list.
+    expect(Object.keys(adapterImporters).filter((path) => !importers.includes(path))).toEqual([])
+    expect(importers.filter(providers).length).toBeGreaterThan(10)
   })
 
   test('behavior: a module is schema, service, routes and index; only routes know Elysia', () => {
