@@ -64,17 +64,23 @@ export type QuoteAnswer = {
     fromChain: RouteSide & {
       /** Amount sent, RAW base units. */
       amount: string
+      /** The same RAW amount, under the name every answer gives a RAW amount (swap's `tokenIn.amountRaw`). */
+      amountRaw: string
       /** The same amount, human decimal of the token. */
       amountFormatted: string
     }
     /** The destination side. */
     toChain: RouteSide & {
-      /** Amount expected on arrival, RAW base units. */
+      /** Amount expected on arrival, RAW base units (the original's; swap's `tokenOut.estimatedAmount` is human). */
       estimatedAmount: string
+      /** The same RAW amount, as swap's `tokenOut.estimatedAmountRaw`. */
+      estimatedAmountRaw: string
       /** The same amount, human decimal of the token. */
       estimatedAmountFormatted: string
       /** Least amount that can arrive, RAW base units. */
       minimumAmount: string
+      /** The same RAW amount, as swap's `tokenOut.minimumAmountRaw`. */
+      minimumAmountRaw: string
       /** The same amount, human decimal of the token. */
       minimumAmountFormatted: string
     }
@@ -279,13 +285,16 @@ export async function quote(deps: Deps, query: QuoteQuery): Promise<QuoteAnswer>
       fromChain: {
         ...side(fromChain, fromToken),
         amount: best.fromAmount.toString(),
+        amountRaw: best.fromAmount.toString(),
         amountFormatted: formatUnits(best.fromAmount, fromToken.decimals),
       },
       toChain: {
         ...side(toChain, toToken),
         estimatedAmount: best.toAmount.toString(),
+        estimatedAmountRaw: best.toAmount.toString(),
         estimatedAmountFormatted: formatUnits(best.toAmount, toToken.decimals),
         minimumAmount: best.toAmountMin.toString(),
+        minimumAmountRaw: best.toAmountMin.toString(),
         minimumAmountFormatted: formatUnits(best.toAmountMin, toToken.decimals),
       },
       bridge: best.tool,
