@@ -6,6 +6,16 @@ const accountId = Type.String({
   description: "Futures account id (CFE id) from compute-futures/deposit. @default the paying wallet's own account",
 })
 
+/**
+ * The account a query names: a CFE id, or, as the original gateway reads `id` (its `address || id`), the depositor's
+ * EVM address naming its settlement-chain account.
+ */
+const namedAccount = Type.String({
+  pattern: '^(cfe_[0-9a-f]{24}|0x[0-9a-fA-F]{40})$',
+  description:
+    "Futures account id (CFE id) from compute-futures/deposit, or the depositor's address (as the original gateway reads `id`) naming its settlement-chain account; the paying wallet's own only. @default the paying wallet's own account",
+})
+
 /** The original gateway's name of an account: its depositor's EVM address (an account of the settlement chain). */
 const address = Type.Optional(
   Type.String({
@@ -44,6 +54,14 @@ export const DepositBody = Type.Object(
           'Chain of the deposit: `base` is the settlement chain; `solana` needs the operator to configure FUTURES_SOLANA_RPC_URL and FUTURES_SOLANA_DEPOSIT_ADDRESS (else 503) and credits a separate account, refunded on Solana. @default base',
       }),
     ),
+    expiresInDays: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 36_500,
+        description:
+          "The original gateway's field, which it ignores: accepted and not applied, since credit here does not expire (unused credit stays the depositor's until refunded); the answer's creditExpiry says so.",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
@@ -51,7 +69,7 @@ export const DepositBody = Type.Object(
 export type DepositBody = Static<typeof DepositBody>
 
 /** Query of `GET /api/v1/compute-futures/balance`. */
-export const BalanceQuery = Type.Object({ address, id: Type.Optional(accountId) })
+export const BalanceQuery = Type.Object({ address, id: Type.Optional(namedAccount) })
 /** Query of `GET /api/v1/compute-futures/balance`. */
 export type BalanceQuery = Static<typeof BalanceQuery>
 
@@ -61,7 +79,7 @@ export const maxHistory = 500
 /** Query of `GET /api/v1/compute-futures/history`. */
 export const HistoryQuery = Type.Object({
   address,
-  id: Type.Optional(accountId),
+  id: Type.Optional(namedAccount),
   from: Type.Optional(
     Type.String({
       pattern: '^[1-9][0-9]{0,8}$',

@@ -238,8 +238,9 @@ async function latest(deps: Deps, id: string, hint: number): Promise<LogEntry<En
 }
 
 /**
- * The account a call names: `id`, or the original gateway's `address` (its depositor's settlement-chain account);
- * both is a 400. @default undefined, the caller's own
+ * The account a call names: `id`, or the original gateway's `address` (its depositor's settlement-chain account),
+ * which it also reads from `id` (`address || id`): an address in `id` names that account too; both is a 400.
+ * @default undefined, the caller's own
  */
 export function namedId(
   deps: Pick<Deps, 'treasury'>,
@@ -247,9 +248,10 @@ export function namedId(
 ) {
   if (input.id !== undefined && input.address !== undefined)
     throw new ValidationError({ field: 'address', message: 'give address or id, not both.' })
-  return input.address === undefined || !isAddress(input.address)
+  const address = input.address ?? input.id
+  return address === undefined || !isAddress(address, { strict: false })
     ? input.id
-    : Futures.idOf({ depositor: getAddress(input.address), chainId: deps.treasury.chainId })
+    : Futures.idOf({ depositor: getAddress(address), chainId: deps.treasury.chainId })
 }
 
 /** The original gateway's `depositor` is the payer: a futures account is the paying wallet's (403 otherwise). */
@@ -326,6 +328,15 @@ function contractOf(address: string | null) {
     address,
     note: 'The deposit address is the operator’s wallet (no escrow contract): credit is refunded by POST /api/v1/compute-futures/refund, to the depositor only.',
   }
+}
+
+/**
+ * When a deposit's credit expires, as every deposit answer says: never (the original gateway's `expiresInDays` is
+ * accepted and not applied, as there).
+ */
+const creditExpiry = {
+  expiresAt: null,
+  note: 'Credit does not expire here: unused credit stays the depositor’s until refunded by POST /api/v1/compute-futures/refund; expiresInDays is accepted and not applied.',
 }
 
 /** The deposit address of an account's chain: the settlement chain's, or Solana's where its deposits are. */
@@ -454,6 +465,7 @@ function depositTransaction(deps: Deps, input: DepositBody & { caller: Address }
       },
     ],
     contract: contractOf(depositAddress),
+    creditExpiry,
     tiers: Futures.tiers.map(tierListing),
     afterDeposit: {
       credit: 'POST /api/v1/compute-futures/deposit {"transaction":"<the mined hash>"}',
@@ -525,7 +537,13 @@ export async function deposit(deps: Deps, input: DepositBody & { caller: Address
   entry ??= await move(deps, id, 'deposit', () => amount, { transaction })
   const credited = entry.sequence
   await deps.books.update<Claim>(deposits, key, ({ value }) => ({ ...value, state: 'credited', sequence: credited }))
-  return { credited: usd(amount), transaction, sequence: entry.sequence, ...(await balance(deps, { caller, id })) }
+  return {
+    credited: usd(amount),
+    transaction,
+    sequence: entry.sequence,
+    creditExpiry,
+    ...(await balance(deps, { caller, id })),
+  }
 }
 
 /**

@@ -667,6 +667,34 @@ describe('compute futures: the original gateway’s calls', () => {
     ).toBe(404)
   })
 
+  test('behavior: its MCP server’s forms: expiresInDays accepted and not applied (credit does not expire), the depositor’s address as id', async () => {
+    const depositor = signer(7)
+    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+    const asked = await ok(
+      await gateway.post(
+        '/api/v1/compute-futures/deposit',
+        { depositor: depositor.address, amount: '3', expiresInDays: 30 },
+        depositor,
+      ),
+    )
+    expect(asked).toMatchObject({ status: 'sign_required', amountRaw: '3000000', creditExpiry: { expiresAt: null } })
+    expect(asked.creditExpiry.note).toContain('does not expire')
+    const transaction = await sendUsdc(depositor, operator.address, 3_000_000n)
+    const credited = await ok(
+      await gateway.post('/api/v1/compute-futures/deposit', { transaction, expiresInDays: 30 }, depositor),
+    )
+    expect(credited).toMatchObject({ credited: '3.000000', creditExpiry: { expiresAt: null } })
+    // As the original reads `address || id`: the tool sends the address as `id`, in any case.
+    for (const id of [depositor.address, depositor.address.toLowerCase()]) {
+      const balance = await ok(await gateway.get(`/api/v1/compute-futures/balance?id=${id}`, depositor))
+      expect(balance).toMatchObject({ id: credited.id, address: depositor.address, balance: '3 USDC' })
+      const history = await ok(await gateway.get(`/api/v1/compute-futures/history?id=${id}&limit=10`, depositor))
+      expect(history).toMatchObject({ id: credited.id, address: depositor.address, usage: [] })
+    }
+    // Another wallet's address as `id` is someone else's account: not found, as any other's.
+    await refused(await gateway.get(`/api/v1/compute-futures/balance?id=${depositor.address}`, bob()), 404)
+  })
+
   test('behavior: pricing in the original’s shape beside ours', async () => {
     const gateway = moduleGateway(pricingManifest, { ports: { compute } })
     const body = await ok(await gateway.get('/api/v1/compute-futures/pricing', alice()))
@@ -686,17 +714,20 @@ describe('compute futures: the original gateway’s calls', () => {
     })
   })
 
-  test('error: more decimals than USDC has, under 1 USDC, amount with transaction, address with id: 400 before payment', async () => {
+  test('error: more decimals than USDC has, under 1 USDC, amount with transaction, expiresInDays not a whole number of days, address with id: 400 before payment', async () => {
     for (const [path, body, field] of [
       ['/api/v1/compute-futures/deposit', { amount: '2500.0000001' }, 'amount'],
       ['/api/v1/compute-futures/deposit', { amount: '0.5' }, 'amount'],
       ['/api/v1/compute-futures/deposit', { amount: '5', transaction: `0x${'ab'.repeat(32)}` }, 'amount'],
+      ['/api/v1/compute-futures/deposit', { amount: '5', expiresInDays: 0.5 }, 'expiresInDays'],
     ] as const) {
       const refusedBody = await refused(await app.post(path, body), 400)
       expect(JSON.stringify(refusedBody)).toContain(field)
     }
     const both = await app.get(`/api/v1/compute-futures/balance?address=${alice().address}&id=cfe_${'0'.repeat(24)}`)
     expect(both.status).toBe(400)
+    // `id` is a CFE id or an address, nothing else.
+    await refused(await app.get('/api/v1/compute-futures/history?id=0x1234'), 400)
   })
 
   test('security: a deposit or refund for another depositor is refused; the payer owns the account', async () => {
