@@ -51,6 +51,27 @@ export const SupplierBody = Type.Object(
       }),
     ),
     metadata,
+    paymentPrefs: Type.Optional(
+      Type.Object(
+        {
+          token: Type.Optional({
+            ...currency,
+            description: 'The token the supplier is paid in, as preferredToken. Not with preferredToken or currency.',
+          }),
+          chain: Type.Optional(
+            Type.String({
+              maxLength: 32,
+              description: 'Chain the supplier is paid on, as chain: base. Not with chain.',
+            }),
+          ),
+        },
+        {
+          additionalProperties: true,
+          description:
+            "The payment preferences of the original gateway's MCP server (its spraay_sctp_supplier tool; the original gateway itself ignores them): token and chain are honoured as preferredToken and chain; any other key is kept with the supplier as given and answered back, never acted on. At most 16 KiB of JSON.",
+        },
+      ),
+    ),
   },
   { additionalProperties: false },
 )

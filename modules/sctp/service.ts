@@ -59,6 +59,8 @@ export type Supplier = {
   contactEmail?: string | undefined
   /** Free-form JSON, if given. */
   metadata?: Record<string, unknown> | undefined
+  /** The original gateway's MCP server's payment preferences as given (token and chain are applied above). */
+  paymentPrefs?: Record<string, unknown> | undefined
   createdAt: string
 }
 
@@ -118,16 +120,31 @@ export function preflightSupplier(deps: Deps, body: unknown): void {
   if (Value.Check(SupplierBodySchema, body)) supplierFields(deps, body)
 }
 
-/** A supplier body's token and contact in our words, the original gateway's names resolved, one of each pair. */
+/**
+ * A supplier body's token and contact in our words, the original gateway's names (and its MCP server's
+ * `paymentPrefs.token` and `.chain`) resolved, one name of each.
+ */
 function supplierFields(deps: Deps, input: SupplierBody) {
-  checkChain(input.chain)
+  const prefs = input.paymentPrefs
+  checkChain(
+    either(['chain', input.chain], ['paymentPrefs.chain', prefs?.chain]),
+    prefs?.chain === undefined ? 'chain' : 'paymentPrefs.chain',
+  )
   checkMetadata(input.metadata)
-  const token = either(['preferredToken', input.preferredToken], ['currency', input.currency]) ?? 'USDC'
+  checkMetadata(prefs, 'paymentPrefs')
+  const tokenNames = [
+    ['preferredToken', input.preferredToken],
+    ['currency', input.currency],
+    ['paymentPrefs.token', prefs?.token],
+  ] as const
+  const token = either(...tokenNames) ?? 'USDC'
+  const tokenField = tokenNames.find(([, value]) => value !== undefined)?.[0] ?? 'currency'
   return {
-    currency: tokenOf(deps, token, input.preferredToken === undefined ? 'currency' : 'preferredToken').symbol,
+    currency: tokenOf(deps, token, tokenField).symbol,
     contact: either(['contactEmail', input.contactEmail], ['contact', input.contact]),
     contactEmail: input.contactEmail,
     metadata: input.metadata,
+    paymentPrefs: prefs,
   }
 }
 
@@ -141,6 +158,7 @@ function originalSupplierOf(record: Supplier) {
     preferredToken: record.currency,
     contactEmail: record.contactEmail ?? null,
     metadata: record.metadata ?? {},
+    paymentPrefs: record.paymentPrefs ?? {},
     createdAt: record.createdAt,
   }
 }
@@ -197,10 +215,10 @@ function orderTerms(deps: Deps, input: PoBody) {
   return { token, lines, total }
 }
 
-/** Free-form `metadata` is at most 16 KiB of JSON. */
-function checkMetadata(metadata: Record<string, unknown> | undefined): void {
+/** Free-form JSON (`metadata`, `paymentPrefs`) is at most 16 KiB. */
+function checkMetadata(metadata: Record<string, unknown> | undefined, field = 'metadata'): void {
   if (metadata !== undefined && JSON.stringify(metadata).length > 16_384)
-    throw new ValidationError({ field: 'metadata', message: 'is larger than 16384 bytes of JSON' })
+    throw new ValidationError({ field, message: 'is larger than 16384 bytes of JSON' })
 }
 
 /**
@@ -754,22 +772,23 @@ function positive(amount: bigint, field: string): bigint {
 }
 
 /** Supply-chain payments settle on the chain the original gateway calls base. */
-function checkChain(chain: string | undefined): void {
+function checkChain(chain: string | undefined, field = 'chain'): void {
   if (chain !== undefined && chain.toLowerCase() !== 'base')
     throw new ValidationError({
-      field: 'chain',
+      field,
       message: 'supply-chain payments settle on base here; give base or leave it out',
     })
 }
 
-/** The value of a field the original gateway names one way and we another, whichever was given; both is a 400. */
-function either<value>(original: [string, value | undefined], ours: [string, value | undefined]): value | undefined {
-  if (original[1] !== undefined && ours[1] !== undefined)
-    throw new ValidationError({
-      field: ours[0],
-      message: `names the same field as the original gateway's ${original[0]}; give one of them`,
-    })
-  return original[1] ?? ours[1]
+/**
+ * The value of a field with several names (the original gateway's first, then ours or its MCP server's), whichever
+ * was given; two of them is a 400 naming the later.
+ */
+function either<value>(...names: readonly (readonly [string, value | undefined])[]): value | undefined {
+  const [first, second] = names.filter(([, value]) => value !== undefined)
+  if (first && second)
+    throw new ValidationError({ field: second[0], message: `names the same field as ${first[0]}; give one of them` })
+  return first?.[1]
 }
 
 /** The watcher's pass: every invoice whose payment is pending, looked for on chain. */

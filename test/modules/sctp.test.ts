@@ -327,6 +327,21 @@ describe("the original gateway's clients", () => {
     expect(read).toMatchObject({ supplierId: created.supplierId, contactEmail: 'ap@acme.example', chain: 'base' })
   })
 
+  test("supplier from its MCP server's tool: paymentPrefs' token and chain honoured, its other keys kept and answered back", async () => {
+    const paymentPrefs = { token: 'usdc', chain: 'Base', schedule: 'monthly', net: 30 }
+    const created = await ok(
+      await call(supplierOwner(), 'POST', '/api/v1/sctp/supplier', {
+        name: 'Acme Parts',
+        wallet: supplierWallet(),
+        paymentPrefs,
+      }),
+    )
+    expect(created).toMatchObject({ chain: 'base', preferredToken: 'USDC', paymentPrefs })
+    expect(created.supplier.currency).toBe('USDC')
+    const read = await ok(await call(stranger(), 'GET', `/api/v1/sctp/supplier/${created.supplierId}`))
+    expect(read).toMatchObject({ supplierId: created.supplierId, preferredToken: 'USDC', paymentPrefs })
+  })
+
   test('po and invoice take its free-form items: unitPrice (or price) HUMAN, quantity 1 by default, matched by position', async () => {
     const { supplier } = await ordered()
     const created = await ok(
@@ -465,6 +480,32 @@ describe("the original gateway's clients", () => {
         'currency',
       ],
       ['/api/v1/sctp/supplier', { name: 'X', wallet: supplierWallet(), chain: 'solana' }, 'chain'],
+      // Its MCP server's paymentPrefs: a token and chain paid in here, and one name of each.
+      [
+        '/api/v1/sctp/supplier',
+        { name: 'X', wallet: supplierWallet(), paymentPrefs: { chain: 'solana' } },
+        'paymentPrefs.chain',
+      ],
+      [
+        '/api/v1/sctp/supplier',
+        { name: 'X', wallet: supplierWallet(), paymentPrefs: { token: 'DOGE' } },
+        'paymentPrefs.token',
+      ],
+      [
+        '/api/v1/sctp/supplier',
+        { name: 'X', wallet: supplierWallet(), preferredToken: 'USDC', paymentPrefs: { token: 'USDC' } },
+        'paymentPrefs.token',
+      ],
+      [
+        '/api/v1/sctp/supplier',
+        { name: 'X', wallet: supplierWallet(), chain: 'base', paymentPrefs: { chain: 'base' } },
+        'paymentPrefs.chain',
+      ],
+      [
+        '/api/v1/sctp/supplier',
+        { name: 'X', wallet: supplierWallet(), paymentPrefs: { note: 'x'.repeat(17_000) } },
+        'paymentPrefs',
+      ],
       // Items: HUMAN prices of the token, whole quantities, one price name, one form per body, a true total.
       ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ unitPrice: '1.0000001' }] }, 'items.0.unitPrice'],
       ['/api/v1/sctp/po', { supplierId: supplier.id, items: [{ price: 1e-7 }] }, 'items.0.price'],
