@@ -1,6 +1,8 @@
 import { type Address, decodeFunctionResult, encodeFunctionData, erc20Abi, type Hex, hexToBigInt, size } from 'viem'
+import type { BatchChain } from './BatchChain.js'
 import * as Multicall3 from './Multicall3.js'
 import type * as TokenList from './TokenList.js'
+import * as Units from './Units.js'
 
 /** The balance of one listed token, or `null` when its `balanceOf` failed. */
 export type Listed = TokenList.Listed & {
@@ -109,6 +111,37 @@ export declare namespace decode {
     /** Each unlisted address, in its order. */
     unlisted: Unlisted[]
   }
+}
+
+/**
+ * One account's balance of one token, read as advice beside an answer (the original gateway's `onChainCheck` of an
+ * invoice, `balanceCheck` of an escrow): `null` when there is no reader or the chain did not answer, which leaves the
+ * check out rather than failing the call, as the original does.
+ */
+export async function check(parameters: check.Parameters): Promise<check.ReturnType> {
+  const { read, token, account } = parameters
+  const [raw] = read ? await read({ token: token.address, accounts: [account] }).catch(() => []) : []
+  if (raw === undefined) return null
+  return { balance: Units.toDecimal(raw, token.decimals), balanceRaw: raw.toString(), token: token.symbol }
+}
+
+export declare namespace check {
+  type Parameters = {
+    /** Reads balances of a token on the token's chain; none: no check. */
+    read: BatchChain['balances'] | undefined
+    /** The token. */
+    token: { symbol: string; address: Address; decimals: number }
+    /** Whose balance. */
+    account: Address
+  }
+  type ReturnType = {
+    /** HUMAN decimal of the token. */
+    balance: string
+    /** Atomic units. */
+    balanceRaw: string
+    /** The token's symbol. */
+    token: string
+  } | null
 }
 
 /** The uint256 a successful call returned, or `undefined`. */

@@ -15,9 +15,15 @@ export const manifest = Module.define({
   name: 'escrow',
   paths: ['/api/v1/escrow/'],
   needs: ['store', 'onchain', 'escrow'],
-  uses: ['events'],
+  uses: ['events', 'batch'],
   routes: ({ ports }) =>
-    escrow({ store: ports.store, chain: ports.escrow, tokens: ports.onchain.tokens, events: ports.events }),
+    escrow({
+      store: ports.store,
+      chain: ports.escrow,
+      tokens: ports.onchain.tokens,
+      events: ports.events,
+      balances: ports.batch?.base.balances,
+    }),
   // Its parties, and whoever paid to read it, re-read an escrow by signing in; escrow ids are kept in lower case.
   reaccess: { 'GET /api/v1/escrow/:id': Module.ownedIn(collection, (target) => Module.idOf(target)?.toLowerCase()) },
 })

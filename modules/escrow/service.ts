@@ -1,5 +1,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { type Address, getAddress, type Hex, isAddress, isAddressEqual, toHex } from 'viem'
+import * as Balances from '../../core/Balances.js'
+import type { BatchChain } from '../../core/BatchChain.js'
 import { ForbiddenError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Escrow from '../../core/Escrow.js'
 import type { EscrowChain } from '../../core/EscrowChain.js'
@@ -28,6 +30,8 @@ export type Deps = {
   now?: () => Date
   /** The events outbox: each move observed on chain is `escrow.*` to the escrow's parties, with the record's update. */
   events?: Events.Events | undefined
+  /** Reads token balances on the escrow's chain, for the original gateway's `balanceCheck`; none: it is `null`. */
+  balances?: BatchChain['balances'] | undefined
 }
 
 /** Store collection of escrow records; values are {@link Escrow.Serialized}. */
@@ -164,7 +168,18 @@ export async function get(deps: Deps, input: get.Input) {
   const { pathId, queryId } = input
   preflightGet({ pathId, queryId })
   const id = (pathId ?? queryId)!
-  return { escrow: view(await refresh(deps, await load(deps, id, 'id', input.payer))) }
+  const escrow = await refresh(deps, await load(deps, id, 'id', input.payer))
+  return { escrow: view(escrow), balanceCheck: await balanceCheck(deps, escrow) }
+}
+
+/**
+ * The original gateway's `balanceCheck` of a funded escrow: its depositor's balance of the escrow's token now (what
+ * the depositor holds beside the escrow); `null` for an escrow not active, or when the chain does not answer.
+ */
+async function balanceCheck(deps: Deps, escrow: Escrow.Escrow) {
+  if (escrow.status !== 'active') return null
+  const read = await Balances.check({ read: deps.balances, token: escrow.token, account: escrow.depositor })
+  return read && { depositorBalance: read.balance, depositorBalanceRaw: read.balanceRaw, token: read.token }
 }
 
 export declare namespace get {

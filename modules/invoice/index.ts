@@ -23,8 +23,9 @@ export const manifest = Module.define({
   name: 'invoice',
   paths: ['/api/v1/invoice/'],
   needs: ['store', 'onchain'],
-  uses: ['events'],
-  routes: ({ ports }) => invoice({ store: ports.store, ...ports.onchain, events: ports.events }),
+  uses: ['events', 'batch'],
+  routes: ({ ports }) =>
+    invoice({ store: ports.store, ...ports.onchain, events: ports.events, balances: ports.batch?.base.balances }),
   jobs: [
     {
       name: 'scan-invoices',

@@ -2,6 +2,8 @@ import { Value } from '@sinclair/typebox/value'
 import { type Address, checksumAddress, zeroAddress } from 'viem'
 import * as AddressRules from '../../core/Address.js'
 import * as AuditChain from '../../core/AuditChain.js'
+import * as Balances from '../../core/Balances.js'
+import type { BatchChain } from '../../core/BatchChain.js'
 import {
   BadRequestError,
   ForbiddenError,
@@ -31,6 +33,8 @@ export type Deps = {
   now?: (() => Date) | undefined
   /** The events outbox: a paid invoice is `invoice.paid` and `transfer.seen` to its parties, with the write. */
   events?: Events.Events | undefined
+  /** Reads token balances on that chain, for the original gateway's `onChainCheck`; none: the check is `null`. */
+  balances?: BatchChain['balances'] | undefined
 }
 
 /** Store collection of invoices, serialized with {@link Invoice.serialize}, owned by creator and recipient. */
@@ -163,7 +167,25 @@ export async function get(deps: Deps, input: get.Input) {
   const id = (pathId ?? queryId)!
   const record = await deps.store.get<Invoice.Serialized>(collection, id)
   if (!record?.owners.includes(checksumAddress(input.caller))) throw new NotFoundError(`No invoice ${id}.`)
-  return { invoice: present(await refresh(deps, Invoice.deserialize(record.value))) }
+  const invoice = await refresh(deps, Invoice.deserialize(record.value))
+  return { invoice: present(invoice), onChainCheck: await onChainCheck(deps, invoice) }
+}
+
+/**
+ * The original gateway's `onChainCheck` of an open invoice: its creator's balance of the invoice's token, read now;
+ * `null` for a paid or expired invoice, or when the chain does not answer. Payment itself is detected from transfers.
+ */
+async function onChainCheck(deps: Deps, invoice: Invoice.Invoice) {
+  if (invoice.status !== 'open') return null
+  const read = await Balances.check({ read: deps.balances, token: invoice.token, account: invoice.creator })
+  return (
+    read && {
+      creatorBalance: read.balance,
+      creatorBalanceRaw: read.balanceRaw,
+      token: read.token,
+      note: 'Balance check only: the payment itself is detected from the token transfers to the payee.',
+    }
+  )
 }
 
 /** Refuses, before payment, no id at all or a path and a query that name different invoices; the schema checks each id's format. */

@@ -10,6 +10,7 @@ import {
   toHex,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { batchChain } from '../../adapters/chain/batch.js'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { escrowChain } from '../../adapters/chain/escrow.js'
 import { transfers } from '../../adapters/chain/transfers.js'
@@ -17,6 +18,7 @@ import { memory as memoryQueue } from '../../adapters/queue/memory.js'
 import { memory } from '../../adapters/store/memory.js'
 import * as Escrow from '../../core/Escrow.js'
 import { type Event, events, outboxQueue } from '../../core/Events.js'
+import * as Units from '../../core/Units.js'
 import { manifest } from '../../modules/escrow/index.js'
 import { moduleGateway } from '../support/gateway.js'
 
@@ -34,6 +36,15 @@ beforeAll(async () => {
       queue,
       events: events({ queue }),
       escrow: escrowChain({ client: chain.publicClient, address: chain.escrow.address, chainId: chain.chainId }),
+      // Token balances are read through the batch contract's chain, for the original gateway's balanceCheck.
+      batch: {
+        base: batchChain({
+          client: chain.publicClient,
+          address: chain.batch.address,
+          chainId: chain.chainId,
+          tokens: { USDC: chain.token.address },
+        }),
+      },
       onchain: {
         chainId: chain.chainId,
         transfers: transfers({ client: chain.publicClient }),
@@ -508,6 +519,21 @@ describe('GET /api/v1/escrow/:id', () => {
         )
       ).status,
     ).toBe(200)
+  })
+
+  test("behavior: its balanceCheck is the depositor's balance of the token once active, null before", async () => {
+    const created = await create()
+    expect((await call(beneficiary(), 'GET', `/api/v1/escrow/${created.id}`)).body.balanceCheck).toBeNull()
+    const active = await funded({ amount: '1' })
+    const held = await balanceOf(depositor().address)
+    const { status, body } = await call(beneficiary(), 'GET', `/api/v1/escrow/${active.id}`)
+    expect(status).toBe(200)
+    expect(body.escrow.status).toBe('active')
+    expect(body.balanceCheck).toEqual({
+      depositorBalance: Units.toDecimal(held, 6),
+      depositorBalanceRaw: held.toString(),
+      token: 'USDC',
+    })
   })
 
   test('error: the path and the query naming different escrows is 400; neither is 400', async () => {

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type Address, createWalletClient, decodeFunctionData, encodeFunctionData, erc20Abi, type Hex } from 'viem'
+import {
+  type Address,
+  createWalletClient,
+  decodeFunctionData,
+  encodeFunctionData,
+  erc20Abi,
+  formatUnits,
+  type Hex,
+} from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { batchChain } from '../../adapters/chain/batch.js'
 import { devnet } from '../../adapters/chain/devnet.js'
 import { transfers } from '../../adapters/chain/transfers.js'
 import { memory as memoryQueue } from '../../adapters/queue/memory.js'
@@ -569,6 +578,42 @@ describe("as the original gateway's clients call it", () => {
     const hash = await pay(2, body.payment.transaction)
     expect(await balance()).toBe(before + 2_500_000_000n)
     expect(await read(bob, body.invoice.id)).toMatchObject({ status: 'paid', paymentTx: hash, amount: '2500' })
+  })
+
+  test("behavior: a read answers its onChainCheck: the creator's balance of the token while open, null once paid", async () => {
+    const { deps, request, create } = setup()
+    const tokens = { USDC: chain.token.address }
+    deps.balances = batchChain({
+      client: chain.publicClient,
+      address: chain.batch.address,
+      chainId: chain.chainId,
+      tokens,
+    }).balances
+    const created = await create(alice, { creator: alice, payTo: freshRecipient(), token: 'USDC', amount: '1.25' })
+    const held = await chain.publicClient.readContract({
+      address: chain.token.address,
+      abi: erc20Abi,
+      functionName: 'balanceOf',
+      args: [alice],
+    })
+    const open = (await (await request(alice, `/api/v1/invoice/${created.id}`)).json()) as any
+    expect(open.onChainCheck).toEqual({
+      creatorBalance: formatUnits(held, 6),
+      creatorBalanceRaw: held.toString(),
+      token: 'USDC',
+      note: expect.stringContaining('Balance check only'),
+    })
+    await pay(3, created.transaction)
+    const paid = (await (await request(alice, `/api/v1/invoice/${created.id}`)).json()) as any
+    expect(paid).toMatchObject({ invoice: { status: 'paid' }, onChainCheck: null })
+    // A chain that does not answer leaves the check out, not the read.
+    deps.balances = async () => {
+      throw new Error('node down')
+    }
+    const other = await create(alice, { creator: alice, payTo: freshRecipient(), token: 'USDC', amount: '1' })
+    const unread = await request(alice, `/api/v1/invoice/${other.id}`)
+    expect(unread.status).toBe(200)
+    expect(((await unread.json()) as any).onChainCheck).toBeNull()
   })
 
   test('behavior: a JSON number is the decimal it prints as', async () => {
