@@ -29,7 +29,7 @@ export const manifest = Module.define({
   name: 'chaindata',
   paths: ['/free/gas', '/free/chain-status', '/free/nonce', '/api/v1/oracle/gas', '/api/v1/balances', '/api/v1/tokens'],
   needs: ['chains', 'evm', 'ethereum'],
-  uses: ['oracle'],
+  uses: ['oracle', 'batch'],
   env: Type.Object({
     CHAIN_RPC_BASE: Type.Optional(
       Type.String({
@@ -53,6 +53,7 @@ export const manifest = Module.define({
         ethereum: ports.ethereum,
         connect: ports.evm,
         oracle: ports.oracle,
+        batchContract: ports.batch?.base.address,
         urls: {
           base: env.CHAIN_RPC_BASE,
           arbitrum: env.CHAIN_RPC_ARBITRUM,

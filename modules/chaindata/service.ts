@@ -58,6 +58,8 @@ export type Deps = {
   inFlight: { gas?: Promise<GasSnapshot> | undefined }
   /** USD prices (the ETH / USD feed) that price `/api/v1/oracle/gas`'s estimates; without it they have no USD cost. */
   oracle?: Oracle | undefined
+  /** The batch-payment contract on `base` (the settlement chain), which `/api/v1/tokens` names; none when not deployed. */
+  batchContract?: Address | undefined
 }
 
 /**
@@ -65,14 +67,21 @@ export type Deps = {
  * the gateway's Ethereum node, every other chain its URL from `urls` through `connect`.
  */
 export function from(parameters: from.Parameters): Deps {
-  const { settlement, ethereum, connect, urls, oracle, now = Date.now } = parameters
+  const { settlement, ethereum, connect, urls, oracle, batchContract, now = Date.now } = parameters
   const chains = EvmChain.registry.map((entry): Chain => {
     if (entry.name === 'ethereum') return { entry, endpoint: ethereum }
     const url = urls[entry.name]
     if (entry.name === 'base' && url === undefined) return { entry, endpoint: settlement }
     return { entry, endpoint: connect({ name: entry.name, chainId: entry.chainId, url: url ?? entry.publicUrl }) }
   })
-  return { chains, now, cache: Cache.create({ ttlMs: gasTtlMs, maxEntries: 1, now }), inFlight: {}, oracle }
+  return {
+    chains,
+    now,
+    cache: Cache.create({ ttlMs: gasTtlMs, maxEntries: 1, now }),
+    inFlight: {},
+    oracle,
+    batchContract,
+  }
 }
 
 export declare namespace from {
@@ -87,6 +96,8 @@ export declare namespace from {
     urls: Partial<Record<Exclude<EvmChain.Name, 'ethereum'>, string | undefined>>
     /** USD prices, for the USD cost of `/api/v1/oracle/gas`'s estimates. */
     oracle?: Oracle | undefined
+    /** The batch-payment contract on `base`. @default none */
+    batchContract?: Address | undefined
     /** Current time, epoch ms. @default Date.now */
     now?: () => number
   }
@@ -499,15 +510,16 @@ const native = { symbol: 'ETH', decimals: 18 } as const
 
 /**
  * The curated tokens of every balance chain, with the chain's native currency; beside them the original gateway's
- * `popularTokens` of `base` (ETH native, each token's address and decimals), batch fee and recipient limit, and
- * `tokens`: every listed token of `base` that swaps and prices take by symbol (the curated ones, then Uniswap's default
- * token list).
+ * `contract` (the batch contract of `base`, `null` where none is deployed; also in `chains.base`), `popularTokens` of
+ * `base` (ETH native, each token's address and decimals), batch fee and recipient limit, and `tokens`: every listed
+ * token of `base` that swaps and prices take by symbol (the curated ones, then Uniswap's default token list).
  */
 export function tokens(deps: Deps) {
   const chains = balanceChainsOf(deps, balanceChains)
   const base = chains.find((chain) => chain.entry.name === 'base')!
   return {
     description: 'Batch payments take any ERC-20 token and native ETH on base; these are the listed ones.',
+    contract: deps.batchContract ?? null,
     fee: BatchPayment.feePercent(Batch.defaultFeeBps),
     feeBps: Number(Batch.defaultFeeBps),
     maxRecipients: Batch.maxRecipients,
@@ -525,7 +537,12 @@ export function tokens(deps: Deps) {
     chains: Object.fromEntries(
       chains.map((chain) => [
         chain.entry.name,
-        { ...namedOf(chain), native, tokens: TokenList.of(chain.entry.name, chain.endpoint.chainId) },
+        {
+          ...namedOf(chain),
+          ...(chain === base ? { contract: deps.batchContract ?? null } : {}),
+          native,
+          tokens: TokenList.of(chain.entry.name, chain.endpoint.chainId),
+        },
       ]),
     ),
   }

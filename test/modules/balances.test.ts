@@ -68,7 +68,7 @@ describe('core/TokenList', () => {
 })
 
 describe('GET /api/v1/tokens', () => {
-  test('default: free, the curated list of base (the devnet here) and ethereum', async () => {
+  test('default: free, the curated list of base (the devnet here) and ethereum, with the batch contract', async () => {
     const response = await closed.fetch('http://gateway.test/api/v1/tokens')
     expect(response.status).toBe(200)
     const body = (await response.json()) as any
@@ -78,6 +78,10 @@ describe('GET /api/v1/tokens', () => {
     expect(body.chains.base.tokens[0]).toEqual({ symbol: 'USDC', address: closed.devnet.token.address, decimals: 6 })
     expect(body.chains.ethereum).toMatchObject({ chainId: 1 })
     expect(body).toMatchObject({ fee: '0.3%', feeBps: 30, maxRecipients: 200 })
+    // The original's `contract`: the batch contract batch payments on base go through (the devnet's here).
+    expect(body.contract).toBe(closed.devnet.batch.address)
+    expect(body.chains.base.contract).toBe(closed.devnet.batch.address)
+    expect(body.chains.ethereum.contract).toBeUndefined()
     expect(body.popularTokens).toEqual({
       ETH: { native: true, decimals: 18 },
       ...Object.fromEntries(
