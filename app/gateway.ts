@@ -38,6 +38,7 @@ import { enrichment } from './discovery/enrichment.js'
 import { type Availability, serviceName } from './discovery/terms.js'
 import { fromFault } from './fault.js'
 import { oversized } from './head.js'
+import { health } from './health.js'
 import * as Input from './input.js'
 import {
   carriesPayment,
@@ -60,7 +61,7 @@ import * as RequestId from './request-id.js'
 import { decentralizedHealth } from './upstream-health.js'
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
-const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt'] as const
+const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt', '/health'] as const
 
 /**
  * The decentralized upstream's readiness, free and outside the catalog (the spec has no such operation), at our path
@@ -74,6 +75,7 @@ const healthPaths = ['/decentralized/v1/health', '/bittensor/v1/health'] as cons
  */
 export function createGateway(parameters: createGateway.Parameters): createGateway.ReturnType {
   const { config, terms, families = defaultFamilies } = parameters
+  const startedAt = new Date()
   // Metrics count what the logger is told (refusals, settlements); a caller that brings its own has wrapped its logger.
   const meter = parameters.metrics ?? createMetrics()
   const logger = parameters.metrics ? parameters.logger : meter.observing(parameters.logger)
@@ -679,6 +681,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           headers: { 'content-type': 'text/plain; charset=utf-8' },
         }),
     )
+    .get('/health', () => health({ availability: availabilityNow, network: terms.network, startedAt, now: new Date() }))
 
   app.use(
     operator({
