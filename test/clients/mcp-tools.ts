@@ -33,8 +33,11 @@ export type Tool = {
   needsKey?: string
   /** A route of the original's later work (issue 36), not served yet: the call must be a 404. */
   issue36?: true
-  /** Why the call does not answer as the original yet, in a module another engineer is changing now. */
-  todo?: string
+  /**
+   * A request the original gateway refuses too, as its handler reads the body (cited: file and line of
+   * plagtech/spraay-x402-gateway at 376587a, its answer): here it must be a 400 before any payment naming `field`.
+   */
+  refused?: { field: string; original: string }
 }
 
 /** The tools, in the order they are replayed. */
@@ -46,7 +49,6 @@ export const tools: readonly Tool[] = [
     method: 'GET',
     path: '/api/v1/tokens',
     fields: ['popularTokens', 'chains', 'contract', 'fee'],
-    todo: "GET /api/v1/tokens lacks the original's contract (the batch contract's address); its answer is in modules/chaindata/service.ts, which the token-list work is changing now",
   },
   { name: 'spraay_free', source: 'src/auto-tools.ts', method: 'GET', path: '/free', issue36: true },
   { name: 'spraay_free_gas', source: 'src/auto-tools.ts', method: 'GET', path: '/free/gas', fields: ['gas'] },
@@ -994,9 +996,8 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/sctp/supplier',
     body: { name: 'Acme Parts', wallet: '{other}', paymentPrefs: { token: 'USDC', chain: 'base' } },
-    fields: ['supplierId', 'name', 'wallet', 'chain', 'preferredToken'],
+    fields: ['supplierId', 'name', 'wallet', 'chain', 'preferredToken', 'paymentPrefs'],
     keeps: { supplierId: 'supplierId' },
-    todo: "paymentPrefs, this tool's field, is a 400 (Unexpected property) where the original ignores it and answers 200; sctp is another engineer's now",
   },
   {
     name: 'spraay_sctp_supplier_by_id',
@@ -1004,7 +1005,6 @@ export const tools: readonly Tool[] = [
     method: 'GET',
     path: '/api/v1/sctp/supplier/{supplierId}',
     fields: ['supplierId', 'name', 'wallet'],
-    todo: 'needs the supplier spraay_sctp_supplier cannot make yet',
   },
   {
     name: 'spraay_sctp_po',
@@ -1016,9 +1016,11 @@ export const tools: readonly Tool[] = [
       lineItems: [{ description: 'Bearings', quantity: 10, unitPrice: '2.50' }],
       currency: 'USDC',
     },
-    fields: ['poId', 'supplierId', 'items', 'total', 'status'],
-    keeps: { poId: 'poId' },
-    todo: "lineItems, this tool's field, is a 400 (Unexpected property); the original answers 400 too (it requires items and total); sctp is another engineer's now",
+    refused: {
+      field: 'lineItems',
+      original:
+        'src/routes/sctp.ts:189 (sctpPoCreateHandler reads supplierId, items, total): 400 "supplierId, items, and total are required"',
+    },
   },
   {
     name: 'spraay_sctp_po_by_id',
@@ -1026,7 +1028,6 @@ export const tools: readonly Tool[] = [
     method: 'GET',
     path: '/api/v1/sctp/po/{poId}',
     fields: ['poId', 'supplierId', 'total', 'status'],
-    todo: 'needs the purchase order spraay_sctp_po cannot make yet',
   },
   {
     name: 'spraay_sctp_invoice',
@@ -1034,9 +1035,11 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/sctp/invoice',
     body: { poId: '{poId}', supplierId: '{supplierId}', amount: '25', currency: 'USDC' },
-    fields: ['invoiceId', 'poId', 'total', 'status'],
-    keeps: { sctpInvoiceId: 'invoiceId' },
-    todo: "amount without total is a 400 (total required); the original answers 400 too (it requires items and total); sctp is another engineer's now",
+    refused: {
+      field: 'total',
+      original:
+        'src/routes/sctp.ts:275 (sctpInvoiceSubmitHandler reads poId, supplierId, items, total, currency): 400 "supplierId, items, and total are required"',
+    },
   },
   {
     name: 'spraay_sctp_invoice_by_id',
@@ -1044,7 +1047,6 @@ export const tools: readonly Tool[] = [
     method: 'GET',
     path: '/api/v1/sctp/invoice/{sctpInvoiceId}',
     fields: ['invoiceId', 'poId', 'total', 'status'],
-    todo: 'needs the invoice spraay_sctp_invoice cannot make yet',
   },
   {
     name: 'spraay_sctp_invoice_verify',
@@ -1053,7 +1055,6 @@ export const tools: readonly Tool[] = [
     path: '/api/v1/sctp/invoice/verify',
     body: { invoiceId: '{sctpInvoiceId}' },
     fields: ['invoiceId', 'poId', 'recommendation'],
-    todo: 'needs the invoice spraay_sctp_invoice cannot make yet',
   },
   {
     name: 'spraay_sctp_pay',
@@ -1061,8 +1062,11 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/sctp/pay',
     body: { invoiceId: '{sctpInvoiceId}', batch: false },
-    fields: ['status', 'payments', 'summary', 'transactions'],
-    todo: "batch, this tool's field, is a 400 (Unexpected property); the original answers 400 too (it needs sender, and supplierId with amount or payments); sctp is another engineer's now",
+    refused: {
+      field: 'batch',
+      original:
+        'src/routes/sctp.ts:619 (sctpPayExecuteHandler reads supplierId and amount, or payments[]): 400 "supplierId and amount are required (or provide payments[] for batch)"',
+    },
   },
 
   // The decentralized network (its Bittensor drop-in paths).
@@ -1254,8 +1258,7 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/compute-futures/deposit',
     body: { depositor: '{payer}', amount: '25', expiresInDays: 30 },
-    fields: ['status', 'transactions'],
-    todo: "expiresInDays, this tool's field, is a 400 (Unexpected property) where the original ignores it; compute-futures is another engineer's now",
+    fields: ['status', 'transactions', 'creditExpiry'],
   },
   {
     name: 'spraay_compute_futures_balance',
@@ -1264,7 +1267,6 @@ export const tools: readonly Tool[] = [
     path: '/api/v1/compute-futures/balance',
     query: { id: '{payer}' },
     fields: ['address', 'balance', 'deposited', 'tier', 'discount'],
-    todo: "id, the depositor's address as the original reads it (address or id), is a 400 here (id must be cfe_ and 24 hex); compute-futures is another engineer's now",
   },
   {
     name: 'spraay_compute_futures_execute',
@@ -1272,8 +1274,11 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/compute-futures/execute',
     body: { futuresId: '{payer}', type: 'text-inference', model: 'auto', messages: [{ role: 'user', content: 'Hi' }] },
-    fields: ['status'],
-    todo: "futuresId with the job's fields at the top level is a 400 (job required); the original answers 400 too (it reads depositor); compute-futures is another engineer's now",
+    refused: {
+      field: 'job',
+      original:
+        'src/routes/compute-futures.ts:234 (computeFuturesExecuteHandler reads depositor and type): 400 "depositor (address) and type are required"',
+    },
   },
   {
     name: 'spraay_compute_futures_history',
@@ -1282,7 +1287,6 @@ export const tools: readonly Tool[] = [
     path: '/api/v1/compute-futures/history',
     query: { id: '{payer}', limit: '10' },
     fields: ['address', 'usage'],
-    todo: "id, the depositor's address as the original reads it, is a 400 here (id must be cfe_ and 24 hex); compute-futures is another engineer's now",
   },
   {
     name: 'spraay_compute_futures_refund',
@@ -1290,8 +1294,11 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/compute-futures/refund',
     body: { futuresId: '{payer}', caller: '{payer}' },
-    fields: ['status', 'refundAmount', 'transaction'],
-    todo: "futuresId and caller are a 400 (Unexpected property); the original answers 400 too (it reads depositor); compute-futures is another engineer's now",
+    refused: {
+      field: 'futuresId',
+      original:
+        'src/routes/compute-futures.ts:424 (computeFuturesRefundHandler reads depositor): 400 "depositor address required"',
+    },
   },
 
   // Research (auto-tools.ts), on the vendors' local stand-ins.

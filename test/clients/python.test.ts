@@ -44,9 +44,19 @@ async function paid(method: 'GET' | 'POST', path: string, data?: unknown): Promi
 }
 
 describe('the original Python client', () => {
-  test.todo(
-    "get('/health'), its documented example: a 404 here, where the original answers status, uptime, version, services, network and protocol; the route would be in app/gateway.ts, another engineer's now",
-  )
+  test("get('/health'), its documented example: free, the original's status, uptime, version, services, network and protocol", async () => {
+    const response = await dryRun.get('/health', { headers: { 'Content-Type': 'application/json' } })
+    expect(response.status).toBe(200)
+    expect(response.data).toMatchObject({
+      uptime: expect.stringMatching(/^\d+m \d+s$/),
+      version: expect.any(String),
+      network: replay.gateway.terms.network,
+      protocol: 'x402',
+    })
+    // Tavily's and Twilio's keys are missing here: degraded, and their services say so.
+    expect(response.data.status).toBe('degraded')
+    expect(Object.values(response.data.services)).toContain('partial')
+  })
 
   test("get('/free/prices'): free, the spot prices it reads", async () => {
     const response = await dryRun.get('/free/prices', { headers: { 'Content-Type': 'application/json' } })
