@@ -3,12 +3,19 @@ import { Type } from '@sinclair/typebox'
 import { Webhook } from 'standardwebhooks'
 import * as Catalog from './Catalog.js'
 import type * as Chat from './Chat.js'
-import { ConfigError, ForbiddenError, InvalidTransitionError, NotFoundError, ValidationError } from './Errors.js'
+import {
+  BadRequestError,
+  ConfigError,
+  ForbiddenError,
+  InvalidTransitionError,
+  NotFoundError,
+  ValidationError,
+} from './Errors.js'
 import type { Events } from './Events.js'
 import type { Deferred } from './Module.js'
 import * as Price from './Price.js'
 import type { Store } from './Store.js'
-import type { Availability, Outcome } from './Upstream.js'
+import { type Availability, type Outcome, toError } from './Upstream.js'
 import * as Webhooks from './Webhooks.js'
 
 /**
@@ -922,6 +929,58 @@ export type Followers = {
 
 /** How often a job is polled when no webhook has ended it, in ms. */
 export const pollMs = 10_000
+
+/**
+ * Starts an asynchronous job whose payment it holds: hands the paid request's payment to a new job id (`defer`; a call
+ * that cannot wait, a channel voucher, is a 400 saying `unheld`), creates its prediction (`create`, given the URL of
+ * the job's callback when Replicate sends webhooks), and keeps its record, queued and owned by the payer, with its
+ * first poll on `queue`. An upstream failure throws: the payment is not held, nothing is charged.
+ */
+export async function start(parameters: start.Parameters): Promise<JobRecord> {
+  const { store, deferred, predictions, request, queue, callbacks, unheld, timeoutSeconds, create, webhook } =
+    parameters
+  const id = `job_${crypto.randomUUID().replaceAll('-', '')}`
+  const held = deferred.defer(request, id)
+  if (!held) throw new BadRequestError(unheld)
+  const created = await create(predictions.webhooks?.url(`${callbacks}${id}`))
+  if (!created.ok) throw toError(created)
+  const now = new Date()
+  const record: JobRecord = {
+    id,
+    family: parameters.family,
+    kind: parameters.kind,
+    model: parameters.model,
+    prediction: created.prediction.id,
+    state: 'queued',
+    deadline: new Date(now.getTime() + timeoutSeconds * 1000).toISOString(),
+    createdAt: now.toISOString(),
+    ...(webhook === undefined ? {} : { webhook }),
+    payment: { payer: held.payer, nonce: held.nonce, amount: held.amount.toString(), state: 'held' },
+  }
+  await store.insert(
+    { collection: jobs, id, owners: [held.payer], value: record, createdAt: now },
+    { enqueue: [{ queue, id, payload: { id }, dueAt: new Date(now.getTime() + pollMs) }] },
+  )
+  return record
+}
+
+export declare namespace start {
+  type Parameters = Pick<Followers, 'store' | 'deferred' | 'predictions'> &
+    Pick<JobRecord, 'family' | 'kind' | 'model' | 'webhook'> & {
+      /** The paid call that starts the job. */
+      request: Request
+      /** The queue the job is followed on. */
+      queue: string
+      /** Path of the family's callbacks, ending in `/` (the job's id follows), e.g. `/callbacks/gpu/`. */
+      callbacks: string
+      /** Why a call whose payment cannot wait is refused (a channel voucher). */
+      unheld: string
+      /** How long the job may run before it is canceled and its payment released, in seconds. */
+      timeoutSeconds: number
+      /** Creates the prediction, with the URL Replicate sends its webhook to (none: the job is polled). */
+      create: (webhook: string | undefined) => Promise<Outcome<{ prediction: Prediction }>>
+    }
+}
 
 /**
  * One run of a family's job worker: follows the job ({@link follow}); one that has not ended, or whose Replicate is

@@ -1,4 +1,4 @@
-import { BadRequestError } from './Errors.js'
+import { BadRequestError, ValidationError } from './Errors.js'
 
 /**
  * The guard in front of every request to a URL a caller gave (webhook and callback URLs, probes, extraction, robot
@@ -761,5 +761,33 @@ export declare namespace toError {
   type Parameters = {
     /** Dotted path of the field that holds the URL, e.g. `webhook.url`. */
     field: string
+  }
+}
+
+/**
+ * The body of a caller's URL, fetched through `guard`, at most `maxBytes`: a refusal, or an answer other than 2xx,
+ * throws a 400 naming `field` (a handler that throws charges nothing), saying `what` the URL should have answered.
+ */
+export async function fetchOrRefuse(parameters: fetchOrRefuse.Parameters): Promise<Fetched> {
+  const { guard, url, field, maxBytes, what } = parameters
+  const fetched = await guard.fetch(url, { maxBytes })
+  if (!fetched.ok) throw toError(fetched, { field })
+  if (fetched.status < 200 || fetched.status > 299)
+    throw new ValidationError({ field, message: `answered HTTP ${fetched.status}, not ${what}.` })
+  return fetched
+}
+
+export declare namespace fetchOrRefuse {
+  type Parameters = {
+    /** The guard it goes through. */
+    guard: Guard
+    /** The caller's URL. */
+    url: string
+    /** Dotted path of the field that holds the URL, e.g. `audio_url`. */
+    field: string
+    /** Largest answer body accepted, in bytes. */
+    maxBytes: number
+    /** What the URL should answer, in a refusal, e.g. `the audio`. */
+    what: string
   }
 }

@@ -2,7 +2,7 @@ import { base64 } from '@scure/base'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import * as Compute from '../../core/Compute.js'
-import { BadRequestError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import type { Deferred } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
@@ -269,13 +269,13 @@ function fileNameOf(url: string): string {
  */
 async function withAudio(deps: Deps, job: Compute.Job, url: string | undefined, field = ''): Promise<Compute.Job> {
   if (job.kind !== 'stt' || url === undefined) return job
-  const fetched = await deps.outbound.fetch(url, { maxBytes: job.model.limits.maxAudioBytes })
-  if (!fetched.ok) throw Outbound.toError(fetched, { field: `${field}audio_url` })
-  if (fetched.status < 200 || fetched.status > 299)
-    throw new ValidationError({
-      field: `${field}audio_url`,
-      message: `answered HTTP ${fetched.status}, not the audio.`,
-    })
+  const fetched = await Outbound.fetchOrRefuse({
+    guard: deps.outbound,
+    url,
+    field: `${field}audio_url`,
+    maxBytes: job.model.limits.maxAudioBytes,
+    what: 'the audio',
+  })
   const checked = { ...job, audio: fetched.body }
   Compute.check(checked, field)
   return checked
@@ -397,44 +397,28 @@ export async function submit<kind extends Compute.Kind>(
   return { status: 202, body: { ...(await start(deps, job, input.request)), ...originalFields(job, undefined) } }
 }
 
-/** A new job id: `job_` and 32 hex digits. */
-function newId(): string {
-  return `job_${crypto.randomUUID().replaceAll('-', '')}`
-}
-
 /** Starts a Replicate job and keeps its record; its payment is handed to it. */
 async function start(deps: Deps, job: Compute.Job, request: Request): Promise<Record<string, unknown>> {
   const predictions = deps.predictions!
-  const id = newId()
-  const held = deps.deferred.defer(request, id)
-  if (!held)
-    throw new BadRequestError(
-      'An asynchronous job is paid with an x402 or MPP authorization, settled when the job succeeds; a channel voucher cannot wait.',
-    )
-  const outcome = await Compute.run({
+  const record = await Compute.start({
+    ...deps,
     predictions,
-    job,
-    webhook: predictions.webhooks?.url(`/callbacks/compute/${id}`),
-  })
-  if (!outcome.ok) throw Upstream.toError(outcome)
-  if (outcome.ran.type !== 'started') throw new Error('A Replicate model answered at once.')
-  const { prediction } = outcome.ran
-  const now = new Date()
-  const record: Compute.JobRecord = {
-    id,
+    request,
+    queue: queueName,
+    callbacks: '/callbacks/compute/',
+    unheld:
+      'An asynchronous job is paid with an x402 or MPP authorization, settled when the job succeeds; a channel voucher cannot wait.',
     family: 'compute',
     kind: job.kind,
     model: job.model.id,
-    prediction: prediction.id,
-    state: 'queued',
-    deadline: new Date(now.getTime() + deps.timeoutSeconds * 1000).toISOString(),
-    createdAt: now.toISOString(),
-    payment: { payer: held.payer, nonce: held.nonce, amount: held.amount.toString(), state: 'held' },
-  }
-  await deps.store.insert(
-    { collection: Compute.jobs, id, owners: [held.payer], value: record, createdAt: now },
-    { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + Compute.pollMs) }] },
-  )
+    async create(webhook) {
+      const outcome = await Compute.run({ predictions, job, webhook })
+      if (!outcome.ok) return outcome
+      if (outcome.ran.type !== 'started') throw new Error('A Replicate model answered at once.')
+      return { ok: true, prediction: outcome.ran.prediction }
+    },
+  })
+  const { id } = record
   const statusUrl = `/api/v1/compute/status/${id}`
   return { ...Compute.toView(record), statusUrl, poll_url: statusUrl }
 }

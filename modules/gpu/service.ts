@@ -1,10 +1,9 @@
 import * as Compute from '../../core/Compute.js'
-import { BadRequestError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import type { Deferred } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
 import type { Store } from '../../core/Store.js'
-import * as Upstream from '../../core/Upstream.js'
 import * as Webhooks from '../../core/Webhooks.js'
 import type { RunBody } from './schema.js'
 
@@ -104,44 +103,29 @@ export async function run(deps: Deps, input: RunBody & { request: Request }) {
   const model = modelOf(deps, input.model)
   if (input.version !== undefined) versionOf(model, input.version)
   const predictions = deps.predictions!
-  const id = `job_${crypto.randomUUID().replaceAll('-', '')}`
-  const held = deps.deferred.defer(input.request, id)
-  if (!held)
-    throw new BadRequestError(
+  const record = await Compute.start({
+    ...deps,
+    predictions,
+    request: input.request,
+    queue: queueName,
+    callbacks: '/callbacks/gpu/',
+    unheld:
       'A GPU run is paid with an x402 or MPP authorization, settled when the run succeeds; a channel voucher cannot wait.',
-    )
-  const created = await predictions.create({
-    model: model.upstreamModel,
-    input: input.input,
-    webhook: predictions.webhooks?.url(`/callbacks/gpu/${id}`),
-  })
-  if (!created.ok) throw Upstream.toError(created)
-  const now = new Date()
-  const record: Compute.JobRecord = {
-    id,
     family: 'gpu',
     kind: 'gpu',
     model: model.id,
-    prediction: created.prediction.id,
-    state: 'queued',
-    deadline: new Date(now.getTime() + deps.timeoutSeconds * 1000).toISOString(),
-    createdAt: now.toISOString(),
     webhook: input.webhook !== undefined,
-    payment: { payer: held.payer, nonce: held.nonce, amount: held.amount.toString(), state: 'held' },
-  }
+    create: (webhook) => predictions.create({ model: model.upstreamModel, input: input.input, webhook }),
+  })
   const endpoint: Webhooks.Endpoint | undefined =
     input.webhook === undefined ? undefined : { url: input.webhook, secret: Webhooks.newSecret(), status: 'active' }
-  await deps.store.insert(
-    { collection: Compute.jobs, id, owners: [held.payer], value: record, createdAt: now },
-    { enqueue: [{ queue: queueName, id, payload: { id }, dueAt: new Date(now.getTime() + Compute.pollMs) }] },
-  )
   if (endpoint)
     await deps.store.insert({
       collection: Compute.webhooks,
-      id,
-      owners: [held.payer],
+      id: record.id,
+      owners: [record.payment.payer],
       value: endpoint,
-      createdAt: now,
+      createdAt: new Date(record.createdAt!),
     })
   return {
     ...toView(record, deps.models),
