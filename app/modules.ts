@@ -23,6 +23,7 @@ import * as logs from '../modules/logs/index.js'
 import * as msg from '../modules/msg/index.js'
 import * as notify from '../modules/notify/index.js'
 import * as payroll from '../modules/payroll/index.js'
+import * as portfolio from '../modules/portfolio/index.js'
 import * as prices from '../modules/prices/index.js'
 import * as probe from '../modules/probe/index.js'
 import * as research from '../modules/research/index.js'
@@ -74,6 +75,7 @@ export const families: readonly Module.AnyModule[] = [
   xrp.manifest,
   txdecode.manifest,
   analytics.manifest,
+  portfolio.manifest,
   resolve.manifest,
   bridge.manifest,
   solana.swapManifest,

@@ -19,6 +19,7 @@ import { futuresSolana } from './providers/futures-solana.js'
 import { fxReference } from './providers/fx-reference.js'
 import { historicalPrices } from './providers/historical-prices.js'
 import { history } from './providers/history.js'
+import { holdings } from './providers/holdings.js'
 import { intel } from './providers/intel.js'
 import { mailer } from './providers/mailer.js'
 import { names } from './providers/names.js'
@@ -59,6 +60,7 @@ export const providers: readonly AnyProvider[] = [
   batch,
   agentWallet,
   history,
+  holdings,
   names,
   simulator,
   // Price sources, each for another question:

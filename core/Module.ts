@@ -14,6 +14,7 @@ import type { SolanaTreasury as FuturesSolanaTreasury, Treasury as FuturesTreasu
 import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
+import type { Holdings } from './Holdings.js'
 import type { Ledger } from './Ledger.js'
 import type { Meters } from './Meter.js'
 import type { NameService } from './NameService.js'
@@ -172,6 +173,8 @@ export interface Ports {
   outbound: OutboundGuard
   /** The settlement chain's transaction history per address (our indexer on a devnet, Blockscout on Base). */
   history: History
+  /** What an address holds (native coin, tokens, NFTs) on each chain served (the devnet node, Blockscout elsewhere). */
+  holdings: Holdings
   /** What this gateway's ledger says of a payer's settled payments. */
   payments: Pick<Ledger, 'settled'>
   /** Opens the cross-chain bridges (LI.FI, Across) at the URLs of the bridge family's environment. */

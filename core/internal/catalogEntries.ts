@@ -47,6 +47,8 @@ export const categories = [
   'compute-futures',
   /** Catalog only: balances, prices, tokens, name resolution and transaction decoding. */
   'wallet-data',
+  /** Catalog only: every token and NFT a wallet holds across chains (`/api/v1/portfolio/*`). */
+  'portfolio',
   /** Catalog only: the free tier (`/free/*`). */
   'free',
   /** Catalog only: papers, compounds, census data and dictionaries (`/api/v1/research/*`). */
@@ -1444,6 +1446,28 @@ export const entries: readonly Entry[] = [
     category: 'wallet-data',
     tags: ['analytics', 'wallet-data'],
     purpose: 'ERC-20 and native balances of a wallet on two chains',
+    request: [],
+    response: [],
+    shapesShown: false,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/portfolio/tokens',
+    price: fromStated('0.008'),
+    category: 'portfolio',
+    tags: ['analytics', 'wallet-data'],
+    purpose: 'Every native coin and ERC-20 token a wallet holds across chains, with USD values, paged',
+    request: [],
+    response: [],
+    shapesShown: false,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/portfolio/nfts',
+    price: fromStated('0.01'),
+    category: 'portfolio',
+    tags: ['analytics', 'wallet-data'],
+    purpose: 'Every NFT (ERC-721, ERC-1155) a wallet holds across chains, with metadata, paged',
     request: [],
     response: [],
     shapesShown: false,
