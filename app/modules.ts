@@ -16,6 +16,7 @@ import * as free from '../modules/free/index.js'
 import * as futures from '../modules/futures/index.js'
 import * as fx from '../modules/fx/index.js'
 import * as gpu from '../modules/gpu/index.js'
+import * as images from '../modules/images/index.js'
 import * as inference from '../modules/inference/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
@@ -110,6 +111,8 @@ export const families: readonly Module.AnyModule[] = [
   compute.manifest,
   // gpu: runs of pinned Replicate models, paid when the run succeeds.
   gpu.manifest,
+  // images: the original gateway's image models, DALL-E and GPT Image at once, FLUX and SDXL paid when they succeed.
+  images.manifest,
   // gpu-direct: runs on operators' own GPUs, registered by wallet signature, each paying the operator a recorded share.
 ]
 

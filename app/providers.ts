@@ -20,6 +20,7 @@ import { fxReference } from './providers/fx-reference.js'
 import { historicalPrices } from './providers/historical-prices.js'
 import { history } from './providers/history.js'
 import { holdings } from './providers/holdings.js'
+import { images } from './providers/images.js'
 import { intel } from './providers/intel.js'
 import { mailer } from './providers/mailer.js'
 import { names } from './providers/names.js'
@@ -89,6 +90,7 @@ export const providers: readonly AnyProvider[] = [
   decentralized,
   computeUpstream,
   replicate,
+  images,
   compute,
   aggregator,
   intel,

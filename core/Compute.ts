@@ -848,7 +848,7 @@ export type JobRecord = {
   /** Our id, `job_<hex>`. */
   id: string
   /** The family that sold it. */
-  family: 'compute' | 'gpu'
+  family: 'compute' | 'gpu' | 'image'
   /** What it runs: a compute kind, or `gpu` for a GPU model run. */
   kind: Kind | 'gpu'
   /** The model id the caller named. */

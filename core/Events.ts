@@ -34,7 +34,7 @@ export const types = {
   'cron.triggered':
     "A cron job ran (sent to its `callback_url`): `{ jobId, action, run, maxRuns, scheduledFor, payload, transaction?, error? }` (a batch or payroll run's `transaction` is `{ chainId, to, data, value, token, totalRaw }`, its `payload` as stored: `recipients` with RAW `amounts`).",
   'job.completed':
-    'An asynchronous job (a compute job or a GPU run) succeeded and its payment was settled, or could not be: `{ jobId, kind, status, result?, payment: { state, transaction } }` (`kind` `compute` or `gpu`; `result` only when settled).',
+    'An asynchronous job (a compute job, a GPU run or an image generation) succeeded and its payment was settled, or could not be: `{ jobId, kind, status, result?, payment: { state, transaction } }` (`kind` `compute`, `gpu` or `image`; `result` only when settled).',
   'job.failed':
     'An asynchronous job failed, was canceled or passed its deadline, and its payment was released: `{ jobId, kind, status, error, payment: { state, transaction } }`.',
   'robot.task.updated': 'A robot task changed state: `{ taskId, status }`.',

@@ -15,6 +15,7 @@ import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { Holdings } from './Holdings.js'
+import type { Images } from './Image.js'
 import type { Ledger } from './Ledger.js'
 import type { Meters } from './Meter.js'
 import type { NameService } from './NameService.js'
@@ -221,6 +222,8 @@ export interface Ports {
   computeUpstream: Compute.Direct
   /** Replicate's predictions API (compute images and videos, GPU runs). */
   replicate: Compute.Predictions
+  /** The images family's OpenAI-compatible images API (generations and edits). */
+  images: Images
 }
 
 /** The name of a port. */

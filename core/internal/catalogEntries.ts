@@ -43,6 +43,8 @@ export const categories = [
   'security',
   /** Catalog only: compute jobs (text, image, video, speech, embeddings) (`/api/v1/compute/*`). */
   'compute',
+  /** Catalog only: image generation and editing, and the status of asynchronous generations (`/api/v1/image/*`). */
+  'image',
   /** Catalog only: prepaid compute credit accounts (`/api/v1/compute-futures/*`). */
   'compute-futures',
   /** Catalog only: balances, prices, tokens, name resolution and transaction decoding. */
@@ -1335,6 +1337,40 @@ export const entries: readonly Entry[] = [
     tags: ['compute'],
     purpose: 'poll a compute job; output returned when complete',
     request: [path('jobId')],
+    response: [],
+    shapesShown: false,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/image/generate',
+    price: fromStated('0.06'),
+    category: 'image',
+    tags: ['compute', 'ai'],
+    purpose:
+      'Generate images from a prompt: DALL-E and GPT Image at once, FLUX and SDXL as a job paid when it succeeds',
+    request: [],
+    response: [],
+    shapesShown: false,
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/image/edit',
+    price: fromStated('0.05'),
+    category: 'image',
+    tags: ['compute', 'ai'],
+    purpose: 'Edit an image at a URL from a prompt (and an optional mask)',
+    request: [],
+    response: [],
+    shapesShown: false,
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/image/status/:id',
+    price: fromStated('0.001'),
+    category: 'image',
+    tags: ['compute'],
+    purpose: "Status and images of the payer's own asynchronous image generation",
+    request: [path('id')],
     response: [],
     shapesShown: false,
   },

@@ -67,14 +67,21 @@ export async function paidGateway(
         args: [address],
       }),
     ...pay,
-    /** Sends `method path` with a JSON body (or none), paid by `payer` at the endpoint's catalog price. */
-    async paid(payer: LocalAccount, method: string, path: string, body?: unknown): Promise<Response> {
+    /**
+     * Sends `method path` with a JSON body (or none), paid by `payer` at the endpoint's catalog price, with an
+     * authorization valid for `seconds` (an asynchronous job's endpoint takes one valid through its window).
+     */
+    async paid(payer: LocalAccount, method: string, path: string, body?: unknown, seconds?: number): Promise<Response> {
       const route = new URL(path, origin).pathname
       const entry = Catalog.entries.find(
         (candidate) => candidate.method === method && toPattern(candidate.path).test(route),
       )
       if (!entry) throw new Error(`No catalog entry for ${method} ${route}`)
-      const header = await pay.presigned({ signer: payer, value: Price.quote({ price: entry.price }) })
+      const header = await pay.presigned({
+        signer: payer,
+        value: Price.quote({ price: entry.price }),
+        ...(seconds === undefined ? {} : { validBefore: BigInt(Math.floor(Date.now() / 1000) + seconds) }),
+      })
       return fetch(`${origin}${path}`, {
         method,
         headers: { 'PAYMENT-SIGNATURE': header, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },

@@ -1,0 +1,31 @@
+import { Elysia } from 'elysia'
+import type * as Module from '../../core/Module.js'
+import { EditBody, GenerateBody, StatusParams } from './schema.js'
+import * as Service from './service.js'
+
+/** `/api/v1/image/*` and the Replicate callback: validate (model, upstream and URLs before payment), call the service. */
+export function routes(deps: Service.Deps) {
+  return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'images' })
+    .post(
+      '/api/v1/image/generate',
+      async ({ body, request, set }) => {
+        const answer = await Service.generate(deps, { body, request })
+        set.status = answer.status
+        return answer.body
+      },
+      { body: GenerateBody, transform: ({ body }) => Service.preflight(deps, false, GenerateBody, body) },
+    )
+    .post('/api/v1/image/edit', ({ body }) => Service.edit(deps, body), {
+      body: EditBody,
+      transform: ({ body }) => Service.preflight(deps, true, EditBody, body),
+    })
+    .get('/api/v1/image/status/:id', ({ params, caller }) => Service.status(deps, { id: params.id, caller }), {
+      params: StatusParams,
+    })
+    .get('/api/v1/image/status', ({ query, caller }) => Service.status(deps, { id: query.id, caller }), {
+      query: StatusParams,
+    })
+    .post('/callbacks/images/:jobId', ({ params, body, request }) =>
+      Service.callback(deps, { jobId: params.jobId, body: String(body ?? ''), headers: request.headers }),
+    )
+}

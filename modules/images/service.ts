@@ -1,0 +1,319 @@
+import type { TSchema } from '@sinclair/typebox'
+import { Value } from '@sinclair/typebox/value'
+import type { Address } from 'viem'
+import type * as Chat from '../../core/Chat.js'
+import * as Compute from '../../core/Compute.js'
+import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import type { Events } from '../../core/Events.js'
+import * as Image from '../../core/Image.js'
+import type { Deferred } from '../../core/Module.js'
+import * as Outbound from '../../core/Outbound.js'
+import type { Store } from '../../core/Store.js'
+import * as Upstream from '../../core/Upstream.js'
+import type { EditBody, GenerateBody } from './schema.js'
+
+/** What the images family runs on. */
+export type Deps = {
+  /** The OpenAI-compatible images API, when configured. */
+  images?: Image.Images | undefined
+  /** Replicate, when configured. */
+  predictions?: Compute.Predictions | undefined
+  /** Job records. */
+  store: Store
+  /** Settles or releases the payments of asynchronous generations. */
+  deferred: Deferred
+  /** The events outbox. */
+  events?: Events | undefined
+  /** The guard in front of a caller's `image_url` and `mask_url`. */
+  outbound: Outbound.Guard
+  /** How long a generation on Replicate may run before it is canceled and its payment released, in seconds. */
+  timeoutSeconds: number
+}
+
+/** The queue asynchronous generations are followed on. */
+export const queueName = 'image-jobs'
+
+/** The catalog keys of the family. */
+export const keys = {
+  generate: 'POST /api/v1/image/generate',
+  edit: 'POST /api/v1/image/edit',
+} as const
+
+/** What each upstream needs, as a sentence says it. */
+const needs: Record<Image.Upstream, string> = {
+  openai: 'an OpenAI-compatible images API (IMAGES_UPSTREAM_KEY)',
+  replicate: 'Replicate (REPLICATE_API_TOKEN)',
+}
+
+/** Why `model`'s upstream cannot take calls now, if so. */
+function unavailable(deps: Pick<Deps, 'images' | 'predictions'>, model: Image.Model): string | undefined {
+  const upstream = model.upstream === 'openai' ? deps.images : deps.predictions
+  if (!upstream) return `${model.upstreamModel} draws on ${needs[model.upstream]}, which is not configured.`
+  const availability = upstream.available()
+  return availability.ok ? undefined : availability.reason
+}
+
+/**
+ * Why an endpoint cannot take calls now (discovery shows it; calls get 503 before payment): generate, when no model
+ * has its upstream; edit, without the images API. `status` reads the store and always can.
+ */
+export function readiness(deps: Pick<Deps, 'images' | 'predictions'>, key: string): string | undefined {
+  if (key !== keys.generate && key !== keys.edit) return undefined
+  const offered = Object.values(Image.models).filter((model) => key === keys.generate || model.edits)
+  const reasons = offered.map((model) => unavailable(deps, model))
+  return reasons.every((reason) => reason !== undefined) ? reasons[0] : undefined
+}
+
+/** The model `name` names, for generating or for editing; a 400 naming `model` when it is not offered for that. */
+function modelOf(name: string, edit: boolean): Image.Model & { id: string } {
+  const offered = Object.entries(Image.models).filter(([, model]) => !edit || model.edits)
+  const found = offered.find(([id]) => id === name)
+  if (!found)
+    throw new ValidationError({
+      field: 'model',
+      message: `"${name}" is not offered${edit ? ' for editing' : ''}; one of ${offered.map(([id]) => id).join(', ')}`,
+    })
+  return { ...found[1], id: found[0] }
+}
+
+/** A request read and checked against its model: what the upstream is sent. */
+type Read = {
+  /** The model, with its id. */
+  model: Image.Model & { id: string }
+  /** What to draw. */
+  prompt: string
+  /** `WxH`, one the model draws. */
+  size: string
+  /** How many images. */
+  n: number
+  /** The quality sent, if the model takes one. */
+  quality?: string | undefined
+  /** The style sent, if the model takes one. */
+  style?: string | undefined
+}
+
+/** One of `allowed`, the first by default; a 400 naming `field` otherwise (`none`: the model takes no such field). */
+function oneOf(model: { id: string }, field: string, value: string | undefined, allowed: readonly string[]) {
+  if (value === undefined) return allowed[0]
+  if (allowed.includes(value)) return value
+  throw new ValidationError({
+    field,
+    message:
+      allowed.length === 0 ? `${model.id} takes no ${field}` : `${model.id} takes ${field} ${allowed.join(', ')}`,
+  })
+}
+
+/**
+ * A generation or edit request read into what the upstream is sent: the model (the default when absent), and the
+ * prompt, size, count, quality and style checked against it (400s naming the field, before payment).
+ */
+function read(body: GenerateBody | EditBody, edit: boolean): Read {
+  const model = modelOf(body.model ?? (edit ? Image.defaultEditModel : Image.defaultModel), edit)
+  if (body.prompt.length > model.maxPromptChars)
+    throw new ValidationError({
+      field: 'prompt',
+      message: `${model.id} takes at most ${model.maxPromptChars} characters`,
+    })
+  const n = body.n ?? 1
+  if (n > model.maxImages)
+    throw new ValidationError({ field: 'n', message: `${model.id} draws at most ${model.maxImages} per call` })
+  const generation: Pick<GenerateBody, 'quality' | 'style'> = edit ? {} : (body as GenerateBody)
+  return {
+    model,
+    prompt: body.prompt,
+    size: oneOf(model, 'size', body.size, model.sizes)!,
+    n,
+    quality: edit ? undefined : oneOf(model, 'quality', generation.quality, model.qualities),
+    style: edit ? undefined : oneOf(model, 'style', generation.style, model.styles),
+  }
+}
+
+/**
+ * Before validation and payment: the endpoint and the model named must have their upstream (503); a body the schema
+ * admits is read against its model (400s), and an edit's URLs must be ones the outbound guard lets through (400).
+ * Malformed bodies are left to the schema.
+ */
+export async function preflight(deps: Deps, edit: boolean, schema: TSchema, body: unknown): Promise<void> {
+  const unready = readiness(deps, edit ? keys.edit : keys.generate)
+  if (unready) throw new UpstreamUnavailableError(`${unready} Nothing is charged for it.`)
+  if (!Value.Check(schema, body)) return
+  const { model } = read(body as GenerateBody, edit)
+  const reason = unavailable(deps, model)
+  if (reason) throw new UpstreamUnavailableError(`${reason} Nothing is charged for it.`)
+  if (!edit) return
+  const { image_url, mask_url } = body as EditBody
+  for (const [field, url] of [
+    ['image_url', image_url],
+    ['mask_url', mask_url],
+  ] as const) {
+    if (url === undefined) continue
+    const allowed = await deps.outbound.check(url)
+    if (!allowed.ok) throw Outbound.toError(allowed, { field })
+  }
+}
+
+/** One image drawn at once, as the original gateway lists it: its URL (or base64) and the prompt as revised. */
+function drawnOf(item: unknown) {
+  const fields = typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : {}
+  return {
+    url: typeof fields.url === 'string' ? fields.url : null,
+    ...(typeof fields.b64_json === 'string' ? { b64_json: fields.b64_json } : {}),
+    revised_prompt: typeof fields.revised_prompt === 'string' ? fields.revised_prompt : null,
+  }
+}
+
+/** The answer of a drawing made at once, in the original gateway's fields. */
+function drawn(model: string, outcome: Upstream.Outcome<{ body: Chat.List }>) {
+  if (!outcome.ok) throw Upstream.toError(outcome)
+  const { created } = outcome.body
+  return {
+    source: 'openai' as const,
+    model,
+    status: 'succeeded' as const,
+    created: typeof created === 'number' ? created : null,
+    images: outcome.body.data.map(drawnOf),
+  }
+}
+
+/** FLUX's aspect ratios, by the size each draws at about one megapixel (Black Forest Labs' table). */
+const fluxRatios: Readonly<Record<string, string>> = {
+  '1024x1024': '1:1',
+  '1344x768': '16:9',
+  '768x1344': '9:16',
+  '1216x832': '3:2',
+  '832x1216': '2:3',
+  '1152x896': '4:3',
+  '896x1152': '3:4',
+  '1536x640': '21:9',
+  '640x1536': '9:21',
+}
+
+/** The input of a Replicate model: FLUX takes an aspect ratio, SDXL a width and height; both `num_outputs`. */
+function replicateInput(request: Read): Record<string, unknown> {
+  const [width, height] = request.size.split('x').map(Number)
+  return request.model.upstreamModel.startsWith('black-forest-labs/flux')
+    ? { prompt: request.prompt, num_outputs: request.n, aspect_ratio: fluxRatios[request.size] }
+    : { prompt: request.prompt, num_outputs: request.n, width, height }
+}
+
+/** A generation on Replicate as its payer reads it: the original gateway's fields over the job's own. */
+function jobView(record: Compute.JobRecord) {
+  const view = Compute.toView(record)
+  const statusUrl = `/api/v1/image/status/${record.id}`
+  const output = view.output
+  return {
+    source: 'replicate' as const,
+    ...view,
+    images: output === null || output === undefined ? [] : Array.isArray(output) ? output : [output],
+    statusUrl,
+    poll_url: statusUrl,
+    ...(Compute.finalStates.has(record.state) ? {} : { note: 'Poll statusUrl for completion.' }),
+  }
+}
+
+/**
+ * Starts a generation on Replicate: its payment stays held, unsettled, until the prediction ends (settled when it
+ * succeeds, released otherwise); a channel voucher cannot wait for it (400).
+ */
+async function start(deps: Deps, request: Read, paid: Request) {
+  const predictions = deps.predictions!
+  const record = await Compute.start({
+    ...deps,
+    predictions,
+    request: paid,
+    queue: queueName,
+    callbacks: '/callbacks/images/',
+    unheld:
+      'A FLUX or SDXL generation is paid with an x402 or MPP authorization, settled when it succeeds; a channel voucher cannot wait.',
+    family: 'image',
+    kind: 'image',
+    model: request.model.id,
+    create: (webhook) =>
+      predictions.create({ model: request.model.upstreamModel, input: replicateInput(request), webhook }),
+  })
+  return jobView(record)
+}
+
+/** What a generation answers: the images at once (200), or the job started (202). */
+export type Answer = { status: 200 | 202; body: Record<string, unknown> }
+
+/**
+ * `POST /api/v1/image/generate`: DALL-E and GPT Image draw at once on the images API (an upstream failure throws:
+ * nothing charged); FLUX and SDXL start a Replicate job, paid when it succeeds.
+ */
+export async function generate(deps: Deps, input: { body: GenerateBody; request: Request }): Promise<Answer> {
+  const request = read(input.body, false)
+  if (request.model.upstream === 'replicate') return { status: 202, body: await start(deps, request, input.request) }
+  const outcome = await deps.images!.generate({
+    model: request.model.upstreamModel,
+    prompt: request.prompt,
+    n: request.n,
+    size: request.size,
+    ...(request.quality === undefined ? {} : { quality: request.quality }),
+    ...(request.style === undefined ? {} : { style: request.style }),
+  })
+  return { status: 200, body: drawn(request.model.id, outcome) }
+}
+
+/**
+ * An image a caller named, fetched through the outbound guard, at most `edits.maxBytes`, of one of `edits.types`; a
+ * refusal, an answer other than 2xx or another type is a 400 naming `field` (the call is not charged).
+ */
+async function imageAt(
+  deps: Deps,
+  field: string,
+  url: string,
+  edits: NonNullable<Image.Model['edits']>,
+): Promise<Image.File> {
+  const fetched = await Outbound.fetchOrRefuse({
+    guard: deps.outbound,
+    url,
+    field,
+    maxBytes: edits.maxBytes,
+    what: 'an image',
+  })
+  const type = (fetched.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
+  if (!edits.types.includes(type))
+    throw new ValidationError({
+      field,
+      message: `is ${type || 'of no type'}; the model edits ${edits.types.join(', ')}`,
+    })
+  return { bytes: fetched.body, filename: `${field.replace('_url', '')}.${type.split('/')[1]}`, type }
+}
+
+/** `POST /api/v1/image/edit`: the image (and mask) fetched through the outbound guard, edited on the images API. */
+export async function edit(deps: Deps, body: EditBody) {
+  const request = read(body, true)
+  const edits = request.model.edits!
+  const image = await imageAt(deps, 'image_url', body.image_url, edits)
+  const mask =
+    body.mask_url === undefined
+      ? undefined
+      : await imageAt(deps, 'mask_url', body.mask_url, { ...edits, types: ['image/png'] })
+  const outcome = await deps.images!.edit({
+    model: request.model.upstreamModel,
+    prompt: request.prompt,
+    image,
+    mask,
+    n: request.n,
+    size: body.size === undefined ? undefined : request.size,
+  })
+  return drawn(request.model.id, outcome)
+}
+
+/** `GET /api/v1/image/status/:id`: the caller's own generation, brought up to date; anyone else's, or none, is 404. */
+export async function status(deps: Deps, input: { id: string; caller: Address }) {
+  const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.id)
+  if (!found || found.value.payment.payer !== input.caller || found.value.family !== 'image')
+    throw new NotFoundError(`No image generation ${input.id} of yours.`)
+  const followed = deps.predictions
+    ? await Compute.follow({ ...deps, predictions: deps.predictions, id: input.id })
+    : undefined
+  return jobView(followed?.record ?? found.value)
+}
+
+/** A Replicate webhook for a generation (see `Compute.receive`). */
+export function callback(deps: Deps, input: { jobId: string; body: string; headers: Headers }) {
+  const { store, deferred, predictions, events } = deps
+  return Compute.receive({ store, deferred, predictions, events, family: 'image', ...input })
+}
