@@ -73,10 +73,6 @@ const adapterImporters: Readonly<Record<string, string>> = {
   'app/gateway.ts': 'the in-memory limiter of a gateway built without boot',
   'app/dashboard.ts': "the vendors' health registry",
   'app/metrics.ts': "the vendors' health registry",
-  'app/payment/guard.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
-  'app/payment/reconcile.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
-  'app/payment/solana.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
-  'app/payment/upto.ts': 'protocol constants still in adapters (issue 35 item 2 moves them to core)',
 }
 
 describe('architecture', () => {

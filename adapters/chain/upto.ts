@@ -5,13 +5,14 @@ import {
   createWalletClient,
   erc20Abi,
   type Hash,
-  type Hex,
   type LocalAccount,
   type PublicClient,
   parseSignature,
   type Transport,
 } from 'viem'
 import type { Outcome } from '../../core/Facilitator.js'
+import * as Permit2 from '../../core/Permit2.js'
+import * as Upto from '../../core/Upto.js'
 import { isNonceError, isTransportFault } from '../facilitator/local.js'
 import permit2Json from './contracts/artifacts/Permit2.json' with { type: 'json' }
 import proxyJson from './contracts/artifacts/X402UptoPermit2Proxy.json' with { type: 'json' }
@@ -21,12 +22,6 @@ import type { Artifact } from './contracts/build.js'
 const permit2 = permit2Json as unknown as Artifact
 const proxy = proxyJson as unknown as Artifact
 
-/** Uniswap's Permit2, at its canonical address (the same on every chain). */
-export const permit2Address: Address = '0x000000000022D473030F116dDEE9F6B43aC78BA3'
-
-/** x402's `upto` proxy (`x402UptoPermit2Proxy`), at its canonical address (CREATE2, the same on every chain). */
-export const uptoProxyAddress: Address = '0x4020A4f3b7b90ccA423B9fabCc0CE57C6C240002'
-
 /** The ABI of our Permit2 (`contracts/Permit2.sol`), the signature-transfer half of Uniswap's. */
 export const permit2Abi = permit2.abi
 
@@ -35,80 +30,9 @@ export const uptoProxyAbi = proxy.abi
 
 /** Our compatible contracts' runtime code at the canonical addresses, for the devnet's genesis. */
 export const uptoContractsGenesis = [
-  { address: permit2Address, code: permit2.deployedBytecode },
-  { address: uptoProxyAddress, code: proxy.deployedBytecode },
+  { address: Permit2.address, code: permit2.deployedBytecode },
+  { address: Upto.proxyAddress, code: proxy.deployedBytecode },
 ] as const
-
-/** A payer's signed `upto` permit, as the proxy takes it: Permit2 `PermitWitnessTransferFrom` with x402's witness. */
-export type UptoPermit = {
-  /** The payer (Permit2 `owner`): the verified caller once the signature checks out. */
-  owner: Address
-  /** Token the permit moves. */
-  token: Address
-  /** Most it lets the facilitator move, in atomic units (Permit2 `permitted.amount`). */
-  max: bigint
-  /** Permit2 unordered nonce. */
-  nonce: bigint
-  /** Unix seconds after which Permit2 refuses it. */
-  deadline: bigint
-  /** Payee (witness `to`). */
-  to: Address
-  /** The only caller the proxy lets settle it (witness `facilitator`). */
-  facilitator: Address
-  /** Unix seconds before which the proxy refuses it (witness `validAfter`). */
-  validAfter: bigint
-  /** The payer's signature over the permit and its witness. */
-  signature: Hex
-  /**
-   * The payer's EIP-2612 permit that approves Permit2 for `max` (the `eip2612GasSponsoring` extension), submitted
-   * with the settlement so that the payer needs no approval transaction of its own.
-   */
-  approval?: { deadline: bigint; signature: Hex } | undefined
-}
-
-/** EIP-712 types of the permit an `upto` payer signs (Permit2's domain: name `Permit2`, chain id, Permit2's address). */
-export const uptoTypes = {
-  PermitWitnessTransferFrom: [
-    { name: 'permitted', type: 'TokenPermissions' },
-    { name: 'spender', type: 'address' },
-    { name: 'nonce', type: 'uint256' },
-    { name: 'deadline', type: 'uint256' },
-    { name: 'witness', type: 'Witness' },
-  ],
-  TokenPermissions: [
-    { name: 'token', type: 'address' },
-    { name: 'amount', type: 'uint256' },
-  ],
-  Witness: [
-    { name: 'to', type: 'address' },
-    { name: 'facilitator', type: 'address' },
-    { name: 'validAfter', type: 'uint256' },
-  ],
-} as const
-
-/** The typed data of a permit, for signing and for recovering its signer. */
-export function uptoTypedData(permit: Omit<UptoPermit, 'signature' | 'approval'>, chainId: number) {
-  return {
-    domain: { name: 'Permit2', chainId, verifyingContract: permit2Address },
-    types: uptoTypes,
-    primaryType: 'PermitWitnessTransferFrom' as const,
-    message: {
-      permitted: { token: permit.token, amount: permit.max },
-      spender: uptoProxyAddress,
-      nonce: permit.nonce,
-      deadline: permit.deadline,
-      witness: { to: permit.to, facilitator: permit.facilitator, validAfter: permit.validAfter },
-    },
-  }
-}
-
-/** Why the chain refuses a permit now, as a refusal reason. */
-export type UptoRefusal =
-  | 'allowance_required'
-  | 'insufficient_funds'
-  | 'replayed'
-  | 'invalid_signature'
-  | 'settlement_failed'
 
 /**
  * The `upto` contracts through the facilitator's relayer key, which is also the `facilitator` every permit names:
@@ -121,7 +45,7 @@ export function uptoChain(parameters: uptoChain.Parameters): uptoChain.ReturnTyp
   const wallet = createWalletClient({ account: relayer, chain, transport })
 
   /** The proxy call that settles `amount` of `permit`: `settleWithPermit` when it carries an EIP-2612 approval. */
-  function call(permit: UptoPermit, amount: bigint) {
+  function call(permit: Upto.Permit, amount: bigint) {
     const transfer = {
       permitted: { token: permit.token, amount: permit.max },
       nonce: permit.nonce,
@@ -130,14 +54,14 @@ export function uptoChain(parameters: uptoChain.Parameters): uptoChain.ReturnTyp
     const witness = { to: permit.to, facilitator: permit.facilitator, validAfter: permit.validAfter }
     if (!permit.approval)
       return {
-        address: uptoProxyAddress,
+        address: Upto.proxyAddress,
         abi: uptoProxyAbi,
         functionName: 'settle',
         args: [transfer, amount, permit.owner, witness, permit.signature],
       } as const
     const { r, s, v, yParity } = parseSignature(permit.approval.signature)
     return {
-      address: uptoProxyAddress,
+      address: Upto.proxyAddress,
       abi: uptoProxyAbi,
       functionName: 'settleWithPermit',
       args: [
@@ -154,7 +78,7 @@ export function uptoChain(parameters: uptoChain.Parameters): uptoChain.ReturnTyp
   /** Whether Permit2 has marked the permit's nonce used. */
   async function used(owner: Address, nonce: bigint): Promise<boolean> {
     const word = await client.readContract({
-      address: permit2Address,
+      address: Permit2.address,
       abi: permit2Abi,
       functionName: 'nonceBitmap',
       args: [owner, nonce >> 8n],
@@ -184,7 +108,7 @@ export function uptoChain(parameters: uptoChain.Parameters): uptoChain.ReturnTyp
           address: permit.token,
           abi: erc20Abi,
           functionName: 'allowance',
-          args: [permit.owner, permit2Address],
+          args: [permit.owner, Permit2.address],
         }),
         client.readContract({ address: permit.token, abi: erc20Abi, functionName: 'balanceOf', args: [permit.owner] }),
         used(permit.owner, permit.nonce),
@@ -256,31 +180,7 @@ export declare namespace uptoChain {
     /** Blocks to wait for. @default 1 */
     confirmations?: number | undefined
   }
-  type ReturnType = {
-    /** The address every offer names as the permit's facilitator. */
-    facilitator: Address
-    /** Whether Permit2 has used the nonce of `owner`. */
-    used: (owner: Address, nonce: bigint) => Promise<boolean>
-    /**
-     * What became of a settlement after a crash: `settled` when its recorded transaction succeeded, `expired` when the
-     * permit's deadline passed with its nonce unused (nothing moved, nothing can), `unknown` otherwise.
-     */
-    outcome: (
-      permit: UptoPermit,
-      transaction: Hash | undefined,
-      now: Date,
-    ) => Promise<{ state: 'settled'; transaction: Hash } | { state: 'expired' } | { state: 'unknown' }>
-    /** Nonce unused, allowance (or an EIP-2612 approval), balance, and a simulation of settling the whole maximum. */
-    check: (
-      permit: UptoPermit,
-    ) => Promise<{ ok: true; balance: bigint } | { ok: false; reason: UptoRefusal; message: string }>
-    /** Settles `amount` (1 to `permit.max`) from the relayer; resolves once the transaction is mined. */
-    settle: (
-      permit: UptoPermit,
-      amount: bigint,
-      onSubmitted?: ((transaction: Hash) => void) | undefined,
-    ) => Promise<Outcome<{ transaction: Hash }>>
-  }
+  type ReturnType = Upto.UptoChain
 }
 
 /** One line of what went wrong, without a node's URL. */

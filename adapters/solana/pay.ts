@@ -6,37 +6,17 @@ import {
   type Signature,
 } from '@solana/kit'
 import { type FacilitatorSvmSigner, TransactionOnchainFailureError, toFacilitatorSvmSigner } from '@x402/svm'
+import type { FeePayer, Status } from '../../core/FeePayer.js'
 
 /** How often a confirmation is asked for while the caller waits, in ms. */
 const pollMs = 250
-
-/** What the node says of a sent transaction. */
-export type Status =
-  | { /** Confirmed (or finalized) and succeeded. */ state: 'confirmed' }
-  | { /** Landed and failed: nothing moved but the fee. */ state: 'failed'; message: string }
-  | { /** The node does not know it (not landed yet, or never will). */ state: 'unknown' }
-
-/** Our relayer as the fee payer of x402 `exact` payments on one Solana network, over a JSON-RPC node. */
-export type FeePayer = {
-  /** The fee payer's base58 address: `extra.feePayer` of every offer. */
-  address: string
-  /**
-   * The signer `@x402/svm`'s facilitator scheme drives: co-signs, simulates, sends; `confirmTransaction` gives up
-   * after `confirmTimeoutMs` with a plain error, which the scheme reports as `settlement_pending`.
-   */
-  signer: FacilitatorSvmSigner
-  /** What the node says of a signature, its whole history searched. */
-  status: (signature: string) => Promise<Status>
-  /** Whether a transaction built on `blockhash` may still land; once not, an unknown one never will. */
-  blockhashValid: (blockhash: string) => Promise<boolean>
-}
 
 /**
  * The fee payer of Solana x402 payments: a keypair (64 bytes, as `solana-keygen` writes it: a JSON array of
  * numbers, or base58) and a node's JSON-RPC URL. `@x402/svm`'s own signer does the signing and the RPC calls; only
  * confirmation is ours, bounded in time so that a paid call is never held longer than the settlement timeout.
  */
-export async function feePayer(parameters: feePayer.Parameters): Promise<FeePayer> {
+export async function feePayer(parameters: feePayer.Parameters): Promise<FeePayer<FacilitatorSvmSigner>> {
   const { url, secretKey, network, confirmTimeoutMs } = parameters
   const keypair = await createKeyPairSignerFromBytes(keyBytes(secretKey))
   const rpc = createSolanaRpc(url)

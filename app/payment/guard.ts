@@ -1,7 +1,6 @@
 import { encodePaymentResponseHeader } from '@x402/core/http'
 import type { EVMMessageVerifier } from '@x402/extensions/sign-in-with-x'
 import { type Address, getAddress, type Hash, type Hex, isAddress, isAddressEqual } from 'viem'
-import { permit2Address, type UptoPermit, type uptoChain } from '../../adapters/chain/upto.js'
 import { type RecoverPublicKey, serialize } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import {
@@ -26,8 +25,10 @@ import { asEvm, type Protocol } from '../../core/Ledger.js'
 import type { Meter } from '../../core/Meter.js'
 import type { Target } from '../../core/Module.js'
 import { type PaymentTerms, toDomain } from '../../core/PaymentTerms.js'
+import * as Permit2 from '../../core/Permit2.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
+import type { UptoChain, Permit as UptoPermit } from '../../core/Upto.js'
 import * as Cors from '../cors.js'
 import { retryAfterSeconds } from '../limits.js'
 import { describeError, type Logger } from '../log.js'
@@ -570,7 +571,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     request: Request,
     priced: Priced,
     input: Price.Input,
-    chain: uptoChain.ReturnType,
+    chain: UptoChain,
   ): Promise<Response | undefined> {
     const { max } = priced
     if (max === undefined || max === 0n)
@@ -616,7 +617,7 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
         return problem(
           request,
           new Permit2AllowanceRequiredError(message, {
-            details: { error: 'PERMIT2_ALLOWANCE_REQUIRED', token: permit.token, spender: permit2Address },
+            details: { error: 'PERMIT2_ALLOWANCE_REQUIRED', token: permit.token, spender: Permit2.address },
           }),
         )
       return refuse(request, priced, { reason, message })
@@ -1059,7 +1060,7 @@ export declare namespace guard {
     /** What the 402 of a call says of it for indexes: service metadata of its `resource`, and extensions (bazaar). */
     describe?: ((url: string, entry: Catalog.Entry) => Described) | undefined
     /** The `upto` contracts through the relayer: calls with a meter are offered priced by usage too, when given. */
-    upto?: uptoChain.ReturnType | undefined
+    upto?: UptoChain | undefined
     /** The meter of an entry priced by usage (`upto`). @default none */
     meterOf?: ((entry: Catalog.Entry) => Meter | undefined) | undefined
     /** Signs the `offer-receipt` receipt of every settled x402 v2 payment, when given. */

@@ -1,9 +1,9 @@
-import type { uptoChain } from '../../adapters/chain/upto.js'
 import { type Domain, deserialize } from '../../core/Authorization.js'
 import type { Events } from '../../core/Events.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import { asEvm, isDeferred, isEvmPayer, type Ledger } from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
+import type { UptoChain } from '../../core/Upto.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
 import { settledAlso, settlement } from './settlement.js'
@@ -141,7 +141,7 @@ export declare namespace reconcile {
     /** Reads what the chain says of an authorization. */
     facilitator: Facilitator
     /** Reads what became of an `upto` settlement (Permit2's nonce, its transaction); without it they stay pending. */
-    upto?: Pick<uptoChain.ReturnType, 'outcome'> | undefined
+    upto?: Pick<UptoChain, 'outcome'> | undefined
     /** The token's EIP-712 domain. */
     domain: Domain
     /** Where events go. */

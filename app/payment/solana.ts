@@ -2,10 +2,10 @@ import { getBase58Decoder, getBase58Encoder, getCompiledTransactionMessageDecode
 import { decodePaymentSignatureHeader, encodePaymentResponseHeader } from '@x402/core/http'
 import { PaymentPayloadV2Schema } from '@x402/core/schemas'
 import type { PaymentPayload, PaymentRequirements, SettleResponse } from '@x402/core/types'
+import type { FacilitatorSvmSigner } from '@x402/svm'
 import { decodeTransactionFromPayload, getTokenPayerFromTransaction, transactionMessageHash } from '@x402/svm'
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
 import { bytesToHex, type Hash, type Hex, hexToBytes } from 'viem'
-import type { FeePayer } from '../../adapters/solana/pay.js'
 import {
   type BaseError,
   PaymentInProgressError,
@@ -13,6 +13,7 @@ import {
   ResponseNotRetainedError,
   SettlementPendingError,
 } from '../../core/Errors.js'
+import type { FeePayer } from '../../core/FeePayer.js'
 import { echo } from '../../core/internal/echo.js'
 import type * as Ledger from '../../core/Ledger.js'
 import type { Store } from '../../core/Store.js'
@@ -161,7 +162,7 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
     let signed: Hash | undefined
     const signer = {
       ...feePayer.signer,
-      async signTransaction(transaction: string, address: Parameters<FeePayer['signer']['signTransaction']>[1]) {
+      async signTransaction(transaction: string, address: Parameters<FacilitatorSvmSigner['signTransaction']>[1]) {
         const full = await feePayer.signer.signTransaction(transaction, address, network)
         signed = firstSignature(full)
         await ledger.apply(held.key, { type: 'submitted', transaction: signed })
@@ -390,7 +391,7 @@ export declare namespace solana {
     /** Owner of the token account that receives payments (its associated token account is the destination). */
     payTo: string
     /** Our relayer: fee payer, co-signer and sender. */
-    feePayer: FeePayer
+    feePayer: FeePayer<FacilitatorSvmSigner>
     /** Where claims are recorded. */
     ledger: Ledger.Ledger
     /** This process's lease. */

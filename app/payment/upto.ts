@@ -6,21 +6,13 @@ import {
   validateEip2612GasSponsoringInfo,
 } from '@x402/extensions'
 import { type Address, getAddress, type Hex, isAddress, recoverTypedDataAddress, size, toHex } from 'viem'
-import {
-  permit2Address,
-  type UptoPermit,
-  type uptoChain,
-  uptoProxyAddress,
-  uptoTypedData,
-} from '../../adapters/chain/upto.js'
 import type { Refusal } from '../../core/Errors.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import { echo } from '../../core/internal/echo.js'
 import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
+import * as Permit2 from '../../core/Permit2.js'
+import * as Upto from '../../core/Upto.js'
 import { readV2 } from './decode.js'
-
-/** The x402 scheme name of payments of up to an authorized maximum, charged by usage. */
-export const scheme = 'upto'
 
 /** Seconds a permit must still be valid for when it is checked, so that its settlement can land. */
 const settlementMarginSeconds = 6n
@@ -29,7 +21,7 @@ const settlementMarginSeconds = 6n
 export function requirements(parameters: requirements.Parameters): PaymentRequirements {
   const { terms, max, facilitator } = parameters
   return {
-    scheme,
+    scheme: Upto.scheme,
     network: terms.network,
     amount: max.toString(),
     asset: getAddress(terms.asset.address),
@@ -66,14 +58,14 @@ export function carries(headers: Headers): boolean {
   if (!header) return false
   try {
     const raw = decodePaymentSignatureHeader(header) as { accepted?: { scheme?: unknown } }
-    return raw.accepted?.scheme === scheme
+    return raw.accepted?.scheme === Upto.scheme
   } catch {
     return false
   }
 }
 
 /** A checked `upto` payment, or why it is refused. */
-export type Decoded = { ok: true; permit: UptoPermit } | { ok: false; reason: Refusal; message: string }
+export type Decoded = { ok: true; permit: Upto.Permit } | { ok: false; reason: Refusal; message: string }
 
 /**
  * Reads an `upto` `PAYMENT-SIGNATURE` and checks it without the chain: network, token, payee, spender (the proxy),
@@ -102,7 +94,7 @@ export async function decode(parameters: decode.Parameters): Promise<Decoded> {
     !/^0x([0-9a-fA-F]{2})+$/.test(wire.signature)
   )
     return refuse('malformed_payment', 'The payload is not an upto Permit2 authorization with its signature.')
-  const permit: UptoPermit = {
+  const permit: Upto.Permit = {
     owner: getAddress(authorization!.from as string),
     token: getAddress(permitted!.token as string),
     max: BigInt(permitted!.amount as string),
@@ -120,8 +112,8 @@ export async function decode(parameters: decode.Parameters): Promise<Decoded> {
     )
   if (permit.to !== getAddress(terms.payTo))
     return refuse('wrong_payee', `The permit pays ${permit.to}; this offer pays ${getAddress(terms.payTo)}.`)
-  if (getAddress(authorization!.spender as string) !== uptoProxyAddress)
-    return refuse('malformed_payment', `The permit's spender must be the upto proxy ${uptoProxyAddress}.`)
+  if (getAddress(authorization!.spender as string) !== Upto.proxyAddress)
+    return refuse('malformed_payment', `The permit's spender must be the upto proxy ${Upto.proxyAddress}.`)
   if (permit.facilitator !== getAddress(facilitator))
     return refuse(
       'malformed_payment',
@@ -143,7 +135,7 @@ export async function decode(parameters: decode.Parameters): Promise<Decoded> {
   const chainId = chainIdOf(terms.network)
   // A 65-byte signature is an EOA's and recovers here; anything else (EIP-1271) is for the simulation to judge.
   if (size(permit.signature) === 65) {
-    const signer = await recoverTypedDataAddress({ ...uptoTypedData(permit, chainId), signature: permit.signature })
+    const signer = await recoverTypedDataAddress({ ...Upto.typedData(permit, chainId), signature: permit.signature })
     if (signer !== permit.owner)
       return refuse('invalid_signature', `The signature does not recover to ${permit.owner} under Permit2's domain.`)
   }
@@ -153,7 +145,7 @@ export async function decode(parameters: decode.Parameters): Promise<Decoded> {
     !validateEip2612GasSponsoringInfo(info) ||
     getAddress(info.from) !== permit.owner ||
     getAddress(info.asset) !== permit.token ||
-    getAddress(info.spender) !== permit2Address ||
+    getAddress(info.spender) !== Permit2.address ||
     BigInt(info.amount) !== permit.max ||
     BigInt(info.deadline) < seconds + settlementMarginSeconds ||
     size(info.signature as Hex) !== 65
@@ -184,7 +176,7 @@ export declare namespace decode {
 }
 
 /** The ledger key nonce of a permit: its Permit2 nonce as 32 bytes. */
-export function nonceOf(permit: UptoPermit): Hex {
+export function nonceOf(permit: Upto.Permit): Hex {
   return toHex(permit.nonce, { size: 32 })
 }
 
@@ -192,9 +184,9 @@ export function nonceOf(permit: UptoPermit): Hex {
  * A permit as the ledger keeps it. The fields of an EIP-3009 authorization are there too (`value` the maximum,
  * `validBefore` the deadline), so that what reads any entry's window reads this one's.
  */
-export function serialize(permit: UptoPermit): string {
+export function serialize(permit: Upto.Permit): string {
   return JSON.stringify({
-    scheme,
+    scheme: Upto.scheme,
     from: permit.owner,
     to: permit.to,
     value: permit.max.toString(),
@@ -213,14 +205,14 @@ export function serialize(permit: UptoPermit): string {
 /** Whether a ledger entry's authorization is an `upto` permit. */
 export function isUpto(authorization: string): boolean {
   try {
-    return (JSON.parse(authorization) as { scheme?: unknown }).scheme === scheme
+    return (JSON.parse(authorization) as { scheme?: unknown }).scheme === Upto.scheme
   } catch {
     return false
   }
 }
 
 /** Reads back a permit written by {@link serialize}. */
-export function deserialize(text: string): UptoPermit {
+export function deserialize(text: string): Upto.Permit {
   const parsed = JSON.parse(text) as Record<string, string> & { approval?: { deadline: string; signature: Hex } }
   return {
     owner: parsed.from as Address,
@@ -267,8 +259,8 @@ export function facilitatorOf(parameters: facilitatorOf.Parameters): Facilitator
 export declare namespace facilitatorOf {
   type Parameters = {
     /** The contracts, through the relayer. */
-    chain: uptoChain.ReturnType
+    chain: Upto.UptoChain
     /** The permit of a ledger entry and the amount it settles for. */
-    entryOf: (key: { payer: Address; nonce: Hex }) => Promise<{ permit: UptoPermit; amount: bigint } | undefined>
+    entryOf: (key: { payer: Address; nonce: Hex }) => Promise<{ permit: Upto.Permit; amount: bigint } | undefined>
   }
 }

@@ -6,8 +6,8 @@ import { BatchSettlementEvmScheme } from '@x402/evm/batch-settlement/client'
 import { wrapFetchWithPayment } from '@x402/fetch'
 import { createWalletClient, erc20Abi, maxUint256 } from 'viem'
 import { batchSettlementAddress } from '../../adapters/chain/channel.js'
-import { permit2Address } from '../../adapters/chain/upto.js'
 import * as Channel from '../../core/Channel.js'
+import * as Permit2 from '../../core/Permit2.js'
 import { origin, paidGateway } from '../support/paid.js'
 
 // Channel deposits through x402's Permit2 deposit collector (at its canonical address on the devnet, beside the
@@ -47,7 +47,7 @@ async function approvePermit2(index: number) {
     address: gateway.terms.asset.address,
     abi: erc20Abi,
     functionName: 'approve',
-    args: [permit2Address, maxUint256],
+    args: [Permit2.address, maxUint256],
   })
   expect((await gateway.devnet.publicClient.waitForTransactionReceipt({ hash })).status).toBe('success')
 }

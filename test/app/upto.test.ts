@@ -13,9 +13,9 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { createWalletClient, erc20Abi, type Hex, type LocalAccount, maxUint256 } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { account } from '../../adapters/chain/devnet.js'
-import { permit2Address } from '../../adapters/chain/upto.js'
 import { ConfigError } from '../../core/Errors.js'
 import { chatMeter, parsePrices } from '../../core/Meter.js'
+import * as Permit2 from '../../core/Permit2.js'
 import { completionOf, openaiStub } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
 
@@ -187,7 +187,7 @@ describe('upto (Permit2) on chat completions', () => {
       address: gateway.terms.asset.address,
       abi: erc20Abi,
       functionName: 'allowance',
-      args: [payer.address, permit2Address],
+      args: [payer.address, Permit2.address],
     })
     expect(allowance).toBe(max - charged)
   })
@@ -225,7 +225,7 @@ describe('upto (Permit2) on chat completions', () => {
       address: gateway.terms.asset.address,
       abi: erc20Abi,
       functionName: 'approve',
-      args: [permit2Address, maxUint256],
+      args: [Permit2.address, maxUint256],
     })
     await gateway.devnet.publicClient.waitForTransactionReceipt({ hash: approval })
     const body = { model: 'small-model', messages, max_tokens: 64 }
