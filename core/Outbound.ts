@@ -765,28 +765,21 @@ export declare namespace toError {
 }
 
 /**
- * The body of a caller's URL, fetched through `guard`, at most `maxBytes`: a refusal, or an answer other than 2xx,
- * throws a 400 naming `field` (a handler that throws charges nothing), saying `what` the URL should have answered.
+ * What the guard fetched from a caller's URL, when it answered 2xx: a refusal, or another status, throws a 400 naming
+ * `field` (a handler that throws charges nothing), saying `what` the URL should have answered.
  */
-export async function fetchOrRefuse(parameters: fetchOrRefuse.Parameters): Promise<Fetched> {
-  const { guard, url, field, maxBytes, what } = parameters
-  const fetched = await guard.fetch(url, { maxBytes })
+export function assertAnswered(fetched: Fetched | Refusal, parameters: assertAnswered.Parameters): Fetched {
+  const { field, what } = parameters
   if (!fetched.ok) throw toError(fetched, { field })
   if (fetched.status < 200 || fetched.status > 299)
     throw new ValidationError({ field, message: `answered HTTP ${fetched.status}, not ${what}.` })
   return fetched
 }
 
-export declare namespace fetchOrRefuse {
+export declare namespace assertAnswered {
   type Parameters = {
-    /** The guard it goes through. */
-    guard: Guard
-    /** The caller's URL. */
-    url: string
     /** Dotted path of the field that holds the URL, e.g. `audio_url`. */
     field: string
-    /** Largest answer body accepted, in bytes. */
-    maxBytes: number
     /** What the URL should answer, in a refusal, e.g. `the audio`. */
     what: string
   }

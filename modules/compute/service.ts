@@ -269,13 +269,10 @@ function fileNameOf(url: string): string {
  */
 async function withAudio(deps: Deps, job: Compute.Job, url: string | undefined, field = ''): Promise<Compute.Job> {
   if (job.kind !== 'stt' || url === undefined) return job
-  const fetched = await Outbound.fetchOrRefuse({
-    guard: deps.outbound,
-    url,
-    field: `${field}audio_url`,
-    maxBytes: job.model.limits.maxAudioBytes,
-    what: 'the audio',
-  })
+  const fetched = Outbound.assertAnswered(
+    await deps.outbound.fetch(url, { maxBytes: job.model.limits.maxAudioBytes }),
+    { field: `${field}audio_url`, what: 'the audio' },
+  )
   const checked = { ...job, audio: fetched.body }
   Compute.check(checked, field)
   return checked

@@ -265,11 +265,8 @@ async function imageAt(
   url: string,
   edits: NonNullable<Image.Model['edits']>,
 ): Promise<Image.File> {
-  const fetched = await Outbound.fetchOrRefuse({
-    guard: deps.outbound,
-    url,
+  const fetched = Outbound.assertAnswered(await deps.outbound.fetch(url, { maxBytes: edits.maxBytes }), {
     field,
-    maxBytes: edits.maxBytes,
     what: 'an image',
   })
   const type = (fetched.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase()
