@@ -39,12 +39,7 @@ export const percentiles = { slow: 10, standard: 50, fast: 90 } as const
 export const gasTtlMs = 15_000
 
 /** One chain the module reads: its registry entry and a JSON-RPC client to its node. */
-export type Chain = {
-  /** The chain in the registry. */
-  entry: EvmChain.Entry
-  /** Its node. */
-  endpoint: Rpc.Endpoint
-}
+export type Chain = EvmChain.Node
 
 /** What the chain-data module needs from outside. */
 export type Deps = {
@@ -67,13 +62,8 @@ export type Deps = {
  * the gateway's Ethereum node, every other chain its URL from `urls` through `connect`.
  */
 export function from(parameters: from.Parameters): Deps {
-  const { settlement, ethereum, connect, urls, oracle, batchContract, now = Date.now } = parameters
-  const chains = EvmChain.registry.map((entry): Chain => {
-    if (entry.name === 'ethereum') return { entry, endpoint: ethereum }
-    const url = urls[entry.name]
-    if (entry.name === 'base' && url === undefined) return { entry, endpoint: settlement }
-    return { entry, endpoint: connect({ name: entry.name, chainId: entry.chainId, url: url ?? entry.publicUrl }) }
-  })
+  const { oracle, batchContract, now = Date.now, ...reached } = parameters
+  const chains = EvmChain.nodes(reached)
   return {
     chains,
     now,
@@ -85,15 +75,7 @@ export function from(parameters: from.Parameters): Deps {
 }
 
 export declare namespace from {
-  type Parameters = {
-    /** The settlement chain's node. */
-    settlement: Rpc.Endpoint
-    /** Ethereum's node, which the gateway shares between families. */
-    ethereum: Rpc.Endpoint
-    /** Opens a client to a node by URL. */
-    connect: Rpc.Connect
-    /** RPC URL per chain name but `ethereum`; a chain without one reads its public URL (`base`: the settlement chain). */
-    urls: Partial<Record<Exclude<EvmChain.Name, 'ethereum'>, string | undefined>>
+  type Parameters = EvmChain.nodes.Parameters & {
     /** USD prices, for the USD cost of `/api/v1/oracle/gas`'s estimates. */
     oracle?: Oracle | undefined
     /** The batch-payment contract on `base`. @default none */
