@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import * as SignedRequest from '../../core/SignedRequest.js'
 import * as Units from '../../core/Units.js'
 
 const address = (description: string) => Type.String({ pattern: '^0x[0-9a-fA-F]{40}$', description })
@@ -21,25 +22,7 @@ const signed = {
       "The robot operator's address, which signs the request. For register the original gateway's payment_address names it too.",
     ),
   ),
-  nonce: Type.Optional(
-    Type.String({
-      pattern: '^[0-9]{1,77}$',
-      description: 'A uint256 the operator never used before with this gateway; a used one is refused (409).',
-    }),
-  ),
-  expiry: Type.Optional(
-    Type.Integer({
-      minimum: 0,
-      description: 'Unix time in seconds after which the signature is refused; at most an hour ahead.',
-    }),
-  ),
-  signature: Type.Optional(
-    Type.String({
-      pattern: '^0x[0-9a-fA-F]{130}$',
-      description:
-        "The operator's EIP-712 signature of `RobotRequest` (see docs/families/robots-sctp.md). Without it the answer is the typed data to sign, with the nonce and expiry to send back.",
-    }),
-  ),
+  ...SignedRequest.fields({ signer: 'operator', primaryType: 'RobotRequest', docs: 'docs/families/robots-sctp.md' }),
 }
 
 /** The original gateway's robot status, which is our availability: online is available. */
