@@ -1159,14 +1159,14 @@ export const tools: readonly Tool[] = [
     fields: ['count', 'prices'],
   },
 
-  // Later routes of the original (issue 36): not served yet.
+  // Later routes of the original (issue 36); the portfolio's base-mainnet is the devnet here, read from its own node.
   {
     name: 'spraay_portfolio_tokens',
     source: 'src/auto-tools.ts',
     method: 'GET',
     path: '/api/v1/portfolio/tokens',
     query: { address: '{payer}', networks: 'base-mainnet' },
-    issue36: true,
+    fields: ['address', 'networks', 'token_count', 'total_usd_value', 'tokens'],
   },
   {
     name: 'spraay_portfolio_nfts',
@@ -1174,7 +1174,7 @@ export const tools: readonly Tool[] = [
     method: 'GET',
     path: '/api/v1/portfolio/nfts',
     query: { address: '{payer}', networks: 'base-mainnet' },
-    issue36: true,
+    fields: ['address', 'networks', 'total_count', 'returned_count', 'page_key', 'nfts'],
   },
   {
     name: 'spraay_contract_read',
