@@ -66,3 +66,19 @@ export type InferenceUpstream = ChatUpstream & {
   /** Generates images. */
   generateImages: (request: ImagesRequest) => Promise<Outcome<{ body: List }>>
 }
+
+/**
+ * An answer as the caller gets it: a whole completion as its JSON body, a stream as a `Response` whose body is the
+ * upstream's events. The gateway settles a paid call before it hands that `Response` to the server, so no event
+ * reaches the caller before settlement.
+ */
+export function toResponse(answer: Answer): Completion | Response {
+  if (answer.type === 'completion') return answer.completion
+  return new Response(answer.events, {
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-accel-buffering': 'no',
+    },
+  })
+}

@@ -92,6 +92,12 @@ export function isUnhealthy(failure: Failure): boolean {
   return failure.reason === 'failed' || failure.reason === 'timeout' || failure.reason === 'rate_limited'
 }
 
+/** The value of a port's outcome; its failure is thrown as {@link toError} makes it (503 and friends, nothing charged). */
+export function toValue<value>(outcome: Outcome<value>): value {
+  if (!outcome.ok) throw toError(outcome)
+  return outcome
+}
+
 /** The error a handler throws for an upstream's failure; a handler that throws charges nothing. */
 export function toError(failure: Failure): BaseError {
   const details = { upstream: { status: failure.status ?? null, reason: failure.reason, message: failure.message } }

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type * as Chat from '../../core/Chat.js'
+import * as Chat from '../../core/Chat.js'
 import type {
   ChatBody as ChatBodyType,
   EmbeddingsBody as EmbeddingsBodyType,
@@ -13,7 +13,7 @@ export function chat(deps: Service.Deps) {
   return new Elysia({ name: 'ai' })
     .post(
       '/api/v1/chat/completions',
-      async ({ body }) => toResponse(await Service.complete(deps, body as ChatBodyType)),
+      async ({ body }) => Chat.toResponse(await Service.complete(deps, body as ChatBodyType)),
       {
         body: ChatBody(deps),
       },
@@ -26,7 +26,7 @@ export function decentralized(deps: Service.InferenceDeps) {
   return new Elysia({ name: 'decentralized' })
     .post(
       '/decentralized/v1/chat/completions',
-      async ({ body }) => toResponse(await Service.complete(deps, body as ChatBodyType)),
+      async ({ body }) => Chat.toResponse(await Service.complete(deps, body as ChatBodyType)),
       {
         body: ChatBody(deps),
       },
@@ -38,19 +38,4 @@ export function decentralized(deps: Service.InferenceDeps) {
       body: ImagesBody(deps),
     })
     .get('/decentralized/v1/models', () => Service.modelList(deps))
-}
-
-/**
- * A whole completion as JSON; a stream as a `Response` whose body is the upstream's events. The gateway settles
- * the payment before it hands that `Response` to the server, so no event reaches the caller before settlement.
- */
-function toResponse(answer: Chat.Answer) {
-  if (answer.type === 'completion') return answer.completion
-  return new Response(answer.events, {
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-store',
-      'x-accel-buffering': 'no',
-    },
-  })
 }

@@ -86,7 +86,7 @@ export type Shown = {
 export async function txhistory(deps: Deps, query: HistoryQuery) {
   const address = getAddress(query.address)
   const limit = query.limit === undefined ? defaultLimit : Number(query.limit)
-  const page = outcomeOf(await deps.history.transactions(address, limit))
+  const page = Upstream.toValue(await deps.history.transactions(address, limit))
   return {
     address,
     chain: chainOf(deps),
@@ -126,8 +126,8 @@ export async function wallet(deps: Deps, query: WalletQuery) {
     ]),
     Rpc.result(deps.endpoint, 'eth_blockNumber', []),
   ])
-  const history = outcomeOf(page)
-  const { account } = outcomeOf(known)
+  const history = Upstream.toValue(page)
+  const { account } = Upstream.toValue(known)
   if (!isHex(code)) throw new RpcCallFailedError(`eth_getCode answered ${String(code)} on ${deps.endpoint.name}.`)
   if (!isHex(nonce)) throw new RpcCallFailedError(`eth_getTransactionCount answered ${String(nonce)}.`)
   if (!isHex(head)) throw new RpcCallFailedError(`eth_blockNumber answered ${String(head)}.`)
@@ -416,10 +416,4 @@ function amountOf(raw: bigint, decimals: number | null): Amount {
 /** The settlement chain as a CAIP-2 network id. */
 function chainOf(deps: Deps): string {
   return `eip155:${deps.endpoint.chainId}`
-}
-
-/** The value of a port's outcome; its failure as the gateway's error (503 and friends, nothing charged). */
-function outcomeOf<value>(outcome: Upstream.Outcome<value>): value {
-  if (!outcome.ok) throw Upstream.toError(outcome)
-  return outcome
 }
