@@ -1104,6 +1104,33 @@ export declare namespace follow {
 }
 
 /**
+ * The job `id` of `caller`, brought up to date when Replicate is configured ({@link follow}); a job of another payer or
+ * of another family, or none, is a 404 saying `missing`: nobody learns that someone else's job exists.
+ */
+export async function ownJob(parameters: ownJob.Parameters): Promise<JobRecord> {
+  const { store, predictions, id, caller, family, missing } = parameters
+  const found = await store.get<JobRecord>(jobs, id)
+  if (!found || found.value.payment.payer !== caller || found.value.family !== family) throw new NotFoundError(missing)
+  const followed = predictions ? await follow({ ...parameters, predictions, id }) : undefined
+  return followed?.record ?? found.value
+}
+
+export declare namespace ownJob {
+  type Parameters = Omit<Followers, 'predictions'> & {
+    /** Replicate, when configured. */
+    predictions?: Predictions | undefined
+    /** The job's id. */
+    id: string
+    /** Who asks: the verified payer. */
+    caller: `0x${string}`
+    /** The family whose jobs the asking route serves. */
+    family: JobRecord['family']
+    /** What the 404 says. */
+    missing: string
+  }
+}
+
+/**
  * A Replicate webhook for a job of `family`: verified over its raw body (403 when it does not), matched with the job
  * it names (404 otherwise), then the job follows the prediction it carries.
  */

@@ -2,7 +2,7 @@ import { base64 } from '@scure/base'
 import type { TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import * as Compute from '../../core/Compute.js'
-import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import type { Deferred } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
@@ -569,13 +569,10 @@ export function models(deps: Pick<Deps, 'models'>, query: ModelsQuery) {
 
 /** The caller's own job, brought up to date; someone else's, or none, is 404. */
 export async function status(deps: Deps, input: { jobId: string; caller: `0x${string}` }) {
-  const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.jobId)
-  if (!found || found.value.payment.payer !== input.caller || found.value.family !== 'compute')
-    throw new NotFoundError(`No job ${input.jobId} of yours.`)
-  const followed = deps.predictions
-    ? await Compute.follow({ ...deps, predictions: deps.predictions, id: input.jobId })
-    : undefined
-  return Compute.toView(followed?.record ?? found.value)
+  const { jobId: id, caller } = input
+  return Compute.toView(
+    await Compute.ownJob({ ...deps, id, caller, family: 'compute', missing: `No job ${id} of yours.` }),
+  )
 }
 
 /** A Replicate webhook for a job (see `Compute.receive`). */

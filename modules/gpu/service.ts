@@ -1,5 +1,5 @@
 import * as Compute from '../../core/Compute.js'
-import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import type { Deferred } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
@@ -136,13 +136,8 @@ export async function run(deps: Deps, input: RunBody & { request: Request }) {
 
 /** The caller's own run, brought up to date; someone else's, or none, is 404. */
 export async function status(deps: Deps, input: { id: string; caller: `0x${string}` }) {
-  const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.id)
-  if (!found || found.value.payment.payer !== input.caller || found.value.family !== 'gpu')
-    throw new NotFoundError(`No GPU run ${input.id} of yours.`)
-  const followed = deps.predictions
-    ? await Compute.follow({ ...deps, predictions: deps.predictions, id: input.id })
-    : undefined
-  return toView(followed?.record ?? found.value, deps.models)
+  const missing = `No GPU run ${input.id} of yours.`
+  return toView(await Compute.ownJob({ ...deps, ...input, family: 'gpu', missing }), deps.models)
 }
 
 /**

@@ -3,7 +3,7 @@ import { Value } from '@sinclair/typebox/value'
 import type { Address } from 'viem'
 import type * as Chat from '../../core/Chat.js'
 import * as Compute from '../../core/Compute.js'
-import { NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import * as Image from '../../core/Image.js'
 import type { Deferred } from '../../core/Module.js'
@@ -300,13 +300,8 @@ export async function edit(deps: Deps, body: EditBody) {
 
 /** `GET /api/v1/image/status/:id`: the caller's own generation, brought up to date; anyone else's, or none, is 404. */
 export async function status(deps: Deps, input: { id: string; caller: Address }) {
-  const found = await deps.store.get<Compute.JobRecord>(Compute.jobs, input.id)
-  if (!found || found.value.payment.payer !== input.caller || found.value.family !== 'image')
-    throw new NotFoundError(`No image generation ${input.id} of yours.`)
-  const followed = deps.predictions
-    ? await Compute.follow({ ...deps, predictions: deps.predictions, id: input.id })
-    : undefined
-  return jobView(followed?.record ?? found.value)
+  const missing = `No image generation ${input.id} of yours.`
+  return jobView(await Compute.ownJob({ ...deps, ...input, family: 'image', missing }))
 }
 
 /** A Replicate webhook for a generation (see `Compute.receive`). */
