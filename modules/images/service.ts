@@ -39,29 +39,29 @@ export const keys = {
   edit: 'POST /api/v1/image/edit',
 } as const
 
-/** What each upstream needs, as a sentence says it. */
+/** What each upstream is, as a sentence names it, with the variable that configures it. */
 const needs: Record<Image.Upstream, string> = {
-  openai: 'an OpenAI-compatible images API (IMAGES_UPSTREAM_KEY)',
-  replicate: 'Replicate (REPLICATE_API_TOKEN)',
+  openai: 'an OpenAI-compatible images API (IMAGES_UPSTREAM_KEY) for DALL-E and GPT Image',
+  replicate: 'Replicate (REPLICATE_API_TOKEN) for FLUX and SDXL',
 }
 
-/** Why `model`'s upstream cannot take calls now, if so. */
-function unavailable(deps: Pick<Deps, 'images' | 'predictions'>, model: Image.Model): string | undefined {
-  const upstream = model.upstream === 'openai' ? deps.images : deps.predictions
-  if (!upstream) return `${model.upstreamModel} draws on ${needs[model.upstream]}, which is not configured.`
-  const availability = upstream.available()
+/** Why `upstream` cannot take calls now, if so. */
+function unavailable(deps: Pick<Deps, 'images' | 'predictions'>, upstream: Image.Upstream): string | undefined {
+  const port = upstream === 'openai' ? deps.images : deps.predictions
+  if (!port) return `${needs[upstream]} is not configured.`
+  const availability = port.available()
   return availability.ok ? undefined : availability.reason
 }
 
 /**
- * Why an endpoint cannot take calls now (discovery shows it; calls get 503 before payment): generate, when no model
- * has its upstream; edit, without the images API. `status` reads the store and always can.
+ * Why an endpoint cannot take calls now (discovery shows it; calls get 503 before payment): generate, when neither
+ * upstream can; edit, when the images API cannot. `status` reads the store and always can.
  */
 export function readiness(deps: Pick<Deps, 'images' | 'predictions'>, key: string): string | undefined {
   if (key !== keys.generate && key !== keys.edit) return undefined
-  const offered = Object.values(Image.models).filter((model) => key === keys.generate || model.edits)
-  const reasons = offered.map((model) => unavailable(deps, model))
-  return reasons.every((reason) => reason !== undefined) ? reasons[0] : undefined
+  const upstreams: Image.Upstream[] = key === keys.generate ? ['openai', 'replicate'] : ['openai']
+  const reasons = upstreams.map((upstream) => unavailable(deps, upstream))
+  return reasons.every((reason) => reason !== undefined) ? reasons.join(' ') : undefined
 }
 
 /** The model `name` names, for generating or for editing; a 400 naming `model` when it is not offered for that. */
@@ -138,8 +138,8 @@ export async function preflight(deps: Deps, edit: boolean, schema: TSchema, body
   if (unready) throw new UpstreamUnavailableError(`${unready} Nothing is charged for it.`)
   if (!Value.Check(schema, body)) return
   const { model } = read(body as GenerateBody, edit)
-  const reason = unavailable(deps, model)
-  if (reason) throw new UpstreamUnavailableError(`${reason} Nothing is charged for it.`)
+  const reason = unavailable(deps, model.upstream)
+  if (reason) throw new UpstreamUnavailableError(`${model.id} cannot draw now: ${reason} Nothing is charged for it.`)
   if (!edit) return
   const { image_url, mask_url } = body as EditBody
   for (const [field, url] of [
