@@ -889,11 +889,14 @@ function isFault(problem: BaseError): boolean {
   return problem.code === 'upstream_failed' || problem.code === 'upstream_timeout'
 }
 
-/** The paths an entry is served on: the spec's path, and for `:id` paths also the bare path with `?id=`. */
+/**
+ * The paths an entry is served on: the spec's path, and for `:id` paths also the bare path with `?id=`: every parameter
+ * left out (`/api/v1/wallet/:walletId/addresses` is also `/api/v1/wallet/addresses?walletId=`).
+ */
 function pathsOf(entry: Catalog.Entry): string[] {
   const parameters = Catalog.pathParameters(entry)
   if (parameters.length === 0) return [entry.path]
-  return [entry.path, entry.path.slice(0, entry.path.indexOf('/:'))]
+  return [entry.path, entry.path.replace(/\/:[A-Za-z]+/g, '')]
 }
 
 /**

@@ -10,6 +10,7 @@ import * as batch from '../modules/batch/index.js'
 import * as bridge from '../modules/bridge/index.js'
 import * as chaindata from '../modules/chaindata/index.js'
 import * as compute from '../modules/compute/index.js'
+import * as contract from '../modules/contract/index.js'
 import * as cron from '../modules/cron/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
@@ -41,6 +42,7 @@ import * as swap from '../modules/swap/index.js'
 import * as tax from '../modules/tax/index.js'
 import * as trust from '../modules/trust/index.js'
 import * as txdecode from '../modules/txdecode/index.js'
+import * as wallet from '../modules/wallet/index.js'
 import * as webhooks from '../modules/webhooks/index.js'
 import * as xrp from '../modules/xrp/index.js'
 import { providers as defaultProviders } from './providers.js'
@@ -68,6 +70,8 @@ export const families: readonly Module.AnyModule[] = [
   escrow.manifest,
   robots.manifest,
   agentWallet.manifest,
+  // wallet: custodial wallets whose keys a server-wallet vendor holds (Phantom), each its creator's alone.
+  wallet.manifest,
   kyc.manifest,
   batch.manifest,
   sctp.manifest,
@@ -75,6 +79,8 @@ export const families: readonly Module.AnyModule[] = [
   stellar.manifest,
   xrp.manifest,
   txdecode.manifest,
+  // contract: any contract's functions read, or written as unsigned transactions or through a custodial wallet.
+  contract.manifest,
   analytics.manifest,
   portfolio.manifest,
   resolve.manifest,

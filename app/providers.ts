@@ -3,11 +3,13 @@ import { agentWallet } from './providers/agent-wallet.js'
 import { aggregator } from './providers/aggregator.js'
 import { batch } from './providers/batch.js'
 import { bridges } from './providers/bridges.js'
+import { broadcaster } from './providers/broadcaster.js'
 import { chains } from './providers/chains.js'
 import { chat } from './providers/chat.js'
 import { compute } from './providers/compute.js'
 import { computeUpstream } from './providers/compute-upstream.js'
 import { contractSources } from './providers/contract-sources.js'
+import { custodian } from './providers/custodian.js'
 import { decentralized } from './providers/decentralized.js'
 import { escrow } from './providers/escrow.js'
 import { escrowArbiter } from './providers/escrow-arbiter.js'
@@ -60,6 +62,8 @@ export const providers: readonly AnyProvider[] = [
   escrowArbiter,
   batch,
   agentWallet,
+  // broadcaster: sends what custodial wallets signed, once simulated and checked.
+  broadcaster,
   history,
   holdings,
   names,
@@ -98,6 +102,7 @@ export const providers: readonly AnyProvider[] = [
   webSearch,
   extractor,
   contractSources,
+  custodian,
   bridges,
   storage,
   mailer,

@@ -7,6 +7,7 @@ import type { ChatUpstream, InferenceUpstream } from './Chat.js'
 import type * as Compute from './Compute.js'
 import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute.js'
 import type { Sources as ContractSources } from './ContractSource.js'
+import type { Custodian } from './CustodialWallet.js'
 import { ConfigError } from './Errors.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
@@ -27,7 +28,7 @@ import type { PriceFeeds } from './PriceFeeds.js'
 import type * as Queue from './Queue.js'
 import type * as RateLimit from './RateLimit.js'
 import type * as Research from './Research.js'
-import type { Connect, Endpoint } from './Rpc.js'
+import type { Broadcaster, Connect, Endpoint } from './Rpc.js'
 import type * as Safety from './Safety.js'
 import type * as Search from './Search.js'
 import type * as Solana from './Solana.js'
@@ -224,6 +225,10 @@ export interface Ports {
   replicate: Compute.Predictions
   /** The images family's OpenAI-compatible images API (generations and edits). */
   images: Images
+  /** A server-wallet vendor (Phantom) holding the custodial wallets' keys, which never reach the gateway. */
+  custodian: Custodian
+  /** Sends signed transactions to the settlement chain's node. */
+  broadcaster: Broadcaster
 }
 
 /** The name of a port. */

@@ -1,3 +1,4 @@
+import type { Hash, Hex } from 'viem'
 import { RpcCallFailedError } from './Errors.js'
 import { type Failure, isFailure, toError } from './Upstream.js'
 
@@ -75,6 +76,20 @@ export type Endpoint = {
    * (unreachable, timed out, an HTTP error): the node's own errors never carry `status`, a failure always does.
    */
   request: (method: Method, params: readonly unknown[]) => Promise<Answer | Failure>
+}
+
+/**
+ * Sends signed transactions to one chain's node (`eth_sendRawTransaction`): the only write the gateway makes for a
+ * caller, once the transaction was simulated and its signature checked.
+ */
+export type Broadcaster = {
+  /** EIP-155 chain id of the chain it sends to. */
+  chainId: number
+  /**
+   * Sends one signed transaction: its hash, the node's refusal (a nonce already used, funds short), or the upstream
+   * {@link Failure} when the node did not answer.
+   */
+  send: (transaction: Hex) => Promise<{ ok: true; hash: Hash } | { ok: false; code: number; message: string } | Failure>
 }
 
 /** Opens a JSON-RPC client to the EVM node at `url`; every call answers as {@link Endpoint.request} does. */

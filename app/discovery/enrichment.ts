@@ -130,6 +130,8 @@ export declare namespace example {
 const alsoOf: Readonly<Record<string, readonly string[]>> = {
   'POST /api/v1/agent-wallet/session-key': ['durationHours', 'spendLimitEth'],
   'POST /api/v1/compute-futures/deposit': ['amount'],
+  'POST /api/v1/contract/read': ['args'],
+  'POST /api/v1/contract/write': ['args'],
   'POST /api/v1/robots/task': ['task'],
 }
 

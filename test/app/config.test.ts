@@ -76,6 +76,15 @@ describe('parse', () => {
           CHAIN_RPC_AVALANCHE: avalanche.rpcUrls.default.http[0],
           CHAIN_RPC_BSC: bsc.rpcUrls.default.http[0],
         },
+        // The same nodes (one schema per variable, shared with chain-data).
+        contract: {
+          CHAIN_RPC_ARBITRUM: arbitrum.rpcUrls.default.http[0],
+          CHAIN_RPC_POLYGON: polygon.rpcUrls.default.http[0],
+          CHAIN_RPC_OPTIMISM: optimism.rpcUrls.default.http[0],
+          CHAIN_RPC_AVALANCHE: avalanche.rpcUrls.default.http[0],
+          CHAIN_RPC_BSC: bsc.rpcUrls.default.http[0],
+        },
+        wallet: { WALLET_CREATE_PER_MINUTE: 10, WALLET_MAX_PER_OWNER: 25 },
         // The timeouts are the relay's and the SMS API's too (one schema, read by the family and the provider).
         'notify-email': { NOTIFY_EMAIL_PER_PAYER_PER_HOUR: 60, NOTIFY_EMAIL_TIMEOUT_MS: 10_000 },
         'notify-sms': { NOTIFY_SMS_PER_PAYER_PER_HOUR: 60, NOTIFY_SMS_TIMEOUT_MS: 10_000 },
@@ -171,6 +180,8 @@ describe('parse', () => {
           INFERENCE_SOURCIFY_URL: 'https://sourcify.dev/server',
           INFERENCE_BLOCKSCOUT_URL: 'https://base.blockscout.com',
         },
+        // Phantom's API, unused until its organization, app and key are set.
+        custodian: { PHANTOM_WALLET_API_URL: 'https://api.phantom.app/v1/wallets' },
         storage: {
           PINATA_API_URL: 'https://api.pinata.cloud/v3',
           PINATA_UPLOAD_URL: 'https://uploads.pinata.cloud/v3',
@@ -343,10 +354,19 @@ describe('configurationTable', () => {
     expect(listed).toEqual(variables.map((variable) => variable.name))
     expect(new Set(listed).size).toBe(listed.length)
     const titles = [...table.matchAll(/^\*\*(.+?)\*\*/gm)].map((match) => match[1])
+    // A slice whose every variable an earlier one declared (the same schema) has no section of its own.
+    const declared = new Set<string>()
+    const declares = (env: unknown) => {
+      const fresh = Object.keys((env as { properties?: object } | undefined)?.properties ?? {}).filter(
+        (name) => !declared.has(name),
+      )
+      for (const name of fresh) declared.add(name)
+      return fresh.length > 0
+    }
     expect(titles).toEqual([
       'Gateway',
-      ...providers.filter((provider) => provider.env).map((provider) => `\`${provider.port}\` port`),
-      ...families.filter((family) => family.env).map((family) => `\`${family.name}\` family`),
+      ...providers.filter((provider) => declares(provider.env)).map((provider) => `\`${provider.port}\` port`),
+      ...families.filter((family) => declares(family.env)).map((family) => `\`${family.name}\` family`),
     ])
   })
 

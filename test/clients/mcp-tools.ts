@@ -1182,7 +1182,7 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/contract/read',
     body: { chain: 'base', address: '{usdc}', method: 'totalSupply', args: [] },
-    issue36: true,
+    fields: ['chain', 'address', 'method', 'args', 'result', 'raw_result'],
   },
   {
     name: 'spraay_contract_write',
@@ -1190,7 +1190,7 @@ export const tools: readonly Tool[] = [
     method: 'POST',
     path: '/api/v1/contract/write',
     body: { chain: 'base', address: '{usdc}', method: 'approve', args: ['{other}', '1'], walletId: 'wallet-1' },
-    issue36: true,
+    needsKey: 'PHANTOM_PRIVATE_KEY',
   },
 
   // DeFi positions.
