@@ -12,6 +12,7 @@ import * as chaindata from '../modules/chaindata/index.js'
 import * as compute from '../modules/compute/index.js'
 import * as contract from '../modules/contract/index.js'
 import * as cron from '../modules/cron/index.js'
+import * as dex from '../modules/dex/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
 import * as futures from '../modules/futures/index.js'
@@ -52,6 +53,8 @@ export type { Onchain, Token } from '../core/Module.js'
 /** Every endpoint family of the gateway, mounted in this order. Adding a family is one folder and one line here. */
 export const families: readonly Module.AnyModule[] = [
   free.manifest,
+  // dex: DexScreener's pairs and boosted tokens, free (`/free/dex/*`), served again for 15 s within its rate limits.
+  dex.manifest,
   // dex: DexScreener's pairs and boosted tokens, free (`/free/dex/*`), served again for 15 s within its rate limits.
   // The AI families, each for another buyer:
   // ai: OpenAI's chat completions and model list, relayed to CHAT_UPSTREAM_URL under the family's model and token limits.

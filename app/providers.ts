@@ -11,6 +11,7 @@ import { computeUpstream } from './providers/compute-upstream.js'
 import { contractSources } from './providers/contract-sources.js'
 import { custodian } from './providers/custodian.js'
 import { decentralized } from './providers/decentralized.js'
+import { dex } from './providers/dex.js'
 import { escrow } from './providers/escrow.js'
 import { escrowArbiter } from './providers/escrow-arbiter.js'
 import { ethereum } from './providers/ethereum.js'
@@ -98,6 +99,7 @@ export const providers: readonly AnyProvider[] = [
   compute,
   aggregator,
   intel,
+  dex,
   research,
   webSearch,
   extractor,

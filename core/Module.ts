@@ -8,6 +8,7 @@ import type * as Compute from './Compute.js'
 import type { Direct as ComputeDirect, Models as ComputeModels } from './Compute.js'
 import type { Sources as ContractSources } from './ContractSource.js'
 import type { Custodian } from './CustodialWallet.js'
+import type * as Dex from './Dex.js'
 import { ConfigError } from './Errors.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
 import type { Events } from './Events.js'
@@ -167,6 +168,8 @@ export interface Ports {
   decentralized: InferenceUpstream
   /** A swap aggregator whose quotes are compared with Uniswap v3's (the 0x Swap API). */
   aggregator: SwapAggregator
+  /** An index of DEX trading pairs across chains (DexScreener). */
+  dex: Dex.Index
   /** A second opinion on tokens and addresses (GoPlus) for the safety screens. */
   intel: Safety.Intel
   /** The runtime code of the contract that simulates a buy and a sell in one eth_call (SafetySimulator). */

@@ -64,6 +64,7 @@ describe('parse', () => {
       mcp: { privateKey: undefined, maxPerCall: 100_000n, sessionBudget: 1_000_000n },
       modules: {
         free: { FREE_RATE_LIMIT_PER_MINUTE: 300 },
+        dex: { DEX_RATE_LIMIT_PER_MINUTE: 60 },
         ai: { CHAT_MAX_TOKENS: 1024 },
         decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
         compute: { COMPUTE_JOB_TIMEOUT_SECONDS: 1800 },
@@ -154,6 +155,7 @@ describe('parse', () => {
         compute: {},
         aggregator: { ZEROX_API_URL: 'https://api.0x.org' },
         intel: { GOPLUS_URL: 'https://api.gopluslabs.io' },
+        dex: { DEXSCREENER_URL: 'https://api.dexscreener.com' },
         research: {
           OPENALEX_URL: 'https://api.openalex.org',
           CROSSREF_URL: 'https://api.crossref.org',
