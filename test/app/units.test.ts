@@ -463,6 +463,13 @@ const fixtures: Fixture[] = [
       (value) => lot(name === 'price' ? { usdValue: undefined, price: value } : { [name]: value }),
     ]),
   ),
+  // Wei sent with a contract call: the unsigned transaction carries it (simulated on the devnet, to an account).
+  ...raw([
+    'POST /api/v1/contract/write',
+    'value',
+    (value) => ({ address: someone, method: 'deposit()', value }),
+    (answer) => BigInt(answer.transaction.value),
+  ]),
 ]
 
 const keyOf = (fixture: { route: string; field: string }) => `${fixture.route} ${fixture.field}`
