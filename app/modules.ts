@@ -23,6 +23,7 @@ import * as inference from '../modules/inference/index.js'
 import * as invoice from '../modules/invoice/index.js'
 import * as kyc from '../modules/kyc/index.js'
 import * as logs from '../modules/logs/index.js'
+import * as markets from '../modules/markets/index.js'
 import * as msg from '../modules/msg/index.js'
 import * as notify from '../modules/notify/index.js'
 import * as payroll from '../modules/payroll/index.js'
@@ -102,6 +103,8 @@ export const families: readonly Module.AnyModule[] = [
   search.extractManifest,
   search.qnaManifest,
   research.manifest,
+  // markets: Polymarket's events, markets, order books and trades, keyless.
+  markets.manifest,
   // markets: Polymarket's events, markets, order books and trades, keyless.
   // stocks: quotes, search, candles and company profiles from Finnhub once keyed, Yahoo Finance's keyless ones before.
   webhooks.manifest,

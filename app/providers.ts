@@ -30,6 +30,7 @@ import { names } from './providers/names.js'
 import { onchain } from './providers/onchain.js'
 import { oracle } from './providers/oracle.js'
 import { outbound } from './providers/outbound.js'
+import { predictionMarkets } from './providers/prediction-markets.js'
 import { fx, prices } from './providers/price-feeds.js'
 import { replicate } from './providers/replicate.js'
 import { research } from './providers/research.js'
@@ -101,6 +102,7 @@ export const providers: readonly AnyProvider[] = [
   intel,
   dex,
   research,
+  predictionMarkets,
   webSearch,
   extractor,
   contractSources,

@@ -24,6 +24,7 @@ import type { NameService } from './NameService.js'
 import type * as Notify from './Notify.js'
 import type { Oracle } from './Oracle.js'
 import type { Guard as OutboundGuard } from './Outbound.js'
+import type * as PredictionMarket from './PredictionMarket.js'
 import type * as Price from './Price.js'
 import type { PriceFeeds } from './PriceFeeds.js'
 import type * as Queue from './Queue.js'
@@ -226,6 +227,8 @@ export interface Ports {
   computeUpstream: Compute.Direct
   /** Replicate's predictions API (compute images and videos, GPU runs). */
   replicate: Compute.Predictions
+  /** A prediction-market venue's listings, order books and trades (Polymarket's public APIs). */
+  predictionMarkets: PredictionMarket.Venue
   /** The images family's OpenAI-compatible images API (generations and edits). */
   images: Images
   /** A server-wallet vendor (Phantom) holding the custodial wallets' keys, which never reach the gateway. */

@@ -169,6 +169,11 @@ describe('parse', () => {
           DATASETS_URL: 'https://catalog.data.gov/api/3',
           DICTIONARY_URL: 'https://api.dictionaryapi.dev/api/v2',
         },
+        predictionMarkets: {
+          POLYMARKET_GAMMA_URL: 'https://gamma-api.polymarket.com',
+          POLYMARKET_CLOB_URL: 'https://clob.polymarket.com',
+          POLYMARKET_DATA_URL: 'https://data-api.polymarket.com',
+        },
         // Keyed: web search (and so qna) is unavailable until the engine's key is set.
         webSearch: {
           SEARCH_ENGINE: 'tavily',
