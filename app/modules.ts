@@ -18,6 +18,7 @@ import * as free from '../modules/free/index.js'
 import * as futures from '../modules/futures/index.js'
 import * as fx from '../modules/fx/index.js'
 import * as gpu from '../modules/gpu/index.js'
+import * as gpuDirect from '../modules/gpudirect/index.js'
 import * as images from '../modules/images/index.js'
 import * as inference from '../modules/inference/index.js'
 import * as invoice from '../modules/invoice/index.js'
@@ -126,6 +127,7 @@ export const families: readonly Module.AnyModule[] = [
   // images: the original gateway's image models, DALL-E and GPT Image at once, FLUX and SDXL paid when they succeed.
   images.manifest,
   // gpu-direct: runs on operators' own GPUs, registered by wallet signature, each paying the operator a recorded share.
+  gpuDirect.manifest,
 ]
 
 /**
