@@ -15,6 +15,7 @@ import * as cron from '../modules/cron/index.js'
 import * as dex from '../modules/dex/index.js'
 import * as escrow from '../modules/escrow/index.js'
 import * as free from '../modules/free/index.js'
+import * as freeChat from '../modules/freechat/index.js'
 import * as futures from '../modules/futures/index.js'
 import * as fx from '../modules/fx/index.js'
 import * as gpu from '../modules/gpu/index.js'
@@ -57,13 +58,13 @@ export const families: readonly Module.AnyModule[] = [
   free.manifest,
   // dex: DexScreener's pairs and boosted tokens, free (`/free/dex/*`), served again for 15 s within its rate limits.
   dex.manifest,
-  // dex: DexScreener's pairs and boosted tokens, free (`/free/dex/*`), served again for 15 s within its rate limits.
   // The AI families, each for another buyer:
   // ai: OpenAI's chat completions and model list, relayed to CHAT_UPSTREAM_URL under the family's model and token limits.
   ai.manifest,
   // decentralized: the same OpenAI shapes plus embeddings and images, on a second upstream (DECENTRALIZED_UPSTREAM_URL).
   ai.decentralizedManifest,
   // free-chat: the operator's free models on the chat upstream, bounded per call, per client and per day (`/free/chat`).
+  freeChat.manifest,
   rpc.manifest,
   chaindata.manifest,
   prices.manifest,

@@ -9,8 +9,8 @@ import * as Service from './service.js'
 export { available } from './service.js'
 
 /**
- * The AI module (`POST /api/v1/chat/completions`, `GET /api/v1/models`) on an OpenAI-compatible upstream. Throws
- * at boot when no model is allowed or the token ceiling is not a positive integer.
+ * The AI module (`POST /api/v1/chat/completions`, `GET /api/v1/models`, `GET /free/models`) on an OpenAI-compatible
+ * upstream. Throws at boot when no model is allowed or the token ceiling is not a positive integer.
  */
 export function ai(deps: ai.Deps) {
   Service.assertLimits(deps)
@@ -122,10 +122,13 @@ function decentralizedLimits(env: Static<typeof decentralizedEnv>): Limits & Ima
   return { models, maxTokens: env.DECENTRALIZED_MAX_TOKENS, imageModel }
 }
 
-/** Chat completions and models (`/api/v1/chat/*`, `/api/v1/models`) on an OpenAI-compatible upstream. */
+/**
+ * Chat completions and models (`/api/v1/chat/*`, `/api/v1/models`, and `/free/models`, the model list's free mirror)
+ * on an OpenAI-compatible upstream.
+ */
 export const manifest = Module.define({
   name: 'ai',
-  paths: ['/api/v1/chat/', '/api/v1/models'],
+  paths: ['/api/v1/chat/', '/api/v1/models', '/free/models'],
   needs: ['chat'],
   env: chatEnv,
   routes: ({ ports, env }) => ai({ upstream: ports.chat, ...chatLimits(env) }),

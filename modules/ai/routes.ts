@@ -8,7 +8,7 @@ import type {
 import { ChatBody, EmbeddingsBody, ImagesBody } from './schema.js'
 import * as Service from './service.js'
 
-/** `POST /api/v1/chat/completions` and `GET /api/v1/models`. */
+/** `POST /api/v1/chat/completions`, `GET /api/v1/models` and its free mirror `GET /free/models` (the original gateway's). */
 export function chat(deps: Service.Deps) {
   return new Elysia({ name: 'ai' })
     .post(
@@ -19,6 +19,7 @@ export function chat(deps: Service.Deps) {
       },
     )
     .get('/api/v1/models', () => Service.models(deps))
+    .get('/free/models', () => Service.models(deps))
 }
 
 /** `/decentralized/v1/*`: chat completions, embeddings, images and models, in the OpenAI API's shapes. */

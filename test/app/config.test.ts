@@ -67,6 +67,15 @@ describe('parse', () => {
         dex: { DEX_RATE_LIMIT_PER_MINUTE: 60 },
         ai: { CHAT_MAX_TOKENS: 1024 },
         decentralized: { DECENTRALIZED_MAX_TOKENS: 1024 },
+        // No free model is named: free chat answers 503 until FREE_CHAT_MODELS (and a chat upstream) are set.
+        'free-chat': {
+          FREE_CHAT_MAX_TOKENS: 256,
+          FREE_CHAT_MAX_MESSAGES: 16,
+          FREE_CHAT_MAX_CHARACTERS: 4_000,
+          FREE_CHAT_PER_DAY: 50,
+          FREE_CHAT_BURST: 5,
+          FREE_CHAT_DAILY_BUDGET: 1_000,
+        },
         compute: { COMPUTE_JOB_TIMEOUT_SECONDS: 1800 },
         gpu: { GPU_JOB_TIMEOUT_SECONDS: 1800 },
         // Keyless public nodes by default (viem's `rpcUrls.default`); `base` is the settlement chain unless set.

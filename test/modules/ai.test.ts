@@ -256,6 +256,15 @@ describe('GET /api/v1/models', () => {
   })
 })
 
+describe('GET /free/models', () => {
+  test("default: the original gateway's free mirror of GET /api/v1/models: the same answer, unpaid", async () => {
+    const { api } = setup()
+    const body = await ok(await api.get('/free/models'))
+    expect(body).toEqual({ models: [stubModels[0], stubModels[1]], count: 2, total: 2 })
+    expect(api.settled).toEqual([])
+  })
+})
+
 describe('available', () => {
   test('default: a healthy upstream is available', () => {
     expect(available(setup().deps)).toEqual({ ok: true })
