@@ -78,6 +78,12 @@ describe('parse', () => {
         },
         compute: { COMPUTE_JOB_TIMEOUT_SECONDS: 1800 },
         gpu: { GPU_JOB_TIMEOUT_SECONDS: 1800 },
+        'gpu-direct': {
+          GPU_DIRECT_OPERATOR_SHARE_BPS: 10000,
+          GPU_DIRECT_RATE_LIMIT_PER_MINUTE: 30,
+          GPU_DIRECT_RUN_TIMEOUT_SECONDS: 120,
+        },
+        images: { IMAGES_JOB_TIMEOUT_SECONDS: 1800 },
         // Keyless public nodes by default (viem's `rpcUrls.default`); `base` is the settlement chain unless set.
         chaindata: {
           CHAIN_RPC_ARBITRUM: arbitrum.rpcUrls.default.http[0],
@@ -140,6 +146,15 @@ describe('parse', () => {
         batch: {},
         // Read only when the gateway settles on Base; a devnet's history is indexed by the gateway itself.
         history: { BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com' },
+        holdings: {
+          BLOCKSCOUT_URL_ARBITRUM: 'https://arbitrum.blockscout.com',
+          BLOCKSCOUT_URL_BASE: 'https://base.blockscout.com',
+          BLOCKSCOUT_URL_ETHEREUM: 'https://eth.blockscout.com',
+          BLOCKSCOUT_URL_OPTIMISM: 'https://optimism.blockscout.com',
+          BLOCKSCOUT_URL_POLYGON: 'https://polygon.blockscout.com',
+        },
+        // Keyed: image generation is unavailable until IMAGES_UPSTREAM_KEY (or Replicate's token) is set.
+        images: { IMAGES_UPSTREAM_URL: 'https://api.openai.com/v1' },
         // Keyless public APIs by default.
         fxReference: { FX_REFERENCE_URL: 'https://api.frankfurter.dev/v1' },
         historicalPrices: {
