@@ -61,7 +61,7 @@ import * as RequestId from './request-id.js'
 import { decentralizedHealth } from './upstream-health.js'
 
 /** Paths served by the gateway itself rather than by a catalog entry. */
-const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt', '/health'] as const
+const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt', '/free', '/health'] as const
 
 /**
  * The decentralized upstream's readiness, free and outside the catalog (the spec has no such operation), at our path
@@ -667,6 +667,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     callbacks: callbacks
       ? { offered: true, field: Callback.field, event: Callback.eventType, description: Callback.description }
       : { offered: false, reason: Callback.unserved },
+    limitOf: (entry) => limitOf.get(Catalog.key(entry)),
     now: new Date(),
     receiptSigner: payment?.receipts?.address,
   })
@@ -681,6 +682,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
           headers: { 'content-type': 'text/plain; charset=utf-8' },
         }),
     )
+    .get('/free', ({ request }) => Documents.freeTier(context(request)))
     .get('/health', () => health({ availability: availabilityNow, network: terms.network, startedAt, now: new Date() }))
 
   app.use(

@@ -4,6 +4,7 @@ import * as Catalog from '../../core/Catalog.js'
 import type * as Channel from '../../core/Channel.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
+import type * as RateLimit from '../../core/RateLimit.js'
 import * as Callback from '../callback.js'
 import { signInWithX } from '../payment/siwx.js'
 import type { Offered } from '../payment/solana.js'
@@ -54,6 +55,11 @@ export type Context = {
         description: string
       }
     | { /** Not offered. */ offered: false /** Why not. */; reason: string }
+  /**
+   * The per-client limit of a free entry, where it has one: the family whose free endpoints share it (one bucket per
+   * client) and the bucket. @default none
+   */
+  limitOf?: ((entry: Catalog.Entry) => { family: string; options: RateLimit.Options } | undefined) | undefined
   /** Current time. */
   now: Date
   /** Address of the key that signs the `offer-receipt` receipts of settled x402 payments, when one does. */
@@ -86,6 +92,69 @@ export function overview(context: Context) {
     _gateway: { provider: serviceName, version: Catalog.overviewVersion },
     timestamp: now.toISOString(),
   }
+}
+
+/**
+ * The free-tier index served at `GET /free`, in the original gateway's shape (`name`, `description`, `version`,
+ * `endpoints` naming what each free endpoint does, `rateLimit` in one sentence, `gateway`, `docs`, `spec`), generated
+ * from the catalog's free entries; `free` lists each again with its per-client limit and whether it answers here.
+ */
+export function freeTier(context: Context) {
+  const { baseUrl } = context
+  const entries = Catalog.entries.filter((entry) => Catalog.isFree(entry))
+  const free = entries.map((entry) => {
+    const availability = context.availability(entry)
+    const limit = context.limitOf?.(entry)
+    return {
+      endpoint: Catalog.key(entry),
+      description: entry.purpose,
+      available: availability.available,
+      ...(availability.available ? {} : { reason: availability.reason }),
+      rateLimit: limit
+        ? {
+            text: limitText(limit.options),
+            sharedBy: limit.family,
+            calls: limit.options.refill,
+            perSeconds: limit.options.intervalMs / 1000,
+            burst: limit.options.capacity,
+          }
+        : null,
+    }
+  })
+  return {
+    name: `${serviceName} free tier`,
+    description: `${entries.length} endpoints that take no payment: no wallet, no payment, no API key.`,
+    version: Catalog.overviewVersion,
+    endpoints: Object.fromEntries(free.map(({ endpoint, description }) => [endpoint, description])),
+    rateLimit: limitsText(free.map(({ rateLimit }) => rateLimit)),
+    free,
+    gateway: baseUrl,
+    docs: `${baseUrl}/llms.txt`,
+    spec: `${baseUrl}/openapi.json`,
+  }
+}
+
+/** A bucket in words: `60 per minute`, `50 per day in bursts of 5`. */
+function limitText(options: RateLimit.Options): string {
+  const { capacity, refill, intervalMs } = options
+  const named = new Map([
+    [1_000, 'second'],
+    [60_000, 'minute'],
+    [3_600_000, 'hour'],
+    [86_400_000, 'day'],
+  ])
+  const per = named.get(intervalMs) ?? `${intervalMs / 1000} s`
+  return `${refill} per ${per}${capacity === refill ? '' : ` in bursts of ${capacity}`}`
+}
+
+/** The limits of the free endpoints in one sentence: each limit with the families whose endpoints have it. */
+function limitsText(limits: readonly ({ text: string; sharedBy: string } | null)[]): string {
+  const families = new Map<string, Set<string>>()
+  for (const limit of limits)
+    if (limit) families.set(limit.text, (families.get(limit.text) ?? new Set()).add(limit.sharedBy))
+  if (families.size === 0) return 'no per-client limit'
+  const each = [...families].map(([text, names]) => `${text} (${[...names].join(', ')})`)
+  return `per client (by source address), each family's endpoints sharing one bucket: ${each.join('; ')}`
 }
 
 /** The OpenAPI 3.1 machine description served at `GET /openapi.json`. */
@@ -255,6 +324,7 @@ export function llmsText(context: Context): string {
     `- Payment manifest: ${baseUrl}/.well-known/x402.json`,
     `- OpenAPI 3.1: ${baseUrl}/openapi.json`,
     `- Overview: ${baseUrl}/`,
+    `- Free tier (every free endpoint and its limit): ${baseUrl}/free`,
     '',
   ]
   for (const category of [...new Set(Catalog.entries.map((entry) => entry.category))]) {

@@ -9,12 +9,20 @@ export function free(deps: Deps) {
 }
 
 /**
- * The free utilities (`/free/*`); with a price source, conversions across assets too, and with the settlement chain's
- * node as well, batch estimates priced in USD.
+ * The free utilities (`/free/timestamp`, `uuid`, `convert`, `validate-address`, `validate-batch`, `estimate-batch`);
+ * with a price source, conversions across assets too, and with the settlement chain's node as well, batch estimates
+ * priced in USD.
  */
 export const manifest = Module.define({
   name: 'free',
-  paths: ['/free/'],
+  paths: [
+    '/free/timestamp',
+    '/free/uuid',
+    '/free/convert',
+    '/free/validate-address',
+    '/free/validate-batch',
+    '/free/estimate-batch',
+  ],
   needs: [],
   uses: ['oracle', 'chains'],
   env: Type.Object({
@@ -22,7 +30,7 @@ export const manifest = Module.define({
       minimum: 0,
       default: 300,
       description:
-        'calls per minute each client (by source address: all of loopback as one, IPv6 by its /64) may make to `/free/*`, in bursts of as many; beyond it a 429 problem+json with `RateLimit`, `RateLimit-Policy` and `Retry-After`; `0`: no limit',
+        'calls per minute each client (by source address: all of loopback as one, IPv6 by its /64) may make to the free utilities (`/free/timestamp`, `uuid`, `convert`, `validate-address`, `validate-batch`, `estimate-batch`), in bursts of as many; beyond it a 429 problem+json with `RateLimit`, `RateLimit-Policy` and `Retry-After`; `0`: no limit',
     }),
   }),
   rateLimit: (env) => {

@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Elysia, t } from 'elysia'
+import { dexscreener } from '../../adapters/dex/dexscreener.js'
 import { memory } from '../../adapters/store/memory.js'
 import { families } from '../../app/modules.js'
 import * as Catalog from '../../core/Catalog.js'
@@ -145,10 +146,59 @@ describe('GET /llms.txt', () => {
   })
 })
 
+describe('GET /free', () => {
+  test("default: the original gateway's free-tier index, generated from every free entry of the catalog", async () => {
+    const body = await json('/free')
+    expect(Object.keys(body)).toEqual([
+      'name',
+      'description',
+      'version',
+      'endpoints',
+      'rateLimit',
+      'free',
+      'gateway',
+      'docs',
+      'spec',
+    ])
+    expect(Object.keys(body.endpoints)).toEqual(free.map(Catalog.key))
+    expect(body.endpoints['GET /free/dex/trending']).toBe(Catalog.find('GET', '/free/dex/trending')!.purpose)
+    expect(body.gateway).toBe('https://pay.example')
+    expect(body.docs).toBe('https://pay.example/llms.txt')
+  })
+
+  test("behavior: each endpoint with its family's per-client limit and whether it answers here", async () => {
+    const limited = testGateway({
+      env: { DEX_RATE_LIMIT_PER_MINUTE: '7' },
+      ports: { dex: dexscreener({ baseUrl: 'http://127.0.0.1:9' }) },
+    })
+    const body = await json('/free', limited)
+    const of = (key: string) => body.free.find((listed: { endpoint: string }) => listed.endpoint === key)
+    expect(of('GET /free/dex/search')).toEqual({
+      endpoint: 'GET /free/dex/search',
+      description: Catalog.find('GET', '/free/dex/search')!.purpose,
+      available: true,
+      rateLimit: { text: '7 per minute', sharedBy: 'dex', calls: 7, perSeconds: 60, burst: 7 },
+    })
+    // No chat upstream here: free chat is listed with the reason it does not answer.
+    expect(of('POST /free/chat')).toMatchObject({
+      available: false,
+      reason: expect.stringContaining('CHAT_UPSTREAM_URL'),
+    })
+    expect(of('GET /free/uuid').rateLimit).toMatchObject({ text: '300 per minute', sharedBy: 'free' })
+    expect(body.rateLimit).toStartWith('per client (by source address)')
+    expect(body.rateLimit).toContain('7 per minute (dex)')
+    expect(body.rateLimit).toContain('300 per minute (free)')
+  })
+
+  test('behavior: llms.txt links it', async () => {
+    expect(await (await gateway.fetch('/llms.txt')).text()).toContain('https://pay.example/free')
+  })
+})
+
 describe('absolute URLs without PUBLIC_URL', () => {
   const listen = 'http://127.0.0.1:3402'
   const poisoned = 'cache-poison.example'
-  const documents = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt']
+  const documents = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt', '/free']
   const read = async (target: ReturnType<typeof testGateway>, url: string) => {
     const response = await target.handle(new Request(url))
     expect(response.status).toBe(200)

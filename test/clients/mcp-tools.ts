@@ -50,7 +50,13 @@ export const tools: readonly Tool[] = [
     path: '/api/v1/tokens',
     fields: ['popularTokens', 'chains', 'contract', 'fee'],
   },
-  { name: 'spraay_free', source: 'src/auto-tools.ts', method: 'GET', path: '/free', issue36: true },
+  {
+    name: 'spraay_free',
+    source: 'src/auto-tools.ts',
+    method: 'GET',
+    path: '/free',
+    fields: ['name', 'description', 'endpoints', 'rateLimit'],
+  },
   { name: 'spraay_free_gas', source: 'src/auto-tools.ts', method: 'GET', path: '/free/gas', fields: ['gas'] },
   { name: 'spraay_free_prices', source: 'src/auto-tools.ts', method: 'GET', path: '/free/prices', fields: ['prices'] },
   {
