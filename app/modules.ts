@@ -41,6 +41,7 @@ import * as sctp from '../modules/sctp/index.js'
 import * as search from '../modules/search/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
+import * as stocks from '../modules/stocks/index.js'
 import * as storage from '../modules/storage/index.js'
 import * as swap from '../modules/swap/index.js'
 import * as tax from '../modules/tax/index.js'
@@ -107,6 +108,8 @@ export const families: readonly Module.AnyModule[] = [
   research.manifest,
   // markets: Polymarket's events, markets, order books and trades, keyless.
   markets.manifest,
+  // stocks: quotes, search, candles and company profiles from Finnhub once keyed, Yahoo Finance's keyless ones before.
+  stocks.manifest,
   // markets: Polymarket's events, markets, order books and trades, keyless.
   // stocks: quotes, search, candles and company profiles from Finnhub once keyed, Yahoo Finance's keyless ones before.
   webhooks.manifest,

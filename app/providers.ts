@@ -40,6 +40,7 @@ import { solanaMints } from './providers/solana-mints.js'
 import { solanaPrices } from './providers/solana-prices.js'
 import { solanaSwap } from './providers/solana-swap.js'
 import { stellar } from './providers/stellar.js'
+import { stocks } from './providers/stocks.js'
 import { storage } from './providers/storage.js'
 import { texter } from './providers/texter.js'
 import { webSearch } from './providers/web-search.js'
@@ -103,6 +104,7 @@ export const providers: readonly AnyProvider[] = [
   dex,
   research,
   predictionMarkets,
+  stocks,
   webSearch,
   extractor,
   contractSources,

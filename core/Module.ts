@@ -35,6 +35,7 @@ import type * as Safety from './Safety.js'
 import type * as Search from './Search.js'
 import type * as Solana from './Solana.js'
 import type { StellarNetwork } from './StellarNetwork.js'
+import type { StockData } from './StockData.js'
 import type { Providers as StorageProviders } from './Storage.js'
 import type { Store } from './Store.js'
 import type { SwapAggregator } from './SwapAggregator.js'
@@ -229,6 +230,8 @@ export interface Ports {
   replicate: Compute.Predictions
   /** A prediction-market venue's listings, order books and trades (Polymarket's public APIs). */
   predictionMarkets: PredictionMarket.Venue
+  /** A stock market data source (Finnhub once keyed, Yahoo Finance keyless otherwise). */
+  stocks: StockData
   /** The images family's OpenAI-compatible images API (generations and edits). */
   images: Images
   /** A server-wallet vendor (Phantom) holding the custodial wallets' keys, which never reach the gateway. */

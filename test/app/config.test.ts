@@ -198,6 +198,13 @@ describe('parse', () => {
           POLYMARKET_CLOB_URL: 'https://clob.polymarket.com',
           POLYMARKET_DATA_URL: 'https://data-api.polymarket.com',
         },
+        // No Finnhub key: Yahoo Finance's keyless endpoints serve the stocks family.
+        stocks: {
+          STOCKS_SOURCE: 'auto',
+          FINNHUB_URL: 'https://finnhub.io/api/v1',
+          FINNHUB_CALLS_PER_MINUTE: 60,
+          YAHOO_FINANCE_URL: 'https://query1.finance.yahoo.com',
+        },
         // Keyed: web search (and so qna) is unavailable until the engine's key is set.
         webSearch: {
           SEARCH_ENGINE: 'tavily',
