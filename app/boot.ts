@@ -14,6 +14,7 @@ import type { Logger } from './log.js'
 import { metrics } from './metrics.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
+import { settlement as settlementService } from './payment/settlement.js'
 import { providers as defaultProviders, type Shared } from './providers.js'
 import { settlersOf, signersOf } from './relayer.js'
 import { assertRecordsOfChain, openSettlement, type Settlement } from './settlement.js'
@@ -53,7 +54,8 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const facilitator = parameters.facilitator?.(settlers.facilitator) ?? settlers.facilitator
   // The ledger's confirmations and the stores' writes record their events in the queue of the shared database.
   const outbox = events({ queue, wanted: Webhooks.subscriptions(store) })
-  const books = {
+  // The settlement service, once: reconciliation and every paid call settle through it.
+  const settlements = settlementService({
     ledger,
     facilitator,
     domain: toDomain(terms),
@@ -61,9 +63,9 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     store,
     events: outbox,
     lease,
-    upto: settlers.upto,
-    settlementTimeoutMs: config.settlementTimeoutMs,
-  }
+    timeoutMs: config.settlementTimeoutMs,
+  })
+  const books = { settlements, upto: settlers.upto }
 
   await reconcile(books)
   const signers = await signersOf({ config, settlement, store, ledger, lease, logger })
@@ -97,7 +99,7 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
       lease,
       secret: config.mppSecret ?? crypto.randomUUID() + crypto.randomUUID(),
       recoverPublicKey: signers.recoverPublicKey,
-      settlementTimeoutMs: config.settlementTimeoutMs,
+      settlements,
       channels: signers.channels,
       solana: signers.solana,
       // Sign-in messages of smart wallets (ERC-1271, and ERC-6492 before deployment) are checked on the settlement chain.

@@ -22,7 +22,7 @@ import type { Limiter } from '../core/Limiter.js'
 import type { Meter } from '../core/Meter.js'
 import type * as Module from '../core/Module.js'
 import type * as Outbound from '../core/Outbound.js'
-import type { PaymentTerms } from '../core/PaymentTerms.js'
+import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import type { AnyProvider } from '../core/Provider.js'
 import type { Claim } from '../core/Queue.js'
@@ -55,6 +55,7 @@ import { operator, operatorRoutes } from './operator.js'
 import { deferred } from './payment/deferred.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
+import { settlement } from './payment/settlement.js'
 import { unconfigured as solanaUnconfigured } from './payment/solana.js'
 import * as Problem from './problem.js'
 import * as RequestId from './request-id.js'
@@ -131,12 +132,25 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const facts = new Map<string, Readonly<Record<string, unknown>>>()
   // Filled as modules mount: the owners of what a call names, for the entries re-read by signing in.
   const reaccess = new Map<string, (target: Module.Target) => Promise<readonly string[]>>()
-  const payments = payment
+  // The settlement service, once: the deployment's (boot shares it with reconciliation), or built on these books.
+  const settlements =
+    payment &&
+    (payment.settlements ??
+      settlement({
+        ledger: payment.ledger,
+        facilitator: payment.facilitator,
+        domain: toDomain(terms),
+        lease: payment.lease,
+        store: parameters.ports?.store,
+        events: parameters.ports?.events,
+        logger,
+        timeoutMs: payment.settlementTimeoutMs,
+      }))
+  const payments = settlements
     ? guard({
         terms,
         ...payment,
-        store: parameters.ports?.store,
-        events: parameters.ports?.events,
+        settlements,
         logger,
         ruleOf,
         reaccessOf: (entry) => reaccess.get(Catalog.key(entry)),
@@ -167,15 +181,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         },
       })
     : undefined
-  if (payment && payments)
-    ports.deferred = deferred({
-      ...payment,
-      payments,
-      terms,
-      store: parameters.ports?.store,
-      events: parameters.ports?.events,
-      logger,
-    })
+  if (settlements && payments) ports.deferred = deferred({ payments, settlements, terms })
   // Absolute URLs (discovery documents, payment offers, the MPP realm) take a request's own host only when the
   // operator listed it: a shared cache would otherwise keep links to whatever Host a caller wrote.
   const publicHosts = new Set(config.publicHosts)
@@ -829,10 +835,16 @@ export declare namespace createGateway {
     providers?: readonly AnyProvider[] | undefined
     /** Payment settlement; without it every paid endpoint is unavailable (nothing is ever charged). */
     payment?:
-      | Omit<
+      | (Omit<
           guard.Parameters,
-          'terms' | 'logger' | 'resourceUrl' | 'store' | 'ruleOf' | 'meterOf' | 'windowOf' | 'failures'
-        >
+          'terms' | 'logger' | 'resourceUrl' | 'ruleOf' | 'meterOf' | 'windowOf' | 'failures' | 'settlements'
+        > &
+          Pick<settlement.Parameters, 'ledger' | 'facilitator' | 'lease'> & {
+            /** How long a caller waits for its settlement before it is told `settlement_pending`, in ms. @default 15_000 */
+            settlementTimeoutMs?: number | undefined
+            /** The settlement service, when the deployment built it (boot). @default built on these books */
+            settlements?: settlement.ReturnType | undefined
+          })
       | undefined
     /** The endpoint families to mount, in order (a custom deployment, a test). @default the gateway's own */
     families?: readonly Module.AnyModule[] | undefined

@@ -8,12 +8,13 @@ import type { PaymentRequirements } from '@x402/core/types'
 import { type Address, encodeAbiParameters, getAddress, type Hash, type Hex, isAddress, isHex } from 'viem'
 import * as Channel from '../../core/Channel.js'
 import type { Refusal } from '../../core/Errors.js'
-import type { StoredResponse } from '../../core/Ledger.js'
+import type * as Ledger from '../../core/Ledger.js'
 import * as Machine from '../../core/Machine.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import { type Effect, isRefusal, type Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { undo } from './effects.js'
+import type { Call, Handled, Outcome, Priced, Refused, Scheme } from './scheme.js'
 
 /** The spec's error codes this gateway answers with (x402 `batch-settlement` EVM). */
 const codes = {
@@ -48,9 +49,6 @@ export type Held = {
   /** The writes the handler made, in order: taken back when the call is not charged. */
   effects: Effect[]
 }
-
-/** A refusal as the guard's 402 builds it: a stable reason and one sentence. */
-type Refused = { reason: Refusal; message: string }
 
 /**
  * The `batch-settlement` side of the payment guard: the offer's channel terms, per-call voucher checks against the
@@ -97,9 +95,9 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     }
   }
 
-  /** The guard's 402 with the x402 `error` set to the spec's code and, for a resync, the channel's state. */
+  /** The call's 402 with the x402 `error` set to the spec's code and, for a resync, the channel's state. */
   function refusal(
-    refuse: (refused: Refused) => Response,
+    refuse: Call['refuse'],
     refused: Refused & { code: string },
     amount: bigint,
     state?: Channel.State,
@@ -235,7 +233,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
    * Ends a reservation: a `charge` advances the charged amount to its voucher and keeps the answer for retries;
    * without one nothing is charged. Refused when the reservation was lost (it expired and another call took it).
    */
-  function finish(held: Held, charge: { response: StoredResponse | undefined } | undefined) {
+  function finish(held: Held, charge: { response: Ledger.StoredResponse | undefined } | undefined) {
     return apply(held.channelId, {
       type: 'finish',
       ceiling: held.ceiling,
@@ -307,7 +305,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
   async function refund(
     request: { config: Channel.Config; channelId: Hex; voucher: Channel.Voucher; amount?: bigint | undefined },
     price: bigint,
-    refuse: (refused: Refused) => Response,
+    refuse: Call['refuse'],
   ): Promise<Response> {
     const { config, channelId, voucher } = request
     const state = (await get(channelId)) ?? (await sync(config, channelId))
@@ -381,7 +379,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     }
   }
 
-  function busy(refuse: (refused: Refused) => Response, price: bigint): Response {
+  function busy(refuse: Call['refuse'], price: bigint): Response {
     return refusal(
       refuse,
       {
@@ -393,8 +391,17 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     )
   }
 
+  /** Ends a call that is not charged: its reservation dropped, its writes taken back. */
+  async function release(held: Held): Promise<void> {
+    await finish(held, undefined).catch((error: Error) =>
+      logger.log('error', 'channel_finish_failed', { channelId: held.channelId, reason: error.message }),
+    )
+    await takeBack(held.channelId, held.effects)
+  }
+
   return {
-    accept: (amount) => accept(amount),
+    name: Channel.scheme,
+    offer: ({ amount }) => accept(amount),
 
     terms: {
       scheme: Channel.scheme,
@@ -404,7 +411,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
       minDepositCalls: Number(minDepositMultiplier),
     },
 
-    carries(headers) {
+    carries({ headers }) {
       const header = headers.get('payment-signature')
       if (header === null) return undefined
       try {
@@ -415,7 +422,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
       }
     },
 
-    async before(raw, { amount, fingerprint }, refuse) {
+    async before(raw, { amount, fingerprint, refuse }) {
       const parsed = await parse(raw)
       if (!parsed.ok) return refusal(refuse, parsed.refused, amount)
       const { type, config, channelId, voucher, payload } = parsed
@@ -535,16 +542,28 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
     },
 
     record,
+    release,
+    payer: (held) => held.payer,
+    holding: ({ payer, channelId, ceiling, amount }) => ({
+      type: 'channel',
+      payer,
+      channelId,
+      ceiling: ceiling.toString(),
+      amount: amount.toString(),
+    }),
 
-    async after(held, outcome, refuse) {
-      const finished = await finish(held, outcome.ok ? { response: outcome.kept } : undefined).catch((error: Error) => {
+    async after(held, handled, { refuse }) {
+      if (!handled.ok) {
+        await release(held)
+        return { headers: {} }
+      }
+      const finished = await finish(held, { response: await handled.keep?.() }).catch((error: Error) => {
         logger.log('error', 'channel_finish_failed', { channelId: held.channelId, reason: error.message })
         return undefined
       })
-      if (!outcome.ok || !finished?.ok) await takeBack(held.channelId, held.effects)
-      if (!outcome.ok) return { headers: {} }
       // Served but not charged (the reservation expired and was taken over): the answer is withheld, its writes undone.
-      if (!finished?.ok)
+      if (!finished?.ok) {
+        await takeBack(held.channelId, held.effects)
         return {
           withheld: refusal(
             refuse,
@@ -557,6 +576,7 @@ export function channels(parameters: channels.Parameters): channels.ReturnType {
             held.amount,
           ),
         }
+      }
       const headers = {
         'PAYMENT-RESPONSE': encodePaymentResponseHeader({
           success: true,
@@ -614,22 +634,17 @@ export declare namespace channels {
      */
     depositMethod?: Channel.DepositMethod | undefined
   }
-  type ReturnType = {
-    /** The `batch-settlement` offer of a call of `amount`. */
-    accept: (amount: bigint) => PaymentRequirements
+  /** The `batch-settlement` scheme, whose calls need only what they read of the call, and its claim job. */
+  type ReturnType = Omit<Scheme<unknown, Held>, 'offer' | 'before' | 'after' | 'record'> & {
+    /** The `batch-settlement` offer of a call of its amount. */
+    offer: (priced: Pick<Priced, 'amount'>) => PaymentRequirements
     /** The channel terms every offer carries, as discovery lists them. */
     terms: Channel.Terms
-    /** The decoded x402 v2 payload when the request pays with `batch-settlement`; `undefined` otherwise. */
-    carries: (headers: Headers) => unknown | undefined
     /**
      * Checks and reserves the call of `amount` (a deposit first, when it carries one); a response answers a refund, a
      * refusal, or a retry of the last served call (its kept answer, charged once).
      */
-    before: (
-      raw: unknown,
-      call: { amount: bigint; fingerprint: string },
-      refuse: (refused: Refused) => Response,
-    ) => Promise<Response | Held>
+    before: (raw: unknown, call: Pick<Call, 'amount' | 'fingerprint' | 'refuse'>) => Promise<Response | Held>
     /** Records one write of the call's handler with its reservation (taken back when it is not charged). */
     record: (held: Held, effect: Effect) => Promise<void>
     /**
@@ -638,9 +653,9 @@ export declare namespace channels {
      */
     after: (
       held: Held,
-      outcome: { ok: boolean; kept?: StoredResponse | undefined },
-      refuse: (refused: Refused) => Response,
-    ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
+      handled: Pick<Handled, 'ok'> & Partial<Pick<Handled, 'keep'>>,
+      call: Pick<Call, 'refuse'>,
+    ) => Promise<Outcome>
     /** The claim-and-settle job: claims due vouchers in one batch, then settles the receiver's claimed funds. */
     sweep: (now?: number) => Promise<{ claimed: Hash | undefined; settled: Hash | undefined }>
   }

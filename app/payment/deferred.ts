@@ -1,9 +1,9 @@
 import * as Ledger from '../../core/Ledger.js'
 import type { Deferred, Settled } from '../../core/Module.js'
-import { toDomain } from '../../core/PaymentTerms.js'
+import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import type { guard } from './guard.js'
 import { receipt } from './receipt.js'
-import { settlement } from './settlement.js'
+import type { settlement } from './settlement.js'
 
 /**
  * Payments of asynchronous jobs: the guard hands a call's claim to its job (`defer`, the ledger's `defer` event:
@@ -13,17 +13,8 @@ import { settlement } from './settlement.js'
  * of two workers that settle the same job, one moves it to `settling` and the other finds it there.
  */
 export function deferred(parameters: deferred.Parameters): Deferred {
-  const { payments, ledger, facilitator, lease, terms, store, events, logger, settlementTimeoutMs } = parameters
-  const settlements = settlement({
-    ledger,
-    facilitator,
-    domain: toDomain(terms),
-    lease,
-    store,
-    events,
-    logger,
-    timeoutMs: settlementTimeoutMs,
-  })
+  const { payments, settlements, terms } = parameters
+  const { ledger, lease, logger } = settlements
 
   /** The answer for an entry the chain has decided, or that is on its way there. */
   async function outcomeOf(entry: Ledger.Entry): Promise<Settled | undefined> {
@@ -92,11 +83,12 @@ export function deferred(parameters: deferred.Parameters): Deferred {
 }
 
 export declare namespace deferred {
-  type Parameters = Pick<
-    guard.Parameters,
-    'ledger' | 'facilitator' | 'lease' | 'terms' | 'store' | 'events' | 'logger' | 'settlementTimeoutMs'
-  > & {
+  type Parameters = {
     /** The payment guard, whose claims are handed to jobs. */
     payments: Pick<guard.ReturnType, 'defer'>
+    /** The settlement service, which settles them as it settles every call. */
+    settlements: settlement.ReturnType
+    /** Network, asset and payee of every offer: the network of their receipts. */
+    terms: PaymentTerms
   }
 }

@@ -1,12 +1,8 @@
-import { type Domain, deserialize } from '../../core/Authorization.js'
-import type { Events } from '../../core/Events.js'
-import type { Facilitator } from '../../core/Facilitator.js'
+import { deserialize } from '../../core/Authorization.js'
 import { asEvm, isDeferred, isEvmPayer, type Ledger } from '../../core/Ledger.js'
-import type { Store } from '../../core/Store.js'
 import type { UptoChain } from '../../core/Upto.js'
-import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
-import { settledAlso, settlement } from './settlement.js'
+import { settledAlso, type settlement } from './settlement.js'
 import * as Upto from './upto.js'
 
 /**
@@ -22,30 +18,9 @@ import * as Upto from './upto.js'
  * expires unused and is failed, its writes taken back. Kept responses older than `retentionMs` are dropped.
  */
 export async function reconcile(parameters: reconcile.Parameters): Promise<reconcile.ReturnType> {
-  const {
-    ledger,
-    facilitator,
-    domain,
-    logger,
-    store,
-    events,
-    lease,
-    upto,
-    now = new Date(),
-    staleAfterMs = 10 * 60_000,
-    retentionMs = 60 * 60_000,
-  } = parameters
+  const { settlements, upto, now = new Date(), staleAfterMs = 10 * 60_000, retentionMs = 60 * 60_000 } = parameters
+  const { ledger, facilitator, domain, logger, store, events, lease } = settlements
   const result = { settled: 0, failed: 0, released: 0, pending: 0, unsent: 0 }
-  const settlements = settlement({
-    ledger,
-    facilitator,
-    domain,
-    lease,
-    store,
-    events,
-    logger,
-    timeoutMs: parameters.settlementTimeoutMs,
-  })
   // Another process may decide the same entry first; its move wins and this one is skipped.
   const apply = (...args: Parameters<Ledger['apply']>) => ledger.apply(...args).catch(() => undefined)
 
@@ -136,24 +111,14 @@ export async function reconcile(parameters: reconcile.Parameters): Promise<recon
 
 export declare namespace reconcile {
   type Parameters = {
-    /** The payment ledger. */
-    ledger: Ledger
-    /** Reads what the chain says of an authorization. */
-    facilitator: Facilitator
+    /**
+     * The settlement service, with its books: the ledger, the facilitator that reads what the chain says of an
+     * authorization, the store whose writes a payment never made takes back, the events outbox (a payment found
+     * settled is the payer's `payment.settled`) and this process's lease.
+     */
+    settlements: settlement.ReturnType
     /** Reads what became of an `upto` settlement (Permit2's nonce, its transaction); without it they stay pending. */
     upto?: Pick<UptoChain, 'outcome'> | undefined
-    /** The token's EIP-712 domain. */
-    domain: Domain
-    /** Where events go. */
-    logger: Logger
-    /** The records paid calls write; a payment that is never made has its writes taken back. */
-    store?: Store | undefined
-    /** The events outbox: a payment found settled is the payer's `payment.settled`, committed with the confirmation. */
-    events?: Events | undefined
-    /** This process's lease; it asks whether the process holding another lease lives. */
-    lease: { readonly id: string; isLive: (id: string) => Promise<boolean> }
-    /** How long finishing an orphaned settlement waits for its confirmation, in ms. @default 15_000 */
-    settlementTimeoutMs?: number | undefined
     /** Current time. @default new Date() */
     now?: Date
     /** Age after which a `claimed` payment without a lease is taken as dead, in ms. @default 600_000 */

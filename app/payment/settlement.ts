@@ -1,8 +1,9 @@
 import type { Address, Hash, Hex } from 'viem'
 import { type Domain, deserialize, type Signed } from '../../core/Authorization.js'
+import { InvalidTransitionError } from '../../core/Errors.js'
 import type { Emit, Events } from '../../core/Events.js'
 import type { Facilitator, Outcome } from '../../core/Facilitator.js'
-import type { EvmEntry, Ledger, Payer, Protocol } from '../../core/Ledger.js'
+import type { Entry, Event, EvmEntry, Ledger, Payer, Protocol } from '../../core/Ledger.js'
 import type { Also, Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
@@ -28,13 +29,15 @@ export type Settled = Outcome<{ transaction: Hash }> & {
 }
 
 /**
- * Settles claimed payments and records the outcome in the ledger: confirmed; failed (and the call's writes taken
- * back); or, when the outcome is unknown (a fault, or no confirmation within `timeoutMs`), left `settling` with
- * the lease given up, so that a retry or reconciliation finishes it. Sending an authorization again is safe:
- * the token takes each nonce once, so at most one transfer lands.
+ * The settlement service, one per process, shared by every scheme that settles on the EVM chain, the jobs' payments
+ * and reconciliation. It settles claimed payments and records the outcome in the ledger: confirmed; failed (and the
+ * call's writes taken back); or, when the outcome is unknown (a fault, or no confirmation within `timeoutMs`), left
+ * `settling` with the lease given up, so that a retry or reconciliation finishes it. Sending an authorization again
+ * is safe: the token takes each nonce once, so at most one transfer lands.
  */
 export function settlement(parameters: settlement.Parameters): settlement.ReturnType {
-  const { ledger, facilitator, domain, lease, store, events, logger, timeoutMs = 15_000 } = parameters
+  const { timeoutMs = 15_000, ...books } = parameters
+  const { ledger, domain, lease, store, events, logger } = books
 
   async function decide(claimed: Claimed, outcome: Outcome<{ transaction: Hash }>): Promise<void> {
     const { key, endpoint } = claimed
@@ -69,7 +72,7 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
     }
   }
 
-  async function settle(claimed: Claimed): Promise<Settled> {
+  async function settle(claimed: Claimed, facilitator = books.facilitator): Promise<Settled> {
     let signed: Hash | undefined
     let submitted: Hash | undefined
     let recorded: Promise<unknown> = Promise.resolve()
@@ -116,8 +119,23 @@ export function settlement(parameters: settlement.Parameters): settlement.Return
     return { ...result, submitted: submitted ?? signed }
   }
 
+  async function move(key: Claimed['key'], event: Event): Promise<Entry> {
+    try {
+      return await ledger.apply(key, event)
+    } catch (error) {
+      throw error instanceof InvalidTransitionError
+        ? new Error(`The payment ledger refused ${event.type}.`, { cause: error })
+        : error
+    }
+  }
+
   return {
+    ...books,
     settle,
+    move,
+    async release(key, reason) {
+      await takeBack({ store, entry: await move(key, { type: 'release', reason }), logger })
+    },
     async finish(held) {
       const adopted = await ledger
         .apply({ payer: held.payer, nonce: held.nonce }, { type: 'adopt', from: held.lease, lease: lease.id })
@@ -142,8 +160,8 @@ export declare namespace settlement {
     facilitator: Facilitator
     /** The token's EIP-712 domain. */
     domain: Domain
-    /** This process's lease: it holds the settlements it sends. */
-    lease: { readonly id: string }
+    /** This process's lease: it holds the settlements it sends, and asks whether another claim's process still lives. */
+    lease: { readonly id: string; isLive: (id: string) => Promise<boolean> }
     /** The records paid calls write; a failed payment's writes are taken back from it. */
     store?: Store | undefined
     /** The events outbox: a settled payment is the payer's `payment.settled`, committed with the confirmation. */
@@ -153,9 +171,20 @@ export declare namespace settlement {
     /** How long `settle` waits before it answers `settlement_pending`, in ms; the settlement goes on. @default 15_000 */
     timeoutMs?: number | undefined
   }
-  type ReturnType = {
-    /** Settles a claimed payment (its entry `settling` under this lease), waiting at most `timeoutMs`. */
-    settle: (claimed: Claimed) => Promise<Settled>
+  /** The books the service keeps, and the moves that end a claimed payment. */
+  type ReturnType = Omit<Parameters, 'timeoutMs'> & {
+    /**
+     * Settles a claimed payment (its entry `settling` under this lease) through `facilitator` (`upto` permits go
+     * through their own), waiting at most `timeoutMs`. @default the service's facilitator
+     */
+    settle: (claimed: Claimed, facilitator?: Facilitator) => Promise<Settled>
+    /**
+     * Applies the gateway's own move to a claim. The ledger refusing it is a fault of the gateway, not a conflict of the
+     * caller's: it becomes a plain fault (500), never the 409 an `InvalidTransitionError` would be at the edge.
+     */
+    move: (key: Claimed['key'], event: Event) => Promise<Entry>
+    /** Releases a claim and takes back the writes of its call. */
+    release: (key: Claimed['key'], reason: string) => Promise<void>
     /**
      * Takes over an undecided settlement whose holder is gone and sends it again; `undefined` when another
      * process took it first.

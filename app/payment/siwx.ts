@@ -9,9 +9,14 @@ import {
   validateSIWxMessage,
   verifySIWxSignature,
 } from '@x402/extensions/sign-in-with-x'
-import { getAddress, isAddress } from 'viem'
+import { type Address, getAddress, isAddress, isAddressEqual } from 'viem'
+import * as Catalog from '../../core/Catalog.js'
 import type { Refusal } from '../../core/Errors.js'
+import type { Target } from '../../core/Module.js'
+import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
+import { describeError, type Logger } from '../log.js'
+import type { Scheme } from './scheme.js'
 
 /** Name of the x402 extension, and of the request header that carries the signed message. */
 export const signInWithX = SIGN_IN_WITH_X
@@ -212,4 +217,95 @@ function idOf(address: string, scope: Scope): string {
 
 function ownersOf(address: string) {
   return isAddress(address) ? [getAddress(address)] : []
+}
+
+/**
+ * Re-access by signing in (x402 `sign-in-with-x`) as a scheme, for the entries that offer it: every 402 of such an
+ * entry carries a challenge, and a request that carries `SIGN-IN-WITH-X` is served unpaid when the signer paid for
+ * this very call's scope or owns what it names, and the nonce was never spent. A refused sign-in declines, so a
+ * payment beside it still pays; with none, the 402 says why. A settled call of such an entry entitles its payer.
+ */
+export function signIn(parameters: signIn.Parameters): signIn.ReturnType {
+  const { reaccessOf, resourceUrl, logger } = parameters
+  const signing = siwx(parameters)
+
+  /** The URI a sign-in for this call must name: the resource's absolute URL with the query as sent. */
+  const uriOf = (request: Request) => `${resourceUrl(request)}${new URL(request.url).search}`
+
+  return {
+    name: signInWithX,
+
+    challenge: (request, entry, now) =>
+      reaccessOf(entry) ? { [signInWithX]: signing.challenge({ uri: uriOf(request), now }) } : undefined,
+
+    carries(request, entry) {
+      const owners = reaccessOf(entry)
+      const header = request.headers.get(signInWithX)
+      return owners && header !== null ? { header, owners } : undefined
+    },
+
+    async before({ header, owners }, { request, entry, input }) {
+      const uri = uriOf(request)
+      const verified = await signing.verify({ header, uri })
+      if (!verified.ok) return { declined: { refused: { reason: verified.reason, message: verified.message } } }
+      const { address } = verified.signedIn
+      const scope = scopeOf({ request, priceVersion: Price.toText(entry.price) })
+      const { params = {}, query = {} } = input as { params?: Target['params']; query?: Target['query'] }
+      const owns =
+        isAddress(address) &&
+        (await owners({ params, query })).some((owner) => isAddressEqual(owner as Address, address))
+      if (!owns && !(await signing.entitled({ address, scope })))
+        return {
+          declined: {
+            note: `${address} signed in, and neither paid for ${scope.method} ${scope.resource} at ${scope.priceVersion} nor owns it.`,
+          },
+        }
+      if (!(await signing.spend({ signedIn: verified.signedIn, uri, now: new Date() })))
+        return {
+          declined: {
+            refused: { reason: 'replayed', message: 'This sign-in was used already; sign the challenge of a new 402.' },
+          },
+        }
+      return { address }
+    },
+
+    // A re-read: nothing to settle, release or take back.
+    after: async () => ({ headers: {} }),
+    release: async () => {},
+    payer: ({ address }) => address as Address,
+    holding: () => undefined,
+
+    async entitle(request, entry, payer, transaction) {
+      if (!reaccessOf(entry)) return
+      const scope = scopeOf({ request, priceVersion: Price.toText(entry.price) })
+      await signing.grant({ address: payer, scope, transaction, now: new Date() }).catch((error: unknown) =>
+        logger.log('warn', 'reaccess_not_recorded', {
+          endpoint: Catalog.key(entry),
+          payer,
+          transaction,
+          error: describeError(error),
+        }),
+      )
+    },
+  }
+}
+
+export declare namespace signIn {
+  /** The owners of what a call names, for an entry re-read by signing in. */
+  type Owners = (target: Target) => Promise<readonly string[]>
+  type Parameters = siwx.Parameters & {
+    /** The owners of what a call to an entry names, for the entries that offer re-access; `undefined` for the others. */
+    reaccessOf: (entry: Catalog.Entry) => Owners | undefined
+    /** Absolute URL of the requested resource, as offers name it. */
+    resourceUrl: (request: Request) => string
+    /** Where events go. */
+    logger: Logger
+  }
+  type ReturnType = Scheme<{ header: string; owners: Owners }, { address: string }> & {
+    /**
+     * Records, for an entry that offers re-access, that the payer of a settled call may re-read it by signing in. The
+     * call is paid whatever happens here: a store that fails costs the payer its re-access, never its answer.
+     */
+    entitle: (request: Request, entry: Catalog.Entry, payer: Address, transaction: string) => Promise<void>
+  }
 }

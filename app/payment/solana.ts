@@ -7,7 +7,7 @@ import { decodeTransactionFromPayload, getTokenPayerFromTransaction, transaction
 import { ExactSvmScheme } from '@x402/svm/exact/facilitator'
 import { bytesToHex, type Hash, type Hex, hexToBytes } from 'viem'
 import {
-  type BaseError,
+  ForbiddenError,
   PaymentInProgressError,
   type Refusal,
   ResponseNotRetainedError,
@@ -20,6 +20,15 @@ import type { Store } from '../../core/Store.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import { takeBack } from './effects.js'
+import {
+  type Call,
+  type Handled,
+  type Outcome,
+  type Refused,
+  type Scheme,
+  serving,
+  settlementFailed,
+} from './scheme.js'
 import { giveUp } from './settlement.js'
 
 /** Why Solana payments are not offered with this configuration; `undefined` when they are. */
@@ -41,9 +50,6 @@ export function unconfigured(config: Config['solanaPay']): string | undefined {
  */
 const limits = { maxPriorityFeeMicroLamports: 50_000, maxComputeUnits: 200_000, maxRequiredSignatures: 2 }
 
-/** Why a payment was refused, with the words for people. */
-type Refused = { reason: Refusal; message: string }
-
 /** A Solana payment claimed in the ledger, between its handler's start and its settlement. */
 export type Held = {
   /** Ledger key: the payer as `solana:<genesis>:<address>` and the SHA-256 of the transaction message. */
@@ -59,12 +65,7 @@ export type Held = {
 }
 
 /** How the paid-call guard answers, so a Solana call is answered as every other one. */
-export type Answers = {
-  /** The 402 of the call with a refusal: every offer, and why this payment was refused. */
-  refuse: (refused: Refused) => Response
-  /** A problem document. */
-  problem: (error: BaseError, headers?: Record<string, string>) => Response
-}
+type Answers = Pick<Call, 'refuse' | 'problem'>
 
 /**
  * x402 `exact` on `solana:` (SPL `TransferChecked` of USDC, our relayer as the fee payer), wrapped in the gateway's
@@ -241,18 +242,11 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
         return pending(answers, payer, held.transaction)
       }
       case 'claimed':
-        if (held.lease !== undefined && (await lease.isLive(held.lease)))
-          return answers.problem(
-            new PaymentInProgressError('This paid call is being served right now; retry shortly to get its answer.'),
-            { 'Retry-After': '1' },
-          )
+        if (held.lease !== undefined && (await lease.isLive(held.lease))) return serving(answers)
         await release(key, 'its process died before answering').catch(() => undefined)
         return 'retake'
       case 'failed':
-        return answers.refuse({
-          reason: 'settlement_failed',
-          message: held.reason ?? 'The settlement failed; nothing was charged.',
-        })
+        return settlementFailed(answers, held.reason)
       case 'released':
         return 'retake'
     }
@@ -263,10 +257,11 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
   }
 
   return {
-    accept,
+    name: 'exact',
+    offer: ({ amount }) => accept(amount),
     terms: { scheme: 'exact', network, asset: mint, payTo, feePayer: feePayer.address },
 
-    carries(headers) {
+    carries({ headers }) {
       const header = headers.get('payment-signature')
       if (header === null) return undefined
       try {
@@ -279,23 +274,23 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       }
     },
 
-    async before(raw, call, answers) {
+    async before(raw, call) {
       const { amount, endpoint, fingerprint } = call
       const parsed = PaymentPayloadV2Schema.safeParse(raw)
       if (!parsed.success)
-        return answers.refuse({
+        return call.refuse({
           reason: 'malformed_payment',
           message: 'PAYMENT-SIGNATURE is not an x402 v2 PaymentPayload.',
         })
       const payment = parsed.data as PaymentPayload
       const { accepted } = payment
       if (accepted.scheme !== 'exact')
-        return answers.refuse({
+        return call.refuse({
           reason: 'malformed_payment',
           message: `Scheme ${echo(accepted.scheme)} is not offered on Solana; pay with exact.`,
         })
       if (accepted.network !== network)
-        return answers.refuse({
+        return call.refuse({
           reason: 'wrong_network',
           message: `The payment is for ${echo(accepted.network)}; this offer is on ${network}.`,
         })
@@ -306,25 +301,25 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
         nonce = bytesToHex(Buffer.from(transactionMessageHash(transaction), 'base64'))
         payer = getTokenPayerFromTransaction(transaction)
       } catch {
-        return answers.refuse({
+        return call.refuse({
           reason: 'malformed_payment',
           message: 'The payload is not a base64 Solana transaction.',
         })
       }
       if (payer === '')
-        return answers.refuse({ reason: 'malformed_payment', message: 'The transaction carries no token transfer.' })
+        return call.refuse({ reason: 'malformed_payment', message: 'The transaction carries no token transfer.' })
       const key = { payer: `${network}:${payer}` as Ledger.Payer, nonce }
 
       // A retry of a payment the ledger holds is answered from the ledger, before the node is asked.
       const existing = await ledger.get(key)
       if (existing && existing.state !== 'released') {
-        if (existing.fingerprint !== fingerprint) return answers.refuse(replayed)
-        const answer = await replay(answers, existing, payer)
+        if (existing.fingerprint !== fingerprint) return call.refuse(replayed)
+        const answer = await replay(call, existing, payer)
         if (answer !== 'retake') return answer
       }
 
       const verified = await verifier.verify(payment, accept(amount))
-      if (!verified.isValid) return answers.refuse(refusalOf(verified.invalidReason, verified.invalidMessage))
+      if (!verified.isValid) return call.refuse(refusalOf(verified.invalidReason, verified.invalidMessage))
       const claim = await ledger.claim({
         payer: key.payer,
         nonce,
@@ -338,28 +333,37 @@ export function solana(parameters: solana.Parameters): solana.ReturnType {
       })
       if (!claim.ok) {
         if (claim.reason === 'insufficient_funds' || claim.existing.fingerprint !== fingerprint)
-          return answers.refuse(replayed)
-        const answer = await replay(answers, claim.existing, payer)
+          return call.refuse(replayed)
+        const answer = await replay(call, claim.existing, payer)
         return answer === 'retake'
-          ? answers.problem(new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' })
+          ? call.problem(new PaymentInProgressError('Retry shortly.'), { 'Retry-After': '1' })
           : answer
       }
       return { key, payer, payment, amount, endpoint }
     },
 
-    async after(held, handled, answers) {
+    async after(held, handled, call) {
       if (!handled.ok) {
         await release(held.key, `handler answered ${handled.status}`)
         return { headers: {} }
       }
-      await ledger.apply(held.key, { type: 'settle', response: handled.kept })
+      await ledger.apply(held.key, { type: 'settle', response: await handled.keep() })
       const settled = await settle(held)
       if (settled.ok) return { headers: receipt(settled.transaction, held.payer) }
-      if (settled.reason === 'settlement_pending') return { withheld: pending(answers, held.payer, settled.submitted) }
-      return { withheld: answers.refuse({ reason: 'settlement_failed', message: settled.message }) }
+      if (settled.reason === 'settlement_pending') return { withheld: pending(call, held.payer, settled.submitted) }
+      return { withheld: call.refuse({ reason: 'settlement_failed', message: settled.message }) }
     },
 
     release: (held, reason) => release(held.key, reason),
+    // The caller is an EVM address wherever a module records what it owns; a Solana payer has none, so a route that
+    // reads it refuses the call (403, released: the transaction is never co-signed, nothing is charged).
+    payer() {
+      throw new ForbiddenError(
+        'This endpoint records what you own by your EVM address, so it cannot be paid from Solana: pay it with x402 or MPP on an EVM network.',
+      )
+    },
+    holding: ({ key }) => ({ type: 'ledger', payer: key.payer, nonce: key.nonce }),
+    record: async ({ key }, effect) => void (await ledger.apply(key, { type: 'effect', effect })),
 
     async reconcile() {
       const result = { settled: 0, failed: 0, pending: 0 }
@@ -403,41 +407,19 @@ export declare namespace solana {
     /** Where events go. */
     logger: Logger
   }
-  type ReturnType = {
-    /** The offer of `amount` on this network, beside the EVM ones. */
-    accept: (amount: bigint) => PaymentRequirements
+  /** x402 `exact` on `solana:` as a scheme, and its reconciliation. */
+  type ReturnType = Omit<Scheme<unknown, Held>, 'offer' | 'before' | 'after'> & {
+    /** The offer of a call's amount on this network, beside the EVM ones. */
+    offer: (priced: Pick<Call, 'amount'>) => PaymentRequirements
     /** What every Solana offer names, for discovery. */
     terms: Offered
-    /** The decoded `PAYMENT-SIGNATURE` when it pays on `solana:`; `undefined` otherwise. */
-    carries: (headers: Headers) => unknown | undefined
     /** Checks and claims the payment; a response answers a refusal or a retry of a payment already held. */
     before: (
       raw: unknown,
-      call: {
-        /** Price in atomic units. */
-        amount: bigint
-        /** `"METHOD path"` of the catalog entry. */
-        endpoint: string
-        /** Hash of the request; a retry must carry the same request. */
-        fingerprint: string
-      },
-      answers: Answers,
+      call: Pick<Call, 'amount' | 'endpoint' | 'fingerprint' | 'refuse' | 'problem'>,
     ) => Promise<Response | Held>
     /** Settles on success (headers to add) or withholds the resource; releases the claim on failure. */
-    after: (
-      held: Held,
-      handled: {
-        /** Whether the handler succeeded (status below 400). */
-        ok: boolean
-        /** HTTP status of the handler's answer. */
-        status: number
-        /** The answer as the ledger keeps it for retries; `undefined` for streams and bodies over the limit. */
-        kept: Ledger.StoredResponse | undefined
-      },
-      answers: Answers,
-    ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
-    /** Releases the claim of a call whose handler threw. */
-    release: (held: Held, reason: string) => Promise<void>
+    after: (held: Held, handled: Pick<Handled, 'ok' | 'status' | 'keep'>, call: Answers) => Promise<Outcome>
     /** Finishes the undecided settlements of this network: confirmed, failed or expired on chain, or sent again. */
     reconcile: () => Promise<{
       /** Found confirmed and recorded. */

@@ -6,13 +6,21 @@ import {
   validateEip2612GasSponsoringInfo,
 } from '@x402/extensions'
 import { type Address, getAddress, type Hex, isAddress, recoverTypedDataAddress, size, toHex } from 'viem'
-import type { Refusal } from '../../core/Errors.js'
+import type * as Catalog from '../../core/Catalog.js'
+import { Permit2AllowanceRequiredError, type Refusal } from '../../core/Errors.js'
 import type { Facilitator } from '../../core/Facilitator.js'
 import { echo } from '../../core/internal/echo.js'
+import * as Ledger from '../../core/Ledger.js'
+import type { Meter } from '../../core/Meter.js'
 import { chainIdOf, type PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Permit2 from '../../core/Permit2.js'
 import * as Upto from '../../core/Upto.js'
+import type { Logger } from '../log.js'
+import type { answers } from './answers.js'
 import { readV2 } from './decode.js'
+import { replayed } from './exact.js'
+import { type Scheme, serving, settlementFailed } from './scheme.js'
+import type { Claimed, settlement } from './settlement.js'
 
 /** Seconds a permit must still be valid for when it is checked, so that its settlement can land. */
 const settlementMarginSeconds = 6n
@@ -262,5 +270,172 @@ export declare namespace facilitatorOf {
     chain: Upto.UptoChain
     /** The permit of a ledger entry and the amount it settles for. */
     entryOf: (key: { payer: Address; nonce: Hex }) => Promise<{ permit: Upto.Permit; amount: bigint } | undefined>
+  }
+}
+
+/**
+ * x402 `upto` on the EVM chain, offered beside `exact` for the entries with a meter: checked without the chain, then
+ * on it (nonce, allowance or EIP-2612 approval, balance, a simulation of the whole maximum), then claimed in the
+ * ledger for the maximum within the payer's balance. Once the handler succeeds it settles what the answer used (its
+ * meter), never more than the authorized maximum; the maximum when the answer does not say. Nothing used: no
+ * transaction, and the claim is released.
+ */
+export function upto(parameters: upto.Parameters): Scheme<true, upto.Held> {
+  const { terms, chain, ledger, settlements, answers, meterOf, logger } = parameters
+  const { lease } = settlements
+  // `upto` settlements go through the settlement service, sent by the proxy's named facilitator (the relayer) itself.
+  const facilitator = facilitatorOf({
+    chain,
+    entryOf: async (key) => {
+      const entry = await ledger.get(key)
+      return entry && isUpto(entry.authorization)
+        ? { permit: deserialize(entry.authorization), amount: entry.amount }
+        : undefined
+    },
+  })
+
+  return {
+    name: Upto.scheme,
+    offer: ({ max }) =>
+      max !== undefined && max > 0n ? requirements({ terms, max, facilitator: chain.facilitator }) : undefined,
+    extensions: declareEip2612GasSponsoringExtension(),
+    carries: ({ headers }) => (carries(headers) ? true : undefined),
+
+    async before(_, call) {
+      const { request, max, fingerprint } = call
+      if (max === undefined || max === 0n)
+        return call.refuse({
+          reason: 'malformed_payment',
+          message: 'This call is not offered priced by usage; pay it with exact.',
+        })
+      const now = new Date()
+      const decoded = await decode({
+        header: request.headers.get('payment-signature')!,
+        terms,
+        max,
+        facilitator: chain.facilitator,
+        now,
+      })
+      if (!decoded.ok) return call.refuse(decoded)
+      const { permit } = decoded
+      const key = { payer: permit.owner, nonce: nonceOf(permit) }
+      const held = async (existing: Ledger.Entry): Promise<Response> => {
+        if (existing.fingerprint !== fingerprint || !isUpto(existing.authorization)) return call.refuse(replayed)
+        if (existing.state === 'settled') return answers.stored(request, Ledger.asEvm(existing))
+        if (existing.state === 'failed') return settlementFailed(call, existing.reason)
+        return serving(call)
+      }
+      const existing = await ledger.get(key)
+      if (existing && existing.state !== 'released') return held(existing)
+
+      const balanceAt = new Date()
+      const checked = await chain.check(permit)
+      if (!checked.ok) {
+        const { reason, message } = checked
+        if (reason === 'allowance_required')
+          return call.problem(
+            new Permit2AllowanceRequiredError(message, {
+              details: { error: 'PERMIT2_ALLOWANCE_REQUIRED', token: permit.token, spender: Permit2.address },
+            }),
+          )
+        return call.refuse({ reason, message })
+      }
+      const claim = await ledger.claim({
+        ...key,
+        amount: max,
+        endpoint: call.endpoint,
+        protocol: 'x402-v2',
+        authorization: serialize(permit),
+        fingerprint,
+        lease: lease.id,
+        balance: checked.balance,
+        balanceAt,
+        claimedAt: now,
+      })
+      if (!claim.ok) {
+        if (claim.reason === 'insufficient_funds')
+          return call.refuse({
+            reason: 'insufficient_funds',
+            message: `${key.payer} holds ${checked.balance} atomic units; its calls in progress take ${claim.outstanding}, and this one may take ${max} more.`,
+          })
+        return held(claim.existing)
+      }
+      return { key, max, permit }
+    },
+
+    async after(held, handled, call) {
+      const { key, max, permit } = held
+      const { request, endpoint } = call
+      if (!handled.ok) {
+        await settlements.release(key, `handler answered ${handled.status}`)
+        return { headers: {} }
+      }
+      const used = meterOf(call.entry)?.cost(handled.response, call.input)
+      if (used === undefined) logger.log('warn', 'usage_unreported', { endpoint })
+      else if (used > max) logger.log('warn', 'usage_over_maximum', { endpoint, used: used.toString() })
+      const amount = used === undefined || used > max ? max : used
+      const charged = { protocol: 'x402-v2' as const, payer: key.payer, amount }
+      if (amount === 0n) {
+        await settlements.release(key, 'nothing was used, so nothing is charged')
+        return { headers: await answers.settled(request, { ...charged, transaction: '' }) }
+      }
+      await settlements.move(key, { type: 'settle', response: await handled.keep(), amount })
+      const settled = await settlements.settle(
+        {
+          key,
+          protocol: 'x402-v2',
+          authorization: {
+            from: key.payer,
+            to: permit.to,
+            value: amount,
+            validAfter: permit.validAfter,
+            validBefore: permit.deadline,
+            nonce: key.nonce,
+            signature: permit.signature,
+          },
+          endpoint,
+          challengeId: undefined,
+        },
+        facilitator,
+      )
+      if (settled.ok)
+        return { headers: await answers.settled(request, { ...charged, transaction: settled.transaction }) }
+      if (settled.reason === 'settlement_pending')
+        return { withheld: answers.pending(request, { protocol: 'x402-v2', payer: key.payer }, settled.submitted) }
+      return { withheld: call.refuse({ reason: 'settlement_failed', message: settled.message }) }
+    },
+
+    release: (held, reason) => settlements.release(held.key, reason),
+    payer: (held) => held.key.payer,
+    holding: ({ key }) => ({ type: 'ledger', payer: key.payer, nonce: key.nonce }),
+    record: async ({ key }, effect) => void (await ledger.apply(key, { type: 'effect', effect })),
+  }
+}
+
+export declare namespace upto {
+  /** A call paid with an `upto` permit, between its claim and its settlement. */
+  type Held = {
+    /** Ledger key: the permit's owner and its Permit2 nonce. */
+    key: Claimed['key']
+    /** The authorized maximum, in atomic units. */
+    max: bigint
+    /** The payer's permit. */
+    permit: Upto.Permit
+  }
+  type Parameters = {
+    /** Network, asset and payee of every offer. */
+    terms: PaymentTerms
+    /** The `upto` contracts through the relayer. */
+    chain: Upto.UptoChain
+    /** Where claims are recorded. */
+    ledger: Ledger.Ledger
+    /** Settles and releases claims. */
+    settlements: settlement.ReturnType
+    /** How a decided payment is answered: its receipt, its kept response, 503 while undecided. */
+    answers: answers.ReturnType
+    /** The meter of an entry priced by usage. */
+    meterOf: (entry: Catalog.Entry) => Meter | undefined
+    /** Where events go. */
+    logger: Logger
   }
 }

@@ -11,6 +11,7 @@ import { clients } from '../../app/clients.js'
 import { silent } from '../../app/log.js'
 import type { guard } from '../../app/payment/guard.js'
 import { reconcile } from '../../app/payment/reconcile.js'
+import { settlement } from '../../app/payment/settlement.js'
 import { signatureOf } from '../../app/payment/solana.js'
 import { workerRunner } from '../../app/workers.js'
 import * as Channel from '../../core/Channel.js'
@@ -338,8 +339,10 @@ describe('callback_url and the outcome of a payment decided after the answer', (
     expect(deliveredTo('/pending')).toHaveLength(0)
     // Reconciliation (at the next start) finds it mined; the process that answered never looks at the callback again.
     const found = await reconcile({
-      ...reconciling(gateway, store, ledger),
-      facilitator: onChain({ state: 'settled', transaction }),
+      settlements: settlement({
+        ...reconciling(gateway, store, ledger),
+        facilitator: onChain({ state: 'settled', transaction }),
+      }),
     })
     expect(found.settled).toBe(1)
     // The caller, told to retry, gets the answer kept for it: with the callback's secret, shown once the call is paid.
@@ -367,8 +370,7 @@ describe('callback_url and the outcome of a payment decided after the answer', (
     await drain(0)
     expect(await store.list(Callback.collection, { owner: signer.address })).toHaveLength(1)
     const found = await reconcile({
-      ...reconciling(gateway, store, ledger),
-      facilitator: onChain({ state: 'unused' }),
+      settlements: settlement({ ...reconciling(gateway, store, ledger), facilitator: onChain({ state: 'unused' }) }),
       now: new Date(Date.now() + 3_600_000),
     })
     expect(found.failed).toBe(1)

@@ -133,17 +133,17 @@ describe('channel calls keep the ledger guarantees', () => {
 
   test('a failed handler charges nothing and its writes are taken back', async () => {
     const before = await charged()
-    const held = await other.before((await nextVoucher()).payload, call(), refuse)
+    const held = await other.before((await nextVoucher()).payload, { ...call(), refuse })
     if (held instanceof Response) throw new Error(`refused: ${held.status}`)
     await write(held, 'failed-handler')
-    expect(await other.after(held, { ok: false }, refuse)).toEqual({ headers: {} })
+    expect(await other.after(held, { ok: false }, { refuse })).toEqual({ headers: {} })
     expect(await otherStore.get(writes, 'failed-handler')).toBeUndefined()
     expect(await charged()).toBe(before)
   })
 
   test('a served call whose reservation was taken over is withheld, not charged, and its writes are taken back', async () => {
     const before = await charged()
-    const held = await other.before((await nextVoucher()).payload, call(), refuse)
+    const held = await other.before((await nextVoucher()).payload, { ...call(), refuse })
     if (held instanceof Response) throw new Error(`refused: ${held.status}`)
     await write(held, 'lost-reservation')
     // Another process took the expired reservation and finished its own call meanwhile.
@@ -151,7 +151,7 @@ describe('channel calls keep the ledger guarantees', () => {
       ...value,
       pending: undefined,
     }))
-    const outcome = await other.after(held, { ok: true }, refuse)
+    const outcome = await other.after(held, { ok: true }, { refuse })
     expect('withheld' in outcome && outcome.withheld.status).toBe(402)
     expect(await otherStore.get(writes, 'lost-reservation')).toBeUndefined()
     expect(await charged()).toBe(before)
@@ -160,15 +160,15 @@ describe('channel calls keep the ledger guarantees', () => {
   test('the writes of a call whose process died are taken back by the next call on the channel, which is charged once', async () => {
     const before = await charged()
     const voucher = (await nextVoucher()).payload
-    const dead = await other.before(voucher, call(), refuse)
+    const dead = await other.before(voucher, { ...call(), refuse })
     if (dead instanceof Response) throw new Error(`refused: ${dead.status}`)
     await write(dead, 'dead-process')
     // The process dies here: no `after`. Its reservation expires (1 ms) and the next call takes the same ceiling.
     await Bun.sleep(5)
-    const next = await other.before(voucher, call(), refuse)
+    const next = await other.before(voucher, { ...call(), refuse })
     if (next instanceof Response) throw new Error(`refused: ${next.status}`)
     expect(await otherStore.get(writes, 'dead-process')).toBeUndefined()
-    expect('headers' in (await other.after(next, { ok: true }, refuse))).toBe(true)
+    expect('headers' in (await other.after(next, { ok: true }, { refuse }))).toBe(true)
     expect(await charged()).toBe(before + price)
   })
 })

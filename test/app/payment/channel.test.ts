@@ -143,11 +143,11 @@ describe('payment channels (x402 batch-settlement)', () => {
     const call = { amount, fingerprint: Idempotency.fingerprint({ request: new Request(url), body: undefined }) }
     const [here, there] = await Promise.all([
       gateway.fetch(url, { headers: { 'PAYMENT-SIGNATURE': header } }),
-      other.before(payload, call, refuse),
+      other.before(payload, { ...call, refuse }),
     ])
     const served = [here.status === 200, !(there instanceof Response)].filter(Boolean)
     expect(served).toHaveLength(1)
-    if (!(there instanceof Response)) await other.after(there, { ok: true }, refuse)
+    if (!(there instanceof Response)) await other.after(there, { ok: true }, { refuse })
     expect(await charged()).toBe(before + amount)
 
     // Spent once served, on another request: the corrective 402 with the channel's state and its last voucher.
@@ -164,13 +164,13 @@ describe('payment channels (x402 batch-settlement)', () => {
     // The client did not see the concurrent answer above, so it signs from its own state; resync it first.
     await scheme.processCorrectivePaymentRequired(corrective)
     const resynced = { ...payload, payload: (await scheme.createPaymentPayload(2, offer)).payload }
-    const held = await other.before(resynced, call, refuse)
+    const held = await other.before(resynced, { ...call, refuse })
     expect(held).not.toBeInstanceOf(Response)
-    await other.after(held as never, { ok: false }, refuse)
+    await other.after(held as never, { ok: false }, { refuse })
     expect(await charged()).toBe(before + amount)
-    const retried = await other.before(resynced, call, refuse)
+    const retried = await other.before(resynced, { ...call, refuse })
     expect(retried).not.toBeInstanceOf(Response)
-    await other.after(retried as never, { ok: true }, refuse)
+    await other.after(retried as never, { ok: true }, { refuse })
     expect(await charged()).toBe(before + 2n * amount)
   }, 30_000)
 

@@ -72,6 +72,14 @@ const books = () => ({
   lease: gateway.lease,
 })
 
+/** Reconciles through a settlement service on `books()` with `overrides` of them, and `options` of the run. */
+function reconciled(
+  overrides: Partial<Parameters<typeof settlement>[0]> = {},
+  options: Omit<Parameters<typeof reconcile>[0], 'settlements'> = {},
+) {
+  return reconcile({ settlements: settlement({ ...books(), ...overrides }), ...options })
+}
+
 /** Settles a payment left `settling` through this process's settlement service, with `overrides` of its books. */
 function settleLeft(
   authorization: Signed,
@@ -100,7 +108,7 @@ describe('reconcile', () => {
         ...gateway.facilitator,
         settle: async (parameters) => {
           const outcome = await gateway.facilitator.settle(parameters)
-          expect((await reconcile(books())).settled).toBeGreaterThanOrEqual(1)
+          expect((await reconciled()).settled).toBeGreaterThanOrEqual(1)
           return outcome
         },
       },
@@ -126,7 +134,7 @@ describe('reconcile', () => {
         // The transfer is mined and confirmed by reconciliation; then this process's connection fails.
         settle: async (parameters) => {
           await gateway.facilitator.settle(parameters)
-          expect((await reconcile(books())).settled).toBeGreaterThanOrEqual(1)
+          expect((await reconciled()).settled).toBeGreaterThanOrEqual(1)
           throw Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' })
         },
       },
@@ -198,14 +206,14 @@ describe('reconcile', () => {
     // A transaction that really succeeded on the devnet: what a crash after mining leaves behind.
     const mined = await gateway.devnet.fund({ address: owner.address, amount: 1n })
     const confirmed = await left(now + 600n, mined)
-    const result = await reconcile({ ...books(), upto: chain })
+    const result = await reconciled({}, { upto: chain })
     expect(result).toMatchObject({ failed: 1, settled: 1 })
     expect((await gateway.ledger.get(expired))?.state).toBe('failed')
     expect((await gateway.ledger.get(live))?.state).toBe('settling')
     expect(await gateway.ledger.get(confirmed)).toMatchObject({ state: 'settled', transaction: mined })
     // Without the upto contracts nothing is decided: they stay as they are.
     const untouched = await left(now - 60n)
-    await reconcile(books())
+    await reconciled()
     expect((await gateway.ledger.get(untouched))?.state).toBe('settling')
   })
 
@@ -215,7 +223,7 @@ describe('reconcile', () => {
     // The transaction went out, then the process died before the ledger heard of it.
     const settled = await gateway.facilitator.settle({ authorization, domain: toDomain(gateway.terms) })
     expect(settled.ok).toBe(true)
-    const result = await reconcile({ ...books(), events: events({ queue: gateway.queue }) })
+    const result = await reconciled({ events: events({ queue: gateway.queue }) })
     expect(result.settled).toBeGreaterThanOrEqual(1)
     const entry = await gateway.ledger.get(key)
     expect(entry?.state).toBe('settled')
@@ -251,7 +259,7 @@ describe('reconcile', () => {
         return gateway.facilitator.status(parameters)
       },
     }
-    await reconcile({ ...books(), facilitator })
+    await reconciled({ facilitator })
     expect(asked.find((parameters) => parameters.nonce === key.nonce)?.transaction).toBe(transaction)
     expect(await gateway.ledger.get(key)).toMatchObject({ state: 'settled', transaction })
   })
@@ -260,7 +268,7 @@ describe('reconcile', () => {
     const pending = await leave(await authorize(2), 'settling')
     const stale = await leave(await authorize(3), 'claimed', 'a-lease-no-process-holds')
     const fresh = await leave(await authorize(4), 'claimed')
-    await reconcile(books())
+    await reconciled()
     expect((await gateway.ledger.get(pending))?.state).toBe('settling')
     expect((await gateway.ledger.get(stale))?.state).toBe('released')
     expect((await gateway.ledger.get(fresh))?.state).toBe('claimed')
@@ -278,7 +286,7 @@ describe('reconcile', () => {
         return gateway.facilitator.settle(parameters)
       },
     }
-    const result = await reconcile({ ...books(), facilitator })
+    const result = await reconciled({ facilitator })
     expect(result.unsent).toBeGreaterThanOrEqual(1)
     expect(sent).not.toContain(key.nonce)
     expect(await gateway.ledger.get(key)).toMatchObject({ state: 'settling', transaction: undefined })
@@ -304,10 +312,10 @@ describe('reconcile', () => {
     const key = await leave(authorization, 'settling', 'a-lease-no-process-holds', [
       { type: 'insert', collection: 'reconcile-test', id },
     ])
-    const whileValid = await reconcile({ ...books(), store: gateway.store })
+    const whileValid = await reconciled({ store: gateway.store })
     expect(whileValid.unsent).toBeGreaterThanOrEqual(1)
     expect(await gateway.store.get('reconcile-test', id)).toBeDefined()
-    const result = await reconcile({ ...books(), store: gateway.store, now: new Date(Number(now + 3n) * 1000) })
+    const result = await reconciled({ store: gateway.store }, { now: new Date(Number(now + 3n) * 1000) })
     expect(result.failed).toBeGreaterThanOrEqual(1)
     expect(await gateway.ledger.get(key)).toMatchObject({ state: 'failed' })
     expect(await gateway.store.get('reconcile-test', id)).toBeUndefined()
