@@ -110,8 +110,6 @@ export const families: readonly Module.AnyModule[] = [
   markets.manifest,
   // stocks: quotes, search, candles and company profiles from Finnhub once keyed, Yahoo Finance's keyless ones before.
   stocks.manifest,
-  // markets: Polymarket's events, markets, order books and trades, keyless.
-  // stocks: quotes, search, candles and company profiles from Finnhub once keyed, Yahoo Finance's keyless ones before.
   webhooks.manifest,
   cron.manifest,
   notify.emailManifest,
