@@ -1,11 +1,13 @@
 import {
   type Abi,
   type Address,
+  bytesToHex,
   decodeFunctionResult,
   encodeFunctionData,
   getAddress,
   type Hex,
   hexToBigInt,
+  hexToBytes,
   isHex,
   parseAbi,
   size,
@@ -107,14 +109,14 @@ export declare namespace proxyOf {
  * a power is only reported by a selector of a known signature.
  */
 export function pushedSelectors(code: Hex): Set<Hex> {
-  const bytes = Buffer.from(code.slice(2), 'hex')
+  const bytes = hexToBytes(code)
   const found = new Set<Hex>()
   let index = 0
   while (index < bytes.length) {
     const opcode = bytes[index]!
     // PUSH1 (0x60) to PUSH32 (0x7f) carry opcode - 0x5f bytes of data.
     const pushed = opcode >= 0x60 && opcode <= 0x7f ? opcode - 0x5f : 0
-    if (pushed === 4 && index + 4 < bytes.length) found.add(`0x${bytes.subarray(index + 1, index + 5).toString('hex')}`)
+    if (pushed === 4 && index + 4 < bytes.length) found.add(bytesToHex(bytes.subarray(index + 1, index + 5)))
     index += 1 + pushed
   }
   return found

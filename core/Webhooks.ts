@@ -2,6 +2,7 @@ import { Webhook } from 'standardwebhooks'
 import { type Address, getAddress, keccak256, toHex } from 'viem'
 import { InvalidTransitionError } from './Errors.js'
 import { type Event, type Type, toType } from './Events.js'
+import { nextTurn } from './internal/nextTurn.js'
 import * as Machine from './Machine.js'
 import type { Outcome } from './Module.js'
 import type { Guard } from './Outbound.js'
@@ -242,7 +243,7 @@ export function subscriptions(store: Store): (owner: Address, type: Type) => Pro
   }
   return (owner, type) =>
     new Promise((resolve, reject) => {
-      if (asked.length === 0) setImmediate(answer)
+      if (asked.length === 0) nextTurn(answer)
       asked.push({ owner: getAddress(owner), type, resolve, reject })
     })
 }
@@ -275,7 +276,7 @@ function endingsOf(store: Store): (endpoint: Payload['endpoint'], ending: Ending
     } catch (error) {
       for (const { reject } of group) reject(error)
     }
-    if (slot.waiting.length > 0) setImmediate(write, key)
+    if (slot.waiting.length > 0) nextTurn(() => write(key))
     else queued.delete(key)
   }
   const record = (endpoint: Payload['endpoint'], ending: Ending) =>
@@ -285,7 +286,7 @@ function endingsOf(store: Store): (endpoint: Payload['endpoint'], ending: Ending
       if (slot) slot.waiting.push({ ending, resolve, reject })
       else {
         queued.set(key, { endpoint, waiting: [{ ending, resolve, reject }] })
-        setImmediate(write, key)
+        nextTurn(() => write(key))
       }
     })
   endings.set(store, record)
