@@ -31,8 +31,6 @@ export type Tool = {
   keeps?: Record<string, string>
   /** The variable whose vendor key this machine does not have: the call must be a 503 before payment. */
   needsKey?: string
-  /** A route of the original's later work (issue 36), not served yet: the call must be a 404. */
-  issue36?: true
   /**
    * A request the original gateway refuses too, as its handler reads the body (cited: file and line of
    * plagtech/spraay-x402-gateway at 376587a, its answer): here it must be a 400 before any payment naming `field`.

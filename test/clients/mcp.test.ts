@@ -10,8 +10,7 @@ import { type Tool, tools } from './mcp-tools.js'
 // The original gateway's MCP server, replayed: every tool's request as its handler builds it (./mcp-tools.ts), sent
 // through @x402/axios as the server sends it, paid from its wallet on the devnet. Each answers 2xx with the original's
 // core answer fields, or, where its vendor's key is missing here, a 503 before any payment; a request the original
-// refuses too (its handler cited) is a 400 before payment naming the field; the original's later routes (issue 36) are
-// 404s for now.
+// refuses too (its handler cited) is a 400 before payment naming the field.
 
 let replay: Awaited<ReturnType<typeof replayGateway>>
 let api: AxiosInstance
@@ -193,15 +192,6 @@ describe('the original MCP server, paid through @x402/axios', () => {
           field,
         })
         await afterwards[tool.name]?.(response.data)
-      })
-      continue
-    }
-    if (tool.issue36) {
-      // A route of the original's later work that this gateway does not serve yet (issue 36).
-      test(`behavior: ${tool.name} (${tool.method} ${tool.path}) is issue 36, not served yet: 404, unpaid`, async () => {
-        const response = await send(tool)
-        expect(response.status).toBe(404)
-        expect(paid(response)).toBe(false)
       })
       continue
     }
