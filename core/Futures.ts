@@ -421,6 +421,63 @@ export function transition(refund: Refund, event: RefundEvent): Refund {
   }
 }
 
+/**
+ * A deposit's claim: one record per transaction, ever, so that a deposit credits once. `claimed`: a call verified it
+ * and is crediting it; `credited`: its journal entry exists.
+ */
+export type Deposit = {
+  /** The futures account it credits. */
+  account: string
+  /** What it credits, in USDC atomic units (a decimal string). */
+  amount: string
+  /** When the call crediting it took it, ISO 8601. */
+  claimedAt: string
+} & (
+  | { /** A call is crediting it. */ state: 'claimed' }
+  | {
+      /** Its credit is in the journal. */
+      state: 'credited'
+      /** Journal entry of its `deposit` movement. */
+      sequence: number
+    }
+)
+
+/** What happens to a deposit's claim. */
+export type DepositEvent =
+  | {
+      /** A second call for the transaction takes the claim over: the call that claimed it stopped before crediting. */
+      type: 'taken'
+      /** How long a claim belongs to the call that made it before another may take it over, in ms. */
+      ttlMs: number
+    }
+  | {
+      /** Its `deposit` movement is in the journal. */
+      type: 'credited'
+      /** Journal entry of the movement. */
+      sequence: number
+    }
+
+/**
+ * The claim after `event` (`Machine.Transition`), or {@link InvalidTransitionError} with `details.reason`: a credited
+ * claim takes nothing (`credited`), and a claimed one is taken over only after `ttlMs` (`in_progress`: the call that
+ * made it may still be crediting it).
+ */
+export function depositTransition(deposit: Deposit, event: DepositEvent, now: Date): Deposit {
+  const { account, amount } = deposit
+  if (deposit.state === 'credited')
+    throw new InvalidTransitionError('The deposit was credited already.', { details: { reason: 'credited' } })
+  switch (event.type) {
+    case 'taken':
+      if (now.getTime() - Date.parse(deposit.claimedAt) < event.ttlMs)
+        throw new InvalidTransitionError('Another call is crediting the deposit.', {
+          details: { reason: 'in_progress' },
+        })
+      return { account, amount, state: 'claimed', claimedAt: now.toISOString() }
+    case 'credited':
+      return { ...deposit, state: 'credited', sequence: event.sequence }
+  }
+}
+
 /** A CAIP-2 Solana network: `solana:` and the first 32 characters of its genesis hash. */
 export type SolanaNetwork = `solana:${string}`
 

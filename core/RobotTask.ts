@@ -2,7 +2,8 @@ import { InvalidTransitionError } from './Errors.js'
 
 /**
  * A robot task (`/api/v1/robots/*`): the work a requester pays a robot for, with the price held in our escrow
- * contract until the work is proven.
+ * contract until the work is proven. The registration of the robot that takes it has a machine of its own here too
+ * ({@link registrationTransition}).
  *
  * Lifecycle:
  *
@@ -188,4 +189,48 @@ export function awaitsSettlement(task: State): boolean {
 export function phaseOf(status: Status): 'pending' | 'in-progress' | 'complete' {
   if (finalStatuses.includes(status)) return 'complete'
   return status === 'in_progress' ? 'in-progress' : 'pending'
+}
+
+/**
+ * What the registration machine reads and writes of a robot's record; the rest (its profile) passes through untouched.
+ * `status` is the registration's one state; `availability` is what the operator says of the robot, which the original
+ * gateway answers as its `status`.
+ */
+export type Registration = {
+  /** `active` (takes tasks, its profile may change) or `deregistered` by its operator, for good. */
+  status: 'active' | 'deregistered'
+  /** Whether it takes tasks now, as its operator says: `available`, `busy` or `offline`. */
+  availability: 'available' | 'busy' | 'offline'
+  /** When the record last changed, ISO 8601. */
+  updatedAt: string
+}
+
+/** What its operator does to a registered robot. */
+export type RegistrationEvent =
+  | { /** Its profile changed (the record given already holds the new fields). */ type: 'updated' }
+  | {
+      /** It is taken off the network: it takes no more tasks; tasks dispatched run to their end. */ type: 'deregistered'
+    }
+
+/**
+ * The next state of a robot's registration (`Machine.Transition`). Pure, so a store may run it again after a lost
+ * race. An active robot may be updated, or deregistered (which takes it `offline`); a deregistered one takes nothing:
+ * {@link InvalidTransitionError}.
+ */
+export function registrationTransition<robot extends Registration>(
+  robot: robot,
+  event: RegistrationEvent,
+  now: Date,
+): robot {
+  if (robot.status === 'deregistered')
+    throw new InvalidTransitionError(`A deregistered robot cannot be ${event.type}.`, {
+      details: { reason: 'deregistered' },
+    })
+  const updatedAt = now.toISOString()
+  switch (event.type) {
+    case 'updated':
+      return { ...robot, updatedAt }
+    case 'deregistered':
+      return { ...robot, status: 'deregistered', availability: 'offline', updatedAt }
+  }
 }

@@ -6,7 +6,6 @@ import * as Compute from '../../core/Compute.js'
 import {
   ConflictError,
   ForbiddenError,
-  InvalidTransitionError,
   NotFoundError,
   UpstreamFailedError,
   UpstreamTimeoutError,
@@ -14,8 +13,9 @@ import {
   ValidationError,
 } from '../../core/Errors.js'
 import * as Futures from '../../core/Futures.js'
+import * as Machine from '../../core/Machine.js'
 import * as Price from '../../core/Price.js'
-import { genesisHash, type LogEntry, type Refusal, type Store, walk } from '../../core/Store.js'
+import { genesisHash, type LogEntry, type Store, walk } from '../../core/Store.js'
 import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { BalanceQuery, DepositBody, ExecuteBody, HistoryQuery, Job, RefundBody } from './schema.js'
@@ -171,15 +171,6 @@ type Entry = {
   /** The deposit or refund: an EVM transaction hash or a Solana signature. */
   transaction?: string
   reason?: string
-}
-
-/** A deposit claim. */
-type Claim = {
-  account: string
-  amount: string
-  state: 'claimed' | 'credited'
-  claimedAt: string
-  sequence?: number
 }
 
 type Details = Omit<Entry, 'kind' | 'amount' | 'debit' | 'credit' | 'balances'>
@@ -525,7 +516,7 @@ export async function deposit(deps: Deps, input: DepositBody & { caller: Address
   })
   if (!opened.ok && verified.account.solana) await assertSameSolanaDepositor(deps, id, verified.account.solana)
 
-  const claimed = await deps.books.insert<Claim>({
+  const claimed = await deps.books.insert<Futures.Deposit>({
     collection: deposits,
     id: key,
     owners: [caller],
@@ -536,7 +527,10 @@ export async function deposit(deps: Deps, input: DepositBody & { caller: Address
   if (!claimed.ok) entry = await resume(deps, { key, id, hash: transaction, now })
   entry ??= await move(deps, id, 'deposit', () => amount, { transaction })
   const credited = entry.sequence
-  await deps.books.update<Claim>(deposits, key, ({ value }) => ({ ...value, state: 'credited', sequence: credited }))
+  // Refused only when a call that took the claim over credited it first: its entry stands.
+  await deps.books.update<Futures.Deposit>(deposits, key, ({ value }) =>
+    Machine.refusing(() => Futures.depositTransition(value, { type: 'credited', sequence: credited }, now)),
+  )
   return {
     credited: usd(amount),
     transaction,
@@ -672,11 +666,9 @@ async function resume(
   parameters: { key: string; id: string; hash: string; now: Date },
 ): Promise<LogEntry<Entry> | undefined> {
   const { key, id, hash, now } = parameters
-  const taken = await deps.books.update<Claim>(deposits, key, ({ value }) => {
-    if (value.state === 'credited') return { refused: true, reason: 'credited' }
-    if (now.getTime() - Date.parse(value.claimedAt) < claimTtlMs) return { refused: true, reason: 'in_progress' }
-    return { ...value, claimedAt: now.toISOString() }
-  })
+  const taken = await deps.books.update<Futures.Deposit>(deposits, key, ({ value }) =>
+    Machine.refusing(() => Futures.depositTransition(value, { type: 'taken', ttlMs: claimTtlMs }, now)),
+  )
   if (!taken.ok)
     throw new ConflictError(
       taken.reason === 'in_progress'
@@ -933,7 +925,9 @@ async function settle(
   decision: { movement: 'refund' | 'reverse'; reason: string },
 ): Promise<Settlement> {
   const taken = await deps.books.update<Futures.Refund>(refunds, refundId, ({ value }) =>
-    transitioned(value, { type: 'settle', ...decision, at: clock(deps), ttlMs: claimTtlMs }),
+    Machine.refusing(() =>
+      Futures.transition(value, { type: 'settle', ...decision, at: clock(deps), ttlMs: claimTtlMs }),
+    ),
   )
   if (!taken.ok) return { ok: false, reason: taken.reason }
   const settling = taken.record.value
@@ -951,20 +945,10 @@ async function settle(
       ...(settling.movement === 'reverse' ? { reason: settling.reason } : {}),
     })
   const done = await deps.books.update<Futures.Refund>(refunds, refundId, ({ value }) =>
-    transitioned(value, { type: 'settled', sequence: entry?.sequence }),
+    Machine.refusing(() => Futures.transition(value, { type: 'settled', sequence: entry?.sequence })),
   )
   if (!done.ok) throw new Error(`Refund ${refundId} was taken from its settler: ${done.reason}.`)
   return { ok: true, record: done.record.value, entry }
-}
-
-/** {@link Futures.transition} as a store change: an invalid one refuses the write. */
-function transitioned(refund: Futures.Refund, event: Futures.RefundEvent): Futures.Refund | Refusal {
-  try {
-    return Futures.transition(refund, event)
-  } catch (error) {
-    if (error instanceof InvalidTransitionError) return { refused: true, reason: error.message }
-    throw error
-  }
 }
 
 /**
@@ -1013,7 +997,7 @@ export async function refund(deps: Deps, input: RefundBody & { caller: Address }
     record: async (signed) =>
       (
         await deps.books.update<Futures.Refund>(refunds, refundId, ({ value }) =>
-          transitioned(value, { type: 'sign', signed, at: clock(deps) }),
+          Machine.refusing(() => Futures.transition(value, { type: 'sign', signed, at: clock(deps) })),
         )
       ).ok,
   })

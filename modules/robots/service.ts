@@ -12,6 +12,7 @@ import * as Escrow from '../../core/Escrow.js'
 import type { EscrowArbiter, EscrowChain } from '../../core/EscrowChain.js'
 import type { Events } from '../../core/Events.js'
 import * as EventsPort from '../../core/Events.js'
+import * as Machine from '../../core/Machine.js'
 import * as Outbound from '../../core/Outbound.js'
 import type * as Queue from '../../core/Queue.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
@@ -114,7 +115,8 @@ export type Robot = {
   /** Free-form JSON (the original gateway's field). */
   metadata?: Record<string, unknown> | undefined
   maxTaskSeconds: number
-  status: 'active' | 'deregistered'
+  /** Its registration's state ({@link RobotTask.registrationTransition}). */
+  status: RobotTask.Registration['status']
   /** Signs deliveries (`whsec_…`); shown once, at registration. */
   webhookSecret: string
   createdAt: string
@@ -205,11 +207,9 @@ export async function update(deps: Deps, body: UpdateBody) {
   const merged = { ...robot, ...changes }
   if (perTask !== undefined) merged.pricing = uniformPricing(merged.capabilities, perTask)
   const fields = await checkProfile(deps, merged, changes.endpoint !== undefined)
-  const now = clock(deps).toISOString()
+  const now = clock(deps)
   const updated = await deps.store.update<Robot>(robotsCollection, robot.id, (current) =>
-    current.value.status === 'active'
-      ? { ...current.value, ...fields, updatedAt: now }
-      : { refused: true, reason: 'deregistered' },
+    Machine.refusing(() => RobotTask.registrationTransition({ ...current.value, ...fields }, { type: 'updated' }, now)),
   )
   if (!updated.ok) throw new ConflictError(`Robot ${robot.id} is deregistered.`)
   const updatedFields = Object.keys(body).filter(
@@ -230,11 +230,9 @@ export async function deregister(deps: Deps, body: DeregisterBody) {
   if (body.signature === undefined) return signatureRequired(deps, 'deregister', body, operatorOf)
   const operator = await authorize(deps, 'deregister', body, operatorOf)
   const robot = await loadRobot(deps, id, operator)
-  const now = clock(deps).toISOString()
+  const now = clock(deps)
   const updated = await deps.store.update<Robot>(robotsCollection, robot.id, (current) =>
-    current.value.status === 'active'
-      ? { ...current.value, status: 'deregistered', availability: 'offline', updatedAt: now }
-      : { refused: true, reason: 'already deregistered' },
+    Machine.refusing(() => RobotTask.registrationTransition(current.value, { type: 'deregistered' }, now)),
   )
   if (!updated.ok) throw new ConflictError(`Robot ${robot.id} is already deregistered.`)
   return { status: 'deregistered', robot_id: robot.id, name: robot.name, robot: profileOf(deps, updated.record.value) }

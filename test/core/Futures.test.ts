@@ -219,3 +219,48 @@ describe('transition', () => {
     expect(() => Futures.transition(refunded, { type: 'settled', sequence: 4 })).toThrow(InvalidTransitionError)
   })
 })
+
+describe('depositTransition', () => {
+  const at = new Date('2026-01-01T00:00:00Z')
+  const later = (seconds: number) => new Date(at.getTime() + seconds * 1000)
+  const claimed: Futures.Deposit = {
+    account: 'cfe_000000000000000000000000',
+    amount: '5000000',
+    claimedAt: at.toISOString(),
+    state: 'claimed',
+  }
+  const reasonOf = (run: () => unknown) => {
+    try {
+      run()
+    } catch (error) {
+      expect(error).toBeInstanceOf(InvalidTransitionError)
+      return (error as InvalidTransitionError).details?.reason
+    }
+  }
+
+  test('default: claimed, then credited with its journal entry', () => {
+    expect(Futures.depositTransition(claimed, { type: 'credited', sequence: 4 }, at)).toEqual({
+      ...claimed,
+      state: 'credited',
+      sequence: 4,
+    })
+  })
+
+  test('behavior: a claim is taken over only after its TTL, and is then the new call’s', () => {
+    expect(reasonOf(() => Futures.depositTransition(claimed, { type: 'taken', ttlMs: 60_000 }, later(59)))).toBe(
+      'in_progress',
+    )
+    expect(Futures.depositTransition(claimed, { type: 'taken', ttlMs: 60_000 }, later(61))).toEqual({
+      ...claimed,
+      claimedAt: later(61).toISOString(),
+    })
+  })
+
+  test('error: a credited claim is neither taken over nor credited again', () => {
+    const credited = Futures.depositTransition(claimed, { type: 'credited', sequence: 4 }, at)
+    expect(reasonOf(() => Futures.depositTransition(credited, { type: 'taken', ttlMs: 60_000 }, later(600)))).toBe(
+      'credited',
+    )
+    expect(reasonOf(() => Futures.depositTransition(credited, { type: 'credited', sequence: 5 }, at))).toBe('credited')
+  })
+})

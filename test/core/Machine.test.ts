@@ -115,6 +115,14 @@ const refused: {
         now,
       ),
   },
+  'Futures.depositTransition': {
+    run: () =>
+      Core.Futures.depositTransition(
+        { account: 'a', amount: '1', claimedAt: at, state: 'credited', sequence: 1 },
+        { type: 'credited', sequence: 2 },
+        now,
+      ),
+  },
   'Futures.transition': {
     run: () =>
       Core.Futures.transition(
@@ -168,6 +176,14 @@ const refused: {
       Core.Notify.transition(
         { channel: 'sms', to: '+14155550100', status: 'delivered', deferrals: 0, history: [] },
         { type: 'failed', reason: 'late' },
+        now,
+      ),
+  },
+  'RobotTask.registrationTransition': {
+    run: () =>
+      Core.RobotTask.registrationTransition(
+        { status: 'deregistered', availability: 'offline', updatedAt: at },
+        { type: 'updated' },
         now,
       ),
   },

@@ -103,3 +103,27 @@ test('phaseOf: the interface vocabulary for every state', () => {
     canceled: 'complete',
   })
 })
+
+describe('registrationTransition', () => {
+  const robot: RobotTask.Registration & { id: string; name: string } = {
+    id: 'rbt_1',
+    name: 'WarehouseBot-01',
+    status: 'active',
+    availability: 'busy',
+    updatedAt: '2029-01-01T00:00:00.000Z',
+  }
+
+  test('default: an update keeps the registration and stamps the change, the profile passing through', () => {
+    expect(RobotTask.registrationTransition(robot, { type: 'updated' }, now)).toEqual({
+      ...robot,
+      updatedAt: now.toISOString(),
+    })
+  })
+
+  test('behavior: deregistering takes the robot offline, for good', () => {
+    const gone = RobotTask.registrationTransition(robot, { type: 'deregistered' }, now)
+    expect(gone).toEqual({ ...robot, status: 'deregistered', availability: 'offline', updatedAt: now.toISOString() })
+    for (const type of ['updated', 'deregistered'] as const)
+      expect(() => RobotTask.registrationTransition(gone, { type }, now)).toThrow(InvalidTransitionError)
+  })
+})
