@@ -2,7 +2,7 @@ import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFi
 import { join, relative } from 'node:path'
 import * as Core from '../core/index.js'
 
-// `npm run build`: core as a package that runs unchanged on Node, Deno, Bun and in a browser, written to dist/ and
+// `npm run build`: core and the client (client/) as a package that runs unchanged on Node, Deno, Bun and in a browser, written to dist/ and
 // packed with `npm pack ./dist`. The package has a manifest of its own, dist/package.json, rather than being this
 // repository's: the gateway's dependencies (the HTTP server, the databases, the vendors' SDKs) stay in
 // `dependencies`, where `npm ci` and a production install find them, while the package's are only the pure
@@ -82,7 +82,8 @@ export function importedPackages(directory: string): string[] {
  */
 export function manifest(parameters: manifest.Parameters): Record<string, unknown> {
   const { repository, imported } = parameters
-  const pinned = repository.dependencies
+  // The client pays with @x402/fetch, which the server never uses: a devDependency here, a dependency of the package.
+  const pinned = { ...repository.devDependencies, ...repository.dependencies }
   const runtime = imported.filter((name) => name.startsWith('node:') || name.startsWith('bun:'))
   if (runtime.length > 0) throw new Error(`core imports ${runtime.join(', ')}: the package must run in a browser too.`)
   const missing = imported.filter((name) => !(name in pinned))
@@ -92,13 +93,14 @@ export function manifest(parameters: manifest.Parameters): Record<string, unknow
     name: repository.name,
     version: repository.version,
     description:
-      "The core of agent-pay-gateway: fee math, calldata builders, payment terms and state machines, as the gateway runs them, for agents' own programs.",
+      "The core of agent-pay-gateway (fee math, calldata builders, payment terms and state machines, as the gateway runs them) and a typed client that pays for its calls, for agents' own programs.",
     type: 'module',
     engines: { node: '>=20' },
     exports: {
       '.': entry('core/index'),
       './core': entry('core/index'),
       ...Object.fromEntries(Object.keys(subpaths).map((name) => [`./core/${name}`, entry(`core/subpaths/${name}`)])),
+      './client': entry('client/index'),
       './package.json': './package.json',
     },
     dependencies: Object.fromEntries(imported.map((name) => [name, pinned[name]])),
@@ -108,13 +110,21 @@ export function manifest(parameters: manifest.Parameters): Record<string, unknow
 export declare namespace manifest {
   type Parameters = {
     /** This repository's package.json. */
-    repository: { name: string; version: string; dependencies: Record<string, string> }
+    repository: {
+      name: string
+      version: string
+      dependencies: Record<string, string>
+      devDependencies?: Record<string, string>
+    }
     /** The packages the compiled files import ({@link importedPackages}). */
     imported: readonly string[]
   }
 }
 
-/** Writes the package to {@link distDirectory}: compiles core (tsconfig.build.json), then its entries and manifest. */
+/**
+ * Writes the package to {@link distDirectory}: compiles core and the client (tsconfig.build.json), then core's entries
+ * and the manifest.
+ */
 export function build(): void {
   rmSync(distDirectory, { recursive: true, force: true })
   const compiled = Bun.spawnSync([join(root, 'node_modules/.bin/tsc'), '-p', 'tsconfig.build.json'], {

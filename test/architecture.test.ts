@@ -3,15 +3,17 @@ import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
 const root = join(import.meta.dir, '..')
-const layers = ['core', 'adapters', 'modules', 'app'] as const
+const layers = ['core', 'client', 'adapters', 'modules', 'app'] as const
 type Layer = (typeof layers)[number]
 
 /** Which project layers each layer may import (the design's dependency rule). */
 const allowed: Record<Layer, readonly Layer[]> = {
   core: ['core'],
+  // The client (agent-pay-gateway/client) runs in agents' programs and browsers: it may use core, never the server.
+  client: ['core', 'client'],
   adapters: ['core', 'adapters'],
   modules: ['core', 'modules'],
-  app: ['core', 'adapters', 'modules', 'app'],
+  app: ['core', 'client', 'adapters', 'modules', 'app'],
 }
 
 /** Packages core may use: pure libraries that run unchanged on Node, Deno, Bun and inside other agents. */
@@ -31,6 +33,9 @@ const corePackages = [
   /^@uniswap\/default-token-list\/build\/uniswap-default\.tokenlist\.json$/,
 ]
 
+/** Packages the client may use beside core's: the official x402 and MPP clients it pays with. */
+const clientPackages = [...corePackages, /^@x402\/(core|evm|fetch)(\/|$)/, /^mppx(\/|$)/]
+
 function files(directory: string): string[] {
   return readdirSync(directory).flatMap((name) => {
     const path = join(directory, name)
@@ -44,6 +49,22 @@ function imports(path: string): string[] {
   const pattern =
     /(?:^|\n)\s*(?:import|export)\s[^'"`]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s*['"]([^'"]+)['"]/g
   return [...source.matchAll(pattern)].map((match) => (match[1] ?? match[2] ?? match[3])!)
+}
+
+/** The packages beyond `packages` that `layer`'s files import and the runtime globals of `globals` they use. */
+function beyond(parameters: { layer: Layer; packages: readonly RegExp[]; globals: readonly string[] }): string[] {
+  const { layer, packages, globals } = parameters
+  return sources
+    .filter((path) => layerOf(path) === layer)
+    .flatMap((path) => {
+      const code = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+      return [
+        ...imports(path)
+          .filter((specifier) => !specifier.startsWith('.') && !packages.some((pattern) => pattern.test(specifier)))
+          .map((specifier) => `${relative(root, path)} imports ${specifier}`),
+        ...globals.filter((global) => code.includes(global)).map((global) => `${relative(root, path)} uses ${global}`),
+      ]
+    })
 }
 
 function layerOf(path: string): Layer | undefined {
@@ -95,16 +116,15 @@ describe('architecture', () => {
   })
 
   test('behavior: core imports only core and pure libraries, and touches no runtime', () => {
-    const violations: string[] = []
-    for (const path of sources.filter((source) => layerOf(source) === 'core')) {
-      for (const specifier of imports(path))
-        if (!specifier.startsWith('.') && !corePackages.some((pattern) => pattern.test(specifier)))
-          violations.push(`${relative(root, path)} imports ${specifier}`)
-      const code = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
-      for (const global of ['Bun.', 'process.', 'Deno.', 'require(', 'fetch('])
-        if (code.includes(global)) violations.push(`${relative(root, path)} uses ${global}`)
-    }
-    expect(violations).toEqual([])
+    const globals = ['Bun.', 'process.', 'Deno.', 'require(', 'fetch(']
+    expect(beyond({ layer: 'core', packages: corePackages, globals })).toEqual([])
+  })
+
+  test('behavior: the client imports only core, pure libraries and the official clients, and touches no runtime', () => {
+    expect(sources.some((source) => layerOf(source) === 'client')).toBe(true)
+    expect(
+      beyond({ layer: 'client', packages: clientPackages, globals: ['Bun.', 'process.', 'Deno.', 'require('] }),
+    ).toEqual([])
   })
 
   test('behavior: app/ imports module folders only in the one list, app/modules.ts', () => {

@@ -142,12 +142,12 @@ beforeAll(async () => {
 afterAll(() => rmSync(folder, { recursive: true, force: true }))
 
 describe('the packed package', () => {
-  test('behavior: holds the compiled core, its manifest and the README; depends on pure libraries only', async () => {
+  test('behavior: holds the compiled core and client, its manifest and the README; depends on pure libraries and the official clients only', async () => {
     const paths = packed.files.map(({ path }) => path)
     console.log(
       `${packed.filename}: ${packed.size} bytes packed, ${packed.unpackedSize} unpacked, ${paths.length} files`,
     )
-    expect(paths.filter((path) => !/^core\/.+\.(js|d\.ts)$/.test(path))).toEqual(['README.md', 'package.json'])
+    expect(paths.filter((path) => !/^(core|client)\/.+\.(js|d\.ts)$/.test(path))).toEqual(['README.md', 'package.json'])
     const { dependencies } = await Bun.file(join(folder, 'node_modules/agent-pay-gateway/package.json')).json()
     expect(Object.keys(dependencies)).toEqual([
       '@noble/curves',
@@ -155,8 +155,12 @@ describe('the packed package', () => {
       '@scure/base',
       '@sinclair/typebox',
       '@uniswap/default-token-list',
+      '@x402/core',
+      '@x402/evm',
+      '@x402/fetch',
       'eciesjs',
       'ipfs-unixfs-importer',
+      'mppx',
       'multiformats',
       'standardwebhooks',
       'viem',
