@@ -37,12 +37,12 @@ import * as resolve from '../modules/resolve/index.js'
 import * as robots from '../modules/robots/index.js'
 import * as rpc from '../modules/rpc/index.js'
 import * as safety from '../modules/safety/index.js'
-import * as sctp from '../modules/sctp/index.js'
 import * as search from '../modules/search/index.js'
 import * as solana from '../modules/solana/index.js'
 import * as stellar from '../modules/stellar/index.js'
 import * as stocks from '../modules/stocks/index.js'
 import * as storage from '../modules/storage/index.js'
+import * as supplyChain from '../modules/supplychain/index.js'
 import * as swap from '../modules/swap/index.js'
 import * as tax from '../modules/tax/index.js'
 import * as trust from '../modules/trust/index.js'
@@ -81,7 +81,8 @@ export const families: readonly Module.AnyModule[] = [
   wallet.manifest,
   kyc.manifest,
   batch.manifest,
-  sctp.manifest,
+  // sctp (the original's name): supply-chain payments, suppliers' invoices matched to purchase orders, paid in batches.
+  supplyChain.manifest,
   payroll.manifest,
   stellar.manifest,
   xrp.manifest,

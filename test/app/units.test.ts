@@ -26,8 +26,8 @@ let gateway: Awaited<ReturnType<typeof paidGateway>>
 let openapi: { paths: Record<string, Record<string, Operation>> }
 const lifi = startLifi()
 const across = startAcross()
-/** A supplier and a purchase order of the payer's (sctp), which the sctp fixtures name. */
-const sctp = { supplierId: '', poId: '' }
+/** A supplier and a purchase order of the payer's (supply-chain payments), which the sctp fixtures name. */
+const supplyChain = { supplierId: '', poId: '' }
 
 beforeAll(async () => {
   // Stellar and XRP mount with a server named (never reached here: every check below is answered before payment); the
@@ -46,9 +46,9 @@ beforeAll(async () => {
   const supplier = await ok(
     await gateway.paid(payer(), 'POST', '/api/v1/sctp/supplier', { name: 'Bolts Ltd', wallet: someone }),
   )
-  sctp.supplierId = supplier.supplierId
-  const order = { supplierId: sctp.supplierId, lines: [{ sku: 'A', quantity: '1', unitPriceRaw: '1' }] }
-  sctp.poId = (await ok(await gateway.paid(payer(), 'POST', '/api/v1/sctp/po', order))).poId
+  supplyChain.supplierId = supplier.supplierId
+  const order = { supplierId: supplyChain.supplierId, lines: [{ sku: 'A', quantity: '1', unitPriceRaw: '1' }] }
+  supplyChain.poId = (await ok(await gateway.paid(payer(), 'POST', '/api/v1/sctp/po', order))).poId
 })
 afterAll(async () => {
   await gateway.close()
@@ -201,8 +201,8 @@ const lot = (fields: Record<string, unknown>) => ({
   transactions: [{ asset: 'ETH', amount: '1', kind: 'buy', time: '2024-01-01T00:00:00Z', usdValue: '1', ...fields }],
 })
 /** A purchase order, or an invoice against the payer's, with `fields` over one line or item. */
-const ordered = (fields: Record<string, unknown>) => ({ supplierId: sctp.supplierId, ...fields })
-const invoiced = (fields: Record<string, unknown>) => ({ poId: sctp.poId, total: '1', ...fields })
+const ordered = (fields: Record<string, unknown>) => ({ supplierId: supplyChain.supplierId, ...fields })
+const invoiced = (fields: Record<string, unknown>) => ({ poId: supplyChain.poId, total: '1', ...fields })
 const priced = (value: string) => [{ sku: 'A', quantity: '1', unitPriceRaw: value }]
 /** The unit price of the first line of an answered purchase order or invoice, atomic. */
 const unitPriceOf = (document: { lines: { unitPriceRaw: string }[] }) => BigInt(document.lines[0]!.unitPriceRaw)
@@ -419,13 +419,13 @@ const fixtures: Fixture[] = [
     [
       'POST /api/v1/sctp/pay',
       'amount',
-      (value) => ({ supplierId: sctp.supplierId, amount: value }),
+      (value) => ({ supplierId: supplyChain.supplierId, amount: value }),
       (answer) => BigInt(answer.payments[0].amountRaw),
     ],
     [
       'POST /api/v1/sctp/pay',
       'payments[].amount',
-      (value) => ({ payments: [{ supplierId: sctp.supplierId, amount: value }] }),
+      (value) => ({ payments: [{ supplierId: supplyChain.supplierId, amount: value }] }),
       (answer) => BigInt(answer.payments[0].amountRaw),
     ],
   ),

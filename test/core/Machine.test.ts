@@ -190,9 +190,9 @@ const refused: {
   'RobotTask.transition': {
     run: () => Core.RobotTask.transition({ status: 'completed', history: [] }, { type: 'started' }, now),
   },
-  'Sctp.transition': {
+  'SupplyChain.transition': {
     run: () =>
-      Core.Sctp.transition(
+      Core.SupplyChain.transition(
         { status: 'rejected', history: [] },
         { type: 'paid', transaction: `0x${'cd'.repeat(32)}`, paidAt: now },
         now,

@@ -1,7 +1,7 @@
 import { InvalidTransitionError } from './Errors.js'
 
 /**
- * Supply-chain payments (`/api/v1/sctp/*`): a buyer's purchase order to a supplier, the supplier's invoices against
+ * Supply-chain payments (`/api/v1/sctp/*`, the original gateway's "Supply Chain Task Protocol"): a buyer's purchase order to a supplier, the supplier's invoices against
  * it, a deterministic match of each invoice against the order, and payment of verified invoices in one batch
  * transaction that an on-chain watcher confirms.
  *

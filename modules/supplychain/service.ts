@@ -5,8 +5,8 @@ import * as BatchPayment from '../../core/BatchPayment.js'
 import { ConflictError, NotFoundError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import * as Events from '../../core/Events.js'
 import type { Token } from '../../core/Module.js'
-import * as Sctp from '../../core/Sctp.js'
 import { type Also, type Store, walk } from '../../core/Store.js'
+import * as SupplyChain from '../../core/SupplyChain.js'
 import type { Transfers } from '../../core/Transfers.js'
 import * as Units from '../../core/Units.js'
 import {
@@ -84,7 +84,7 @@ export type Order = {
 }
 
 /** An invoice as stored. */
-export type Invoice = Sctp.State & {
+export type Invoice = SupplyChain.State & {
   id: string
   poId: string
   supplierId: string
@@ -203,7 +203,7 @@ function orderTerms(deps: Deps, input: PoBody) {
   checkMetadata(input.metadata)
   const token = tokenOf(deps, input.currency ?? 'USDC', 'currency')
   const lines = documentLines(input, token.decimals)
-  const total = Sctp.lineTotal(linesOf(lines))
+  const total = SupplyChain.lineTotal(linesOf(lines))
   if (input.total !== undefined) {
     const stated = Units.fromDecimal({ value: input.total, decimals: token.decimals, field: 'total' })
     if (stated !== total)
@@ -456,7 +456,7 @@ export async function getInvoice(deps: Deps, input: { id: string; caller: Addres
 }
 
 /**
- * Matches an invoice against its purchase order ({@link Sctp.match}): every check listed, the outcome recorded as
+ * Matches an invoice against its purchase order ({@link SupplyChain.match}): every check listed, the outcome recorded as
  * the invoice's state (`verified`, `review_required` or `rejected`). For the buyer or the supplier.
  */
 export async function verify(deps: Deps, input: VerifyBody & { caller: Address }) {
@@ -468,12 +468,12 @@ export async function verify(deps: Deps, input: VerifyBody & { caller: Address }
       .map(async (id) => (await deps.store.get<Invoice>(collections.invoices, id))?.value),
   )
   const billed = others
-    .filter((one) => one !== undefined && Sctp.billedStatuses.includes(one.status))
+    .filter((one) => one !== undefined && SupplyChain.billedStatuses.includes(one.status))
     .flatMap((one) => linesOf(one!.lines))
   const earlier = (await deps.store.list<Invoice>(collections.invoices, { owner: record.submittedBy, limit: 1000 }))
     .map((one) => one.value)
     .filter((one) => one.supplierId === record.supplierId && one.id !== record.id && isEarlier(one, record))
-  const { outcome, checks } = Sctp.match({
+  const { outcome, checks } = SupplyChain.match({
     order: { supplierId: order.supplierId, currency: order.currency, lines: linesOf(order.lines) },
     invoice: {
       supplierId: record.supplierId,
@@ -518,7 +518,7 @@ export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
     const record = await load<Invoice>(deps, collections.invoices, id, buyer, 'invoice')
     if (!isAddressEqual(record.buyer, buyer)) throw new NotFoundError(`No invoice ${id}.`)
     // Refused before anything is built: the machine says which states can be paid.
-    Sctp.transition(record, { type: 'payment_requested', payment: placeholder }, clock(deps))
+    SupplyChain.transition(record, { type: 'payment_requested', payment: placeholder }, clock(deps))
     invoices.push(record)
   }
   const currencies = [...new Set(invoices.map((one) => one.currency.toUpperCase()))]
@@ -549,7 +549,7 @@ export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
   })
   const pending: Invoice[] = []
   for (const [index, one] of invoices.entries()) {
-    const payment: Sctp.Payment = {
+    const payment: SupplyChain.Payment = {
       from: buyer,
       to: recipients[index]!.address,
       amount: one.total,
@@ -686,7 +686,7 @@ async function payOriginal(deps: Deps, caller: Address, form: Extract<PayForm, {
           field: form.batch ? `${item.field}.amount` : 'amount',
           message: `is ${Units.toDecimal(item.amount, token.decimals)} USDC; invoice ${record.id} totals ${Units.toDecimal(BigInt(record.total), token.decimals)} USDC`,
         })
-      Sctp.transition(record, { type: 'payment_requested', payment: placeholder }, clock(deps))
+      SupplyChain.transition(record, { type: 'payment_requested', payment: placeholder }, clock(deps))
       return seller
     }),
   )
@@ -705,7 +705,7 @@ async function payOriginal(deps: Deps, caller: Address, form: Extract<PayForm, {
   })
   for (const [index, item] of form.items.entries()) {
     if (item.invoiceId === undefined) continue
-    const payment: Sctp.Payment = {
+    const payment: SupplyChain.Payment = {
       from: buyer,
       to: recipients[index]!.address,
       amount: item.amount.toString(),
@@ -841,7 +841,7 @@ async function watch(deps: Deps, record: Invoice): Promise<Invoice> {
       record.id,
       (current) =>
         current.value.status === 'payment_pending'
-          ? Sctp.transition(
+          ? SupplyChain.transition(
               current.value,
               {
                 type: 'paid',
@@ -895,16 +895,16 @@ function paidEvents(
 }
 
 /** Applies an event to a stored invoice atomically; an event the state does not take is a 409. */
-async function transition(deps: Deps, id: string, event: Sctp.Event): Promise<Invoice> {
+async function transition(deps: Deps, id: string, event: SupplyChain.Event): Promise<Invoice> {
   const now = clock(deps)
   const updated = await deps.store.update<Invoice>(collections.invoices, id, (current) =>
-    Sctp.transition(current.value, event, now),
+    SupplyChain.transition(current.value, event, now),
   )
   if (!updated.ok) throw new ConflictError(`Invoice ${id} could not be updated.`)
   return updated.record.value
 }
 
-const placeholder: Sctp.Payment = {
+const placeholder: SupplyChain.Payment = {
   from: '0x0000000000000000000000000000000000000000',
   to: '0x0000000000000000000000000000000000000000',
   amount: '0',
@@ -931,7 +931,7 @@ async function insert(deps: Deps, collection: string, id: string, owners: Addres
   if (!inserted.ok) throw new Error(`Id ${id} is already taken in ${collection}.`)
 }
 
-function linesOf(lines: readonly StoredLine[]): Sctp.Line[] {
+function linesOf(lines: readonly StoredLine[]): SupplyChain.Line[] {
   return lines.map((line) => ({ sku: line.sku, quantity: BigInt(line.quantity), unitPrice: BigInt(line.unitPrice) }))
 }
 

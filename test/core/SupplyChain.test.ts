@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { InvalidTransitionError } from '../../core/Errors.js'
-import * as Sctp from '../../core/Sctp.js'
+import * as SupplyChain from '../../core/SupplyChain.js'
 
 const now = new Date('2030-01-01T00:00:00Z')
 const hash = `0x${'cd'.repeat(32)}` as const
-const payment: Sctp.Payment = {
+const payment: SupplyChain.Payment = {
   from: '0x00000000000000000000000000000000000000b1',
   to: '0x00000000000000000000000000000000000000c2',
   amount: '100',
@@ -12,7 +12,7 @@ const payment: Sctp.Payment = {
   fromBlock: '7',
 }
 
-const eventOf = (type: Sctp.Event['type'], outcome: Sctp.Outcome = 'verified'): Sctp.Event => {
+const eventOf = (type: SupplyChain.Event['type'], outcome: SupplyChain.Outcome = 'verified'): SupplyChain.Event => {
   switch (type) {
     case 'checked':
       return { type, outcome, checks: [] }
@@ -23,14 +23,14 @@ const eventOf = (type: Sctp.Event['type'], outcome: Sctp.Outcome = 'verified'): 
   }
 }
 
-const stateOf = (status: Sctp.Status): Sctp.State => ({
+const stateOf = (status: SupplyChain.Status): SupplyChain.State => ({
   status,
   history: [{ status, at: now.toISOString() }],
   ...(status === 'payment_pending' || status === 'paid' ? { payment } : {}),
 })
 
 /** Where each legal (state, event) pair leads; `checked` leads where its outcome says. */
-const legal: Record<string, Sctp.Status | 'outcome'> = {
+const legal: Record<string, SupplyChain.Status | 'outcome'> = {
   'submitted checked': 'outcome',
   'review_required checked': 'outcome',
   'verified payment_requested': 'payment_pending',
@@ -39,27 +39,27 @@ const legal: Record<string, Sctp.Status | 'outcome'> = {
 }
 
 describe('transition: every state × every event', () => {
-  for (const status of Sctp.statuses)
-    for (const type of Sctp.eventTypes) {
+  for (const status of SupplyChain.statuses)
+    for (const type of SupplyChain.eventTypes) {
       const key = `${status} ${type}`
       const to = legal[key]
       if (to === 'outcome')
         for (const outcome of ['verified', 'review_required', 'rejected'] as const)
           test(`${key} (${outcome}) → ${outcome}`, () => {
-            expect(Sctp.transition(stateOf(status), eventOf(type, outcome), now).status).toBe(outcome)
+            expect(SupplyChain.transition(stateOf(status), eventOf(type, outcome), now).status).toBe(outcome)
           })
       else if (to !== undefined)
         test(`${key} → ${to}`, () => {
-          expect(Sctp.transition(stateOf(status), eventOf(type), now).status).toBe(to)
+          expect(SupplyChain.transition(stateOf(status), eventOf(type), now).status).toBe(to)
         })
       else
         test(`${key} is refused (409)`, () => {
-          expect(() => Sctp.transition(stateOf(status), eventOf(type), now)).toThrow(InvalidTransitionError)
+          expect(() => SupplyChain.transition(stateOf(status), eventOf(type), now)).toThrow(InvalidTransitionError)
         })
     }
 
   test('asking again while pending keeps the block the watcher searches from', () => {
-    const again = Sctp.transition(
+    const again = SupplyChain.transition(
       stateOf('payment_pending'),
       { type: 'payment_requested', payment: { ...payment, fromBlock: '99' } },
       now,
@@ -68,7 +68,7 @@ describe('transition: every state × every event', () => {
   })
 
   test('paid records the transaction and its time', () => {
-    const paid = Sctp.transition(stateOf('payment_pending'), eventOf('paid'), now)
+    const paid = SupplyChain.transition(stateOf('payment_pending'), eventOf('paid'), now)
     expect(paid.payment).toEqual({ ...payment, transaction: hash, paidAt: now.toISOString() })
   })
 })
@@ -82,15 +82,22 @@ describe('match', () => {
       { sku: 'B', quantity: 1n, unitPrice: 50_000n },
     ],
   }
-  const base = (lines: Sctp.Line[], extra: Partial<Sctp.Match['invoice']> = {}): Sctp.Match => ({
+  const base = (lines: SupplyChain.Line[], extra: Partial<SupplyChain.Match['invoice']> = {}): SupplyChain.Match => ({
     order,
-    invoice: { supplierId: 'sup_1', currency: 'usdc', number: 'INV 1', lines, total: Sctp.lineTotal(lines), ...extra },
+    invoice: {
+      supplierId: 'sup_1',
+      currency: 'usdc',
+      number: 'INV 1',
+      lines,
+      total: SupplyChain.lineTotal(lines),
+      ...extra,
+    },
     supplierInvoiceNumbers: [],
     billed: [],
     toleranceBps: 100n,
   })
-  const failed = (input: Sctp.Match) => {
-    const result = Sctp.match(input)
+  const failed = (input: SupplyChain.Match) => {
+    const result = SupplyChain.match(input)
     return [result.outcome, result.checks.filter((check) => !check.ok).map((check) => check.name)]
   }
 

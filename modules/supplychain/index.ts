@@ -31,7 +31,9 @@ function depsOf(resources: Module.Resources<'store' | 'onchain' | 'batch', typeo
 /**
  * Supply-chain payments (`/api/v1/sctp/*`): suppliers, purchase orders, invoices matched against them, and verified
  * invoices paid in one batch transaction on the settlement chain; a job each minute marks them paid from the chain,
- * which is `invoice.paid` and `transfer.seen` to buyer and supplier, committed with the invoice's update.
+ * which is `invoice.paid` and `transfer.seen` to buyer and supplier, committed with the invoice's update. Its public
+ * names keep the original gateway's `sctp` (its "Supply Chain Task Protocol"): paths, the family, its environment, its
+ * job and its store collections.
  */
 export const manifest = Module.define({
   name: 'sctp',
