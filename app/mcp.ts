@@ -7,13 +7,13 @@ import {
 } from '@modelcontextprotocol/sdk/types.js'
 import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { LocalAccount } from 'viem'
+import { priceTextOf, type ManifestResource as Resource } from '../client/manifest.js'
 import * as Catalog from '../core/Catalog.js'
 import type { PaymentTerms } from '../core/PaymentTerms.js'
 import * as Price from '../core/Price.js'
 import { clients } from './clients.js'
 import { aliasNote } from './discovery/documents.js'
 import * as Schema from './discovery/schema.js'
-import { priceTextOf, type ManifestResource as Resource } from './discovery/terms.js'
 
 /** The parts of the payment manifest the MCP server reads. */
 type Manifest = PaymentTerms & {

@@ -5,14 +5,16 @@ import { wrapFetchWithPayment } from '@x402/fetch'
 import { Receipt as MppReceipt } from 'mppx'
 import { Mppx } from 'mppx/client'
 import { evm } from 'mppx/evm/client'
-import type { Address, LocalAccount } from 'viem'
+import type { LocalAccount } from 'viem'
 import type { Endpoints } from './endpoints.js'
+import type { Manifest } from './manifest.js'
 
 // agent-pay-gateway/client: a typed client of the gateway that pays for each call with the official clients (x402's
 // @x402/fetch, or mppx for MPP), within caps checked before anything is signed. It runs on Node, Deno, Bun and in a
 // browser: it uses only fetch, Web Crypto and the clients' own packages.
 
 export type { Endpoints } from './endpoints.js'
+export { type Manifest, type ManifestResource, priceTextOf } from './manifest.js'
 
 /** The headers that carry a payment: x402 v2 and v1, and MPP's credential. */
 const paymentHeaders = ['payment-signature', 'x-payment', 'authorization'] as const
@@ -163,7 +165,7 @@ export function createClient(parameters: createClient.Parameters): createClient.
     url,
     spent: () => spent,
     async call(endpoint, ...[input]) {
-      const { params = {}, query, body, idempotencyKey = crypto.randomUUID() } = (input ?? {}) as CallShape
+      const { params = {}, query, body, idempotencyKey } = (input ?? {}) as CallShape
       const [method, pattern] = (endpoint as string).split(' ') as [string, string]
       const path = pattern.replace(/:([A-Za-z_]\w*)/g, (_, name: string) => {
         const value = params[name]
@@ -171,13 +173,16 @@ export function createClient(parameters: createClient.Parameters): createClient.
         return encodeURIComponent(value)
       })
       const search = query ? `?${new URLSearchParams(query as Record<string, string>)}` : ''
+      return (await this.request({ method, path: `${path}${search}`, body, idempotencyKey })) as Answer<never>
+    },
+    async request({ method, path, body, idempotencyKey = crypto.randomUUID() }) {
       const headers: Record<string, string> = { 'idempotency-key': idempotencyKey, accept: 'application/json' }
       if (body !== undefined) headers['content-type'] = 'application/json'
       const state: { amount: bigint; refused: ClientError | undefined } = { amount: 0n, refused: undefined }
       const pay = await payer(state)
       let response: Response
       try {
-        response = await pay(`${url}${path}${search}`, {
+        response = await pay(`${url}${path}`, {
           method,
           headers,
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -202,7 +207,7 @@ export function createClient(parameters: createClient.Parameters): createClient.
         paid: receipt ? state.amount : 0n,
         idempotencyKey,
         headers: response.headers,
-      } as Answer<never>
+      }
     },
   }
 }
@@ -236,6 +241,17 @@ export declare namespace createClient {
       endpoint: endpoint,
       ...input: {} extends Endpoints[endpoint]['input'] ? [input?: CallInput<endpoint>] : [input: CallInput<endpoint>]
     ): Promise<Answer<Endpoints[endpoint]['output']>>
+    /** Sends `method path` (a path with its query, any path the gateway serves), paying when the gateway asks. */
+    request(input: {
+      /** HTTP method. */
+      method: string
+      /** Path and query, e.g. `/api/v1/invoice/inv_1`. */
+      path: string
+      /** JSON body. @default none */
+      body?: unknown
+      /** The call's idempotency key. @default a fresh UUID */
+      idempotencyKey?: string
+    }): Promise<Answer<unknown>>
   }
 }
 
@@ -247,20 +263,23 @@ type CallShape = {
   idempotencyKey?: string
 }
 
-/** The part of the gateway's manifest (`/.well-known/x402.json`) the client pays with. */
-type Terms = {
-  /** CAIP-2 network. */
-  network: string
-  /** The asset and its EIP-712 domain. */
-  asset: { address: Address; name: string; version: string }
-}
+/** The part of the gateway's manifest the client pays with. */
+type Terms = Pick<Manifest, 'network' | 'asset'>
 
 /** The gateway's payment terms from its manifest, or undefined where it has none (the original gateway). */
 async function termsOf(url: string, fetch: typeof globalThis.fetch): Promise<Terms | undefined> {
-  const response = await fetch(`${url}/.well-known/x402.json`).catch(() => undefined)
-  if (!response?.ok) return undefined
-  const manifest = (await response.json().catch(() => undefined)) as Partial<Terms> | undefined
-  return manifest?.network && manifest.asset ? { network: manifest.network, asset: manifest.asset } : undefined
+  const manifest = await manifestOf(url, fetch).catch(() => undefined)
+  return manifest?.network && manifest.asset ? manifest : undefined
+}
+
+/** The gateway's manifest (`/.well-known/x402.json`); throws, saying why, where it answers none. */
+export async function manifestOf(url: string, fetch: typeof globalThis.fetch = globalThis.fetch): Promise<Manifest> {
+  const base = url.replace(/\/+$/, '')
+  const response = await fetch(`${base}/.well-known/x402.json`).catch(() => undefined)
+  if (!response) throw new Error(`No gateway answers at ${base}.`)
+  if (!response.ok)
+    throw new Error(`${base}/.well-known/x402.json answered HTTP ${response.status}: not a gateway manifest.`)
+  return (await response.json()) as Manifest
 }
 
 /** The receipt a response carries, decoded; undefined when it carries none or a failed one. */

@@ -33,6 +33,11 @@ const corePackages = [
   /^@uniswap\/default-token-list\/build\/uniswap-default\.tokenlist\.json$/,
 ]
 
+/** Client files that run on a runtime, each for a reason; the rest of the client runs in a browser too. */
+const runtimeFiles: Readonly<Record<string, string>> = {
+  'client/cli.ts': 'the command line, on Node (node:fs for its receipts, process for its arguments and environment)',
+}
+
 /** Packages the client may use beside core's: the official x402 and MPP clients it pays with. */
 const clientPackages = [...corePackages, /^@x402\/(core|evm|fetch)(\/|$)/, /^mppx(\/|$)/]
 
@@ -55,7 +60,7 @@ function imports(path: string): string[] {
 function beyond(parameters: { layer: Layer; packages: readonly RegExp[]; globals: readonly string[] }): string[] {
   const { layer, packages, globals } = parameters
   return sources
-    .filter((path) => layerOf(path) === layer)
+    .filter((path) => layerOf(path) === layer && !(relative(root, path) in runtimeFiles))
     .flatMap((path) => {
       const code = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
       return [
