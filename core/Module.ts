@@ -204,10 +204,7 @@ export interface Ports {
   texter: Notify.Texter
   /** The gateway's public origin (PUBLIC_URL), for URLs handed to providers that call back. */
   publicUrl: string
-  /**
-   * The store itself, outside the journal that takes back a paid call's writes when its fee is never settled: for
-   * ledgers of what already happened on chain or upstream (compute futures), which must never be taken back.
-   */
+  /** The books: the store with no take-back, for ledgers that must stand when a paid call's fee is never settled. */
   books: Store
   /** The compute-futures operator on the settlement chain: its deposit address and the wallet that sends refunds. */
   futures: FuturesTreasury
