@@ -134,12 +134,15 @@ export declare namespace manifest {
  */
 export function build(): void {
   rmSync(distDirectory, { recursive: true, force: true })
-  const compiled = Bun.spawnSync([join(root, 'node_modules/.bin/tsc'), '-p', 'tsconfig.build.json'], {
-    cwd: root,
-    stdout: 'inherit',
-    stderr: 'inherit',
-  })
-  if (compiled.exitCode !== 0) throw new Error(`tsc -p tsconfig.build.json exited with ${compiled.exitCode}.`)
+  // The command line (client/cli.ts) compiles on its own, with Node's types, which core and the client must not use.
+  for (const project of ['tsconfig.build.json', 'tsconfig.build-cli.json']) {
+    const compiled = Bun.spawnSync([join(root, 'node_modules/.bin/tsc'), '-p', project], {
+      cwd: root,
+      stdout: 'inherit',
+      stderr: 'inherit',
+    })
+    if (compiled.exitCode !== 0) throw new Error(`tsc -p ${project} exited with ${compiled.exitCode}.`)
+  }
   const entries = join(distDirectory, 'core/subpaths')
   mkdirSync(entries)
   for (const [name, namespaces] of Object.entries(subpaths))
