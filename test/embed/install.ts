@@ -72,6 +72,8 @@ export function lockFor(parameters: lockFor.Parameters): void {
       integrity,
       dependencies: manifest.dependencies,
       engines: manifest.engines,
+      // npm ci links a package's commands into node_modules/.bin from the lock's entry.
+      ...(manifest.bin ? { bin: manifest.bin } : {}),
     },
     ...closure(lock, manifest.dependencies),
   }
@@ -88,6 +90,12 @@ export declare namespace lockFor {
     /** The path of the packed package. */
     tarball: string
     /** The package's package.json. */
-    manifest: { name: string; version: string; engines?: Record<string, string>; dependencies: Record<string, string> }
+    manifest: {
+      name: string
+      version: string
+      engines?: Record<string, string>
+      bin?: Record<string, string>
+      dependencies: Record<string, string>
+    }
   }
 }

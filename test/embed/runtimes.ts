@@ -12,6 +12,7 @@ import { build, distDirectory, subpaths } from '../../app/package.js'
 import * as Authorization from '../../core/Authorization.js'
 import * as BatchPayment from '../../core/BatchPayment.js'
 import * as Core from '../../core/index.js'
+import { paidGateway } from '../support/paid.js'
 import { lockFor } from './install.js'
 
 const root = join(import.meta.dir, '../..')
@@ -127,6 +128,7 @@ beforeAll(async () => {
   writeFileSync(join(folder, 'expected.mjs'), `export default ${values}\n`)
   for (const file of ['checks.mjs', 'run-checks.mjs', 'browser.mjs'])
     cpSync(join(import.meta.dir, file), join(folder, file))
+  cpSync(join(root, 'examples'), join(folder, 'examples'), { recursive: true })
   const install = run(['npm', 'ci', '--offline', '--no-audit', '--no-fund'])
   expect(install.ok, install.output).toBe(true)
   const counted = run([
@@ -212,4 +214,139 @@ describe.skipIf(!existsSync(chromiumPath))('the package bundled for a browser', 
       server.stop(true)
     }
   })
+})
+
+/** A gateway on the devnet, served on a local port, for the examples and the command line to pay. */
+let served: { gateway: Awaited<ReturnType<typeof paidGateway>>; server: ReturnType<typeof Bun.serve>; page: string }
+
+/** What the payee and `payer` hold before and after `pay`, in atomic USDC. */
+async function balancesAround(payer: `0x${string}`, pay: () => Promise<void>) {
+  const { gateway } = served
+  const before = [await gateway.balance(gateway.terms.payTo), await gateway.balance(payer)]
+  await pay()
+  const after = [await gateway.balance(gateway.terms.payTo), await gateway.balance(payer)]
+  return { payee: after[0]! - before[0]!, payer: after[1]! - before[1]! }
+}
+
+describe('the examples and the command line, against a gateway on the devnet', () => {
+  beforeAll(async () => {
+    const gateway = await paidGateway()
+    let script = ''
+    const server = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: (request) => {
+        const { pathname } = new URL(request.url)
+        if (pathname === '/example/') return new Response(Bun.file(join(folder, 'examples/browser/index.html')))
+        if (pathname === '/example/pay.js')
+          return new Response(script, { headers: { 'content-type': 'text/javascript' } })
+        return gateway.gateway.handle(request)
+      },
+    })
+    const bundle = await Bun.build({
+      entrypoints: [join(folder, 'examples/browser/pay.mjs')],
+      target: 'browser',
+      format: 'esm',
+    })
+    expect(bundle.success, bundle.logs.join('\n')).toBe(true)
+    script = await bundle.outputs[0]!.text()
+    served = { gateway, server, page: `http://127.0.0.1:${server.port}/example/` }
+  }, 120_000)
+  afterAll(async () => {
+    served?.server.stop(true)
+    await served?.gateway.close()
+  })
+
+  const payerEnv = (index: number) => ({
+    ...process.env,
+    GATEWAY_URL: `http://127.0.0.1:${served.server.port}`,
+    AGENT_PAY_PRIVATE_KEY: served.gateway.devnet.accounts[index]!.privateKey,
+    AGENT_PAY_RECEIPTS: join(folder, `receipts-${index}.jsonl`),
+  })
+  const spawn = async (command: string[], env: Record<string, string | undefined>) => {
+    const child = Bun.spawn(command, { cwd: folder, env, stdout: 'pipe', stderr: 'pipe' })
+    const [stdout, stderr, code] = await Promise.all([
+      new Response(child.stdout).text(),
+      new Response(child.stderr).text(),
+      child.exited,
+    ])
+    return { stdout, stderr, code }
+  }
+
+  test("behavior: the Node agent computes a batch's fee and calldata with core alone", async () => {
+    const { stdout, stderr, code } = await spawn(['node', 'examples/node-batch.mjs'], { PATH: process.env.PATH })
+    expect(code, stderr).toBe(0)
+    const recipients = [
+      { address: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8', amount: 1_500_000n },
+      { address: '0x3C44CdDdB6a900fa2b585dd299e03d12FA4293BC', amount: 2_000_000n },
+    ] as const
+    const token = { address: '0x833589fCD6eDb6E08f4c7C32D4f71b54bdA02913', isETH: false } as const
+    expect(JSON.parse(stdout)).toMatchObject({
+      total: '3.5',
+      fee: '0.0105',
+      totalWithFee: '3.5105',
+      calldata: BatchPayment.calldata({ token, recipients }),
+    })
+  })
+
+  test.skipIf(!existsSync(deno))(
+    'behavior: the Deno script pays for one call with the client, exactly the price',
+    async () => {
+      const env = payerEnv(5)
+      let output = ''
+      const moved = await balancesAround(
+        privateKeyToAccount(env.AGENT_PAY_PRIVATE_KEY as `0x${string}`).address,
+        async () => {
+          const { stdout, stderr, code } = await spawn(
+            [deno, 'run', '--allow-env', '--allow-net', '--allow-read', 'examples/deno-pay.mjs'],
+            env,
+          )
+          expect(code, stderr).toBe(0)
+          output = stdout
+        },
+      )
+      expect(JSON.parse(output)).toMatchObject({ status: 200, paid: '1000', receipt: { protocol: 'x402' } })
+      expect(moved).toEqual({ payee: 1000n, payer: -1000n })
+    },
+  )
+
+  test('behavior: `agent-pay call` pays on plain Node from the package, exactly the price', async () => {
+    const env = payerEnv(6)
+    let output = ''
+    const moved = await balancesAround(
+      privateKeyToAccount(env.AGENT_PAY_PRIVATE_KEY as `0x${string}`).address,
+      async () => {
+        const { stdout, stderr, code } = await spawn(
+          ['node', 'node_modules/.bin/agent-pay', 'call', 'GET', '/api/v1/rpc/chains'],
+          env,
+        )
+        expect(code, stderr).toBe(0)
+        output = stdout
+      },
+    )
+    expect(output).toStartWith('HTTP 200\n')
+    expect(output).toContain('"protocol":"x402","amount":"0.001000"')
+    expect(moved).toEqual({ payee: 1000n, payer: -1000n })
+  })
+
+  test.skipIf(!existsSync(chromiumPath))(
+    'behavior: the browser page pays for one call with the client, exactly the price',
+    async () => {
+      const key = served.gateway.devnet.accounts[7]!.privateKey
+      let paid: unknown
+      const moved = await balancesAround(privateKeyToAccount(key).address, async () => {
+        const browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] })
+        try {
+          const tab = await browser.newPage()
+          await tab.goto(`${served.page}#${key}`)
+          await tab.waitForFunction(() => 'paid' in globalThis)
+          paid = await tab.evaluate('paid')
+        } finally {
+          await browser.close()
+        }
+      })
+      expect(paid).toMatchObject({ status: 200, paid: '1000', receipt: { protocol: 'x402' } })
+      expect(moved).toEqual({ payee: 1000n, payer: -1000n })
+    },
+  )
 })
