@@ -10,7 +10,6 @@ import {
   MalformedJsonError,
   MethodNotAllowedError,
   NotFoundError,
-  NotImplementedError,
   PayloadTooLargeError,
   RateLimitedError,
   UpstreamUnavailableError,
@@ -19,14 +18,10 @@ import {
 import { echo } from '../core/internal/echo.js'
 import type { Ledger } from '../core/Ledger.js'
 import type { Limiter } from '../core/Limiter.js'
-import type { Meter } from '../core/Meter.js'
 import type * as Module from '../core/Module.js'
 import type * as Outbound from '../core/Outbound.js'
 import { type PaymentTerms, toDomain } from '../core/PaymentTerms.js'
-import * as Price from '../core/Price.js'
 import type { AnyProvider } from '../core/Provider.js'
-import type { Claim } from '../core/Queue.js'
-import * as RateLimit from '../core/RateLimit.js'
 import { deliveryQueue } from '../core/Webhooks.js'
 import { exceedsDeclaredLength, readJson, readText } from './body.js'
 import * as Callback from './callback.js'
@@ -50,8 +45,9 @@ import {
 } from './limits.js'
 import { describeError, type Logger } from './log.js'
 import { metrics as createMetrics, type metrics } from './metrics.js'
-import { families as defaultFamilies, missingOf } from './modules.js'
-import { operator, operatorRoutes } from './operator.js'
+import { families as defaultFamilies } from './modules.js'
+import { assertCoverage, callbackPrefix, canonicalUrlOf, healthPaths, mount } from './mount.js'
+import { operator } from './operator.js'
 import { deferred } from './payment/deferred.js'
 import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
@@ -60,15 +56,6 @@ import { unconfigured as solanaUnconfigured } from './payment/solana.js'
 import * as Problem from './problem.js'
 import * as RequestId from './request-id.js'
 import { decentralizedHealth } from './upstream-health.js'
-
-/** Paths served by the gateway itself rather than by a catalog entry. */
-const discoveryPaths = ['/', '/openapi.json', '/.well-known/x402.json', '/llms.txt', '/free', '/health'] as const
-
-/**
- * The decentralized upstream's readiness, free and outside the catalog (the spec has no such operation), at our path
- * and the original gateway's: served by the gateway, so that it answers when the family is not configured too.
- */
-const healthPaths = ['/decentralized/v1/health', '/bittensor/v1/health'] as const
 
 /**
  * Builds the gateway: every catalog entry mounted, discovery generated from the catalog, errors rendered as
@@ -119,19 +106,6 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const concurrency =
     limits.unpaidConcurrencyPerClient > 0 ? unpaidConcurrency({ cap: limits.unpaidConcurrencyPerClient }) : undefined
   if (ports.chains?.length === 0) delete ports.chains
-  // Filled as modules mount: the price rules of the entries they serve that are priced per request.
-  const rules = new Map<string, Price.Rule>()
-  const ruleOf = (entry: Catalog.Entry) => rules.get(Catalog.key(entry))
-  // Filled as modules mount: the meters of the entries they also offer priced by usage (x402 `upto`).
-  const meters = new Map<string, Meter>()
-  // Filled as modules mount: the offers' validity windows of entries whose payment waits for an asynchronous job.
-  const windows = new Map<string, number>()
-  // Filled as modules mount: the answer schemas of entries whose shapes the spec does not show.
-  const outputs = new Map<string, Documents.JsonSchema>()
-  // Filled as modules mount: what discovery publishes of served entries beside the catalog (e.g. a deposit address).
-  const facts = new Map<string, Readonly<Record<string, unknown>>>()
-  // Filled as modules mount: the owners of what a call names, for the entries re-read by signing in.
-  const reaccess = new Map<string, (target: Module.Target) => Promise<readonly string[]>>()
   // The settlement service, once: the deployment's (boot shares it with reconciliation), or built on these books.
   const settlements =
     payment &&
@@ -152,19 +126,19 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         ...payment,
         settlements,
         logger,
-        ruleOf,
-        reaccessOf: (entry) => reaccess.get(Catalog.key(entry)),
+        ruleOf: (entry) => mounted.ruleOf(entry),
+        reaccessOf: (entry) => mounted.reaccessOf(entry),
         describe: (url, entry) => ({
           resource: {
             serviceName,
             tags: tagsOf(entry),
             ...(config.iconUrl ? { iconUrl: config.iconUrl } : {}),
           },
-          extensions: bazaar({ entry, url, output: outputs.get(Catalog.key(entry)) }),
+          extensions: bazaar({ entry, url, output: mounted.outputOf(entry) }),
           hints: hintsOf(entry),
         }),
-        meterOf: (entry) => meters.get(Catalog.key(entry)),
-        windowOf: (entry) => windows.get(Catalog.key(entry)),
+        meterOf: (entry) => mounted.meterOf(entry),
+        windowOf: (entry) => mounted.windowOf(entry),
         failures: failures && {
           blockedUntil: (request) => {
             const client = clients.get(request)
@@ -182,6 +156,16 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       })
     : undefined
   if (settlements && payments) ports.deferred = deferred({ payments, settlements, terms })
+  const defaultLimit = limits.freeEndpointsPerMinute > 0 ? perMinute(limits.freeEndpointsPerMinute) : undefined
+  const mounted = mount({
+    families,
+    ports,
+    providers: parameters.providers,
+    env: config.modules,
+    freeLimit: defaultLimit,
+    paid: payments !== undefined,
+  })
+  const { jobs, workers } = mounted
   // Absolute URLs (discovery documents, payment offers, the MPP realm) take a request's own host only when the
   // operator listed it: a shared cache would otherwise keep links to whatever Host a caller wrote.
   const publicHosts = new Set(config.publicHosts)
@@ -192,12 +176,6 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   }
   // The requests the payment guard was asked about: only they have anything for it to do after the handler.
   const guarded = new WeakSet<Request>()
-  const entryOfRoute = new Map<string, Catalog.Entry>(
-    Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => [`${entry.method} ${path}`, entry] as const)),
-  )
-  const availabilityOf = new Map<string, Availability>()
-  // Availability that changes at run time (an upstream's circuit breaker), asked on every call before payment.
-  const readinessOf = new Map<string, () => string | undefined>()
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
   const schemasOf = new Map<string, Input.Schemas>()
   // Paid calls that name a `callback_url` their route does not read itself: its value (taken out of the body before
@@ -311,14 +289,10 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
    * the canonical call's, so one payment serves either spelling. Any other request as it is.
    */
   function canonicalOf(request: Request): Request {
-    const url = request.url
-    const start = url.indexOf('/', url.indexOf('//') + 2)
-    const end = url.indexOf('?', start)
-    const path = end === -1 ? url.slice(start) : url.slice(start, end)
-    const canonical = Catalog.canonicalPath(path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path)
+    const canonical = canonicalUrlOf(request.url)
     if (canonical === undefined) return request
     const { method, headers, body } = request
-    const rewritten = new Request(`${url.slice(0, start)}${canonical}${end === -1 ? '' : url.slice(end)}`, {
+    const rewritten = new Request(canonical, {
       method,
       headers,
       ...(body ? { body, duplex: 'half' } : {}),
@@ -379,7 +353,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       const schemas = schemasOf.get(`${request.method} ${route}`)
       if (!schemas) return
       Input.dropUndeclared(schemas.query, query)
-      const entry = entryOfRoute.get(`${request.method} ${route}`)
+      const entry = mounted.entryOf(`${request.method} ${route}`)
       const taken = entry && Callback.take({ entry, schema: schemas.body, body })
       if (taken) asked.set(request, { url: taken.url, route: Catalog.key(entry) })
       Input.assertPrintable(schemas, { path: params, query, body })
@@ -393,24 +367,19 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     .onBeforeHandle(async ({ request, route, body, query, params }) => {
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
       const routeKey = `${request.method === 'HEAD' ? 'GET' : request.method} ${route}`
-      const entry = entryOfRoute.get(routeKey)
-      const availability = entry && availabilityNow(entry)
+      const admission = mounted.admit(routeKey)
       // While the request is still unpaid (the URL check counts against its client), and before the 402.
       const callback = asked.get(request)
-      if (availability?.available && callback) {
+      if (callback && (admission.type === 'free' || admission.type === 'paid')) {
         if (!callbacks) throw new UpstreamUnavailableError(Callback.unserved)
         await callbacks.check(callback.url)
       }
       unpaid.delete(request)
+      if (admission.type === 'refused') throw admission.error
       // Off the catalog, only a module's extra routes have a rate limit; discovery and operator routes have none.
-      if (!entry || !availability) return limit(routeKey, request)
-      if (!availability.available)
-        throw availability.code === 'not_implemented'
-          ? new NotImplementedError(availability.reason)
-          : new UpstreamUnavailableError(availability.reason)
-      if (Catalog.isFree(entry)) return limit(Catalog.key(entry), request)
+      if (admission.type !== 'paid') return limit(admission.limit, request)
       guarded.add(request)
-      return payments!.before(request, entry, { body, query, params })
+      return payments!.before(request, admission.entry, { body, query, params })
     })
     // The context comes as a rest parameter: Elysia's static analysis of hooks takes a hook that hands its context
     // on for one that reads all of it, and would then parse every request's cookies and copy its headers.
@@ -451,83 +420,17 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       if (answer !== response) return answer
     })
 
-  // A module that cannot run here is not mounted; its routes answer 503 with the reason, before any payment.
-  const unconfigured = new Map<string, string>()
-  const jobs: createGateway.Job[] = []
-  const workers: createGateway.Worker[] = []
-  // Filled as modules mount: the free routes they serve outside the catalog (a key registry, providers' signed status
-  // callbacks), which the coverage check accepts.
-  const extraRoutes = new Set<string>()
   /** Whether a request's form body is read as such: the dashboard's login, or a module's extra route (a callback). */
   function isFormRoute(request: Request): boolean {
     const path = new URL(request.url).pathname
-    return path === '/dashboard/login' || extraRoutes.has(`${request.method} ${path}`)
+    return path === '/dashboard/login' || mounted.extraRoutes.has(`${request.method} ${path}`)
   }
-  // The rate limits of the free endpoints by route: their family's own, or the gateway's default for free entries.
-  const limitOf = new Map<string, { family: string; options: RateLimit.Options }>()
-  const defaultLimit = limits.freeEndpointsPerMinute > 0 ? perMinute(limits.freeEndpointsPerMinute) : undefined
-  for (const module of families) {
-    const served = Catalog.entries.filter((candidate) =>
-      module.paths.some((prefix) => candidate.path.startsWith(prefix)),
-    )
-    const missing = missingOf(module, ports, parameters.providers)
-    if (missing) {
-      for (const entry of served) unconfigured.set(Catalog.key(entry), missing)
-      for (const route of module.extraRoutes ?? []) {
-        const [method, path] = route.split(' ') as [string, string]
-        extraRoutes.add(route)
-        app.route(method, path, () => {
-          throw new UpstreamUnavailableError(`${route} ${missing}.`)
-        })
-      }
-      continue
-    }
-    const env = config.modules[module.name]
-    if (module.env && env === undefined)
-      throw new Error(
-        `The environment of module ${module.name} was not parsed: pass the module to the configuration's parse.`,
-      )
-    const resources = { ports, env: env ?? {} }
-    app.use(module.routes(resources) as AnyElysia)
-    for (const route of module.extraRoutes ?? []) extraRoutes.add(route)
-    const ready = module.ready
-    if (ready)
-      for (const entry of served) readinessOf.set(Catalog.key(entry), () => ready(resources, Catalog.key(entry)))
-    for (const callback of module.callbacks ?? []) extraRoutes.add(assertCallback(callback))
-    const prices = typeof module.prices === 'function' ? module.prices(resources.env) : (module.prices ?? {})
-    for (const [key, rule] of Object.entries(prices)) rules.set(key, assertRule(key, rule, served))
-    for (const [key, meter] of Object.entries(module.meters?.(resources.env) ?? {})) meters.set(key, meter)
-    for (const [key, output] of Object.entries(module.outputs ?? {})) outputs.set(key, output)
-    for (const [key, named] of Object.entries(module.facts?.(resources) ?? {})) facts.set(key, named)
-    for (const [key, seconds] of Object.entries(module.windows?.(resources.env) ?? {}))
-      windows.set(key, assertWindow(key, seconds, served))
-    for (const [key, declared] of Object.entries(module.reaccess ?? {})) {
-      const entry = served.find((candidate) => Catalog.key(candidate) === key)
-      if (!entry || Catalog.isFree(entry))
-        throw new Error(`Re-access is declared for ${key}, which is not a paid entry of module ${module.name}.`)
-      const owners = declared.owners
-      reaccess.set(key, owners ? (target) => owners(target, resources) : async () => [])
-    }
-    // A family's own limit, even none, wins; one that declares none gets the default on its free entries only (its
-    // extra routes include providers' callbacks, which come from a few addresses in bursts).
-    const rateLimit = module.rateLimit ? module.rateLimit(resources.env) : defaultLimit
-    if (rateLimit) {
-      RateLimit.assert(rateLimit)
-      for (const entry of served)
-        if (Catalog.isFree(entry)) limitOf.set(Catalog.key(entry), { family: module.name, options: rateLimit })
-      if (module.rateLimit)
-        for (const route of module.extraRoutes ?? []) limitOf.set(route, { family: module.name, options: rateLimit })
-    }
-    for (const job of module.jobs ?? [])
-      jobs.push({ name: job.name, schedule: job.schedule ?? '* * * * *', run: () => job.run(resources) })
-    for (const worker of module.workers ?? [])
-      workers.push({
-        queue: worker.queue,
-        concurrency: worker.concurrency ?? 10,
-        leaseMs: typeof worker.leaseMs === 'function' ? worker.leaseMs(resources.env) : (worker.leaseMs ?? 30_000),
-        run: (item) => worker.run(item, resources),
+  for (const route of mounted.routes)
+    if ('plugin' in route) app.use(route.plugin as AnyElysia)
+    else
+      app.route(route.method, route.path, () => {
+        throw route.error
       })
-  }
 
   // A paid call's callback is delivered by the webhooks family's delivery worker: without it, no call takes one.
   const callbacks =
@@ -536,51 +439,15 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       : undefined
   if (callbacks) workers.push(callbacks.worker)
 
-  for (const path of healthPaths) {
+  for (const path of healthPaths)
     app.get(path, ({ request }) =>
       decentralizedHealth({ upstream: ports.decentralized, baseUrl: originOf(new URL(request.url)) }),
     )
-    if (defaultLimit) limitOf.set(`GET ${path}`, { family: 'decentralized', options: defaultLimit })
-  }
-
-  const implemented = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
-  for (const entry of Catalog.entries) {
-    const key = Catalog.key(entry)
-    const availability = availabilityFor(entry, implemented.has(key))
-    availabilityOf.set(key, availability)
-    if (!implemented.has(key))
-      for (const path of pathsOf(entry))
-        app.route(entry.method, path, () => {
-          throw new NotImplementedError(availability.available ? key : availability.reason)
-        })
-  }
-
-  function availabilityFor(entry: Catalog.Entry, mounted: boolean): Availability {
-    const key = Catalog.key(entry)
-    const missing = unconfigured.get(key)
-    if (missing) return { available: false, code: 'upstream_unavailable', reason: `${key} ${missing}.` }
-    if (!mounted)
-      return {
-        available: false,
-        code: 'not_implemented',
-        reason: `${key} is listed in the catalog but not built on this gateway yet; nothing is charged for it.`,
-      }
-    if (!Catalog.isFree(entry) && !payments)
-      return {
-        available: false,
-        code: 'upstream_unavailable',
-        reason: `${key} is paid and this gateway has no payment settlement configured; nothing is charged for it.`,
-      }
-    if ((entry.price.type === 'range' || entry.price.type === 'varies') && !rules.has(key))
-      return {
-        available: false,
-        code: 'not_implemented',
-        reason:
-          `${key} is priced per request (${Price.toText(entry.price)}) and has no price rule on this gateway; ` +
-          'nothing is charged for it.',
-      }
-    return { available: true }
-  }
+  for (const route of mounted.complete(new Set(app.routes.map((route) => `${route.method} ${route.path}`))))
+    if ('error' in route)
+      app.route(route.method, route.path, () => {
+        throw route.error
+      })
 
   /**
    * Takes a token of the client's bucket for a free entry (or extra route, by `key`) that has a rate limit; out of
@@ -588,7 +455,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
    * requests made in process by no client share one bucket.
    */
   async function limit(key: string, request: Request): Promise<Response | undefined> {
-    const limited = limitOf.get(key)
+    const limited = mounted.limitOf(key)
     if (!limited) return
     const { family, options } = limited
     const taken = await limiter.take(`${family} ${clients.get(request) ?? 'in-process'}`, options)
@@ -634,32 +501,17 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     }
   }
 
-  /** Availability at boot, narrowed by the module's readiness now. */
-  function availabilityNow(entry: Catalog.Entry): Availability {
-    const key = Catalog.key(entry)
-    const availability = availabilityOf.get(key)!
-    if (!availability.available) return availability
-    const notReady = readinessOf.get(key)?.()
-    return notReady === undefined
-      ? availability
-      : {
-          available: false,
-          code: 'upstream_unavailable',
-          reason: `${key} is unavailable for now: ${notReady} Nothing is charged for it.`,
-        }
-  }
-
   const context = (request: Request): Documents.Context => ({
     baseUrl: originOf(new URL(request.url)),
     terms,
-    availability: availabilityNow,
-    ruleOf,
-    outputOf: (entry) => outputs.get(Catalog.key(entry)),
+    availability: mounted.availability,
+    ruleOf: mounted.ruleOf,
+    outputOf: mounted.outputOf,
     inputOf: (entry) => {
       const schemas = schemasOf.get(Catalog.key(entry))
       return schemas && { query: schemas.query, body: schemas.body }
     },
-    factsOf: (entry) => facts.get(Catalog.key(entry)),
+    factsOf: mounted.factsOf,
     solana: payment?.solana
       ? { offered: true, ...payment.solana.terms }
       : {
@@ -668,12 +520,12 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
             (payment ? solanaUnconfigured(config.solanaPay) : 'No payment settlement is configured.') ??
             'Solana payments are not offered on this gateway.',
         },
-    reaccess: (entry) => payments !== undefined && reaccess.has(Catalog.key(entry)),
+    reaccess: (entry) => payments !== undefined && mounted.reaccessOf(entry) !== undefined,
     channels: channelsOffered(payment?.channels),
     callbacks: callbacks
       ? { offered: true, field: Callback.field, event: Callback.eventType, description: Callback.description }
       : { offered: false, reason: Callback.unserved },
-    limitOf: (entry) => limitOf.get(Catalog.key(entry)),
+    limitOf: (entry) => mounted.limitOf(Catalog.key(entry)),
     now: new Date(),
     receiptSigner: payment?.receipts?.address,
   })
@@ -689,21 +541,23 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         }),
     )
     .get('/free', ({ request }) => Documents.freeTier(context(request)))
-    .get('/health', () => health({ availability: availabilityNow, network: terms.network, startedAt, now: new Date() }))
+    .get('/health', () =>
+      health({ availability: mounted.availability, network: terms.network, startedAt, now: new Date() }),
+    )
 
   app.use(
     operator({
       config,
       metrics: meter,
       ledger: payment?.ledger,
-      availability: availabilityNow,
+      availability: mounted.availability,
       handle: (request) => handle(request),
       origin: (request) => originOf(new URL(request.url)),
       limiter,
       clientOf: (request) => clientOf(request) ?? 'in-process',
     }),
   )
-  assertCoverage(app, extraRoutes)
+  assertCoverage(new Set(app.routes.map((route) => `${route.method} ${route.path}`)), mounted.extraRoutes)
   for (const route of app.routes)
     schemasOf.set(`${route.method} ${route.path}`, {
       path: schemaOf(route.hooks.params),
@@ -793,7 +647,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   return {
     app,
     handle,
-    availability: availabilityNow,
+    availability: mounted.availability,
     jobs,
     metrics: meter,
     workers,
@@ -869,26 +723,10 @@ export declare namespace createGateway {
     /** Queue workers of the mounted modules, for the worker runner. */
     workers: Worker[]
   }
-  type Worker = {
-    /** The queue it claims from. */
-    queue: string
-    /** Items handled at once per process. */
-    concurrency: number
-    /** Lease of a claim, in ms. */
-    leaseMs: number
-    /** Handles one claimed item. */
-    run: (item: Claim) => Promise<Module.Outcome>
-  }
-  type Job = {
-    /** Unique name of the job. */
-    name: string
-    /** Cron pattern. */
-    schedule: string
-    /** One tick. */
-    run: () => Promise<unknown>
-    /** Whether every process runs each tick (work on its own state) rather than one claiming it. @default false */
-    everyProcess?: boolean
-  }
+  /** A queue worker of a mounted module, for the worker runner. */
+  type Worker = mount.Worker
+  /** A background job of a mounted module, for the job runner. */
+  type Job = mount.Job
 }
 
 /** Most outstanding payments the metrics count per state. */
@@ -901,72 +739,6 @@ const maxOutstanding = 10_000
 function isFault(problem: BaseError): boolean {
   if (problem.code === 'upstream_unavailable') return problem.cause !== undefined
   return problem.code === 'upstream_failed' || problem.code === 'upstream_timeout'
-}
-
-/**
- * The paths an entry is served on: the spec's path, and for `:id` paths also the bare path with `?id=`: every parameter
- * left out (`/api/v1/wallet/:walletId/addresses` is also `/api/v1/wallet/addresses?walletId=`).
- */
-function pathsOf(entry: Catalog.Entry): string[] {
-  const parameters = Catalog.pathParameters(entry)
-  if (parameters.length === 0) return [entry.path]
-  return [entry.path, entry.path.replace(/\/:[A-Za-z]+/g, '')]
-}
-
-/**
- * A module's price rule, checked at boot: it must be keyed by an entry the module serves that is priced per request,
- * and a `varies` entry's rule must state its bounds.
- */
-function assertRule(key: string, rule: Price.Rule, served: readonly Catalog.Entry[]): Price.Rule {
-  const entry = served.find((candidate) => Catalog.key(candidate) === key)
-  if (!entry) throw new Error(`A price rule is declared for ${key}, which its module does not serve.`)
-  if (entry.price.type !== 'range' && entry.price.type !== 'varies')
-    throw new Error(
-      `A price rule is declared for ${key}, whose price is ${Price.toText(entry.price)}: only ranges and varies take one.`,
-    )
-  Price.boundsOf(entry.price, rule)
-  return rule
-}
-
-/** A module's offer validity window, checked at boot: a whole number of seconds for a paid entry the module serves. */
-function assertWindow(key: string, seconds: number, served: readonly Catalog.Entry[]): number {
-  const entry = served.find((candidate) => Catalog.key(candidate) === key)
-  if (!entry || Catalog.isFree(entry))
-    throw new Error(`A validity window is declared for ${key}, which is not a paid entry its module serves.`)
-  if (!Number.isSafeInteger(seconds) || seconds < 1)
-    throw new Error(`The validity window of ${key} must be a positive whole number of seconds.`)
-  return seconds
-}
-
-/** Where every vendor callback is mounted. */
-const callbackPrefix = '/callbacks/'
-
-/** A module's vendor callback, checked at boot: `POST /callbacks/...`. */
-function assertCallback(callback: string): string {
-  if (!callback.startsWith(`POST ${callbackPrefix}`))
-    throw new Error(`A vendor callback must be POST ${callbackPrefix}...; ${callback} is not.`)
-  return callback
-}
-
-/**
- * Fails at boot when a mounted route has no catalog entry (nor is a module's declared extra route) or a catalog entry
- * has no route.
- */
-function assertCoverage(app: AnyElysia, extraRoutes: ReadonlySet<string>): void {
-  const mounted = new Set(app.routes.map((route) => `${route.method} ${route.path}`))
-  const expected = new Set([
-    ...Catalog.entries.flatMap((entry) => pathsOf(entry).map((path) => `${entry.method} ${path}`)),
-    ...discoveryPaths.map((path) => `GET ${path}`),
-    ...healthPaths.map((path) => `GET ${path}`),
-    ...operatorRoutes,
-    ...extraRoutes,
-  ])
-  const extra = [...mounted].filter((key) => !expected.has(key))
-  const missing = [...expected].filter((key) => !mounted.has(key))
-  if (extra.length > 0 || missing.length > 0)
-    throw new Error(
-      `Routes and catalog disagree. Not in the catalog: ${extra.join(', ') || 'none'}. Not mounted: ${missing.join(', ') || 'none'}.`,
-    )
 }
 
 function toPattern(path: string): RegExp {
