@@ -1,5 +1,6 @@
-import { UpstreamUnavailableError } from '../core/Errors.js'
+import { RateLimitedError, UpstreamUnavailableError } from '../core/Errors.js'
 import type { Limiter } from '../core/Limiter.js'
+import type * as Outbound from '../core/Outbound.js'
 import type * as RateLimit from '../core/RateLimit.js'
 
 /**
@@ -123,5 +124,42 @@ export function unavailableOnFault(limiter: Limiter): Limiter {
       }
     },
     close: () => limiter.close(),
+  }
+}
+
+/**
+ * The outbound guard as modules see it: a URL checked for a request not yet past the payment hook (a webhook's or
+ * cron job's callback, checked before the 402) takes a token of its client's bucket first, so that nobody can map
+ * names and private ranges through us for free. Out of tokens, a 429 (`RateLimitedError`) before any DNS.
+ */
+export function checkedPerClient(parameters: checkedPerClient.Parameters): Outbound.Guard {
+  const { outbound, limiter, options, clientOf } = parameters
+  return {
+    async check(url) {
+      const client = clientOf()
+      if (client !== undefined) {
+        const taken = await limiter.take(`url-check ${client}`, options)
+        if (!taken.ok)
+          throw new RateLimitedError({
+            retryAfterSeconds: retryAfterSeconds(taken.retryAt, Date.now()),
+            what: 'the URL check (callbacks and endpoints checked before payment) from this client',
+          })
+      }
+      return outbound.check(url)
+    },
+    fetch: (url, init) => outbound.fetch(url, init),
+  }
+}
+
+export declare namespace checkedPerClient {
+  type Parameters = {
+    /** The guard checked through. */
+    outbound: Outbound.Guard
+    /** Where the checks are counted. */
+    limiter: Limiter
+    /** Each client's bucket of checks. */
+    options: RateLimit.Options
+    /** The client of the unpaid request being handled, if any. */
+    clientOf: () => string | undefined
   }
 }
