@@ -134,6 +134,8 @@ export interface Ports {
   escrowArbiter: EscrowArbiter
   /** Chains RPC forwarding reads from; at least one. */
   chains: readonly Endpoint[]
+  /** The settlement chain's node: the one of `chains` with the settlement chain's id, found once at boot. */
+  settlementChain: Endpoint
   /** Opens a JSON-RPC client to any EVM chain's node by URL, with a short time limit (chain-data reads). */
   evm: Connect
   /** Ethereum mainnet's node (CHAIN_RPC_ETHEREUM), with the same short time limit as `evm`. */
