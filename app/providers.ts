@@ -34,6 +34,7 @@ import { predictionMarkets } from './providers/prediction-markets.js'
 import { fx, prices } from './providers/price-feeds.js'
 import { replicate } from './providers/replicate.js'
 import { research } from './providers/research.js'
+import { settlementChain } from './providers/settlement-chain.js'
 import { simulator } from './providers/simulator.js'
 import { solanaAssets } from './providers/solana-assets.js'
 import { solanaMints } from './providers/solana-mints.js'
@@ -61,6 +62,7 @@ export const providers: readonly AnyProvider[] = [
   evm,
   ethereum,
   onchain,
+  settlementChain,
   escrow,
   escrowArbiter,
   batch,

@@ -19,8 +19,7 @@ export declare namespace analytics {
 export const manifest = Module.define({
   name: 'analytics',
   paths: ['/api/v1/analytics/'],
-  needs: ['history', 'chains', 'onchain'],
+  needs: ['history', 'settlementChain'],
   ready: ({ ports }) => Module.reasonOf(ports.history.available()),
-  routes: ({ ports }) =>
-    analytics({ history: ports.history, endpoint: Module.settlementEndpoint(ports), now: Date.now }),
+  routes: ({ ports }) => analytics({ history: ports.history, endpoint: ports.settlementChain, now: Date.now }),
 })

@@ -34,13 +34,13 @@ const env = Type.Object({
 export const manifest = Module.define({
   name: 'inference',
   paths: ['/api/v1/inference/'],
-  needs: ['chat', 'chains', 'onchain', 'history'],
+  needs: ['chat', 'settlementChain', 'onchain', 'history'],
   uses: ['contractSources'],
   env,
   outputs,
   routes: ({ ports, env }) =>
     inference({
-      endpoint: Module.settlementEndpoint(ports),
+      endpoint: ports.settlementChain,
       history: ports.history,
       tokens: ports.onchain.tokens,
       sources: ports.contractSources ?? [],

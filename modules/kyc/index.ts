@@ -20,6 +20,6 @@ export declare namespace kyc {
 export const manifest = Module.define({
   name: 'kyc',
   paths: ['/api/v1/kyc/'],
-  needs: ['store', 'chains', 'onchain'],
-  routes: ({ ports }) => kyc({ store: ports.store, endpoint: Module.settlementEndpoint(ports) }),
+  needs: ['store', 'settlementChain'],
+  routes: ({ ports }) => kyc({ store: ports.store, endpoint: ports.settlementChain }),
 })

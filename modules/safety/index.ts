@@ -14,8 +14,8 @@ export function safety(deps: Service.Deps) {
 export const manifest = Module.define({
   name: 'safety',
   paths: ['/api/v1/token/safety', '/api/v1/address/safety'],
-  needs: ['onchain', 'chains', 'simulator'],
+  needs: ['settlementChain', 'simulator'],
   uses: ['intel'],
   routes: ({ ports }) =>
-    safety({ chain: Module.settlementEndpoint(ports), intel: ports.intel, simulator: ports.simulator, now: Date.now }),
+    safety({ chain: ports.settlementChain, intel: ports.intel, simulator: ports.simulator, now: Date.now }),
 })

@@ -15,11 +15,11 @@ export function trust(deps: Service.Deps) {
 export const manifest = Module.define({
   name: 'trust',
   paths: ['/api/v1/trust/score'],
-  needs: ['chains', 'onchain', 'payments'],
+  needs: ['settlementChain', 'payments'],
   uses: ['history'],
   routes: ({ ports }) =>
     trust({
-      endpoint: Module.settlementEndpoint(ports),
+      endpoint: ports.settlementChain,
       history: ports.history,
       payments: ports.payments,
       now: () => new Date(),

@@ -19,7 +19,6 @@ export declare namespace txdecode {
 export const manifest = Module.define({
   name: 'txdecode',
   paths: ['/api/v1/tx/decode'],
-  needs: ['onchain', 'chains'],
-  routes: ({ ports }) =>
-    txdecode(Service.from({ endpoint: Module.settlementEndpoint(ports), tokens: ports.onchain.tokens })),
+  needs: ['settlementChain', 'onchain'],
+  routes: ({ ports }) => txdecode(Service.from({ endpoint: ports.settlementChain, tokens: ports.onchain.tokens })),
 })

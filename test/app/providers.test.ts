@@ -8,9 +8,11 @@ import { boot } from '../../app/boot.js'
 import { ConfigError, parse, variablesOf } from '../../app/config.js'
 import { silent } from '../../app/log.js'
 import { families } from '../../app/modules.js'
+import { settlementChainOf } from '../../app/providers/settlement-chain.js'
 import { define } from '../../app/providers/shared.js'
 import { providers } from '../../app/providers.js'
 import * as Module from '../../core/Module.js'
+import type * as Rpc from '../../core/Rpc.js'
 import { offMachine } from '../support/paid.js'
 
 // A vendor family the gateway does not have, added as a deployment adds one: its port declared beside its provider.
@@ -160,5 +162,35 @@ describe('a new vendor family', () => {
     expect((refused as Error).message).toBe(
       "The environment of the weather provider was not parsed: pass the provider to the configuration's parse.",
     )
+  })
+})
+
+describe('settlementChain', () => {
+  /** An endpoint that is never asked anything. */
+  const endpointOf = (name: string, chainId: number): Rpc.Endpoint => ({
+    name,
+    chainId,
+    request: () => Promise.reject(new Error('not asked')),
+  })
+  const onchain = { chainId: 8453, transfers: undefined as never, tokens: [] }
+
+  test('default: the node of chains whose id is the settlement chain’s, found once', () => {
+    const base = endpointOf('base', 8453)
+    expect(settlementChainOf({ chains: [endpointOf('ethereum', 1), base], onchain })).toBe(base)
+  })
+
+  test('behavior: absent while chains or the settlement chain is absent, so that its families answer 503', () => {
+    expect(settlementChainOf({ onchain })).toBeUndefined()
+    expect(settlementChainOf({ chains: [], onchain })).toBeUndefined()
+    expect(settlementChainOf({ chains: [endpointOf('base', 8453)] })).toBeUndefined()
+  })
+
+  test("error: a deployment's own chains without the settlement chain's node stop the start, naming its id", async () => {
+    const refused = await booted({}, { chains: [endpointOf('ethereum', 1)] }).then(
+      (gateway) => gateway.close().then(() => undefined),
+      (error: unknown) => error,
+    )
+    expect(refused).toBeInstanceOf(ConfigError)
+    expect((refused as Error).message).toStartWith("No configured chain has the settlement chain's id ")
   })
 })

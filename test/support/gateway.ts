@@ -6,6 +6,7 @@ import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { createGateway } from '../../app/gateway.js'
 import { type Logger, silent } from '../../app/log.js'
+import { settlementChainOf } from '../../app/providers/settlement-chain.js'
 import { terms } from '../../app/terms.js'
 import type { Signed } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
@@ -52,22 +53,24 @@ export function testGateway(
   const config = parse(parameters.env ?? {}, parameters.families)
   const paymentTerms = terms(config)
   const { escrow, ...onchain } = parameters.onchain ?? {}
+  const ports: createGateway.Parameters['ports'] = {
+    oracle: parameters.oracle,
+    store: parameters.store,
+    onchain: parameters.onchain && (onchain as Module.Onchain),
+    escrow,
+    chains: parameters.chains,
+    chat: parameters.inference?.chat,
+    decentralized: parameters.inference?.decentralized,
+    stellar: parameters.stellar,
+    xrp: parameters.xrp,
+    ...parameters.ports,
+  }
   const gateway = createGateway({
     config,
     terms: paymentTerms,
     logger: parameters.logger ?? silent(),
-    ports: {
-      oracle: parameters.oracle,
-      store: parameters.store,
-      onchain: parameters.onchain && (onchain as Module.Onchain),
-      escrow,
-      chains: parameters.chains,
-      chat: parameters.inference?.chat,
-      decentralized: parameters.inference?.decentralized,
-      stellar: parameters.stellar,
-      xrp: parameters.xrp,
-      ...parameters.ports,
-    },
+    // The settlement chain's node as boot's provider finds it, among the chains passed.
+    ports: { ...ports, settlementChain: ports.settlementChain ?? settlementChainOf(ports) },
     payment: parameters.payment,
     families: parameters.families,
     limiter: parameters.limiter,
