@@ -31,6 +31,8 @@ export type EditRequest = {
   n: number
   /** Size of each, `WxH`; absent, the model's default. */
   size?: string | undefined
+  /** Quality of each (`standard` for DALL-E 2; `auto`, `low`, `medium`, `high` for GPT Image); absent, the model's default. */
+  quality?: string | undefined
 }
 
 /** The images port. */

@@ -6,7 +6,7 @@ import { fieldsOf, vendor } from '../vendor/vendor.js'
 /**
  * Any OpenAI-compatible images API (OpenAI's own at `https://api.openai.com/v1`, or a server that speaks it):
  * `POST /images/generations` through the shared OpenAI adapter, and `POST /images/edits`, a multipart upload of the
- * image (`image`, `mask`, `prompt`, `model`, `n`, `size`), in the API's own shapes. Neither is ever sent twice: a
+ * image (`image`, `mask`, `prompt`, `model`, `n`, `size`, `quality`), in the API's own shapes. Neither is ever sent twice: a
  * second call would draw (and bill) again.
  */
 export function openai(parameters: openai.Parameters): Image.Images {
@@ -46,6 +46,7 @@ export function openai(parameters: openai.Parameters): Image.Images {
           form.set('model', request.model)
           form.set('n', String(request.n))
           if (request.size) form.set('size', request.size)
+          if (request.quality) form.set('quality', request.quality)
           return form
         },
       })

@@ -70,6 +70,12 @@ export const EditBody = Type.Object({
     }),
   ),
   size: Type.Optional(Type.String({ maxLength: 16, description: "`WxH`, one the model draws. @default the model's" })),
+  quality: Type.Optional(
+    Type.String({
+      maxLength: 16,
+      description: "dall-e-2: `standard`; gpt-image: `auto`, `low`, `medium`, `high`. @default the model's first",
+    }),
+  ),
   n: Type.Optional(Type.Integer({ minimum: 1, maximum: 4, description: 'How many images. @default 1' })),
 })
 /** `POST /api/v1/image/edit`. */

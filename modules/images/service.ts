@@ -86,7 +86,7 @@ type Read = {
   size: string
   /** How many images. */
   n: number
-  /** The quality sent, if the model takes one. */
+  /** The quality sent (an edit's only when asked for), if the model takes one. */
   quality?: string | undefined
   /** The style sent, if the model takes one. */
   style?: string | undefined
@@ -117,14 +117,13 @@ function read(body: GenerateBody | EditBody, edit: boolean): Read {
   const n = body.n ?? 1
   if (n > model.maxImages)
     throw new ValidationError({ field: 'n', message: `${model.id} draws at most ${model.maxImages} per call` })
-  const generation: Pick<GenerateBody, 'quality' | 'style'> = edit ? {} : (body as GenerateBody)
   return {
     model,
     prompt: body.prompt,
     size: oneOf(model, 'size', body.size, model.sizes)!,
     n,
-    quality: edit ? undefined : oneOf(model, 'quality', generation.quality, model.qualities),
-    style: edit ? undefined : oneOf(model, 'style', generation.style, model.styles),
+    quality: oneOf(model, 'quality', body.quality, model.qualities),
+    style: edit ? undefined : oneOf(model, 'style', (body as GenerateBody).style, model.styles),
   }
 }
 
@@ -294,6 +293,7 @@ export async function edit(deps: Deps, body: EditBody) {
     mask,
     n: request.n,
     size: body.size === undefined ? undefined : request.size,
+    quality: body.quality === undefined ? undefined : request.quality,
   })
   return drawn(request.model.id, outcome)
 }

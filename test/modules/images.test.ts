@@ -328,6 +328,13 @@ describe('POST /api/v1/image/edit', () => {
     const response = await edit({ image_url: hosted('/cat.jpg'), prompt: 'add a hat', model: 'gpt-image-1' })
     expect(response.status).toBe(200)
     expect(received.at(-1)!.form).toMatchObject({ image: { name: 'image.jpeg', type: 'image/jpeg' } })
+    expect(received.at(-1)!.form).not.toHaveProperty('quality')
+  })
+
+  test('behavior: a quality asked for is sent', async () => {
+    const body = { image_url: hosted('/cat.png'), prompt: 'x', model: 'gpt-image-1', quality: 'low', size: '1024x1024' }
+    expect((await edit(body)).status).toBe(200)
+    expect(received.at(-1)!.form).toMatchObject({ quality: 'low', size: '1024x1024', model: 'gpt-image-1' })
   })
 
   test('error: a URL the guard refuses, or a model that does not edit, is a 400 before any payment', async () => {
@@ -335,6 +342,7 @@ describe('POST /api/v1/image/edit', () => {
       [{ image_url: 'http://10.0.0.1/cat.png', prompt: 'x' }, 'image_url'],
       [{ image_url: hosted('/cat.png'), mask_url: 'ftp://example.com/m.png', prompt: 'x' }, 'mask_url'],
       [{ image_url: hosted('/cat.png'), prompt: 'x', model: 'dall-e-3' }, 'model'],
+      [{ image_url: hosted('/cat.png'), prompt: 'x', quality: 'hd' }, 'quality'],
     ])
   })
 
