@@ -1,6 +1,7 @@
 import { secp256k1 } from '@noble/curves/secp256k1'
 import { keccak_256 } from '@noble/hashes/sha3'
 import { type Address, checksumAddress, type Hex, isAddress } from 'viem'
+import * as Codec from './Codec.js'
 
 /** An EIP-3009 `TransferWithAuthorization`: what x402 `exact` and MPP `evm` charge both carry. */
 export type Authorization = {
@@ -192,32 +193,25 @@ export declare namespace recover {
   }
 }
 
+/** How the ledger keeps a signed authorization: bigints as decimal strings, in this order. */
+const codec = Codec.from<Signed, Record<keyof Signed, string>>({
+  from: 'json',
+  to: 'json',
+  value: 'bigint',
+  validAfter: 'bigint',
+  validBefore: 'bigint',
+  nonce: 'json',
+  signature: 'json',
+})
+
 /** A signed authorization as JSON text, as the ledger keeps it: bigints as decimal strings. */
 export function serialize(signed: Signed): string {
-  const { from, to, value, validAfter, validBefore, nonce, signature } = signed
-  return JSON.stringify({
-    from,
-    to,
-    value: value.toString(),
-    validAfter: validAfter.toString(),
-    validBefore: validBefore.toString(),
-    nonce,
-    signature,
-  })
+  return JSON.stringify(codec.serialize(signed))
 }
 
 /** Reads back an authorization written by {@link serialize}. */
 export function deserialize(text: string): Signed {
-  const parsed = JSON.parse(text) as Record<keyof Signed, string>
-  return {
-    from: parsed.from as Address,
-    to: parsed.to as Address,
-    value: BigInt(parsed.value),
-    validAfter: BigInt(parsed.validAfter),
-    validBefore: BigInt(parsed.validBefore),
-    nonce: parsed.nonce as Hex,
-    signature: parsed.signature as Hex,
-  }
+  return codec.deserialize(JSON.parse(text))
 }
 
 /** Two lower-case hex digits of every byte value. */

@@ -8,6 +8,7 @@ import {
   parseAbi,
   zeroAddress,
 } from 'viem'
+import * as Codec from './Codec.js'
 import { ConflictError, InvalidTransitionError, ValidationError } from './Errors.js'
 import type { Deposit } from './EscrowChain.js'
 
@@ -448,48 +449,34 @@ export type Serialized = {
   settledAt: string | null
 }
 
+/** How an escrow is kept: every field in the order of {@link Serialized}, those it may lack as `null`. */
+const codec = Codec.from<Escrow, Serialized>({
+  id: 'json',
+  status: 'json',
+  chainId: 'json',
+  contract: 'json',
+  depositor: 'json',
+  beneficiary: 'json',
+  arbiter: Codec.nullable('json'),
+  token: 'json',
+  amount: 'bigint',
+  expiry: Codec.nullable('date'),
+  // Records stored before escrows had a description and conditions have neither.
+  description: Codec.nullable('json'),
+  conditions: Codec.withDefault('json', []),
+  createdAt: 'date',
+  fundedAt: Codec.nullable('date'),
+  settledAt: Codec.nullable('date'),
+})
+
 /** Turns an escrow into JSON-safe values, for the store and for responses. */
 export function serialize(escrow: Escrow): Serialized {
-  return {
-    id: escrow.id,
-    status: escrow.status,
-    chainId: escrow.chainId,
-    contract: escrow.contract,
-    depositor: escrow.depositor,
-    beneficiary: escrow.beneficiary,
-    arbiter: escrow.arbiter ?? null,
-    token: escrow.token,
-    amount: escrow.amount.toString(),
-    expiry: escrow.expiry?.toISOString() ?? null,
-    description: escrow.description ?? null,
-    conditions: [...escrow.conditions],
-    createdAt: escrow.createdAt.toISOString(),
-    fundedAt: escrow.status === 'created' ? null : escrow.fundedAt.toISOString(),
-    settledAt: escrow.status === 'released' || escrow.status === 'cancelled' ? escrow.settledAt.toISOString() : null,
-  }
+  return codec.serialize(escrow)
 }
 
 /** Reads an escrow back from {@link serialize}'s form. */
 export function deserialize(value: Serialized): Escrow {
-  const fields: Fields = {
-    id: value.id,
-    chainId: value.chainId,
-    contract: value.contract,
-    depositor: value.depositor,
-    beneficiary: value.beneficiary,
-    arbiter: value.arbiter ?? undefined,
-    token: value.token,
-    amount: BigInt(value.amount),
-    expiry: value.expiry === null ? undefined : new Date(value.expiry),
-    // Records stored before escrows had a description and conditions have neither.
-    description: value.description ?? undefined,
-    conditions: value.conditions ?? [],
-    createdAt: new Date(value.createdAt),
-  }
-  if (value.status === 'created') return { ...fields, status: 'created' }
-  const fundedAt = new Date(value.fundedAt!)
-  if (value.status === 'active') return { ...fields, status: 'active', fundedAt }
-  return { ...fields, status: value.status, fundedAt, settledAt: new Date(value.settledAt!) }
+  return codec.deserialize(value)
 }
 
 /** The fields of an escrow without its status and what the status carries. */

@@ -1,4 +1,5 @@
 import { type Address, getAddress, type Hash, type Hex, isAddress, keccak256, stringToBytes } from 'viem'
+import * as Codec from './Codec.js'
 import { InvalidTransitionError } from './Errors.js'
 
 /**
@@ -172,30 +173,25 @@ export function accountsOf(balances: Balances): Record<Account, bigint> {
 /** {@link Balances} as JSON keeps them: amounts as decimal strings. */
 export type SerializedBalances = { [key in keyof Balances]: Balances[key] extends bigint ? string : number }
 
+/** How balances are kept: amounts as decimal strings, in this order. */
+const balancesCodec = Codec.from<Balances, SerializedBalances>({
+  available: 'bigint',
+  reserved: 'bigint',
+  refunding: 'bigint',
+  deposited: 'bigint',
+  spent: 'bigint',
+  refunded: 'bigint',
+  jobs: 'json',
+})
+
 /** Balances as JSON. */
 export function serialize(balances: Balances): SerializedBalances {
-  return {
-    available: balances.available.toString(),
-    reserved: balances.reserved.toString(),
-    refunding: balances.refunding.toString(),
-    deposited: balances.deposited.toString(),
-    spent: balances.spent.toString(),
-    refunded: balances.refunded.toString(),
-    jobs: balances.jobs,
-  }
+  return balancesCodec.serialize(balances)
 }
 
 /** Balances from JSON. */
 export function deserialize(balances: SerializedBalances): Balances {
-  return {
-    available: BigInt(balances.available),
-    reserved: BigInt(balances.reserved),
-    refunding: BigInt(balances.refunding),
-    deposited: BigInt(balances.deposited),
-    spent: BigInt(balances.spent),
-    refunded: BigInt(balances.refunded),
-    jobs: balances.jobs,
-  }
+  return balancesCodec.deserialize(balances)
 }
 
 /**

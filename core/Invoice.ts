@@ -1,4 +1,5 @@
 import { type Address, encodeFunctionData, erc20Abi, type Hash, type Hex, maxUint256, zeroAddress } from 'viem'
+import * as Codec from './Codec.js'
 import { InvalidTransitionError, ValidationError } from './Errors.js'
 
 /**
@@ -338,65 +339,37 @@ export declare namespace Serialized {
   }
 }
 
+/** How an invoice is kept: every field in the order of {@link Serialized}, those it may lack as `null`. */
+const codec = Codec.from<Invoice, Serialized>({
+  id: 'json',
+  creator: 'json',
+  recipient: 'json',
+  // Records stored before invoices named a payer have none: they are open.
+  payer: Codec.nullable('json'),
+  token: 'json',
+  amount: 'bigint',
+  memo: Codec.nullable('json'),
+  reference: Codec.nullable('json'),
+  dueDate: Codec.nullable('date'),
+  chainId: 'json',
+  transaction: 'json',
+  createdAt: 'date',
+  createdAtBlock: 'bigint',
+  status: 'json',
+  scannedThroughBlock: 'bigint',
+  payment: { txHash: 'json', from: 'json', blockNumber: 'bigint', logIndex: 'json', paidAt: 'date' },
+  observedAt: 'date',
+  expiredAt: 'date',
+})
+
 /** Turns an invoice into JSON-safe values, for the store and for responses. */
 export function serialize(invoice: Invoice): Serialized {
-  const fields: Serialized.Fields = {
-    id: invoice.id,
-    creator: invoice.creator,
-    recipient: invoice.recipient,
-    payer: invoice.payer ?? null,
-    token: invoice.token,
-    amount: invoice.amount.toString(),
-    memo: invoice.memo ?? null,
-    reference: invoice.reference ?? null,
-    dueDate: invoice.dueDate?.toISOString() ?? null,
-    chainId: invoice.chainId,
-    transaction: invoice.transaction,
-    createdAt: invoice.createdAt.toISOString(),
-    createdAtBlock: invoice.createdAtBlock.toString(),
-  }
-  switch (invoice.status) {
-    case 'open':
-      return { ...fields, status: 'open', scannedThroughBlock: invoice.scannedThroughBlock.toString() }
-    case 'paid': {
-      const { txHash, from, blockNumber, logIndex, paidAt } = invoice.payment
-      const payment = { txHash, from, blockNumber: blockNumber.toString(), logIndex, paidAt: paidAt.toISOString() }
-      return { ...fields, status: 'paid', payment, observedAt: invoice.observedAt.toISOString() }
-    }
-    case 'expired':
-      return { ...fields, status: 'expired', expiredAt: invoice.expiredAt.toISOString() }
-  }
+  return codec.serialize(invoice)
 }
 
 /** Reads an invoice back from {@link serialize}'s form. */
 export function deserialize(value: Serialized): Invoice {
-  const fields: Fields = {
-    id: value.id,
-    creator: value.creator,
-    recipient: value.recipient,
-    // Records stored before invoices named a payer have none: they are open.
-    payer: value.payer ?? undefined,
-    token: value.token,
-    amount: BigInt(value.amount),
-    memo: value.memo ?? undefined,
-    reference: value.reference ?? undefined,
-    dueDate: value.dueDate === null ? undefined : new Date(value.dueDate),
-    chainId: value.chainId,
-    transaction: value.transaction,
-    createdAt: new Date(value.createdAt),
-    createdAtBlock: BigInt(value.createdAtBlock),
-  }
-  switch (value.status) {
-    case 'open':
-      return { ...fields, status: 'open', scannedThroughBlock: BigInt(value.scannedThroughBlock) }
-    case 'paid': {
-      const { txHash, from, blockNumber, logIndex, paidAt } = value.payment
-      const payment = { txHash, from, blockNumber: BigInt(blockNumber), logIndex, paidAt: new Date(paidAt) }
-      return { ...fields, status: 'paid', payment, observedAt: new Date(value.observedAt) }
-    }
-    case 'expired':
-      return { ...fields, status: 'expired', expiredAt: new Date(value.expiredAt) }
-  }
+  return codec.deserialize(value)
 }
 
 /** The fields of an invoice without its status and what the status carries. */

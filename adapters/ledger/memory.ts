@@ -1,3 +1,4 @@
+import * as Codec from '../../core/Codec.js'
 import { InvalidTransitionError } from '../../core/Errors.js'
 import { type Entry, type Lease, type Ledger, type Move, type Moved, transition } from '../../core/Ledger.js'
 import type { Queue } from '../../core/Queue.js'
@@ -179,26 +180,47 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0
 }
 
+/** How an entry is kept: its row as the database adapters write it, the amount as decimal text, times in epoch ms. */
+const rowCodec = Codec.from<toRow.ReturnType, Record<string, unknown>>({
+  payer: 'json',
+  nonce: 'json',
+  state: 'json',
+  amount: 'bigint',
+  endpoint: 'json',
+  protocol: 'json',
+  transaction: 'json',
+  reason: 'json',
+  authorization: 'json',
+  claimedAt: 'millis',
+  updatedAt: 'millis',
+  fingerprint: 'json',
+  idempotencyKey: 'json',
+  lease: 'json',
+  response: 'json',
+  effects: 'json',
+})
+
+/** How a lease is kept: its heartbeat in epoch ms. */
+const leaseCodec = Codec.from<Lease, Record<string, unknown>>({
+  id: 'json',
+  host: 'json',
+  pid: 'json',
+  slot: 'json',
+  heartbeatAt: 'millis',
+})
+
 function serialize(entry: Entry): string {
-  const row = toRow(entry)
-  return JSON.stringify({
-    ...row,
-    amount: row.amount.toString(),
-    claimedAt: row.claimedAt.getTime(),
-    updatedAt: row.updatedAt.getTime(),
-  })
+  return JSON.stringify(rowCodec.serialize(toRow(entry)))
 }
 
 function deserialize(json: string): Entry {
-  const row = JSON.parse(json)
-  return fromRow({ ...row, claimedAt: new Date(row.claimedAt), updatedAt: new Date(row.updatedAt) })
+  return fromRow(rowCodec.deserialize(JSON.parse(json)))
 }
 
 function serializeLease(lease: Lease): string {
-  return JSON.stringify({ ...lease, heartbeatAt: lease.heartbeatAt.getTime() })
+  return JSON.stringify(leaseCodec.serialize(lease))
 }
 
 function deserializeLease(json: string): Lease {
-  const { id, host, pid, slot, heartbeatAt } = JSON.parse(json)
-  return { id, host, pid, slot, heartbeatAt: new Date(heartbeatAt) }
+  return leaseCodec.deserialize(JSON.parse(json))
 }
