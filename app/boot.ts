@@ -41,7 +41,9 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
   const meter = metrics()
   const logger = meter.observing(parameters.logger)
   // Storage first: an unreachable database fails the start before the devnet replays its journal.
-  const { ledger, store, queue, limiter } = await openStorage({ config, closers, ledger: parameters.ledger })
+  const storage = await openStorage({ config, closers, ledger: parameters.ledger })
+  const { ledger, queue, limiter } = storage
+  const store = parameters.store?.(storage.store) ?? storage.store
   const settlement = await openSettlement(config)
   closers.push(settlement.close)
   const terms = settlement.terms
@@ -174,6 +176,8 @@ export declare namespace boot {
     lease?: Pick<processLease.Parameters, 'ttlMs' | 'heartbeatMs' | 'now'>
     /** Wraps the configured facilitator (tests: a slow or failing chain). */
     facilitator?: ((configured: Facilitator) => Facilitator) | undefined
+    /** Wraps the opened store, under every reader and writer of it: modules, journal, take-back (tests: a recorder). */
+    store?: ((opened: Store) => Store) | undefined
     /** Ports of the deployment's own, each replacing the one its provider would build (which is then not built). */
     ports?: createGateway.Parameters['ports']
     /** The port providers, built in order; the configuration must have been parsed with them. @default the gateway's own */

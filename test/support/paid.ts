@@ -29,6 +29,7 @@ export async function paidGateway(
     ledger?: Ledger
     env?: Record<string, string>
     facilitator?: boot.Parameters['facilitator']
+    store?: boot.Parameters['store']
     logger?: Logger
   } = {},
 ) {
@@ -46,6 +47,7 @@ export async function paidGateway(
     logger: parameters.logger ?? silent(),
     ...(parameters.ledger ? { ledger: parameters.ledger } : {}),
     facilitator: parameters.facilitator,
+    store: parameters.store,
   })
   const devnet = booted.devnet!
   const fetch = (async (input: RequestInfo | URL, init?: RequestInit) =>
