@@ -1,6 +1,7 @@
 import uniswapDefault from '@uniswap/default-token-list/build/uniswap-default.tokenlist.json' with { type: 'json' }
 import { type Address, getAddress, isAddress } from 'viem'
 import { base, mainnet } from 'viem/chains'
+import { ValidationError } from './Errors.js'
 
 /** A token of a list: symbol, ERC-20 address, decimals, and its name where the list gives one. */
 export type Listed = {
@@ -125,25 +126,62 @@ export function known(name: string, chainId: number): readonly Listed[] {
   return tokens
 }
 
-/** The token of {@link known} that `token` names on a chain: its symbol in any case, or its address in any case. */
-export function find(parameters: find.Parameters): Listed | undefined {
-  const { name, chainId, token } = parameters
-  const wanted = token.trim()
+/**
+ * The token that `token` names on a chain, its symbol or its address in any case: among the tokens a deployment
+ * accepts there (`tokens`), or among every token {@link known} on the chain (`name` and `chainId`).
+ */
+export function find<token extends Listed = Listed>(parameters: find.Parameters<token>): token | undefined {
+  const wanted = parameters.token.trim()
   const byAddress = wanted.startsWith('0x') || wanted.startsWith('0X')
   const lower = wanted.toLowerCase()
   const upper = wanted.toUpperCase()
-  return known(name, chainId).find((candidate) =>
+  const tokens =
+    'tokens' in parameters ? parameters.tokens : (known(parameters.name, parameters.chainId) as readonly token[])
+  return tokens.find((candidate) =>
     byAddress ? candidate.address.toLowerCase() === lower : candidate.symbol.toUpperCase() === upper,
   )
 }
 
 export declare namespace find {
-  type Parameters = {
-    /** Name of the chain, as {@link of} takes it. */
-    name: string
-    /** EIP-155 chain id of the node read. */
-    chainId: number
+  type Parameters<token extends Listed = Listed> = {
     /** A symbol (`cbbtc`) or an address. */
     token: string
+  } & (
+    | {
+        /** Name of the chain, as {@link of} takes it. */
+        name: string
+        /** EIP-155 chain id of the node read. */
+        chainId: number
+      }
+    | {
+        /** The tokens accepted on the chain (a deployment's, e.g. `onchain.tokens`). */
+        tokens: readonly token[]
+      }
+  )
+}
+
+/**
+ * The token of `tokens` that `token` names, as {@link find} reads it; anything else is refused with a
+ * {@link ValidationError} naming `field` and the tokens accepted, before any payment.
+ */
+export function toToken<token extends Listed>(parameters: toToken.Parameters<token>): token {
+  const { tokens, token, field = 'token' } = parameters
+  const found = find({ tokens, token })
+  if (found) return found
+  const accepted = tokens.map(({ symbol, address }) => `${symbol} (${address})`).join(', ')
+  throw new ValidationError({
+    field,
+    message: `is not a supported token; use one of ${accepted || 'none configured'}`,
+  })
+}
+
+export declare namespace toToken {
+  type Parameters<token extends Listed> = {
+    /** The tokens accepted on the chain. */
+    tokens: readonly token[]
+    /** A symbol or an address, as the caller sent it. */
+    token: string
+    /** The request field it came in, named by a refusal. @default 'token' */
+    field?: string | undefined
   }
 }

@@ -6,7 +6,6 @@ import {
   decodeFunctionData,
   encodeFunctionData,
   erc20Abi,
-  formatEther,
   formatTransaction,
   formatTransactionReceipt,
   formatUnits,
@@ -22,6 +21,7 @@ import {
 } from 'viem'
 import * as BatchPayment from './BatchPayment.js'
 import * as Escrow from './Escrow.js'
+import * as Units from './Units.js'
 
 /**
  * Decodes a mined EVM transaction against a curated set of ABIs: the call, its events, its token transfers and one
@@ -468,13 +468,8 @@ export function minedOf(transaction: RpcTransaction, receipt: RpcTransactionRece
   }
 }
 
-/** An amount both raw and formatted. */
-export type Amount = {
-  /** Atomic units, decimal string. */
-  raw: string
-  /** Whole units, decimal string; `null` when the decimals are unknown. */
-  formatted: string | null
-}
+/** An amount both raw and formatted; `formatted` is `null` when the decimals are unknown. */
+export type Amount = Units.Amount<string | null>
 
 /** The decoded transaction as the endpoint answers it. */
 export type Decoded = {
@@ -525,12 +520,11 @@ export function decode(parameters: decode.Parameters): Decoded {
   const fee = mined.gasUsed * mined.effectiveGasPrice
   const transfers = transfersOf(events).map(({ amount, tokenId, ...transfer }) => {
     const { symbol, decimals } = metadata.get(transfer.token) ?? { symbol: null, decimals: null }
-    const formatted = transfer.standard === 'erc20' && decimals !== null ? formatUnits(amount, decimals) : null
     return {
       ...transfer,
       symbol,
       decimals,
-      amount: { raw: amount.toString(), formatted },
+      amount: Units.toAmount(amount, transfer.standard === 'erc20' ? decimals : null),
       ...(tokenId === undefined ? {} : { tokenId: tokenId.toString() }),
     }
   })
@@ -541,10 +535,9 @@ export function decode(parameters: decode.Parameters): Decoded {
     from: checksumAddress(mined.from),
     to: mined.to ? checksumAddress(mined.to) : null,
     contractAddress: mined.contractAddress ? checksumAddress(mined.contractAddress) : null,
-    value: { raw: mined.value.toString(), formatted: formatEther(mined.value) },
+    value: Units.toAmount(mined.value, 18),
     fee: {
-      raw: fee.toString(),
-      formatted: formatEther(fee),
+      ...Units.toAmount(fee, 18),
       gasUsed: mined.gasUsed.toString(),
       effectiveGasPrice: mined.effectiveGasPrice.toString(),
     },

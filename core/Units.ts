@@ -231,6 +231,28 @@ export function toDecimal(value: bigint, decimals: number): string {
   return formatUnits(value, decimals)
 }
 
+/** An amount as answers show it: its atomic units and its human decimal, both decimal strings. */
+export type Amount<formatted extends string | null = string> = {
+  /** Atomic units, e.g. `"2500000"`. */
+  raw: string
+  /** Whole units as {@link toDecimal} writes them, e.g. `"2.5"`; `null` where the decimals are unknown. */
+  formatted: formatted
+}
+
+/**
+ * An atomic amount of an asset with `decimals` both ways (`2500000n`, 6 -> `{ raw: '2500000', formatted: '2.5' }`);
+ * with the decimals unknown (`null`), `formatted` is `null`.
+ */
+export function toAmount<decimals extends number | null>(
+  raw: bigint,
+  decimals: decimals,
+): Amount<decimals extends number ? string : null> {
+  return {
+    raw: raw.toString(),
+    formatted: (decimals === null ? null : toDecimal(raw, decimals)) as decimals extends number ? string : null,
+  }
+}
+
 function toUnit(name: string, field: 'from' | 'to' | 'unit'): Unit {
   const key = typeof name === 'string' ? name.toLowerCase() : ''
   if (!Object.hasOwn(units, key))

@@ -19,6 +19,7 @@ import * as Multicall3 from '../../core/Multicall3.js'
 import * as Rpc from '../../core/Rpc.js'
 import * as TokenList from '../../core/TokenList.js'
 import * as TxDecode from '../../core/TxDecode.js'
+import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
 import { defaultLimit, type HistoryQuery, maxLimit, type WalletQuery } from './schema.js'
 
@@ -36,12 +37,7 @@ export type Deps = {
 export const topCounterparties = 5
 
 /** An amount in atomic units and in whole units, both decimal strings; `formatted` is `null` when decimals are unknown. */
-export type Amount = {
-  /** Atomic units. */
-  raw: string
-  /** Whole units. */
-  formatted: string | null
-}
+export type Amount = Units.Amount<string | null>
 
 /** A transaction as `txhistory` shows it. */
 export type Shown = {
@@ -380,8 +376,8 @@ function tokenMixOf(address: Address, transfers: readonly History.TokenTransfer[
     symbol: entry.symbol,
     decimals: entry.decimals,
     transfers: entry.transfers,
-    received: amountOf(entry.in, entry.decimals),
-    sent: amountOf(entry.out, entry.decimals),
+    received: Units.toAmount(entry.in, entry.decimals),
+    sent: Units.toAmount(entry.out, entry.decimals),
   }))
 }
 
@@ -404,13 +400,9 @@ function show(transaction: History.Transaction): Shown {
       decimals: transfer.decimals,
       from: transfer.from,
       to: transfer.to,
-      amount: amountOf(transfer.amount, transfer.decimals),
+      amount: Units.toAmount(transfer.amount, transfer.decimals),
     })),
   }
-}
-
-function amountOf(raw: bigint, decimals: number | null): Amount {
-  return { raw: raw.toString(), formatted: decimals === null ? null : formatUnits(raw, decimals) }
 }
 
 /** The settlement chain as a CAIP-2 network id. */

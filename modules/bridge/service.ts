@@ -20,13 +20,8 @@ export type Deps = {
  */
 export const ready = 'ready'
 
-/** An amount in base units and as a decimal of whole tokens. */
-export type Amount = {
-  /** Base units, as an integer string. */
-  raw: string
-  /** Whole tokens, as a decimal string (exact, no rounding). */
-  formatted: string
-}
+/** An amount in base units and as a decimal of whole tokens (exact, no rounding). */
+export type Amount = Units.Amount
 
 /** What one bridge answered for a quote. */
 export type Compared = {
@@ -311,11 +306,11 @@ export async function quote(deps: Deps, query: QuoteQuery): Promise<QuoteAnswer>
       toChain,
       fromToken,
       toToken,
-      fromAmount: amountOf(best.fromAmount, fromToken.decimals),
-      toAmount: amountOf(best.toAmount, toToken.decimals),
-      toAmountMin: amountOf(best.toAmountMin, toToken.decimals),
+      fromAmount: Units.toAmount(best.fromAmount, fromToken.decimals),
+      toAmount: Units.toAmount(best.toAmount, toToken.decimals),
+      toAmountMin: Units.toAmount(best.toAmountMin, toToken.decimals),
       estimatedDurationSeconds: best.durationSeconds,
-      fees: best.fees.map((fee) => ({ ...fee, amount: amountOf(fee.amount, fee.token.decimals) })),
+      fees: best.fees.map((fee) => ({ ...fee, amount: Units.toAmount(fee.amount, fee.token.decimals) })),
       approval,
       transactionRequest,
       compared,
@@ -366,11 +361,6 @@ function checked(bridge: Bridge.Bridge, request: Bridge.Request, outcome: Bridge
     status: undefined,
     message: `${bridge.name} answered a quote for another chain or amount than asked.`,
   }
-}
-
-/** `raw` base units of a token with `decimals`, raw and formatted. */
-function amountOf(raw: bigint, decimals: number): Amount {
-  return { raw: raw.toString(), formatted: formatUnits(raw, decimals) }
 }
 
 /** Decimals of the USD figures of the original's `fees`. */

@@ -26,6 +26,7 @@ import * as Multicall3 from '../../core/Multicall3.js'
 import type { Oracle } from '../../core/Oracle.js'
 import type * as Rpc from '../../core/Rpc.js'
 import * as TokenList from '../../core/TokenList.js'
+import * as Units from '../../core/Units.js'
 import * as Upstream from '../../core/Upstream.js'
 import { type BalancesQuery, balanceChains, isChainList, type NonceQuery } from './schema.js'
 
@@ -467,12 +468,7 @@ function isHexList(value: unknown): value is `0x${string}`[] {
 }
 
 /** An amount in atomic units and in whole tokens, both decimal strings. */
-export type TokenAmount = {
-  /** Atomic units. */
-  raw: string
-  /** Whole tokens. */
-  formatted: string
-}
+export type TokenAmount = Units.Amount
 
 /** The balance of one token, or `null` amounts with the reason when its `balanceOf` failed. */
 export type TokenBalance = TokenList.Listed &
@@ -661,17 +657,13 @@ async function balancesOn(
   const entry: BalanceEntry = {
     ...named,
     available: true,
-    native: { ...native, ...tokenAmountOf(read3.native, native.decimals) },
+    native: { ...native, ...Units.toAmount(read3.native, native.decimals) },
     tokens: read3.listed.map(
       ({ raw, ...token }): TokenBalance =>
         raw === null
           ? { ...token, raw: null, formatted: null, reason: 'balanceOf failed' }
-          : { ...token, ...tokenAmountOf(raw, token.decimals) },
+          : { ...token, ...Units.toAmount(raw, token.decimals) },
     ),
   }
   return { entry, unlisted: read3.unlisted }
-}
-
-function tokenAmountOf(raw: bigint, decimals: number): TokenAmount {
-  return { raw: raw.toString(), formatted: formatUnits(raw, decimals) }
 }

@@ -8,6 +8,7 @@ import type { EscrowChain } from '../../core/EscrowChain.js'
 import * as Events from '../../core/Events.js'
 import { oneOf } from '../../core/internal/oneOf.js'
 import type { Store } from '../../core/Store.js'
+import * as TokenList from '../../core/TokenList.js'
 import * as Units from '../../core/Units.js'
 import {
   CreateBody,
@@ -233,7 +234,7 @@ const preflightId: Hex = `0x${'0'.repeat(64)}`
 
 /** The escrow `input` asks for, every field checked; pure, so that it runs before payment as well as in `create`. */
 function draft(deps: Deps, input: CreateBody, id: Hex, now: Date): Escrow.Escrow {
-  const token = toToken(deps.tokens, input.token)
+  const token = TokenList.toToken({ tokens: deps.tokens, token: input.token })
   return Escrow.from({
     id,
     chainId: deps.chain.chainId,
@@ -404,19 +405,6 @@ function toAddress(value: string, field: string): Address {
   if (!isAddress(value, { strict: true }))
     throw new ValidationError({ field, message: 'must be an EVM address (0x and 40 hex digits, valid checksum)' })
   return getAddress(value)
-}
-
-/** A supported token by symbol (any case) or address. */
-function toToken(tokens: readonly Escrow.Token[], value: string): Escrow.Token {
-  const token = isAddress(value, { strict: false })
-    ? tokens.find((candidate) => isAddressEqual(candidate.address, value))
-    : tokens.find((candidate) => candidate.symbol.toLowerCase() === value.toLowerCase())
-  if (token === undefined)
-    throw new ValidationError({
-      field: 'token',
-      message: `is not a supported token; use one of ${tokens.map(({ symbol, address }) => `${symbol} (${address})`).join(', ') || 'none configured'}`,
-    })
-  return token
 }
 
 /**

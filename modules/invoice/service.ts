@@ -15,6 +15,7 @@ import * as Events from '../../core/Events.js'
 import * as Invoice from '../../core/Invoice.js'
 import { oneOf } from '../../core/internal/oneOf.js'
 import { type Also, genesisHash, type Store } from '../../core/Store.js'
+import * as TokenList from '../../core/TokenList.js'
 import type { Transfers } from '../../core/Transfers.js'
 import * as Units from '../../core/Units.js'
 import { CreateBody, listStatuses } from './schema.js'
@@ -219,7 +220,7 @@ export function preflightCreate(deps: Deps, body: unknown): void {
 /** The invoice `input` asks for, every field checked; pure, so that it runs before payment as well as in `create`. */
 function draft(deps: Deps, input: CreateBody, at: { id: string; now: Date; createdAtBlock: bigint }): Invoice.Open {
   const { amount, recipient, payTo, memo, dueDate, reference } = input
-  const token = toToken(deps.tokens, input.token)
+  const token = TokenList.toToken({ tokens: deps.tokens, token: input.token })
   const receiver = payTo === undefined ? undefined : toAddress(payTo, 'payTo')
   // Refused here so that the refusal names the request's field: the core names its own, `recipient`.
   if (receiver === zeroAddress) throw new ValidationError({ field: 'payTo', message: 'is the zero address' })
@@ -493,22 +494,6 @@ function toAddress(value: string, field: string): Address {
   if (!result.valid) throw new ValidationError({ field, message: result.message })
   // validateEvm answers only the EVM formats, which carry the checksummed form.
   return checksumAddress(value as Address)
-}
-
-/** A configured token by symbol (any case) or by address; anything else is refused, naming what is accepted. */
-function toToken(tokens: readonly Invoice.Token[], value: string): Invoice.Token {
-  const address = value.startsWith('0x') ? toAddress(value, 'token') : undefined
-  const found = tokens.find((token) =>
-    address === undefined
-      ? token.symbol.toUpperCase() === value.toUpperCase()
-      : checksumAddress(token.address) === address,
-  )
-  if (found) return found
-  const accepted = tokens.map((token) => `${token.symbol} (${token.address})`).join(', ')
-  throw new ValidationError({
-    field: 'token',
-    message: `is not a token invoices are paid in here; use ${accepted || 'none configured'}`,
-  })
 }
 
 /**

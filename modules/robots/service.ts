@@ -18,6 +18,7 @@ import type * as Queue from '../../core/Queue.js'
 import * as RobotRequest from '../../core/RobotRequest.js'
 import * as RobotTask from '../../core/RobotTask.js'
 import { type Also, type Store, walk } from '../../core/Store.js'
+import * as TokenList from '../../core/TokenList.js'
 import * as Units from '../../core/Units.js'
 import * as Webhooks from '../../core/Webhooks.js'
 import {
@@ -256,7 +257,7 @@ export async function list(deps: Deps, query: ListQuery) {
     const prices = capability === undefined ? Object.values(robot.pricing) : [robot.pricing[capability]]
     if (maxPrice !== undefined && !prices.some((price) => price !== undefined && BigInt(price) <= maxPrice)) continue
     if (maxPrice18 !== undefined) {
-      const scale = 10n ** BigInt(18 - tokenOf(deps, robot.token).decimals)
+      const scale = 10n ** BigInt(18 - TokenList.toToken({ tokens: deps.tokens, token: robot.token }).decimals)
       if (!prices.some((price) => price !== undefined && BigInt(price) * scale <= maxPrice18)) continue
     }
     robots.push(profileOf(deps, robot))
@@ -357,7 +358,7 @@ export async function task(deps: Deps, body: TaskBody & { caller: Address }) {
     depositor: requester,
     beneficiary: robot.operator,
     arbiter: deps.arbiter.address,
-    token: tokenOf(deps, robot.token),
+    token: TokenList.toToken({ tokens: deps.tokens, token: robot.token }),
     amount: BigInt(price),
     expiry: new Date(depositBy.getTime() + (timeoutSeconds + escrowGraceSeconds) * 1000),
     createdAt: now,
@@ -944,7 +945,7 @@ async function checkProfile(
     throw new ValidationError({ field: 'pricing', message: `prices task types that are not capabilities: ${unpriced}` })
   if (Object.keys(fields.pricing).length === 0)
     throw new ValidationError({ field: 'pricing', message: 'must price at least one capability' })
-  const token = tokenOf(deps, fields.token)
+  const token = TokenList.toToken({ tokens: deps.tokens, token: fields.token })
   if (checkEndpoint) {
     const allowed = await deps.outbound.check(fields.endpoint)
     if (!allowed.ok) throw Outbound.toError(allowed, { field: 'endpoint' })
@@ -962,16 +963,6 @@ async function checkProfile(
     tags: fields.tags,
     metadata: fields.metadata,
   }
-}
-
-function tokenOf(deps: Deps, symbol: string): Escrow.Token {
-  const token = deps.tokens.find((candidate) => candidate.symbol.toLowerCase() === symbol.toLowerCase())
-  if (token === undefined)
-    throw new ValidationError({
-      field: 'token',
-      message: `is not a supported token; use one of ${deps.tokens.map((one) => one.symbol).join(', ')}`,
-    })
-  return token
 }
 
 /** The operator's robot; another operator's is a 404. */
@@ -1004,7 +995,7 @@ function profileOf(deps: Deps, robot: Robot) {
     /** Ours: active, or deregistered; `status` is the original gateway's (online, busy, offline). */
     registration: status,
     robot_id: robot.id,
-    price_per_task: Units.toDecimal(lowest, tokenOf(deps, robot.token).decimals),
+    price_per_task: Units.toDecimal(lowest, TokenList.toToken({ tokens: deps.tokens, token: robot.token }).decimals),
     currency: robot.token,
     chain: 'base',
     payment_address: robot.operator,
@@ -1117,7 +1108,7 @@ function pick<value extends object>(changes: value): Partial<value> {
 
 /** The original gateway's human `price_per_task` in atomic units of the robot's token. */
 function pricePerTask(deps: Deps, token: string, price: string | number): bigint {
-  const { decimals } = tokenOf(deps, token)
+  const { decimals } = TokenList.toToken({ tokens: deps.tokens, token })
   const atomic = Units.fromDecimal({ value: price, decimals, field: 'price_per_task' })
   if (atomic === 0n) throw new ValidationError({ field: 'price_per_task', message: 'must be more than zero' })
   return atomic

@@ -7,6 +7,7 @@ import * as Events from '../../core/Events.js'
 import type { Token } from '../../core/Module.js'
 import { type Also, type Store, walk } from '../../core/Store.js'
 import * as SupplyChain from '../../core/SupplyChain.js'
+import * as TokenList from '../../core/TokenList.js'
 import type { Transfers } from '../../core/Transfers.js'
 import * as Units from '../../core/Units.js'
 import {
@@ -140,7 +141,7 @@ function supplierFields(deps: Deps, input: SupplierBody) {
   const token = either(...tokenNames) ?? 'USDC'
   const tokenField = tokenNames.find(([, value]) => value !== undefined)?.[0] ?? 'currency'
   return {
-    currency: tokenOf(deps, token, tokenField).symbol,
+    currency: TokenList.toToken({ tokens: deps.tokens, token, field: tokenField }).symbol,
     contact: either(['contactEmail', input.contactEmail], ['contact', input.contact]),
     contactEmail: input.contactEmail,
     metadata: input.metadata,
@@ -201,7 +202,7 @@ export function preflightPo(deps: Deps, body: unknown): void {
 /** An order body's token, lines (prices atomic) and total: the stated total, when given, must be their sum. */
 function orderTerms(deps: Deps, input: PoBody) {
   checkMetadata(input.metadata)
-  const token = tokenOf(deps, input.currency ?? 'USDC', 'currency')
+  const token = TokenList.toToken({ tokens: deps.tokens, token: input.currency ?? 'USDC', field: 'currency' })
   const lines = documentLines(input, token.decimals)
   const total = SupplyChain.lineTotal(linesOf(lines))
   if (input.total !== undefined) {
@@ -392,7 +393,7 @@ export async function preflightInvoice(deps: Deps, body: unknown): Promise<void>
 function invoiceTerms(deps: Deps, order: Order, input: InvoiceBody) {
   if (input.supplierId !== undefined && input.supplierId !== order.supplierId)
     throw new ValidationError({ field: 'supplierId', message: `is not the supplier of purchase order ${order.id}` })
-  const { decimals } = tokenOf(deps, order.currency, 'total')
+  const { decimals } = TokenList.toToken({ tokens: deps.tokens, token: order.currency, field: 'total' })
   return {
     lines: documentLines(input, decimals),
     total: Units.fromDecimal({ value: input.total, decimals, field: 'total' }),
@@ -416,7 +417,7 @@ function itemsOf(lines: ReturnType<typeof linesView>, decimals: number) {
 
 /** An order as answered: lines with `unitPriceRaw`, its total human (as the original's `total`) and atomic (`totalRaw`). */
 function viewOrder(deps: Deps, order: Order) {
-  const { decimals } = tokenOf(deps, order.currency, 'currency')
+  const { decimals } = TokenList.toToken({ tokens: deps.tokens, token: order.currency, field: 'currency' })
   return {
     ...order,
     lines: linesView(order.lines),
@@ -527,7 +528,7 @@ export async function pay(deps: Deps, input: PayBody & { caller: Address }) {
       field: 'invoiceIds',
       message: `mix currencies ${currencies.join(', ')}; pay each apart`,
     })
-  const token = tokenOf(deps, invoices[0]!.currency, 'invoiceIds')
+  const token = TokenList.toToken({ tokens: deps.tokens, token: invoices[0]!.currency, field: 'invoiceIds' })
   const recipients = await Promise.all(
     invoices.map(async (one) => {
       const seller = (await deps.store.get<Supplier>(collections.suppliers, one.supplierId))!.value
@@ -672,7 +673,7 @@ export function preflightPay(body: unknown): void {
  */
 async function payOriginal(deps: Deps, caller: Address, form: Extract<PayForm, { form: 'original' }>) {
   const buyer = getAddress(caller)
-  const token = tokenOf(deps, 'USDC', 'token')
+  const token = TokenList.toToken({ tokens: deps.tokens, token: 'USDC', field: 'token' })
   const suppliers = await Promise.all(
     form.items.map(async (item) => {
       const seller = (await deps.store.get<Supplier>(collections.suppliers, item.supplierId))?.value
@@ -933,16 +934,6 @@ async function insert(deps: Deps, collection: string, id: string, owners: Addres
 
 function linesOf(lines: readonly StoredLine[]): SupplyChain.Line[] {
   return lines.map((line) => ({ sku: line.sku, quantity: BigInt(line.quantity), unitPrice: BigInt(line.unitPrice) }))
-}
-
-function tokenOf(deps: Deps, symbol: string, field: string): Token {
-  const token = deps.tokens.find((candidate) => candidate.symbol.toLowerCase() === symbol.toLowerCase())
-  if (token === undefined)
-    throw new ValidationError({
-      field,
-      message: `is not a supported token; use one of ${deps.tokens.map((one) => one.symbol).join(', ')}`,
-    })
-  return token
 }
 
 function unique(addresses: Address[]): Address[] {

@@ -48,18 +48,6 @@ export const ready = 'ready'
 /** One token a swap names: a listed symbol or an address. */
 type Token = TokenList.Listed
 
-/** An amount in base units and in whole tokens, both decimal strings. */
-type Amount = {
-  /** Base units. */
-  raw: string
-  /** Whole tokens. */
-  formatted: string
-}
-
-function amountOf(raw: bigint, decimals: number): Amount {
-  return { raw: raw.toString(), formatted: formatUnits(raw, decimals) }
-}
-
 /**
  * The tokens the router quotes by symbol: the chain's listed tokens ({@link TokenList.known}: the curated ones, then
  * Uniswap's default token list), with the Uniswap v3 contracts quotes go through. As the original gateway: `router` is
@@ -351,7 +339,7 @@ function oracleOf(
   const priceImpactPercent = expected === 0n ? null : formatUnits(((expected - amountOut) * 1_000_000n) / expected, 4)
   return {
     priceImpactPercent,
-    oracle: { amountOut: amountOf(expected, tokenOut.decimals), feeds: [priceIn.feed, priceOut.feed] },
+    oracle: { amountOut: Units.toAmount(expected, tokenOut.decimals), feeds: [priceIn.feed, priceOut.feed] },
   }
 }
 
@@ -456,7 +444,7 @@ export async function execute(deps: Deps, parameters: ExecuteBody & { caller: Ad
       slippageBps: Number(slippageBps),
       slippagePercent: `${formatUnits(slippageBps, 2)}%`,
     },
-    amountOutMinimum: amountOf(amountOutMinimum, fresh.tokenOut.decimals),
+    amountOutMinimum: Units.toAmount(amountOutMinimum, fresh.tokenOut.decimals),
     slippageBps: Number(slippageBps),
     deadline: Number(deadline),
     ...(approvalTransaction ? { approvalTransaction } : {}),
@@ -506,7 +494,7 @@ type Position = {
   /** The asset. */
   asset: TokenList.Listed
   /** The balance, current (interest included), not scaled. */
-  amount: Amount
+  amount: Units.Amount
   /** USD value from the oracle, decimal string; `null` without a live feed. */
   usd: string | null
   /** The original gateway's kind: `lending` (supplied, as collateral or not) or `borrowing`. */
@@ -653,7 +641,7 @@ export async function positions(deps: Deps, query: PositionsQuery) {
   const push = (protocol: Protocol, market: string, type: Position['type'], asset: Address, amount: bigint) => {
     const token = metadata.get(asset)
     if (amount === 0n || !token) return
-    const formatted = amountOf(amount, token.decimals)
+    const formatted = Units.toAmount(amount, token.decimals)
     list.push({
       protocol,
       market,

@@ -3,6 +3,7 @@ import uniswapDefault from '@uniswap/default-token-list/build/uniswap-default.to
 import { base } from 'viem/chains'
 import { contracts } from '../../adapters/chain/devnet.js'
 import * as TokenList from '../../core/TokenList.js'
+import { fieldOf } from '../support/errors.js'
 
 /** The original gateway's Base tokens (src/routes/oracle.ts, swap-data.ts, prices.ts): symbol, address, decimals. */
 const originals = [
@@ -69,5 +70,43 @@ describe('find', () => {
     expect(
       TokenList.find({ name: 'base', chainId: base.id, token: '0x0000000000000000000000000000000000000001' }),
     ).toBeUndefined()
+  })
+})
+
+describe('find among the tokens a deployment accepts', () => {
+  const accepted = TokenList.baseMainnet.filter((token) => token.symbol === 'USDC' || token.symbol === 'DAI')
+
+  test('default: by symbol or address, any case', () => {
+    const usdc = accepted[0]!
+    for (const token of [
+      'USDC',
+      'usdc',
+      ' Usdc ',
+      usdc.address,
+      usdc.address.toLowerCase(),
+      usdc.address.toUpperCase(),
+    ])
+      expect(TokenList.find({ tokens: accepted, token })).toBe(usdc)
+  })
+
+  test('error: a token listed on the chain but not accepted is none', () => {
+    expect(TokenList.find({ tokens: accepted, token: 'WETH' })).toBeUndefined()
+  })
+})
+
+describe('toToken', () => {
+  const accepted = TokenList.baseMainnet.filter((token) => token.symbol === 'USDC')
+
+  test('default: the accepted token named by symbol or address', () => {
+    expect(TokenList.toToken({ tokens: accepted, token: 'usdc' })).toBe(accepted[0]!)
+    expect(TokenList.toToken({ tokens: accepted, token: accepted[0]!.address.toLowerCase() })).toBe(accepted[0]!)
+  })
+
+  test('error: any other is refused, naming the field and the tokens accepted', () => {
+    expect(() => TokenList.toToken({ tokens: accepted, token: 'DAI' })).toThrow(
+      `is not a supported token; use one of USDC (${accepted[0]!.address})`,
+    )
+    expect(fieldOf(() => TokenList.toToken({ tokens: accepted, token: 'DAI' }))).toBe('token')
+    expect(fieldOf(() => TokenList.toToken({ tokens: accepted, token: '0x12', field: 'currency' }))).toBe('currency')
   })
 })

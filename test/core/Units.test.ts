@@ -246,3 +246,14 @@ describe('fromDecimal', () => {
     expect(Units.toDecimal(2_500_000_000n, 6)).toBe('2500')
   })
 })
+
+describe('toAmount', () => {
+  test('default: atomic units and the human decimal, both decimal strings', () => {
+    expect(Units.toAmount(2_500_000n, 6)).toEqual({ raw: '2500000', formatted: '2.5' })
+    expect(Units.toAmount(2n ** 256n - 1n, 18).raw).toBe((2n ** 256n - 1n).toString())
+  })
+
+  test('behavior: with the decimals unknown, formatted is null', () => {
+    expect(Units.toAmount(42n, null)).toEqual({ raw: '42', formatted: null })
+  })
+})
