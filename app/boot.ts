@@ -77,7 +77,6 @@ async function assemble(parameters: boot.Parameters, closers: (() => Promise<unk
     shared: { settlement, logger, config },
     own: {
       store,
-      books: store,
       queue,
       events: outbox,
       payments: { settled: (payer) => ledger.settled(payer) },

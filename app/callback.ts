@@ -5,13 +5,12 @@ import * as Channel from '../core/Channel.js'
 import { ValidationError } from '../core/Errors.js'
 import type * as Events from '../core/Events.js'
 import { isEvmPayer, type Ledger } from '../core/Ledger.js'
-import type { Outcome } from '../core/Module.js'
+import type { Holding, Outcome, Paid } from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
 import * as Queue from '../core/Queue.js'
 import type { Store } from '../core/Store.js'
 import * as Webhooks from '../core/Webhooks.js'
 import type { createGateway } from './gateway.js'
-import type { guard } from './payment/guard.js'
 import { signatureOf } from './payment/solana.js'
 import * as RequestId from './request-id.js'
 
@@ -19,7 +18,7 @@ import * as RequestId from './request-id.js'
 // succeeded and its payment is final, its answer is POSTed there, signed per Standard Webhooks with a secret of that
 // call's own. The gateway takes the field out of the body before the route's schema sees it, checks it before the 402,
 // and after the handler writes the callback's endpoint record, with an item of the callback queue, inside the paid
-// call: the write is journaled with the payment, so a call that is never paid has it taken back. The queue's worker
+// call: the write goes through the call's journal (`paid.journal`), so a call that is never paid has it taken back. The queue's worker
 // waits for the payment's outcome, then hands the delivery to the webhooks family's delivery queue (the same signing,
 // outbound guard and retries as every webhook). Written before the settlement, the callback survives a crash between
 // the settlement's confirmation and anything after it.
@@ -72,7 +71,7 @@ export type Callback = Webhooks.Endpoint & {
     answer: Record<string, unknown>
   }
   /** The call's payment. */
-  payment: guard.Holding
+  payment: Holding
 }
 
 /** The payment of a `call.completed` event. */
@@ -127,7 +126,7 @@ export function callbacks(parameters: callbacks.Parameters): callbacks.ReturnTyp
 
   /** What became of a call's payment: paid (with what the event says of it), never paid, or not decided yet. */
   async function outcomeOf(
-    holding: guard.Holding,
+    holding: Holding,
   ): Promise<{ state: 'paid'; payment: Payment } | { state: 'unpaid'; reason: string } | { state: 'undecided' }> {
     if (holding.type === 'channel') {
       const { payer, channelId, ceiling, amount: amountRaw } = holding
@@ -196,8 +195,9 @@ export function callbacks(parameters: callbacks.Parameters): callbacks.ReturnTyp
       if (!allowed.ok) throw Outbound.toError(allowed, { field })
     },
 
-    async attach({ request, url, route, status, response, holding }) {
-      if (!holding) return response
+    async attach({ request, url, route, status, response, paid }) {
+      const holding = paid?.held
+      if (!paid || !holding) return response
       const read = await answerOf(response)
       if (!read.answer) return read.response
       const { answer } = read
@@ -213,7 +213,7 @@ export function callbacks(parameters: callbacks.Parameters): callbacks.ReturnTyp
         call: { requestId: RequestId.of(request) ?? null, route, status, answer },
         payment: holding,
       }
-      await store.insert(
+      await paid.journal.insert(
         { collection, id, owners: owner ? [owner] : [], value, createdAt: new Date() },
         { enqueue: [{ queue: queueName, id, payload: { id } }] },
       )
@@ -260,7 +260,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 export declare namespace callbacks {
   type Parameters = {
-    /** The gateway's store as modules see it: a write inside a paid call is journaled with its payment. */
+    /** The gateway's store, where the worker reads callbacks and marks them delivered. */
     store: Store
     /** The durable queue. */
     queue: Queue.Queue
@@ -288,8 +288,8 @@ export declare namespace callbacks {
       status: number
       /** What the handler returned. */
       response: unknown
-      /** The call's payment. */
-      holding: guard.Holding | undefined
+      /** The paid call: its payment, and the journal the callback is written through. */
+      paid: Paid | undefined
     }) => Promise<unknown>
     /** The callback queue's worker. */
     worker: createGateway.Worker

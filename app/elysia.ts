@@ -15,6 +15,7 @@ import {
 } from '../core/Errors.js'
 import { echo } from '../core/internal/echo.js'
 import type { Limiter } from '../core/Limiter.js'
+import type * as Module from '../core/Module.js'
 import { exceedsDeclaredLength, readJson, readText } from './body.js'
 import * as Callback from './callback.js'
 import type { Config } from './config.js'
@@ -52,15 +53,14 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
 
   /**
    * Where every request enters: its start time and id, the CORS headers, and the refusals that need no route (a
-   * preflight, an oversized head or declared body). Synchronous, so that the handler runs inside the payment scope it
-   * opens; an answer here ends the request.
+   * preflight, an oversized head or declared body). Synchronous, so that the handler runs inside the client scope it
+   * enters; an answer here ends the request.
    */
   function enter(request: Request, set: { headers: Record<string, unknown> }): Response | undefined {
     entered.set(request, { at: performance.now(), route: undefined })
     const requestId = RequestId.assign(request)
     if (request.method === 'OPTIONS') return Cors.preflight()
     set.headers[RequestId.header] = requestId
-    payments?.open(request)
     scope.enter(request, addressOf(request))
     Object.assign(set.headers, Cors.headers)
     const head = oversized(request)
@@ -68,16 +68,6 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     if (exceedsDeclaredLength(request, config.bodyLimitBytes))
       return render(new PayloadTooLargeError({ limitBytes: config.bodyLimitBytes }), request)
     return undefined
-  }
-  // Every handler reads the verified payer as `caller`, from a getter: the guard verifies the payment after the hook
-  // that defines it runs, and a free route that never reads it must not fail.
-  const callerProperty: PropertyDescriptor = {
-    configurable: true,
-    enumerable: true,
-    get(this: { request: Request }) {
-      if (!payments) throw new Error('No payment settlement is configured, so no call has a verified payer.')
-      return payments.payer(this.request)
-    },
   }
   const logsRequests = config.logLevel === 'debug'
   /** Every answer, as it leaves: its metrics and one log line, by route pattern (never the raw path or query). */
@@ -220,8 +210,11 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
       if (record) record.route = route
       return handOver(await answerError({ error, code, request }), set)
     })
-    // Runs after schema validation, so bad input is refused before any payment is asked for.
-    .onBeforeHandle(async ({ request, route, body, query, params }) => {
+    // Runs after schema validation, so bad input is refused before any payment is asked for. Once the payment is
+    // held, the paid call is set on the context the handler gets (the hook reads its context by name, so that Elysia
+    // parses no more of a request than the fields named here).
+    .onBeforeHandle(async (context) => {
+      const { request, route, body, query, params } = context
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
       const admission = mounted.admit(`${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
       // While the request is still unpaid (the URL check counts against its client), and before the 402.
@@ -235,20 +228,17 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
       // Off the catalog, only a module's extra routes have a rate limit; discovery and operator routes have none.
       if (admission.type !== 'paid') return limit(admission.limit, request)
       guarded.add(request)
-      return payments!.before(request, admission.entry, { body, query, params })
-    })
-    // The context comes as a rest parameter: Elysia's static analysis of hooks takes a hook that hands its context
-    // on for one that reads all of it, and would then parse every request's cookies and copy its headers.
-    .derive({ as: 'global' }, (...hooked: [object]) => {
-      Object.defineProperty(hooked[0], 'caller', callerProperty)
-      return {}
+      const paid = await payments!.before(request, admission.entry, { body, query, params })
+      if (paid instanceof Response) return paid
+      ;(context as typeof context & Module.Context).paid = paid
     })
     // Sees every answer before Elysia maps it: the handler's, or a refusal (a 402) of the hook before.
-    .onAfterHandle(async ({ request, response, set }) => {
+    .onAfterHandle(async (context) => {
+      const { request, response, set } = context
       if (!payments || !guarded.delete(request))
         return response instanceof Response ? handOver(response, set) : undefined
       const status = response instanceof Response ? response.status : typeof set.status === 'number' ? set.status : 200
-      // A callback is written before the settlement, journaled with the payment: taken back if the call is never paid.
+      // A callback is written before the settlement, through the call's journal: taken back if it is never paid.
       const callback = asked.get(request)
       const answer =
         callbacks && callback && status < 400
@@ -258,7 +248,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
               route: callback.route,
               status,
               response,
-              holding: payments.holding(request),
+              paid: (context as Partial<Module.Context>).paid,
             })
           : response
       const outcome = await payments.after(request, { status, response: answer })

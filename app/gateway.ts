@@ -23,7 +23,6 @@ import { families as defaultFamilies } from './modules.js'
 import { healthPaths, mount } from './mount.js'
 import { operator } from './operator.js'
 import { deferred } from './payment/deferred.js'
-import { journaled } from './payment/effects.js'
 import { guard } from './payment/guard.js'
 import { settlement } from './payment/settlement.js'
 import { unconfigured as solanaUnconfigured } from './payment/solana.js'
@@ -60,7 +59,6 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     sessionSecret: crypto.randomUUID() + crypto.randomUUID(),
     ...definedOf(parameters.ports ?? {}),
   }
-  if (ports.store) ports.store = journaled(ports.store)
   // Every per-client count, in the engine the deployment shares between its processes (boot picks it).
   const limiter = unavailableOnFault(parameters.limiter ?? memoryLimiter())
   const { limits } = config
@@ -122,7 +120,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
         },
       })
     : undefined
-  if (settlements && payments) ports.deferred = deferred({ payments, settlements, terms })
+  if (settlements && payments) ports.deferred = deferred({ settlements, terms })
   const defaultLimit = limits.freeEndpointsPerMinute > 0 ? perMinute(limits.freeEndpointsPerMinute) : undefined
   const mounted = mount({
     families,

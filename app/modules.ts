@@ -144,7 +144,6 @@ const ownPortNames: Readonly<Partial<Record<Module.Port, string>>> = {
   payments: 'a payment ledger',
   sessionSecret: 'a session secret',
   publicUrl: 'a public URL (PUBLIC_URL)',
-  books: 'a store',
   deferred: 'payments (deferred settlement of asynchronous jobs)',
 }
 

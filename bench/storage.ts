@@ -24,7 +24,7 @@ export async function row(rounds: number) {
     const store = sqlite({ path: join(directory, 'store.sqlite') })
     const deps: Service.Deps = {
       store,
-      blockstore: embedded({ store }),
+      embedded: (on) => embedded({ store: on }),
       remote: {},
       defaultProvider: 'embedded',
       limits: {

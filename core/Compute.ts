@@ -12,7 +12,7 @@ import {
   ValidationError,
 } from './Errors.js'
 import type { Events } from './Events.js'
-import type { Deferred } from './Module.js'
+import type { Deferred, Paid } from './Module.js'
 import * as Price from './Price.js'
 import type { Store } from './Store.js'
 import { type Availability, type Outcome, toError } from './Upstream.js'
@@ -931,16 +931,15 @@ export type Followers = {
 export const pollMs = 10_000
 
 /**
- * Starts an asynchronous job whose payment it holds: hands the paid request's payment to a new job id (`defer`; a call
+ * Starts an asynchronous job whose payment it holds: hands the paid call's payment to a new job id (`defer`; a call
  * that cannot wait, a channel voucher, is a 400 saying `unheld`), creates its prediction (`create`, given the URL of
  * the job's callback when Replicate sends webhooks), and keeps its record, queued and owned by the payer, with its
  * first poll on `queue`. An upstream failure throws: the payment is not held, nothing is charged.
  */
 export async function start(parameters: start.Parameters): Promise<JobRecord> {
-  const { store, deferred, predictions, request, queue, callbacks, unheld, timeoutSeconds, create, webhook } =
-    parameters
+  const { predictions, paid, queue, callbacks, unheld, timeoutSeconds, create, webhook } = parameters
   const id = `job_${crypto.randomUUID().replaceAll('-', '')}`
-  const held = deferred.defer(request, id)
+  const held = paid.defer(id)
   if (!held) throw new BadRequestError(unheld)
   const created = await create(predictions.webhooks?.url(`${callbacks}${id}`))
   if (!created.ok) throw toError(created)
@@ -957,7 +956,7 @@ export async function start(parameters: start.Parameters): Promise<JobRecord> {
     ...(webhook === undefined ? {} : { webhook }),
     payment: { payer: held.payer, nonce: held.nonce, amount: held.amount.toString(), state: 'held' },
   }
-  await store.insert(
+  await paid.journal.insert(
     { collection: jobs, id, owners: [held.payer], value: record, createdAt: now },
     { enqueue: [{ queue, id, payload: { id }, dueAt: new Date(now.getTime() + pollMs) }] },
   )
@@ -965,10 +964,10 @@ export async function start(parameters: start.Parameters): Promise<JobRecord> {
 }
 
 export declare namespace start {
-  type Parameters = Pick<Followers, 'store' | 'deferred' | 'predictions'> &
+  type Parameters = Pick<Followers, 'predictions'> &
     Pick<JobRecord, 'family' | 'kind' | 'model' | 'webhook'> & {
-      /** The paid call that starts the job. */
-      request: Request
+      /** The paid call that starts the job: its payment is handed to the job, its record written through its journal. */
+      paid: Pick<Paid, 'defer' | 'journal'>
       /** The queue the job is followed on. */
       queue: string
       /** Path of the family's callbacks, ending in `/` (the job's id follows), e.g. `/callbacks/gpu/`. */

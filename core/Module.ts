@@ -18,7 +18,7 @@ import type { HistoricalPrices } from './HistoricalPrice.js'
 import type { History } from './History.js'
 import type { Holdings } from './Holdings.js'
 import type { Images } from './Image.js'
-import type { Ledger } from './Ledger.js'
+import type { Ledger, Payer as LedgerPayer } from './Ledger.js'
 import type { Meters } from './Meter.js'
 import type { NameService } from './NameService.js'
 import type * as Notify from './Notify.js'
@@ -102,13 +102,11 @@ export type Settled =
 
 /**
  * Payments settled when an asynchronous job ends, never when the call that started it answers: a handler hands its
- * call's claimed payment to a job (`defer`), answers 202, and the job's worker later settles it (the job succeeded)
+ * call's payment to a job (`paid.defer`), answers 202, and the job's worker later settles it (the job succeeded)
  * or releases it (failed, canceled, timed out). Every ledger guarantee holds: one authorization is used once across
  * processes, and a payment is released only while it was never sent.
  */
 export type Deferred = {
-  /** Hands the paid request's payment to `job` once its handler answers; `undefined` for a call that cannot wait (a channel voucher). */
-  defer: (request: Request, job: string) => Held | undefined
   /** Settles a held payment; idempotent: a settled one answers its transaction again. */
   settle: (held: Held) => Promise<Settled>
   /** Releases a held payment that was never sent; `false` when it is not (or no longer) held by a job. */
@@ -116,11 +114,63 @@ export type Deferred = {
 }
 
 /**
+ * The payment of one call, by where its outcome is recorded (JSON, amounts as decimal strings): an entry of the
+ * payment ledger (an authorization, an `upto` permit, a Solana transaction), or a voucher on a payment channel.
+ */
+export type Holding =
+  | {
+      /** Recorded in the payment ledger. */
+      type: 'ledger'
+      /** Ledger key: the payer (an EVM address, or a Solana account CAIP-10 style)... */
+      payer: LedgerPayer
+      /** ...and the nonce. */
+      nonce: Hex
+    }
+  | {
+      /** A voucher on a payment channel, charged when the call is served. */
+      type: 'channel'
+      /** The channel's payer. */
+      payer: Address
+      /** The channel. */
+      channelId: Hex
+      /** The voucher's ceiling, in atomic units: the call is charged once the channel's charged amount reaches it. */
+      ceiling: string
+      /** The call's price, in atomic units. */
+      amount: string
+    }
+
+/**
+ * A paid call, as the gateway hands it to the route's handler once its payment is held: who paid, what pays, and
+ * the two things a handler may do under the payment. Free routes get none.
+ */
+export type Paid = {
+  /**
+   * The verified payer: the caller, an EVM address. Reading it in a call paid from Solana throws (a 403 that charges
+   * nothing): a Solana account has no EVM address to own records by.
+   */
+  readonly payer: Address
+  /** Where the payment is recorded; `undefined` for a re-read by signing in, which nothing pays for. */
+  readonly held: Holding | undefined
+  /**
+   * The store under this payment: every insert, update and append through it is recorded with the payment before the
+   * handler goes on, and taken back, newest first, when the call is never paid. A paid handler writes the records it
+   * answers with through it; a write through the module's own `store` stands whatever becomes of the payment.
+   */
+  readonly journal: Store
+  /**
+   * Hands the payment to the asynchronous job `job`: once the handler answers (below 400) it is left to the job,
+   * unsettled, for `deferred` to settle or release. The payment's key and amount; `undefined` when the call was paid
+   * in a scheme that cannot wait (a channel voucher is redeemed with its call) or not paid at all.
+   */
+  defer: (job: string) => Held | undefined
+}
+
+/**
  * Every port a module may ask for, by name: the one typed registry the composition root fills. An interface, so that
  * a deployment (or a test) adds a port of its own by declaration merging, with the provider that builds it.
  */
 export interface Ports {
-  /** Durable records. */
+  /** Durable records: a write through it stands (a paid handler writes what its call buys through `paid.journal`). */
   store: Store
   /** Durable work in the store's database, claimed once across processes (see `workers`). */
   queue: Queue.Queue
@@ -206,8 +256,6 @@ export interface Ports {
   texter: Notify.Texter
   /** The gateway's public origin (PUBLIC_URL), for URLs handed to providers that call back. */
   publicUrl: string
-  /** The books: the store with no take-back, for ledgers that must stand when a paid call's fee is never settled. */
-  books: Store
   /** The compute-futures operator on the settlement chain: its deposit address and the wallet that sends refunds. */
   futures: FuturesTreasury
   /** The compute-futures operator on Solana: its deposit token account and the wallet that refunds Solana deposits. */
@@ -257,11 +305,16 @@ export function settlementEndpoint(ports: {
 
 /** Per-request values the gateway gives every route handler. */
 export type Context = {
-  /**
-   * The verified payer of a paid request: the caller, an EVM address. Reading it outside a paid route throws; so does
-   * reading it in a call paid from Solana (a 403 that charges nothing), which has no EVM address to own records by.
-   */
-  caller: Address
+  /** The paid call: set on every route of a paid catalog entry before its handler runs; absent on free routes. */
+  paid: Paid
+}
+
+/**
+ * A module's dependencies for one paid call: its `store` is the call's journal, so that what the call writes is taken
+ * back should it never be paid. Dependencies with no store are returned as they are.
+ */
+export function withJournal<deps extends object>(deps: deps, paid: Paid): deps {
+  return 'store' in deps && deps.store !== undefined ? { ...deps, store: paid.journal } : deps
 }
 
 /** A background job: the runner calls `run` on schedule and makes sure one tick runs on one process only. */

@@ -1,19 +1,18 @@
 import * as Ledger from '../../core/Ledger.js'
 import type { Deferred, Settled } from '../../core/Module.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
-import type { guard } from './guard.js'
 import { receipt } from './receipt.js'
 import type { settlement } from './settlement.js'
 
 /**
- * Payments of asynchronous jobs: the guard hands a call's claim to its job (`defer`, the ledger's `defer` event:
+ * Payments of asynchronous jobs: a paid call hands its claim to its job (`paid.defer`, the ledger's `defer` event:
  * the entry stays `claimed`, held by `job:<id>` instead of a process lease, so no process death releases it);
  * the job's worker later settles it exactly like the guard settles a call (claimed -> settling, then sent under this
  * process's lease), or releases it while it is still `claimed`. Both are ledger transitions, atomic across processes:
  * of two workers that settle the same job, one moves it to `settling` and the other finds it there.
  */
 export function deferred(parameters: deferred.Parameters): Deferred {
-  const { payments, settlements, terms } = parameters
+  const { settlements, terms } = parameters
   const { ledger, lease, logger } = settlements
 
   /** The answer for an entry the chain has decided, or that is on its way there. */
@@ -50,8 +49,6 @@ export function deferred(parameters: deferred.Parameters): Deferred {
   }
 
   return {
-    defer: (request, job) => payments.defer(request, job),
-
     async settle(held) {
       const key = { payer: held.payer, nonce: held.nonce }
       const entry = await ledger.get(key)
@@ -84,8 +81,6 @@ export function deferred(parameters: deferred.Parameters): Deferred {
 
 export declare namespace deferred {
   type Parameters = {
-    /** The payment guard, whose claims are handed to jobs. */
-    payments: Pick<guard.ReturnType, 'defer'>
     /** The settlement service, which settles them as it settles every call. */
     settlements: settlement.ReturnType
     /** Network, asset and payee of every offer: the network of their receipts. */

@@ -1,33 +1,20 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import type { Entry } from '../../core/Ledger.js'
 import type { Also, Effect, Record, Refusal, Store } from '../../core/Store.js'
 import type { Logger } from '../log.js'
 
-/** Where the writes of the request being handled are recorded; `record` is set once its payment is claimed. */
+/** Where the writes of one paid call are recorded: with its payment while it is held, nowhere once it is not. */
 export type Scope = {
-  /** Records one write of a paid call, durably, before the handler goes on; absent outside paid calls. */
+  /** Records one write, durably, before the handler goes on; `undefined` once the payment is settled or released. */
   record: ((effect: Effect) => Promise<void>) | undefined
 }
 
-const scopes = new AsyncLocalStorage<Scope>()
-
 /**
- * Opens the scope of one request. Call it synchronously where the request enters (before any `await`), so the
- * handler runs inside it; the guard sets `record` once the payment is claimed.
+ * The store of one paid call (`paid.journal`): every insert, update and append made through it is recorded in
+ * `scope`, so that {@link undo} can take it back when the call is never paid.
  */
-export function open(): Scope {
-  const scope: Scope = { record: undefined }
-  scopes.enterWith(scope)
-  return scope
-}
-
-/**
- * The store as modules see it: every insert, update and append made inside a paid call is recorded with the
- * payment, so that {@link undo} can take it back when the call is never paid. Outside paid calls it is the store.
- */
-export function journaled(store: Store): Store {
+export function journaled(store: Store, scope: Scope): Store {
   const note = async (effect: Effect) => {
-    await scopes.getStore()?.record?.(effect)
+    await scope.record?.(effect)
   }
   return {
     ...store,

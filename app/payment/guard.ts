@@ -1,11 +1,12 @@
 import type { EVMMessageVerifier } from '@x402/extensions/sign-in-with-x'
-import type { Address, Hex } from 'viem'
 import type { RecoverPublicKey } from '../../core/Authorization.js'
 import * as Catalog from '../../core/Catalog.js'
 import type * as Ledger from '../../core/Ledger.js'
 import type { Meter } from '../../core/Meter.js'
+import type { Paid } from '../../core/Module.js'
 import type { PaymentTerms } from '../../core/PaymentTerms.js'
 import * as Price from '../../core/Price.js'
+import type { Store } from '../../core/Store.js'
 import type { UptoChain } from '../../core/Upto.js'
 import type { Logger } from '../log.js'
 import { answers, keep, problem } from './answers.js'
@@ -15,14 +16,7 @@ import { exact } from './exact.js'
 import * as Idempotency from './idempotency.js'
 import type { receiptSigner } from './receipt.js'
 import { required } from './required.js'
-import {
-  type AnyScheme,
-  type Call,
-  type Declined,
-  isDeclined,
-  type Holding as PaymentHolding,
-  type Priced,
-} from './scheme.js'
+import { type AnyScheme, type Call, type Declined, isDeclined, type Priced } from './scheme.js'
 import type { settlement } from './settlement.js'
 import { signIn } from './siwx.js'
 import type { solana as Solana } from './solana.js'
@@ -99,18 +93,35 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
     describe: parameters.describe,
   })
 
-  // The payment each request holds, with its scheme and call, between `before` and `after` (or `release`).
-  const held = new WeakMap<Request, { scheme: AnyScheme; payment: unknown; call: Call }>()
-  const scopes = new WeakMap<Request, Effects.Scope>()
+  // The payment each request holds, with its scheme, its call and where its handler's writes are recorded, between
+  // `before` and `after` (or `release`).
+  const held = new WeakMap<Request, { scheme: AnyScheme; payment: unknown; call: Call; scope: Effects.Scope }>()
 
   /** The held payment of a request, taken out: its handler's writes are no longer recorded with it. */
   function take(request: Request) {
     const holding = held.get(request)
     if (!holding) return undefined
     held.delete(request)
-    const scope = scopes.get(request)
-    if (scope) scope.record = undefined
+    holding.scope.record = undefined
     return holding
+  }
+
+  /** The paid call its handler gets: the payer read when asked (a Solana payer refuses), the journal on the store. */
+  function paidOf(scheme: AnyScheme, payment: unknown, scope: Effects.Scope): Paid {
+    const { store } = settlements
+    let journal: Store | undefined
+    return {
+      get payer() {
+        return scheme.payer(payment)
+      },
+      held: scheme.holding(payment),
+      get journal() {
+        if (!store) throw new Error('No store is configured, so no paid call has a journal.')
+        journal ??= Effects.journaled(store, scope)
+        return journal
+      },
+      defer: (job) => scheme.defer?.(payment, job),
+    }
   }
 
   function callOf(request: Request, priced: Priced): Call {
@@ -125,10 +136,6 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
   }
 
   return {
-    open(request) {
-      scopes.set(request, Effects.open())
-    },
-
     async before(request, entry, input) {
       // Before anything else, so that every answer (the 402, a refusal) offers this call's exact amount.
       const amount = Price.quote({ price: entry.price, rule: ruleOf(entry), input })
@@ -147,11 +154,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
           declined = payment.declined
           continue
         }
-        held.set(request, { scheme, payment, call })
-        const scope = scopes.get(request)
         const { record } = scheme
-        if (scope && record) scope.record = (effect) => record(payment, effect)
-        return undefined
+        const scope: Effects.Scope = { record: record && ((effect) => record(payment, effect)) }
+        held.set(request, { scheme, payment, call, scope })
+        return paidOf(scheme, payment, scope)
       }
       return refuse(request, priced, declined?.refused, declined?.note)
     },
@@ -168,28 +174,10 @@ export function guard(parameters: guard.Parameters): guard.ReturnType {
       const holding = take(request)
       if (holding) await holding.scheme.release(holding.payment, reason)
     },
-
-    defer(request, job) {
-      const holding = held.get(request)
-      return holding?.scheme.defer?.(holding.payment, job)
-    },
-
-    holding(request) {
-      const holding = held.get(request)
-      return holding?.scheme.holding(holding.payment)
-    },
-
-    payer(request) {
-      const holding = held.get(request)
-      if (!holding) throw new Error('No verified payer on this request: the route is not behind the payment guard.')
-      return holding.scheme.payer(holding.payment)
-    },
   }
 }
 
 export declare namespace guard {
-  /** The payment of one call, by where its outcome is recorded. */
-  type Holding = PaymentHolding
   /** What a 402 says of a call for indexes. */
   type Described = required.Described
   type Parameters = {
@@ -236,13 +224,11 @@ export declare namespace guard {
     failures?: exact.Parameters['failures']
   }
   type ReturnType = {
-    /** Where the request enters, synchronously: opens the scope its handler's writes are journaled in. */
-    open: (request: Request) => void
     /**
      * Before the handler, with the call's validated input: a response to send (402, or the answer of a retry), or
-     * `undefined` once the payment (of the amount quoted for this input) is held.
+     * the paid call its handler gets once the payment (of the amount quoted for this input) is held.
      */
-    before: (request: Request, entry: Catalog.Entry, input: Price.Input) => Promise<Response | undefined>
+    before: (request: Request, entry: Catalog.Entry, input: Price.Input) => Promise<Response | Paid>
     /** After the handler: settles on success (headers to add) or withholds the resource; releases on failure. */
     after: (
       request: Request,
@@ -255,15 +241,5 @@ export declare namespace guard {
     ) => Promise<{ headers: Record<string, string> } | { withheld: Response }>
     /** Releases the payment of a request whose handler threw, and takes back its writes. */
     release: (request: Request, reason: string) => Promise<void>
-    /** The verified payer of a paid request: the caller. */
-    payer: (request: Request) => Address
-    /** The payment that pays for a paid request, until its `after`; `undefined` for a re-read by signing in. */
-    holding: (request: Request) => Holding | undefined
-    /**
-     * Hands the held payment of a paid request to an asynchronous job: once the handler answers (below 400) it is
-     * left to the job, unsettled, for `deferred` to settle or release. The payment's key and amount; `undefined` when
-     * the call was paid in a scheme that cannot wait (a channel voucher is redeemed with its call).
-     */
-    defer: (request: Request, job: string) => { payer: Address; nonce: Hex; amount: bigint } | undefined
   }
 }

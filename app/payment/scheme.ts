@@ -3,6 +3,7 @@ import type { Address, Hex } from 'viem'
 import type * as Catalog from '../../core/Catalog.js'
 import { type BaseError, PaymentInProgressError, type Refusal } from '../../core/Errors.js'
 import type * as Ledger from '../../core/Ledger.js'
+import type { Holding } from '../../core/Module.js'
 import type * as Price from '../../core/Price.js'
 import type { Effect } from '../../core/Store.js'
 
@@ -52,32 +53,6 @@ export type Outcome = { headers: Record<string, string> } | { withheld: Response
 
 /** A request a scheme carries and lets through to the next one, with what a 402 says of it should nothing pay. */
 export type Declined = { declined: { refused?: Refused | undefined; note?: string | undefined } }
-
-/**
- * The payment of one call, by where its outcome is recorded (JSON, amounts as decimal strings): an entry of the
- * payment ledger (an authorization, an `upto` permit, a Solana transaction), or a voucher on a payment channel.
- */
-export type Holding =
-  | {
-      /** Recorded in the payment ledger. */
-      type: 'ledger'
-      /** Ledger key: the payer (an EVM address, or a Solana account CAIP-10 style)... */
-      payer: Ledger.Payer
-      /** ...and the nonce. */
-      nonce: Hex
-    }
-  | {
-      /** A voucher on a payment channel, charged when the call is served. */
-      type: 'channel'
-      /** The channel's payer. */
-      payer: Address
-      /** The channel. */
-      channelId: Hex
-      /** The voucher's ceiling, in atomic units: the call is charged once the channel's charged amount reaches it. */
-      ceiling: string
-      /** The call's price, in atomic units. */
-      amount: string
-    }
 
 /**
  * A payment scheme, as x402's scheme servers and mppx's methods are: what a request carries of it, its offer, and the

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import { EstimateBody, ExecuteBody } from './schema.js'
 import * as Service from './service.js'
 
@@ -9,10 +9,14 @@ import * as Service from './service.js'
  */
 export function routes(deps: Service.Deps) {
   return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'batch' })
-    .post('/api/v1/batch/execute', ({ body, caller }) => Service.execute(deps, body, caller), {
-      body: ExecuteBody,
-      transform: ({ body }) => Service.preflightExecute(deps, body),
-    })
+    .post(
+      '/api/v1/batch/execute',
+      ({ body, paid }) => Service.execute(Module.withJournal(deps, paid), body, paid.payer),
+      {
+        body: ExecuteBody,
+        transform: ({ body }) => Service.preflightExecute(deps, body),
+      },
+    )
     .post('/api/v1/batch/estimate', ({ body }) => Service.estimate(deps, body), {
       body: EstimateBody,
       transform: ({ body }) => Service.preflightEstimate(deps, body),

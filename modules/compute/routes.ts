@@ -1,7 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import type * as Compute from '../../core/Compute.js'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import {
   BatchBody,
   EmbeddingsBody,
@@ -21,8 +21,8 @@ export function routes(deps: Service.Deps) {
   /** The handler of a job endpoint: 200 with the output, or 202 with the job started. */
   const submit =
     (kind: Compute.Kind) =>
-    async ({ body, request, set }: { body: unknown; request: Request; set: { status?: number | string } }) => {
-      const answer = await Service.submit(deps, { kind, body: body as never, request })
+    async ({ body, paid, set }: { body: unknown; paid: Module.Paid; set: { status?: number | string } }) => {
+      const answer = await Service.submit(deps, { kind, body: body as never, paid })
       set.status = answer.status
       return answer.body
     }
@@ -57,12 +57,16 @@ export function routes(deps: Service.Deps) {
     .get('/api/v1/compute/models', ({ query }) => Service.models(deps, query), { query: ModelsQuery })
     .get(
       '/api/v1/compute/status/:jobId',
-      ({ params, caller }) => Service.status(deps, { jobId: params.jobId, caller }),
+      ({ params, paid }) => Service.status(Module.withJournal(deps, paid), { jobId: params.jobId, caller: paid.payer }),
       { params: StatusParams },
     )
-    .get('/api/v1/compute/status', ({ query, caller }) => Service.status(deps, { jobId: query.jobId, caller }), {
-      query: StatusParams,
-    })
+    .get(
+      '/api/v1/compute/status',
+      ({ query, paid }) => Service.status(Module.withJournal(deps, paid), { jobId: query.jobId, caller: paid.payer }),
+      {
+        query: StatusParams,
+      },
+    )
     .post('/callbacks/compute/:jobId', ({ params, body, request }) =>
       Service.callback(deps, { jobId: params.jobId, body: String(body ?? ''), headers: request.headers }),
     )

@@ -4,7 +4,7 @@ import { Value } from '@sinclair/typebox/value'
 import * as Compute from '../../core/Compute.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
-import type { Deferred } from '../../core/Module.js'
+import type * as Module from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
 import * as Price from '../../core/Price.js'
 import type { Queue } from '../../core/Queue.js'
@@ -31,7 +31,7 @@ export type Deps = {
   /** The queue the jobs are followed on. */
   queue: Queue
   /** Settles or releases the payments of asynchronous jobs. */
-  deferred: Deferred
+  deferred: Module.Deferred
   /** The events outbox. */
   events?: Events | undefined
   /** The OpenAI-compatible upstream, when configured. */
@@ -384,23 +384,23 @@ function originalFields(job: Compute.Job, output: Record<string, unknown> | unde
  */
 export async function submit<kind extends Compute.Kind>(
   deps: Deps,
-  input: { kind: kind; body: Bodies[kind]; request: Request },
+  input: { kind: kind; body: Bodies[kind]; paid: Module.Paid },
 ): Promise<Answer> {
   const job = await withAudio(deps, jobOf(deps, input.kind, input.body), (input.body as TranscriptionBody).audio_url)
   if (job.model.upstream !== 'replicate') {
     const output = await runNow(deps, job)
     return { status: 200, body: { model: job.model.id, kind: job.kind, ...output, ...originalFields(job, output) } }
   }
-  return { status: 202, body: { ...(await start(deps, job, input.request)), ...originalFields(job, undefined) } }
+  return { status: 202, body: { ...(await start(deps, job, input.paid)), ...originalFields(job, undefined) } }
 }
 
 /** Starts a Replicate job and keeps its record; its payment is handed to it. */
-async function start(deps: Deps, job: Compute.Job, request: Request): Promise<Record<string, unknown>> {
+async function start(deps: Deps, job: Compute.Job, paid: Module.Paid): Promise<Record<string, unknown>> {
   const predictions = deps.predictions!
   const record = await Compute.start({
     ...deps,
     predictions,
-    request,
+    paid,
     queue: queueName,
     callbacks: '/callbacks/compute/',
     unheld:

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import { ReadBody, WriteBody } from './schema.js'
 import * as Service from './service.js'
 
@@ -14,8 +14,12 @@ export function routes(deps: Service.Deps) {
       body: ReadBody,
       transform: ({ body }) => Service.preflightRead(deps, body),
     })
-    .post('/api/v1/contract/write', ({ body, caller }) => Service.write(deps, { ...body, caller }), {
-      body: WriteBody,
-      transform: ({ body }) => Service.preflightWrite(deps, body),
-    })
+    .post(
+      '/api/v1/contract/write',
+      ({ body, paid }) => Service.write(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
+      {
+        body: WriteBody,
+        transform: ({ body }) => Service.preflightWrite(deps, body),
+      },
+    )
 }

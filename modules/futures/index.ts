@@ -27,10 +27,10 @@ const env = Type.Object({
 })
 
 /** The service's dependencies from the module's ports and environment. */
-function depsOf(resources: Module.Resources<'books' | 'futures', typeof env, 'compute' | 'futuresSolana'>): Deps {
+function depsOf(resources: Module.Resources<'store' | 'futures', typeof env, 'compute' | 'futuresSolana'>): Deps {
   const { ports, env } = resources
   return {
-    books: ports.books,
+    books: ports.store,
     treasury: ports.futures,
     confirmations: BigInt(env.FUTURES_CONFIRMATIONS),
     solana: ports.futuresSolana,
@@ -53,7 +53,7 @@ export const manifest = Module.define({
     '/api/v1/compute-futures/history',
     '/api/v1/compute-futures/refund',
   ],
-  needs: ['books', 'futures'],
+  needs: ['store', 'futures'],
   uses: ['compute', 'futuresSolana'],
   env,
   routes: (resources) => futures(depsOf(resources)),

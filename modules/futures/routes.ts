@@ -7,31 +7,51 @@ import * as Service from './service.js'
 export function routes(deps: Service.Deps) {
   return (
     new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'compute-futures' })
-      .get('/api/v1/compute-futures/balance', ({ query, caller }) => Service.balance(deps, { ...query, caller }), {
-        query: BalanceQuery,
-        transform: ({ query }) => {
-          Service.namedId(deps, query)
+      .get(
+        '/api/v1/compute-futures/balance',
+        ({ query, paid }) => Service.balance(deps, { ...query, caller: paid.payer }),
+        {
+          query: BalanceQuery,
+          transform: ({ query }) => {
+            Service.namedId(deps, query)
+          },
         },
-      })
+      )
       // Each preflight runs in `transform`, ahead of the payment guard: what cannot run is refused before payment.
-      .post('/api/v1/compute-futures/deposit', ({ body, caller }) => Service.deposit(deps, { ...body, caller }), {
-        body: DepositBody,
-        transform: ({ body }) => Service.preflightDeposit(deps, (body ?? {}) as Partial<DepositBody>),
-      })
-      .post('/api/v1/compute-futures/execute', ({ body, caller }) => Service.execute(deps, { ...body, caller }), {
-        body: ExecuteBody,
-        transform: ({ body }) => Service.preflightExecute(deps, (body ?? {}) as Partial<ExecuteBody>),
-      })
-      .get('/api/v1/compute-futures/history', ({ query, caller }) => Service.history(deps, { ...query, caller }), {
-        query: HistoryQuery,
-        transform: ({ query }) => {
-          Service.namedId(deps, query)
+      .post(
+        '/api/v1/compute-futures/deposit',
+        ({ body, paid }) => Service.deposit(deps, { ...body, caller: paid.payer }),
+        {
+          body: DepositBody,
+          transform: ({ body }) => Service.preflightDeposit(deps, (body ?? {}) as Partial<DepositBody>),
         },
-      })
-      .post('/api/v1/compute-futures/refund', ({ body, caller }) => Service.refund(deps, { ...body, caller }), {
-        body: RefundBody,
-        transform: ({ body }) => Service.preflightRefund(deps, (body ?? {}) as Partial<RefundBody>),
-      })
+      )
+      .post(
+        '/api/v1/compute-futures/execute',
+        ({ body, paid }) => Service.execute(deps, { ...body, caller: paid.payer }),
+        {
+          body: ExecuteBody,
+          transform: ({ body }) => Service.preflightExecute(deps, (body ?? {}) as Partial<ExecuteBody>),
+        },
+      )
+      .get(
+        '/api/v1/compute-futures/history',
+        ({ query, paid }) => Service.history(deps, { ...query, caller: paid.payer }),
+        {
+          query: HistoryQuery,
+          transform: ({ query }) => {
+            Service.namedId(deps, query)
+          },
+        },
+      )
+      .post(
+        '/api/v1/compute-futures/refund',
+        ({ body, paid }) => Service.refund(deps, { ...body, caller: paid.payer }),
+        {
+          body: RefundBody,
+          transform: ({ body }) => Service.preflightRefund(deps, (body ?? {}) as Partial<RefundBody>),
+        },
+      )
   )
 }
 

@@ -105,8 +105,8 @@ export function runnerOf(compute: { models: Compute.Models; direct?: Compute.Dir
 /** What the compute-futures module needs from outside. */
 export type Deps = {
   /**
-   * The store, outside the journal that takes back a call's writes when its fee is never paid: a deposit, a job or a
-   * refund already happened on chain or upstream, and its ledger entry must stay.
+   * The store itself, never a paid call's journal: a deposit, a job or a refund already happened on chain or upstream,
+   * and its ledger entry must stay whatever becomes of the call's fee.
    */
   books: Store
   /** The operator's deposit address and refund wallet. */

@@ -1,7 +1,7 @@
 import * as Compute from '../../core/Compute.js'
 import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
-import type { Deferred } from '../../core/Module.js'
+import type * as Module from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
 import type { Store } from '../../core/Store.js'
 import * as Webhooks from '../../core/Webhooks.js'
@@ -14,7 +14,7 @@ export type Deps = {
   /** Job records. */
   store: Store
   /** Settles or releases the payments of runs. */
-  deferred: Deferred
+  deferred: Module.Deferred
   /** The events outbox. */
   events?: Events | undefined
   /** Replicate, when configured. */
@@ -99,14 +99,14 @@ function toView(record: Compute.JobRecord, models: ReadonlyMap<string, Compute.G
 }
 
 /** Starts a run on Replicate; its payment stays held until the run ends (202). */
-export async function run(deps: Deps, input: RunBody & { request: Request }) {
+export async function run(deps: Deps, input: RunBody & { paid: Module.Paid }) {
   const model = modelOf(deps, input.model)
   if (input.version !== undefined) versionOf(model, input.version)
   const predictions = deps.predictions!
   const record = await Compute.start({
     ...deps,
     predictions,
-    request: input.request,
+    paid: input.paid,
     queue: queueName,
     callbacks: '/callbacks/gpu/',
     unheld:

@@ -33,11 +33,11 @@ const env = Type.Object({
 const runPrice = Price.quote({ price: Catalog.find('POST', '/api/v1/gpu-direct/run')!.price })
 
 /** The family's dependencies from its resources. */
-function depsOf(resources: Module.Resources<'store' | 'outbound' | 'onchain', typeof env, 'books'>): Service.Deps {
+function depsOf(resources: Module.Resources<'store' | 'outbound' | 'onchain', typeof env>): Service.Deps {
   const { ports, env } = resources
   return {
     store: ports.store,
-    books: ports.books ?? ports.store,
+    books: ports.store,
     outbound: ports.outbound,
     chainId: ports.onchain.chainId,
     price: runPrice,
@@ -56,7 +56,6 @@ export const manifest = Module.define({
   name: 'gpu-direct',
   paths: ['/api/v1/gpu-direct/'],
   needs: ['store', 'outbound', 'onchain'],
-  uses: ['books'],
   env,
   rateLimit: (env) => {
     const perMinute = env.GPU_DIRECT_RATE_LIMIT_PER_MINUTE

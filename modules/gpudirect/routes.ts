@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import { QuoteQuery, RegisterBody, RunBody } from './schema.js'
 import * as Service from './service.js'
 
@@ -12,8 +12,12 @@ export function routes(deps: Service.Deps) {
     .post('/api/v1/gpu-direct/register', ({ body }) => Service.register(deps, body), { body: RegisterBody })
     .get('/api/v1/gpu-direct/operators', () => Service.operators(deps))
     .get('/api/v1/gpu-direct/quote', ({ query }) => Service.quote(deps, query), { query: QuoteQuery })
-    .post('/api/v1/gpu-direct/run', ({ body, caller }) => Service.run(deps, { ...body, caller }), {
-      body: RunBody,
-      transform: ({ body }) => Service.preflightRun(deps, body),
-    })
+    .post(
+      '/api/v1/gpu-direct/run',
+      ({ body, paid }) => Service.run(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
+      {
+        body: RunBody,
+        transform: ({ body }) => Service.preflightRun(deps, body),
+      },
+    )
 }

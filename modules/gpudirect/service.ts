@@ -20,7 +20,7 @@ import { type QuoteQuery, type RegisterBody, RunBody } from './schema.js'
 export type Deps = {
   /** Operators, nonces and runs; inside a paid run its writes are taken back when the run is never paid. */
   store: Store
-  /** The same records outside that journal: an operator found unreachable during a run stays marked offline. */
+  /** The store itself, never a paid run's journal: an operator found unreachable during a run stays marked offline. */
   books: Store
   /** The guard in front of every operator's proxy (their URLs are caller-supplied). */
   outbound: Outbound.Guard

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import { EditBody, GenerateBody, StatusParams } from './schema.js'
 import * as Service from './service.js'
 
@@ -8,8 +8,8 @@ export function routes(deps: Service.Deps) {
   return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'images' })
     .post(
       '/api/v1/image/generate',
-      async ({ body, request, set }) => {
-        const answer = await Service.generate(deps, { body, request })
+      async ({ body, paid, set }) => {
+        const answer = await Service.generate(deps, { body, paid })
         set.status = answer.status
         return answer.body
       },
@@ -19,12 +19,20 @@ export function routes(deps: Service.Deps) {
       body: EditBody,
       transform: ({ body }) => Service.preflight(deps, true, EditBody, body),
     })
-    .get('/api/v1/image/status/:id', ({ params, caller }) => Service.status(deps, { id: params.id, caller }), {
-      params: StatusParams,
-    })
-    .get('/api/v1/image/status', ({ query, caller }) => Service.status(deps, { id: query.id, caller }), {
-      query: StatusParams,
-    })
+    .get(
+      '/api/v1/image/status/:id',
+      ({ params, paid }) => Service.status(Module.withJournal(deps, paid), { id: params.id, caller: paid.payer }),
+      {
+        params: StatusParams,
+      },
+    )
+    .get(
+      '/api/v1/image/status',
+      ({ query, paid }) => Service.status(Module.withJournal(deps, paid), { id: query.id, caller: paid.payer }),
+      {
+        query: StatusParams,
+      },
+    )
     .post('/callbacks/images/:jobId', ({ params, body, request }) =>
       Service.callback(deps, { jobId: params.jobId, body: String(body ?? ''), headers: request.headers }),
     )

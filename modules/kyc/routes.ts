@@ -1,18 +1,26 @@
 import { Elysia } from 'elysia'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import { StatusQuery, VerifyBody } from './schema.js'
 import * as Service from './service.js'
 
 /** KYC: validate, call the service with the verified payer, nothing else. */
 export function routes(deps: Service.Deps) {
   return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'kyc' })
-    .post('/api/v1/kyc/verify', ({ body, caller }) => Service.verify(deps, { ...body, caller }), {
-      body: VerifyBody,
-      transform: ({ body }) => Service.preflightVerify(body as { chain?: unknown }),
-    })
-    .get('/api/v1/kyc/status', ({ query, caller }) => Service.status(deps, { ...query, caller }), {
-      query: StatusQuery,
-      // Ahead of the payment guard: a status call naming nothing is refused before any payment is asked for.
-      transform: ({ query }) => Service.preflightStatus(query),
-    })
+    .post(
+      '/api/v1/kyc/verify',
+      ({ body, paid }) => Service.verify(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
+      {
+        body: VerifyBody,
+        transform: ({ body }) => Service.preflightVerify(body as { chain?: unknown }),
+      },
+    )
+    .get(
+      '/api/v1/kyc/status',
+      ({ query, paid }) => Service.status(Module.withJournal(deps, paid), { ...query, caller: paid.payer }),
+      {
+        query: StatusQuery,
+        // Ahead of the payment guard: a status call naming nothing is refused before any payment is asked for.
+        transform: ({ query }) => Service.preflightStatus(query),
+      },
+    )
 }

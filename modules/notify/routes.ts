@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Elysia } from 'elysia'
 import { ForbiddenError } from '../../core/Errors.js'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import type * as Notify from '../../core/Notify.js'
 import type { Store } from '../../core/Store.js'
 import { CallbackQuery, EmailBody, SmsBody, StatusQuery } from './schema.js'
@@ -21,7 +21,7 @@ type Plugin = Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module
 export function email(deps: Service.Deps) {
   return (new Elysia({ name: 'notify-email' }) as Plugin).post(
     '/api/v1/notify/email',
-    ({ body, caller }) => Service.email(deps, { ...body, caller }),
+    ({ body, paid }) => Service.email(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
     { body: EmailBody },
   )
 }
@@ -32,7 +32,11 @@ export function email(deps: Service.Deps) {
  */
 export function sms(deps: Service.Deps & { report: Notify.Texter['report']; publicUrl: string | undefined }) {
   return (new Elysia({ name: 'notify-sms' }) as Plugin)
-    .post('/api/v1/notify/sms', ({ body, caller }) => Service.sms(deps, { ...body, caller }), { body: SmsBody })
+    .post(
+      '/api/v1/notify/sms',
+      ({ body, paid }) => Service.sms(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
+      { body: SmsBody },
+    )
     .post(
       callbackPath,
       ({ query, body, headers }) => {
@@ -54,7 +58,7 @@ export function sms(deps: Service.Deps & { report: Notify.Texter['report']; publ
 export function status(deps: { store: Store }) {
   return (new Elysia({ name: 'notify-status' }) as Plugin).get(
     '/api/v1/notify/status',
-    ({ query, caller }) => Service.status(deps, { ...query, caller }),
+    ({ query, paid }) => Service.status(Module.withJournal(deps, paid), { ...query, caller: paid.payer }),
     // Before validation: an id of the original gateway gets its own answer rather than a bare pattern mismatch.
     { query: StatusQuery, transform: ({ query }) => Service.assertOwnId(query.id) },
   )

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import {
   CompleteBody,
   DeregisterBody,
@@ -31,13 +31,21 @@ export function routes(deps: Service.Deps) {
         transform: ({ query }) => Service.preflightProfile(query),
       })
       // The robot, its price and its limits are checked in `transform`, before the payment guard.
-      .post('/api/v1/robots/task', ({ body, caller }) => Service.task(deps, { ...body, caller }), {
-        body: TaskBody,
-        transform: ({ body }) => Service.preflightTask(deps, body),
-      })
-      .get('/api/v1/robots/status', ({ query, caller }) => Service.status(deps, { ...query, caller }), {
-        query: StatusQuery,
-        transform: ({ query }) => Service.preflightStatus(query),
-      })
+      .post(
+        '/api/v1/robots/task',
+        ({ body, paid }) => Service.task(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
+        {
+          body: TaskBody,
+          transform: ({ body }) => Service.preflightTask(deps, body),
+        },
+      )
+      .get(
+        '/api/v1/robots/status',
+        ({ query, paid }) => Service.status(Module.withJournal(deps, paid), { ...query, caller: paid.payer }),
+        {
+          query: StatusQuery,
+          transform: ({ query }) => Service.preflightStatus(query),
+        },
+      )
   )
 }

@@ -53,7 +53,7 @@ export const manifest = Module.define({
   routes: ({ ports, env }) => {
     const deps: Service.Deps = {
       store: ports.store,
-      blockstore: ports.storage.embedded(ports.store),
+      embedded: ports.storage.embedded,
       remote: ports.storage.remote,
       defaultProvider: env.STORAGE_PROVIDER,
       limits: {

@@ -34,8 +34,8 @@ export type Limits = {
 export type Deps = {
   /** Durable records: pins and usage. */
   store: Store
-  /** The embedded blockstore on `store`. */
-  blockstore: Blockstore
+  /** The embedded blockstore on a store: on `store`, so that a paid pin's blocks go through its call's journal. */
+  embedded: (store: Store) => Blockstore
   /** Remote providers by name. */
   remote: Providers['remote']
   /** Provider of a pin that names none. */
@@ -175,7 +175,7 @@ export async function pin(deps: Deps, caller: Address, body: PinBody) {
   }
   const placements: Placement[] = []
   const pinnedAt = new Date(deps.now()).toISOString()
-  const local = await deps.blockstore.pin(content)
+  const local = await deps.embedded(deps.store).pin(content)
   if (!local.ok) throw Upstream.toError(local)
   placements.push({ provider: 'embedded', ref: undefined, pinnedAt })
   let status: PinStatus = local.status
@@ -288,7 +288,7 @@ export async function get(deps: Deps, caller: Address, cid: string) {
     throw new ConflictError(
       `The content is ${pinned.size} bytes; this gateway answers at most ${deps.limits.maxReadBytes} per read.`,
     )
-  const read = await deps.blockstore.read({ cid, maxBytes: deps.limits.maxReadBytes })
+  const read = await deps.embedded(deps.store).read({ cid, maxBytes: deps.limits.maxReadBytes })
   if (!read.ok) throw Upstream.toError(read)
   const computed = (await ContentId.compute(read.bytes)).cid
   if (computed !== cid)
@@ -317,7 +317,7 @@ export async function status(deps: Deps, caller: Address, id: string) {
   const pinned = await owned(deps, caller, id)
   const providers = await Promise.all(
     pinned.placements.map(async (placement) => {
-      const provider = placement.provider === 'embedded' ? deps.blockstore : deps.remote[placement.provider]
+      const provider = placement.provider === 'embedded' ? deps.embedded(deps.store) : deps.remote[placement.provider]
       if (!provider)
         return { provider: placement.provider, status: null, error: 'This provider is no longer configured.' }
       const answer = await provider.status({ cid: pinned.cid, ref: placement.ref })

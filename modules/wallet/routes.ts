@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import type * as Module from '../../core/Module.js'
+import * as Module from '../../core/Module.js'
 import { CreateBody, ListQuery, SendTransactionBody, SignMessageBody, WalletParams, WalletQuery } from './schema.js'
 import * as Service from './service.js'
 
@@ -18,23 +18,51 @@ export function routes(deps: Service.Deps) {
       },
       { body: CreateBody },
     )
-    .get('/api/v1/wallet/list', ({ query, caller }) => Service.list(deps, { ...query, caller }), { query: ListQuery })
-    .get('/api/v1/wallet/:walletId', ({ params, caller }) => Service.get(deps, { ...params, caller }), {
-      params: WalletParams,
-    })
-    .get('/api/v1/wallet', ({ query, caller }) => Service.get(deps, { ...query, caller }), { query: WalletQuery })
-    .get('/api/v1/wallet/:walletId/addresses', ({ params, caller }) => Service.addresses(deps, { ...params, caller }), {
-      params: WalletParams,
-    })
-    .get('/api/v1/wallet/addresses', ({ query, caller }) => Service.addresses(deps, { ...query, caller }), {
-      query: WalletQuery,
-    })
-    .post('/api/v1/wallet/sign-message', ({ body, caller }) => Service.signMessage(deps, { ...body, caller }), {
-      body: SignMessageBody,
-      transform: ({ body }) => Service.preflightSign(body),
-    })
-    .post('/api/v1/wallet/send-transaction', ({ body, caller }) => Service.sendTransaction(deps, { ...body, caller }), {
-      body: SendTransactionBody,
-      transform: ({ body }) => Service.preflightSend(deps, body),
-    })
+    .get(
+      '/api/v1/wallet/list',
+      ({ query, paid }) => Service.list(Module.withJournal(deps, paid), { ...query, caller: paid.payer }),
+      { query: ListQuery },
+    )
+    .get(
+      '/api/v1/wallet/:walletId',
+      ({ params, paid }) => Service.get(Module.withJournal(deps, paid), { ...params, caller: paid.payer }),
+      {
+        params: WalletParams,
+      },
+    )
+    .get(
+      '/api/v1/wallet',
+      ({ query, paid }) => Service.get(Module.withJournal(deps, paid), { ...query, caller: paid.payer }),
+      { query: WalletQuery },
+    )
+    .get(
+      '/api/v1/wallet/:walletId/addresses',
+      ({ params, paid }) => Service.addresses(Module.withJournal(deps, paid), { ...params, caller: paid.payer }),
+      {
+        params: WalletParams,
+      },
+    )
+    .get(
+      '/api/v1/wallet/addresses',
+      ({ query, paid }) => Service.addresses(Module.withJournal(deps, paid), { ...query, caller: paid.payer }),
+      {
+        query: WalletQuery,
+      },
+    )
+    .post(
+      '/api/v1/wallet/sign-message',
+      ({ body, paid }) => Service.signMessage(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
+      {
+        body: SignMessageBody,
+        transform: ({ body }) => Service.preflightSign(body),
+      },
+    )
+    .post(
+      '/api/v1/wallet/send-transaction',
+      ({ body, paid }) => Service.sendTransaction(Module.withJournal(deps, paid), { ...body, caller: paid.payer }),
+      {
+        body: SendTransactionBody,
+        transform: ({ body }) => Service.preflightSend(deps, body),
+      },
+    )
 }

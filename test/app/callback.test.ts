@@ -9,7 +9,6 @@ import { memory as memoryStore } from '../../adapters/store/memory.js'
 import * as Callback from '../../app/callback.js'
 import { clients } from '../../app/clients.js'
 import { silent } from '../../app/log.js'
-import type { guard } from '../../app/payment/guard.js'
 import { reconcile } from '../../app/payment/reconcile.js'
 import { settlement } from '../../app/payment/settlement.js'
 import { signatureOf } from '../../app/payment/solana.js'
@@ -82,11 +81,11 @@ const jobs = Module.define({
   needs: ['deferred'],
   routes: ({ ports }) => {
     deferredPort = ports.deferred
-    return new Elysia({ name: 'jobs' }).post(
+    return new Elysia<'', { decorator: {}; store: {}; derive: {}; resolve: Module.Context }>({ name: 'jobs' }).post(
       jobPath,
-      ({ request, set }) => {
+      ({ paid, set }) => {
         const id = `job_${crypto.randomUUID().replaceAll('-', '')}`
-        held.set(id, ports.deferred.defer(request, id)!)
+        held.set(id, paid.defer(id)!)
         set.status = 202
         return { jobId: id, status: 'queued' }
       },
@@ -465,7 +464,7 @@ describe('callbacks: the worker that waits for a payment', () => {
   const payerAddress = privateKeyToAccount(generatePrivateKey()).address
 
   /** A callback written for a call paid by `payment`, as the gateway writes it after the handler. */
-  async function written(payment: guard.Holding): Promise<string> {
+  async function written(payment: Module.Holding): Promise<string> {
     const id = `cb_${crypto.randomUUID().replaceAll('-', '')}`
     const value: Callback.Callback = {
       url: target.url('/unit'),

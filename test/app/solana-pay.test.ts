@@ -67,7 +67,7 @@ async function setup(
           }
           return { models: ['m'], count: served.count }
         })
-        .get('/api/v1/invoice/list', ({ caller }) => ({ invoices: [], count: 0, caller })),
+        .get('/api/v1/invoice/list', ({ paid }) => ({ invoices: [], count: 0, caller: paid.payer })),
   })
   const { payment, settled } = stubPayment()
   const ledger = options.ledger ?? memory()

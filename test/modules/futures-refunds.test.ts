@@ -77,7 +77,7 @@ async function sendUsdc(from: PrivateKeyAccount, to: Address, amount: bigint): P
 
 /** A gateway of the futures family on `books`, the depositor's account credited with `amount`. */
 async function funded(books: Store, depositor: PrivateKeyAccount, amount: bigint) {
-  const gateway = moduleGateway(manifest, { ports: { books, futures: treasury } })
+  const gateway = moduleGateway(manifest, { ports: { store: books, futures: treasury } })
   const transaction = await sendUsdc(depositor, operator.address, amount)
   const { id } = await ok(await gateway.post('/api/v1/compute-futures/deposit', { transaction }, depositor))
   return { gateway, id: id as string }
@@ -249,7 +249,7 @@ describe('reconcile', () => {
       },
     }
     const { id } = await funded(books, depositor, 2_000_000n)
-    const gateway = moduleGateway(manifest, { ports: { books, futures: stalling } })
+    const gateway = moduleGateway(manifest, { ports: { store: books, futures: stalling } })
     const nonce = await chain.publicClient.getTransactionCount({ address: operator.address })
     const answer = gateway.post('/api/v1/compute-futures/refund', { amount: '1' }, depositor)
     await sending
@@ -308,7 +308,7 @@ describe.each(databases)('the refund worker on two store connections (%s)', (_, 
       // The module's own worker, as each process's runner would call it on a claimed item.
       const workers = [first, second].map(
         (books) =>
-          moduleGateway(manifest, { ports: { books, futures: treasury } }).workers.find(
+          moduleGateway(manifest, { ports: { store: books, futures: treasury } }).workers.find(
             (worker) => worker.queue === refundQueue,
           )!,
       )

@@ -76,7 +76,7 @@ const gatewayOf = (parameters: {
   env?: Record<string, string>
 }) =>
   moduleGateway(manifest, {
-    ports: { books: parameters.books ?? memory(), futures: settlement, futuresSolana: parameters.solanaTreasury },
+    ports: { store: parameters.books ?? memory(), futures: settlement, futuresSolana: parameters.solanaTreasury },
     env: parameters.env,
   })
 

@@ -45,7 +45,7 @@ beforeAll(async () => {
     depositAddress: operator.address,
     operator: { account: operator, chain: chain.chain, transport: chain.transport },
   })
-  app = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+  app = moduleGateway(manifest, { ports: { store: memory(), futures: treasury } })
   stub = openaiStub()
   compute = {
     models: Compute.fromJson(
@@ -97,7 +97,7 @@ async function deposit(gateway: typeof app, from: PrivateKeyAccount, amount: big
 describe('POST /api/v1/compute-futures/deposit', () => {
   test('default: credits a verified USDC transfer to the deposit address, once, and picks the tier', async () => {
     const depositor = signer(3)
-    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+    const gateway = moduleGateway(manifest, { ports: { store: memory(), futures: treasury } })
     const transaction = await sendUsdc(depositor, operator.address, 12_500_000n)
     const body = await ok(await gateway.post('/api/v1/compute-futures/deposit', { transaction }, depositor))
     expect(body).toMatchObject({
@@ -163,7 +163,7 @@ describe('POST /api/v1/compute-futures/deposit', () => {
 
   test('behavior: confirmations short of the configured count are a 409, not charged', async () => {
     const strict = moduleGateway(manifest, {
-      ports: { books: memory(), futures: treasury },
+      ports: { store: memory(), futures: treasury },
       env: { FUTURES_CONFIRMATIONS: '3' },
     })
     const transaction = await sendUsdc(alice(), operator.address, 1_000_000n)
@@ -194,7 +194,7 @@ describe('GET /api/v1/compute-futures/balance', () => {
 describe('POST /api/v1/compute-futures/refund', () => {
   test('default: sends unused credit back to the depositor as a real USDC transfer, recorded with its hash', async () => {
     const depositor = signer(5)
-    const gateway = moduleGateway(manifest, { ports: { books: memory({ queue: memoryQueue() }), futures: treasury } })
+    const gateway = moduleGateway(manifest, { ports: { store: memory({ queue: memoryQueue() }), futures: treasury } })
     const { id } = await deposit(gateway, depositor, 3_000_000n)
     const before = await usdcBalance(chain, depositor.address)
     const body = await ok(await gateway.post('/api/v1/compute-futures/refund', { amount: '1.25' }, depositor))
@@ -231,7 +231,7 @@ describe('POST /api/v1/compute-futures/refund', () => {
 
   test('error: more than the available credit is a 409 and nothing moves', async () => {
     const depositor = signer(6)
-    const gateway = moduleGateway(manifest, { ports: { books: memory({ queue: memoryQueue() }), futures: treasury } })
+    const gateway = moduleGateway(manifest, { ports: { store: memory({ queue: memoryQueue() }), futures: treasury } })
     await deposit(gateway, depositor, 1_000_000n)
     const settled = gateway.settled.length
     await refused(await gateway.post('/api/v1/compute-futures/refund', { amount: '1.000001' }, depositor), 409)
@@ -252,7 +252,7 @@ describe('POST /api/v1/compute-futures/refund', () => {
     })
     const depositor = signer(7)
     const gateway = moduleGateway(manifest, {
-      ports: { books: memory({ queue: memoryQueue() }), futures: poorTreasury },
+      ports: { store: memory({ queue: memoryQueue() }), futures: poorTreasury },
     })
     const transaction = await sendUsdc(depositor, broke.address, 2_000_000n)
     await ok(await gateway.post('/api/v1/compute-futures/deposit', { transaction }, depositor))
@@ -273,7 +273,7 @@ describe('POST /api/v1/compute-futures/refund', () => {
       token: chain.token.address,
       depositAddress: operator.address,
     })
-    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: readOnly } })
+    const gateway = moduleGateway(manifest, { ports: { store: memory(), futures: readOnly } })
     const body = await refused(await gateway.post('/api/v1/compute-futures/refund', {}), 503)
     expect(body.detail).toContain('FUTURES_OPERATOR_PRIVATE_KEY')
   })
@@ -281,7 +281,7 @@ describe('POST /api/v1/compute-futures/refund', () => {
 
 /** A gateway of the futures family on `books`, with the compute runner on the OpenAI stand-in. */
 const withCompute = (books: Store = memory()) =>
-  moduleGateway(manifest, { ports: { books, futures: treasury, compute } })
+  moduleGateway(manifest, { ports: { store: books, futures: treasury, compute } })
 
 /** A fresh account of `depositor` with `credit` deposited, and one text job on `model` executed on it. */
 async function executed(depositor: PrivateKeyAccount, credit: bigint, model: string, prompt: string) {
@@ -524,7 +524,7 @@ describe('GET /api/v1/compute-futures/pricing', () => {
   })
 
   test('behavior: where deposits go, before any deposit: in pricing, the payment manifest and OpenAPI', async () => {
-    const gateway = moduleGateway([manifest, pricingManifest], { ports: { books: memory(), futures: treasury } })
+    const gateway = moduleGateway([manifest, pricingManifest], { ports: { store: memory(), futures: treasury } })
     const body = await ok(await gateway.get('/api/v1/compute-futures/pricing', alice()))
     const deposit = {
       base: { chainId: chain.chainId, token: chain.token.address, depositAddress: operator.address },
@@ -626,7 +626,7 @@ describe('compute futures: the original gateway’s calls', () => {
 
   test('behavior: the transfer it hands out, signed and sent, is credited by its hash; balance and history by address in the original’s fields', async () => {
     const depositor = signer(7)
-    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+    const gateway = moduleGateway(manifest, { ports: { store: memory(), futures: treasury } })
     const asked = await ok(
       await gateway.post('/api/v1/compute-futures/deposit', { depositor: depositor.address, amount: 12.5 }, depositor),
     )
@@ -669,7 +669,7 @@ describe('compute futures: the original gateway’s calls', () => {
 
   test('behavior: its MCP server’s forms: expiresInDays accepted and not applied (credit does not expire), the depositor’s address as id', async () => {
     const depositor = signer(7)
-    const gateway = moduleGateway(manifest, { ports: { books: memory(), futures: treasury } })
+    const gateway = moduleGateway(manifest, { ports: { store: memory(), futures: treasury } })
     const asked = await ok(
       await gateway.post(
         '/api/v1/compute-futures/deposit',
