@@ -2225,9 +2225,9 @@ export type Endpoints = {
     /** What it answers. */
     output: unknown
   }
-  /** Generate images from a prompt: DALL-E and GPT Image at once, FLUX and SDXL as a job paid when it succeeds */
+  /** Generate images from a prompt: DALL-E and GPT Image at once, FLUX and SDXL as a job paid when it succeeds; priced per image by model, quality and size, at least the original 0.06 */
   'POST /api/v1/image/generate': {
-    /** What a call sends (price per call: {"type":"fixed","amount":"0.060000"}). */
+    /** What a call sends (price per call: {"type":"varies"}). */
     input: {
       query?: Record<string, string>
       body?: Record<string, unknown>
@@ -2235,9 +2235,9 @@ export type Endpoints = {
     /** What it answers. */
     output: unknown
   }
-  /** Edit an image at a URL from a prompt (and an optional mask) */
+  /** Edit an image at a URL from a prompt (and an optional mask); priced per image by model, quality and size, at least the original 0.05 */
   'POST /api/v1/image/edit': {
-    /** What a call sends (price per call: {"type":"fixed","amount":"0.050000"}). */
+    /** What a call sends (price per call: {"type":"varies"}). */
     input: {
       query?: Record<string, string>
       body?: Record<string, unknown>

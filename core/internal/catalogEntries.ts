@@ -2183,11 +2183,11 @@ export const entries: readonly Entry[] = [
   {
     method: 'POST',
     path: '/api/v1/image/generate',
-    price: fromStated('0.06'),
+    price: fromStated('varies'),
     category: 'image',
     tags: ['compute', 'ai'],
     purpose:
-      'Generate images from a prompt: DALL-E and GPT Image at once, FLUX and SDXL as a job paid when it succeeds',
+      'Generate images from a prompt: DALL-E and GPT Image at once, FLUX and SDXL as a job paid when it succeeds; priced per image by model, quality and size, at least the original 0.06',
     beyondSpec: true,
     request: [],
     response: [],
@@ -2196,10 +2196,11 @@ export const entries: readonly Entry[] = [
   {
     method: 'POST',
     path: '/api/v1/image/edit',
-    price: fromStated('0.05'),
+    price: fromStated('varies'),
     category: 'image',
     tags: ['compute', 'ai'],
-    purpose: 'Edit an image at a URL from a prompt (and an optional mask)',
+    purpose:
+      'Edit an image at a URL from a prompt (and an optional mask); priced per image by model, quality and size, at least the original 0.05',
     beyondSpec: true,
     request: [],
     response: [],

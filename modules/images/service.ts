@@ -3,11 +3,12 @@ import { Value } from '@sinclair/typebox/value'
 import type { Address } from 'viem'
 import type * as Chat from '../../core/Chat.js'
 import * as Compute from '../../core/Compute.js'
-import { UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
+import { ConfigError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import * as Image from '../../core/Image.js'
 import type { Deferred } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
+import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
 import * as Upstream from '../../core/Upstream.js'
 import type { EditBody, GenerateBody } from './schema.js'
@@ -28,6 +29,8 @@ export type Deps = {
   outbound: Outbound.Guard
   /** How long a generation on Replicate may run before it is canceled and its payment released, in seconds. */
   timeoutSeconds: number
+  /** What a call costs, by what it asks for. */
+  prices: Prices
 }
 
 /** The queue asynchronous generations are followed on. */
@@ -127,6 +130,162 @@ function read(body: GenerateBody | EditBody, edit: boolean): Read {
   }
 }
 
+/** The original gateway's flat price of a call, in atomic USDC: no call costs less, and FLUX and SDXL cost this. */
+const originalPrices = { [keys.generate]: 60_000n, [keys.edit]: 50_000n } as const
+
+/**
+ * OpenAI's published price of one image, in atomic USDC, by model, quality and size, before the operator's margin:
+ * DALL-E 3 and DALL-E 2 per image; GPT Image 1 per image by quality (its image output tokens); GPT Image 2 at its
+ * 1024x1024 price for every size (OpenAI's calculator bills its wide and tall images less). Quality `auto` is priced as
+ * `high` and GPT Image 1's size `auto` as its dearest, since the model picks and the upstream bills what it drew; GPT
+ * Image 2 at size `auto` may draw up to 3840 px and has no price.
+ */
+const published: Readonly<Record<string, Readonly<Record<string, Readonly<Record<string, bigint>>>>>> = {
+  'dall-e-3': {
+    standard: { '1024x1024': 40_000n, '1792x1024': 80_000n, '1024x1792': 80_000n },
+    hd: { '1024x1024': 80_000n, '1792x1024': 120_000n, '1024x1792': 120_000n },
+  },
+  'dall-e-2': { standard: { '1024x1024': 20_000n, '512x512': 18_000n, '256x256': 16_000n } },
+  'gpt-image-1': {
+    auto: { '1024x1024': 167_000n, '1536x1024': 250_000n, '1024x1536': 250_000n, auto: 250_000n },
+    low: { '1024x1024': 11_000n, '1536x1024': 16_000n, '1024x1536': 16_000n, auto: 16_000n },
+    medium: { '1024x1024': 42_000n, '1536x1024': 63_000n, '1024x1536': 63_000n, auto: 63_000n },
+    high: { '1024x1024': 167_000n, '1536x1024': 250_000n, '1024x1536': 250_000n, auto: 250_000n },
+  },
+  'gpt-image-2': {
+    auto: { '1024x1024': 211_000n, '1536x1024': 211_000n, '1024x1536': 211_000n },
+    low: { '1024x1024': 6_000n, '1536x1024': 6_000n, '1024x1536': 6_000n },
+    medium: { '1024x1024': 53_000n, '1536x1024': 53_000n, '1024x1536': 53_000n },
+    high: { '1024x1024': 211_000n, '1536x1024': 211_000n, '1024x1536': 211_000n },
+  },
+}
+
+/**
+ * What a GPT Image call bills besides its images, in atomic USDC before the margin: each prompt token (5 per token:
+ * $5 per million text input tokens; a token is at least one byte of the prompt, so its bytes are counted), and each
+ * image an edit sends, its image and its mask, at an allowance of image input tokens (GPT Image 1 reads them at low
+ * fidelity, about 135 tokens at 1024x1024: 1,000 at $10 per million; GPT Image 2 at high fidelity, about 3,000:
+ * 6,000 at $8 per million).
+ */
+const inputs: Readonly<Record<string, { promptToken: bigint; inputImage: bigint }>> = {
+  'gpt-image-1': { promptToken: 5n, inputImage: 10_000n },
+  'gpt-image-2': { promptToken: 5n, inputImage: 48_000n },
+}
+
+/** What calls cost: one image's price by model, quality and size, and the margin over it. */
+export type Prices = {
+  /** One image's price before the margin, in atomic USDC, by `model:quality:size`. */
+  perImage: ReadonlyMap<string, bigint>
+  /** The operator's margin over what the upstream bills, in percent. */
+  marginPercent: number
+}
+
+/** The key of one image's price in {@link Prices}. */
+function priceKey(model: string, quality: string, size: string): string {
+  return `${model}:${quality}:${size}`
+}
+
+/**
+ * The price table: OpenAI's published prices with `IMAGES_PRICES` (`model:quality:size=atomic,...`, one image in
+ * atomic USDC before the margin) over them; a malformed entry, or one for a model, quality or size the family does
+ * not offer on the images API, throws at boot naming the variable.
+ */
+export function pricesOf(parameters: { text?: string | undefined; marginPercent: number }): Prices {
+  const perImage = new Map(
+    Object.entries(published).flatMap(([model, qualities]) =>
+      Object.entries(qualities).flatMap(([quality, sizes]) =>
+        Object.entries(sizes).map(([size, price]) => [priceKey(model, quality, size), price] as const),
+      ),
+    ),
+  )
+  for (const entry of (parameters.text ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '')) {
+    const match = /^([^:=\s]+):([^:=\s]+):([^:=\s]+)\s*=\s*(\d{1,18})$/.exec(entry)
+    if (!match)
+      throw new ConfigError(`IMAGES_PRICES: "${entry}" is not model:quality:size=price (atomic USDC per image).`)
+    const [, id = '', quality = '', size = '', price = ''] = match
+    const model = Image.models[id]
+    if (model?.upstream !== 'openai')
+      throw new ConfigError(
+        `IMAGES_PRICES: ${id} is not a model of the images API (${Object.keys(published).join(', ')}).`,
+      )
+    if (!model.qualities.includes(quality))
+      throw new ConfigError(`IMAGES_PRICES: ${id} takes quality ${model.qualities.join(', ')}, not ${quality}.`)
+    if (!model.sizes.includes(size))
+      throw new ConfigError(`IMAGES_PRICES: ${id} takes size ${model.sizes.join(', ')}, not ${size}.`)
+    perImage.set(priceKey(id, quality, size), BigInt(price))
+  }
+  return { perImage, marginPercent: parameters.marginPercent }
+}
+
+/** `cost` with the margin over it, rounded up to the atomic unit. */
+function withMargin(cost: bigint, marginPercent: number): bigint {
+  return (cost * BigInt(100 + marginPercent) + 99n) / 100n
+}
+
+/**
+ * What a call costs, in atomic USDC, before the original's floor: one image's price (with the margin) times `n`,
+ * plus a GPT Image call's prompt and input images; FLUX and SDXL the original's price. An edit is priced at the
+ * upstream's defaults for what it does not send (size `auto` where the model has it). A quality and size the table
+ * has no price for is a 400 naming the field, before payment.
+ */
+export function priceOf(prices: Prices, body: GenerateBody | EditBody, edit: boolean): bigint {
+  const request = read(body, edit)
+  const { model, quality = '' } = request
+  if (model.upstream === 'replicate') return originalPrices[keys.generate]
+  const size = edit && body.size === undefined && model.sizes.includes('auto') ? 'auto' : request.size
+  const perImage = prices.perImage.get(priceKey(model.id, quality, size))
+  if (perImage === undefined)
+    throw new ValidationError({
+      field: model.sizes.some((other) => prices.perImage.has(priceKey(model.id, quality, other))) ? 'size' : 'quality',
+      message: `${model.id} at quality ${quality} and size ${size} has no price on this gateway`,
+    })
+  const input = inputs[model.id]
+  const promptBytes = BigInt(new TextEncoder().encode(body.prompt).byteLength)
+  const inputImages = edit ? ((body as EditBody).mask_url === undefined ? 1n : 2n) : 0n
+  const extra = input ? promptBytes * input.promptToken + inputImages * input.inputImage : 0n
+  return withMargin(perImage * BigInt(request.n) + extra, prices.marginPercent)
+}
+
+/**
+ * The lowest and highest a call may cost: the original's price, and the dearest image of any model the endpoint
+ * offers times its most images, with its longest prompt (a UTF-16 unit is at most 3 bytes) and an edit's two images.
+ */
+function boundsOf(prices: Prices, edit: boolean): Price.Bounds {
+  const min = originalPrices[edit ? keys.edit : keys.generate]
+  const costs = Object.entries(Image.models)
+    .filter(([, model]) => model.upstream === 'openai' && (!edit || model.edits))
+    .map(([id, model]) => {
+      const dearest = [...prices.perImage]
+        .filter(([key]) => key.startsWith(`${id}:`))
+        .reduce((most, [, price]) => (price > most ? price : most), 0n)
+      const input = inputs[id]
+      const extra = input
+        ? BigInt(model.maxPromptChars * 3) * input.promptToken + (edit ? 2n : 0n) * input.inputImage
+        : 0n
+      return withMargin(dearest * BigInt(model.maxImages) + extra, prices.marginPercent)
+    })
+  return { min, max: costs.reduce((most, cost) => (cost > most ? cost : most), min) }
+}
+
+/**
+ * The price rule of generate or edit ({@link priceOf}), held at or above the original gateway's flat price so its
+ * clients' default request costs what it did.
+ */
+export function rule(prices: Prices, edit: boolean): Price.Rule {
+  const floor = Price.fromAtomic(originalPrices[edit ? keys.edit : keys.generate])
+  const margin = `OpenAI's published price plus ${prices.marginPercent}%`
+  return {
+    description: edit
+      ? `per image by model, quality and size (${margin}) times n, plus GPT Image's prompt tokens and input images; at least the original gateway's $${floor}`
+      : `per image by model, quality and size (${margin}) times n, plus GPT Image's prompt tokens; FLUX and SDXL $${floor} a call; at least the original gateway's $${floor}`,
+    bounds: boundsOf(prices, edit),
+    amount: ({ body }) => priceOf(prices, body as GenerateBody | EditBody, edit),
+  }
+}
+
 /**
  * Before validation and payment: the endpoint and the model named must have their upstream (503); a body the schema
  * admits is read against its model (400s), and an edit's URLs must be ones the outbound guard lets through (400).
@@ -139,6 +298,8 @@ export async function preflight(deps: Deps, edit: boolean, schema: TSchema, body
   const { model } = read(body as GenerateBody, edit)
   const reason = unavailable(deps, model.upstream)
   if (reason) throw new UpstreamUnavailableError(`${model.id} cannot draw now: ${reason} Nothing is charged for it.`)
+  // Refuses an option the table has no price for even where no payment is asked.
+  priceOf(deps.prices, body as GenerateBody, edit)
   if (!edit) return
   const { image_url, mask_url } = body as EditBody
   for (const [field, url] of [

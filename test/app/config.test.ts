@@ -83,7 +83,7 @@ describe('parse', () => {
           GPU_DIRECT_RATE_LIMIT_PER_MINUTE: 30,
           GPU_DIRECT_RUN_TIMEOUT_SECONDS: 120,
         },
-        images: { IMAGES_JOB_TIMEOUT_SECONDS: 1800 },
+        images: { IMAGES_MARGIN_PERCENT: 50, IMAGES_JOB_TIMEOUT_SECONDS: 1800 },
         // Keyless public nodes by default (viem's `rpcUrls.default`); `base` is the settlement chain unless set.
         chaindata: {
           CHAIN_RPC_ARBITRUM: arbitrum.rpcUrls.default.http[0],

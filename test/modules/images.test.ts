@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { decodePaymentRequiredHeader } from '@x402/core/http'
 import type { LocalAccount } from 'viem'
+import { parse } from '../../app/config.js'
+import { ConfigError } from '../../core/Errors.js'
+import * as Price from '../../core/Price.js'
 import type { Claim } from '../../core/Queue.js'
+import { manifest } from '../../modules/images/index.js'
+import * as Service from '../../modules/images/service.js'
 import { refused } from '../support/module.js'
 import { origin, paidGateway } from '../support/paid.js'
 import { replicateStub, webhookSecret } from '../support/replicate.js'
@@ -125,9 +130,6 @@ afterAll(async () => {
   host.stop(true)
 })
 
-/** A generation paid with an authorization valid through its window (a FLUX or SDXL job's). */
-const generate = (body: unknown, signer = payer) => gateway.paid(signer, 'POST', '/api/v1/image/generate', body, 2_000)
-const edit = (body: unknown, signer = payer) => gateway.paid(signer, 'POST', '/api/v1/image/edit', body)
 const status = (id: string, signer = payer) => gateway.paid(signer, 'GET', `/api/v1/image/status/${id}`)
 const unpaid = (target: Awaited<ReturnType<typeof paidGateway>>, path: string, body: unknown) =>
   target.fetch(`${origin}${path}`, {
@@ -135,6 +137,31 @@ const unpaid = (target: Awaited<ReturnType<typeof paidGateway>>, path: string, b
     headers: { 'content-type': 'application/json' },
     body: JSON.stringify(body),
   })
+
+/** The amount the 402 of an unpaid call asks for `body`, in atomic USDC. */
+async function quoted(path: string, body: unknown): Promise<bigint> {
+  const response = await unpaid(gateway, path, body)
+  expect(response.status).toBe(402)
+  return BigInt(decodePaymentRequiredHeader(response.headers.get('PAYMENT-REQUIRED')!).accepts[0]!.amount)
+}
+
+/** `POST path` paid the amount its 402 quotes, with an authorization valid `seconds` (a job's window). */
+async function paidAtQuote(signer: LocalAccount, path: string, body: unknown, seconds = 120) {
+  const header = await gateway.presigned({
+    signer,
+    value: await quoted(path, body),
+    validBefore: BigInt(Math.floor(Date.now() / 1000) + seconds),
+  })
+  return gateway.fetch(`${origin}${path}`, {
+    method: 'POST',
+    headers: { 'PAYMENT-SIGNATURE': header, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+}
+
+/** A generation paid its quote with an authorization valid through its window (a FLUX or SDXL job's). */
+const generate = (body: unknown, signer = payer) => paidAtQuote(signer, '/api/v1/image/generate', body, 2_000)
+const edit = (body: unknown, signer = payer) => paidAtQuote(signer, '/api/v1/image/edit', body)
 
 /** The stand-in's answer of one image drawn by `model` from `prompt`, as the family answers it. */
 const drawnOnce = (model: string, prompt: string) => ({
@@ -182,7 +209,8 @@ describe('POST /api/v1/image/generate', () => {
     expect(before - (await gateway.balance(payer.address))).toBe(60_000n)
   })
 
-  test('behavior: GPT Image draws several, answered in base64, without a style', async () => {
+  test('behavior: GPT Image draws several, answered in base64, without a style, charged exactly its quote', async () => {
+    const before = await gateway.balance(payer.address)
     const response = await generate({
       prompt: 'two foxes',
       model: 'gpt-image-1',
@@ -203,6 +231,8 @@ describe('POST /api/v1/image/generate', () => {
       size: '1536x1024',
       quality: 'high',
     })
+    // Two images at 0.25 and 9 prompt bytes at 5 units, plus 50%.
+    expect(before - (await gateway.balance(payer.address))).toBe(750_068n)
   })
 
   test('error: what a model does not take is a 400 naming the field, before any payment', async () => {
@@ -236,6 +266,123 @@ describe('POST /api/v1/image/generate', () => {
       503,
     )
     expect(edited.detail).toContain('IMAGES_UPSTREAM_KEY')
+  })
+})
+
+describe('prices', () => {
+  test('behavior: generate asks one image’s price (OpenAI’s plus 50%) times n, plus GPT Image’s prompt', async () => {
+    const cases: (readonly [Record<string, unknown>, bigint])[] = [
+      // dall-e-3, standard, 1024x1024: 0.04 and 50%, the original's 0.06.
+      [{ prompt: 'a lake' }, 60_000n],
+      [{ prompt: 'a lake', quality: 'hd', size: '1792x1024' }, 180_000n],
+      [{ prompt: 'a lake', quality: 'hd' }, 120_000n],
+      [{ prompt: 'a lake', size: '1024x1792', style: 'natural' }, 120_000n],
+      [{ prompt: 'a lake', model: 'dall-e-2', n: 4 }, 120_000n],
+      // 0.024, held at the original's 0.06.
+      [{ prompt: 'a lake', model: 'dall-e-2', size: '256x256' }, 60_000n],
+      // Quality `auto` is priced as `high`: (0.167 and 6 prompt bytes at 5 units) and 50%.
+      [{ prompt: 'a lake', model: 'gpt-image-1' }, 250_545n],
+      [{ prompt: 'a lake', model: 'gpt-image-1', quality: 'medium', size: '1024x1536', n: 4 }, 378_045n],
+      [{ prompt: 'a lake', model: 'gpt-image-1', quality: 'low', size: 'auto' }, 60_000n],
+      // 20,000 prompt bytes at 5 units each: the prompt is paid for.
+      [{ prompt: 'é'.repeat(10_000), model: 'gpt-image-1', quality: 'low' }, 166_500n],
+      [{ prompt: 'a lake', model: 'gpt-image-2', quality: 'high', size: '1536x1024' }, 316_545n],
+      [{ prompt: 'a lake', model: 'gpt-image-2', quality: 'low', n: 4 }, 60_000n],
+      // FLUX and SDXL keep the original's 0.06 a call.
+      [{ prompt: 'a lake', model: 'flux-schnell', n: 4 }, 60_000n],
+      [{ prompt: 'a lake', model: 'sdxl', size: '768x768', n: 4 }, 60_000n],
+    ]
+    for (const [body, amount] of cases)
+      expect([body, await quoted('/api/v1/image/generate', body)]).toEqual([body, amount])
+  })
+
+  test('behavior: edit asks the same, with GPT Image’s input images, at the upstream’s defaults', async () => {
+    const image_url = hosted('/cat.png')
+    const mask_url = hosted('/mask.png')
+    const cases: (readonly [Record<string, unknown>, bigint])[] = [
+      // dall-e-2, 1024x1024: 0.03, held at the original's 0.05.
+      [{ image_url, prompt: 'x' }, 50_000n],
+      [{ image_url, prompt: 'x', n: 4 }, 120_000n],
+      // GPT Image's quality and size `auto` (sent as none) at their dearest, and one input image.
+      [{ image_url, prompt: 'add a hat', model: 'gpt-image-1' }, 390_068n],
+      [{ image_url, mask_url, prompt: 'x', model: 'gpt-image-1', quality: 'medium', size: '1024x1024' }, 93_008n],
+      [{ image_url, prompt: 'x', model: 'gpt-image-2', quality: 'low', size: '1536x1024' }, 81_008n],
+    ]
+    for (const [body, amount] of cases) expect([body, await quoted('/api/v1/image/edit', body)]).toEqual([body, amount])
+  })
+
+  test('error: an option the table has no price for is a 400 naming it, before any payment', async () => {
+    // GPT Image 2 at size `auto` may draw up to 3840 px; an edit that names no size is drawn at `auto`.
+    await namesField('/api/v1/image/generate', [[{ prompt: 'x', model: 'gpt-image-2', size: 'auto' }, 'size']])
+    await namesField('/api/v1/image/edit', [
+      [{ image_url: hosted('/cat.png'), prompt: 'x', model: 'gpt-image-2' }, 'size'],
+    ])
+  })
+
+  test('security: the default’s 0.06 does not pay for an hd image; nothing is charged', async () => {
+    const before = await gateway.balance(payer.address)
+    const header = await gateway.presigned({ signer: payer, value: 60_000n })
+    const response = await gateway.fetch(`${origin}/api/v1/image/generate`, {
+      method: 'POST',
+      headers: { 'PAYMENT-SIGNATURE': header, 'content-type': 'application/json' },
+      body: JSON.stringify({ prompt: 'a lake', quality: 'hd', size: '1792x1024' }),
+    })
+    expect(response.status).toBe(402)
+    expect(await gateway.balance(payer.address)).toBe(before)
+  })
+
+  test('behavior: discovery states the rule and its bounds', async () => {
+    const manifest = await (await gateway.fetch(`${origin}/.well-known/x402.json`)).json()
+    const price = (path: string) => manifest.resources.find((resource: any) => resource.path === path).price
+    // The dearest: four gpt-image-1 images at 0.25 with 96,000 prompt bytes at 5 units (and an edit's two images).
+    expect(price('/api/v1/image/generate')).toMatchObject({
+      mode: 'varies',
+      minAmount: '0.060000',
+      maxAmount: '2.220000',
+      currency: 'USD',
+    })
+    expect(price('/api/v1/image/generate').rule).toContain('OpenAI')
+    expect(price('/api/v1/image/edit')).toMatchObject({ mode: 'varies', minAmount: '0.050000', maxAmount: '2.250000' })
+  })
+})
+
+describe('IMAGES_PRICES and IMAGES_MARGIN_PERCENT', () => {
+  const defaults = { IMAGES_MARGIN_PERCENT: 50, IMAGES_JOB_TIMEOUT_SECONDS: 1800 }
+  /** The amount the family's rule asks for `body` with `env`. */
+  function amount(env: Record<string, unknown>, key: string, body: Record<string, unknown>): bigint {
+    const rules = (manifest.prices as (env: unknown) => Price.Rules)({ ...defaults, ...env })
+    return Price.quote({ price: { type: 'varies' }, rule: rules[key], input: { body, query: {}, params: {} } })
+  }
+
+  test('behavior: entries over the table and the margin change the price, never below the original’s', () => {
+    const env = {
+      IMAGES_PRICES: 'gpt-image-2:high:auto=400000, dall-e-3:hd:1792x1024=100000',
+      IMAGES_MARGIN_PERCENT: 20,
+    }
+    const generate = Service.keys.generate
+    expect(amount(env, generate, { prompt: 'a lake', model: 'gpt-image-2', quality: 'high', size: 'auto' })).toBe(
+      480_036n,
+    )
+    expect(amount(env, generate, { prompt: 'a lake', quality: 'hd', size: '1792x1024' })).toBe(120_000n)
+    // 0.04 and 20% is 0.048: the original's 0.06 stands.
+    expect(amount(env, generate, { prompt: 'a lake' })).toBe(60_000n)
+    expect(amount({}, generate, { prompt: 'a lake', quality: 'hd', size: '1792x1024' })).toBe(180_000n)
+  })
+
+  test('error: a malformed entry, or one for what the images API models do not take, is refused at boot', () => {
+    for (const text of [
+      'dall-e-3=1',
+      'dall-e-3:hd:1024x1024=-1',
+      'dall-e-3:hd:1024x1024=0.1',
+      'dall-e-3:ultra:1024x1024=1',
+      'dall-e-3:hd:512x512=1',
+      'flux-schnell::1024x1024=1',
+      'flux-schnell:standard:1024x1024=1',
+      'midjourney:hd:1024x1024=1',
+    ])
+      expect(() => amount({ IMAGES_PRICES: text }, Service.keys.generate, { prompt: 'x' })).toThrow(ConfigError)
+    for (const margin of ['-1', 'half', '1001'])
+      expect(() => parse({ IMAGES_MARGIN_PERCENT: margin })).toThrow(ConfigError)
   })
 })
 
@@ -324,17 +471,22 @@ describe('POST /api/v1/image/edit', () => {
     expect(before - (await gateway.balance(payer.address))).toBe(50_000n)
   })
 
-  test('behavior: GPT Image edits a JPEG', async () => {
+  test('behavior: GPT Image edits a JPEG, charged exactly its quote', async () => {
+    const before = await gateway.balance(payer.address)
     const response = await edit({ image_url: hosted('/cat.jpg'), prompt: 'add a hat', model: 'gpt-image-1' })
     expect(response.status).toBe(200)
     expect(received.at(-1)!.form).toMatchObject({ image: { name: 'image.jpeg', type: 'image/jpeg' } })
     expect(received.at(-1)!.form).not.toHaveProperty('quality')
+    expect(before - (await gateway.balance(payer.address))).toBe(390_068n)
   })
 
-  test('behavior: a quality asked for is sent', async () => {
+  test('behavior: a quality asked for is sent, and priced', async () => {
+    const before = await gateway.balance(payer.address)
     const body = { image_url: hosted('/cat.png'), prompt: 'x', model: 'gpt-image-1', quality: 'low', size: '1024x1024' }
     expect((await edit(body)).status).toBe(200)
     expect(received.at(-1)!.form).toMatchObject({ quality: 'low', size: '1024x1024', model: 'gpt-image-1' })
+    // 0.011 and one input image at 0.01, and 50%: 0.0315, held at the original's 0.05.
+    expect(before - (await gateway.balance(payer.address))).toBe(50_000n)
   })
 
   test('error: a URL the guard refuses, or a model that does not edit, is a 400 before any payment', async () => {
