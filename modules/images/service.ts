@@ -6,7 +6,7 @@ import * as Compute from '../../core/Compute.js'
 import { ConfigError, UpstreamUnavailableError, ValidationError } from '../../core/Errors.js'
 import type { Events } from '../../core/Events.js'
 import * as Image from '../../core/Image.js'
-import type { Deferred } from '../../core/Module.js'
+import type * as Module from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
 import * as Price from '../../core/Price.js'
 import type { Store } from '../../core/Store.js'
@@ -22,7 +22,7 @@ export type Deps = {
   /** Job records. */
   store: Store
   /** Settles or releases the payments of asynchronous generations. */
-  deferred: Deferred
+  deferred: Module.Deferred
   /** The events outbox. */
   events?: Events | undefined
   /** The guard in front of a caller's `image_url` and `mask_url`. */
@@ -375,12 +375,12 @@ function jobView(record: Compute.JobRecord) {
  * Starts a generation on Replicate: its payment stays held, unsettled, until the prediction ends (settled when it
  * succeeds, released otherwise); a channel voucher cannot wait for it (400).
  */
-async function start(deps: Deps, request: Read, paid: Request) {
+async function start(deps: Deps, request: Read, paid: Module.Paid) {
   const predictions = deps.predictions!
   const record = await Compute.start({
     ...deps,
     predictions,
-    request: paid,
+    paid,
     queue: queueName,
     callbacks: '/callbacks/images/',
     unheld:
@@ -401,9 +401,9 @@ export type Answer = { status: 200 | 202; body: Record<string, unknown> }
  * `POST /api/v1/image/generate`: DALL-E and GPT Image draw at once on the images API (an upstream failure throws:
  * nothing charged); FLUX and SDXL start a Replicate job, paid when it succeeds.
  */
-export async function generate(deps: Deps, input: { body: GenerateBody; request: Request }): Promise<Answer> {
+export async function generate(deps: Deps, input: { body: GenerateBody; paid: Module.Paid }): Promise<Answer> {
   const request = read(input.body, false)
-  if (request.model.upstream === 'replicate') return { status: 202, body: await start(deps, request, input.request) }
+  if (request.model.upstream === 'replicate') return { status: 202, body: await start(deps, request, input.paid) }
   const outcome = await deps.images!.generate({
     model: request.model.upstreamModel,
     prompt: request.prompt,
