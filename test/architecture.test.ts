@@ -173,4 +173,22 @@ describe('architecture', () => {
     }
     expect(violations).toEqual([])
   })
+
+  test('behavior: a paid call reaches its handler as a value: no service takes a Request, no scope is ambient', () => {
+    // Handlers get `paid` (payer, payment, journal, defer) from the gateway; a service that needed the Request, or a
+    // journal found through AsyncLocalStorage, would be what issue 35 took out.
+    const violations = sources.flatMap((path) => {
+      const file = relative(root, path)
+      const code = readFileSync(path, 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')
+      return [
+        ...(/^modules\/[^/]+\/service\.ts$/.test(file) && /\w+\??: Request\b/.test(code)
+          ? [`${file} takes a Request`]
+          : []),
+        ...(/^(app\/payment|modules|core)\//.test(file) && code.includes('AsyncLocalStorage')
+          ? [`${file} uses AsyncLocalStorage`]
+          : []),
+      ]
+    })
+    expect(violations).toEqual([])
+  })
 })
