@@ -152,9 +152,10 @@ export type Paid = {
   /** Where the payment is recorded; `undefined` for a re-read by signing in, which nothing pays for. */
   readonly held: Holding | undefined
   /**
-   * The store under this payment: every insert, update and append through it is recorded with the payment before the
-   * handler goes on, and taken back, newest first, when the call is never paid. A paid handler writes the records it
-   * answers with through it; a write through the module's own `store` stands whatever becomes of the payment.
+   * The store under this payment: every insert, update, remove and append through it is recorded with the payment
+   * before the handler goes on, and taken back, newest first, when the call is never paid. A paid handler writes the
+   * records it answers with through it; a write through the module's own `store` stands whatever becomes of the
+   * payment.
    */
   readonly journal: Store
   /**

@@ -103,7 +103,8 @@ export type Store = {
 
 /**
  * One write a paid call made, recorded so that it can be undone when the call is never paid: an insert is
- * removed, an update is put back while nobody changed the record since, an append is truncated while it is last.
+ * removed, an update is put back while nobody changed the record since, a removed record is inserted again while its
+ * id is free, an append is truncated while it is last. Effects travel as JSON (ledger entries, channel records).
  */
 export type Effect =
   | { /** A record was inserted. */ type: 'insert'; collection: string; id: string }
@@ -115,6 +116,20 @@ export type Effect =
       before: unknown
       /** The version the update wrote; the undo applies only while the record is still at it. */
       version: number
+    }
+  | {
+      /** A record was removed. */ type: 'remove'
+      collection: string
+      id: string
+      /** The record as it was, what an insert needs to put it back. */
+      record: {
+        /** Its owners. */
+        owners: Address[]
+        /** Its value. */
+        value: unknown
+        /** When it was inserted, ISO 8601: effects are stored as JSON, which has no dates. */
+        createdAt: string
+      }
     }
   | { /** An entry was appended to a chain. */ type: 'append'; chain: string; sequence: number }
 

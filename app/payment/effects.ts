@@ -9,7 +9,7 @@ export type Scope = {
 }
 
 /**
- * The store of one paid call (`paid.journal`): every insert, update and append made through it is recorded in
+ * The store of one paid call (`paid.journal`): every insert, update, remove and append made through it is recorded in
  * `scope`, so that {@link undo} can take it back when the call is never paid.
  */
 export function journaled(store: Store, scope: Scope): Store {
@@ -43,6 +43,19 @@ export function journaled(store: Store, scope: Scope): Store {
       if (result.ok) await note({ type: 'update', collection, id, before, version: result.record.version })
       return result
     },
+    async remove(collection, id) {
+      // The store's remove answers only whether there was a record, so it is read first to be put back by `undo`.
+      const record = await store.get(collection, id)
+      const removed = await store.remove(collection, id)
+      if (removed && record)
+        await note({
+          type: 'remove',
+          collection,
+          id,
+          record: { owners: [...record.owners], value: record.value, createdAt: record.createdAt.toISOString() },
+        })
+      return removed
+    },
     async append(chain, make) {
       const entry = await store.append(chain, make)
       await note({ type: 'append', chain, sequence: entry.sequence })
@@ -53,7 +66,8 @@ export function journaled(store: Store, scope: Scope): Store {
 
 /**
  * Takes back the writes of a call that was never paid, newest first: inserts are removed, updates put back while
- * nobody changed the record since, appends truncated while still last. Returns the writes it could not take back.
+ * nobody changed the record since, removed records inserted again while their id is free, appends truncated while
+ * still last. Returns the writes it could not take back.
  */
 export async function undo(store: Store, effects: readonly Effect[]): Promise<Effect[]> {
   const kept: Effect[] = []
@@ -69,6 +83,18 @@ export async function undo(store: Store, effects: readonly Effect[]): Promise<Ef
             current.version === effect.version ? effect.before : { refused: true, reason: 'changed since' },
           )
           return result.ok || result.reason === 'not_found'
+        }
+        case 'remove': {
+          // A record made again under that id since is someone's newer write: it stays, and the effect is kept.
+          const { owners, value, createdAt } = effect.record
+          const result = await store.insert({
+            collection: effect.collection,
+            id: effect.id,
+            owners,
+            value,
+            createdAt: new Date(createdAt),
+          })
+          return result.ok
         }
         case 'append':
           return store.truncate(effect.chain, effect.sequence)

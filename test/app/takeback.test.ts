@@ -46,11 +46,6 @@ const standingQueues: Readonly<Record<string, string>> = {
  */
 const knownGaps: readonly { entry: string; what: string; why: string }[] = [
   {
-    entry: 'POST /api/v1/webhook/delete',
-    what: 'remove webhooks',
-    why: 'the journal records inserts, updates and appends, not removes: the webhook stays deleted, never paid for',
-  },
-  {
     entry: 'POST /api/v1/batch/execute',
     what: 'queue events',
     why: "batch.built is emitted on its own (events.emit): the payer's webhooks get the transaction the 402 withheld",

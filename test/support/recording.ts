@@ -84,13 +84,14 @@ export function placeOf(write: Write): string {
 /**
  * The writes of `writes` that still stand in `store`: a record inserted and still there, a record no longer holding
  * the value from before its first update, a record removed and still absent, an appended entry still in its chain.
- * A record inserted by the same writes is judged by its insert alone (its updates and its removal by a take-back
- * are part of its life), and only a record's first update or removal says what it must hold again.
+ * A record is judged by its first write alone: one first inserted by the same writes must be gone (its updates and
+ * its removal by a take-back are part of its life), one first updated or removed must hold again what it held (its
+ * insert again by a take-back is how it does).
  */
 export async function standing(store: Store, writes: readonly Write[]): Promise<Write[]> {
   const keyOf = (write: Exclude<Write, { type: 'append' }>) => `${write.collection}\u0000${write.id}`
-  const inserted = new Set(writes.flatMap((write) => (write.type === 'insert' ? [keyOf(write)] : [])))
-  const judged = new Set<string>()
+  const first = new Map<string, Write>()
+  for (const write of writes) if (write.type !== 'append' && !first.has(keyOf(write))) first.set(keyOf(write), write)
   const stands: Write[] = []
   for (const write of writes) {
     if (write.type === 'append') {
@@ -98,9 +99,7 @@ export async function standing(store: Store, writes: readonly Write[]): Promise<
       if (entry?.sequence === write.sequence) stands.push(write)
       continue
     }
-    const key = keyOf(write)
-    if (judged.has(key) || (write.type !== 'insert' && inserted.has(key))) continue
-    judged.add(key)
+    if (first.get(keyOf(write)) !== write) continue
     const record = await store.get(write.collection, write.id)
     const taken = write.type === 'insert' ? record === undefined : isDeepStrictEqual(record?.value, write.before)
     if (!taken) stands.push(write)

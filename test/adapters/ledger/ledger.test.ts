@@ -561,6 +561,12 @@ describe.each(backends)('ledger: $name', (backend) => {
         { type: 'insert', collection: 'invoices', id: 'invoice-2' },
         effect,
         { type: 'update', collection: 'escrows', id: 'e', before: null, version: 2 },
+        {
+          type: 'remove',
+          collection: 'webhooks',
+          id: 'w',
+          record: { owners: [payer], value: effect.before, createdAt: '2025-01-02T03:04:05.678Z' },
+        },
         { type: 'append', chain: `audit:${payer}`, sequence: 7 },
       ]
       for (const next of effects) await ledger.apply(claim, { type: 'effect', effect: next })

@@ -15,6 +15,7 @@ import {
   sqliteRecords,
 } from '../../../adapters/store/schema.js'
 import { sqlite } from '../../../adapters/store/sqlite.js'
+import { journaled, undo } from '../../../app/payment/effects.js'
 import * as Store from '../../../core/Store.js'
 import {
   postgresFixture as postgresSchema,
@@ -424,6 +425,65 @@ describe.each(backends)('store: $name', (backend) => {
       await store.insert(record)
       const results = await Promise.all(Array.from({ length: 20 }, () => store.remove(record.collection, record.id)))
       expect(results.filter(Boolean)).toHaveLength(1)
+    })
+  })
+
+  describe('undo of a journaled remove', () => {
+    /** Removes `record` through a paid call's journal; answers the effects as a ledger gives them back (JSON). */
+    async function removeJournaled(record: Pick<Store.Record, 'collection' | 'id'>) {
+      const effects: Store.Effect[] = []
+      const journal = journaled(store, { record: async (effect) => void effects.push(effect) })
+      const removed = await journal.remove(record.collection, record.id)
+      return { removed, effects: JSON.parse(JSON.stringify(effects)) as Store.Effect[] }
+    }
+
+    test('default: the record is put back as it was: owners, value and createdAt', async () => {
+      const [, value] = values[0]!
+      const record = recordOf(value, { owners: [alice, bob], createdAt: new Date('2025-01-02T03:04:05.678Z') })
+      await store.insert(record)
+      const { removed, effects } = await removeJournaled(record)
+      expect(removed).toBe(true)
+      expect(effects).toEqual([
+        {
+          type: 'remove',
+          collection: record.collection,
+          id: record.id,
+          record: { owners: [alice, bob], value, createdAt: '2025-01-02T03:04:05.678Z' },
+        },
+      ])
+      expect(await undo(store, effects)).toEqual([])
+      const back = await store.get(record.collection, record.id)
+      expect(back).toEqual({ ...record, version: 1, updatedAt: record.createdAt })
+      expect(JSON.stringify(back?.value)).toBe(JSON.stringify(value))
+      expect((await store.list(record.collection, { owner: bob })).map(({ id }) => id)).toEqual([record.id])
+    })
+
+    test('behavior: a record made again under the id since stays, and the effect is kept', async () => {
+      const record = recordOf({ n: 1 })
+      await store.insert(record)
+      const { effects } = await removeJournaled(record)
+      const again = { ...record, value: { n: 2 }, owners: [bob] }
+      expect((await store.insert(again)).ok).toBe(true)
+      expect(await undo(store, effects)).toEqual(effects)
+      expect(await store.get(record.collection, record.id)).toMatchObject({ value: { n: 2 }, owners: [bob] })
+    })
+
+    test('behavior: an insert and its remove in one call are both taken back: the record stays gone', async () => {
+      const record = recordOf({ n: 1 })
+      const effects: Store.Effect[] = []
+      const journal = journaled(store, { record: async (effect) => void effects.push(effect) })
+      await journal.insert(record)
+      await journal.remove(record.collection, record.id)
+      expect(effects.map(({ type }) => type)).toEqual(['insert', 'remove'])
+      expect(await undo(store, effects)).toEqual([])
+      expect(await store.get(record.collection, record.id)).toBeUndefined()
+    })
+
+    test('behavior: removing an unknown id records nothing', async () => {
+      expect(await removeJournaled({ collection: unique('invoices'), id: 'missing' })).toEqual({
+        removed: false,
+        effects: [],
+      })
     })
   })
 
