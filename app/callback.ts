@@ -1,17 +1,15 @@
 import type { TSchema } from '@sinclair/typebox'
 import type { Address } from 'viem'
 import * as Catalog from '../core/Catalog.js'
-import * as Channel from '../core/Channel.js'
 import { ValidationError } from '../core/Errors.js'
 import type * as Events from '../core/Events.js'
-import { isEvmPayer, type Ledger } from '../core/Ledger.js'
-import type { Holding, Outcome, Paid } from '../core/Module.js'
+import { isEvmPayer } from '../core/Ledger.js'
+import type { Holding, Outcome, Paid, PaymentOutcome } from '../core/Module.js'
 import * as Outbound from '../core/Outbound.js'
 import * as Queue from '../core/Queue.js'
 import type { Store } from '../core/Store.js'
 import * as Webhooks from '../core/Webhooks.js'
 import type { createGateway } from './gateway.js'
-import { signatureOf } from './payment/solana.js'
 import * as RequestId from './request-id.js'
 
 // The original gateway's "loop-native webhooks": any paid call may name a `callback_url`, and once the call has
@@ -74,18 +72,6 @@ export type Callback = Webhooks.Endpoint & {
   payment: Holding
 }
 
-/** The payment of a `call.completed` event. */
-export type Payment = {
-  /** Who paid: an EVM address, or a Solana account CAIP-10 style. */
-  payer: string
-  /** What was charged, RAW (atomic units of the asset). */
-  amountRaw: string
-  /** The settlement transaction (a Solana signature in base58); `null` for a channel voucher, claimed later. */
-  transaction: string | null
-  /** The payment channel of a voucher. */
-  channelId?: string | undefined
-}
-
 /**
  * Takes `callback_url` out of a paid POST call's JSON body, in place, so that the route's schema never sees it: its
  * value, or `undefined` when the body has none, the call is free or not a POST, or the route's own schema reads
@@ -122,38 +108,7 @@ function declares(schema: TSchema | undefined): boolean {
 
 /** Callbacks of paid calls on the gateway's store, queue, outbound guard and payment ledger. */
 export function callbacks(parameters: callbacks.Parameters): callbacks.ReturnType {
-  const { store, queue, outbound, ledger } = parameters
-
-  /** What became of a call's payment: paid (with what the event says of it), never paid, or not decided yet. */
-  async function outcomeOf(
-    holding: Holding,
-  ): Promise<{ state: 'paid'; payment: Payment } | { state: 'unpaid'; reason: string } | { state: 'undecided' }> {
-    if (holding.type === 'channel') {
-      const { payer, channelId, ceiling, amount: amountRaw } = holding
-      const state = (await store.get<Channel.State>(Channel.collection, channelId))?.value
-      if (state?.pending?.maxClaimableAmount === ceiling) return { state: 'undecided' }
-      // A voucher not charged has its call's writes, this callback among them, taken back: one still here was charged.
-      if (state && BigInt(state.charged) >= BigInt(ceiling))
-        return { state: 'paid', payment: { payer, amountRaw, transaction: null, channelId } }
-      return { state: 'unpaid', reason: 'the voucher was not charged' }
-    }
-    const entry = await ledger.get({ payer: holding.payer, nonce: holding.nonce })
-    if (!entry) return { state: 'unpaid', reason: 'the payment is not in the ledger' }
-    if (entry.state === 'settled') {
-      const transaction = entry.transaction!
-      return {
-        state: 'paid',
-        payment: {
-          payer: entry.payer,
-          amountRaw: entry.amount.toString(),
-          transaction: isEvmPayer(entry.payer) ? transaction : signatureOf(transaction),
-        },
-      }
-    }
-    if (entry.state === 'failed' || entry.state === 'released')
-      return { state: 'unpaid', reason: `the payment was ${entry.state}` }
-    return { state: 'undecided' }
-  }
+  const { store, queue, outbound, outcome: outcomeOf } = parameters
 
   /**
    * Worker of the callback queue: once the call's payment is settled, enqueues the signed delivery of its answer (its
@@ -266,8 +221,8 @@ export declare namespace callbacks {
     queue: Queue.Queue
     /** The guard every callback URL passes, before the 402 and at each delivery. */
     outbound: Outbound.Guard
-    /** The payment ledger, which says whether a call's payment settled. */
-    ledger: Ledger
+    /** What became of a call's payment. */
+    outcome: (held: Holding) => Promise<PaymentOutcome>
   }
   type ReturnType = {
     /** Refuses, before the 402, a `callback_url` that is not a string or that the outbound guard refuses (400). */

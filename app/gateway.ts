@@ -24,6 +24,7 @@ import { healthPaths, mount } from './mount.js'
 import { operator } from './operator.js'
 import { deferred } from './payment/deferred.js'
 import { guard } from './payment/guard.js'
+import { paymentOutcome } from './payment/outcome.js'
 import { settlement } from './payment/settlement.js'
 import { unconfigured as solanaUnconfigured } from './payment/solana.js'
 import { decentralizedHealth } from './upstream-health.js'
@@ -121,6 +122,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
       })
     : undefined
   if (settlements && payments) ports.deferred = deferred({ settlements, terms })
+  const outcome = payment && ports.store && paymentOutcome({ store: ports.store, ledger: payment.ledger })
+  if (outcome) ports.paymentOutcome = outcome
   const defaultLimit = limits.freeEndpointsPerMinute > 0 ? perMinute(limits.freeEndpointsPerMinute) : undefined
   const mounted = mount({
     families,
@@ -133,8 +136,8 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
   const { jobs, workers } = mounted
   // A paid call's callback is delivered by the webhooks family's delivery worker: without it, no call takes one.
   const callbacks =
-    ports.store && ports.queue && ports.outbound && payment && workers.some(({ queue }) => queue === deliveryQueue)
-      ? Callback.callbacks({ store: ports.store, queue: ports.queue, outbound: ports.outbound, ledger: payment.ledger })
+    outcome && ports.store && ports.queue && ports.outbound && workers.some(({ queue }) => queue === deliveryQueue)
+      ? Callback.callbacks({ store: ports.store, queue: ports.queue, outbound: ports.outbound, outcome })
       : undefined
   if (callbacks) workers.push(callbacks.worker)
   // Absolute URLs (discovery documents, payment offers, the MPP realm) take a request's own host only when the

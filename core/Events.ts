@@ -1,4 +1,5 @@
 import { type Address, getAddress, type Hex } from 'viem'
+import type { Holding } from './Module.js'
 import type { Enqueue, Queue } from './Queue.js'
 
 /**
@@ -107,6 +108,11 @@ export type Event<data = unknown> = {
   data: data
   /** When it happened, ISO 8601. */
   timestamp: string
+  /**
+   * The payment of the paid call that emitted it, when one did: the event is delivered once that payment is paid, and
+   * never when it is not (the call's writes were taken back). Not part of the webhook body.
+   */
+  payment?: Holding | undefined
 }
 
 /** What an emitter gives: the event without what the port fills in. */
@@ -149,6 +155,7 @@ export function events(parameters: {
       owner: getAddress(event.owner),
       data: event.data,
       timestamp: (event.timestamp ?? new Date()).toISOString(),
+      ...(event.payment ? { payment: event.payment } : {}),
     }
     return { queue: outboxQueue, id: recorded.id, payload: recorded }
   }
@@ -160,6 +167,18 @@ export function events(parameters: {
       await queue.enqueue([item])
       return item.payload
     },
+  }
+}
+
+/**
+ * The events port of one paid call: every event it records carries the call's payment, so that the outbox delivers it
+ * only once that payment is paid.
+ */
+export function under(events: Events, payment: Holding): Events {
+  return {
+    ...events,
+    outbox: (event) => events.outbox({ ...event, payment }),
+    emit: (event) => events.emit({ ...event, payment }),
   }
 }
 

@@ -11,7 +11,7 @@ import type { Custodian } from './CustodialWallet.js'
 import type * as Dex from './Dex.js'
 import { ConfigError } from './Errors.js'
 import type { EscrowArbiter, EscrowChain } from './EscrowChain.js'
-import type { Events } from './Events.js'
+import * as Events from './Events.js'
 import type { SolanaTreasury as FuturesSolanaTreasury, Treasury as FuturesTreasury } from './Futures.js'
 import type { FxReference } from './FxReference.js'
 import type { HistoricalPrices } from './HistoricalPrice.js'
@@ -139,6 +139,24 @@ export type Holding =
       amount: string
     }
 
+/** A payment that was made, as events and callbacks report it. */
+export type Payment = {
+  /** Who paid: an EVM address, or a Solana account CAIP-10 style. */
+  payer: string
+  /** What was charged, RAW (atomic units of the asset). */
+  amountRaw: string
+  /** The settlement transaction (a Solana signature in base58); `null` for a channel voucher, claimed later. */
+  transaction: string | null
+  /** The payment channel of a voucher. */
+  channelId?: string | undefined
+}
+
+/** What became of a paid call's payment: paid, never paid (and never will be), or not decided yet. */
+export type PaymentOutcome =
+  | { /** Settled or charged. */ state: 'paid'; payment: Payment }
+  | { /** Released, failed or never recorded: nothing was charged. */ state: 'unpaid'; reason: string }
+  | { /** Being settled, or held by a job. */ state: 'undecided' }
+
 /**
  * A paid call, as the gateway hands it to the route's handler once its payment is held: who paid, what pays, and
  * the two things a handler may do under the payment. Free routes get none.
@@ -176,7 +194,7 @@ export interface Ports {
   /** Durable work in the store's database, claimed once across processes (see `workers`). */
   queue: Queue.Queue
   /** The events outbox: events fanned out to the owners' webhooks. */
-  events: Events
+  events: Events.Events
   /** The settlement chain's transfers and tokens. */
   onchain: Onchain
   /** Our escrow contract on the settlement chain. */
@@ -272,6 +290,8 @@ export interface Ports {
   }
   /** Payments settled when an asynchronous job ends (present wherever payments are taken). */
   deferred: Deferred
+  /** What became of a paid call's payment, by where it is recorded (present wherever payments are taken). */
+  paymentOutcome: (held: Holding) => Promise<PaymentOutcome>
   /** The compute family's OpenAI-compatible upstream (chat, embeddings, images, speech, transcription). */
   computeUpstream: Compute.Direct
   /** Replicate's predictions API (compute images and videos, GPU runs). */
@@ -312,10 +332,17 @@ export type Context = {
 
 /**
  * A module's dependencies for one paid call: its `store` is the call's journal, so that what the call writes is taken
- * back should it never be paid. Dependencies with no store are returned as they are.
+ * back should it never be paid, and its `events` carry the call's payment, so that none is delivered unless it is paid.
+ * Dependencies with neither are returned as they are.
  */
 export function withJournal<deps extends object>(deps: deps, paid: Paid): deps {
-  return 'store' in deps && deps.store !== undefined ? { ...deps, store: paid.journal } : deps
+  const journaled = 'store' in deps && deps.store !== undefined ? { store: paid.journal } : {}
+  const { held } = paid
+  const events =
+    'events' in deps && deps.events !== undefined && held
+      ? { events: Events.under(deps.events as Events.Events, held) }
+      : {}
+  return { ...deps, ...journaled, ...events }
 }
 
 /** A background job: the runner calls `run` on schedule and makes sure one tick runs on one process only. */

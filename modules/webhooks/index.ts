@@ -16,6 +16,7 @@ export const manifest = Module.define({
   name: 'webhooks',
   paths: ['/api/v1/webhook/'],
   needs: ['store', 'queue', 'outbound'],
+  uses: ['paymentOutcome'],
   env: Type.Object({
     WEBHOOK_TIMEOUT_MS: Type.Integer({
       minimum: 100,
@@ -71,7 +72,7 @@ export const manifest = Module.define({
 })
 
 function depsOf(
-  ports: Pick<Module.Ports, 'store' | 'queue' | 'outbound'>,
+  ports: Pick<Module.Ports, 'store' | 'queue' | 'outbound'> & Partial<Pick<Module.Ports, 'paymentOutcome'>>,
   env: {
     WEBHOOK_TIMEOUT_MS: number
     WEBHOOK_MAX_ATTEMPTS: number
@@ -84,6 +85,7 @@ function depsOf(
     store: ports.store,
     queue: ports.queue,
     outbound: ports.outbound,
+    paymentOutcome: ports.paymentOutcome,
     policy: {
       timeoutMs: env.WEBHOOK_TIMEOUT_MS,
       maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,

@@ -1,8 +1,9 @@
 import { type Address, getAddress } from 'viem'
 import { NotFoundError } from '../../core/Errors.js'
 import * as Events from '../../core/Events.js'
+import type * as Module from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
-import type { Queue } from '../../core/Queue.js'
+import * as Queue from '../../core/Queue.js'
 import type { Store } from '../../core/Store.js'
 import * as Webhooks from '../../core/Webhooks.js'
 import type { ListQuery, RegisterBody, WebhookBody } from './schema.js'
@@ -12,11 +13,13 @@ export type Deps = {
   /** Webhook and delivery records. */
   store: Store
   /** The delivery queue. */
-  queue: Queue
+  queue: Queue.Queue
   /** The guard in front of every receiver URL. */
   outbound: Outbound.Guard
   /** Delivery policy. */
   policy: Webhooks.Policy
+  /** What became of a paid call's payment: an event a paid call emitted waits for it. Absent where nothing is paid. */
+  paymentOutcome?: Module.Ports['paymentOutcome'] | undefined
 }
 
 /** Refuses a URL the outbound guard refuses: a 400 naming `url`, before payment. */
@@ -148,8 +151,21 @@ export async function remove(deps: Deps, input: WebhookBody & { caller: Address 
   return { deleted: await deps.store.remove(Webhooks.webhooks, input.webhookId), webhookId: input.webhookId }
 }
 
-/** Worker of the outbox: fans each event out to the owner's subscribed webhooks. */
-export async function fanOut(deps: Deps, item: { payload: unknown }) {
-  const queued = await Webhooks.fanOut({ store: deps.store, queue: deps.queue, event: item.payload as Events.Event })
-  return { done: true as const, result: { deliveries: queued } }
+/**
+ * Worker of the outbox: fans each event out to the owner's subscribed webhooks; an event a paid call emitted once that
+ * call's payment is paid (looked at again with backoff while undecided), and never when it was not.
+ */
+export async function fanOut(deps: Deps, item: Pick<Queue.Claim, 'payload' | 'attempts'>): Promise<Module.Outcome> {
+  const event = item.payload as Events.Event
+  if (event.payment && deps.paymentOutcome) {
+    const outcome = await deps.paymentOutcome(event.payment)
+    if (outcome.state === 'undecided') {
+      const delay = Queue.backoff(item.attempts, { baseMs: 1_000, maxMs: 60_000 })
+      return { retryAt: new Date(Date.now() + delay), error: 'payment_undecided' }
+    }
+    // The call was never paid: its writes were taken back, and what it emitted is not told to anyone.
+    if (outcome.state === 'unpaid') return { done: true, result: { deliveries: 0, dropped: outcome.reason } }
+  }
+  const queued = await Webhooks.fanOut({ store: deps.store, queue: deps.queue, event })
+  return { done: true, result: { deliveries: queued } }
 }

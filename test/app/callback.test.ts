@@ -9,6 +9,7 @@ import { memory as memoryStore } from '../../adapters/store/memory.js'
 import * as Callback from '../../app/callback.js'
 import { clients } from '../../app/clients.js'
 import { silent } from '../../app/log.js'
+import { paymentOutcome } from '../../app/payment/outcome.js'
 import { reconcile } from '../../app/payment/reconcile.js'
 import { settlement } from '../../app/payment/settlement.js'
 import { signatureOf } from '../../app/payment/solana.js'
@@ -460,7 +461,12 @@ describe('callbacks: the worker that waits for a payment', () => {
   const queue = memoryQueue()
   const store = memoryStore({ queue })
   const ledger = memoryLedger({ queue })
-  const { worker } = Callback.callbacks({ store, queue, outbound: outboundGuard, ledger })
+  const { worker } = Callback.callbacks({
+    store,
+    queue,
+    outbound: outboundGuard,
+    outcome: paymentOutcome({ store, ledger }),
+  })
   const payerAddress = privateKeyToAccount(generatePrivateKey()).address
 
   /** A callback written for a call paid by `payment`, as the gateway writes it after the handler. */

@@ -7,10 +7,13 @@ import { memory as memoryStore } from '../../adapters/store/memory.js'
 import { sqlite as sqliteStore } from '../../adapters/store/sqlite.js'
 import { silent } from '../../app/log.js'
 import { workerRunner } from '../../app/workers.js'
+import * as Events from '../../core/Events.js'
 import { events as eventsPort } from '../../core/Events.js'
+import type { Holding, PaymentOutcome } from '../../core/Module.js'
 import * as Outbound from '../../core/Outbound.js'
 import * as Webhooks from '../../core/Webhooks.js'
 import { manifest } from '../../modules/webhooks/index.js'
+import * as Service from '../../modules/webhooks/service.js'
 import { sqliteFixture } from '../support/backends.js'
 import { moduleGateway } from '../support/gateway.js'
 import { ok, payers, refused } from '../support/module.js'
@@ -446,5 +449,46 @@ describe('a crash mid-delivery', () => {
     await second.queue.close()
     await second.store.close()
     await file.teardown()
+  })
+})
+
+describe('events of a paid call', () => {
+  test('security: fanned out once its payment is paid, looked at again while undecided, dropped when never paid', async () => {
+    const queue = memoryQueue()
+    const store = memoryStore({ queue })
+    const owner = payers.alice
+    const policy = { timeoutMs: 300, maxAttempts: 1, retryBaseMs: 2, retryMaxMs: 10, disableAfter: 2 }
+    await Service.register(
+      { store, queue, outbound: guard, policy },
+      { url: 'http://127.0.0.1:8080/hook', events: ['batch.built'], caller: owner },
+    )
+    const held: Holding = { type: 'ledger', payer: owner, nonce: `0x${'11'.repeat(32)}` }
+    const outcomes: Record<string, PaymentOutcome> = {
+      paid: { state: 'paid', payment: { payer: owner, amountRaw: '20000', transaction: `0x${'22'.repeat(32)}` } },
+      undecided: { state: 'undecided' },
+      unpaid: { state: 'unpaid', reason: 'the payment was failed' },
+    }
+    const fan = async (state: string) => {
+      const deps = {
+        store,
+        queue,
+        outbound: guard,
+        policy,
+        paymentOutcome: async () => outcomes[state]!,
+      }
+      const event = Events.under(eventsPort({ queue }), held).outbox({ type: 'batch.built', owner, data: { state } })
+      expect(event.payload.payment).toEqual(held)
+      const before = (await queue.pending())[Webhooks.deliveryQueue] ?? 0
+      const outcome = await Service.fanOut(deps, { payload: event.payload, attempts: 0 })
+      return { outcome, delivered: ((await queue.pending())[Webhooks.deliveryQueue] ?? 0) - before }
+    }
+    expect(await fan('paid')).toEqual({ outcome: { done: true, result: { deliveries: 1 } }, delivered: 1 })
+    const undecided = await fan('undecided')
+    expect(undecided.outcome).toMatchObject({ retryAt: expect.any(Date), error: 'payment_undecided' })
+    expect(undecided.delivered).toBe(0)
+    expect(await fan('unpaid')).toEqual({
+      outcome: { done: true, result: { deliveries: 0, dropped: 'the payment was failed' } },
+      delivered: 0,
+    })
   })
 })
