@@ -60,16 +60,16 @@ const runs = await Promise.all(
 )
 
 const totals = { pass: 0, skip: 0, todo: 0, fail: 0, tests: 0, files: 0 }
+let report = ''
 for (const [index, run] of runs.entries()) {
-  process.stdout.write(`\n# shard ${index + 1} of ${runs.length}\n${run.output}`)
+  report += `\n# shard ${index + 1} of ${runs.length}\n${run.output}`
   for (const key of ['pass', 'skip', 'todo', 'fail'] as const)
     totals[key] += Number(new RegExp(`^ *(\\d+) ${key}$`, 'm').exec(run.output)?.[1] ?? 0)
   const ran = /^Ran (\d+) tests? across (\d+) files?/m.exec(run.output)
   totals.tests += Number(ran?.[1] ?? 0)
   totals.files += Number(ran?.[2] ?? 0)
 }
-const failed = runs.some((run) => run.code !== 0)
-process.stdout.write(
-  `\n# both shards\n ${totals.pass} pass\n${totals.skip ? ` ${totals.skip} skip\n` : ''}${totals.todo ? ` ${totals.todo} todo\n` : ''} ${totals.fail} fail\nRan ${totals.tests} tests across ${totals.files} files.\n`,
-)
-process.exit(failed ? 1 : 0)
+report += `\n# both shards\n ${totals.pass} pass\n${totals.skip ? ` ${totals.skip} skip\n` : ''}${totals.todo ? ` ${totals.todo} todo\n` : ''} ${totals.fail} fail\nRan ${totals.tests} tests across ${totals.files} files.\n`
+// Written whole before the exit code is set: an exit right after a large write to a pipe (CI's tee) would cut it.
+await Bun.write(Bun.stdout, report)
+process.exitCode = runs.some((run) => run.code !== 0) ? 1 : 0
