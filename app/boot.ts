@@ -15,7 +15,7 @@ import { metrics } from './metrics.js'
 import { processLease } from './payment/lease.js'
 import { reconcile } from './payment/reconcile.js'
 import { settlement as settlementService } from './payment/settlement.js'
-import { providers as defaultProviders, type Shared } from './providers.js'
+import { providers as defaultProviders, type Shared, vendorHealth } from './providers.js'
 import { settlersOf, signersOf } from './relayer.js'
 import { assertRecordsOfChain, openSettlement, type Settlement } from './settlement.js'
 
@@ -38,7 +38,7 @@ export async function boot(parameters: boot.Parameters): Promise<boot.ReturnType
 async function assemble(parameters: boot.Parameters, closers: (() => Promise<unknown>)[]): Promise<boot.ReturnType> {
   const { config, providers = defaultProviders } = parameters
   // One set of metrics for the process: reconciliation and settlement count through the same logger as requests.
-  const meter = metrics()
+  const meter = metrics({ upstreams: vendorHealth })
   const logger = meter.observing(parameters.logger)
   // Storage first: an unreachable database fails the start before the devnet replays its journal.
   const storage = await openStorage({ config, closers, ledger: parameters.ledger })

@@ -1,4 +1,3 @@
-import { health } from '../adapters/vendor/vendor.js'
 import * as Catalog from '../core/Catalog.js'
 import type { Entry, Ledger, State } from '../core/Ledger.js'
 import * as Price from '../core/Price.js'
@@ -49,7 +48,7 @@ export async function snapshot(parameters: {
       recent: [...byState[state]].sort((a, b) => b.updatedAt.getTime() - a.updatedAt.getTime()).slice(0, listed),
     })),
     events: metrics.events(),
-    upstreams: health().map((vendor) => ({
+    upstreams: metrics.upstreams().map((vendor) => ({
       id: vendor.id,
       name: vendor.name,
       breaker: vendor.breaker(),

@@ -1,5 +1,4 @@
 import type { AnyElysia } from 'elysia'
-import { memory as memoryLimiter } from '../adapters/limiter/memory.js'
 import * as Catalog from '../core/Catalog.js'
 import type * as Channel from '../core/Channel.js'
 import type { Ledger } from '../core/Ledger.js'
@@ -61,7 +60,7 @@ export function createGateway(parameters: createGateway.Parameters): createGatew
     ...definedOf(parameters.ports ?? {}),
   }
   // Every per-client count, in the engine the deployment shares between its processes (boot picks it).
-  const limiter = unavailableOnFault(parameters.limiter ?? memoryLimiter())
+  const limiter = unavailableOnFault(parameters.limiter)
   const { limits } = config
   const requests = scope()
   if (ports.outbound && limits.urlChecksPerMinute > 0)
@@ -286,8 +285,8 @@ export declare namespace createGateway {
     logger: Logger
     /** Metrics to count into, with `logger` already counting through it (boot). @default new metrics, `logger` wrapped */
     metrics?: metrics.ReturnType | undefined
-    /** Where per-client limits are counted, shared by the deployment's processes. @default memory of this process */
-    limiter?: Limiter | undefined
+    /** Where per-client limits are counted, shared by the deployment's processes (a lone process: `memory()` of adapters/limiter). */
+    limiter: Limiter
   }
   type ReturnType = {
     /** The Elysia app (for `listen`). */

@@ -1,4 +1,4 @@
-import { health } from '../adapters/vendor/vendor.js'
+import type * as Upstream from '../core/Upstream.js'
 import type { Logger } from './log.js'
 
 /** Label names and values of one series. */
@@ -29,7 +29,8 @@ const maxRoutes = 500
  * The gateway's metrics, written in the Prometheus text exposition format (version 0.0.4) by hand: counters and
  * histograms the gateway updates, gauges read when scraped. Everything is in this process's memory.
  */
-export function metrics(): metrics.ReturnType {
+export function metrics(parameters: metrics.Parameters = {}): metrics.ReturnType {
+  const { upstreams = () => [] } = parameters
   const counters = new Map<string, { help: string; series: Map<string, number> }>()
   const histograms = new Map<
     string,
@@ -123,6 +124,7 @@ export function metrics(): metrics.ReturnType {
     events() {
       return [...recent]
     },
+    upstreams,
     counter(name) {
       return [...(counters.get(name)?.series ?? [])].map(([key, value]) => [JSON.parse(key) as Labels, value])
     },
@@ -182,7 +184,7 @@ export function metrics(): metrics.ReturnType {
           lines.push(`${name}_sum${labelsOf(labels)} ${sum}`, `${name}_count${labelsOf(labels)} ${count}`)
         }
       }
-      for (const [name, { help, read }] of [...gauges, ...upstreamGauges()]) {
+      for (const [name, { help, read }] of [...gauges, ...upstreamGauges(upstreams())]) {
         lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`)
         for (const [labels, value] of await read()) lines.push(`${name}${labelsOf(labels)} ${value}`)
       }
@@ -193,6 +195,10 @@ export function metrics(): metrics.ReturnType {
 }
 
 export declare namespace metrics {
+  type Parameters = {
+    /** How the vendors called by this process have fared (boot's providers built them). @default none */
+    upstreams?: (() => readonly Upstream.Health[]) | undefined
+  }
   type Event = {
     /** When it was logged. */
     at: Date
@@ -212,6 +218,8 @@ export declare namespace metrics {
     latencies: () => Map<string, number[]>
     /** The most recent reconciliation and settlement events, newest first. */
     events: () => Event[]
+    /** How the vendors called by this process have fared. */
+    upstreams: () => readonly Upstream.Health[]
     /** The series of a counter, with their labels. */
     counter: (name: string) => [Labels, number][]
     /** A logger that counts the events metrics are made of (refusals, settlements, batches, jobs), then passes them on. */
@@ -231,8 +239,9 @@ export function quantile(values: readonly number[], q: number): number {
 /** Breaker states as gauge values. */
 export const breakerValue = { closed: 0, half_open: 1, open: 2 } as const
 
-function upstreamGauges(): [string, { help: string; read: () => [Labels, number][] }][] {
-  const vendors = health()
+function upstreamGauges(
+  vendors: readonly Upstream.Health[],
+): [string, { help: string; read: () => [Labels, number][] }][] {
   return [
     [
       'gateway_upstream_breaker_state',

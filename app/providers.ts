@@ -47,7 +47,7 @@ import { texter } from './providers/texter.js'
 import { webSearch } from './providers/web-search.js'
 import { xrp } from './providers/xrp.js'
 
-export type { Shared } from './providers/shared.js'
+export { type Shared, vendorHealth } from './providers/shared.js'
 
 /**
  * Every port provider of the gateway, built in this order (a provider reads the ports built before it): boot builds

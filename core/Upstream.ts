@@ -1,3 +1,4 @@
+import type * as Breaker from './Breaker.js'
 import {
   type BaseError,
   UpstreamFailedError,
@@ -50,6 +51,22 @@ export type Availability =
       /** One sentence. */
       reason: string
     }
+
+/** How a vendor has fared in this process, for the operator's metrics and dashboard. */
+export type Health = {
+  /** Stable id of the vendor. */
+  id: string
+  /** Name of the vendor. */
+  name: string
+  /** Calls made (one per call, however many times it was sent). */
+  calls: number
+  /** Calls that said the vendor is unhealthy (timeouts, 5xx, unreachable). */
+  failures: number
+  /** Latency of the most recent calls, in seconds, oldest first. */
+  seconds: number[]
+  /** The breaker's state now (of the client that called last). */
+  breaker: () => Breaker.State['status']
+}
 
 /** Every {@link Reason}. */
 const reasons: ReadonlySet<string> = new Set<Reason>([

@@ -96,9 +96,6 @@ const adapterImporters: Readonly<Record<string, string>> = {
   'app/name.ts': 'a devnet tool',
   'app/price.ts': 'a devnet tool',
   'app/walkthrough.ts': 'a devnet tool',
-  'app/gateway.ts': 'the in-memory limiter of a gateway built without boot',
-  'app/dashboard.ts': "the vendors' health registry",
-  'app/metrics.ts': "the vendors' health registry",
 }
 
 describe('architecture', () => {

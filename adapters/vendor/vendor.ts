@@ -19,25 +19,9 @@ const retryableStatuses = new Set([408, 425, 429, 500, 502, 503, 504])
 /** Latency samples kept per vendor for percentiles. */
 const maxLatencySamples = 1000
 
-/** How a vendor has fared in this process, for the operator's metrics and dashboard. */
-export type Health = {
-  /** Stable id of the vendor. */
-  id: string
-  /** Name of the vendor. */
-  name: string
-  /** Calls made (one per call, however many times it was sent). */
-  calls: number
-  /** Calls that said the vendor is unhealthy (timeouts, 5xx, unreachable). */
-  failures: number
-  /** Latency of the most recent calls, in seconds, oldest first. */
-  seconds: number[]
-  /** The breaker's state now (of the client that called last). */
-  breaker: () => Breaker.State['status']
-}
+const healthById = new Map<string, Upstream.Health>()
 
-const healthById = new Map<string, Health>()
-
-function healthOf(id: string, name: string): Health {
+function healthOf(id: string, name: string): Upstream.Health {
   let seen = healthById.get(id)
   if (!seen) {
     seen = { id, name, calls: 0, failures: 0, seconds: [], breaker: () => 'closed' }
@@ -47,7 +31,7 @@ function healthOf(id: string, name: string): Health {
 }
 
 /** How every vendor called in this process has fared, by vendor id. */
-export function health(): readonly Health[] {
+export function health(): readonly Upstream.Health[] {
   return [...healthById.values()]
 }
 

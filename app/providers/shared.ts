@@ -1,6 +1,8 @@
 import type { TObject } from '@sinclair/typebox'
+import { health } from '../../adapters/vendor/vendor.js'
 import type * as Module from '../../core/Module.js'
 import type { Provider } from '../../core/Provider.js'
+import type * as Upstream from '../../core/Upstream.js'
 import type { Config } from '../config.js'
 import type { Logger } from '../log.js'
 import type { Settlement } from '../settlement.js'
@@ -14,6 +16,9 @@ export type Shared = {
   /** The gateway's own settings (its public URL, Ethereum's node). */
   config: Config
 }
+
+/** How the vendor clients the providers built have fared in this process: each records its calls there. */
+export const vendorHealth: () => readonly Upstream.Health[] = health
 
 /** Declares one of the gateway's providers; typed so that `build` sees its own slice and what boot shares. */
 export function define<const port extends Module.Port, env extends TObject = TObject<{}>>(

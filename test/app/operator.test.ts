@@ -6,10 +6,14 @@ import { decodePaymentResponseHeader } from '@x402/core/http'
 import type { AnyElysia } from 'elysia'
 import { chromium } from 'playwright-core'
 import { memory } from '../../adapters/limiter/memory.js'
+import { vendor } from '../../adapters/vendor/vendor.js'
 import { parse } from '../../app/config.js'
+import { snapshot } from '../../app/dashboard.js'
 import { metrics } from '../../app/metrics.js'
 import { loginLimit, operator, secretMatcher } from '../../app/operator.js'
+import { vendorHealth } from '../../app/providers.js'
 import { testGateway } from '../support/gateway.js'
+import { openaiStub } from '../support/openai.js'
 import { origin, paidGateway } from '../support/paid.js'
 
 const token = 'operator-token-for-tests-0002-0123456789'
@@ -110,6 +114,32 @@ describe('GET /metrics', () => {
     expect(value('gateway_payments_outstanding{state="settling"}')).toBe(0)
     expect(text).toContain('# TYPE gateway_request_duration_seconds histogram')
     expect(text).toContain('# TYPE gateway_upstream_breaker_state gauge')
+  })
+
+  test("behavior: the vendors' health, as the providers' clients record it, in the metrics and the dashboard", async () => {
+    const stub = openaiStub()
+    try {
+      stub.state.answer = () => (stub.hits.get('/v1/models') === 2 ? Response.json({}, { status: 503 }) : undefined)
+      const client = vendor({ id: 'operator-stub', name: 'the operator stub', baseUrl: stub.url, retries: 0 })
+      for (let call = 0; call < 3; call++) await client.json({ method: 'GET', path: '/models' })
+      // boot counts into metrics built on the providers' registry.
+      const meter = metrics({ upstreams: vendorHealth })
+      const text = await meter.render()
+      expect(text).toContain('gateway_upstream_calls{vendor="operator-stub"} 3')
+      expect(text).toContain('gateway_upstream_failures{vendor="operator-stub"} 1')
+      expect(text).toContain('gateway_upstream_breaker_state{vendor="operator-stub"} 0')
+      const { upstreams } = await snapshot({
+        ledger: undefined,
+        availability: () => ({ available: true }),
+        metrics: meter,
+      })
+      expect(upstreams.find((row) => row.id === 'operator-stub')).toMatchObject({ calls: 3, breaker: 'closed' })
+      expect(upstreams.find((row) => row.id === 'operator-stub')?.errorRate).toBeCloseTo(1 / 3)
+      // A gateway built without boot names no vendor unless it is given where they record.
+      expect(await metrics().render()).not.toContain('operator-stub')
+    } finally {
+      stub.stop()
+    }
   })
 
   test('behavior: without OPERATOR_TOKEN the operator pages are off', async () => {

@@ -2,6 +2,7 @@ import { decodePaymentRequiredHeader } from '@x402/core/http'
 import { type Address, getAddress, type Hash, type LocalAccount } from 'viem'
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { memory } from '../../adapters/ledger/memory.js'
+import { memory as memoryLimiter } from '../../adapters/limiter/memory.js'
 import { clients } from '../../app/clients.js'
 import { parse } from '../../app/config.js'
 import { createGateway } from '../../app/gateway.js'
@@ -46,7 +47,7 @@ export function testGateway(
     families?: createGateway.Parameters['families']
     /** Where events go. @default silent */
     logger?: Logger
-    /** Where per-client limits are counted. @default the gateway's own memory limiter */
+    /** Where per-client limits are counted. @default this process's memory */
     limiter?: createGateway.Parameters['limiter']
   } = {},
 ) {
@@ -73,7 +74,7 @@ export function testGateway(
     ports: { ...ports, settlementChain: ports.settlementChain ?? settlementChainOf(ports) },
     payment: parameters.payment,
     families: parameters.families,
-    limiter: parameters.limiter,
+    limiter: parameters.limiter ?? memoryLimiter(),
   })
   const pay = clients({ terms: paymentTerms, fetch: globalThis.fetch })
   return {
