@@ -1,35 +1,24 @@
-import { AsyncLocalStorage } from 'node:async_hooks'
 import { Kind, type TSchema } from '@sinclair/typebox'
-import { type AnyElysia, Elysia, ValidationError as ElysiaValidationError } from 'elysia'
+import { type AnyElysia, Elysia } from 'elysia'
 import * as Catalog from '../core/Catalog.js'
 import * as ClientAddress from '../core/ClientAddress.js'
-import {
-  BaseError,
-  MalformedJsonError,
-  MethodNotAllowedError,
-  NotFoundError,
-  PayloadTooLargeError,
-  RateLimitedError,
-  UpstreamUnavailableError,
-  type ValidationError,
-} from '../core/Errors.js'
-import { echo } from '../core/internal/echo.js'
+import { PayloadTooLargeError, UpstreamUnavailableError } from '../core/Errors.js'
 import type { Limiter } from '../core/Limiter.js'
 import type * as Module from '../core/Module.js'
 import { exceedsDeclaredLength, readJson, readText } from './body.js'
 import * as Callback from './callback.js'
 import type { Config } from './config.js'
 import * as Cors from './cors.js'
-import { fromFault } from './fault.js'
+import { errorAnswers, routeOf } from './errors.js'
 import { oversized } from './head.js'
 import * as Input from './input.js'
-import { carriesPayment, retryAfterSeconds, unpaidConcurrency } from './limits.js'
-import { describeError, type Logger } from './log.js'
+import { carriesPayment, freeLimits, tooManyInProgress, unpaidConcurrency } from './limits.js'
+import type { Logger } from './log.js'
 import type { metrics } from './metrics.js'
 import { assertCoverage, callbackPrefix, canonicalUrlOf, type mount } from './mount.js'
 import type { guard } from './payment/guard.js'
-import * as Problem from './problem.js'
 import * as RequestId from './request-id.js'
+import type { scope } from './scope.js'
 
 /**
  * Binds a mount to Elysia: the hooks every request passes (its id, CORS, body reading, the gateway's input rules,
@@ -50,6 +39,11 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
   // Paid calls that name a `callback_url` their route does not read itself: its value (taken out of the body before
   // validation, checked before the 402) and the entry called.
   const asked = new WeakMap<Request, { url: unknown; route: string }>()
+  // Every route's method and path pattern, filled once every route is mounted: what a 405 names.
+  let routes: readonly errorAnswers.Route[] = []
+  const errors = errorAnswers({ payments, logger, routes: () => routes })
+  const { render } = errors
+  const limit = freeLimits({ limitOf: mounted.limitOf, limiter, clientOf: scope.clientOf })
 
   /**
    * Where every request enters: its start time and id, the CORS headers, and the refusals that need no route (a
@@ -108,18 +102,6 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
       ? answer.then((response) => answered(request, response))
       : answered(request, answer)
   }
-  /** The answer to an unpaid request over its client's cap of requests in progress: 429, come back in a second. */
-  function tooManyInProgress(request: Request): Response {
-    RequestId.assign(request)
-    const error = new RateLimitedError({
-      retryAfterSeconds: 1,
-      what: `this gateway: more than ${limits.unpaidConcurrencyPerClient} unpaid requests in progress at once from this client`,
-    })
-    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
-      ...RequestId.headersOf(request),
-      'retry-after': '1',
-    })
-  }
   // Requests re-addressed from an alias path to their canonical path, and the request as it came (its source address).
   const aliased = new WeakMap<Request, Request>()
   /** The source address of a request as the server received it (`undefined` for one made in process). */
@@ -151,7 +133,8 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
         const address = concurrency && !carriesPayment(request.headers) ? addressOf(request) : undefined
         const counted = address === undefined ? undefined : ClientAddress.key(address)
         if (counted === undefined) return pass(handle, request)
-        if (!concurrency!.enter(counted)) return answered(request, tooManyInProgress(request))
+        if (!concurrency!.enter(counted))
+          return answered(request, tooManyInProgress(request, limits.unpaidConcurrencyPerClient))
         try {
           const answer = pass(handle, request)
           if (answer instanceof Promise) return answer.finally(() => concurrency!.leave(counted))
@@ -208,7 +191,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     .onError(async ({ error, code, request, route, set }) => {
       const record = entered.get(request)
       if (record) record.route = route
-      return handOver(await answerError({ error, code, request }), set)
+      return handOver(await errors.answer({ error, code, request }), set)
     })
     // Runs after schema validation, so bad input is refused before any payment is asked for. Once the payment is
     // held, the paid call is set on the context the handler gets (the hook reads its context by name, so that Elysia
@@ -277,7 +260,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
       query: schemaOf(route.hooks.query),
       body: schemaOf(route.hooks.body),
     })
-  const routes = app.routes.map((route) => ({ method: route.method, pattern: toPattern(route.path) }))
+  routes = app.routes.map(routeOf)
 
   /** A family's routes, or a route answering its error. */
   function bind(route: mount.Route): void {
@@ -286,97 +269,6 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
       app.route(route.method, route.path, () => {
         throw route.error
       })
-  }
-
-  /**
-   * Takes a token of the client's bucket for a free entry (or extra route, by `key`) that has a rate limit; out of
-   * tokens, a 429 with `RateLimit` and `Retry-After`. The client is its source address (free calls carry no payer);
-   * requests made in process by no client share one bucket.
-   */
-  async function limit(key: string, request: Request): Promise<Response | undefined> {
-    const limited = mounted.limitOf(key)
-    if (!limited) return
-    const { family, options } = limited
-    const taken = await limiter.take(`${family} ${scope.clientOf(request) ?? 'in-process'}`, options)
-    if (taken.ok) return
-    const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
-    const retryAfter = retryAfterSeconds(taken.retryAt, Date.now())
-    const error = new RateLimitedError({ retryAfterSeconds: retryAfter })
-    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
-      ...RequestId.headersOf(request),
-      'retry-after': String(retryAfter),
-      ratelimit: `"${family}";r=0;t=${retryAfter}`,
-      'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
-    })
-  }
-
-  function notFound(request: Request): BaseError {
-    const path = new URL(request.url).pathname
-    const allowed = routes.filter((route) => route.pattern.test(path)).map((route) => route.method)
-    if (allowed.length > 0)
-      return new MethodNotAllowedError(
-        `${echo(request.method)} is not allowed on ${echo(path)}; use ${allowed.join(', ')}.`,
-        {
-          details: { allow: allowed },
-        },
-      )
-    return new NotFoundError(
-      `No operation at ${echo(request.method)} ${echo(path)}. See /openapi.json for every operation.`,
-    )
-  }
-  async function answerError({
-    error,
-    code,
-    request,
-  }: {
-    error: unknown
-    code: unknown
-    request: Request
-  }): Promise<Response> {
-    await payments?.release(request, 'handler threw')
-    const fault = fromFault(error)
-    const problem = fault ?? (error instanceof BaseError ? error : undefined)
-    if (problem) {
-      if (isFault(problem)) {
-        const path = new URL(request.url).pathname
-        logger.log('warn', 'upstream_fault', {
-          requestId: RequestId.of(request),
-          method: request.method,
-          path,
-          code: problem.code,
-          error: describeError(error),
-        })
-      }
-      return render(problem, request)
-    }
-    // Elysia wraps what the body parser throws; the cause is ours (too large, not JSON, wrong media type).
-    if (code === 'PARSE')
-      return render(
-        error instanceof Error && error.cause instanceof BaseError
-          ? error.cause
-          : new MalformedJsonError('The request body could not be read.'),
-        request,
-      )
-    if (error instanceof ElysiaValidationError) return render(fromValidation(error), request)
-    if (code === 'NOT_FOUND') return render(notFound(request), request)
-    logger.log('error', 'unhandled_error', {
-      requestId: RequestId.of(request),
-      method: request.method,
-      path: new URL(request.url).pathname,
-      error: describeError(error),
-    })
-    return Problem.toResponse(
-      Problem.internal(Problem.instanceOf(request), RequestId.of(request)),
-      RequestId.headersOf(request),
-    )
-  }
-
-  function render(error: BaseError, request: Request): Response {
-    const headers = RequestId.headersOf(request)
-    if (error instanceof MethodNotAllowedError) headers.allow = ((error.details?.allow ?? []) as string[]).join(', ')
-    // A handler's own limit (per payer) says when to come back, as the free endpoints' buckets do.
-    if (error instanceof RateLimitedError) headers['retry-after'] = String(error.retryAfterSeconds)
-    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), headers)
   }
 
   async function handle(request: Request): Promise<Response> {
@@ -423,73 +315,7 @@ export declare namespace elysia {
   }
 }
 
-/**
- * The client each request counts against (its source address as `ClientAddress.key` says, or for a request made in
- * process that of the request it is made for), and whether the request being handled is still unpaid.
- */
-export function scope(): scope.ReturnType {
-  const clients = new WeakMap<Request, string>()
-  const current = new AsyncLocalStorage<Request>()
-  // Requests not yet past the payment hook: what they do is done unpaid.
-  const unpaid = new WeakSet<Request>()
-  const clientOf = (request: Request | undefined) => request && clients.get(request)
-  return {
-    clientOf,
-    enter(request, address) {
-      const client = address === undefined ? clientOf(current.getStore()) : ClientAddress.key(address)
-      if (client !== undefined) clients.set(request, client)
-      current.enterWith(request)
-      unpaid.add(request)
-    },
-    paying(request) {
-      unpaid.delete(request)
-    },
-    unpaidClient() {
-      const request = current.getStore()
-      return request && unpaid.has(request) ? clients.get(request) : undefined
-    },
-  }
-}
-
-export declare namespace scope {
-  type ReturnType = {
-    /** The client `request` counts against. */
-    clientOf: (request: Request | undefined) => string | undefined
-    /** Records a request entering, from `address` (`undefined` in process); it is unpaid until `paying`. */
-    enter: (request: Request, address: string | undefined) => void
-    /** Marks a request past the payment hook. */
-    paying: (request: Request) => void
-    /** The client of the request being handled while it is unpaid. */
-    unpaidClient: () => string | undefined
-  }
-}
-
-/**
- * Whether a problem is a chain node or upstream failing a call, worth a log line (without messages). An upstream
- * found unavailable before the call (not configured, breaker open) has no cause and is no fault of the moment.
- */
-function isFault(problem: BaseError): boolean {
-  if (problem.code === 'upstream_unavailable') return problem.cause !== undefined
-  return problem.code === 'upstream_failed' || problem.code === 'upstream_timeout'
-}
-
-function toPattern(path: string): RegExp {
-  return new RegExp(`^${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[A-Za-z]+/g, '[^/]+')}/?$`)
-}
-
 /** A route's TypeBox schema of one location, when it has one. */
 function schemaOf(hook: unknown): TSchema | undefined {
   return typeof hook === 'object' && hook !== null && Kind in hook ? (hook as TSchema) : undefined
-}
-
-// The raw first failure, not Elysia's `all`: `all` formats every failing value into a string, which throws on some.
-function fromValidation(error: ElysiaValidationError): ValidationError {
-  const location = error.type === 'query' ? 'query' : error.type === 'params' ? 'path' : 'body'
-  const first = error.valueError as { path?: unknown; message?: unknown } | undefined
-  return Input.fromValueError(
-    first && typeof first.path === 'string' && typeof first.message === 'string'
-      ? { path: first.path, message: first.message }
-      : undefined,
-    location,
-  )
 }

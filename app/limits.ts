@@ -2,6 +2,8 @@ import { RateLimitedError, UpstreamUnavailableError } from '../core/Errors.js'
 import type { Limiter } from '../core/Limiter.js'
 import type * as Outbound from '../core/Outbound.js'
 import type * as RateLimit from '../core/RateLimit.js'
+import * as Problem from './problem.js'
+import * as RequestId from './request-id.js'
 
 /**
  * Whether a request carries a payment credential (x402 v2 `PAYMENT-SIGNATURE`, v1 `X-PAYMENT`, MPP `Authorization:
@@ -162,4 +164,55 @@ export declare namespace checkedPerClient {
     /** The client of the unpaid request being handled, if any. */
     clientOf: () => string | undefined
   }
+}
+
+/** The answer to an unpaid request over its client's cap (`cap`) of requests in progress: 429, come back in a second. */
+export function tooManyInProgress(request: Request, cap: number): Response {
+  RequestId.assign(request)
+  const error = new RateLimitedError({
+    retryAfterSeconds: 1,
+    what: `this gateway: more than ${cap} unpaid requests in progress at once from this client`,
+  })
+  return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
+    ...RequestId.headersOf(request),
+    'retry-after': '1',
+  })
+}
+
+/**
+ * The rate limits of the free entries (and of the extra routes, by key) that have one: a call takes a token of its
+ * client's bucket; out of tokens, a 429 with `RateLimit` and `Retry-After`. The client is its source address (free
+ * calls carry no payer); requests made in process by no client share one bucket.
+ */
+export function freeLimits(parameters: freeLimits.Parameters): freeLimits.ReturnType {
+  const { limitOf, limiter, clientOf } = parameters
+  return async (key, request) => {
+    const limited = limitOf(key)
+    if (!limited) return
+    const { family, options } = limited
+    const taken = await limiter.take(`${family} ${clientOf(request) ?? 'in-process'}`, options)
+    if (taken.ok) return
+    const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
+    const retryAfter = retryAfterSeconds(taken.retryAt, Date.now())
+    const error = new RateLimitedError({ retryAfterSeconds: retryAfter })
+    return Problem.toResponse(Problem.fromError(error, Problem.instanceOf(request), RequestId.of(request)), {
+      ...RequestId.headersOf(request),
+      'retry-after': String(retryAfter),
+      ratelimit: `"${family}";r=0;t=${retryAfter}`,
+      'ratelimit-policy': `"${family}";q=${options.capacity};w=${windowSeconds}`,
+    })
+  }
+}
+
+export declare namespace freeLimits {
+  type Parameters = {
+    /** The limit of an entry or extra route, by key, and the family it is counted under; none: unlimited. */
+    limitOf: (key: string) => { family: string; options: RateLimit.Options } | undefined
+    /** Where the buckets are counted. */
+    limiter: Limiter
+    /** The client a request counts against. */
+    clientOf: (request: Request) => string | undefined
+  }
+  /** A 429 when the client of `request` is out of tokens for `key`, else `undefined`. */
+  type ReturnType = (key: string, request: Request) => Promise<Response | undefined>
 }
