@@ -30,8 +30,9 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
   const { limits } = config
   const concurrency =
     limits.unpaidConcurrencyPerClient > 0 ? unpaidConcurrency({ cap: limits.unpaidConcurrencyPerClient }) : undefined
-  // When each request started, for its latency, and the route pattern it matched, for its metrics.
-  const entered = new WeakMap<Request, { at: number; route: string | undefined }>()
+  // When each request started, for its latency, the route pattern it matched, for its metrics, and its route's key
+  // (`METHOD /pattern`), read by the hooks after the transform.
+  const entered = new WeakMap<Request, { at: number; route: string | undefined; key?: string }>()
   // The requests the payment guard was asked about: only they have anything for it to do after the handler.
   const guarded = new WeakSet<Request>()
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
@@ -55,7 +56,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     const requestId = RequestId.assign(request)
     if (request.method === 'OPTIONS') return Cors.preflight()
     set.headers[RequestId.header] = requestId
-    scope.enter(request, addressOf(request))
+    scope.enter(request, { addressOf, inProcess: inProcess.has(aliased.get(request) ?? request) })
     Object.assign(set.headers, Cors.headers)
     const head = oversized(request)
     if (head) return render(head, request)
@@ -104,9 +105,16 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
   }
   // Requests re-addressed from an alias path to their canonical path, and the request as it came (its source address).
   const aliased = new WeakMap<Request, Request>()
+  // Source addresses once read: the unpaid-concurrency cap and the client scope may both ask.
+  const addresses = new WeakMap<Request, string | undefined>()
+  // Requests made in process (through `handle`), not received by the server.
+  const inProcess = new WeakSet<Request>()
   /** The source address of a request as the server received it (`undefined` for one made in process). */
   function addressOf(request: Request): string | undefined {
-    return app.server?.requestIP(aliased.get(request) ?? request)?.address
+    if (addresses.has(request)) return addresses.get(request)
+    const address = app.server?.requestIP(aliased.get(request) ?? request)?.address
+    addresses.set(request, address)
+    return address
   }
   /**
    * A request to one of the original gateway's paths re-addressed to its canonical path, before routing
@@ -177,13 +185,17 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     })
     // Runs before every module's own hooks and before schema validation, so whatever it refuses is never paid for.
     .onTransform(({ request, route, params, query, body }) => {
+      const key = `${request.method} ${route}`
       const record = entered.get(request)
-      if (record) record.route = route
+      if (record) {
+        record.route = route
+        record.key = key
+      }
       Input.assertSingleQuery(request.url)
-      const schemas = schemasOf.get(`${request.method} ${route}`)
+      const schemas = schemasOf.get(key)
       if (!schemas) return
       Input.dropUndeclared(schemas.query, query)
-      const entry = mounted.entryOf(`${request.method} ${route}`)
+      const entry = mounted.entryOf(key)
       const taken = entry && Callback.take({ entry, schema: schemas.body, body })
       if (taken) asked.set(request, { url: taken.url, route: Catalog.key(entry) })
       Input.assertPrintable(schemas, { path: params, query, body })
@@ -199,7 +211,8 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     .onBeforeHandle(async (context) => {
       const { request, route, body, query, params } = context
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
-      const admission = mounted.admit(`${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
+      const key = request.method === 'HEAD' ? undefined : entered.get(request)?.key
+      const admission = mounted.admit(key ?? `${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
       // While the request is still unpaid (the URL check counts against its client), and before the 402.
       const callback = asked.get(request)
       if (callback && (admission.type === 'free' || admission.type === 'paid')) {
@@ -272,6 +285,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
   }
 
   async function handle(request: Request): Promise<Response> {
+    inProcess.add(request)
     const response = await app.handle(request)
     // As a server would: HEAD answers with the headers alone.
     return request.method === 'HEAD'

@@ -186,10 +186,16 @@ export function tooManyInProgress(request: Request, cap: number): Response {
  */
 export function freeLimits(parameters: freeLimits.Parameters): freeLimits.ReturnType {
   const { limitOf, limiter, clientOf } = parameters
-  return async (key, request) => {
+  // Synchronous where there is no limit: most free calls, which then wait for nothing.
+  return (key, request) => {
     const limited = limitOf(key)
-    if (!limited) return
-    const { family, options } = limited
+    return limited && take(limited, request)
+  }
+
+  async function take(
+    { family, options }: { family: string; options: RateLimit.Options },
+    request: Request,
+  ): Promise<Response | undefined> {
     const taken = await limiter.take(`${family} ${clientOf(request) ?? 'in-process'}`, options)
     if (taken.ok) return
     const windowSeconds = Math.ceil((options.capacity * options.intervalMs) / options.refill / 1000)
@@ -213,6 +219,6 @@ export declare namespace freeLimits {
     /** The client a request counts against. */
     clientOf: (request: Request) => string | undefined
   }
-  /** A 429 when the client of `request` is out of tokens for `key`, else `undefined`. */
-  type ReturnType = (key: string, request: Request) => Promise<Response | undefined>
+  /** A 429 when the client of `request` is out of tokens for `key`, else `undefined` (at once when `key` has no limit). */
+  type ReturnType = (key: string, request: Request) => Promise<Response | undefined> | undefined
 }

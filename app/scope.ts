@@ -3,19 +3,32 @@ import * as ClientAddress from '../core/ClientAddress.js'
 
 /**
  * The client each request counts against (its source address as `ClientAddress.key` says, or for a request made in
- * process that of the request it is made for), and whether the request being handled is still unpaid.
+ * process that of the request it is made within), and whether the request being handled is still unpaid. The client
+ * of a request the server received is found when first asked for, not as it enters: reading the source address costs
+ * every request otherwise, and most are never asked (a free entry without a limit, a paid call that passes its checks).
  */
 export function scope(): scope.ReturnType {
-  const clients = new WeakMap<Request, string>()
+  // Each request's client once found (`undefined` too: a request made in process outside any other).
+  const clients = new WeakMap<Request, string | undefined>()
   const current = new AsyncLocalStorage<Request>()
   // Requests not yet past the payment hook: what they do is done unpaid.
   const unpaid = new WeakSet<Request>()
-  const clientOf = (request: Request | undefined) => request && clients.get(request)
+  // Where the server's requests come from; the same function for every request of one gateway.
+  let addressOf: (request: Request) => string | undefined = () => undefined
+  function clientOf(request: Request | undefined): string | undefined {
+    if (request === undefined) return undefined
+    if (clients.has(request)) return clients.get(request)
+    const address = addressOf(request)
+    const client = address === undefined ? undefined : ClientAddress.key(address)
+    clients.set(request, client)
+    return client
+  }
   return {
     clientOf,
-    enter(request, address) {
-      const client = address === undefined ? clientOf(current.getStore()) : ClientAddress.key(address)
-      if (client !== undefined) clients.set(request, client)
+    enter(request, source) {
+      addressOf = source.addressOf
+      // Made in process: the client of the request it is made within, now, while that one is being handled.
+      if (source.inProcess) clients.set(request, clientOf(current.getStore()))
       current.enterWith(request)
       unpaid.add(request)
     },
@@ -24,7 +37,7 @@ export function scope(): scope.ReturnType {
     },
     unpaidClient() {
       const request = current.getStore()
-      return request && unpaid.has(request) ? clients.get(request) : undefined
+      return request && unpaid.has(request) ? clientOf(request) : undefined
     },
   }
 }
@@ -33,8 +46,14 @@ export declare namespace scope {
   type ReturnType = {
     /** The client `request` counts against. */
     clientOf: (request: Request | undefined) => string | undefined
-    /** Records a request entering, from `address` (`undefined` in process); it is unpaid until `paying`. */
-    enter: (request: Request, address: string | undefined) => void
+    /**
+     * Records a request entering, the server's or one made in process (`inProcess`); it is unpaid until `paying`.
+     * `addressOf` reads a request's source address when its client is first asked for.
+     */
+    enter: (
+      request: Request,
+      source: { addressOf: (request: Request) => string | undefined; inProcess: boolean },
+    ) => void
     /** Marks a request past the payment hook. */
     paying: (request: Request) => void
     /** The client of the request being handled while it is unpaid. */
