@@ -30,9 +30,8 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
   const { limits } = config
   const concurrency =
     limits.unpaidConcurrencyPerClient > 0 ? unpaidConcurrency({ cap: limits.unpaidConcurrencyPerClient }) : undefined
-  // When each request started, for its latency, the route pattern it matched, for its metrics, and its route's key
-  // (`METHOD /pattern`), read by the hooks after the transform.
-  const entered = new WeakMap<Request, { at: number; route: string | undefined; key?: string }>()
+  // When each request started, for its latency, and the route pattern it matched, for its metrics.
+  const entered = new WeakMap<Request, { at: number; route: string | undefined }>()
   // The requests the payment guard was asked about: only they have anything for it to do after the handler.
   const guarded = new WeakSet<Request>()
   // Filled once every route is mounted: the schemas each route validates with, for the gateway's input rules.
@@ -56,7 +55,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     const requestId = RequestId.assign(request)
     if (request.method === 'OPTIONS') return Cors.preflight()
     set.headers[RequestId.header] = requestId
-    scope.enter(request, { addressOf, inProcess: inProcess.has(aliased.get(request) ?? request) })
+    scope.enter(request, inProcess.has(aliased.get(request) ?? request))
     Object.assign(set.headers, Cors.headers)
     const head = oversized(request)
     if (head) return render(head, request)
@@ -116,6 +115,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     addresses.set(request, address)
     return address
   }
+  scope.readAddresses(addressOf)
   /**
    * A request to one of the original gateway's paths re-addressed to its canonical path, before routing
    * (`canonicalUrlOf`). Any other request as it is.
@@ -187,10 +187,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     .onTransform(({ request, route, params, query, body }) => {
       const key = `${request.method} ${route}`
       const record = entered.get(request)
-      if (record) {
-        record.route = route
-        record.key = key
-      }
+      if (record) record.route = route
       Input.assertSingleQuery(request.url)
       const schemas = schemasOf.get(key)
       if (!schemas) return
@@ -211,8 +208,7 @@ export function elysia(parameters: elysia.Parameters): elysia.ReturnType {
     .onBeforeHandle(async (context) => {
       const { request, route, body, query, params } = context
       // HEAD runs the GET route: it is the same entry and asks for the same payment.
-      const key = request.method === 'HEAD' ? undefined : entered.get(request)?.key
-      const admission = mounted.admit(key ?? `${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
+      const admission = mounted.admit(`${request.method === 'HEAD' ? 'GET' : request.method} ${route}`)
       // While the request is still unpaid (the URL check counts against its client), and before the 402.
       const callback = asked.get(request)
       if (callback && (admission.type === 'free' || admission.type === 'paid')) {

@@ -13,7 +13,7 @@ export function scope(): scope.ReturnType {
   const current = new AsyncLocalStorage<Request>()
   // Requests not yet past the payment hook: what they do is done unpaid.
   const unpaid = new WeakSet<Request>()
-  // Where the server's requests come from; the same function for every request of one gateway.
+  // Where the server's requests come from (`readAddresses`); none until a server binds the scope.
   let addressOf: (request: Request) => string | undefined = () => undefined
   function clientOf(request: Request | undefined): string | undefined {
     if (request === undefined) return undefined
@@ -25,10 +25,12 @@ export function scope(): scope.ReturnType {
   }
   return {
     clientOf,
-    enter(request, source) {
-      addressOf = source.addressOf
+    readAddresses(of) {
+      addressOf = of
+    },
+    enter(request, inProcess) {
       // Made in process: the client of the request it is made within, now, while that one is being handled.
-      if (source.inProcess) clients.set(request, clientOf(current.getStore()))
+      if (inProcess) clients.set(request, clientOf(current.getStore()))
       current.enterWith(request)
       unpaid.add(request)
     },
@@ -46,14 +48,10 @@ export declare namespace scope {
   type ReturnType = {
     /** The client `request` counts against. */
     clientOf: (request: Request | undefined) => string | undefined
-    /**
-     * Records a request entering, the server's or one made in process (`inProcess`); it is unpaid until `paying`.
-     * `addressOf` reads a request's source address when its client is first asked for.
-     */
-    enter: (
-      request: Request,
-      source: { addressOf: (request: Request) => string | undefined; inProcess: boolean },
-    ) => void
+    /** How the server's requests are told their source address, read when a request's client is first asked for. */
+    readAddresses: (addressOf: (request: Request) => string | undefined) => void
+    /** Records a request entering, the server's or one made in process (`inProcess`); it is unpaid until `paying`. */
+    enter: (request: Request, inProcess: boolean) => void
     /** Marks a request past the payment hook. */
     paying: (request: Request) => void
     /** The client of the request being handled while it is unpaid. */
